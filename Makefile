@@ -1,0 +1,120 @@
+# tilec — one build for everything.
+#   make            libtilec.so, the tilec CLI, every plugin, the SDK library
+#   make test       unit tests (Criterion), malformed-program corpus, every example
+#   make run        the GEMM example on the CPU backend with --check
+#   make clang      the same build with clang (house style: clean with both)
+# Outputs go to build/.  Nothing here needs a vendor SDK: backends dlopen
+# their runtimes.
+
+CC      ?= cc
+O       ?= build
+PREFIX  ?= /usr/local
+WERROR  ?= -Werror
+OPT     ?= -O2
+CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra $(WERROR) -fPIC -fvisibility=hidden -DTILEC_PREFIX='"$(PREFIX)"' \
+               -D_GNU_SOURCE -Iinclude -Iplugin-sdk/include -Icore -Ifrontend
+ifeq ($(DEBUG),1)
+CFLAGS_BASE += -DTILEC_DEBUG -O0
+endif
+CFLAGS  += $(CFLAGS_BASE)
+LDLIBS_CORE := -ldl -lpthread -lm
+
+SDK_SRC  := $(wildcard plugin-sdk/src/*.c)
+CORE_SRC := $(wildcard core/*.c) $(wildcard frontend/*.c)
+CPU_SRC  := $(wildcard backends/cpu/*.c)
+CLI_SRC  := $(wildcard tools/*.c)
+TEST_SRC := $(wildcard tests/test_*.c)
+
+SDK_OBJ  := $(SDK_SRC:%.c=$(O)/%.o)
+CORE_OBJ := $(CORE_SRC:%.c=$(O)/%.o)
+CPU_OBJ  := $(CPU_SRC:%.c=$(O)/%.o)
+CPU_EMB_OBJ := $(CPU_SRC:%.c=$(O)/embedded/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(O)/%.o)
+TESTS    := $(TEST_SRC:tests/%.c=$(O)/tests/%)
+
+SONAME   := libtilec.so.0
+PLUGINS  := $(O)/libtilec-cpu.so
+# Plugins other than cpu: each backends/NAME/ directory builds libtilec-NAME.so.
+OTHER_BACKENDS := $(filter-out cpu,$(notdir $(patsubst %/,%,$(dir $(wildcard backends/*/*.c)))))
+PLUGINS  += $(foreach b,$(OTHER_BACKENDS),$(O)/libtilec-$(b).so)
+
+all: $(O)/libtilec.so $(O)/tilec $(PLUGINS) $(O)/libtilec-sdk.a $(O)/examples/api_demo
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(O)/embedded/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DTILEC_EMBEDDED -MMD -MP -c $< -o $@
+
+# The SDK: IR model, text reader/printer, helpers every plugin links.
+$(O)/libtilec-sdk.a: $(SDK_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# Static archive of the whole library: what the unit tests link, so they
+# can reach internal functions that libtilec.so hides.
+$(O)/libtilec.a: $(CORE_OBJ) $(CPU_EMB_OBJ) $(SDK_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(O)/libtilec.so: $(CORE_OBJ) $(CPU_EMB_OBJ) $(SDK_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) -o $(O)/$(SONAME) $^ $(LDLIBS_CORE)
+	ln -sf $(SONAME) $@
+
+$(O)/tilec: $(CLI_OBJ) $(O)/libtilec.so
+	$(CC) -o $@ $(CLI_OBJ) -L$(O) -ltilec -Wl,-rpath,'$$ORIGIN' $(LDLIBS_CORE)
+
+# A plugin exports exactly tilec_plugin_query (plugin-sdk/plugin.map).
+$(O)/libtilec-cpu.so: $(CPU_OBJ) $(O)/libtilec-sdk.a plugin-sdk/plugin.map
+	$(CC) -shared -Wl,--version-script=plugin-sdk/plugin.map -o $@ $(CPU_OBJ) $(O)/libtilec-sdk.a $(LDLIBS_CORE)
+
+define backend_rule
+$(O)/libtilec-$(1).so: $(patsubst %.c,$(O)/%.o,$(wildcard backends/$(1)/*.c)) $(O)/libtilec-sdk.a plugin-sdk/plugin.map
+	$$(CC) -shared -Wl,--version-script=plugin-sdk/plugin.map -o $$@ $$(filter %.o,$$^) $(O)/libtilec-sdk.a $(LDLIBS_CORE)
+endef
+$(foreach b,$(OTHER_BACKENDS),$(eval $(call backend_rule,$(b))))
+
+$(O)/examples/api_demo: examples/api_demo.c $(O)/libtilec.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -L$(O) -ltilec -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS_CORE)
+
+# ---- tests ------------------------------------------------------------------
+
+# Deliberately broken plugins for the loader tests, all from one source.
+BROKEN_KINDS := notplugin nosymbol nulltable noversion smallstruct good
+BROKEN := $(foreach k,$(BROKEN_KINDS),$(O)/tests/plugins/libtilec-broken_$(k).so)
+$(O)/tests/plugins/libtilec-broken_notplugin.so:
+	@mkdir -p $(dir $@)
+	printf 'this is not an ELF shared object\n' > $@
+$(O)/tests/plugins/libtilec-broken_%.so: tests/plugins/broken.c $(O)/libtilec-sdk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -DBROKEN_KIND_$* -o $@ $< $(O)/libtilec-sdk.a
+
+$(O)/tests/%: tests/%.c $(O)/libtilec.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(O)/libtilec.a -lcriterion $(LDLIBS_CORE)
+
+test: all $(TESTS) $(BROKEN)
+	@TILEC_BUILD_DIR=$(abspath $(O)) O=$(O) sh tests/run.sh $(TESTS)
+
+run: all
+	TILEC_BACKEND=cpu $(O)/tilec run examples/gemm.py --check
+
+clang:
+	$(MAKE) CC=clang O=build-clang all
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib/tilec $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/tilec
+	install -m 755 $(O)/$(SONAME) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtilec.so
+	install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/tilec/
+	install -m 755 $(O)/tilec $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 include/tilec/*.h plugin-sdk/include/tilec/*.h $(DESTDIR)$(PREFIX)/include/tilec/
+
+clean:
+	rm -rf $(O) build-clang
+
+.PHONY: all test run clang install clean
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

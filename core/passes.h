@@ -1,0 +1,24 @@
+/*
+ * core/passes.h — verifier and pass pipeline over the tile IR.
+ *
+ * The verifier checks every structural and typing rule of docs/ir.md
+ * (buffer ranks, index counts, dtypes of operands, scopes of tile-op
+ * operands, gemm/reduce/copy shape agreement where constant, variables
+ * defined before use, loop vars not assigned).  The pipeline runs the
+ * core's passes in order; in debug builds (TILEC_DEBUG) the verifier runs
+ * after every pass, and TILEC_LOG=ir prints the IR after each pass.
+ */
+#ifndef TILEC_CORE_PASSES_H
+#define TILEC_CORE_PASSES_H
+
+#include <stddef.h>
+#include "tilec/ir.h"
+
+/* 0 when valid; else -1 and a message naming the statement in err. */
+int tilec_ir_verify(const tilec_ir_module_t *m, char *err, size_t errlen);
+
+/* Runs the pass pipeline in place (new nodes come from a).  The module is
+ * verified before the first pass and after the last. */
+int tilec_passes_run(tilec_arena_t *a, tilec_ir_module_t *m, char *err, size_t errlen);
+
+#endif

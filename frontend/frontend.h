@@ -1,0 +1,38 @@
+/*
+ * frontend/frontend.h — from source text to tile IR.
+ *
+ * tilec_frontend_compile() lexes and parses a tile program, runs the
+ * compile-time part (kernel factories, module constants, @T.macro inlining,
+ * compile-time `if`, constant folding), type- and shape-checks it, and builds
+ * the tile IR module of the chosen entry.  Every user error becomes a
+ * diagnostic in d and a -1 return; nothing the user writes may crash it.
+ */
+#ifndef TILEC_FRONTEND_H
+#define TILEC_FRONTEND_H
+
+#include "tilec/ir.h"
+#include "diag.h"
+
+/* One -D NAME=VALUE.  VALUE is a Python literal: int, float, True/False,
+ * a string with or without quotes (dtype names), or a T.dynamic symbol's
+ * launch value. */
+typedef struct tilec_define { const char *name; const char *value; } tilec_define_t;
+
+typedef struct tilec_frontend_result {
+    tilec_ir_module_t *module;    /* arena */
+    /* For each T.dynamic symbol of the kernel (vars of kind SYM, in var id
+     * order): the value given with -D, or -1 when none was given. */
+    int nsyms;
+    int64_t *sym_values;       /* arena array [nsyms] */
+    const char *entry;         /* name of the factory / prim_func used */
+} tilec_frontend_result_t;
+
+/* entry may be NULL (the last top-level factory or prim_func).  A define
+ * that names neither a factory parameter, a module constant nor a symbol is
+ * an error, as is a symbol given twice. */
+int tilec_frontend_compile(tilec_arena_t *a, tilec_diag_t *d, const char *path,
+                           const char *src, size_t len, const char *entry,
+                           const tilec_define_t *defs, int ndefs,
+                           tilec_frontend_result_t *out);
+
+#endif

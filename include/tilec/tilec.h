@@ -1,0 +1,190 @@
+/*
+ * tilec/tilec.h — the public C API of libtilec.
+ *
+ * A context selects one backend plugin (TILEC_BACKEND, or an explicit name)
+ * and one of its devices.  Programs are tile-program sources turned into
+ * tile IR by the frontend; compiling a program for the context's backend
+ * gives an executable; buffers live on the context's device; launching an
+ * executable runs its kernel over its grid on the given buffers.
+ *
+ * Every call that can fail returns a tilec_status_t; the context keeps a
+ * human-readable message for the last failure (tilec_context_message).
+ * For diagnostics on the program the message is the full
+ * "FILE:LINE:COL: error: ..." text with the source line and caret.
+ * Library code never exits and never prints unless TILEC_LOG asks it to.
+ */
+#ifndef TILEC_TILEC_H
+#define TILEC_TILEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tilec/dlpack.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(TILEC_BUILDING_LIBRARY)
+#define TILEC_API __attribute__((visibility("default")))
+#else
+#define TILEC_API
+#endif
+
+#define TILEC_VERSION_MAJOR 0
+#define TILEC_VERSION_MINOR 1
+#define TILEC_VERSION_PATCH 0
+#define TILEC_VERSION_STRING "0.1.0"
+
+typedef enum tilec_status {
+    TILEC_OK = 0,
+    TILEC_E_INVALID = 1,      /* bad argument or usage */
+    TILEC_E_PROGRAM = 2,      /* invalid tile program (diagnostic) */
+    TILEC_E_UNAVAILABLE = 3,  /* backend or device unavailable */
+    TILEC_E_COMPILE = 4,      /* backend compile failure */
+    TILEC_E_LAUNCH = 5,       /* launch or memory failure on the device */
+    TILEC_E_NOMEM = 6,
+    TILEC_E_IO = 7            /* file could not be read or written */
+} tilec_status_t;
+
+TILEC_API const char *tilec_status_name(tilec_status_t s); /* "invalid program" ... */
+
+typedef struct tilec_context tilec_context_t;
+typedef struct tilec_program tilec_program_t;
+typedef struct tilec_executable tilec_executable_t;
+typedef struct tilec_buffer tilec_buffer_t;
+
+/* Element types, same values as the tile IR's tilec_dtype_t. */
+typedef enum tilec_elem {
+    TILEC_ELEM_BOOL = 0,
+    TILEC_ELEM_INT8, TILEC_ELEM_INT16, TILEC_ELEM_INT32, TILEC_ELEM_INT64,
+    TILEC_ELEM_UINT8, TILEC_ELEM_UINT16, TILEC_ELEM_UINT32, TILEC_ELEM_UINT64,
+    TILEC_ELEM_FLOAT16, TILEC_ELEM_BFLOAT16, TILEC_ELEM_FLOAT32, TILEC_ELEM_FLOAT64
+} tilec_elem_t;
+
+/* ---- contexts ---------------------------------------------------------- */
+
+/* backend: "cpu", "cuda:1", "auto", a plugin name, or NULL to read
+ * TILEC_BACKEND (default "auto").  On failure *out is still set (when out is
+ * not NULL) to a context that carries the message, or NULL when out of
+ * memory; destroy it either way. */
+TILEC_API tilec_status_t tilec_context_create(const char *backend, tilec_context_t **out);
+TILEC_API void tilec_context_destroy(tilec_context_t *ctx);
+TILEC_API const char *tilec_context_message(const tilec_context_t *ctx);
+TILEC_API const char *tilec_context_backend(const tilec_context_t *ctx);  /* plugin name */
+TILEC_API const char *tilec_context_device(const tilec_context_t *ctx);   /* device name */
+
+/* ---- plugins and devices ---------------------------------------------- */
+
+typedef enum tilec_plugin_state {
+    TILEC_PLUGIN_OK = 0,          /* loaded, at least one device */
+    TILEC_PLUGIN_UNAVAILABLE = 1, /* loaded, but no usable device (reason says why) */
+    TILEC_PLUGIN_REJECTED = 2,    /* not loaded: not a plugin, no symbol, no common ABI... */
+    TILEC_PLUGIN_SHADOWED = 3     /* a plugin of the same name was found earlier */
+} tilec_plugin_state_t;
+
+typedef struct tilec_device_desc {
+    const char *name;
+    const char *platform;         /* "" when the backend has none */
+    uint64_t caps;                /* TILEC_CAP_* of tilec/plugin.h */
+    uint64_t global_mem_bytes;
+    uint64_t shared_mem_bytes;
+    uint32_t max_threads, compute_units;
+} tilec_device_desc_t;
+
+typedef struct tilec_plugin_desc {
+    const char *name;             /* plugin name; the file name when rejected */
+    const char *path;             /* file, or "(embedded)" */
+    const char *vendor, *version; /* "" when rejected */
+    uint32_t abi_version;         /* negotiated, TILEC_ABI_MAKE(major, minor); 0 when rejected */
+    tilec_plugin_state_t state;
+    const char *reason;           /* why unavailable/rejected/shadowed; "" when OK */
+    uint64_t caps;
+    int ndevices;
+    const tilec_device_desc_t *devices;
+} tilec_plugin_desc_t;
+
+/* Every candidate the loader found, in search order (TILEC_PLUGIN_PATH,
+ * the embedded cpu backend, the build tree, $PREFIX/lib/tilec), each with
+ * its state.  Free the list with tilec_plugins_free. */
+TILEC_API tilec_status_t tilec_plugins_list(tilec_plugin_desc_t **out, int *n);
+TILEC_API void tilec_plugins_free(tilec_plugin_desc_t *list, int n);
+
+/* ---- programs ---------------------------------------------------------- */
+
+typedef struct tilec_define_kv { const char *name; const char *value; } tilec_define_kv_t;
+
+/* Parse and lower a tile program.  defs bind factory parameters and
+ * T.dynamic symbols (-D); entry picks the factory (NULL: the last one). */
+TILEC_API tilec_status_t tilec_program_load_file(tilec_context_t *ctx, const char *path,
+                                                 const tilec_define_kv_t *defs, int ndefs,
+                                                 const char *entry, tilec_program_t **out);
+TILEC_API tilec_status_t tilec_program_load_string(tilec_context_t *ctx, const char *name,
+                                                   const char *src, size_t len,
+                                                   const tilec_define_kv_t *defs, int ndefs,
+                                                   const char *entry, tilec_program_t **out);
+TILEC_API void tilec_program_free(tilec_program_t *p);
+/* The tile IR in its text form; owned by the program. */
+TILEC_API const char *tilec_program_ir(const tilec_program_t *p);
+TILEC_API int tilec_program_num_params(const tilec_program_t *p);
+/* T.dynamic symbols of the kernel, in kernel order, with the value given by
+ * -D at load (-1 when none). */
+TILEC_API int tilec_program_num_syms(const tilec_program_t *p);
+TILEC_API tilec_status_t tilec_program_sym(const tilec_program_t *p, int i, const char **name,
+                                           int64_t *value);
+/* Parameter i: name, element type, rank and shape.  Symbolic dimensions
+ * are resolved from the -D values given at load; a dimension still unbound
+ * is reported as -1. */
+TILEC_API tilec_status_t tilec_program_param(const tilec_program_t *p, int i, const char **name,
+                                             tilec_elem_t *elem, int *ndim, int64_t shape[8]);
+
+/* ---- compile and launch ------------------------------------------------ */
+
+TILEC_API tilec_status_t tilec_program_compile(tilec_context_t *ctx, const tilec_program_t *p,
+                                               tilec_executable_t **out);
+/* The same with an explicit target (e.g. "sm_90"; NULL: the device's). */
+TILEC_API tilec_status_t tilec_program_compile_for(tilec_context_t *ctx, const tilec_program_t *p,
+                                                   const char *arch, tilec_executable_t **out);
+TILEC_API void tilec_executable_free(tilec_executable_t *e);
+/* Compiled binary (shared object, cubin, SPIR-V...), when the backend exposes it. */
+TILEC_API const void *tilec_executable_binary(const tilec_executable_t *e, size_t *len);
+/* Generated source of the executable, when the backend exposes it. */
+TILEC_API const char *tilec_executable_source(const tilec_executable_t *e, size_t *len);
+
+/* Run the kernel on args (one buffer per tensor parameter, in order).
+ * T.dynamic symbols are taken from the buffers' shapes; inconsistent shapes
+ * are an error.  elapsed_ms may be NULL; otherwise it receives the device
+ * time (or host wall time where the backend has no device timer). */
+TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *e,
+                                      tilec_buffer_t *const *args, int nargs,
+                                      double *elapsed_ms);
+
+/* ---- buffers ----------------------------------------------------------- */
+
+TILEC_API tilec_status_t tilec_buffer_create(tilec_context_t *ctx, tilec_elem_t elem, int ndim,
+                                             const int64_t *shape, tilec_buffer_t **out);
+TILEC_API void tilec_buffer_free(tilec_buffer_t *b);
+TILEC_API size_t tilec_buffer_bytes(const tilec_buffer_t *b);
+TILEC_API tilec_status_t tilec_buffer_write(tilec_buffer_t *b, const void *src, size_t bytes);
+TILEC_API tilec_status_t tilec_buffer_read(const tilec_buffer_t *b, void *dst, size_t bytes);
+
+/* DLPack interop (host tensors, kDLCPU).  Import copies a contiguous
+ * row-major tensor into a new buffer; the managed tensor is not consumed.
+ * Export makes a new host DLManagedTensor holding a copy of the buffer; the
+ * consumer calls its deleter. */
+TILEC_API tilec_status_t tilec_buffer_from_dlpack(tilec_context_t *ctx, const DLManagedTensor *t,
+                                                  tilec_buffer_t **out);
+TILEC_API tilec_status_t tilec_buffer_to_dlpack(tilec_buffer_t *b, DLManagedTensor **out);
+
+/* ---- the reference interpreter ----------------------------------------- */
+
+/* Run the program's kernel in the reference interpreter on host memory:
+ * args[i] points at parameter i's data (row-major, its element type), syms
+ * are the T.dynamic values in kernel order (NULL when none). */
+TILEC_API tilec_status_t tilec_program_interpret(tilec_context_t *ctx, const tilec_program_t *p,
+                                                 void *const *args, const int64_t *syms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

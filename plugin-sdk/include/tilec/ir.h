@@ -1,0 +1,333 @@
+/*
+ * tilec/ir.h — the in-memory model of the stable tile IR.
+ *
+ * The tile IR is what the backend-neutral core hands to every backend.  It
+ * crosses the plugin ABI only in its serialized text form ("tileir 1", see
+ * docs/ir.md); each side parses that text into these structures in an arena
+ * of its own, so no pointer ever crosses the ABI.  The core and the SDK share
+ * this header and the code behind it (ir.c, ir_print.c, ir_read.c).
+ *
+ * Ownership: every node, string and array reachable from a tilec_ir_module_t
+ * lives in the tilec_arena_t that built it and is freed with it at once.
+ * No field owns anything on its own.
+ *
+ * Conventions:
+ *  - Tensors are row-major and contiguous.  float16/bfloat16 values are
+ *    stored as their 16-bit patterns.
+ *  - Loops always run from 0 to extent-1 with step 1; the frontend rewrites
+ *    other ranges into this form.
+ *  - All buffers of a kernel (parameters and on-chip allocations) are
+ *    declared at kernel level; on-chip buffers are per block.
+ */
+#ifndef TILEC_IR_H
+#define TILEC_IR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TILEC_IR_VERSION_MAJOR 1
+#define TILEC_IR_VERSION_MINOR 0
+#define TILEC_IR_MAX_DIMS 8
+
+/* ---- arena ------------------------------------------------------------ */
+
+typedef struct tilec_arena_chunk tilec_arena_chunk_t;
+typedef struct tilec_arena {
+    tilec_arena_chunk_t *head; /* owned: chunk list, freed by _destroy */
+    size_t bytes;              /* total bytes handed out */
+} tilec_arena_t;
+
+void tilec_arena_init(tilec_arena_t *a);
+void tilec_arena_destroy(tilec_arena_t *a);
+/* Zeroed, 16-byte aligned memory; NULL only when out of memory. */
+void *tilec_arena_alloc(tilec_arena_t *a, size_t size);
+char *tilec_arena_strdup(tilec_arena_t *a, const char *s);
+char *tilec_arena_strndup(tilec_arena_t *a, const char *s, size_t n);
+
+/* ---- types ------------------------------------------------------------ */
+
+typedef enum tilec_dtype {
+    TILEC_BOOL = 0,
+    TILEC_INT8, TILEC_INT16, TILEC_INT32, TILEC_INT64,
+    TILEC_UINT8, TILEC_UINT16, TILEC_UINT32, TILEC_UINT64,
+    TILEC_FLOAT16, TILEC_BFLOAT16, TILEC_FLOAT32, TILEC_FLOAT64,
+    TILEC_DTYPE_COUNT
+} tilec_dtype_t;
+
+const char *tilec_dtype_name(tilec_dtype_t t);         /* "float16" ... */
+/* Accepts every name of DESIGN.md §2 ("float" is float32); -1 if unknown. */
+int tilec_dtype_from_name(const char *name);
+size_t tilec_dtype_size(tilec_dtype_t t);              /* bytes */
+int tilec_dtype_is_float(tilec_dtype_t t);
+int tilec_dtype_is_int(tilec_dtype_t t);               /* signed or not, not bool */
+int tilec_dtype_is_signed(tilec_dtype_t t);
+
+/* Exact conversions of the 16-bit float formats (round to nearest even). */
+uint16_t tilec_f32_to_f16(float f);
+float tilec_f16_to_f32(uint16_t h);
+uint16_t tilec_f32_to_bf16(float f);
+float tilec_bf16_to_f32(uint16_t h);
+uint16_t tilec_f64_to_f16(double d);   /* one rounding, not via float */
+uint16_t tilec_f64_to_bf16(double d);
+
+typedef enum tilec_scope {
+    TILEC_SCOPE_GLOBAL = 0, /* kernel parameter, device memory */
+    TILEC_SCOPE_SHARED,     /* T.alloc_shared: per block, visible to all its threads */
+    TILEC_SCOPE_FRAGMENT,   /* T.alloc_fragment: per block, distributed over threads */
+    TILEC_SCOPE_LOCAL,      /* T.alloc_local: per thread */
+    TILEC_SCOPE_VAR,        /* T.alloc_var: one scalar per thread, shape (1,) */
+    TILEC_SCOPE_COUNT
+} tilec_scope_t;
+
+const char *tilec_scope_name(tilec_scope_t s); /* "global" "shared" ... */
+int tilec_scope_from_name(const char *name);   /* -1 if unknown */
+
+/* ---- variables and buffers --------------------------------------------- */
+
+typedef enum tilec_var_kind {
+    TILEC_VAR_BLOCK = 0, /* block index bx/by/bz, int32 */
+    TILEC_VAR_LOOP,      /* loop variable, int32, 0..extent-1 */
+    TILEC_VAR_SYM,       /* T.dynamic shape symbol, int32, bound at launch */
+    TILEC_VAR_LET        /* scalar local assigned by TILEC_ST_ASSIGN */
+} tilec_var_kind_t;
+
+typedef struct tilec_ir_var {
+    int id;                /* index in tilec_ir_kernel_t.vars */
+    const char *name;      /* arena; unique within the kernel */
+    tilec_dtype_t dtype;
+    tilec_var_kind_t kind;
+} tilec_ir_var_t;
+
+typedef struct tilec_ir_expr tilec_ir_expr_t;
+
+typedef struct tilec_ir_buffer {
+    int id;                  /* index in tilec_ir_kernel_t.bufs; params come first */
+    const char *name;        /* arena; unique within the kernel */
+    tilec_scope_t scope;
+    tilec_dtype_t dtype;
+    int ndim;
+    tilec_ir_expr_t **shape;    /* arena array [ndim]; constants or int exprs of symbols */
+} tilec_ir_buffer_t;
+
+/* ---- expressions ------------------------------------------------------- */
+
+typedef enum tilec_expr_kind {
+    TILEC_EX_INT = 0,   /* i */
+    TILEC_EX_FLOAT,     /* f (may be +-inf) */
+    TILEC_EX_VAR,       /* var */
+    TILEC_EX_LOAD,      /* buf[idx...] */
+    TILEC_EX_UNARY,     /* uop(a) */
+    TILEC_EX_BINARY,    /* bop(a, b) */
+    TILEC_EX_SELECT,    /* a ? b : c  (T.if_then_else, x if c else y) */
+    TILEC_EX_CAST       /* (dtype) a */
+} tilec_expr_kind_t;
+
+typedef enum tilec_unop {
+    TILEC_UN_NEG = 0, TILEC_UN_NOT, TILEC_UN_ABS,
+    TILEC_UN_EXP, TILEC_UN_EXP2, TILEC_UN_LOG, TILEC_UN_LOG2,
+    TILEC_UN_SQRT, TILEC_UN_RSQRT, TILEC_UN_TANH, TILEC_UN_SIGMOID,
+    TILEC_UN_FLOOR, TILEC_UN_CEIL,
+    TILEC_UN_COUNT
+} tilec_unop_t;
+
+typedef enum tilec_binop {
+    TILEC_BIN_ADD = 0, TILEC_BIN_SUB, TILEC_BIN_MUL,
+    TILEC_BIN_DIV,       /* floats: true division; ints: truncating (C) */
+    TILEC_BIN_FLOORDIV,  /* Python // (floor) */
+    TILEC_BIN_FLOORMOD,  /* Python %  (sign of divisor) */
+    TILEC_BIN_POW,
+    TILEC_BIN_MIN, TILEC_BIN_MAX,
+    TILEC_BIN_EQ, TILEC_BIN_NE, TILEC_BIN_LT, TILEC_BIN_LE, TILEC_BIN_GT, TILEC_BIN_GE,
+    TILEC_BIN_AND, TILEC_BIN_OR,   /* logical, on bools */
+    TILEC_BIN_COUNT
+} tilec_binop_t;
+
+const char *tilec_unop_name(tilec_unop_t op);   /* "neg" "exp" ... (text IR) */
+const char *tilec_binop_name(tilec_binop_t op); /* "add" "floordiv" ... */
+int tilec_unop_from_name(const char *name);     /* -1 if unknown */
+int tilec_binop_from_name(const char *name);
+
+/* Typing rules (the frontend applies them, the verifier checks them):
+ * comparisons and AND/OR/NOT are bool; every other op has the dtype of its
+ * operands, which are equal (the frontend inserts casts).  Math unops take
+ * and give a float dtype. */
+struct tilec_ir_expr {
+    tilec_expr_kind_t kind;
+    tilec_dtype_t dtype;
+    union {
+        int64_t i;                                   /* INT */
+        double f;                                    /* FLOAT */
+        tilec_ir_var_t *var;                            /* VAR (kernel-owned) */
+        struct { tilec_ir_buffer_t *buf; tilec_ir_expr_t **idx; } load; /* idx[buf->ndim] */
+        struct { tilec_unop_t op; tilec_ir_expr_t *a; } un;
+        struct { tilec_binop_t op; tilec_ir_expr_t *a, *b; } bin;
+        struct { tilec_ir_expr_t *cond, *a, *b; } sel;
+        struct { tilec_ir_expr_t *a; } cast;            /* to dtype */
+    } u;
+};
+
+/* ---- statements -------------------------------------------------------- */
+
+/* A rectangular piece of a buffer: base index per dimension and a constant
+ * extent per dimension (extent 1 for an indexed dimension). */
+typedef struct tilec_ir_region {
+    tilec_ir_buffer_t *buf;
+    tilec_ir_expr_t **base;     /* arena array [buf->ndim] */
+    int64_t *extent;         /* arena array [buf->ndim], each >= 1 */
+} tilec_ir_region_t;
+
+typedef enum tilec_stmt_kind {
+    TILEC_ST_FOR = 0,  /* for var in 0..extent-1 (kind) { body } */
+    TILEC_ST_IF,       /* if cond { then } else { els } */
+    TILEC_ST_STORE,    /* buf[idx...] = value */
+    TILEC_ST_ASSIGN,   /* var = value (var kind LET) */
+    TILEC_ST_COPY,     /* dst region <- src region, boundary-safe on global */
+    TILEC_ST_FILL,     /* region <- value (T.fill, T.clear) */
+    TILEC_ST_GEMM,     /* C (+)= op(A) @ op(B) */
+    TILEC_ST_REDUCE,   /* dst = reduce(src, dim) */
+    TILEC_ST_CUMSUM,   /* dst = cumsum(src, dim) */
+    TILEC_ST_ATOMIC,   /* buf[idx] = op(buf[idx], value), atomically */
+    TILEC_ST_SYNC,     /* T.sync_threads */
+    TILEC_ST_PRINT,    /* T.print: debug output of a value or buffer */
+    TILEC_ST_HINT      /* T.use_swizzle / T.annotate_layout: may be ignored */
+} tilec_stmt_kind_t;
+
+typedef enum tilec_loop_kind {
+    TILEC_LOOP_SERIAL = 0,  /* T.serial, range */
+    TILEC_LOOP_PARALLEL,    /* T.Parallel: iterations independent */
+    TILEC_LOOP_PIPELINED,   /* T.Pipelined(num_stages) */
+    TILEC_LOOP_UNROLL,      /* T.unroll */
+    TILEC_LOOP_VECTORIZED   /* T.vectorized */
+} tilec_loop_kind_t;
+
+typedef enum tilec_reduce_op {
+    TILEC_RED_SUM = 0, TILEC_RED_MAX, TILEC_RED_MIN, TILEC_RED_ABSSUM, TILEC_RED_ABSMAX
+} tilec_reduce_op_t;
+
+typedef enum tilec_atomic_op { TILEC_ATOMIC_ADD = 0, TILEC_ATOMIC_MAX, TILEC_ATOMIC_MIN } tilec_atomic_op_t;
+
+typedef enum tilec_gemm_policy {
+    TILEC_POLICY_SQUARE = 0, TILEC_POLICY_FULLROW, TILEC_POLICY_FULLCOL
+} tilec_gemm_policy_t;
+
+const char *tilec_loop_kind_name(tilec_loop_kind_t k);   /* "serial" "parallel" ... */
+const char *tilec_reduce_op_name(tilec_reduce_op_t op);  /* "sum" "max" ... */
+const char *tilec_atomic_op_name(tilec_atomic_op_t op);  /* "add" "max" "min" */
+const char *tilec_policy_name(tilec_gemm_policy_t p);    /* "square" ... */
+
+typedef struct tilec_ir_stmt tilec_ir_stmt_t;
+
+struct tilec_ir_stmt {
+    tilec_stmt_kind_t kind;
+    int line, col;            /* source position, 0 if unknown (not serialized) */
+    tilec_ir_stmt_t *next;       /* next statement in the same block */
+    union {
+        struct {
+            tilec_ir_var_t *var; tilec_ir_expr_t *extent; tilec_loop_kind_t kind;
+            int num_stages;   /* PIPELINED only, >= 1 */
+            tilec_ir_stmt_t *body;
+        } loop;
+        struct { tilec_ir_expr_t *cond; tilec_ir_stmt_t *then, *els; } cond; /* els may be NULL */
+        struct { tilec_ir_buffer_t *buf; tilec_ir_expr_t **idx; tilec_ir_expr_t *value; } store;
+        struct { tilec_ir_var_t *var; tilec_ir_expr_t *value; } assign;
+        /* COPY semantics: after dropping extent-1 dimensions both regions
+         * have the same extents; element k of src goes to element k of dst,
+         * converted to dst's dtype.  Elements of a GLOBAL region outside
+         * the tensor read as zero and are not written. */
+        struct { tilec_ir_region_t src, dst; } copy;
+        struct { tilec_ir_region_t dst; tilec_ir_expr_t *value; } fill;
+        /* GEMM: C[M,N] (+)= A'[M,K] * B'[K,N] where A' = trans_a ? A^T : A
+         * (A stored [K,M] when transposed) and likewise B (stored [N,K]).
+         * clear_accum zeroes C first.  A, B, C are whole 2-D buffers. */
+        struct {
+            tilec_ir_buffer_t *a, *b, *c; int trans_a, trans_b, clear_accum;
+            tilec_gemm_policy_t policy;
+        } gemm;
+        /* REDUCE: dst has src's shape without dimension dim.  clear: dst is
+         * overwritten; otherwise the result is combined with dst's value. */
+        struct { tilec_reduce_op_t op; tilec_ir_buffer_t *src, *dst; int dim, clear; } reduce;
+        /* CUMSUM: inclusive scan of src along dim into dst (same shape);
+         * reverse scans from the end.  src may equal dst. */
+        struct { tilec_ir_buffer_t *src, *dst; int dim, reverse; } cumsum;
+        struct { tilec_atomic_op_t op; tilec_ir_buffer_t *buf; tilec_ir_expr_t **idx; tilec_ir_expr_t *value; } atomic;
+        /* PRINT: value != NULL prints a scalar, else buf prints a buffer. */
+        struct { const char *msg; tilec_ir_expr_t *value; tilec_ir_buffer_t *buf; } print;
+        /* HINT: name is "use_swizzle" or "annotate_layout"; args are
+         * constant int expressions (may be empty). */
+        struct { const char *name; int nargs; tilec_ir_expr_t **args; tilec_ir_buffer_t *buf; } hint;
+    } u;
+};
+
+/* ---- kernels and modules ----------------------------------------------- */
+
+typedef struct tilec_ir_kernel {
+    const char *name;          /* arena */
+    int nparams;               /* params are bufs[0..nparams-1], scope GLOBAL */
+    int nbufs;
+    tilec_ir_buffer_t **bufs;     /* arena array [nbufs] */
+    int nvars;
+    tilec_ir_var_t **vars;        /* arena array [nvars]; block vars, syms, loops, lets */
+    int ngrid;                 /* 1..3 */
+    tilec_ir_expr_t *grid[3];     /* grid extents (int32 exprs of syms/constants) */
+    tilec_ir_var_t *block[3];     /* block index vars, [ngrid] used */
+    int threads[3];            /* threads per block, x y z (unused ones 1) */
+    uint32_t out_mask;         /* bit i: param i is an output (out_idx) */
+    tilec_ir_stmt_t *body;
+} tilec_ir_kernel_t;
+
+typedef struct tilec_ir_module {
+    int version_major, version_minor;
+    tilec_ir_kernel_t *kernel;   /* one kernel per module in IR 1.0 */
+} tilec_ir_module_t;
+
+/* ---- construction (ir.c) ------------------------------------------------
+ * Every constructor allocates from the arena and returns NULL only when out
+ * of memory. */
+
+tilec_ir_module_t *tilec_ir_module_new(tilec_arena_t *a);
+tilec_ir_kernel_t *tilec_ir_kernel_new(tilec_arena_t *a, const char *name);
+/* Append a var/buffer to the kernel's tables (grows them in the arena). */
+tilec_ir_var_t *tilec_ir_var_add(tilec_arena_t *a, tilec_ir_kernel_t *k, const char *name,
+                              tilec_dtype_t t, tilec_var_kind_t kind);
+tilec_ir_buffer_t *tilec_ir_buffer_add(tilec_arena_t *a, tilec_ir_kernel_t *k, const char *name,
+                                    tilec_scope_t s, tilec_dtype_t t, int ndim,
+                                    tilec_ir_expr_t *const *shape);
+
+tilec_ir_expr_t *tilec_ir_int(tilec_arena_t *a, int64_t v, tilec_dtype_t t);
+tilec_ir_expr_t *tilec_ir_float(tilec_arena_t *a, double v, tilec_dtype_t t);
+tilec_ir_expr_t *tilec_ir_varref(tilec_arena_t *a, tilec_ir_var_t *v);
+tilec_ir_expr_t *tilec_ir_load(tilec_arena_t *a, tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx);
+tilec_ir_expr_t *tilec_ir_unary(tilec_arena_t *a, tilec_unop_t op, tilec_ir_expr_t *x);
+/* dtype: bool for comparisons/logic, else x's dtype. */
+tilec_ir_expr_t *tilec_ir_binary(tilec_arena_t *a, tilec_binop_t op, tilec_ir_expr_t *x, tilec_ir_expr_t *y);
+tilec_ir_expr_t *tilec_ir_select(tilec_arena_t *a, tilec_ir_expr_t *c, tilec_ir_expr_t *x, tilec_ir_expr_t *y);
+tilec_ir_expr_t *tilec_ir_cast(tilec_arena_t *a, tilec_dtype_t t, tilec_ir_expr_t *x);
+tilec_ir_stmt_t *tilec_ir_stmt(tilec_arena_t *a, tilec_stmt_kind_t kind);
+
+/* Helpers on expressions. */
+int tilec_ir_is_const_int(const tilec_ir_expr_t *e, int64_t *out);
+/* Product of a buffer's shape when all constant; -1 otherwise. */
+int64_t tilec_ir_buffer_const_size(const tilec_ir_buffer_t *b);
+
+/* ---- text form (ir_print.c / ir_read.c) --------------------------------
+ * The text form is the serialized form: "tileir MAJOR.MINOR" then the
+ * kernel.  print(read(print(m))) == print(m) byte for byte. */
+
+/* Returns a malloc'd NUL-terminated string (caller frees) or NULL on OOM. */
+char *tilec_ir_print(const tilec_ir_module_t *m);
+int tilec_ir_fprint(FILE *f, const tilec_ir_module_t *m);
+/* Parses text into a module in arena a.  On error returns -1 and writes
+ * "LINE:COL: message" into err (errlen bytes).  Rejects a different major
+ * version and a higher minor version than this reader knows. */
+int tilec_ir_read(tilec_arena_t *a, const char *text, size_t len,
+                  tilec_ir_module_t **out, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,34 @@
+#!/bin/sh
+# tests/run.sh — runs every Criterion binary given, then every example with
+# `tilec run --check` on the CPU backend, and prints one summary line.
+# Usage: O=build sh tests/run.sh build/tests/test_*
+O=${O:-build}
+pass=0
+fail=0
+for t in "$@"; do
+    echo "== $t"
+    if "$t" --jobs 2; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $t"; fi
+done
+# Examples: each file may carry '# tilec-test: -D ... ' lines; one run per line
+# (one run with no defines when there is none).
+cache=$(mktemp -d)
+for ex in examples/*.py; do
+    lines=$(grep '^# tilec-test:' "$ex" | sed 's/^# tilec-test://')
+    [ -n "$lines" ] || lines=" "
+    echo "$lines" | while IFS= read -r args; do
+        echo "== tilec run $ex $args --check"
+        # shellcheck disable=SC2086
+        if TILEC_CACHE_DIR=$cache TILEC_BACKEND=cpu "$O/tilec" run "$ex" $args --check; then
+            echo pass >> "$cache/.results"
+        else
+            echo fail >> "$cache/.results"; echo "FAILED: $ex $args"
+        fi
+    done
+done
+if [ -f "$cache/.results" ]; then
+    pass=$((pass + $(grep -c '^pass' "$cache/.results")))
+    fail=$((fail + $(grep -c '^fail' "$cache/.results")))
+fi
+rm -rf "$cache"
+echo "tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
