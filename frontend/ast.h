@@ -37,7 +37,8 @@ typedef enum ast_expr_kind {
     AST_SLICE,      /* lo:hi:step, each may be NULL */
     AST_TUPLE,      /* (a, b, ...) or a, b */
     AST_LIST,       /* [a, b, ...] */
-    AST_STARRED     /* *value (in calls and tuples) */
+    AST_STARRED,    /* *value (in calls and tuples) */
+    AST_DICT        /* {k: v, ...}: seq.items alternate key, value; seq.n = 2 * pairs */
 } ast_expr_kind_t;
 
 enum {
@@ -68,7 +69,7 @@ struct ast_expr {
         struct { ast_expr_t *value; const char *name; } attr;    /* ATTR */
         struct { ast_expr_t *value; int n; ast_expr_t **items; } sub; /* SUBSCRIPT */
         struct { ast_expr_t *lo, *hi, *step; } slice;            /* SLICE */
-        struct { int n; ast_expr_t **items; } seq;               /* TUPLE, LIST */
+        struct { int n; ast_expr_t **items; } seq;               /* TUPLE, LIST, DICT */
         struct { ast_expr_t *value; } star;                      /* STARRED */
     } u;
 };

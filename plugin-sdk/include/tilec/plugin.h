@@ -69,6 +69,7 @@ typedef enum tilec_pstatus {
 #define TILEC_CAP_DEVICE_TIMER  (1ull << 8) /* launch can time on the device */
 #define TILEC_CAP_EMIT_SOURCE   (1ull << 9) /* module_data(SOURCE) */
 #define TILEC_CAP_EMIT_BINARY   (1ull << 10) /* module_data(BINARY) */
+#define TILEC_CAP_GPU           (1ull << 11) /* the device is a GPU (TILEC_BACKEND=auto prefers it) */
 
 /* What the host offers in tilec_plugin_query. */
 typedef struct tilec_plugin_host {
