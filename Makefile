@@ -63,8 +63,9 @@ $(O)/libtilec.so: $(CORE_OBJ) $(CPU_EMB_OBJ) $(SDK_OBJ)
 	$(CC) -shared -Wl,-soname,$(SONAME) -o $(O)/$(SONAME) $^ $(LDLIBS_CORE)
 	ln -sf $(SONAME) $@
 
-$(O)/tilec: $(CLI_OBJ) $(O)/libtilec.so
-	$(CC) -o $@ $(CLI_OBJ) -L$(O) -ltilec -Wl,-rpath,'$$ORIGIN' $(LDLIBS_CORE)
+# The CLI uses the public API, plus the SDK for dtype conversions.
+$(O)/tilec: $(CLI_OBJ) $(O)/libtilec.so $(O)/libtilec-sdk.a
+	$(CC) -o $@ $(CLI_OBJ) -L$(O) -ltilec $(O)/libtilec-sdk.a -Wl,-rpath,'$$ORIGIN' $(LDLIBS_CORE)
 
 # A plugin exports exactly tilec_plugin_query (plugin-sdk/plugin.map).
 $(O)/libtilec-cpu.so: $(CPU_OBJ) $(O)/libtilec-sdk.a plugin-sdk/plugin.map
@@ -83,7 +84,7 @@ $(O)/examples/api_demo: examples/api_demo.c $(O)/libtilec.so
 # ---- tests ------------------------------------------------------------------
 
 # Deliberately broken plugins for the loader tests, all from one source.
-BROKEN_KINDS := notplugin nosymbol nulltable noversion smallstruct good
+BROKEN_KINDS := notplugin nosymbol nulltable noversion smallstruct badabi badname nullentry crashquery unavailable shadow good
 BROKEN := $(foreach k,$(BROKEN_KINDS),$(O)/tests/plugins/libtilec-broken_$(k).so)
 $(O)/tests/plugins/libtilec-broken_notplugin.so:
 	@mkdir -p $(dir $@)

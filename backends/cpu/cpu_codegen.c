@@ -1,0 +1,1595 @@
+/*
+ * cpu_codegen.c — tile IR to C for the CPU backend.
+ *
+ * One block of the kernel becomes one C function, tilec_block(bx, by, bz,
+ * args, syms, scratch); the launcher (cpu_plugin.c) runs blocks on a pool of
+ * host threads, one block from start to end on one thread, so T.sync_threads
+ * is a no-op and every on-chip buffer (shared, fragment, local, var) is a
+ * per-block array: small local/var buffers are C locals, the others live in
+ * the thread's 64-byte-aligned scratch area.  Alongside come tilec_grid,
+ * tilec_scratch_size and tilec_param_bytes, all functions of the symbol
+ * values so T.dynamic shapes work.
+ *
+ * Value representation: integers and float32/float64 are their C types;
+ * float16 and bfloat16 are stored as uint16_t and computed in float
+ * (rounded to the 16-bit format on a cast and on every store); bool is
+ * stored as uint8_t and computed as int.  Global offsets are int64.
+ * Integer division and modulo never trap (x/0 == 0, see cpu_prelude.h);
+ * signed int32/int64 overflow in index arithmetic is undefined, as in CUDA
+ * C, which lets the C compiler vectorize the usual affine accesses.
+ *
+ * Tile operations: T.Parallel loops become plain nested loops with an
+ * "ivdep" pragma; COPY and FILL check once whether a GLOBAL region lies
+ * fully inside its tensor and then run a straight (memcpy when contiguous)
+ * loop, else a per-element guarded one (zero reads, skipped writes); GEMM
+ * converts/transposes operands into the scratch area when needed and calls a
+ * register-blocked micro-kernel; REDUCE/CUMSUM are loops over
+ * (outer, reduced, inner) views; ATOMIC on GLOBAL uses __atomic builtins
+ * (compare-and-swap loops for floats).
+ *
+ * Generated names never come from the program: buffer i is b<i>, var i is
+ * v<i>, so any IR name is safe.  Nesting depth is bounded (CG_MAX_DEPTH).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+#include "cpu_prelude.h"
+
+#define CG_MAX_DEPTH 200
+/* LOCAL/VAR buffers up to this many bytes become C locals. */
+#define CG_LOCAL_MAX_BYTES 1024
+
+/* ---- growable string ----------------------------------------------------- */
+
+void cpu_str_putn(cpu_str_t *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void cpu_str_vprintf(cpu_str_t *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    char small[256];
+    int n = vsnprintf(small, sizeof small, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        cpu_str_putn(b, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->oom = 1;
+        return;
+    }
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    cpu_str_putn(b, big, (size_t)n);
+    free(big);
+}
+
+void cpu_str_printf(cpu_str_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cpu_str_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void cpu_str_free(cpu_str_t *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+    b->oom = 0;
+}
+
+/* ---- generator state ------------------------------------------------------ */
+
+enum { PLACE_PARAM = 0, PLACE_SCRATCH, PLACE_LOCAL };
+
+typedef struct cg {
+    const tilec_ir_kernel_t *k;
+    cpu_str_t *o;
+    tilec_arena_t ar;      /* temporary strings, freed at the end */
+    char *err;
+    size_t errlen;
+    int failed;
+    int depth;             /* current expression/statement nesting */
+    int ind;               /* indentation level */
+    int tmp;               /* counter for unique local names */
+    int *place;            /* [nbufs] PLACE_* */
+    int nsyms;
+    int ngemm;             /* GEMM statements needing temporaries */
+} cg_t;
+
+static void cg_fail(cg_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cg_fail(cg_t *g, const char *fmt, ...)
+{
+    if (g->failed)
+        return;
+    g->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->err, g->errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* printf into the arena: the building block of expression strings. */
+static char *fmt(cg_t *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static char *fmt(cg_t *g, const char *f, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, f);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, f, ap);
+    va_end(ap);
+    char *s = n < 0 ? NULL : tilec_arena_alloc(&g->ar, (size_t)n + 1);
+    if (!s) {
+        va_end(ap2);
+        cg_fail(g, "out of memory");
+        return "0";
+    }
+    vsnprintf(s, (size_t)n + 1, f, ap2);
+    va_end(ap2);
+    return s;
+}
+
+static void line(cg_t *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static void line(cg_t *g, const char *f, ...)
+{
+    for (int i = 0; i < g->ind; i++)
+        cpu_str_putn(g->o, "  ", 2);
+    va_list ap;
+    va_start(ap, f);
+    cpu_str_vprintf(g->o, f, ap);
+    va_end(ap);
+    cpu_str_putn(g->o, "\n", 1);
+}
+
+static int newtmp(cg_t *g) { return g->tmp++; }
+
+/* ---- types ----------------------------------------------------------------- */
+
+static int valid_dtype(int t) { return t >= 0 && t < TILEC_DTYPE_COUNT; }
+
+static const char *st_type(tilec_dtype_t t) /* storage */
+{
+    switch (t) {
+    case TILEC_BOOL: return "uint8_t";
+    case TILEC_INT8: return "int8_t";
+    case TILEC_INT16: return "int16_t";
+    case TILEC_INT32: return "int32_t";
+    case TILEC_INT64: return "int64_t";
+    case TILEC_UINT8: return "uint8_t";
+    case TILEC_UINT16: return "uint16_t";
+    case TILEC_UINT32: return "uint32_t";
+    case TILEC_UINT64: return "uint64_t";
+    case TILEC_FLOAT16: return "uint16_t";
+    case TILEC_BFLOAT16: return "uint16_t";
+    case TILEC_FLOAT32: return "float";
+    case TILEC_FLOAT64: return "double";
+    default: return "int";
+    }
+}
+
+static const char *ct_type(tilec_dtype_t t) /* compute */
+{
+    switch (t) {
+    case TILEC_BOOL: return "int";
+    case TILEC_FLOAT16:
+    case TILEC_BFLOAT16: return "float";
+    default: return st_type(t);
+    }
+}
+
+static size_t st_size(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_BOOL: case TILEC_INT8: case TILEC_UINT8: return 1;
+    case TILEC_INT16: case TILEC_UINT16: case TILEC_FLOAT16: case TILEC_BFLOAT16: return 2;
+    case TILEC_INT32: case TILEC_UINT32: case TILEC_FLOAT32: return 4;
+    default: return 8;
+    }
+}
+
+static int is_flt(tilec_dtype_t t) { return t == TILEC_FLOAT16 || t == TILEC_BFLOAT16 || t == TILEC_FLOAT32 || t == TILEC_FLOAT64; }
+static int is_sint(tilec_dtype_t t) { return t >= TILEC_INT8 && t <= TILEC_INT64; }
+
+/* suffix of the integer helper family (bool uses the int32 family) */
+static const char *isfx(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_INT8: return "i8";
+    case TILEC_INT16: return "i16";
+    case TILEC_INT64: return "i64";
+    case TILEC_UINT8: return "u8";
+    case TILEC_UINT16: return "u16";
+    case TILEC_UINT32: return "u32";
+    case TILEC_UINT64: return "u64";
+    default: return "i32";
+    }
+}
+
+/* ---- conversions between representations ------------------------------------ */
+
+/* Value v of compute type for dtype s, as a value of dtype t (rounded to t). */
+static const char *conv(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t)
+{
+    if (s == t)
+        return v;
+    switch (t) {
+    case TILEC_BOOL: return fmt(g, "((%s) != 0)", v);
+    case TILEC_FLOAT16:
+        if (s == TILEC_FLOAT64 || !is_flt(s))
+            return fmt(g, "tc_h2f(tc_d2h((double)(%s)))", v);
+        return fmt(g, "tc_rh(%s)", v);
+    case TILEC_BFLOAT16:
+        if (s == TILEC_FLOAT64 || !is_flt(s))
+            return fmt(g, "tc_b2f(tc_d2b((double)(%s)))", v);
+        return fmt(g, "tc_rb(%s)", v);
+    case TILEC_FLOAT32:
+        if (s == TILEC_FLOAT16 || s == TILEC_BFLOAT16)
+            return v; /* already a float holding a representable value */
+        return fmt(g, "((float)(%s))", v);
+    default:
+        return fmt(g, "((%s)(%s))", ct_type(t), v);
+    }
+}
+
+/* Value v of compute type for dtype s, converted to t's storage type. */
+static const char *to_store(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_FLOAT16:
+        if (s == TILEC_FLOAT64 || !is_flt(s))
+            return fmt(g, "tc_d2h((double)(%s))", v);
+        return fmt(g, "tc_f2h(%s)", v);
+    case TILEC_BFLOAT16:
+        if (s == TILEC_FLOAT64 || !is_flt(s))
+            return fmt(g, "tc_d2b((double)(%s))", v);
+        return fmt(g, "tc_f2b(%s)", v);
+    case TILEC_BOOL: return fmt(g, "((uint8_t)((%s) != 0))", v);
+    default: return conv(g, v, s, t);
+    }
+}
+
+/* Stored value v of dtype t to its compute type. */
+static const char *from_store(cg_t *g, const char *v, tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_FLOAT16: return fmt(g, "tc_h2f(%s)", v);
+    case TILEC_BFLOAT16: return fmt(g, "tc_b2f(%s)", v);
+    case TILEC_BOOL: return fmt(g, "((int)((%s) != 0))", v);
+    default: return v;
+    }
+}
+
+/* ---- literals ------------------------------------------------------------------ */
+
+static const char *int_lit(cg_t *g, int64_t v)
+{
+    if (v == INT64_MIN)
+        return "(-INT64_C(9223372036854775807) - 1)";
+    return fmt(g, "INT64_C(%" PRId64 ")", v);
+}
+
+static const char *flt_lit(cg_t *g, double v, tilec_dtype_t t)
+{
+    int dbl = t == TILEC_FLOAT64;
+    if (t == TILEC_FLOAT16)
+        v = tilec_f16_to_f32(tilec_f64_to_f16(v));
+    else if (t == TILEC_BFLOAT16)
+        v = tilec_bf16_to_f32(tilec_f64_to_bf16(v));
+    else if (t == TILEC_FLOAT32)
+        v = (float)v;
+    if (isnan(v))
+        return dbl ? "((double)NAN)" : "((float)NAN)";
+    if (isinf(v))
+        return v > 0 ? (dbl ? "((double)INFINITY)" : "((float)INFINITY)")
+                     : (dbl ? "(-(double)INFINITY)" : "(-(float)INFINITY)");
+    return fmt(g, dbl ? "(%a)" : "(%af)", v);
+}
+
+/* ---- buffers ------------------------------------------------------------------- */
+
+static int buf_ok(cg_t *g, const tilec_ir_buffer_t *b)
+{
+    if (!b || b->id < 0 || b->id >= g->k->nbufs || g->k->bufs[b->id] != b) {
+        cg_fail(g, "reference to a buffer not declared by the kernel");
+        return 0;
+    }
+    return 1;
+}
+
+/* Dimension d of buffer b as an int64 C expression (literal when constant). */
+static const char *dim(cg_t *g, const tilec_ir_buffer_t *b, int d)
+{
+    int64_t c;
+    if (tilec_ir_is_const_int(b->shape[d], &c))
+        return fmt(g, "INT64_C(%" PRId64 ")", c);
+    return fmt(g, "b%d_s%d", b->id, d);
+}
+
+static const char *expr(cg_t *g, const tilec_ir_expr_t *e);
+
+/* Row-major offset of idx (C expressions) in b, int64. */
+static const char *offset_of(cg_t *g, const tilec_ir_buffer_t *b, const char *const *idx)
+{
+    if (b->ndim == 0)
+        return "0";
+    const char *o = fmt(g, "(int64_t)(%s)", idx[0]);
+    for (int d = 1; d < b->ndim; d++)
+        o = fmt(g, "(%s * %s + (int64_t)(%s))", o, dim(g, b, d), idx[d]);
+    return o;
+}
+
+static const char *offset_of_exprs(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *ix)
+{
+    const char *idx[TILEC_IR_MAX_DIMS];
+    if (b->ndim > TILEC_IR_MAX_DIMS || (b->ndim > 0 && !ix)) {
+        cg_fail(g, "buffer access with a bad index list");
+        return "0";
+    }
+    for (int d = 0; d < b->ndim; d++)
+        idx[d] = expr(g, ix[d]);
+    return offset_of(g, b, idx);
+}
+
+/* ---- expressions ------------------------------------------------------------------ */
+
+static const char *unary(cg_t *g, const tilec_ir_expr_t *e, const char *a)
+{
+    tilec_dtype_t t = e->u.un.a ? e->u.un.a->dtype : e->dtype;
+    int dbl = t == TILEC_FLOAT64;
+    switch (e->u.un.op) {
+    case TILEC_UN_NEG:
+        if (is_flt(t))
+            return fmt(g, "(-(%s))", a);
+        if (t == TILEC_BOOL)
+            return fmt(g, "((%s) != 0)", a);
+        return fmt(g, "((%s)(0 - (uint64_t)(%s)))", ct_type(t), a);
+    case TILEC_UN_NOT:
+        return fmt(g, "(!(%s))", a);
+    case TILEC_UN_ABS:
+        if (is_flt(t))
+            return fmt(g, dbl ? "fabs(%s)" : "fabsf(%s)", a);
+        if (t == TILEC_BOOL)
+            return a;
+        return fmt(g, "tc_abs_%s(%s)", isfx(t), a);
+    case TILEC_UN_FLOOR:
+    case TILEC_UN_CEIL:
+        if (!is_flt(t))
+            return a;
+        return fmt(g, "%s%s(%s)", e->u.un.op == TILEC_UN_FLOOR ? "floor" : "ceil", dbl ? "" : "f", a);
+    default:
+        break;
+    }
+    /* math functions: on ints (not expected after typing), go through double */
+    const char *x = a;
+    int fdbl = dbl;
+    if (!is_flt(t)) {
+        x = fmt(g, "(double)(%s)", a);
+        fdbl = 1;
+    }
+    const char *f = fdbl ? "" : "f", *r;
+    switch (e->u.un.op) {
+    case TILEC_UN_EXP: r = fmt(g, "exp%s(%s)", f, x); break;
+    case TILEC_UN_EXP2: r = fmt(g, "exp2%s(%s)", f, x); break;
+    case TILEC_UN_LOG: r = fmt(g, "log%s(%s)", f, x); break;
+    case TILEC_UN_LOG2: r = fmt(g, "log2%s(%s)", f, x); break;
+    case TILEC_UN_SQRT: r = fmt(g, "sqrt%s(%s)", f, x); break;
+    case TILEC_UN_RSQRT: r = fmt(g, fdbl ? "(1.0 / sqrt(%s))" : "(1.0f / sqrtf(%s))", x); break;
+    case TILEC_UN_TANH: r = fmt(g, "tanh%s(%s)", f, x); break;
+    case TILEC_UN_SIGMOID: r = fmt(g, fdbl ? "tc_sigmoidd(%s)" : "tc_sigmoidf(%s)", x); break;
+    default:
+        cg_fail(g, "unknown unary operator %d", (int)e->u.un.op);
+        return "0";
+    }
+    if (!is_flt(t))
+        r = fmt(g, "((%s)(%s))", ct_type(t), r);
+    return r;
+}
+
+static const char *binary(cg_t *g, const tilec_ir_expr_t *e, const char *a, const char *b)
+{
+    tilec_dtype_t t = e->u.bin.a->dtype;
+    int dbl = t == TILEC_FLOAT64;
+    int op = e->u.bin.op;
+    switch (op) {
+    case TILEC_BIN_EQ: return fmt(g, "((%s) == (%s))", a, b);
+    case TILEC_BIN_NE: return fmt(g, "((%s) != (%s))", a, b);
+    case TILEC_BIN_LT: return fmt(g, "((%s) < (%s))", a, b);
+    case TILEC_BIN_LE: return fmt(g, "((%s) <= (%s))", a, b);
+    case TILEC_BIN_GT: return fmt(g, "((%s) > (%s))", a, b);
+    case TILEC_BIN_GE: return fmt(g, "((%s) >= (%s))", a, b);
+    case TILEC_BIN_AND: return fmt(g, "((%s) && (%s))", a, b);
+    case TILEC_BIN_OR: return fmt(g, "((%s) || (%s))", a, b);
+    default: break;
+    }
+    if (is_flt(t)) {
+        switch (op) {
+        case TILEC_BIN_ADD: return fmt(g, "((%s) + (%s))", a, b);
+        case TILEC_BIN_SUB: return fmt(g, "((%s) - (%s))", a, b);
+        case TILEC_BIN_MUL: return fmt(g, "((%s) * (%s))", a, b);
+        case TILEC_BIN_DIV: return fmt(g, "((%s) / (%s))", a, b);
+        case TILEC_BIN_FLOORDIV: return fmt(g, dbl ? "floor((%s) / (%s))" : "floorf((%s) / (%s))", a, b);
+        case TILEC_BIN_FLOORMOD: return fmt(g, dbl ? "tc_fmodd(%s, %s)" : "tc_fmodf(%s, %s)", a, b);
+        case TILEC_BIN_POW: return fmt(g, dbl ? "pow(%s, %s)" : "powf(%s, %s)", a, b);
+        case TILEC_BIN_MIN: return fmt(g, dbl ? "tc_mind(%s, %s)" : "tc_minf(%s, %s)", a, b);
+        case TILEC_BIN_MAX: return fmt(g, dbl ? "tc_maxd(%s, %s)" : "tc_maxf(%s, %s)", a, b);
+        default: break;
+        }
+    } else {
+        const char *ct = ct_type(t), *sf = isfx(t);
+        int wide = t == TILEC_INT32 || t == TILEC_INT64 || t == TILEC_UINT32 || t == TILEC_UINT64;
+        const char *res = NULL;
+        switch (op) {
+        case TILEC_BIN_ADD:
+        case TILEC_BIN_SUB:
+        case TILEC_BIN_MUL: {
+            const char *o = op == TILEC_BIN_ADD ? "+" : op == TILEC_BIN_SUB ? "-" : "*";
+            if (wide)
+                res = fmt(g, "((%s) %s (%s))", a, o, b);
+            else /* narrow types promote to int: compute wrapped in uint32 */
+                res = fmt(g, "((%s)((uint32_t)(%s) %s (uint32_t)(%s)))", ct, a, o, b);
+            break;
+        }
+        case TILEC_BIN_DIV: res = fmt(g, "tc_div_%s(%s, %s)", sf, a, b); break;
+        case TILEC_BIN_FLOORDIV: res = fmt(g, "tc_fdiv_%s(%s, %s)", sf, a, b); break;
+        case TILEC_BIN_FLOORMOD: res = fmt(g, "tc_fmod_%s(%s, %s)", sf, a, b); break;
+        case TILEC_BIN_POW: res = fmt(g, "tc_pow_%s(%s, %s)", sf, a, b); break;
+        case TILEC_BIN_MIN: res = fmt(g, "tc_min_%s(%s, %s)", sf, a, b); break;
+        case TILEC_BIN_MAX: res = fmt(g, "tc_max_%s(%s, %s)", sf, a, b); break;
+        default: break;
+        }
+        if (res) {
+            if (t == TILEC_BOOL)
+                res = fmt(g, "((%s) != 0)", res);
+            return res;
+        }
+    }
+    cg_fail(g, "unknown binary operator %d", op);
+    return "0";
+}
+
+static const char *expr(cg_t *g, const tilec_ir_expr_t *e)
+{
+    if (g->failed)
+        return "0";
+    if (!e) {
+        cg_fail(g, "missing expression");
+        return "0";
+    }
+    if (!valid_dtype((int)e->dtype)) {
+        cg_fail(g, "expression with an invalid dtype");
+        return "0";
+    }
+    if (++g->depth > CG_MAX_DEPTH * 4) {
+        cg_fail(g, "expression nested deeper than %d levels", CG_MAX_DEPTH * 4);
+        g->depth--;
+        return "0";
+    }
+    const char *r = "0";
+    switch (e->kind) {
+    case TILEC_EX_INT:
+        if (is_flt(e->dtype))
+            r = flt_lit(g, (double)e->u.i, e->dtype);
+        else if (e->dtype == TILEC_BOOL)
+            r = e->u.i ? "1" : "0";
+        else
+            r = fmt(g, "((%s)%s)", ct_type(e->dtype), int_lit(g, e->u.i));
+        break;
+    case TILEC_EX_FLOAT:
+        if (is_flt(e->dtype))
+            r = flt_lit(g, e->u.f, e->dtype);
+        else if (e->dtype == TILEC_BOOL)
+            r = e->u.f != 0 ? "1" : "0";
+        else
+            r = fmt(g, "((%s)%s)", ct_type(e->dtype), flt_lit(g, e->u.f, TILEC_FLOAT64));
+        break;
+    case TILEC_EX_VAR: {
+        const tilec_ir_var_t *v = e->u.var;
+        if (!v || v->id < 0 || v->id >= g->k->nvars || g->k->vars[v->id] != v) {
+            cg_fail(g, "reference to a variable not declared by the kernel");
+            break;
+        }
+        r = conv(g, fmt(g, "v%d", v->id), v->dtype, e->dtype);
+        break;
+    }
+    case TILEC_EX_LOAD: {
+        const tilec_ir_buffer_t *b = e->u.load.buf;
+        if (!buf_ok(g, b))
+            break;
+        const char *off = offset_of_exprs(g, b, e->u.load.idx);
+        r = conv(g, from_store(g, fmt(g, "b%d[%s]", b->id, off), b->dtype), b->dtype, e->dtype);
+        break;
+    }
+    case TILEC_EX_UNARY: {
+        if (!e->u.un.a || !valid_dtype((int)e->u.un.a->dtype)) {
+            cg_fail(g, "unary operator without a valid operand");
+            break;
+        }
+        const char *a = expr(g, e->u.un.a);
+        r = unary(g, e, a);
+        tilec_dtype_t rt = e->u.un.op == TILEC_UN_NOT ? TILEC_BOOL : e->u.un.a->dtype;
+        r = conv(g, r, rt, e->dtype);
+        break;
+    }
+    case TILEC_EX_BINARY: {
+        if (!e->u.bin.a || !e->u.bin.b || !valid_dtype((int)e->u.bin.a->dtype) ||
+            !valid_dtype((int)e->u.bin.b->dtype)) {
+            cg_fail(g, "binary operator without valid operands");
+            break;
+        }
+        tilec_dtype_t ta = e->u.bin.a->dtype;
+        const char *a = expr(g, e->u.bin.a);
+        /* operands have equal dtypes after typing; coerce b defensively */
+        const char *b = conv(g, expr(g, e->u.bin.b), e->u.bin.b->dtype, ta);
+        r = binary(g, e, a, b);
+        int cmp = e->u.bin.op >= TILEC_BIN_EQ;
+        r = conv(g, r, cmp ? TILEC_BOOL : ta, e->dtype);
+        break;
+    }
+    case TILEC_EX_SELECT: {
+        if (!e->u.sel.cond || !e->u.sel.a || !e->u.sel.b) {
+            cg_fail(g, "select without operands");
+            break;
+        }
+        const char *c = expr(g, e->u.sel.cond);
+        const char *a = conv(g, expr(g, e->u.sel.a), e->u.sel.a->dtype, e->dtype);
+        const char *b = conv(g, expr(g, e->u.sel.b), e->u.sel.b->dtype, e->dtype);
+        r = fmt(g, "((%s) ? (%s) : (%s))", c, a, b);
+        break;
+    }
+    case TILEC_EX_CAST:
+        if (!e->u.cast.a || !valid_dtype((int)e->u.cast.a->dtype)) {
+            cg_fail(g, "cast without a valid operand");
+            break;
+        }
+        r = conv(g, expr(g, e->u.cast.a), e->u.cast.a->dtype, e->dtype);
+        break;
+    default:
+        cg_fail(g, "unknown expression kind %d", (int)e->kind);
+        break;
+    }
+    g->depth--;
+    return r;
+}
+
+/* ---- regions (COPY, FILL) ------------------------------------------------------- */
+
+/* Declares int64 locals holding the region's base indices; names r<t>_<d>. */
+static int region_bases(cg_t *g, const tilec_ir_region_t *r)
+{
+    if (!buf_ok(g, r->buf))
+        return -1;
+    if (r->buf->ndim > TILEC_IR_MAX_DIMS || (r->buf->ndim > 0 && (!r->base || !r->extent))) {
+        cg_fail(g, "region without bases or extents");
+        return -1;
+    }
+    int t = newtmp(g);
+    for (int d = 0; d < r->buf->ndim; d++) {
+        if (r->extent[d] < 1) {
+            cg_fail(g, "region extent %" PRId64 " < 1", r->extent[d]);
+            return -1;
+        }
+        line(g, "const int64_t r%d_%d = (int64_t)(%s);", t, d, expr(g, r->base[d]));
+    }
+    return t;
+}
+
+/* C condition: region fully inside its buffer. */
+static const char *region_inside(cg_t *g, const tilec_ir_region_t *r, int t)
+{
+    const char *c = "1";
+    for (int d = 0; d < r->buf->ndim; d++)
+        c = fmt(g, "%s && r%d_%d >= 0 && r%d_%d + %" PRId64 " <= %s", c, t, d, t, d, r->extent[d],
+                dim(g, r->buf, d));
+    return c;
+}
+
+/* Index expressions of the region's element for loop variables lv[] where
+ * dims[] maps region dimensions to loop levels (-1: extent-1 dimension). */
+static void region_index(cg_t *g, const tilec_ir_region_t *r, int t, const int *map,
+                         const char *const *lv, const char **idx)
+{
+    for (int d = 0; d < r->buf->ndim; d++)
+        idx[d] = map[d] < 0 ? fmt(g, "r%d_%d", t, d) : fmt(g, "(r%d_%d + %s)", t, d, lv[map[d]]);
+}
+
+static const char *index_inside(cg_t *g, const tilec_ir_buffer_t *b, const char *const *idx)
+{
+    const char *c = "1";
+    for (int d = 0; d < b->ndim; d++)
+        c = fmt(g, "%s && (%s) >= 0 && (%s) < %s", c, idx[d], idx[d], dim(g, b, d));
+    return c;
+}
+
+/* Loop nest header over extents ext[0..n-1] with variables lv; the innermost
+ * gets the ivdep pragma when allowed.  Returns the number of braces opened. */
+static int open_loops(cg_t *g, int n, const int64_t *ext, const char *const *lv, int ivdep)
+{
+    for (int l = 0; l < n; l++) {
+        if (l == n - 1 && ivdep)
+            line(g, "TC_IVDEP");
+        line(g, "for (int64_t %s = 0; %s < %" PRId64 "; ++%s) {", lv[l], lv[l], ext[l], lv[l]);
+        g->ind++;
+    }
+    return n;
+}
+
+static void close_loops(cg_t *g, int n)
+{
+    for (int l = 0; l < n; l++) {
+        g->ind--;
+        line(g, "}");
+    }
+}
+
+static int is_global(const tilec_ir_buffer_t *b) { return b->scope == TILEC_SCOPE_GLOBAL; }
+
+static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int n,
+                          const int64_t *ext, const int *smap, const int *dmap, int guarded,
+                          int linear, const int64_t *sext, const int64_t *dext)
+{
+    const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
+    const tilec_ir_buffer_t *sb = src->buf, *db = dst->buf;
+    const char *lv[TILEC_IR_MAX_DIMS] = {0};
+    int t = newtmp(g);
+    for (int l = 0; l < n; l++)
+        lv[l] = fmt(g, "i%d_%d", t, l);
+    const char *sidx[TILEC_IR_MAX_DIMS], *didx[TILEC_IR_MAX_DIMS];
+    int same = sb == db;
+
+    if (linear) {
+        /* different non-1 extents with the same element count: walk element
+         * k and unflatten it in each region */
+        line(g, "for (int64_t %s = 0; %s < %" PRId64 "; ++%s) {", lv[0], lv[0], ext[0], lv[0]);
+        g->ind++;
+        const char *rem = lv[0];
+        for (int d = sb->ndim - 1; d >= 0; d--) {
+            sidx[d] = fmt(g, "(r%d_%d + (%s) %% %" PRId64 ")", ts, d, rem, sext[d]);
+            rem = fmt(g, "((%s) / %" PRId64 ")", rem, sext[d]);
+        }
+        rem = lv[0];
+        for (int d = db->ndim - 1; d >= 0; d--) {
+            didx[d] = fmt(g, "(r%d_%d + (%s) %% %" PRId64 ")", td, d, rem, dext[d]);
+            rem = fmt(g, "((%s) / %" PRId64 ")", rem, dext[d]);
+        }
+    } else {
+        region_index(g, src, ts, smap, lv, sidx);
+        region_index(g, dst, td, dmap, lv, didx);
+        /* contiguous rows of the same storage type: memcpy the innermost */
+        int contig = n > 0 && smap[sb->ndim - 1] == n - 1 && dmap[db->ndim - 1] == n - 1 &&
+                     !guarded && strcmp(st_type(sb->dtype), st_type(db->dtype)) == 0 &&
+                     sb->dtype == db->dtype;
+        if (contig && ext[n - 1] > 1) {
+            open_loops(g, n - 1, ext, lv, 0);
+            const char *lv2[TILEC_IR_MAX_DIMS];
+            memcpy(lv2, lv, sizeof lv2);
+            lv2[n - 1] = "0";
+            region_index(g, src, ts, smap, lv2, sidx);
+            region_index(g, dst, td, dmap, lv2, didx);
+            line(g, "%s(&b%d[%s], &b%d[%s], (size_t)%" PRId64 " * sizeof(%s));",
+                 same ? "memmove" : "memcpy", db->id, offset_of(g, db, didx), sb->id,
+                 offset_of(g, sb, sidx), ext[n - 1], st_type(db->dtype));
+            close_loops(g, n - 1);
+            return;
+        }
+        open_loops(g, n, ext, lv, !same);
+    }
+    const char *val = from_store(g, fmt(g, "b%d[%s]", sb->id, offset_of(g, sb, sidx)), sb->dtype);
+    if (guarded && is_global(sb))
+        val = fmt(g, "((%s) ? %s : (%s)0)", index_inside(g, sb, sidx), val, ct_type(sb->dtype));
+    const char *store = fmt(g, "b%d[%s] = %s;", db->id, offset_of(g, db, didx),
+                            to_store(g, val, sb->dtype, db->dtype));
+    if (guarded && is_global(db))
+        line(g, "if (%s) %s", index_inside(g, db, didx), store);
+    else
+        line(g, "%s", store);
+    close_loops(g, linear ? 1 : n);
+}
+
+static void gen_copy(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
+    line(g, "{ /* copy */");
+    g->ind++;
+    int ts = region_bases(g, src), td = ts < 0 ? -1 : region_bases(g, dst);
+    if (ts < 0 || td < 0)
+        return;
+    int smap[TILEC_IR_MAX_DIMS], dmap[TILEC_IR_MAX_DIMS];
+    int64_t sext[TILEC_IR_MAX_DIMS], dext[TILEC_IR_MAX_DIMS];
+    int ns = 0, nd = 0;
+    int64_t stotal = 1, dtotal = 1;
+    for (int d = 0; d < src->buf->ndim; d++) {
+        smap[d] = src->extent[d] == 1 ? -1 : ns;
+        if (src->extent[d] != 1)
+            sext[ns++] = src->extent[d];
+        if (stotal > INT64_MAX / src->extent[d]) {
+            cg_fail(g, "copy region too large");
+            return;
+        }
+        stotal *= src->extent[d];
+    }
+    for (int d = 0; d < dst->buf->ndim; d++) {
+        dmap[d] = dst->extent[d] == 1 ? -1 : nd;
+        if (dst->extent[d] != 1)
+            dext[nd++] = dst->extent[d];
+        if (dtotal > INT64_MAX / dst->extent[d]) {
+            cg_fail(g, "copy region too large");
+            return;
+        }
+        dtotal *= dst->extent[d];
+    }
+    int linear = 0;
+    if (ns != nd || memcmp(sext, dext, sizeof(int64_t) * (size_t)ns) != 0) {
+        if (stotal != dtotal) {
+            cg_fail(g, "copy between regions of %" PRId64 " and %" PRId64 " elements", stotal,
+                    dtotal);
+            return;
+        }
+        linear = 1;
+    }
+    int64_t ext1[1] = {stotal};
+    const int64_t *ext = linear ? ext1 : sext;
+    int n = linear ? 1 : ns;
+    /* for the linear walk, unflatten with the full region extents */
+    int64_t sfull[TILEC_IR_MAX_DIMS], dfull[TILEC_IR_MAX_DIMS];
+    for (int d = 0; d < src->buf->ndim; d++)
+        sfull[d] = src->extent[d];
+    for (int d = 0; d < dst->buf->ndim; d++)
+        dfull[d] = dst->extent[d];
+    int guard = is_global(src->buf) || is_global(dst->buf);
+    if (guard) {
+        const char *c = "1";
+        if (is_global(src->buf))
+            c = fmt(g, "%s && %s", c, region_inside(g, src, ts));
+        if (is_global(dst->buf))
+            c = fmt(g, "%s && %s", c, region_inside(g, dst, td));
+        line(g, "if (%s) {", c);
+        g->ind++;
+        gen_copy_body(g, s, ts, td, n, ext, smap, dmap, 0, linear, sfull, dfull);
+        g->ind--;
+        line(g, "} else {");
+        g->ind++;
+        gen_copy_body(g, s, ts, td, n, ext, smap, dmap, 1, linear, sfull, dfull);
+        g->ind--;
+        line(g, "}");
+    } else {
+        gen_copy_body(g, s, ts, td, n, ext, smap, dmap, 0, linear, sfull, dfull);
+    }
+    g->ind--;
+    line(g, "}");
+}
+
+static void gen_fill(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_region_t *r = &s->u.fill.dst;
+    const tilec_ir_buffer_t *b = r->buf;
+    line(g, "{ /* fill */");
+    g->ind++;
+    int t = region_bases(g, r);
+    if (t < 0 || !s->u.fill.value)
+        { cg_fail(g, "fill without a region or value"); return; }
+    const tilec_ir_expr_t *v = s->u.fill.value;
+    int tv = newtmp(g);
+    line(g, "const %s f%d = %s;", st_type(b->dtype), tv,
+         to_store(g, expr(g, v), v->dtype, b->dtype));
+    const char *lv[TILEC_IR_MAX_DIMS], *idx[TILEC_IR_MAX_DIMS];
+    int map[TILEC_IR_MAX_DIMS];
+    for (int d = 0; d < b->ndim; d++) {
+        lv[d] = fmt(g, "i%d_%d", tv, d);
+        map[d] = d;
+    }
+    region_index(g, r, t, map, lv, idx);
+    const char *st = fmt(g, "b%d[%s] = f%d;", b->id, offset_of(g, b, idx), tv);
+    if (is_global(b)) {
+        line(g, "if (%s) {", region_inside(g, r, t));
+        g->ind++;
+        open_loops(g, b->ndim, r->extent, lv, 1);
+        line(g, "%s", st);
+        close_loops(g, b->ndim);
+        g->ind--;
+        line(g, "} else {");
+        g->ind++;
+        open_loops(g, b->ndim, r->extent, lv, 1);
+        line(g, "if (%s) %s", index_inside(g, b, idx), st);
+        close_loops(g, b->ndim);
+        g->ind--;
+        line(g, "}");
+    } else {
+        open_loops(g, b->ndim, r->extent, lv, 1);
+        line(g, "%s", st);
+        close_loops(g, b->ndim);
+    }
+    g->ind--;
+    line(g, "}");
+}
+
+/* ---- GEMM -------------------------------------------------------------------------- */
+
+/* dtype in which a GEMM with accumulator dtype c computes */
+static tilec_dtype_t gemm_ct(tilec_dtype_t c)
+{
+    switch (c) {
+    case TILEC_FLOAT16: case TILEC_BFLOAT16: case TILEC_FLOAT32: return TILEC_FLOAT32;
+    case TILEC_FLOAT64: return TILEC_FLOAT64;
+    case TILEC_INT64: return TILEC_INT64;
+    case TILEC_UINT8: case TILEC_UINT16: case TILEC_UINT32: return TILEC_UINT32;
+    case TILEC_UINT64: return TILEC_UINT64;
+    default: return TILEC_INT32;
+    }
+}
+
+static int gemm_ok(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
+    if (!buf_ok(g, A) || !buf_ok(g, B) || !buf_ok(g, C))
+        return 0;
+    if (A->ndim != 2 || B->ndim != 2 || C->ndim != 2) {
+        cg_fail(g, "gemm operands must be 2-D buffers");
+        return 0;
+    }
+    int64_t am, ak, bk, bn, cm, cn;
+    int ta = s->u.gemm.trans_a != 0, tb = s->u.gemm.trans_b != 0;
+    if (tilec_ir_is_const_int(A->shape[ta], &am) && tilec_ir_is_const_int(A->shape[!ta], &ak) &&
+        tilec_ir_is_const_int(B->shape[tb], &bk) && tilec_ir_is_const_int(B->shape[!tb], &bn) &&
+        tilec_ir_is_const_int(C->shape[0], &cm) && tilec_ir_is_const_int(C->shape[1], &cn) &&
+        (am != cm || bn != cn || ak != bk)) {
+        cg_fail(g, "gemm shapes do not agree: A' %" PRId64 "x%" PRId64 ", B' %" PRId64
+                   "x%" PRId64 ", C %" PRId64 "x%" PRId64,
+                am, ak, bk, bn, cm, cn);
+        return 0;
+    }
+    return 1;
+}
+
+/* Bytes of temporaries a GEMM needs, as a C expression (in terms of dims). */
+static const char *gemm_temp_bytes(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
+    tilec_dtype_t ct = gemm_ct(C->dtype);
+    const char *sz = fmt(g, "(int64_t)sizeof(%s)", ct_type(ct));
+    const char *r = "0";
+    if (s->u.gemm.trans_a || A->dtype != ct)
+        r = fmt(g, "%s + TC_ALIGN(%s * %s * %s)", r, dim(g, A, 0), dim(g, A, 1), sz);
+    if (s->u.gemm.trans_b || B->dtype != ct)
+        r = fmt(g, "%s + TC_ALIGN(%s * %s * %s)", r, dim(g, B, 0), dim(g, B, 1), sz);
+    if (C->dtype != ct)
+        r = fmt(g, "%s + TC_ALIGN(%s * %s * %s)", r, dim(g, C, 0), dim(g, C, 1), sz);
+    return r;
+}
+
+static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    if (!gemm_ok(g, s))
+        return;
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
+    int ta = s->u.gemm.trans_a != 0, tb = s->u.gemm.trans_b != 0;
+    tilec_dtype_t ct = gemm_ct(C->dtype);
+    const char *T = ct_type(ct);
+    int t = newtmp(g);
+    line(g, "{ /* gemm%s%s%s */", ta ? " transpose_A" : "", tb ? " transpose_B" : "",
+         s->u.gemm.clear_accum ? " clear_accum" : "");
+    g->ind++;
+    line(g, "const int64_t M = %s, N = %s, K = %s;", dim(g, C, 0), dim(g, C, 1), dim(g, A, !ta));
+    line(g, "if (%s == M && %s == K && %s == K && %s == N) {", dim(g, A, ta), dim(g, A, !ta),
+         dim(g, B, tb), dim(g, B, !tb));
+    g->ind++;
+    line(g, "char *gt = tc_gtmp;");
+    (void)t;
+    /* A' [M,K] */
+    if (ta || A->dtype != ct) {
+        line(g, "%s *restrict ga = (%s *)gt; gt += TC_ALIGN(M * K * (int64_t)sizeof(%s));", T, T, T);
+        line(g, "for (int64_t i = 0; i < M; ++i)");
+        line(g, "  for (int64_t k = 0; k < K; ++k)");
+        line(g, "    ga[i * K + k] = %s;",
+             conv(g, from_store(g, fmt(g, "b%d[%s]", A->id, ta ? "k * M + i" : "i * K + k"), A->dtype),
+                  A->dtype, ct));
+    } else {
+        line(g, "const %s *restrict ga = b%d;", T, A->id);
+    }
+    /* B' [K,N] */
+    if (tb || B->dtype != ct) {
+        line(g, "%s *restrict gb = (%s *)gt; gt += TC_ALIGN(K * N * (int64_t)sizeof(%s));", T, T, T);
+        line(g, "for (int64_t k = 0; k < K; ++k)");
+        line(g, "  for (int64_t j = 0; j < N; ++j)");
+        line(g, "    gb[k * N + j] = %s;",
+             conv(g, from_store(g, fmt(g, "b%d[%s]", B->id, tb ? "j * K + k" : "k * N + j"), B->dtype),
+                  B->dtype, ct));
+    } else {
+        line(g, "const %s *restrict gb = b%d;", T, B->id);
+    }
+    if (C->dtype != ct) {
+        line(g, "%s *restrict gc = (%s *)gt;", T, T);
+        if (s->u.gemm.clear_accum)
+            line(g, "memset(gc, 0, (size_t)(M * N) * sizeof(%s));", T);
+        else
+            line(g, "for (int64_t i = 0; i < M * N; ++i) gc[i] = %s;",
+                 conv(g, from_store(g, fmt(g, "b%d[i]", C->id), C->dtype), C->dtype, ct));
+    } else {
+        line(g, "%s *restrict gc = b%d;", T, C->id);
+        if (s->u.gemm.clear_accum)
+            line(g, "memset(gc, 0, (size_t)(M * N) * sizeof(%s));", T);
+    }
+    line(g, "tc_gemm_%s(M, N, K, ga, gb, gc);",
+         ct == TILEC_FLOAT32 ? "f32" : ct == TILEC_FLOAT64 ? "f64" : isfx(ct));
+    if (C->dtype != ct)
+        line(g, "for (int64_t i = 0; i < M * N; ++i) b%d[i] = %s;", C->id,
+             to_store(g, "gc[i]", ct, C->dtype));
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+}
+
+/* ---- REDUCE, CUMSUM ------------------------------------------------------------------ */
+
+/* outer/len/inner extents of b around dimension d, as C expressions */
+static void split_dims(cg_t *g, const tilec_ir_buffer_t *b, int d, const char **outer,
+                       const char **len, const char **inner)
+{
+    *outer = "INT64_C(1)";
+    *inner = "INT64_C(1)";
+    for (int i = 0; i < d; i++)
+        *outer = fmt(g, "%s * %s", *outer, dim(g, b, i));
+    for (int i = d + 1; i < b->ndim; i++)
+        *inner = fmt(g, "%s * %s", *inner, dim(g, b, i));
+    *len = dim(g, b, d);
+}
+
+static const char *type_min(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_INT8: return "INT8_MIN";
+    case TILEC_INT16: return "INT16_MIN";
+    case TILEC_INT32: return "INT32_MIN";
+    case TILEC_INT64: return "INT64_MIN";
+    case TILEC_FLOAT64: return "(-(double)INFINITY)";
+    case TILEC_FLOAT16: case TILEC_BFLOAT16: case TILEC_FLOAT32: return "(-(float)INFINITY)";
+    default: return "0";
+    }
+}
+
+static const char *type_max(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_INT8: return "INT8_MAX";
+    case TILEC_INT16: return "INT16_MAX";
+    case TILEC_INT32: return "INT32_MAX";
+    case TILEC_INT64: return "INT64_MAX";
+    case TILEC_UINT8: return "UINT8_MAX";
+    case TILEC_UINT16: return "UINT16_MAX";
+    case TILEC_UINT32: return "UINT32_MAX";
+    case TILEC_UINT64: return "UINT64_MAX";
+    case TILEC_BOOL: return "1";
+    case TILEC_FLOAT64: return "((double)INFINITY)";
+    default: return "((float)INFINITY)";
+    }
+}
+
+static const char *absval(cg_t *g, const char *x, tilec_dtype_t t)
+{
+    if (t == TILEC_FLOAT64)
+        return fmt(g, "fabs(%s)", x);
+    if (is_flt(t))
+        return fmt(g, "fabsf(%s)", x);
+    if (is_sint(t))
+        return fmt(g, "tc_abs_%s(%s)", isfx(t), x);
+    return x;
+}
+
+static const char *maxof(cg_t *g, const char *a, const char *b, tilec_dtype_t t, int mx)
+{
+    if (t == TILEC_FLOAT64)
+        return fmt(g, "tc_%sd(%s, %s)", mx ? "max" : "min", a, b);
+    if (is_flt(t))
+        return fmt(g, "tc_%sf(%s, %s)", mx ? "max" : "min", a, b);
+    return fmt(g, "tc_%s_%s(%s, %s)", mx ? "max" : "min", isfx(t), a, b);
+}
+
+static const char *addof(cg_t *g, const char *a, const char *b, tilec_dtype_t t)
+{
+    if (is_flt(t) || t == TILEC_INT32 || t == TILEC_INT64 || t == TILEC_UINT32 || t == TILEC_UINT64)
+        return fmt(g, "(%s + %s)", a, b);
+    return fmt(g, "((%s)((uint32_t)(%s) + (uint32_t)(%s)))", ct_type(t), a, b);
+}
+
+static void gen_reduce(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *S = s->u.reduce.src, *D = s->u.reduce.dst;
+    if (!buf_ok(g, S) || !buf_ok(g, D))
+        return;
+    int dimn = s->u.reduce.dim;
+    if (dimn < 0 || dimn >= S->ndim)
+        { cg_fail(g, "reduce dimension %d out of range", dimn); return; }
+    int op = s->u.reduce.op;
+    if (op < TILEC_RED_SUM || op > TILEC_RED_ABSMAX)
+        { cg_fail(g, "unknown reduce op %d", op); return; }
+    tilec_dtype_t t = D->dtype;
+    if (t == TILEC_BOOL)
+        t = TILEC_INT32;
+    const char *T = ct_type(t);
+    const char *outer, *len, *inner;
+    split_dims(g, S, dimn, &outer, &len, &inner);
+    line(g, "{ /* reduce_%s dim %d */", tilec_reduce_op_name((tilec_reduce_op_t)op), dimn);
+    g->ind++;
+    line(g, "const int64_t RO = %s, RL = %s, RI = %s;", outer, len, inner);
+    line(g, "for (int64_t o = 0; o < RO; ++o)");
+    line(g, "  for (int64_t ii = 0; ii < RI; ++ii) {");
+    g->ind += 2;
+    const char *init = op == TILEC_RED_MAX ? type_min(t) : op == TILEC_RED_MIN ? type_max(t) : "0";
+    line(g, "%s acc = (%s)%s;", T, T, init);
+    line(g, "for (int64_t r = 0; r < RL; ++r) {");
+    g->ind++;
+    const char *x = conv(g, from_store(g, fmt(g, "b%d[(o * RL + r) * RI + ii]", S->id), S->dtype),
+                         S->dtype, t);
+    line(g, "%s x = %s;", T, x);
+    const char *comb;
+    switch (op) {
+    case TILEC_RED_SUM: comb = addof(g, "acc", "x", t); break;
+    case TILEC_RED_ABSSUM: comb = addof(g, "acc", absval(g, "x", t), t); break;
+    case TILEC_RED_MAX: comb = maxof(g, "acc", "x", t, 1); break;
+    case TILEC_RED_MIN: comb = maxof(g, "acc", "x", t, 0); break;
+    default: comb = maxof(g, "acc", absval(g, "x", t), t, 1); break;
+    }
+    line(g, "acc = %s;", comb);
+    g->ind--;
+    line(g, "}");
+    const char *dv = conv(g, from_store(g, fmt(g, "b%d[o * RI + ii]", D->id), D->dtype), D->dtype, t);
+    if (!s->u.reduce.clear) {
+        const char *c2;
+        switch (op) {
+        case TILEC_RED_SUM:
+        case TILEC_RED_ABSSUM: c2 = addof(g, dv, "acc", t); break;
+        case TILEC_RED_MIN: c2 = maxof(g, dv, "acc", t, 0); break;
+        default: c2 = maxof(g, dv, "acc", t, 1); break;
+        }
+        line(g, "acc = %s;", c2);
+    }
+    line(g, "b%d[o * RI + ii] = %s;", D->id, to_store(g, "acc", t, D->dtype));
+    g->ind -= 2;
+    line(g, "  }");
+    g->ind--;
+    line(g, "}");
+}
+
+static void gen_cumsum(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *S = s->u.cumsum.src, *D = s->u.cumsum.dst;
+    if (!buf_ok(g, S) || !buf_ok(g, D))
+        return;
+    int dimn = s->u.cumsum.dim;
+    if (dimn < 0 || dimn >= S->ndim)
+        { cg_fail(g, "cumsum dimension %d out of range", dimn); return; }
+    tilec_dtype_t t = D->dtype == TILEC_BOOL ? TILEC_INT32 : D->dtype;
+    const char *T = ct_type(t);
+    const char *outer, *len, *inner;
+    split_dims(g, S, dimn, &outer, &len, &inner);
+    line(g, "{ /* cumsum dim %d%s */", dimn, s->u.cumsum.reverse ? " reverse" : "");
+    g->ind++;
+    line(g, "const int64_t RO = %s, RL = %s, RI = %s;", outer, len, inner);
+    line(g, "for (int64_t o = 0; o < RO; ++o)");
+    line(g, "  for (int64_t ii = 0; ii < RI; ++ii) {");
+    g->ind += 2;
+    line(g, "%s acc = 0;", T);
+    line(g, "for (int64_t q = 0; q < RL; ++q) {");
+    g->ind++;
+    line(g, "const int64_t r = %s;", s->u.cumsum.reverse ? "RL - 1 - q" : "q");
+    line(g, "acc = %s;",
+         addof(g, "acc",
+               conv(g, from_store(g, fmt(g, "b%d[(o * RL + r) * RI + ii]", S->id), S->dtype),
+                    S->dtype, t),
+               t));
+    line(g, "b%d[(o * RL + r) * RI + ii] = %s;", D->id, to_store(g, "acc", t, D->dtype));
+    g->ind--;
+    line(g, "}");
+    g->ind -= 2;
+    line(g, "  }");
+    g->ind--;
+    line(g, "}");
+}
+
+/* ---- ATOMIC, PRINT --------------------------------------------------------------------- */
+
+static void gen_atomic(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *b = s->u.atomic.buf;
+    if (!buf_ok(g, b) || !s->u.atomic.value)
+        { cg_fail(g, "atomic without a buffer or value"); return; }
+    int op = s->u.atomic.op;
+    if (op < TILEC_ATOMIC_ADD || op > TILEC_ATOMIC_MIN)
+        { cg_fail(g, "unknown atomic op %d", op); return; }
+    const char *opn = op == TILEC_ATOMIC_ADD ? "add" : op == TILEC_ATOMIC_MAX ? "max" : "min";
+    const char *off = offset_of_exprs(g, b, s->u.atomic.idx);
+    const tilec_ir_expr_t *v = s->u.atomic.value;
+    tilec_dtype_t t = b->dtype;
+    const char *val = conv(g, expr(g, v), v->dtype, t);
+    if (is_global(b)) {
+        const char *sfx;
+        switch (t) {
+        case TILEC_FLOAT16: sfx = "f16"; break;
+        case TILEC_BFLOAT16: sfx = "bf16"; break;
+        case TILEC_FLOAT32: sfx = "f32"; break;
+        case TILEC_FLOAT64: sfx = "f64"; break;
+        case TILEC_BOOL: sfx = "u8"; val = fmt(g, "(uint8_t)((%s) != 0)", val); break;
+        default: sfx = isfx(t); break;
+        }
+        if (t == TILEC_BOOL && op == TILEC_ATOMIC_ADD)
+            opn = "max"; /* bool + bool saturates: or */
+        line(g, "tc_atomic_%s_%s(&b%d[%s], %s);", opn, sfx, b->id, off, val);
+        return;
+    }
+    /* on-chip buffers belong to this block, which runs on one thread */
+    int tv = newtmp(g);
+    line(g, "{ %s *p%d = &b%d[%s];", st_type(t), tv, b->id, off);
+    g->ind++;
+    const char *cur = from_store(g, fmt(g, "*p%d", tv), t);
+    const char *nv = op == TILEC_ATOMIC_ADD ? addof(g, cur, fmt(g, "(%s)", val), t == TILEC_BOOL ? TILEC_INT32 : t)
+                                            : maxof(g, cur, val, t == TILEC_BOOL ? TILEC_INT32 : t, op == TILEC_ATOMIC_MAX);
+    line(g, "*p%d = %s;", tv, to_store(g, nv, t, t));
+    g->ind--;
+    line(g, "}");
+}
+
+/* A C string literal for s (escapes everything unusual, trigraphs too;
+ * pct: double every %% for a printf format). */
+static const char *c_string(cg_t *g, const char *s, int pct)
+{
+    cpu_str_t b = {0};
+    cpu_str_putn(&b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\' || *p == '?') {
+            char e[3] = {'\\', (char)*p, 0};
+            cpu_str_putn(&b, e, 2);
+        } else if (*p < 32 || *p >= 127 || (pct && *p == '%')) {
+            if (*p == '%')
+                cpu_str_putn(&b, "%%", 2);
+            else
+                cpu_str_printf(&b, "\\%03o", *p);
+        } else {
+            cpu_str_putn(&b, (const char *)p, 1);
+        }
+    }
+    cpu_str_putn(&b, "\"", 1);
+    const char *r = b.oom ? "\"\"" : fmt(g, "%s", b.s);
+    cpu_str_free(&b);
+    return r;
+}
+
+static const char *print_fmt(tilec_dtype_t t)
+{
+    if (is_flt(t))
+        return "%g";
+    if (t == TILEC_UINT64)
+        return "%llu";
+    return "%lld";
+}
+
+static const char *print_arg(cg_t *g, const char *v, tilec_dtype_t t)
+{
+    if (is_flt(t))
+        return fmt(g, "(double)(%s)", v);
+    if (t == TILEC_UINT64)
+        return fmt(g, "(unsigned long long)(%s)", v);
+    return fmt(g, "(long long)(%s)", v);
+}
+
+/* T.print, in the reference interpreter's format: "msg: value", or
+ * "msg: " and the buffer in nested brackets ("name: " without a msg). */
+static void gen_print(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const char *m = s->u.print.msg;
+    if (s->u.print.value) {
+        const tilec_ir_expr_t *v = s->u.print.value;
+        line(g, "printf(%s \"%s\\n\", %s); fflush(stdout);", c_string(g, m && *m ? m : "", 1),
+             fmt(g, "%s%s", m && *m ? ": " : "", print_fmt(v->dtype)),
+             print_arg(g, expr(g, v), v->dtype));
+        return;
+    }
+    const tilec_ir_buffer_t *b = s->u.print.buf;
+    if (!buf_ok(g, b))
+        return;
+    const char *shp = "0";
+    for (int d = 0; d < b->ndim; d++)
+        shp = d ? fmt(g, "%s, %s", shp, dim(g, b, d)) : dim(g, b, d);
+    line(g, "{");
+    g->ind++;
+    line(g, "const int64_t sh[%d] = {%s}; int64_t n = 1;", b->ndim + 1, shp);
+    line(g, "for (int d = 0; d < %d; ++d) n *= sh[d];", b->ndim);
+    line(g, "flockfile(stdout); fputs(%s, stdout); fputs(\": \", stdout);",
+         c_string(g, m && *m ? m : (b->name ? b->name : "?"), 0));
+    line(g, "if (n == 0) fputs(\"[]\", stdout);");
+    line(g, "for (int64_t f = 0; f < n; ++f) {");
+    g->ind++;
+    line(g, "int64_t span = 1;");
+    line(g, "for (int d = %d; d >= 0; --d) { span *= sh[d]; if (f %% span == 0) putchar('['); }",
+         b->ndim - 1);
+    line(g, "printf(\"%s\", %s);", print_fmt(b->dtype),
+         print_arg(g, from_store(g, fmt(g, "b%d[f]", b->id), b->dtype), b->dtype));
+    line(g, "span = 1;");
+    line(g, "for (int d = %d; d >= 0; --d) { span *= sh[d]; if ((f + 1) %% span == 0) putchar(']'); }",
+         b->ndim - 1);
+    line(g, "if (f + 1 < n) fputs(\", \", stdout);");
+    g->ind--;
+    line(g, "}");
+    line(g, "putchar('\\n'); fflush(stdout); funlockfile(stdout);");
+    g->ind--;
+    line(g, "}");
+}
+
+/* ---- statements ------------------------------------------------------------------------ */
+
+static void gen_stmts(cg_t *g, const tilec_ir_stmt_t *s);
+
+static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    switch (s->kind) {
+    case TILEC_ST_FOR: {
+        const tilec_ir_var_t *v = s->u.loop.var;
+        if (!v || v->id < 0 || v->id >= g->k->nvars || g->k->vars[v->id] != v)
+            { cg_fail(g, "loop over an undeclared variable"); return; }
+        int64_t c;
+        const char *ext;
+        int t = newtmp(g);
+        line(g, "{");
+        g->ind++;
+        if (tilec_ir_is_const_int(s->u.loop.extent, &c)) {
+            ext = fmt(g, "INT64_C(%" PRId64 ")", c);
+        } else {
+            line(g, "const int64_t n%d = (int64_t)(%s);", t, expr(g, s->u.loop.extent));
+            ext = fmt(g, "n%d", t);
+            c = -1;
+        }
+        switch (s->u.loop.kind) {
+        case TILEC_LOOP_PARALLEL:
+        case TILEC_LOOP_VECTORIZED:
+            line(g, "TC_IVDEP");
+            break;
+        case TILEC_LOOP_UNROLL:
+            if (c > 0 && c <= 64) {
+                cpu_str_printf(g->o, "#if defined(__clang__)\n#pragma unroll\n#elif defined(__GNUC__)\n"
+                                     "#pragma GCC unroll %d\n#endif\n", (int)c);
+            }
+            break;
+        default:
+            break;
+        }
+        const char *vt = ct_type(v->dtype);
+        if (!is_flt(v->dtype) && v->dtype != TILEC_BOOL)
+            line(g, "for (%s v%d = 0; v%d < %s; ++v%d) {", vt, v->id, v->id, ext, v->id);
+        else
+            line(g, "for (int64_t v%d = 0; v%d < %s; ++v%d) {", v->id, v->id, ext, v->id);
+        g->ind++;
+        gen_stmts(g, s->u.loop.body);
+        g->ind--;
+        line(g, "}");
+        g->ind--;
+        line(g, "}");
+        break;
+    }
+    case TILEC_ST_IF:
+        line(g, "if (%s) {", expr(g, s->u.cond.cond));
+        g->ind++;
+        gen_stmts(g, s->u.cond.then);
+        g->ind--;
+        if (s->u.cond.els) {
+            line(g, "} else {");
+            g->ind++;
+            gen_stmts(g, s->u.cond.els);
+            g->ind--;
+        }
+        line(g, "}");
+        break;
+    case TILEC_ST_STORE: {
+        const tilec_ir_buffer_t *b = s->u.store.buf;
+        if (!buf_ok(g, b) || !s->u.store.value)
+            { cg_fail(g, "store without a buffer or value"); return; }
+        const char *off = offset_of_exprs(g, b, s->u.store.idx);
+        line(g, "b%d[%s] = %s;", b->id, off,
+             to_store(g, expr(g, s->u.store.value), s->u.store.value->dtype, b->dtype));
+        break;
+    }
+    case TILEC_ST_ASSIGN: {
+        const tilec_ir_var_t *v = s->u.assign.var;
+        if (!v || v->id < 0 || v->id >= g->k->nvars || g->k->vars[v->id] != v ||
+            v->kind != TILEC_VAR_LET || !s->u.assign.value)
+            { cg_fail(g, "assignment to something other than a let variable"); return; }
+        const char *val = conv(g, expr(g, s->u.assign.value), s->u.assign.value->dtype, v->dtype);
+        if (v->dtype == TILEC_FLOAT16 && s->u.assign.value->dtype == TILEC_FLOAT16)
+            val = fmt(g, "tc_rh(%s)", val); /* round like a store */
+        else if (v->dtype == TILEC_BFLOAT16 && s->u.assign.value->dtype == TILEC_BFLOAT16)
+            val = fmt(g, "tc_rb(%s)", val);
+        line(g, "v%d = %s;", v->id, val);
+        break;
+    }
+    case TILEC_ST_COPY: gen_copy(g, s); break;
+    case TILEC_ST_FILL: gen_fill(g, s); break;
+    case TILEC_ST_GEMM: gen_gemm(g, s); break;
+    case TILEC_ST_REDUCE: gen_reduce(g, s); break;
+    case TILEC_ST_CUMSUM: gen_cumsum(g, s); break;
+    case TILEC_ST_ATOMIC: gen_atomic(g, s); break;
+    case TILEC_ST_SYNC: line(g, "/* sync_threads: a block runs on one thread */"); break;
+    case TILEC_ST_PRINT: gen_print(g, s); break;
+    case TILEC_ST_HINT: line(g, "/* layout/swizzle hint ignored */"); break;
+    default: cg_fail(g, "unknown statement kind %d", (int)s->kind); break;
+    }
+}
+
+static void gen_stmts(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    if (++g->depth > CG_MAX_DEPTH) {
+        cg_fail(g, "statements nested deeper than %d levels", CG_MAX_DEPTH);
+        g->depth--;
+        return;
+    }
+    for (; s && !g->failed; s = s->next)
+        gen_stmt(g, s);
+    g->depth--;
+}
+
+/* ---- kernel-level pieces ------------------------------------------------------------------ */
+
+static void gen_syms(cg_t *g)
+{
+    int j = 0;
+    for (int i = 0; i < g->k->nvars; i++) {
+        const tilec_ir_var_t *v = g->k->vars[i];
+        if (v->kind == TILEC_VAR_SYM)
+            line(g, "const %s v%d = (%s)syms[%d]; (void)v%d;", ct_type(v->dtype), i,
+                 ct_type(v->dtype), j++, i);
+    }
+    line(g, "(void)syms;");
+}
+
+static void gen_shapes(cg_t *g)
+{
+    for (int i = 0; i < g->k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = g->k->bufs[i];
+        for (int d = 0; d < b->ndim; d++) {
+            int64_t c;
+            if (!tilec_ir_is_const_int(b->shape[d], &c))
+                line(g, "const int64_t b%d_s%d = (int64_t)(%s); (void)b%d_s%d;", i, d,
+                     expr(g, b->shape[d]), i, d);
+        }
+    }
+}
+
+/* Element count of buffer b as a C expression. */
+static const char *elems(cg_t *g, const tilec_ir_buffer_t *b)
+{
+    const char *n = "INT64_C(1)";
+    for (int d = 0; d < b->ndim; d++)
+        n = fmt(g, "%s * %s", n, dim(g, b, d));
+    return n;
+}
+
+/* Scratch layout: offsets o<i> of scratch buffers, then the GEMM area; the
+ * total ends in tc_off.  Emitted identically in scratch_size and block. */
+static void gen_layout(cg_t *g, const tilec_ir_stmt_t *body);
+
+static void gemm_sizes(cg_t *g, const tilec_ir_stmt_t *s, int depth)
+{
+    if (depth > CG_MAX_DEPTH)
+        return;
+    for (; s; s = s->next) {
+        switch (s->kind) {
+        case TILEC_ST_FOR: gemm_sizes(g, s->u.loop.body, depth + 1); break;
+        case TILEC_ST_IF:
+            gemm_sizes(g, s->u.cond.then, depth + 1);
+            gemm_sizes(g, s->u.cond.els, depth + 1);
+            break;
+        case TILEC_ST_GEMM:
+            if (gemm_ok(g, s))
+                line(g, "{ const int64_t q = %s; if (q > tc_g) tc_g = q; }", gemm_temp_bytes(g, s));
+            break;
+        default: break;
+        }
+    }
+}
+
+static void gen_layout(cg_t *g, const tilec_ir_stmt_t *body)
+{
+    line(g, "int64_t tc_off = 0, tc_g = 0;");
+    for (int i = g->k->nparams; i < g->k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = g->k->bufs[i];
+        if (g->place[i] != PLACE_SCRATCH)
+            continue;
+        line(g, "const int64_t o%d = tc_off; tc_off += TC_ALIGN(%s * %zu); (void)o%d;", i,
+             elems(g, b), st_size(b->dtype), i);
+    }
+    gemm_sizes(g, body, 0);
+    line(g, "const int64_t o_gemm = tc_off; tc_off += TC_ALIGN(tc_g); (void)o_gemm;");
+}
+
+static void gen_kernel(cg_t *g)
+{
+    const tilec_ir_kernel_t *k = g->k;
+    cpu_str_t *o = g->o;
+    cpu_str_printf(o, "/* tilec CPU kernel \"");
+    for (const char *p = k->name ? k->name : ""; *p; p++)
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')
+            cpu_str_putn(o, p, 1);
+    cpu_str_printf(o, "\": %d params, %d syms, %d buffers */\n", k->nparams, g->nsyms, k->nbufs);
+    cpu_str_putn(o, cpu_prelude, sizeof cpu_prelude - 1);
+    line(g, "TC_EXPORT int tilec_cpu_module_abi(void) { return %d; }", TILEC_CPU_MODULE_ABI);
+    line(g, "TC_EXPORT uint32_t tilec_nparams(void) { return %d; }", k->nparams);
+    line(g, "TC_EXPORT uint32_t tilec_nsyms(void) { return %d; }", g->nsyms);
+
+    /* grid */
+    line(g, "TC_EXPORT void tilec_grid(const int64_t *syms, int64_t g[3]) {");
+    g->ind++;
+    gen_syms(g);
+    for (int d = 0; d < 3; d++)
+        line(g, "g[%d] = %s;", d, d < k->ngrid ? fmt(g, "(int64_t)(%s)", expr(g, k->grid[d])) : "1");
+    g->ind--;
+    line(g, "}");
+
+    /* parameter sizes */
+    line(g, "TC_EXPORT int64_t tilec_param_bytes(uint32_t i, const int64_t *syms) {");
+    g->ind++;
+    gen_syms(g);
+    line(g, "int64_t n = 1, d;");
+    line(g, "switch (i) {");
+    for (int i = 0; i < k->nparams; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        line(g, "case %d:", i);
+        for (int d = 0; d < b->ndim; d++)
+            line(g, "  d = (int64_t)(%s); if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;",
+                 expr(g, b->shape[d]));
+        line(g, "  if (__builtin_mul_overflow(n, (int64_t)%zu, &n)) return -1;", st_size(b->dtype));
+        line(g, "  return n;");
+    }
+    line(g, "default: (void)d; return -1;");
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+
+    /* scratch size */
+    line(g, "TC_EXPORT int64_t tilec_scratch_size(const int64_t *syms) {");
+    g->ind++;
+    gen_syms(g);
+    gen_shapes(g);
+    gen_layout(g, k->body);
+    line(g, "return tc_off;");
+    g->ind--;
+    line(g, "}");
+
+    /* the block */
+    line(g, "TC_EXPORT void tilec_block(int32_t bx, int32_t by, int32_t bz, void *const *args, "
+            "const int64_t *syms, void *scratch) {");
+    g->ind++;
+    gen_syms(g);
+    const char *bv[3] = {"bx", "by", "bz"};
+    for (int d = 0; d < k->ngrid; d++)
+        if (k->block[d])
+            line(g, "const %s v%d = (%s)%s;", ct_type(k->block[d]->dtype), k->block[d]->id,
+                 ct_type(k->block[d]->dtype), bv[d]);
+    line(g, "(void)bx; (void)by; (void)bz; (void)args; (void)scratch;");
+    gen_shapes(g);
+    gen_layout(g, k->body);
+    line(g, "char *restrict tc_gtmp = (char *)scratch + o_gemm; (void)tc_gtmp;");
+    for (int i = 0; i < k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        const char *T = st_type(b->dtype);
+        switch (g->place[i]) {
+        case PLACE_PARAM:
+            line(g, "%s *restrict b%d = (%s *)args[%d]; (void)b%d;", T, i, T, i, i);
+            break;
+        case PLACE_SCRATCH:
+            line(g, "%s *restrict b%d = (%s *)((char *)scratch + o%d); (void)b%d;", T, i, T, i, i);
+            break;
+        default:
+            line(g, "%s b%d[%s] = {0}; (void)b%d;", T, i, elems(g, b), i);
+            break;
+        }
+    }
+    for (int i = 0; i < k->nvars; i++) {
+        const tilec_ir_var_t *v = k->vars[i];
+        if (v->kind == TILEC_VAR_LET)
+            line(g, "%s v%d = 0; (void)v%d;", ct_type(v->dtype), i, i);
+    }
+    gen_stmts(g, k->body);
+    g->ind--;
+    line(g, "}");
+}
+
+/* Structural checks the generator relies on. */
+static int check_kernel(cg_t *g)
+{
+    const tilec_ir_kernel_t *k = g->k;
+    if (!k)
+        return cg_fail(g, "module has no kernel"), -1;
+    if (k->nparams < 0 || k->nparams > k->nbufs || (k->nbufs > 0 && !k->bufs) ||
+        (k->nvars > 0 && !k->vars) || k->nvars < 0)
+        return cg_fail(g, "kernel tables are inconsistent"), -1;
+    if (k->ngrid < 1 || k->ngrid > 3)
+        return cg_fail(g, "kernel grid has %d dimensions", k->ngrid), -1;
+    for (int d = 0; d < k->ngrid; d++)
+        if (!k->grid[d])
+            return cg_fail(g, "grid extent %d missing", d), -1;
+    for (int i = 0; i < k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        if (!b || b->id != i || b->ndim < 0 || b->ndim > TILEC_IR_MAX_DIMS ||
+            (b->ndim > 0 && !b->shape) || !valid_dtype((int)b->dtype) ||
+            (int)b->scope < 0 || b->scope >= TILEC_SCOPE_COUNT)
+            return cg_fail(g, "buffer %d is malformed", i), -1;
+        if ((i < k->nparams) != (b->scope == TILEC_SCOPE_GLOBAL))
+            return cg_fail(g, "buffer %s: global buffers must be exactly the parameters",
+                           b->name ? b->name : "?"), -1;
+        for (int d = 0; d < b->ndim; d++)
+            if (!b->shape[d])
+                return cg_fail(g, "buffer %d has a missing dimension", i), -1;
+    }
+    for (int i = 0; i < k->nvars; i++) {
+        const tilec_ir_var_t *v = k->vars[i];
+        if (!v || v->id != i || !valid_dtype((int)v->dtype))
+            return cg_fail(g, "variable %d is malformed", i), -1;
+        if (v->kind == TILEC_VAR_SYM)
+            g->nsyms++;
+    }
+    for (int d = 0; d < k->ngrid; d++) {
+        const tilec_ir_var_t *v = k->block[d];
+        if (v && (v->id < 0 || v->id >= k->nvars || k->vars[v->id] != v))
+            return cg_fail(g, "block variable %d is not declared", d), -1;
+    }
+    return 0;
+}
+
+int cpu_codegen(const tilec_ir_module_t *m, cpu_str_t *out, char *err, size_t errlen)
+{
+    cg_t g;
+    memset(&g, 0, sizeof g);
+    g.k = m ? m->kernel : NULL;
+    g.o = out;
+    g.err = err;
+    g.errlen = errlen;
+    tilec_arena_init(&g.ar);
+    if (check_kernel(&g) == 0) {
+        g.place = tilec_arena_alloc(&g.ar, sizeof(int) * (size_t)(g.k->nbufs + 1));
+        if (!g.place) {
+            cg_fail(&g, "out of memory");
+        } else {
+            for (int i = 0; i < g.k->nbufs; i++) {
+                const tilec_ir_buffer_t *b = g.k->bufs[i];
+                int64_t n = tilec_ir_buffer_const_size(b);
+                if (b->scope == TILEC_SCOPE_GLOBAL)
+                    g.place[i] = PLACE_PARAM;
+                else if ((b->scope == TILEC_SCOPE_LOCAL || b->scope == TILEC_SCOPE_VAR) && n > 0 &&
+                         n * (int64_t)st_size(b->dtype) <= CG_LOCAL_MAX_BYTES)
+                    g.place[i] = PLACE_LOCAL;
+                else
+                    g.place[i] = PLACE_SCRATCH;
+            }
+            gen_kernel(&g);
+        }
+    }
+    tilec_arena_destroy(&g.ar);
+    if (!g.failed && out->oom)
+        cg_fail(&g, "out of memory");
+    return g.failed ? -1 : 0;
+}

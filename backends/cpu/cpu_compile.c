@@ -1,0 +1,547 @@
+/*
+ * cpu_compile.c — from IR text to a loaded shared object.
+ *
+ * Steps: parse the IR text (SDK reader, private arena), generate C
+ * (cpu_codegen.c), then either find the shared object in the kernel cache
+ * or run the system C compiler ($CC, default "cc", spawned directly with an
+ * argument vector, never through a shell) and dlopen the result.
+ *
+ * Cache: when the host gave a cache directory, the key is the SHA-256 of
+ * the IR text, the plugin version, the compiler identity (first line of
+ * `$CC --version`, computed once per process), the host CPU's feature flags
+ * (the code is built with -march=native) and the compiler flags; the entry
+ * is DIR/cpu-<hex>.so, written atomically (temp file + rename).  A hit
+ * skips the compiler entirely.  Without a cache the compiler works in a
+ * private temporary directory that is removed once the object is loaded.
+ *
+ * Flags: -O3 -march=native -fPIC -shared -std=c11 -ffp-contract=fast
+ * -fno-math-errno.  No -ffast-math: NaN and infinity must keep their IEEE
+ * meaning (T.infinity, max with -inf); contraction into FMA is allowed, as
+ * GPU compilers do by default.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu_internal.h"
+#include "tilec/sdk.h"
+
+extern char **environ;
+
+cpu_host_t cpu_host;
+pthread_mutex_t cpu_host_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The plugin may be queried again (with another cache dir) while another
+ * thread compiles: readers take a copy under the lock. */
+static char *cache_dir_dup(void)
+{
+    pthread_mutex_lock(&cpu_host_lock);
+    char *d = cpu_host.cache_dir ? strdup(cpu_host.cache_dir) : NULL;
+    pthread_mutex_unlock(&cpu_host_lock);
+    return d;
+}
+
+void cpu_log(const char *topic, const char *fmtstr, ...)
+{
+    if (!cpu_host.log)
+        return;
+    va_list ap;
+    va_start(ap, fmtstr);
+    cpu_str_t b = {0};
+    cpu_str_vprintf(&b, fmtstr, ap);
+    va_end(ap);
+    if (!b.oom && b.s)
+        cpu_host.log(cpu_host.log_user, topic, b.s);
+    cpu_str_free(&b);
+}
+
+/* ---- the compiler command --------------------------------------------------- */
+
+typedef struct argv_list {
+    char **v;
+    int n, cap;
+    int oom;
+} argv_list_t;
+
+static void argv_push(argv_list_t *a, const char *s)
+{
+    if (a->oom)
+        return;
+    if (a->n + 2 > a->cap) {
+        int cap = a->cap ? a->cap * 2 : 16;
+        char **v = realloc(a->v, sizeof(char *) * (size_t)cap);
+        if (!v) {
+            a->oom = 1;
+            return;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    char *d = strdup(s);
+    if (!d) {
+        a->oom = 1;
+        return;
+    }
+    a->v[a->n++] = d;
+    a->v[a->n] = NULL;
+}
+
+/* Appends the blank-separated words of s. */
+static void argv_split(argv_list_t *a, const char *s)
+{
+    while (s && *s) {
+        while (*s == ' ' || *s == '\t' || *s == '\n')
+            s++;
+        const char *e = s;
+        while (*e && *e != ' ' && *e != '\t' && *e != '\n')
+            e++;
+        if (e > s) {
+            char *w = strndup(s, (size_t)(e - s));
+            if (!w) {
+                a->oom = 1;
+                return;
+            }
+            argv_push(a, w);
+            free(w);
+        }
+        s = e;
+    }
+}
+
+static void argv_free(argv_list_t *a)
+{
+    for (int i = 0; i < a->n; i++)
+        free(a->v[i]);
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+static const char *cc_env(void)
+{
+    const char *cc = secure_getenv("CC");
+    return cc && *cc ? cc : "cc";
+}
+
+/* 1 when prog (a name looked up in PATH, or a path) is executable. */
+static int program_exists(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) == 0;
+    const char *path = secure_getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    size_t plen = strlen(prog);
+    while (*path) {
+        const char *e = strchr(path, ':');
+        size_t n = e ? (size_t)(e - path) : strlen(path);
+        char *full = malloc(n + plen + 2);
+        if (!full)
+            return 0;
+        if (n == 0)
+            snprintf(full, plen + 3, "./%s", prog);
+        else
+            snprintf(full, n + plen + 2, "%.*s/%s", (int)n, path, prog);
+        struct stat st;
+        int ok = stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0;
+        free(full);
+        if (ok)
+            return 1;
+        if (!e)
+            break;
+        path = e + 1;
+    }
+    return 0;
+}
+
+int cpu_compiler_find(const char **why)
+{
+    argv_list_t a = {0};
+    argv_split(&a, cc_env());
+    int ok = !a.oom && a.n > 0 && program_exists(a.v[0]);
+    argv_free(&a);
+    if (!ok && why)
+        *why = "no C compiler found: set CC or install cc (looked up in PATH)";
+    return ok ? 0 : -1;
+}
+
+/* Runs argv with stdout+stderr captured into *out (malloc'd, NUL-terminated).
+ * Returns the exit status (0..255), or -1 when it could not run (errno). */
+static int run_capture(char *const *argv, char **out)
+{
+    *out = NULL;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (rc != 0) {
+        close(fds[0]);
+        errno = rc;
+        return -1;
+    }
+    cpu_str_t b = {0};
+    char buf[4096];
+    for (;;) {
+        ssize_t n = read(fds[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        /* keep at most 64 KiB of compiler chatter */
+        if (b.len < 65536)
+            cpu_str_putn(&b, buf, (size_t)n);
+    }
+    close(fds[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            cpu_str_free(&b);
+            return -1;
+        }
+    }
+    *out = b.s ? b.s : strdup("");
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* Identity of the compiler: first line of `$CC --version`, once. */
+static pthread_mutex_t ident_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *ident_cached;
+
+static const char *compiler_identity(void)
+{
+    pthread_mutex_lock(&ident_lock);
+    if (!ident_cached) {
+        argv_list_t a = {0};
+        argv_split(&a, cc_env());
+        argv_push(&a, "--version");
+        char *out = NULL;
+        int rc = a.oom ? -1 : run_capture(a.v, &out);
+        if (rc == 0 && out) {
+            size_t n = strcspn(out, "\n");
+            ident_cached = strndup(out, n);
+        } else {
+            ident_cached = strdup(cc_env()); /* unknown version: the name */
+        }
+        free(out);
+        argv_free(&a);
+    }
+    const char *r = ident_cached ? ident_cached : "unknown";
+    pthread_mutex_unlock(&ident_lock);
+    return r;
+}
+
+/* The "flags" line of /proc/cpuinfo, malloc'd ("" when unknown). */
+static char *cpu_flags(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char *line = NULL, *r = NULL;
+    size_t cap = 0;
+    if (f) {
+        while (getline(&line, &cap, f) > 0) {
+            if (strncmp(line, "flags", 5) == 0 || strncmp(line, "Features", 8) == 0) {
+                r = strdup(line);
+                break;
+            }
+        }
+        fclose(f);
+    }
+    free(line);
+    return r ? r : strdup("");
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- modules ------------------------------------------------------------------ */
+
+void cpu_module_free(tilec_pmodule_t *mod)
+{
+    if (!mod)
+        return;
+    if (mod->dl)
+        dlclose(mod->dl);
+    free(mod->source);
+    free(mod->binary);
+    free(mod);
+}
+
+/* dlopen path and bind the module's entry points; 0 or -1 (error set). */
+static int module_bind(tilec_pmodule_t *mod, const char *path)
+{
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        const char *e = dlerror();
+        tilec_sdk_error_set("cpu: cannot load compiled kernel %s: %s", path, e ? e : "?");
+        return -1;
+    }
+    cpu_abi_fn abi = (cpu_abi_fn)dlsym(dl, "tilec_cpu_module_abi");
+    cpu_count_fn np = (cpu_count_fn)dlsym(dl, "tilec_nparams");
+    cpu_count_fn ns = (cpu_count_fn)dlsym(dl, "tilec_nsyms");
+    mod->grid = (cpu_grid_fn)dlsym(dl, "tilec_grid");
+    mod->scratch_size = (cpu_scratch_fn)dlsym(dl, "tilec_scratch_size");
+    mod->param_bytes = (cpu_param_bytes_fn)dlsym(dl, "tilec_param_bytes");
+    mod->block = (cpu_block_fn)dlsym(dl, "tilec_block");
+    if (!abi || !np || !ns || !mod->grid || !mod->scratch_size || !mod->param_bytes ||
+        !mod->block || abi() != TILEC_CPU_MODULE_ABI) {
+        dlclose(dl);
+        tilec_sdk_error_set("cpu: %s is not a kernel of this plugin version", path);
+        return -1;
+    }
+    mod->nparams = np();
+    mod->nsyms = ns();
+    mod->dl = dl;
+    return 0;
+}
+
+/* Removes dir and the files we put in it. */
+static void rm_tmpdir(const char *dir)
+{
+    static const char *names[] = {"kernel.c", "kernel.so"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *p = tilec_sdk_cache_path(dir, "", names[i], "");
+        if (p)
+            unlink(p);
+        free(p);
+    }
+    rmdir(dir);
+}
+
+static int arch_ok(const char *s)
+{
+    if (!s || !*s || strlen(s) > 64)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '-' || *s == '_' || *s == '.' || *s == '+'))
+            return 0;
+    return 1;
+}
+
+tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
+                                   const tilec_pcompile_options_t *opts, tilec_pmodule_t **out)
+{
+    tilec_pstatus_t st = TILEC_PS_INTERNAL;
+    tilec_arena_t ar;
+    tilec_arena_init(&ar);
+    tilec_ir_module_t *m = NULL;
+    char err[512];
+    cpu_str_t src = {0};
+    argv_list_t flags = {0}, cmd = {0};
+    char *cache_path = NULL, *tmpdir = NULL, *cc_out = NULL, *cflags = NULL;
+    char *cache_dir = cache_dir_dup();
+    tilec_pmodule_t *mod = NULL;
+    double t0 = now_ms();
+
+    if (tilec_ir_read(&ar, ir, ir_len, &m, err, sizeof err) != 0 || !m) {
+        tilec_sdk_error_set("cpu: invalid tile IR: %s", err);
+        st = TILEC_PS_INVALID_ARGUMENT;
+        goto done;
+    }
+    if (cpu_codegen(m, &src, err, sizeof err) != 0) {
+        tilec_sdk_error_set("cpu: cannot generate code: %s", err);
+        st = TILEC_PS_INVALID_ARGUMENT;
+        goto done;
+    }
+    mod = calloc(1, sizeof *mod);
+    if (!mod) {
+        st = TILEC_PS_OUT_OF_MEMORY;
+        tilec_sdk_error_set("cpu: out of memory");
+        goto done;
+    }
+    mod->source = src.s;
+    mod->source_len = src.len;
+    src.s = NULL;
+
+    /* flags */
+    unsigned opt = opts ? opts->opt_level : 3;
+    if (opt > 3)
+        opt = 3;
+    char obuf[8];
+    snprintf(obuf, sizeof obuf, "-O%u", opt);
+    argv_push(&flags, obuf);
+    const char *arch = opts && opts->arch && *opts->arch ? opts->arch : "native";
+    if (!arch_ok(arch)) {
+        tilec_sdk_error_set("cpu: bad target architecture \"%s\"", arch);
+        st = TILEC_PS_INVALID_ARGUMENT;
+        goto done;
+    }
+    char abuf[96];
+    snprintf(abuf, sizeof abuf, "-march=%s", arch);
+    argv_push(&flags, abuf);
+    argv_push(&flags, "-fPIC");
+    argv_push(&flags, "-shared");
+    argv_push(&flags, "-std=c11");
+    argv_push(&flags, "-ffp-contract=fast");
+    argv_push(&flags, "-fno-math-errno");
+    if (opts && opts->extra)
+        argv_split(&flags, opts->extra);
+    if (flags.oom) {
+        st = TILEC_PS_OUT_OF_MEMORY;
+        tilec_sdk_error_set("cpu: out of memory");
+        goto done;
+    }
+
+    /* cache lookup */
+    if (cache_dir) {
+        tilec_sha256_t h;
+        uint8_t dg[32];
+        char hex[65];
+        const char *ident = compiler_identity();
+        cflags = cpu_flags();
+        tilec_sha256_init(&h);
+        tilec_sha256_update(&h, "tilec-cpu", 10);
+        tilec_sha256_update(&h, TILEC_CPU_PLUGIN_VERSION, sizeof TILEC_CPU_PLUGIN_VERSION);
+        tilec_sha256_update(&h, ident, strlen(ident) + 1);
+        if (cflags)
+            tilec_sha256_update(&h, cflags, strlen(cflags) + 1);
+        for (int i = 0; i < flags.n; i++)
+            tilec_sha256_update(&h, flags.v[i], strlen(flags.v[i]) + 1);
+        tilec_sha256_update(&h, "\n", 1);
+        tilec_sha256_update(&h, ir, ir_len);
+        tilec_sha256_final(&h, dg);
+        tilec_sha256_hex(dg, hex);
+        cache_path = tilec_sdk_cache_path(cache_dir, "cpu-", hex, ".so");
+        if (cache_path && access(cache_path, R_OK) == 0 &&
+            tilec_sdk_file_read(cache_path, &mod->binary, &mod->binary_len) == 0) {
+            if (module_bind(mod, cache_path) == 0) {
+                cpu_log("compile", "cpu: cache hit %s (%.1f ms)", cache_path, now_ms() - t0);
+                st = TILEC_PS_OK;
+                goto done;
+            }
+            cpu_log("compile", "cpu: cache entry %s unusable (%s); recompiling", cache_path,
+                    tilec_sdk_error_get());
+            free(mod->binary);
+            mod->binary = NULL;
+            mod->binary_len = 0;
+        } else if (cache_path) {
+            cpu_log("compile", "cpu: cache miss %s", cache_path);
+        }
+    }
+
+    /* compile in a private temporary directory */
+    {
+        const char *tmp = secure_getenv("TMPDIR");
+        if (!tmp || !*tmp)
+            tmp = "/tmp";
+        tmpdir = tilec_sdk_cache_path(tmp, "", "tilec-cpu-XXXXXX", "");
+        if (!tmpdir || !mkdtemp(tmpdir)) {
+            tilec_sdk_error_set("cpu: cannot create a temporary directory in %s: %s", tmp,
+                                strerror(errno));
+            st = TILEC_PS_COMPILE_ERROR;
+            free(tmpdir);
+            tmpdir = NULL;
+            goto done;
+        }
+        char *cpath = tilec_sdk_cache_path(tmpdir, "", "kernel.c", "");
+        char *sopath = tilec_sdk_cache_path(tmpdir, "", "kernel.so", "");
+        if (!cpath || !sopath || tilec_sdk_cache_write(cpath, mod->source, mod->source_len) != 0) {
+            tilec_sdk_error_set("cpu: cannot write the generated source: %s", strerror(errno));
+            st = TILEC_PS_COMPILE_ERROR;
+            free(cpath);
+            free(sopath);
+            goto done;
+        }
+        argv_split(&cmd, cc_env());
+        for (int i = 0; i < flags.n; i++)
+            argv_push(&cmd, flags.v[i]);
+        argv_push(&cmd, "-o");
+        argv_push(&cmd, sopath);
+        argv_push(&cmd, cpath);
+        argv_push(&cmd, "-lm");
+        if (cmd.oom || cmd.n == 0) {
+            st = TILEC_PS_OUT_OF_MEMORY;
+            tilec_sdk_error_set("cpu: out of memory");
+            free(cpath);
+            free(sopath);
+            goto done;
+        }
+        cpu_str_t cl = {0};
+        for (int i = 0; i < cmd.n; i++)
+            cpu_str_printf(&cl, "%s%s", i ? " " : "", cmd.v[i]);
+        cpu_log("compile", "cpu: %s", cl.s ? cl.s : "");
+        double t1 = now_ms();
+        int rc = run_capture(cmd.v, &cc_out);
+        if (rc != 0) {
+            if (rc < 0)
+                tilec_sdk_error_set("cpu: cannot run the C compiler \"%s\": %s", cmd.v[0],
+                                    strerror(errno));
+            else
+                tilec_sdk_error_set("cpu: C compiler failed (status %d): %s\n%s", rc,
+                                    cl.s ? cl.s : "", cc_out ? cc_out : "");
+            cpu_str_free(&cl);
+            st = TILEC_PS_COMPILE_ERROR;
+            free(cpath);
+            free(sopath);
+            goto done;
+        }
+        cpu_str_free(&cl);
+        cpu_log("compile", "cpu: compiled in %.1f ms", now_ms() - t1);
+        if (tilec_sdk_file_read(sopath, &mod->binary, &mod->binary_len) != 0) {
+            tilec_sdk_error_set("cpu: compiler produced no output %s: %s", sopath,
+                                strerror(errno));
+            st = TILEC_PS_COMPILE_ERROR;
+            free(cpath);
+            free(sopath);
+            goto done;
+        }
+        if (module_bind(mod, sopath) != 0) {
+            st = TILEC_PS_COMPILE_ERROR;
+            free(cpath);
+            free(sopath);
+            goto done;
+        }
+        free(cpath);
+        free(sopath);
+        if (cache_path) {
+            if (tilec_sdk_cache_write(cache_path, mod->binary, mod->binary_len) != 0)
+                cpu_log("compile", "cpu: cannot write cache entry %s: %s", cache_path,
+                        strerror(errno));
+            else
+                cpu_log("compile", "cpu: cached %s", cache_path);
+        }
+        st = TILEC_PS_OK;
+    }
+
+done:
+    if (tmpdir) {
+        rm_tmpdir(tmpdir);
+        free(tmpdir);
+    }
+    if (st == TILEC_PS_OK) {
+        *out = mod;
+    } else {
+        cpu_module_free(mod);
+    }
+    free(cache_path);
+    free(cache_dir);
+    free(cc_out);
+    free(cflags);
+    argv_free(&flags);
+    argv_free(&cmd);
+    cpu_str_free(&src);
+    tilec_arena_destroy(&ar);
+    return st;
+}

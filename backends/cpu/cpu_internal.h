@@ -1,0 +1,98 @@
+/*
+ * cpu_internal.h — private interfaces of the CPU backend.
+ *
+ * The CPU backend turns tile IR into C (cpu_codegen.c), compiles that C
+ * with the system compiler into a shared object and loads it with dlopen
+ * (cpu_compile.c), and runs the kernel's blocks over a pool of host threads
+ * (cpu_plugin.c, which also holds the ABI table).  The same sources build
+ * the stand-alone plugin libtilec-cpu.so and, with -DTILEC_EMBEDDED, the
+ * copy embedded in libtilec.
+ */
+#ifndef TILEC_CPU_INTERNAL_H
+#define TILEC_CPU_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tilec/ir.h"
+#include "tilec/plugin.h"
+
+#define TILEC_CPU_PLUGIN_VERSION "0.1.0"
+
+/* ---- growable string --------------------------------------------------- */
+
+typedef struct cpu_str {
+    char *s;      /* owned, NUL-terminated when cap > 0 */
+    size_t len, cap;
+    int oom;      /* set once an allocation failed; later appends are no-ops */
+} cpu_str_t;
+
+void cpu_str_printf(cpu_str_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cpu_str_vprintf(cpu_str_t *b, const char *fmt, va_list ap);
+void cpu_str_putn(cpu_str_t *b, const char *s, size_t n);
+void cpu_str_free(cpu_str_t *b);
+
+/* ---- code generation (cpu_codegen.c) ------------------------------------ */
+
+/* Symbols every generated shared object defines (see cpu_codegen.c):
+ *   int tilec_cpu_module_abi(void)               returns TILEC_CPU_MODULE_ABI
+ *   uint32_t tilec_nparams(void), tilec_nsyms(void)
+ *   void tilec_grid(const int64_t *syms, int64_t g[3])
+ *   int64_t tilec_scratch_size(const int64_t *syms)
+ *   int64_t tilec_param_bytes(uint32_t i, const int64_t *syms)  (-1: bad shape)
+ *   void tilec_block(int32_t bx, int32_t by, int32_t bz, void *const *args,
+ *                    const int64_t *syms, void *scratch) */
+#define TILEC_CPU_MODULE_ABI 1
+
+typedef int (*cpu_abi_fn)(void);
+typedef uint32_t (*cpu_count_fn)(void);
+typedef void (*cpu_grid_fn)(const int64_t *syms, int64_t g[3]);
+typedef int64_t (*cpu_scratch_fn)(const int64_t *syms);
+typedef int64_t (*cpu_param_bytes_fn)(uint32_t i, const int64_t *syms);
+typedef void (*cpu_block_fn)(int32_t bx, int32_t by, int32_t bz, void *const *args,
+                             const int64_t *syms, void *scratch);
+
+/* Generates the C translation unit for module m into out.  Returns 0, or -1
+ * with a message in err (an IR construct the generator rejects). */
+int cpu_codegen(const tilec_ir_module_t *m, cpu_str_t *out, char *err, size_t errlen);
+
+/* ---- compile and load (cpu_compile.c) ----------------------------------- */
+
+struct tilec_pmodule {
+    void *dl;                 /* dlopen handle */
+    char *source;             /* generated C, owned */
+    size_t source_len;
+    void *binary;             /* bytes of the .so, owned */
+    size_t binary_len;
+    uint32_t nparams, nsyms;
+    cpu_grid_fn grid;
+    cpu_scratch_fn scratch_size;
+    cpu_param_bytes_fn param_bytes;
+    cpu_block_fn block;
+};
+
+/* Host configuration captured by the query (cache dir, log sink). */
+typedef struct cpu_host {
+    void (*log)(void *user, const char *topic, const char *msg);
+    void *log_user;
+    char *cache_dir;          /* owned; NULL: no cache */
+} cpu_host_t;
+
+extern cpu_host_t cpu_host;          /* guarded by cpu_host_lock */
+#include <pthread.h>
+extern pthread_mutex_t cpu_host_lock;
+
+void cpu_log(const char *topic, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The compiler command ($CC split on blanks, default "cc"): 0 when its
+ * program is found (in PATH or as a path), else -1 with *why set to a
+ * static-lifetime description. */
+int cpu_compiler_find(const char **why);
+
+/* Full compile: IR text -> module.  Sets the SDK error on failure. */
+tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
+                                   const tilec_pcompile_options_t *opts, tilec_pmodule_t **out);
+void cpu_module_free(tilec_pmodule_t *mod);
+
+#endif

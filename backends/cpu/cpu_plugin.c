@@ -1,0 +1,654 @@
+/*
+ * cpu_plugin.c — the CPU backend's plugin table: negotiation, devices,
+ * memory, module access and launch.
+ *
+ * The CPU is one device.  Memory is 64-byte-aligned host memory, read and
+ * written with bounds checks.  A launch runs the kernel's blocks on a
+ * persistent pool of worker threads owned by the device (one per online
+ * CPU, the launching thread included, started at the first launch with
+ * more than one block and joined by device_close); workers take block
+ * numbers from a shared atomic counter, and each has its own scratch area
+ * for the block's on-chip buffers (zeroed before every block, like the
+ * reference interpreter's).  Launches on one device are serialized.
+ *
+ * Built twice from the same source: as libtilec-cpu.so exporting
+ * tilec_plugin_query, and with -DTILEC_EMBEDDED inside libtilec, where the
+ * query is the hidden tilec_cpu_embedded_query that the loader calls
+ * directly (same signature as tilec_plugin_query_fn).
+ *
+ * Every entry point validates its arguments and returns
+ * TILEC_PS_INVALID_ARGUMENT with a message (last_error) on misuse; input
+ * structs must be at least their ABI 1.0 size (the host struct: at least
+ * its version fields), and tilec_pdevice_info_t is written only up to the
+ * caller's struct_size.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu_internal.h"
+#include "tilec/sdk.h"
+
+#ifdef TILEC_EMBEDDED
+#define CPU_QUERY_NAME tilec_cpu_embedded_query
+#define CPU_QUERY_VISIBILITY __attribute__((visibility("hidden")))
+#else
+#define CPU_QUERY_NAME tilec_plugin_query
+#define CPU_QUERY_VISIBILITY TILEC_PLUGIN_EXPORT
+#endif
+
+#define CPU_MEM_MAGIC 0x74634d45u /* "tcME" */
+#define CPU_DEV_MAGIC 0x74634456u
+
+/* smallest input structs accepted (ABI 1.0) */
+#define HOST_MIN_SIZE (offsetof(tilec_plugin_host_t, reserved))
+#define INFO_MIN_SIZE (offsetof(tilec_pdevice_info_t, name))
+#define FIELD_END(type, f) (offsetof(type, f) + sizeof(((type *)0)->f))
+
+#define BAD_ARG(...)                                                                           \
+    do {                                                                                       \
+        tilec_sdk_error_set(__VA_ARGS__);                                                      \
+        return TILEC_PS_INVALID_ARGUMENT;                                                      \
+    } while (0)
+
+/* ---- memory -------------------------------------------------------------------- */
+
+struct tilec_pmem {
+    uint32_t magic;
+    tilec_pmem_scope_t scope;
+    size_t size;
+    void *data; /* 64-byte aligned, at least 64 bytes */
+};
+
+/* ---- devices and the worker pool ------------------------------------------------ */
+
+typedef struct cpu_job {
+    tilec_pmodule_t *mod;
+    void *const *args;
+    const int64_t *syms;
+    int64_t g[3];
+    int64_t nblocks;
+    int64_t next;         /* atomic: next block number to run */
+    size_t scratch;       /* bytes each worker needs */
+    int failed;           /* atomic: a worker could not get scratch memory */
+} cpu_job_t;
+
+typedef struct cpu_worker {
+    struct tilec_pdevice *dev;
+    pthread_t th;
+    void *scratch;
+    size_t scratch_cap;
+} cpu_worker_t;
+
+struct tilec_pdevice {
+    uint32_t magic;
+    uint32_t index;
+    pthread_mutex_t launch_lock; /* one launch at a time */
+    pthread_mutex_t m;
+    pthread_cond_t cv_work, cv_done;
+    int nworkers;                /* pool threads, not counting the launcher */
+    cpu_worker_t *workers;
+    int started;
+    int stop;
+    uint64_t gen;                /* job generation, bumped per launch */
+    int pending;                 /* workers still on the current job */
+    cpu_job_t *job;
+    cpu_worker_t self;           /* the launching thread's scratch */
+};
+
+static int online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+/* Grows w's scratch to n bytes; 0 or -1. */
+static int scratch_reserve(cpu_worker_t *w, size_t n)
+{
+    if (n <= w->scratch_cap && w->scratch)
+        return 0;
+    size_t cap = (n + 63) & ~(size_t)63;
+    if (cap < 64)
+        cap = 64;
+    void *p = aligned_alloc(64, cap);
+    if (!p)
+        return -1;
+    free(w->scratch);
+    w->scratch = p;
+    w->scratch_cap = cap;
+    return 0;
+}
+
+static void run_blocks(cpu_job_t *j, cpu_worker_t *w)
+{
+    if (scratch_reserve(w, j->scratch) != 0) {
+        __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    for (;;) {
+        int64_t b = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (b >= j->nblocks || __atomic_load_n(&j->failed, __ATOMIC_RELAXED))
+            break;
+        int64_t bx = b % j->g[0], r = b / j->g[0];
+        int64_t by = r % j->g[1], bz = r / j->g[1];
+        /* on-chip buffers start at zero in every block, as in the
+         * reference interpreter */
+        if (j->scratch)
+            memset(w->scratch, 0, j->scratch);
+        j->mod->block((int32_t)bx, (int32_t)by, (int32_t)bz, j->args, j->syms, w->scratch);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    cpu_worker_t *w = arg;
+    struct tilec_pdevice *d = w->dev;
+    uint64_t seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&d->m);
+        while (!d->stop && d->gen == seen)
+            pthread_cond_wait(&d->cv_work, &d->m);
+        if (d->stop) {
+            pthread_mutex_unlock(&d->m);
+            break;
+        }
+        seen = d->gen;
+        cpu_job_t *j = d->job;
+        pthread_mutex_unlock(&d->m);
+        run_blocks(j, w);
+        pthread_mutex_lock(&d->m);
+        if (--d->pending == 0)
+            pthread_cond_signal(&d->cv_done);
+        pthread_mutex_unlock(&d->m);
+    }
+    return NULL;
+}
+
+/* Starts the pool (under launch_lock).  With fewer threads than asked for
+ * it still works: the launcher runs what the pool does not. */
+static void pool_start(struct tilec_pdevice *d)
+{
+    if (d->started)
+        return;
+    d->started = 1;
+    int n = online_cpus() - 1;
+    if (n <= 0)
+        return;
+    d->workers = calloc((size_t)n, sizeof *d->workers);
+    if (!d->workers)
+        return;
+    for (int i = 0; i < n; i++) {
+        d->workers[i].dev = d;
+        if (pthread_create(&d->workers[i].th, NULL, worker_main, &d->workers[i]) != 0)
+            break;
+        d->nworkers++;
+    }
+}
+
+static void pool_stop(struct tilec_pdevice *d)
+{
+    pthread_mutex_lock(&d->m);
+    d->stop = 1;
+    pthread_cond_broadcast(&d->cv_work);
+    pthread_mutex_unlock(&d->m);
+    for (int i = 0; i < d->nworkers; i++) {
+        pthread_join(d->workers[i].th, NULL);
+        free(d->workers[i].scratch);
+    }
+    free(d->workers);
+    d->workers = NULL;
+    d->nworkers = 0;
+}
+
+/* ---- entry points ------------------------------------------------------------------ */
+
+static const char *cpu_last_error(void) { return tilec_sdk_error_get(); }
+
+static tilec_pstatus_t cpu_device_count(uint32_t *count)
+{
+    if (!count)
+        BAD_ARG("cpu: device_count: count is NULL");
+    const char *why = NULL;
+    if (cpu_compiler_find(&why) != 0) {
+        *count = 0;
+        tilec_sdk_error_set("cpu: %s", why);
+        return TILEC_PS_UNAVAILABLE;
+    }
+    *count = 1;
+    return TILEC_PS_OK;
+}
+
+/* "model name" of /proc/cpuinfo (or a fallback) and " (N threads)" */
+static void cpu_name(char *out, size_t n)
+{
+    char model[128] = "CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char *line = NULL;
+        size_t cap = 0;
+        while (getline(&line, &cap, f) > 0) {
+            if (strncmp(line, "model name", 10) == 0) {
+                char *c = strchr(line, ':');
+                if (c) {
+                    c++;
+                    while (*c == ' ' || *c == '\t')
+                        c++;
+                    c[strcspn(c, "\n")] = '\0';
+                    if (*c)
+                        snprintf(model, sizeof model, "%s", c);
+                }
+                break;
+            }
+        }
+        free(line);
+        fclose(f);
+    }
+    snprintf(out, n, "%s (%d threads)", model, online_cpus());
+}
+
+static tilec_pstatus_t cpu_device_info(uint32_t index, tilec_pdevice_info_t *info)
+{
+    if (!info)
+        BAD_ARG("cpu: device_info: info is NULL");
+    if (info->struct_size < INFO_MIN_SIZE)
+        BAD_ARG("cpu: device_info: struct_size %u is smaller than %zu", info->struct_size,
+                INFO_MIN_SIZE);
+    if (index != 0)
+        BAD_ARG("cpu: device_info: device index %u out of range (1 device)", index);
+    const char *why = NULL;
+    if (cpu_compiler_find(&why) != 0) {
+        tilec_sdk_error_set("cpu: %s", why);
+        return TILEC_PS_UNAVAILABLE;
+    }
+    tilec_pdevice_info_t full;
+    memset(&full, 0, sizeof full);
+    cpu_name(full.name, sizeof full.name);
+    const char *cc = secure_getenv("CC");
+    snprintf(full.platform, sizeof full.platform, "C compiler: %s", cc && *cc ? cc : "cc");
+    full.caps = 0;
+    full.caps = TILEC_CAP_FLOAT16 | TILEC_CAP_BFLOAT16 | TILEC_CAP_FLOAT64 | TILEC_CAP_INT64 |
+                TILEC_CAP_ATOMIC_FLOAT | TILEC_CAP_ATOMIC_INT | TILEC_CAP_DYNAMIC_SHAPE |
+                TILEC_CAP_PRINT | TILEC_CAP_EMIT_SOURCE | TILEC_CAP_EMIT_BINARY;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    full.global_mem_bytes = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+    full.shared_mem_bytes = 0; /* on-chip buffers live in ordinary memory: no fixed limit */
+    full.max_threads = 1024;   /* threads= of T.Kernel is accepted and ignored */
+    full.compute_units = (uint32_t)online_cpus();
+    uint32_t size = info->struct_size;
+    full.struct_size = size;
+    memcpy(info, &full, size < sizeof full ? size : sizeof full);
+    return TILEC_PS_OK;
+}
+
+static tilec_pstatus_t cpu_device_open(uint32_t index, tilec_pdevice_t **out)
+{
+    if (!out)
+        BAD_ARG("cpu: device_open: out is NULL");
+    if (index != 0)
+        BAD_ARG("cpu: device_open: device index %u out of range (1 device)", index);
+    const char *why = NULL;
+    if (cpu_compiler_find(&why) != 0) {
+        tilec_sdk_error_set("cpu: %s", why);
+        return TILEC_PS_UNAVAILABLE;
+    }
+    struct tilec_pdevice *d = calloc(1, sizeof *d);
+    if (!d) {
+        tilec_sdk_error_set("cpu: out of memory");
+        return TILEC_PS_OUT_OF_MEMORY;
+    }
+    d->magic = CPU_DEV_MAGIC;
+    d->index = index;
+    pthread_mutex_init(&d->launch_lock, NULL);
+    pthread_mutex_init(&d->m, NULL);
+    pthread_cond_init(&d->cv_work, NULL);
+    pthread_cond_init(&d->cv_done, NULL);
+    *out = d;
+    return TILEC_PS_OK;
+}
+
+static int dev_ok(const tilec_pdevice_t *d) { return d && d->magic == CPU_DEV_MAGIC; }
+
+static void cpu_device_close(tilec_pdevice_t *d)
+{
+    if (!dev_ok(d))
+        return;
+    pthread_mutex_lock(&d->launch_lock);
+    pool_stop(d);
+    pthread_mutex_unlock(&d->launch_lock);
+    free(d->self.scratch);
+    pthread_mutex_destroy(&d->launch_lock);
+    pthread_mutex_destroy(&d->m);
+    pthread_cond_destroy(&d->cv_work);
+    pthread_cond_destroy(&d->cv_done);
+    d->magic = 0;
+    free(d);
+}
+
+static tilec_pstatus_t cpu_compile(tilec_pdevice_t *dev, const char *ir, size_t ir_len,
+                                   const tilec_pcompile_options_t *opts, tilec_pmodule_t **out)
+{
+    if (!dev_ok(dev))
+        BAD_ARG("cpu: compile: invalid device handle");
+    if (!ir || ir_len == 0)
+        BAD_ARG("cpu: compile: no IR text");
+    if (!out)
+        BAD_ARG("cpu: compile: out is NULL");
+    if (opts && opts->struct_size < sizeof(tilec_pcompile_options_t))
+        BAD_ARG("cpu: compile: options struct_size %u is smaller than %zu", opts->struct_size,
+                sizeof(tilec_pcompile_options_t));
+    if (opts && opts->opt_level > 3)
+        BAD_ARG("cpu: compile: opt_level %u is not in 0..3", opts->opt_level);
+    return cpu_compile_module(ir, ir_len, opts, out);
+}
+
+static tilec_pstatus_t cpu_module_data(tilec_pmodule_t *mod, tilec_pdata_kind_t kind,
+                                       const void **data, size_t *size)
+{
+    if (!mod || !data || !size)
+        BAD_ARG("cpu: module_data: NULL argument");
+    switch (kind) {
+    case TILEC_PDATA_SOURCE:
+        *data = mod->source;
+        *size = mod->source_len;
+        return TILEC_PS_OK;
+    case TILEC_PDATA_BINARY:
+        *data = mod->binary;
+        *size = mod->binary_len;
+        return TILEC_PS_OK;
+    default:
+        BAD_ARG("cpu: module_data: unknown data kind %d", (int)kind);
+    }
+}
+
+static void cpu_module_free_entry(tilec_pmodule_t *mod) { cpu_module_free(mod); }
+
+static tilec_pstatus_t cpu_mem_alloc(tilec_pdevice_t *dev, tilec_pmem_scope_t scope, size_t size,
+                                     tilec_pmem_t **out)
+{
+    if (!dev_ok(dev))
+        BAD_ARG("cpu: mem_alloc: invalid device handle");
+    if (!out)
+        BAD_ARG("cpu: mem_alloc: out is NULL");
+    if (scope != TILEC_PMEM_DEVICE && scope != TILEC_PMEM_HOST)
+        BAD_ARG("cpu: mem_alloc: unknown memory scope %d", (int)scope);
+    if (size > SIZE_MAX - 128)
+        BAD_ARG("cpu: mem_alloc: size %zu too large", size);
+    tilec_pmem_t *m = calloc(1, sizeof *m);
+    size_t cap = (size + 63) & ~(size_t)63;
+    if (cap == 0)
+        cap = 64;
+    void *p = m ? aligned_alloc(64, cap) : NULL;
+    if (!p) {
+        free(m);
+        tilec_sdk_error_set("cpu: mem_alloc: out of memory (%zu bytes)", size);
+        return TILEC_PS_OUT_OF_MEMORY;
+    }
+    m->magic = CPU_MEM_MAGIC;
+    m->scope = scope;
+    m->size = size;
+    m->data = p;
+    *out = m;
+    return TILEC_PS_OK;
+}
+
+static int mem_ok(const tilec_pmem_t *m) { return m && m->magic == CPU_MEM_MAGIC; }
+
+static tilec_pstatus_t cpu_mem_write(tilec_pdevice_t *dev, tilec_pmem_t *mem, size_t offset,
+                                     const void *src, size_t size)
+{
+    if (!dev_ok(dev))
+        BAD_ARG("cpu: mem_write: invalid device handle");
+    if (!mem_ok(mem))
+        BAD_ARG("cpu: mem_write: invalid memory handle");
+    if (!src && size)
+        BAD_ARG("cpu: mem_write: src is NULL");
+    if (offset > mem->size || size > mem->size - offset)
+        BAD_ARG("cpu: mem_write: range [%zu, +%zu) outside the allocation of %zu bytes", offset,
+                size, mem->size);
+    if (size)
+        memcpy((char *)mem->data + offset, src, size);
+    return TILEC_PS_OK;
+}
+
+static tilec_pstatus_t cpu_mem_read(tilec_pdevice_t *dev, tilec_pmem_t *mem, size_t offset,
+                                    void *dst, size_t size)
+{
+    if (!dev_ok(dev))
+        BAD_ARG("cpu: mem_read: invalid device handle");
+    if (!mem_ok(mem))
+        BAD_ARG("cpu: mem_read: invalid memory handle");
+    if (!dst && size)
+        BAD_ARG("cpu: mem_read: dst is NULL");
+    if (offset > mem->size || size > mem->size - offset)
+        BAD_ARG("cpu: mem_read: range [%zu, +%zu) outside the allocation of %zu bytes", offset,
+                size, mem->size);
+    if (size)
+        memcpy(dst, (char *)mem->data + offset, size);
+    return TILEC_PS_OK;
+}
+
+static void cpu_mem_free(tilec_pdevice_t *dev, tilec_pmem_t *mem)
+{
+    (void)dev;
+    if (!mem_ok(mem))
+        return;
+    mem->magic = 0;
+    free(mem->data);
+    free(mem);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static tilec_pstatus_t cpu_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
+                                  const tilec_plaunch_t *a)
+{
+    if (!dev_ok(dev))
+        BAD_ARG("cpu: launch: invalid device handle");
+    if (!mod || !mod->block)
+        BAD_ARG("cpu: launch: invalid module");
+    if (!a)
+        BAD_ARG("cpu: launch: arguments are NULL");
+    if (a->struct_size < sizeof(tilec_plaunch_t))
+        BAD_ARG("cpu: launch: struct_size %u is smaller than %zu", a->struct_size,
+                sizeof(tilec_plaunch_t));
+    if (a->nargs != mod->nparams)
+        BAD_ARG("cpu: launch: %u arguments given, the kernel takes %u", a->nargs, mod->nparams);
+    if (a->nsyms != mod->nsyms)
+        BAD_ARG("cpu: launch: %u symbol values given, the kernel has %u", a->nsyms, mod->nsyms);
+    if (a->nargs && !a->args)
+        BAD_ARG("cpu: launch: args is NULL");
+    if (a->nsyms && !a->syms)
+        BAD_ARG("cpu: launch: syms is NULL");
+    if (a->timed && !a->elapsed_ms)
+        BAD_ARG("cpu: launch: timed without elapsed_ms");
+    for (uint32_t i = 0; i < a->nsyms; i++)
+        if (a->syms[i] < INT32_MIN || a->syms[i] > INT32_MAX)
+            BAD_ARG("cpu: launch: symbol %u = %lld does not fit in int32", i,
+                    (long long)a->syms[i]);
+    static const int64_t nosyms[1] = {0};
+    const int64_t *syms = a->nsyms ? a->syms : nosyms;
+    void *stackargs[16];
+    void **ptrs = a->nargs <= 16 ? stackargs : malloc(sizeof(void *) * a->nargs);
+    if (!ptrs) {
+        tilec_sdk_error_set("cpu: out of memory");
+        return TILEC_PS_OUT_OF_MEMORY;
+    }
+    tilec_pstatus_t st = TILEC_PS_OK;
+    for (uint32_t i = 0; i < a->nargs && st == TILEC_PS_OK; i++) {
+        tilec_pmem_t *m = a->args[i];
+        if (!mem_ok(m)) {
+            tilec_sdk_error_set("cpu: launch: argument %u is not a memory handle", i);
+            st = TILEC_PS_INVALID_ARGUMENT;
+            break;
+        }
+        int64_t need = mod->param_bytes(i, syms);
+        if (need < 0) {
+            tilec_sdk_error_set("cpu: launch: argument %u has a negative or too large shape "
+                                "for these symbol values", i);
+            st = TILEC_PS_INVALID_ARGUMENT;
+        } else if ((uint64_t)need > m->size) {
+            tilec_sdk_error_set("cpu: launch: argument %u has %zu bytes, the kernel needs %lld",
+                                i, m->size, (long long)need);
+            st = TILEC_PS_INVALID_ARGUMENT;
+        }
+        ptrs[i] = m->data;
+    }
+    cpu_job_t j;
+    memset(&j, 0, sizeof j);
+    if (st == TILEC_PS_OK) {
+        mod->grid(syms, j.g);
+        j.nblocks = 1;
+        for (int d = 0; d < 3; d++) {
+            if (j.g[d] < 0 || j.g[d] > INT32_MAX) {
+                tilec_sdk_error_set("cpu: launch: grid extent %d is %lld", d, (long long)j.g[d]);
+                st = TILEC_PS_INVALID_ARGUMENT;
+                break;
+            }
+            if (j.g[d] == 0 || j.nblocks > INT64_MAX / (j.g[d] ? j.g[d] : 1))
+                j.nblocks = 0;
+            else
+                j.nblocks *= j.g[d];
+        }
+        int64_t scratch = mod->scratch_size(syms);
+        if (scratch < 0 || (uint64_t)scratch > SIZE_MAX / 2) {
+            tilec_sdk_error_set("cpu: launch: bad on-chip buffer size %lld", (long long)scratch);
+            st = TILEC_PS_INVALID_ARGUMENT;
+        }
+        j.scratch = (size_t)scratch;
+    }
+    if (st != TILEC_PS_OK) {
+        if (ptrs != stackargs)
+            free(ptrs);
+        return st;
+    }
+    j.mod = mod;
+    j.args = ptrs;
+    j.syms = syms;
+
+    pthread_mutex_lock(&dev->launch_lock);
+    double t0 = now_ms();
+    if (j.nblocks > 1)
+        pool_start(dev);
+    int helpers = j.nblocks > 1 ? dev->nworkers : 0;
+    if (helpers > 0) {
+        pthread_mutex_lock(&dev->m);
+        dev->job = &j;
+        dev->pending = helpers;
+        dev->gen++;
+        pthread_cond_broadcast(&dev->cv_work);
+        pthread_mutex_unlock(&dev->m);
+    }
+    if (j.nblocks > 0)
+        run_blocks(&j, &dev->self);
+    if (helpers > 0) {
+        pthread_mutex_lock(&dev->m);
+        while (dev->pending > 0)
+            pthread_cond_wait(&dev->cv_done, &dev->m);
+        dev->job = NULL;
+        pthread_mutex_unlock(&dev->m);
+    }
+    double t1 = now_ms();
+    pthread_mutex_unlock(&dev->launch_lock);
+    if (ptrs != stackargs)
+        free(ptrs);
+    if (j.failed) {
+        tilec_sdk_error_set("cpu: launch: out of memory for %zu bytes of on-chip buffers",
+                            j.scratch);
+        return TILEC_PS_OUT_OF_MEMORY;
+    }
+    if (a->timed)
+        *a->elapsed_ms = t1 - t0;
+    cpu_log("launch", "cpu: %lld blocks (%lld x %lld x %lld) in %.3f ms", (long long)j.nblocks,
+            (long long)j.g[0], (long long)j.g[1], (long long)j.g[2], t1 - t0);
+    return TILEC_PS_OK;
+}
+
+/* ---- the table and the query ------------------------------------------------------ */
+
+static const tilec_plugin_t cpu_table = {
+    .struct_size = sizeof(tilec_plugin_t),
+    .abi_version = TILEC_PLUGIN_ABI_VERSION,
+    .name = "cpu",
+    .vendor = "tilec",
+    .version = TILEC_CPU_PLUGIN_VERSION,
+    .caps = TILEC_CAP_FLOAT16 | TILEC_CAP_BFLOAT16 | TILEC_CAP_FLOAT64 | TILEC_CAP_INT64 |
+            TILEC_CAP_ATOMIC_FLOAT | TILEC_CAP_ATOMIC_INT | TILEC_CAP_DYNAMIC_SHAPE |
+            TILEC_CAP_PRINT | TILEC_CAP_EMIT_SOURCE | TILEC_CAP_EMIT_BINARY,
+    .last_error = cpu_last_error,
+    .device_count = cpu_device_count,
+    .device_info = cpu_device_info,
+    .device_open = cpu_device_open,
+    .device_close = cpu_device_close,
+    .compile = cpu_compile,
+    .module_data = cpu_module_data,
+    .module_free = cpu_module_free_entry,
+    .mem_alloc = cpu_mem_alloc,
+    .mem_write = cpu_mem_write,
+    .mem_read = cpu_mem_read,
+    .mem_free = cpu_mem_free,
+    .launch = cpu_launch,
+};
+
+__attribute__((destructor)) static void cpu_host_fini(void)
+{
+    pthread_mutex_lock(&cpu_host_lock);
+    free(cpu_host.cache_dir);
+    cpu_host.cache_dir = NULL;
+    pthread_mutex_unlock(&cpu_host_lock);
+}
+
+CPU_QUERY_VISIBILITY tilec_pstatus_t CPU_QUERY_NAME(const tilec_plugin_host_t *host,
+                                                    uint32_t *abi_out,
+                                                    const tilec_plugin_t **table_out);
+
+CPU_QUERY_VISIBILITY tilec_pstatus_t CPU_QUERY_NAME(const tilec_plugin_host_t *host,
+                                                    uint32_t *abi_out,
+                                                    const tilec_plugin_t **table_out)
+{
+    if (!host || !abi_out || !table_out)
+        BAD_ARG("cpu: query: NULL argument");
+    if (host->struct_size < HOST_MIN_SIZE)
+        BAD_ARG("cpu: query: host struct_size %u is smaller than %zu", host->struct_size,
+                HOST_MIN_SIZE);
+    const uint32_t mine = TILEC_PLUGIN_ABI_VERSION;
+    if (host->abi_min > host->abi_max || mine < host->abi_min || mine > host->abi_max) {
+        tilec_sdk_error_set("cpu: query: host speaks ABI %u.%u..%u.%u, this plugin speaks %u.%u",
+                            TILEC_ABI_MAJOR(host->abi_min), TILEC_ABI_MINOR(host->abi_min),
+                            TILEC_ABI_MAJOR(host->abi_max), TILEC_ABI_MINOR(host->abi_max),
+                            TILEC_ABI_MAJOR(mine), TILEC_ABI_MINOR(mine));
+        return TILEC_PS_UNSUPPORTED;
+    }
+    /* host fields past the version range are optional (zero when absent) */
+    char *dir = NULL;
+    if (host->struct_size >= FIELD_END(tilec_plugin_host_t, cache_dir) && host->cache_dir &&
+        *host->cache_dir) {
+        dir = strdup(host->cache_dir);
+        if (!dir) {
+            tilec_sdk_error_set("cpu: out of memory");
+            return TILEC_PS_OUT_OF_MEMORY;
+        }
+    }
+    pthread_mutex_lock(&cpu_host_lock);
+    if (host->struct_size >= FIELD_END(tilec_plugin_host_t, log_user)) {
+        cpu_host.log = host->log;
+        cpu_host.log_user = host->log_user;
+    } else {
+        cpu_host.log = NULL;
+        cpu_host.log_user = NULL;
+    }
+    free(cpu_host.cache_dir);
+    cpu_host.cache_dir = dir;
+    pthread_mutex_unlock(&cpu_host_lock);
+    *abi_out = mine;
+    *table_out = &cpu_table;
+    return TILEC_PS_OK;
+}

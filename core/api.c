@@ -1,0 +1,944 @@
+/*
+ * core/api.c — contexts, programs, executables and launch of the public C
+ * API (include/tilec/tilec.h).  Buffers and DLPack are in api_buffer.c.
+ *
+ * A context is one selected plugin (core/loader.c) with one opened device
+ * and the message of its last failure.  A program is the frontend's tile IR
+ * after the core passes, kept with its text form (what crosses the plugin
+ * ABI), its parameter shapes and its T.dynamic symbols.  Launch checks the
+ * buffers against the kernel's parameters and derives every symbol's value
+ * from the buffers' shapes before calling the plugin.
+ */
+#define TILEC_BUILDING_LIBRARY 1
+#include "api_internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "frontend.h"
+#include "interp.h"
+#include "loader.h"
+#include "log.h"
+#include "passes.h"
+
+/* Deepest shape expression the evaluator follows. */
+#define MAX_EXPR_DEPTH 64
+
+/* ---- status and messages ----------------------------------------------- */
+
+TILEC_API const char *tilec_status_name(tilec_status_t s)
+{
+    switch (s) {
+    case TILEC_OK: return "ok";
+    case TILEC_E_INVALID: return "invalid argument";
+    case TILEC_E_PROGRAM: return "invalid program";
+    case TILEC_E_UNAVAILABLE: return "backend unavailable";
+    case TILEC_E_COMPILE: return "compile error";
+    case TILEC_E_LAUNCH: return "launch error";
+    case TILEC_E_NOMEM: return "out of memory";
+    case TILEC_E_IO: return "I/O error";
+    }
+    return "unknown status";
+}
+
+static void set_msg_owned(tilec_context_t *ctx, char *m)
+{
+    if (!ctx) {
+        free(m);
+        return;
+    }
+    free(ctx->msg);
+    ctx->msg = m; /* NULL (out of memory) reads as "" */
+}
+
+tilec_status_t tilec_api_fail(tilec_context_t *ctx, tilec_status_t st, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    char *m;
+    if (!ctx) {
+        return st;
+    }
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    m = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (m) {
+        va_start(ap, fmt);
+        vsnprintf(m, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    set_msg_owned(ctx, m);
+    return st;
+}
+
+tilec_status_t tilec_api_plugin_fail(tilec_context_t *ctx, tilec_pstatus_t st,
+                                     tilec_status_t fallback, const char *what)
+{
+    static const char *const names[] = {"ok", "invalid argument", "unavailable", "unsupported",
+                                        "compile error", "launch error", "out of memory",
+                                        "internal error"};
+    const char *err = ctx && ctx->table && ctx->table->last_error ? ctx->table->last_error() : NULL;
+    tilec_status_t out = fallback;
+    switch (st) {
+    case TILEC_PS_INVALID_ARGUMENT: out = TILEC_E_INVALID; break;
+    case TILEC_PS_UNAVAILABLE: out = TILEC_E_UNAVAILABLE; break;
+    case TILEC_PS_OUT_OF_MEMORY: out = TILEC_E_NOMEM; break;
+    case TILEC_PS_COMPILE_ERROR: out = TILEC_E_COMPILE; break;
+    case TILEC_PS_LAUNCH_ERROR: out = TILEC_E_LAUNCH; break;
+    default: break;
+    }
+    if (err && *err) {
+        tilec_api_fail(ctx, out, "backend '%s': %s", ctx->backend, err);
+    } else {
+        unsigned u = (unsigned)st;
+        tilec_api_fail(ctx, out, "backend '%s': %s failed (%s)", ctx ? ctx->backend : "?", what,
+                       u < sizeof names / sizeof names[0] ? names[u] : "unknown status");
+    }
+    tilec_log("launch", "%s", ctx && ctx->msg ? ctx->msg : "plugin call failed");
+    return out;
+}
+
+tilec_status_t tilec_api_need_backend(tilec_context_t *ctx)
+{
+    if (!ctx) {
+        return TILEC_E_INVALID;
+    }
+    if (!ctx->table) {
+        return tilec_api_fail(ctx, ctx->no_backend ? ctx->no_backend : TILEC_E_UNAVAILABLE,
+                              "no backend: %s", ctx->no_backend_msg ? ctx->no_backend_msg : "");
+    }
+    return TILEC_OK;
+}
+
+size_t tilec_api_elem_size(tilec_elem_t e)
+{
+    static const size_t sz[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
+    return (unsigned)e < sizeof sz / sizeof sz[0] ? sz[e] : 0;
+}
+
+const char *tilec_api_elem_name(tilec_elem_t e)
+{
+    static const char *const n[] = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                    "uint32", "uint64", "float16", "bfloat16", "float32", "float64"};
+    return (unsigned)e < sizeof n / sizeof n[0] ? n[e] : "?";
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- contexts ----------------------------------------------------------- */
+
+void tilec_api_ctx_ref(tilec_context_t *ctx)
+{
+    __atomic_add_fetch(&ctx->refs, 1, __ATOMIC_RELAXED);
+}
+
+void tilec_api_ctx_unref(tilec_context_t *ctx)
+{
+    if (!ctx || __atomic_sub_fetch(&ctx->refs, 1, __ATOMIC_ACQ_REL) != 0) {
+        return;
+    }
+    if (ctx->table && ctx->dev) {
+        ctx->table->device_close(ctx->dev);
+    }
+    if (ctx->handle) {
+        dlclose(ctx->handle);
+    }
+    free(ctx->msg);
+    free(ctx->backend);
+    free(ctx->plugin_path);
+    free(ctx->no_backend_msg);
+    free(ctx);
+}
+
+TILEC_API tilec_status_t tilec_context_create(const char *backend, tilec_context_t **out)
+{
+    tilec_context_t *ctx;
+    tilec_loader_list_t list;
+    tilec_status_t st;
+    int idx = -1;
+    uint32_t dev = 0;
+    char *msg = NULL;
+    tilec_pstatus_t ps;
+    if (out) {
+        *out = NULL;
+    }
+    ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        return TILEC_E_NOMEM;
+    }
+    ctx->refs = 1;
+    ctx->backend = strdup("");
+    ctx->plugin_path = strdup("");
+    if (!ctx->backend || !ctx->plugin_path) {
+        tilec_api_ctx_unref(ctx);
+        return TILEC_E_NOMEM;
+    }
+    if (!out) {
+        tilec_api_ctx_unref(ctx);
+        return TILEC_E_INVALID;
+    }
+    *out = ctx;
+    if (!backend) {
+        backend = secure_getenv("TILEC_BACKEND");
+    }
+    if (!backend || !*backend) {
+        backend = "auto";
+    }
+    st = tilec_loader_scan(&list);
+    if (st != TILEC_OK) {
+        ctx->no_backend = st;
+        return tilec_api_fail(ctx, st, "out of memory while scanning plugins");
+    }
+    st = tilec_loader_select(&list, backend, &idx, &dev, &msg);
+    if (st != TILEC_OK) {
+        tilec_loader_release(&list);
+        ctx->no_backend = st;
+        ctx->no_backend_msg = msg ? strdup(msg) : NULL;
+        set_msg_owned(ctx, msg);
+        return st;
+    }
+    {
+        tilec_loader_entry_t *e = &list.items[idx];
+        char *name = strdup(e->name), *path = strdup(e->path);
+        if (!name || !path) {
+            free(name);
+            free(path);
+            tilec_loader_release(&list);
+            ctx->no_backend = TILEC_E_NOMEM;
+            return TILEC_E_NOMEM;
+        }
+        free(ctx->backend);
+        free(ctx->plugin_path);
+        ctx->backend = name;
+        ctx->plugin_path = path;
+        ctx->handle = tilec_loader_take(&list, idx);
+        ctx->devindex = dev;
+        ctx->info = e->devices[dev];
+        ps = e->table->device_open(dev, &ctx->dev);
+        if (ps != TILEC_PS_OK || !ctx->dev) {
+            const char *err = e->table->last_error();
+            msg = tilec_strfmt("backend '%s': cannot open device %u: %s", name, dev,
+                               err && *err ? err : "device_open failed");
+            ctx->dev = NULL;
+            tilec_loader_release(&list);
+            ctx->no_backend = TILEC_E_UNAVAILABLE;
+            ctx->no_backend_msg = msg ? strdup(msg) : NULL;
+            set_msg_owned(ctx, msg);
+            return TILEC_E_UNAVAILABLE;
+        }
+        ctx->table = e->table;
+    }
+    tilec_loader_release(&list);
+    tilec_log("loader", "context: backend '%s' (%s), device %u: %s", ctx->backend,
+              ctx->plugin_path, ctx->devindex, ctx->info.name);
+    return TILEC_OK;
+}
+
+TILEC_API void tilec_context_destroy(tilec_context_t *ctx)
+{
+    tilec_api_ctx_unref(ctx);
+}
+
+TILEC_API const char *tilec_context_message(const tilec_context_t *ctx)
+{
+    return ctx && ctx->msg ? ctx->msg : "";
+}
+
+TILEC_API const char *tilec_context_backend(const tilec_context_t *ctx)
+{
+    return ctx && ctx->backend ? ctx->backend : "";
+}
+
+TILEC_API const char *tilec_context_device(const tilec_context_t *ctx)
+{
+    return ctx && ctx->table ? ctx->info.name : "";
+}
+
+/* ---- programs ----------------------------------------------------------- */
+
+/* Value of an integer shape expression with the given symbol values;
+ * returns -1 when it depends on an unknown symbol or cannot be evaluated. */
+static int eval_int(const tilec_program_t *p, const tilec_ir_expr_t *e, const int64_t *syms,
+                    int depth, int64_t *out)
+{
+    int64_t a, b;
+    if (!e || depth > MAX_EXPR_DEPTH) {
+        return -1;
+    }
+    switch (e->kind) {
+    case TILEC_EX_INT:
+        *out = e->u.i;
+        return 0;
+    case TILEC_EX_VAR: {
+        int id = e->u.var ? e->u.var->id : -1;
+        int s = (id >= 0 && id < p->mod->kernel->nvars) ? p->sym_of_var[id] : -1;
+        if (s < 0 || !syms || syms[s] < 0) {
+            return -1;
+        }
+        *out = syms[s];
+        return 0;
+    }
+    case TILEC_EX_CAST:
+        return eval_int(p, e->u.cast.a, syms, depth + 1, out);
+    case TILEC_EX_UNARY:
+        if (e->u.un.op != TILEC_UN_NEG || eval_int(p, e->u.un.a, syms, depth + 1, &a) != 0) {
+            return -1;
+        }
+        *out = -a;
+        return 0;
+    case TILEC_EX_BINARY:
+        if (eval_int(p, e->u.bin.a, syms, depth + 1, &a) != 0 ||
+            eval_int(p, e->u.bin.b, syms, depth + 1, &b) != 0) {
+            return -1;
+        }
+        switch (e->u.bin.op) {
+        case TILEC_BIN_ADD: *out = a + b; return 0;
+        case TILEC_BIN_SUB: *out = a - b; return 0;
+        case TILEC_BIN_MUL: *out = a * b; return 0;
+        case TILEC_BIN_MIN: *out = a < b ? a : b; return 0;
+        case TILEC_BIN_MAX: *out = a > b ? a : b; return 0;
+        case TILEC_BIN_DIV:
+            if (b == 0) return -1;
+            *out = a / b;
+            return 0;
+        case TILEC_BIN_FLOORDIV:
+            if (b == 0) return -1;
+            *out = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+            return 0;
+        case TILEC_BIN_FLOORMOD:
+            if (b == 0) return -1;
+            *out = a % b;
+            if (*out != 0 && ((*out < 0) != (b < 0))) *out += b;
+            return 0;
+        default:
+            return -1;
+        }
+    default:
+        return -1;
+    }
+}
+
+/* The symbol a shape dimension is exactly (through casts), or -1. */
+static int dim_symbol(const tilec_program_t *p, const tilec_ir_expr_t *e)
+{
+    while (e && e->kind == TILEC_EX_CAST) {
+        e = e->u.cast.a;
+    }
+    if (e && e->kind == TILEC_EX_VAR && e->u.var && e->u.var->id >= 0 &&
+        e->u.var->id < p->mod->kernel->nvars) {
+        return p->sym_of_var[e->u.var->id];
+    }
+    return -1;
+}
+
+static void program_unref(tilec_program_t *p)
+{
+    if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) != 0) {
+        return;
+    }
+    free(p->ir);
+    tilec_arena_destroy(&p->arena);
+    free(p);
+}
+
+TILEC_API void tilec_program_free(tilec_program_t *p)
+{
+    program_unref(p);
+}
+
+/* Fills the symbol and parameter tables from the module. */
+static int program_tables(tilec_program_t *p, const tilec_frontend_result_t *r)
+{
+    tilec_ir_kernel_t *k = p->mod->kernel;
+    int ns = 0;
+    p->sym_of_var = tilec_arena_alloc(&p->arena, sizeof(int) * (size_t)(k->nvars + 1));
+    if (!p->sym_of_var) {
+        return -1;
+    }
+    for (int i = 0; i < k->nvars; i++) {
+        p->sym_of_var[i] = -1;
+        if (k->vars[i]->kind == TILEC_VAR_SYM) {
+            ns++;
+        }
+    }
+    p->nsyms = ns;
+    p->sym_names = tilec_arena_alloc(&p->arena, sizeof(char *) * (size_t)(ns + 1));
+    p->sym_values = tilec_arena_alloc(&p->arena, sizeof(int64_t) * (size_t)(ns + 1));
+    if (!p->sym_names || !p->sym_values) {
+        return -1;
+    }
+    ns = 0;
+    for (int i = 0; i < k->nvars; i++) {
+        if (k->vars[i]->kind != TILEC_VAR_SYM) {
+            continue;
+        }
+        p->sym_of_var[i] = ns;
+        p->sym_names[ns] = k->vars[i]->name;
+        p->sym_values[ns] = (r->nsyms == p->nsyms && r->sym_values) ? r->sym_values[ns] : -1;
+        ns++;
+    }
+    if (r->nsyms != p->nsyms) {
+        tilec_log("compile", "frontend reported %d symbols, kernel has %d; -D values ignored",
+                  r->nsyms, p->nsyms);
+    }
+    p->nparams = k->nparams;
+    p->params = tilec_arena_alloc(&p->arena, sizeof *p->params * (size_t)(k->nparams + 1));
+    if (!p->params) {
+        return -1;
+    }
+    for (int i = 0; i < k->nparams; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        tilec_api_param_t *q = &p->params[i];
+        q->name = b->name;
+        q->elem = (tilec_elem_t)b->dtype;
+        q->ndim = b->ndim;
+        q->buf = b;
+        for (int d = 0; d < b->ndim && d < TILEC_IR_MAX_DIMS; d++) {
+            if (eval_int(p, b->shape[d], p->sym_values, 0, &q->shape[d]) != 0) {
+                q->shape[d] = -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Runs the core passes on p->mod, prints its IR and fills its tables;
+ * frees p on failure. */
+static tilec_status_t program_finish(tilec_context_t *ctx, tilec_program_t *p, const char *name,
+                                     const tilec_frontend_result_t *r, double t0,
+                                     tilec_program_t **out)
+{
+    char err[1024];
+    err[0] = '\0';
+    if (tilec_passes_run(&p->arena, p->mod, err, sizeof err) != 0) {
+        tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s: error: %s", name, err[0] ? err : "invalid tile IR");
+        program_unref(p);
+        return TILEC_E_PROGRAM;
+    }
+    p->ir = tilec_ir_print(p->mod);
+    if (!p->ir || program_tables(p, r) != 0) {
+        program_unref(p);
+        return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
+    }
+    p->ir_len = strlen(p->ir);
+    tilec_log("compile", "%s: kernel '%s' with %d parameter(s), %d symbol(s), %zu bytes of IR "
+              "in %.2f ms", name, p->mod->kernel->name, p->nparams, p->nsyms, p->ir_len,
+              now_ms() - t0);
+    *out = p;
+    return TILEC_OK;
+}
+
+TILEC_API tilec_status_t tilec_program_load_string(tilec_context_t *ctx, const char *name,
+                                                   const char *src, size_t len,
+                                                   const tilec_define_kv_t *defs, int ndefs,
+                                                   const char *entry, tilec_program_t **out)
+{
+    tilec_program_t *p;
+    tilec_diag_t *d;
+    tilec_frontend_result_t r;
+    tilec_define_t *fd = NULL;
+    double t0 = now_ms();
+    if (out) {
+        *out = NULL;
+    }
+    if (!out || (!src && len) || ndefs < 0 || (ndefs > 0 && !defs)) {
+        return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_load_string: bad arguments");
+    }
+    if (!src) {
+        src = "";
+    }
+    if (!name) {
+        name = "<string>";
+    }
+    for (int i = 0; i < ndefs; i++) {
+        if (!defs[i].name || !defs[i].value) {
+            return tilec_api_fail(ctx, TILEC_E_INVALID, "define %d has a NULL name or value", i);
+        }
+    }
+    p = calloc(1, sizeof *p);
+    d = malloc(sizeof *d);
+    if (ndefs > 0) {
+        fd = calloc((size_t)ndefs, sizeof *fd);
+    }
+    if (!p || !d || (ndefs > 0 && !fd)) {
+        free(p);
+        free(d);
+        free(fd);
+        return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < ndefs; i++) {
+        fd[i].name = defs[i].name;
+        fd[i].value = defs[i].value;
+    }
+    p->refs = 1;
+    tilec_arena_init(&p->arena);
+    memset(&r, 0, sizeof r);
+    tilec_diag_init(d, name, src, len);
+    tilec_log("compile", "frontend: %s (%zu bytes, entry %s, %d define(s))", name, len,
+              entry ? entry : "(last)", ndefs);
+    if (tilec_frontend_compile(&p->arena, d, name, src, len, entry, fd, ndefs, &r) != 0 ||
+        !r.module || !r.module->kernel) {
+        const char *t = tilec_diag_text(d);
+        tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s", t && *t ? t : "invalid program");
+        free(fd);
+        free(d);
+        program_unref(p);
+        return TILEC_E_PROGRAM;
+    }
+    free(fd);
+    free(d);
+    p->mod = r.module;
+    return program_finish(ctx, p, name, &r, t0, out);
+}
+
+tilec_status_t tilec_program_load_ir(tilec_context_t *ctx, const char *name, const char *text,
+                                     size_t len, tilec_program_t **out)
+{
+    tilec_program_t *p;
+    tilec_frontend_result_t r;
+    char err[1024];
+    if (out) {
+        *out = NULL;
+    }
+    if (!out || !text) {
+        return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_load_ir: bad arguments");
+    }
+    if (!name) {
+        name = "<ir>";
+    }
+    p = calloc(1, sizeof *p);
+    if (!p) {
+        return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
+    }
+    p->refs = 1;
+    tilec_arena_init(&p->arena);
+    memset(&r, 0, sizeof r);
+    err[0] = '\0';
+    if (tilec_ir_read(&p->arena, text, len, &p->mod, err, sizeof err) != 0 || !p->mod ||
+        !p->mod->kernel) {
+        tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s:%s", name, err[0] ? err : " error: invalid tile IR");
+        program_unref(p);
+        return TILEC_E_PROGRAM;
+    }
+    return program_finish(ctx, p, name, &r, now_ms(), out);
+}
+
+TILEC_API tilec_status_t tilec_program_load_file(tilec_context_t *ctx, const char *path,
+                                                 const tilec_define_kv_t *defs, int ndefs,
+                                                 const char *entry, tilec_program_t **out)
+{
+    FILE *f;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    tilec_status_t st;
+    if (out) {
+        *out = NULL;
+    }
+    if (!path || !out) {
+        return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_load_file: bad arguments");
+    }
+    f = fopen(path, "rb");
+    if (!f) {
+        return tilec_api_fail(ctx, TILEC_E_IO, "cannot open %s: %s", path, strerror(errno));
+    }
+    for (;;) {
+        size_t n;
+        if (len + 1 >= cap) {
+            size_t c = cap ? cap * 2 : 8192;
+            char *nb = realloc(buf, c);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory reading %s", path);
+            }
+            buf = nb;
+            cap = c;
+        }
+        n = fread(buf + len, 1, cap - len - 1, f);
+        len += n;
+        if (n == 0) {
+            break;
+        }
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(buf);
+        fclose(f);
+        return tilec_api_fail(ctx, TILEC_E_IO, "cannot read %s: %s", path, strerror(e ? e : EIO));
+    }
+    fclose(f);
+    buf[len] = '\0';
+    st = tilec_program_load_string(ctx, path, buf, len, defs, ndefs, entry, out);
+    free(buf);
+    return st;
+}
+
+TILEC_API const char *tilec_program_ir(const tilec_program_t *p)
+{
+    return p && p->ir ? p->ir : "";
+}
+
+TILEC_API int tilec_program_num_params(const tilec_program_t *p)
+{
+    return p ? p->nparams : 0;
+}
+
+TILEC_API int tilec_program_num_syms(const tilec_program_t *p)
+{
+    return p ? p->nsyms : 0;
+}
+
+TILEC_API tilec_status_t tilec_program_sym(const tilec_program_t *p, int i, const char **name,
+                                           int64_t *value)
+{
+    if (!p || i < 0 || i >= p->nsyms) {
+        return TILEC_E_INVALID;
+    }
+    if (name) {
+        *name = p->sym_names[i];
+    }
+    if (value) {
+        *value = p->sym_values[i];
+    }
+    return TILEC_OK;
+}
+
+TILEC_API tilec_status_t tilec_program_param(const tilec_program_t *p, int i, const char **name,
+                                             tilec_elem_t *elem, int *ndim, int64_t shape[8])
+{
+    const tilec_api_param_t *q;
+    if (!p || i < 0 || i >= p->nparams) {
+        return TILEC_E_INVALID;
+    }
+    q = &p->params[i];
+    if (name) {
+        *name = q->name;
+    }
+    if (elem) {
+        *elem = q->elem;
+    }
+    if (ndim) {
+        *ndim = q->ndim;
+    }
+    if (shape) {
+        for (int d = 0; d < q->ndim && d < 8; d++) {
+            shape[d] = q->shape[d];
+        }
+    }
+    return TILEC_OK;
+}
+
+/* ---- compile ------------------------------------------------------------ */
+
+TILEC_API tilec_status_t tilec_program_compile_for(tilec_context_t *ctx, const tilec_program_t *p,
+                                                   const char *arch, tilec_executable_t **out)
+{
+    tilec_pcompile_options_t opts;
+    tilec_pmodule_t *mod = NULL;
+    tilec_executable_t *e;
+    tilec_pstatus_t ps;
+    tilec_status_t st;
+    const void *data;
+    size_t size;
+    double t0;
+    if (out) {
+        *out = NULL;
+    }
+    if (!ctx) {
+        return TILEC_E_INVALID;
+    }
+    if (!p || !out) {
+        return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_compile: bad arguments");
+    }
+    if ((st = tilec_api_need_backend(ctx)) != TILEC_OK) {
+        return st;
+    }
+    memset(&opts, 0, sizeof opts);
+    opts.struct_size = sizeof opts;
+    opts.opt_level = 3;
+    opts.arch = arch;
+    opts.extra = NULL;
+    tilec_log("compile", "backend '%s': compiling kernel '%s' (%zu bytes of IR)%s%s", ctx->backend,
+              p->mod->kernel->name, p->ir_len, arch ? " for " : "", arch ? arch : "");
+    t0 = now_ms();
+    ps = ctx->table->compile(ctx->dev, p->ir, p->ir_len, &opts, &mod);
+    if (ps != TILEC_PS_OK || !mod) {
+        return tilec_api_plugin_fail(ctx, ps == TILEC_PS_OK ? TILEC_PS_INTERNAL : ps,
+                                     TILEC_E_COMPILE, "compile");
+    }
+    tilec_log("compile", "backend '%s': compiled in %.2f ms", ctx->backend, now_ms() - t0);
+    e = calloc(1, sizeof *e);
+    if (!e) {
+        ctx->table->module_free(mod);
+        return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
+    }
+    e->mod = mod;
+    if (ctx->table->module_data(mod, TILEC_PDATA_SOURCE, &data, &size) == TILEC_PS_OK && data) {
+        e->source = malloc(size + 1);
+        if (e->source) {
+            memcpy(e->source, data, size);
+            e->source[size] = '\0';
+            e->source_len = size;
+        }
+    }
+    if (ctx->table->module_data(mod, TILEC_PDATA_BINARY, &data, &size) == TILEC_PS_OK && data) {
+        e->binary = data;
+        e->binary_len = size;
+    }
+    tilec_api_ctx_ref(ctx);
+    e->ctx = ctx;
+    __atomic_add_fetch(&((tilec_program_t *)p)->refs, 1, __ATOMIC_RELAXED);
+    e->prog = (tilec_program_t *)p;
+    *out = e;
+    return TILEC_OK;
+}
+
+TILEC_API tilec_status_t tilec_program_compile(tilec_context_t *ctx, const tilec_program_t *p,
+                                               tilec_executable_t **out)
+{
+    return tilec_program_compile_for(ctx, p, NULL, out);
+}
+
+TILEC_API void tilec_executable_free(tilec_executable_t *e)
+{
+    if (!e) {
+        return;
+    }
+    if (e->mod) {
+        e->ctx->table->module_free(e->mod);
+    }
+    free(e->source);
+    program_unref(e->prog);
+    tilec_api_ctx_unref(e->ctx);
+    free(e);
+}
+
+TILEC_API const void *tilec_executable_binary(const tilec_executable_t *e, size_t *len)
+{
+    if (len) {
+        *len = e ? e->binary_len : 0;
+    }
+    return e ? e->binary : NULL;
+}
+
+TILEC_API const char *tilec_executable_source(const tilec_executable_t *e, size_t *len)
+{
+    if (len) {
+        *len = e ? e->source_len : 0;
+    }
+    return e ? e->source : NULL;
+}
+
+/* ---- launch ------------------------------------------------------------- */
+
+/* Binds every symbol from the argument shapes and checks every dimension.
+ * syms has p->nsyms entries. */
+static tilec_status_t bind_symbols(tilec_context_t *ctx, const tilec_program_t *p,
+                                   tilec_buffer_t *const *args, int64_t *syms, int *from_param,
+                                   int *from_dim)
+{
+    for (int s = 0; s < p->nsyms; s++) {
+        syms[s] = -1;
+        from_param[s] = -1;
+        from_dim[s] = -1;
+    }
+    for (int i = 0; i < p->nparams; i++) {
+        const tilec_api_param_t *q = &p->params[i];
+        for (int d = 0; d < q->ndim; d++) {
+            int s = dim_symbol(p, q->buf->shape[d]);
+            int64_t v = args[i]->shape[d];
+            if (s < 0) {
+                continue;
+            }
+            if (syms[s] < 0) {
+                syms[s] = v;
+                from_param[s] = i;
+                from_dim[s] = d;
+            } else if (syms[s] != v) {
+                return tilec_api_fail(ctx, TILEC_E_INVALID,
+                                      "symbol '%s' is %lld from tensor '%s' dimension %d but %lld "
+                                      "from tensor '%s' dimension %d",
+                                      p->sym_names[s], (long long)syms[s],
+                                      p->params[from_param[s]].name, from_dim[s], (long long)v,
+                                      q->name, d);
+            }
+        }
+    }
+    for (int s = 0; s < p->nsyms; s++) {
+        if (syms[s] < 0) {
+            if (p->sym_values[s] >= 0) {
+                syms[s] = p->sym_values[s];
+            } else {
+                return tilec_api_fail(ctx, TILEC_E_INVALID,
+                                      "cannot derive symbol '%s' from the argument shapes (no "
+                                      "tensor dimension is exactly '%s' and no -D value was given)",
+                                      p->sym_names[s], p->sym_names[s]);
+            }
+        }
+        if (syms[s] > INT32_MAX) {
+            return tilec_api_fail(ctx, TILEC_E_INVALID, "symbol '%s' = %lld does not fit in int32",
+                                  p->sym_names[s], (long long)syms[s]);
+        }
+    }
+    for (int i = 0; i < p->nparams; i++) {
+        const tilec_api_param_t *q = &p->params[i];
+        for (int d = 0; d < q->ndim; d++) {
+            int64_t want;
+            if (eval_int(p, q->buf->shape[d], syms, 0, &want) != 0) {
+                return tilec_api_fail(ctx, TILEC_E_INVALID,
+                                      "cannot evaluate dimension %d of tensor '%s'", d, q->name);
+            }
+            if (want != args[i]->shape[d]) {
+                return tilec_api_fail(ctx, TILEC_E_INVALID,
+                                      "tensor '%s' dimension %d is %lld but the kernel expects %lld",
+                                      q->name, d, (long long)args[i]->shape[d], (long long)want);
+            }
+        }
+    }
+    return TILEC_OK;
+}
+
+TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *e,
+                                      tilec_buffer_t *const *args, int nargs,
+                                      double *elapsed_ms)
+{
+    const tilec_program_t *p;
+    tilec_status_t st;
+    tilec_pmem_t **mems = NULL;
+    int64_t *syms = NULL;
+    int *from = NULL;
+    tilec_plaunch_t l;
+    tilec_pstatus_t ps;
+    double dev_ms = 0, t0;
+    int devtimer;
+    if (!ctx) {
+        return TILEC_E_INVALID;
+    }
+    if (!e || (nargs > 0 && !args)) {
+        return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_launch: bad arguments");
+    }
+    if ((st = tilec_api_need_backend(ctx)) != TILEC_OK) {
+        return st;
+    }
+    if (e->ctx != ctx) {
+        return tilec_api_fail(ctx, TILEC_E_INVALID,
+                              "the executable was compiled for another context");
+    }
+    p = e->prog;
+    if (nargs != p->nparams) {
+        return tilec_api_fail(ctx, TILEC_E_INVALID, "kernel '%s' takes %d tensor argument%s, got %d",
+                              p->mod->kernel->name, p->nparams, p->nparams == 1 ? "" : "s", nargs);
+    }
+    for (int i = 0; i < nargs; i++) {
+        const tilec_api_param_t *q = &p->params[i];
+        if (!args[i]) {
+            return tilec_api_fail(ctx, TILEC_E_INVALID, "argument %d ('%s') is NULL", i, q->name);
+        }
+        if (args[i]->ctx != ctx) {
+            return tilec_api_fail(ctx, TILEC_E_INVALID,
+                                  "argument %d ('%s') belongs to another context", i, q->name);
+        }
+        if (args[i]->elem != q->elem) {
+            return tilec_api_fail(ctx, TILEC_E_INVALID,
+                                  "argument %d ('%s'): the kernel expects %s, the buffer holds %s", i,
+                                  q->name, tilec_api_elem_name(q->elem),
+                                  tilec_api_elem_name(args[i]->elem));
+        }
+        if (args[i]->ndim != q->ndim) {
+            return tilec_api_fail(ctx, TILEC_E_INVALID,
+                                  "argument %d ('%s'): the kernel expects rank %d, the buffer has "
+                                  "rank %d", i, q->name, q->ndim, args[i]->ndim);
+        }
+    }
+    mems = calloc((size_t)nargs + 1, sizeof *mems);
+    syms = calloc((size_t)p->nsyms + 1, sizeof *syms);
+    from = calloc(2 * (size_t)p->nsyms + 2, sizeof *from);
+    if (!mems || !syms || !from) {
+        st = tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
+        goto out;
+    }
+    st = bind_symbols(ctx, p, args, syms, from, from + p->nsyms + 1);
+    if (st != TILEC_OK) {
+        goto out;
+    }
+    for (int i = 0; i < nargs; i++) {
+        mems[i] = args[i]->mem;
+    }
+    devtimer = (ctx->info.caps & TILEC_CAP_DEVICE_TIMER) != 0;
+    memset(&l, 0, sizeof l);
+    l.struct_size = sizeof l;
+    l.nargs = (uint32_t)nargs;
+    l.args = mems;
+    l.nsyms = (uint32_t)p->nsyms;
+    l.syms = syms;
+    l.timed = elapsed_ms && devtimer;
+    l.elapsed_ms = l.timed ? &dev_ms : NULL;
+    if (tilec_log_enabled("launch")) {
+        tilec_log("launch", "backend '%s': kernel '%s', %d argument(s), %d symbol(s)", ctx->backend,
+                  p->mod->kernel->name, nargs, p->nsyms);
+        for (int s = 0; s < p->nsyms; s++) {
+            tilec_log("launch", "  %s = %lld", p->sym_names[s], (long long)syms[s]);
+        }
+    }
+    t0 = now_ms();
+    ps = ctx->table->launch(ctx->dev, e->mod, &l);
+    t0 = now_ms() - t0;
+    if (ps != TILEC_PS_OK) {
+        st = tilec_api_plugin_fail(ctx, ps, TILEC_E_LAUNCH, "launch");
+        goto out;
+    }
+    if (elapsed_ms) {
+        *elapsed_ms = l.timed ? dev_ms : t0;
+    }
+    tilec_log("launch", "backend '%s': done in %.3f ms (host wall)%s", ctx->backend, t0,
+              l.timed ? ", device timer used" : "");
+    st = TILEC_OK;
+out:
+    free(mems);
+    free(syms);
+    free(from);
+    return st;
+}
+
+/* ---- the reference interpreter ----------------------------------------- */
+
+TILEC_API tilec_status_t tilec_program_interpret(tilec_context_t *ctx, const tilec_program_t *p,
+                                                 void *const *args, const int64_t *syms)
+{
+    char err[1024];
+    if (!p || (p->nparams > 0 && !args)) {
+        return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_interpret: bad arguments");
+    }
+    for (int i = 0; i < p->nparams; i++) {
+        if (!args[i]) {
+            return tilec_api_fail(ctx, TILEC_E_INVALID, "argument %d ('%s') is NULL", i,
+                                  p->params[i].name);
+        }
+    }
+    if (!syms && p->nsyms > 0) {
+        for (int s = 0; s < p->nsyms; s++) {
+            if (p->sym_values[s] < 0) {
+                return tilec_api_fail(ctx, TILEC_E_INVALID,
+                                      "symbol '%s' has no value (give syms or -D %s=...)",
+                                      p->sym_names[s], p->sym_names[s]);
+            }
+        }
+        syms = p->sym_values;
+    }
+    err[0] = '\0';
+    tilec_log("launch", "interpreter: kernel '%s'", p->mod->kernel->name);
+    if (tilec_interp_run(p->mod->kernel, args, syms, err, sizeof err) != 0) {
+        return tilec_api_fail(ctx, TILEC_E_LAUNCH, "interpreter: %s", err[0] ? err : "failed");
+    }
+    return TILEC_OK;
+}

@@ -1,0 +1,96 @@
+/*
+ * core/api_internal.h — the objects behind the public C API (tilec.h),
+ * shared by core/api.c (contexts, programs, executables, launch) and
+ * core/api_buffer.c (buffers, DLPack).
+ *
+ * Lifetimes: contexts, programs and executables are reference counted so
+ * the public *_free/_destroy calls may come in any order: a buffer or an
+ * executable keeps its context (and so the plugin and its device) alive,
+ * an executable keeps its program.  Counts are atomic; the objects are
+ * otherwise not synchronised (use one per thread or lock around them).
+ */
+#ifndef TILEC_CORE_API_INTERNAL_H
+#define TILEC_CORE_API_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tilec/ir.h"
+#include "tilec/plugin.h"
+#include "tilec/tilec.h"
+
+struct tilec_context {
+    int refs;
+    char *msg;                      /* last failure message, NULL: "" */
+    const tilec_plugin_t *table;    /* NULL: no backend (see no_backend) */
+    void *handle;                   /* dlopen handle (NULL: embedded) */
+    char *backend;                  /* plugin name, "" when none */
+    char *plugin_path;
+    tilec_pdevice_t *dev;
+    uint32_t devindex;
+    tilec_pdevice_info_t info;      /* of the opened device */
+    tilec_status_t no_backend;      /* why table is NULL */
+    char *no_backend_msg;
+};
+
+typedef struct tilec_api_param {
+    const char *name;               /* arena */
+    tilec_elem_t elem;
+    int ndim;
+    int64_t shape[TILEC_IR_MAX_DIMS]; /* resolved with -D values; -1 unknown */
+    const tilec_ir_buffer_t *buf;
+} tilec_api_param_t;
+
+struct tilec_program {
+    int refs;
+    tilec_arena_t arena;
+    tilec_ir_module_t *mod;         /* arena */
+    char *ir;                       /* malloc'd text form */
+    size_t ir_len;
+    int nsyms;
+    const char **sym_names;         /* arena [nsyms] */
+    int64_t *sym_values;            /* arena [nsyms], -1 unbound */
+    int *sym_of_var;                /* arena [nvars]: symbol index or -1 */
+    int nparams;
+    tilec_api_param_t *params;      /* arena [nparams] */
+};
+
+struct tilec_executable {
+    tilec_context_t *ctx;           /* counted reference */
+    tilec_program_t *prog;          /* counted reference */
+    tilec_pmodule_t *mod;           /* plugin-owned */
+    char *source;                   /* malloc'd copy, NULL: none */
+    size_t source_len;
+    const void *binary;             /* owned by mod */
+    size_t binary_len;
+};
+
+struct tilec_buffer {
+    tilec_context_t *ctx;           /* counted reference */
+    tilec_pmem_t *mem;              /* plugin-owned */
+    tilec_elem_t elem;
+    int ndim;
+    int64_t shape[TILEC_IR_MAX_DIMS];
+    size_t bytes;
+};
+
+/* Sets ctx's message (when ctx is not NULL) and returns st. */
+tilec_status_t tilec_api_fail(tilec_context_t *ctx, tilec_status_t st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A failed plugin call: "backend 'NAME': <last_error>"; st mapped to a
+ * tilec status, with fallback for the codes that depend on the call. */
+tilec_status_t tilec_api_plugin_fail(tilec_context_t *ctx, tilec_pstatus_t st,
+                                     tilec_status_t fallback, const char *what);
+/* TILEC_E_UNAVAILABLE with the reason when ctx has no backend, else OK. */
+tilec_status_t tilec_api_need_backend(tilec_context_t *ctx);
+void tilec_api_ctx_ref(tilec_context_t *ctx);
+void tilec_api_ctx_unref(tilec_context_t *ctx);
+/* A program from tile IR text ("tileir 1.0 ..."), as if the frontend had
+ * produced it (no -D values): for tests, tools and conformance cases. */
+tilec_status_t tilec_program_load_ir(tilec_context_t *ctx, const char *name, const char *text,
+                                     size_t len, tilec_program_t **out);
+size_t tilec_api_elem_size(tilec_elem_t e);
+const char *tilec_api_elem_name(tilec_elem_t e);
+
+#endif

@@ -1,0 +1,934 @@
+/*
+ * core/verify.c — the tile IR verifier (tilec_ir_verify, see passes.h).
+ *
+ * It checks what every backend is entitled to assume (docs/ir.md,
+ * "Validity"): structure (no NULL where a node is required, tables whose
+ * entries know their own index, index counts equal to buffer ranks, region
+ * extents >= 1), scoping (every var and buffer referenced is in the
+ * kernel's tables, loop vars only inside their loop and never assigned, LET
+ * vars assigned before use in program order), typing (the rules of ir.h)
+ * and, where shapes are constant, shape agreement of the tile operations.
+ * It stops at the first problem and names the statement kind, its source
+ * position when known, and the buffer or variable involved.
+ *
+ * Recursion follows the IR's nesting and is limited to TILEC_IR_MAX_DEPTH,
+ * the same limit the text reader enforces.
+ */
+#include "passes.h"
+#include "../plugin-sdk/src/ir_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct verifier {
+    const tilec_ir_kernel_t *k;
+    const tilec_ir_stmt_t *st; /* statement being checked, NULL at kernel level */
+    unsigned char *bound;      /* [nvars]: loop var currently bound */
+    unsigned char *assigned;   /* [nvars]: LET var assigned earlier in program order */
+    char *err;
+    size_t errlen;
+    int failed;
+} verifier_t;
+
+static const char *const stmt_names[] = {
+    "for", "if", "store", "assign", "copy", "fill", "gemm", "reduce", "cumsum", "atomic", "sync", "print", "hint",
+};
+
+static const char *stmt_name(const tilec_ir_stmt_t *s)
+{
+    if ((unsigned)s->kind < sizeof stmt_names / sizeof stmt_names[0]) {
+        return stmt_names[s->kind];
+    }
+    return "statement";
+}
+
+static void fail(verifier_t *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(verifier_t *v, const char *fmt, ...)
+{
+    va_list ap;
+    int n = 0;
+    if (v->failed) {
+        return;
+    }
+    v->failed = 1;
+    if (!v->err || v->errlen == 0) {
+        return;
+    }
+    if (v->st) {
+        if (v->st->line > 0) {
+            n = snprintf(v->err, v->errlen, "%d:%d: %s: ", v->st->line, v->st->col, stmt_name(v->st));
+        } else {
+            n = snprintf(v->err, v->errlen, "%s: ", stmt_name(v->st));
+        }
+    } else {
+        n = snprintf(v->err, v->errlen, "kernel '%s': ", v->k && v->k->name ? v->k->name : "?");
+    }
+    if (n < 0 || (size_t)n >= v->errlen) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(v->err + n, v->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+static const char *bname(const tilec_ir_buffer_t *b) { return b && b->name ? b->name : "?"; }
+static const char *vname(const tilec_ir_var_t *x) { return x && x->name ? x->name : "?"; }
+static int dtype_ok(tilec_dtype_t t) { return (unsigned)t < TILEC_DTYPE_COUNT; }
+static int is_numeric(tilec_dtype_t t) { return tilec_dtype_is_int(t) || tilec_dtype_is_float(t); }
+
+static int var_in_table(const verifier_t *v, const tilec_ir_var_t *x)
+{
+    return x && x->id >= 0 && x->id < v->k->nvars && v->k->vars[x->id] == x;
+}
+
+static int buf_in_table(const verifier_t *v, const tilec_ir_buffer_t *b)
+{
+    return b && b->id >= 0 && b->id < v->k->nbufs && v->k->bufs[b->id] == b;
+}
+
+/* A buffer operand: present and in the kernel's table. */
+static int check_buf(verifier_t *v, const tilec_ir_buffer_t *b, const char *role)
+{
+    if (!b) {
+        fail(v, "%s buffer is missing", role);
+        return -1;
+    }
+    if (!buf_in_table(v, b)) {
+        fail(v, "%s buffer '%s' is not declared in the kernel", role, bname(b));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- expressions ------------------------------------------------------ */
+
+enum { CTX_BODY, CTX_SHAPE }; /* where an expression appears */
+
+static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int depth);
+
+static int check_index(verifier_t *v, const tilec_ir_expr_t *e, const char *what, const tilec_ir_buffer_t *b,
+                       int ctx, int depth)
+{
+    if (check_expr(v, e, ctx, depth) < 0) {
+        return -1;
+    }
+    if (!tilec_dtype_is_int(e->dtype)) {
+        fail(v, "%s of '%s' has dtype %s, must be an integer", what, bname(b), tilec_dtype_name(e->dtype));
+        return -1;
+    }
+    return 0;
+}
+
+static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int depth)
+{
+    int i;
+    if (v->failed) {
+        return -1;
+    }
+    if (!e) {
+        fail(v, "missing expression");
+        return -1;
+    }
+    if (depth > TILEC_IR_MAX_DEPTH) {
+        fail(v, "expression nested deeper than %d", TILEC_IR_MAX_DEPTH);
+        return -1;
+    }
+    if (!dtype_ok(e->dtype)) {
+        fail(v, "expression with invalid dtype %d", (int)e->dtype);
+        return -1;
+    }
+    switch (e->kind) {
+    case TILEC_EX_INT:
+        if (!tilec_dtype_is_int(e->dtype) && e->dtype != TILEC_BOOL) {
+            fail(v, "integer constant %lld has dtype %s", (long long)e->u.i, tilec_dtype_name(e->dtype));
+            return -1;
+        }
+        if (e->dtype == TILEC_BOOL && e->u.i != 0 && e->u.i != 1) {
+            fail(v, "bool constant %lld is neither 0 nor 1", (long long)e->u.i);
+            return -1;
+        }
+        return 0;
+    case TILEC_EX_FLOAT:
+        if (!tilec_dtype_is_float(e->dtype)) {
+            fail(v, "float constant has dtype %s", tilec_dtype_name(e->dtype));
+            return -1;
+        }
+        return 0;
+    case TILEC_EX_VAR: {
+        const tilec_ir_var_t *x = e->u.var;
+        if (!x) {
+            fail(v, "variable reference without a variable");
+            return -1;
+        }
+        if (!var_in_table(v, x)) {
+            fail(v, "variable '%s' is not declared in the kernel", vname(x));
+            return -1;
+        }
+        if (e->dtype != x->dtype) {
+            fail(v, "reference to '%s' has dtype %s, the variable is %s", vname(x), tilec_dtype_name(e->dtype),
+                 tilec_dtype_name(x->dtype));
+            return -1;
+        }
+        if (ctx == CTX_SHAPE && x->kind != TILEC_VAR_SYM) {
+            fail(v, "'%s' appears in a shape or grid extent; only T.dynamic symbols may", vname(x));
+            return -1;
+        }
+        if (x->kind == TILEC_VAR_LOOP && !v->bound[x->id]) {
+            fail(v, "loop variable '%s' used outside its loop", vname(x));
+            return -1;
+        }
+        if (x->kind == TILEC_VAR_LET && !v->assigned[x->id]) {
+            fail(v, "variable '%s' used before it is assigned", vname(x));
+            return -1;
+        }
+        return 0;
+    }
+    case TILEC_EX_LOAD: {
+        const tilec_ir_buffer_t *b = e->u.load.buf;
+        if (check_buf(v, b, "loaded") < 0) {
+            return -1;
+        }
+        if (ctx == CTX_SHAPE) {
+            fail(v, "load of '%s' in a shape or grid extent", bname(b));
+            return -1;
+        }
+        if (b->ndim > 0 && !e->u.load.idx) {
+            fail(v, "load of '%s' has no indices", bname(b));
+            return -1;
+        }
+        for (i = 0; i < b->ndim; i++) {
+            if (check_index(v, e->u.load.idx[i], "index", b, ctx, depth + 1) < 0) {
+                return -1;
+            }
+        }
+        if (e->dtype != b->dtype) {
+            fail(v, "load of '%s' has dtype %s, the buffer is %s", bname(b), tilec_dtype_name(e->dtype),
+                 tilec_dtype_name(b->dtype));
+            return -1;
+        }
+        return 0;
+    }
+    case TILEC_EX_UNARY: {
+        const tilec_ir_expr_t *a = e->u.un.a;
+        tilec_unop_t op = e->u.un.op;
+        if ((unsigned)op >= TILEC_UN_COUNT) {
+            fail(v, "invalid unary operator %d", (int)op);
+            return -1;
+        }
+        if (check_expr(v, a, ctx, depth + 1) < 0) {
+            return -1;
+        }
+        if (op == TILEC_UN_NOT) {
+            if (a->dtype != TILEC_BOOL || e->dtype != TILEC_BOOL) {
+                fail(v, "'not' takes and gives bool (operand is %s)", tilec_dtype_name(a->dtype));
+                return -1;
+            }
+            return 0;
+        }
+        if (op == TILEC_UN_NEG || op == TILEC_UN_ABS) {
+            if (!is_numeric(a->dtype)) {
+                fail(v, "'%s' of a %s operand", tilec_unop_name(op), tilec_dtype_name(a->dtype));
+                return -1;
+            }
+        } else if (!tilec_dtype_is_float(a->dtype)) {
+            fail(v, "'%s' takes a float operand, not %s", tilec_unop_name(op), tilec_dtype_name(a->dtype));
+            return -1;
+        }
+        if (e->dtype != a->dtype) {
+            fail(v, "'%s' gives %s from a %s operand", tilec_unop_name(op), tilec_dtype_name(e->dtype),
+                 tilec_dtype_name(a->dtype));
+            return -1;
+        }
+        return 0;
+    }
+    case TILEC_EX_BINARY: {
+        const tilec_ir_expr_t *a = e->u.bin.a, *b = e->u.bin.b;
+        tilec_binop_t op = e->u.bin.op;
+        if ((unsigned)op >= TILEC_BIN_COUNT) {
+            fail(v, "invalid binary operator %d", (int)op);
+            return -1;
+        }
+        if (check_expr(v, a, ctx, depth + 1) < 0 || check_expr(v, b, ctx, depth + 1) < 0) {
+            return -1;
+        }
+        if (a->dtype != b->dtype) {
+            fail(v, "operands of '%s' differ in dtype (%s and %s)", tilec_binop_name(op), tilec_dtype_name(a->dtype),
+                 tilec_dtype_name(b->dtype));
+            return -1;
+        }
+        if (op == TILEC_BIN_AND || op == TILEC_BIN_OR) {
+            if (a->dtype != TILEC_BOOL) {
+                fail(v, "'%s' takes bool operands, not %s", tilec_binop_name(op), tilec_dtype_name(a->dtype));
+                return -1;
+            }
+        } else if (op >= TILEC_BIN_EQ && op <= TILEC_BIN_GE) {
+            if (op > TILEC_BIN_NE && !is_numeric(a->dtype)) {
+                fail(v, "'%s' on %s operands", tilec_binop_name(op), tilec_dtype_name(a->dtype));
+                return -1;
+            }
+        } else if (!is_numeric(a->dtype)) {
+            fail(v, "'%s' on %s operands", tilec_binop_name(op), tilec_dtype_name(a->dtype));
+            return -1;
+        }
+        if ((op >= TILEC_BIN_EQ) != (e->dtype == TILEC_BOOL) || (op < TILEC_BIN_EQ && e->dtype != a->dtype)) {
+            fail(v, "'%s' of %s operands has dtype %s", tilec_binop_name(op), tilec_dtype_name(a->dtype),
+                 tilec_dtype_name(e->dtype));
+            return -1;
+        }
+        return 0;
+    }
+    case TILEC_EX_SELECT:
+        if (check_expr(v, e->u.sel.cond, ctx, depth + 1) < 0 || check_expr(v, e->u.sel.a, ctx, depth + 1) < 0 ||
+            check_expr(v, e->u.sel.b, ctx, depth + 1) < 0) {
+            return -1;
+        }
+        if (e->u.sel.cond->dtype != TILEC_BOOL) {
+            fail(v, "select condition has dtype %s, must be bool", tilec_dtype_name(e->u.sel.cond->dtype));
+            return -1;
+        }
+        if (e->u.sel.a->dtype != e->u.sel.b->dtype || e->dtype != e->u.sel.a->dtype) {
+            fail(v, "select branches differ in dtype (%s and %s)", tilec_dtype_name(e->u.sel.a->dtype),
+                 tilec_dtype_name(e->u.sel.b->dtype));
+            return -1;
+        }
+        return 0;
+    case TILEC_EX_CAST:
+        return check_expr(v, e->u.cast.a, ctx, depth + 1);
+    }
+    fail(v, "invalid expression kind %d", (int)e->kind);
+    return -1;
+}
+
+/* An expression that must have an integer dtype. */
+static int check_int_expr(verifier_t *v, const tilec_ir_expr_t *e, const char *what)
+{
+    if (check_expr(v, e, CTX_BODY, 0) < 0) {
+        return -1;
+    }
+    if (!tilec_dtype_is_int(e->dtype)) {
+        fail(v, "%s has dtype %s, must be an integer", what, tilec_dtype_name(e->dtype));
+        return -1;
+    }
+    return 0;
+}
+
+static int check_value(verifier_t *v, const tilec_ir_expr_t *e, tilec_dtype_t want, const char *target)
+{
+    if (check_expr(v, e, CTX_BODY, 0) < 0) {
+        return -1;
+    }
+    if (e->dtype != want) {
+        fail(v, "value of dtype %s stored into %s '%s'; cast it first", tilec_dtype_name(e->dtype),
+             tilec_dtype_name(want), target);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- shapes ----------------------------------------------------------- */
+
+static int const_dim(const tilec_ir_buffer_t *b, int i, int64_t *out)
+{
+    return b->shape && i >= 0 && i < b->ndim && tilec_ir_is_const_int(b->shape[i], out);
+}
+
+static int check_indices(verifier_t *v, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx)
+{
+    int i;
+    if (b->ndim > 0 && !idx) {
+        fail(v, "'%s' is indexed without indices", bname(b));
+        return -1;
+    }
+    for (i = 0; i < b->ndim; i++) {
+        if (check_index(v, idx[i], "index", b, CTX_BODY, 0) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int check_region(verifier_t *v, const tilec_ir_region_t *r, const char *role)
+{
+    int i;
+    if (check_buf(v, r->buf, role) < 0) {
+        return -1;
+    }
+    if (!r->base || !r->extent) {
+        fail(v, "%s region of '%s' lacks its base or extents", role, bname(r->buf));
+        return -1;
+    }
+    for (i = 0; i < r->buf->ndim; i++) {
+        int64_t base, dim;
+        if (check_index(v, r->base[i], "region base", r->buf, CTX_BODY, 0) < 0) {
+            return -1;
+        }
+        if (r->extent[i] < 1) {
+            fail(v, "%s region of '%s' has extent %lld in dimension %d (must be >= 1)", role, bname(r->buf),
+                 (long long)r->extent[i], i);
+            return -1;
+        }
+        /* Only global regions are boundary-safe; on-chip ones must fit. */
+        if (r->buf->scope != TILEC_SCOPE_GLOBAL && const_dim(r->buf, i, &dim)) {
+            if (r->extent[i] > dim) {
+                fail(v, "%s region of '%s' has extent %lld in dimension %d, larger than the buffer (%lld)", role,
+                     bname(r->buf), (long long)r->extent[i], i, (long long)dim);
+                return -1;
+            }
+            if (tilec_ir_is_const_int(r->base[i], &base) && (base < 0 || base > dim - r->extent[i])) {
+                fail(v, "%s region of '%s' [%lld, +%lld) is outside dimension %d of size %lld", role, bname(r->buf),
+                     (long long)base, (long long)r->extent[i], i, (long long)dim);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- statements ------------------------------------------------------- */
+
+static int scope_in(tilec_scope_t s, unsigned mask) { return (unsigned)s < 32 && ((mask >> s) & 1u); }
+#define SC(x) (1u << TILEC_SCOPE_##x)
+
+static int check_block(verifier_t *v, const tilec_ir_stmt_t *s, int depth);
+
+static int check_gemm(verifier_t *v, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *a = s->u.gemm.a, *b = s->u.gemm.b, *c = s->u.gemm.c;
+    int64_t a0, a1, b0, b1, c0, c1;
+    if (check_buf(v, a, "A") < 0 || check_buf(v, b, "B") < 0 || check_buf(v, c, "C") < 0) {
+        return -1;
+    }
+    if (a->ndim != 2 || b->ndim != 2 || c->ndim != 2) {
+        fail(v, "operands must be 2-D ('%s' %dD, '%s' %dD, '%s' %dD)", bname(a), a->ndim, bname(b), b->ndim,
+             bname(c), c->ndim);
+        return -1;
+    }
+    if (!scope_in(a->scope, SC(SHARED) | SC(FRAGMENT) | SC(LOCAL)) ||
+        !scope_in(b->scope, SC(SHARED) | SC(FRAGMENT) | SC(LOCAL))) {
+        const tilec_ir_buffer_t *bad = scope_in(a->scope, SC(SHARED) | SC(FRAGMENT) | SC(LOCAL)) ? b : a;
+        fail(v, "'%s' is %s; A and B must be shared, fragment or local", bname(bad), tilec_scope_name(bad->scope));
+        return -1;
+    }
+    if (!scope_in(c->scope, SC(FRAGMENT) | SC(LOCAL))) {
+        fail(v, "accumulator '%s' is %s; C must be fragment or local", bname(c), tilec_scope_name(c->scope));
+        return -1;
+    }
+    if (a->dtype != b->dtype || !is_numeric(a->dtype) || !is_numeric(c->dtype)) {
+        fail(v, "'%s' (%s) and '%s' (%s) must share a numeric dtype, '%s' (%s) must be numeric", bname(a),
+             tilec_dtype_name(a->dtype), bname(b), tilec_dtype_name(b->dtype), bname(c), tilec_dtype_name(c->dtype));
+        return -1;
+    }
+    if ((s->u.gemm.trans_a & ~1) || (s->u.gemm.trans_b & ~1) || (s->u.gemm.clear_accum & ~1)) {
+        fail(v, "trans_a, trans_b and clear_accum must be 0 or 1");
+        return -1;
+    }
+    if ((unsigned)s->u.gemm.policy > TILEC_POLICY_FULLCOL) {
+        fail(v, "invalid policy %d", (int)s->u.gemm.policy);
+        return -1;
+    }
+    if (const_dim(a, 0, &a0) && const_dim(a, 1, &a1) && const_dim(b, 0, &b0) && const_dim(b, 1, &b1) &&
+        const_dim(c, 0, &c0) && const_dim(c, 1, &c1)) {
+        int64_t m = s->u.gemm.trans_a ? a1 : a0, ka = s->u.gemm.trans_a ? a0 : a1;
+        int64_t kb = s->u.gemm.trans_b ? b1 : b0, n = s->u.gemm.trans_b ? b0 : b1;
+        if (ka != kb) {
+            fail(v, "K differs: '%s' gives %lld, '%s' gives %lld", bname(a), (long long)ka, bname(b), (long long)kb);
+            return -1;
+        }
+        if (m != c0 || n != c1) {
+            fail(v, "'%s' is [%lld, %lld] but op(A) @ op(B) is [%lld, %lld]", bname(c), (long long)c0, (long long)c1,
+                 (long long)m, (long long)n);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int check_reduce(verifier_t *v, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
+    int dim = s->u.reduce.dim, i, j;
+    if ((unsigned)s->u.reduce.op > TILEC_RED_ABSMAX) {
+        fail(v, "invalid reduce op %d", (int)s->u.reduce.op);
+        return -1;
+    }
+    if (check_buf(v, src, "source") < 0 || check_buf(v, dst, "destination") < 0) {
+        return -1;
+    }
+    if (src->scope == TILEC_SCOPE_GLOBAL || dst->scope == TILEC_SCOPE_GLOBAL) {
+        fail(v, "'%s' is global; reduce works on shared, fragment or local buffers",
+             bname(src->scope == TILEC_SCOPE_GLOBAL ? src : dst));
+        return -1;
+    }
+    if (!is_numeric(src->dtype) || !is_numeric(dst->dtype)) {
+        fail(v, "'%s' and '%s' must be numeric", bname(src), bname(dst));
+        return -1;
+    }
+    if (dim < 0 || dim >= src->ndim) {
+        fail(v, "dim %d out of range for '%s' (rank %d)", dim, bname(src), src->ndim);
+        return -1;
+    }
+    if (s->u.reduce.clear & ~1) {
+        fail(v, "clear must be 0 or 1");
+        return -1;
+    }
+    if (src->ndim == 1) {
+        int64_t d;
+        if (dst->ndim != 1 || (const_dim(dst, 0, &d) && d != 1)) {
+            fail(v, "reducing 1-D '%s' needs a destination of shape (1,), '%s' is not", bname(src), bname(dst));
+            return -1;
+        }
+        return 0;
+    }
+    if (dst->ndim != src->ndim - 1) {
+        fail(v, "'%s' has rank %d; reducing rank-%d '%s' along dim %d gives rank %d", bname(dst), dst->ndim,
+             src->ndim, bname(src), dim, src->ndim - 1);
+        return -1;
+    }
+    for (i = 0, j = 0; i < src->ndim; i++) {
+        int64_t ds, dd;
+        if (i == dim) {
+            continue;
+        }
+        if (const_dim(src, i, &ds) && const_dim(dst, j, &dd) && ds != dd) {
+            fail(v, "'%s' dimension %d is %lld, '%s' dimension %d is %lld", bname(dst), j, (long long)dd, bname(src), i,
+                 (long long)ds);
+            return -1;
+        }
+        j++;
+    }
+    return 0;
+}
+
+static int check_cumsum(verifier_t *v, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *src = s->u.cumsum.src, *dst = s->u.cumsum.dst;
+    int i;
+    if (check_buf(v, src, "source") < 0 || check_buf(v, dst, "destination") < 0) {
+        return -1;
+    }
+    if (src->scope == TILEC_SCOPE_GLOBAL || dst->scope == TILEC_SCOPE_GLOBAL) {
+        fail(v, "'%s' is global; cumsum works on shared, fragment or local buffers",
+             bname(src->scope == TILEC_SCOPE_GLOBAL ? src : dst));
+        return -1;
+    }
+    if (!is_numeric(src->dtype) || !is_numeric(dst->dtype)) {
+        fail(v, "'%s' and '%s' must be numeric", bname(src), bname(dst));
+        return -1;
+    }
+    if (src->ndim != dst->ndim) {
+        fail(v, "'%s' (rank %d) and '%s' (rank %d) must have the same shape", bname(src), src->ndim, bname(dst),
+             dst->ndim);
+        return -1;
+    }
+    if (s->u.cumsum.dim < 0 || s->u.cumsum.dim >= src->ndim) {
+        fail(v, "dim %d out of range for '%s' (rank %d)", s->u.cumsum.dim, bname(src), src->ndim);
+        return -1;
+    }
+    if (s->u.cumsum.reverse & ~1) {
+        fail(v, "reverse must be 0 or 1");
+        return -1;
+    }
+    for (i = 0; i < src->ndim; i++) {
+        int64_t a, b;
+        if (const_dim(src, i, &a) && const_dim(dst, i, &b) && a != b) {
+            fail(v, "'%s' and '%s' differ in dimension %d (%lld and %lld)", bname(src), bname(dst), i, (long long)a,
+                 (long long)b);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int check_copy(verifier_t *v, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
+    int i = 0, j = 0;
+    if (check_region(v, src, "source") < 0 || check_region(v, dst, "destination") < 0) {
+        return -1;
+    }
+    /* compare the extents that are not 1, in order */
+    for (;;) {
+        while (i < src->buf->ndim && src->extent[i] == 1) {
+            i++;
+        }
+        while (j < dst->buf->ndim && dst->extent[j] == 1) {
+            j++;
+        }
+        if (i == src->buf->ndim || j == dst->buf->ndim) {
+            break;
+        }
+        if (src->extent[i] != dst->extent[j]) {
+            fail(v, "extents differ: '%s' dimension %d is %lld, '%s' dimension %d is %lld", bname(src->buf), i,
+                 (long long)src->extent[i], bname(dst->buf), j, (long long)dst->extent[j]);
+            return -1;
+        }
+        i++;
+        j++;
+    }
+    if (i != src->buf->ndim || j != dst->buf->ndim) {
+        fail(v, "regions of '%s' and '%s' have different numbers of non-unit extents", bname(src->buf),
+             bname(dst->buf));
+        return -1;
+    }
+    return 0;
+}
+
+static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
+{
+    const tilec_ir_stmt_t *outer = v->st;
+    int rc = 0;
+    v->st = s;
+    switch (s->kind) {
+    case TILEC_ST_FOR: {
+        const tilec_ir_var_t *x = s->u.loop.var;
+        if (!x || !var_in_table(v, x)) {
+            fail(v, "loop variable '%s' is missing or not declared", vname(x));
+            return -1;
+        }
+        if (x->kind != TILEC_VAR_LOOP) {
+            fail(v, "'%s' is not a loop variable", vname(x));
+            return -1;
+        }
+        if (v->bound[x->id]) {
+            fail(v, "loop variable '%s' is already bound by an enclosing loop", vname(x));
+            return -1;
+        }
+        if ((unsigned)s->u.loop.kind > TILEC_LOOP_VECTORIZED) {
+            fail(v, "invalid loop kind %d", (int)s->u.loop.kind);
+            return -1;
+        }
+        if (s->u.loop.kind == TILEC_LOOP_PIPELINED && s->u.loop.num_stages < 1) {
+            fail(v, "pipelined loop over '%s' has num_stages %d (must be >= 1)", vname(x), s->u.loop.num_stages);
+            return -1;
+        }
+        if (check_int_expr(v, s->u.loop.extent, "loop extent") < 0) {
+            return -1;
+        }
+        v->bound[x->id] = 1;
+        rc = check_block(v, s->u.loop.body, depth + 1);
+        v->bound[x->id] = 0;
+        break;
+    }
+    case TILEC_ST_IF:
+        if (check_expr(v, s->u.cond.cond, CTX_BODY, 0) < 0) {
+            return -1;
+        }
+        if (s->u.cond.cond->dtype != TILEC_BOOL) {
+            fail(v, "condition has dtype %s, must be bool", tilec_dtype_name(s->u.cond.cond->dtype));
+            return -1;
+        }
+        if (check_block(v, s->u.cond.then, depth + 1) < 0 || check_block(v, s->u.cond.els, depth + 1) < 0) {
+            return -1;
+        }
+        break;
+    case TILEC_ST_STORE:
+        if (check_buf(v, s->u.store.buf, "stored") < 0 || check_indices(v, s->u.store.buf, s->u.store.idx) < 0 ||
+            check_value(v, s->u.store.value, s->u.store.buf->dtype, bname(s->u.store.buf)) < 0) {
+            return -1;
+        }
+        break;
+    case TILEC_ST_ASSIGN: {
+        const tilec_ir_var_t *x = s->u.assign.var;
+        if (!x || !var_in_table(v, x)) {
+            fail(v, "assigned variable '%s' is missing or not declared", vname(x));
+            return -1;
+        }
+        if (x->kind != TILEC_VAR_LET) {
+            fail(v, "'%s' is a %s variable and cannot be assigned", vname(x), tilec_irx_var_kind_name(x->kind));
+            return -1;
+        }
+        if (check_value(v, s->u.assign.value, x->dtype, vname(x)) < 0) {
+            return -1;
+        }
+        v->assigned[x->id] = 1;
+        break;
+    }
+    case TILEC_ST_COPY:
+        rc = check_copy(v, s);
+        break;
+    case TILEC_ST_FILL:
+        if (check_region(v, &s->u.fill.dst, "filled") < 0 ||
+            check_value(v, s->u.fill.value, s->u.fill.dst.buf->dtype, bname(s->u.fill.dst.buf)) < 0) {
+            return -1;
+        }
+        break;
+    case TILEC_ST_GEMM:
+        rc = check_gemm(v, s);
+        break;
+    case TILEC_ST_REDUCE:
+        rc = check_reduce(v, s);
+        break;
+    case TILEC_ST_CUMSUM:
+        rc = check_cumsum(v, s);
+        break;
+    case TILEC_ST_ATOMIC:
+        if ((unsigned)s->u.atomic.op > TILEC_ATOMIC_MIN) {
+            fail(v, "invalid atomic op %d", (int)s->u.atomic.op);
+            return -1;
+        }
+        if (check_buf(v, s->u.atomic.buf, "atomic") < 0 || check_indices(v, s->u.atomic.buf, s->u.atomic.idx) < 0 ||
+            check_value(v, s->u.atomic.value, s->u.atomic.buf->dtype, bname(s->u.atomic.buf)) < 0) {
+            return -1;
+        }
+        if (!is_numeric(s->u.atomic.buf->dtype)) {
+            fail(v, "'%s' has dtype %s; atomics need a numeric buffer", bname(s->u.atomic.buf),
+                 tilec_dtype_name(s->u.atomic.buf->dtype));
+            return -1;
+        }
+        break;
+    case TILEC_ST_SYNC:
+        break;
+    case TILEC_ST_PRINT:
+        if (!s->u.print.value && !s->u.print.buf) {
+            fail(v, "nothing to print");
+            return -1;
+        }
+        if (s->u.print.value && check_expr(v, s->u.print.value, CTX_BODY, 0) < 0) {
+            return -1;
+        }
+        if (s->u.print.buf && check_buf(v, s->u.print.buf, "printed") < 0) {
+            return -1;
+        }
+        break;
+    case TILEC_ST_HINT: {
+        int i;
+        if (!s->u.hint.name ||
+            (strcmp(s->u.hint.name, "use_swizzle") != 0 && strcmp(s->u.hint.name, "annotate_layout") != 0)) {
+            fail(v, "unknown hint '%s'", s->u.hint.name ? s->u.hint.name : "(null)");
+            return -1;
+        }
+        if (s->u.hint.nargs < 0 || (s->u.hint.nargs > 0 && !s->u.hint.args)) {
+            fail(v, "bad argument list");
+            return -1;
+        }
+        for (i = 0; i < s->u.hint.nargs; i++) {
+            if (!tilec_ir_is_const_int(s->u.hint.args[i], NULL)) {
+                fail(v, "argument %d of hint '%s' is not an integer constant", i, s->u.hint.name);
+                return -1;
+            }
+        }
+        if (s->u.hint.buf && check_buf(v, s->u.hint.buf, "hinted") < 0) {
+            return -1;
+        }
+        break;
+    }
+    default:
+        fail(v, "invalid statement kind %d", (int)s->kind);
+        return -1;
+    }
+    if (rc < 0 || v->failed) {
+        return -1;
+    }
+    v->st = outer;
+    return 0;
+}
+
+static int check_block(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
+{
+    if (depth > TILEC_IR_MAX_DEPTH) {
+        fail(v, "statements nested deeper than %d", TILEC_IR_MAX_DEPTH);
+        return -1;
+    }
+    for (; s; s = s->next) {
+        if (check_stmt(v, s, depth) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- kernel ----------------------------------------------------------- */
+
+static int check_tables(verifier_t *v)
+{
+    const tilec_ir_kernel_t *k = v->k;
+    tilec_irx_map_t names;
+    int i, j, rc = -1;
+    if (k->nvars < 0 || k->nbufs < 0 || k->nparams < 0 || k->nparams > k->nbufs) {
+        fail(v, "bad table sizes (nvars %d, nbufs %d, nparams %d)", k->nvars, k->nbufs, k->nparams);
+        return -1;
+    }
+    if ((k->nvars > 0 && !k->vars) || (k->nbufs > 0 && !k->bufs)) {
+        fail(v, "missing var or buffer table");
+        return -1;
+    }
+    tilec_irx_map_init(&names);
+    for (i = 0; i < k->nvars; i++) {
+        const tilec_ir_var_t *x = k->vars[i];
+        if (!x || !x->name) {
+            fail(v, "var %d is missing or unnamed", i);
+            goto out;
+        }
+        if (x->id != i) {
+            fail(v, "var '%s' has id %d but is entry %d of the table", x->name, x->id, i);
+            goto out;
+        }
+        if (!dtype_ok(x->dtype) || (unsigned)x->kind > TILEC_VAR_LET) {
+            fail(v, "var '%s' has an invalid dtype or kind", x->name);
+            goto out;
+        }
+        if (x->kind != TILEC_VAR_LET && x->dtype != TILEC_INT32) {
+            fail(v, "%s var '%s' must be int32, is %s", tilec_irx_var_kind_name(x->kind), x->name,
+                 tilec_dtype_name(x->dtype));
+            goto out;
+        }
+        if ((j = tilec_irx_map_put(&names, x->name, i)) != 0) {
+            fail(v, j > 0 ? "duplicate var name '%s'" : "out of memory (var '%s')", x->name);
+            goto out;
+        }
+    }
+    tilec_irx_map_free(&names);
+    for (i = 0; i < k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        if (!b || !b->name) {
+            fail(v, "buffer %d is missing or unnamed", i);
+            goto out;
+        }
+        if (b->id != i) {
+            fail(v, "buffer '%s' has id %d but is entry %d of the table", b->name, b->id, i);
+            goto out;
+        }
+        if (!dtype_ok(b->dtype) || (unsigned)b->scope >= TILEC_SCOPE_COUNT) {
+            fail(v, "buffer '%s' has an invalid dtype or scope", b->name);
+            goto out;
+        }
+        if (b->ndim < 1 || b->ndim > TILEC_IR_MAX_DIMS || !b->shape) {
+            fail(v, "buffer '%s' has rank %d (must be 1..%d)", b->name, b->ndim, TILEC_IR_MAX_DIMS);
+            goto out;
+        }
+        if ((i < k->nparams) != (b->scope == TILEC_SCOPE_GLOBAL)) {
+            fail(v, i < k->nparams ? "parameter '%s' must be global" : "on-chip buffer '%s' cannot be global", b->name);
+            goto out;
+        }
+        for (j = 0; j < b->ndim; j++) {
+            int64_t d;
+            if (check_expr(v, b->shape[j], CTX_SHAPE, 0) < 0) {
+                goto out;
+            }
+            if (!tilec_dtype_is_int(b->shape[j]->dtype)) {
+                fail(v, "shape of '%s' has a %s dimension", b->name, tilec_dtype_name(b->shape[j]->dtype));
+                goto out;
+            }
+            if (tilec_ir_is_const_int(b->shape[j], &d) ? d < 1 : b->scope != TILEC_SCOPE_GLOBAL) {
+                fail(v, b->scope == TILEC_SCOPE_GLOBAL || tilec_ir_is_const_int(b->shape[j], NULL)
+                            ? "buffer '%s' has a dimension smaller than 1"
+                            : "on-chip buffer '%s' must have a constant shape",
+                     b->name);
+                goto out;
+            }
+        }
+        if (b->scope == TILEC_SCOPE_VAR && tilec_ir_buffer_const_size(b) != 1) {
+            fail(v, "var buffer '%s' must have shape (1,)", b->name);
+            goto out;
+        }
+        if ((j = tilec_irx_map_put(&names, b->name, i)) != 0) {
+            fail(v, j > 0 ? "duplicate buffer name '%s'" : "out of memory (buffer '%s')", b->name);
+            goto out;
+        }
+    }
+    if (k->nparams < 32 && (k->out_mask >> k->nparams) != 0) {
+        fail(v, "out_mask 0x%x marks buffers beyond the %d parameters", (unsigned)k->out_mask, k->nparams);
+        goto out;
+    }
+    rc = 0;
+out:
+    tilec_irx_map_free(&names);
+    return rc;
+}
+
+static int check_kernel(verifier_t *v)
+{
+    const tilec_ir_kernel_t *k = v->k;
+    int i, j;
+    if (!k->name || !k->name[0]) {
+        fail(v, "kernel has no name");
+        return -1;
+    }
+    if (check_tables(v) < 0) {
+        return -1;
+    }
+    if (k->ngrid < 1 || k->ngrid > 3) {
+        fail(v, "grid has %d dimensions (must be 1..3)", k->ngrid);
+        return -1;
+    }
+    for (i = 0; i < k->ngrid; i++) {
+        const tilec_ir_var_t *x = k->block[i];
+        if (!x || !var_in_table(v, x) || x->kind != TILEC_VAR_BLOCK) {
+            fail(v, "grid dimension %d has no declared block variable", i);
+            return -1;
+        }
+        for (j = 0; j < i; j++) {
+            if (k->block[j] == x) {
+                fail(v, "block variable '%s' used for two grid dimensions", vname(x));
+                return -1;
+            }
+        }
+        if (check_expr(v, k->grid[i], CTX_SHAPE, 0) < 0) {
+            return -1;
+        }
+        if (!tilec_dtype_is_int(k->grid[i]->dtype)) {
+            fail(v, "grid extent %d has dtype %s", i, tilec_dtype_name(k->grid[i]->dtype));
+            return -1;
+        }
+    }
+    for (i = 0; i < k->nvars; i++) {
+        if (k->vars[i]->kind == TILEC_VAR_BLOCK) {
+            for (j = 0; j < k->ngrid && k->block[j] != k->vars[i]; j++) {
+            }
+            if (j == k->ngrid) {
+                fail(v, "block variable '%s' is not bound to a grid dimension", k->vars[i]->name);
+                return -1;
+            }
+        }
+    }
+    for (i = 0; i < 3; i++) {
+        if (k->threads[i] < 1) {
+            fail(v, "threads[%d] is %d (must be >= 1)", i, k->threads[i]);
+            return -1;
+        }
+    }
+    if ((int64_t)k->threads[0] * k->threads[1] * k->threads[2] > 1024 * 1024) {
+        fail(v, "%d x %d x %d threads per block is too many", k->threads[0], k->threads[1], k->threads[2]);
+        return -1;
+    }
+    return check_block(v, k->body, 1);
+}
+
+int tilec_ir_verify(const tilec_ir_module_t *m, char *err, size_t errlen)
+{
+    verifier_t v;
+    int rc;
+    memset(&v, 0, sizeof v);
+    v.err = err;
+    v.errlen = errlen;
+    if (err && errlen) {
+        err[0] = '\0';
+    }
+    if (!m || !m->kernel) {
+        fail(&v, "module has no kernel");
+        return -1;
+    }
+    if (m->version_major != TILEC_IR_VERSION_MAJOR || m->version_minor > TILEC_IR_VERSION_MINOR ||
+        m->version_minor < 0) {
+        fail(&v, "module has IR version %d.%d, this verifier knows %d.%d", m->version_major, m->version_minor,
+             TILEC_IR_VERSION_MAJOR, TILEC_IR_VERSION_MINOR);
+        return -1;
+    }
+    v.k = m->kernel;
+    if (v.k->nvars > 0) {
+        v.bound = calloc((size_t)v.k->nvars, 1);
+        v.assigned = calloc((size_t)v.k->nvars, 1);
+        if (!v.bound || !v.assigned) {
+            free(v.bound);
+            free(v.assigned);
+            fail(&v, "out of memory");
+            return -1;
+        }
+    }
+    rc = check_kernel(&v);
+    free(v.bound);
+    free(v.assigned);
+    return rc < 0 || v.failed ? -1 : 0;
+}

@@ -1,0 +1,36 @@
+# gemm.py — C = A @ B with float16 inputs, a float32 accumulator and a
+# float16 result.  Each block computes one block_M x block_N tile of C,
+# streaming block_K-wide slices of A and B through shared memory in a
+# software-pipelined loop.  The default sizes are deliberately not multiples
+# of the tile sizes, so the boundary-safe T.copy is exercised on every edge.
+# tilec-test:
+# tilec-test: -D M=64 -D N=64 -D K=64
+# tilec-test: -D block_M=32 -D block_N=32 -D block_K=16
+
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+def matmul(M=200, N=136, K=120, block_M=64, block_N=64, block_K=32,
+           dtype="float16", accum_dtype="float32", num_stages=3):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype),
+             B: T.Tensor((K, N), dtype),
+             C: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                # The extent of each region comes from the shared tile.
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[k * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            # float32 -> float16 on the way out; rows/columns past the edge
+            # of C are not written.
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main

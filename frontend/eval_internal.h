@@ -1,0 +1,232 @@
+/*
+ * frontend/eval_internal.h — shared state of the frontend evaluator.
+ *
+ * The evaluator (eval.c, value.c, builtins.c, tileops.c) walks the syntax
+ * tree like a small Python interpreter: module and factory code runs at
+ * compile time on compile-time values (ints, floats, strings, tuples,
+ * dtypes, buffers, functions), while statements inside `with T.Kernel(...)`
+ * append tile-IR statements to the kernel under construction.  A value is
+ * either known at compile time or a runtime IR expression (V_EXPR).
+ *
+ * Errors: the first user error is reported with tilec_diag_error() and the
+ * evaluator unwinds to tilec_frontend_compile() with longjmp (ev_fail never
+ * returns).  This is safe because every allocation between the two points
+ * lives in an arena (the caller's IR arena or the evaluator's scratch arena,
+ * destroyed by tilec_frontend_compile), so unwinding leaks nothing.
+ * Ownership: values, environments and the syntax tree live in the scratch
+ * arena; everything reachable from the IR module lives in the IR arena
+ * (strings from the syntax tree are copied there).
+ */
+#ifndef TILEC_FRONTEND_EVAL_INTERNAL_H
+#define TILEC_FRONTEND_EVAL_INTERNAL_H
+
+#include <setjmp.h>
+#include <stdint.h>
+#include "ast.h"
+#include "frontend.h"
+
+#define EV_MAX_CALL_DEPTH 64       /* macro / function call nesting */
+#define EV_MAX_EXPR_DEPTH 2000     /* recursion over expressions and statements */
+#define EV_MAX_STEPS 20000000L     /* compile-time statements and loop steps */
+#define EV_MAX_SEQ 1000000         /* elements of a compile-time tuple / string */
+#define EV_MAX_ONCHIP_ELEMS (1LL << 26)
+
+typedef enum vkind {
+    V_NONE = 0, V_BOOL, V_INT, V_FLOAT, V_STR, V_SEQ, V_RANGE, V_DICT,
+    V_DTYPE, V_SYM, V_EXPR, V_BUF, V_REGION, V_FUNC, V_BUILTIN, V_NS,
+    V_POLICY, V_TENSORTYPE, V_JIT, V_KERNEL, V_LOOPITER
+} vkind_t;
+
+enum { NS_T = 0, NS_TILELANG, NS_POLICY };
+enum { FN_PLAIN = 0, FN_PRIM, FN_MACRO };
+
+typedef struct value value_t;
+typedef struct env env_t;
+
+typedef struct sym {
+    const char *name;        /* T.dynamic("name") */
+    const char *alias;       /* Python name it was first bound to, or NULL */
+    tilec_ir_var_t *var;     /* created on first use in an IR expression */
+    int64_t value;
+    int has_value;
+    struct sym *next;
+} sym_t;
+
+/* A piece of a buffer.  corner: indices only, extents come from the other
+ * operand of the tile op (ext[] all 0 until resolved). */
+typedef struct region {
+    tilec_ir_buffer_t *buf;
+    tilec_ir_expr_t **base;  /* [ndim], int32 */
+    int64_t *ext;            /* [ndim]; -1 = not a compile-time constant */
+    int corner;
+} region_t;
+
+typedef struct func {
+    ast_stmt_t *def;
+    env_t *closure;
+    int kind;                /* FN_* */
+    value_t **defaults;      /* [nparams], NULL where none (evaluated at def time) */
+    int jit;                 /* decorated with tilelang.jit */
+    int nout; int64_t *out_idx;
+} func_t;
+
+typedef struct loopiter {
+    tilec_loop_kind_t kind;
+    int n;                   /* number of nested loops (T.Parallel) */
+    value_t **lo, **hi;      /* [n]; lo may be NULL (0) */
+    int64_t step;            /* serial/range only */
+    int num_stages;
+} loopiter_t;
+
+struct value {
+    vkind_t kind;
+    union {
+        int64_t i;                                             /* INT, BOOL */
+        double f;                                              /* FLOAT */
+        struct { const char *s; size_t len; } s;               /* STR */
+        struct { int n; value_t **items; int is_list; } seq;   /* SEQ */
+        struct { int64_t start, stop, step; } range;           /* RANGE */
+        tilec_dtype_t dt;                                      /* DTYPE */
+        sym_t *sym;                                            /* SYM */
+        tilec_ir_expr_t *ex;                                   /* EXPR */
+        tilec_ir_buffer_t *buf;                                /* BUF */
+        region_t *rg;                                          /* REGION */
+        func_t *fn;                                            /* FUNC */
+        struct { int id; value_t *self; } bi;                  /* BUILTIN */
+        int ns;                                                /* NS */
+        int policy;                                            /* POLICY */
+        struct { value_t *shape; tilec_dtype_t dt; } tt;       /* TENSORTYPE */
+        struct { int nout; int64_t *out_idx; } jit;            /* JIT */
+        struct { int ngrid; value_t *grid[3]; int threads[3]; } kern; /* KERNEL */
+        loopiter_t *it;                                        /* LOOPITER */
+    } u;
+};
+
+struct env {
+    env_t *parent;
+    int n, cap;
+    const char **names;
+    value_t **vals;
+};
+
+typedef struct evdef {
+    const char *name, *text;
+    value_t *val;
+    int used;
+} evdef_t;
+
+typedef struct ev {
+    tilec_arena_t *a;          /* IR arena (caller's) */
+    tilec_arena_t s;           /* scratch arena */
+    tilec_diag_t *d;
+    jmp_buf jb;
+    ast_module_t *mod;
+    env_t *genv;
+    env_t *env;                /* environment of the running frame */
+    int at_module;             /* running module-level statements */
+    int ct_loops;              /* enclosing compile-time loops of the frame */
+    const char **consts; int nconsts, capconsts; /* module constant names */
+    tilec_ir_kernel_t *k;
+    sym_t *syms, **syms_tail;
+    evdef_t *defs; int ndefs;
+    /* kernel building */
+    int in_prim;               /* evaluating a prim_func body */
+    int kernel_done;           /* a T.Kernel was seen */
+    tilec_ir_stmt_t **tail;    /* where the next statement goes; NULL outside T.Kernel */
+    int rt_depth;              /* enclosing runtime if/for in the current frame */
+    int in_rt_loop;            /* inside a runtime loop (break/continue forbidden) */
+    /* control flow of the current frame */
+    int ctl;                   /* CTL_* */
+    value_t *retval;
+    int call_depth, depth;
+    long steps;
+    const char *name_hint;     /* target name of the assignment being evaluated */
+    value_t *none, *vtrue, *vfalse;
+} ev_t;
+
+enum { CTL_NONE = 0, CTL_RETURN, CTL_BREAK, CTL_CONTINUE };
+
+/* ---- eval.c ---- */
+_Noreturn void ev_fail(ev_t *ev, ast_loc_t loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void *ev_alloc(ev_t *ev, size_t n);
+void *ev_chk(ev_t *ev, void *p);           /* OOM check for IR constructors */
+const char *ev_irstr(ev_t *ev, const char *s);
+value_t *ev_eval(ev_t *ev, ast_expr_t *e);
+void ev_exec_block(ev_t *ev, const ast_block_t *b);
+void ev_emit(ev_t *ev, tilec_ir_stmt_t *st, ast_loc_t loc);
+tilec_ir_stmt_t *ev_stmt(ev_t *ev, tilec_stmt_kind_t kind, ast_loc_t loc);
+value_t *ev_call_func(ev_t *ev, func_t *fn, int n, value_t **pos, int nkw, const char **kwn,
+                      value_t **kwv, ast_loc_t loc);
+const char *ev_unique_var(ev_t *ev, const char *base);
+const char *ev_unique_buf(ev_t *ev, const char *base);
+void env_set(ev_t *ev, env_t *e, const char *name, value_t *v);
+value_t *env_get(env_t *e, const char *name);
+void ev_step(ev_t *ev, ast_loc_t loc);
+
+/* ---- value.c ---- */
+value_t *v_new(ev_t *ev, vkind_t k);
+value_t *v_int(ev_t *ev, int64_t i);
+value_t *v_float(ev_t *ev, double f);
+value_t *v_bool(ev_t *ev, int b);
+value_t *v_str(ev_t *ev, const char *s, size_t len);
+value_t *v_expr(ev_t *ev, tilec_ir_expr_t *e);
+value_t *v_seq(ev_t *ev, int n, int is_list);
+const char *v_kind_name(const value_t *v);
+int v_is_num(const value_t *v);            /* BOOL INT FLOAT */
+int v_is_rt(const value_t *v);             /* EXPR, SYM, VAR-scope buffer */
+int v_truth(ev_t *ev, value_t *v, ast_loc_t loc);   /* compile-time truthiness */
+int64_t v_want_int(ev_t *ev, value_t *v, ast_loc_t loc, const char *what);
+tilec_dtype_t v_want_dtype(ev_t *ev, value_t *v, ast_loc_t loc);
+int v_as_dtype(const value_t *v, tilec_dtype_t *out);
+tilec_ir_expr_t *sym_expr(ev_t *ev, sym_t *s);
+tilec_ir_expr_t *ex_of(ev_t *ev, value_t *v, ast_loc_t loc);          /* natural dtype */
+tilec_ir_expr_t *ex_as(ev_t *ev, value_t *v, tilec_dtype_t t, ast_loc_t loc); /* cast to t */
+tilec_ir_expr_t *ex_cast(ev_t *ev, tilec_ir_expr_t *e, tilec_dtype_t t);
+tilec_ir_expr_t *ex_index(ev_t *ev, value_t *v, ast_loc_t loc);       /* int32 index */
+tilec_ir_expr_t *ex_bool(ev_t *ev, tilec_ir_expr_t *e);
+tilec_ir_expr_t *ex_int32(ev_t *ev, int64_t v);
+value_t *v_binop(ev_t *ev, int op, value_t *a, value_t *b, ast_loc_t loc);
+value_t *v_compare(ev_t *ev, int op, value_t *a, value_t *b, ast_loc_t loc);
+value_t *v_unary(ev_t *ev, int op, value_t *a, ast_loc_t loc);
+value_t *v_logic(ev_t *ev, int is_and, value_t *a, value_t *b, ast_loc_t loc); /* runtime */
+value_t *v_select(ev_t *ev, value_t *c, value_t *a, value_t *b, ast_loc_t loc);
+value_t *v_math(ev_t *ev, tilec_unop_t op, value_t *a, ast_loc_t loc);
+value_t *v_minmax(ev_t *ev, int is_max, value_t *a, value_t *b, ast_loc_t loc);
+value_t *v_cast(ev_t *ev, value_t *a, tilec_dtype_t t, ast_loc_t loc);
+value_t *v_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc);
+value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e);
+value_t *v_parse_define(ev_t *ev, const char *text);
+int v_equal(ev_t *ev, value_t *a, value_t *b, int depth);
+tilec_dtype_t dt_promote(tilec_dtype_t x, tilec_dtype_t y);
+
+/* ---- builtins.c ---- */
+value_t *bi_lookup_ns(ev_t *ev, int ns, const char *name);
+value_t *bi_lookup_python(ev_t *ev, const char *name);
+value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call);
+const char *bi_name(int id);
+enum { BI_PRIM_FUNC = 1, BI_MACRO, BI_JIT, BI_AUTOTUNE };
+
+/* argument lists of calls */
+typedef struct args {
+    int n; value_t **v; ast_loc_t *loc;
+    int nkw; const char **kwn; value_t **kwv; ast_loc_t *kwloc;
+    ast_loc_t at;
+} args_t;
+void ev_eval_args(ev_t *ev, ast_expr_t *call, args_t *out);
+
+/* ---- tileops.c ---- */
+region_t *rg_of(ev_t *ev, value_t *v, ast_loc_t loc, const char *what);
+void op_copy(ev_t *ev, value_t *src, value_t *dst, ast_loc_t loc, ast_loc_t sloc, ast_loc_t dloc);
+void op_fill(ev_t *ev, value_t *dst, value_t *val, ast_loc_t loc);
+void op_gemm(ev_t *ev, value_t **v, ast_loc_t *locs, ast_loc_t loc);
+void op_reduce(ev_t *ev, tilec_reduce_op_t op, value_t **v, ast_loc_t *locs, ast_loc_t loc);
+void op_cumsum(ev_t *ev, value_t **v, ast_loc_t *locs, ast_loc_t loc);
+void op_atomic(ev_t *ev, tilec_atomic_op_t op, value_t *dst, value_t *val, ast_loc_t loc,
+               ast_loc_t dloc);
+void op_print(ev_t *ev, value_t *v, const char *msg, ast_loc_t loc);
+value_t *op_alloc(ev_t *ev, tilec_scope_t scope, value_t *shape, value_t *dt, value_t *init,
+                  const char *name, ast_loc_t loc);
+void ev_require_kernel(ev_t *ev, ast_loc_t loc, const char *what);
+
+#endif

@@ -1,0 +1,416 @@
+/*
+ * tests/test_loader.c — the plugin loader against deliberately broken
+ * plugins (tests/plugins/broken.c, built into build/tests/plugins).
+ *
+ * Each test runs in its own Criterion process, so it sets TILEC_PLUGIN_PATH
+ * and friends with setenv before the first loader call; the loader reads
+ * the environment again on every scan (one test checks that too).
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "loader.h"
+#include "tilec/tilec.h"
+
+static char plugin_dir[PATH_MAX];
+
+static const char *build_dir(void)
+{
+    const char *b = getenv("TILEC_BUILD_DIR");
+    return b && *b ? b : "build";
+}
+
+static void use_plugins(void)
+{
+    snprintf(plugin_dir, sizeof plugin_dir, "%s/tests/plugins", build_dir());
+    cr_assert_eq(setenv("TILEC_PLUGIN_PATH", plugin_dir, 1), 0);
+    setenv("TILEC_CACHE", "0", 1);
+    unsetenv("TILEC_BACKEND");
+}
+
+/* The listed candidate whose path ends with file, or NULL. */
+static const tilec_plugin_desc_t *by_file(const tilec_plugin_desc_t *l, int n, const char *file)
+{
+    size_t fl = strlen(file);
+    for (int i = 0; i < n; i++) {
+        size_t pl = strlen(l[i].path);
+        if (pl >= fl && strcmp(l[i].path + pl - fl, file) == 0 &&
+            (pl == fl || l[i].path[pl - fl - 1] == '/')) {
+            return &l[i];
+        }
+    }
+    return NULL;
+}
+
+static void expect(const tilec_plugin_desc_t *l, int n, const char *kind,
+                   tilec_plugin_state_t state, const char *w1, const char *w2)
+{
+    char file[128];
+    const tilec_plugin_desc_t *d;
+    snprintf(file, sizeof file, "libtilec-broken_%s.so", kind);
+    d = by_file(l, n, file);
+    cr_assert_not_null(d, "%s not listed", file);
+    cr_expect_eq(d->state, state, "%s: state %d, expected %d (reason: %s)", file, d->state, state,
+                 d->reason);
+    if (w1) {
+        cr_expect_not_null(strstr(d->reason, w1), "%s: reason '%s' lacks '%s'", file, d->reason, w1);
+    }
+    if (w2) {
+        cr_expect_not_null(strstr(d->reason, w2), "%s: reason '%s' lacks '%s'", file, d->reason, w2);
+    }
+    if (state == TILEC_PLUGIN_REJECTED) {
+        cr_expect_eq(d->abi_version, 0u);
+        cr_expect_eq(d->ndevices, 0);
+    }
+}
+
+Test(loader, lists_every_candidate_with_its_state)
+{
+    tilec_plugin_desc_t *l = NULL;
+    int n = 0, cpu = -1, first_broken = -1;
+    const tilec_plugin_desc_t *g;
+    use_plugins();
+    cr_assert_eq(tilec_plugins_list(&l, &n), TILEC_OK);
+    expect(l, n, "notplugin", TILEC_PLUGIN_REJECTED, "not a loadable shared object", NULL);
+    expect(l, n, "nosymbol", TILEC_PLUGIN_REJECTED, "does not export tilec_plugin_query", NULL);
+    expect(l, n, "nulltable", TILEC_PLUGIN_REJECTED, "NULL table", NULL);
+    expect(l, n, "noversion", TILEC_PLUGIN_REJECTED, "no common ABI version", "1.0..1.0");
+    expect(l, n, "smallstruct", TILEC_PLUGIN_REJECTED, "struct_size", "smaller than ABI 1.0 minimum");
+    expect(l, n, "badabi", TILEC_PLUGIN_REJECTED, "abi_version 2.0", NULL);
+    expect(l, n, "badname", TILEC_PLUGIN_REJECTED, "invalid plugin name", "Broken-Name");
+    expect(l, n, "nullentry", TILEC_PLUGIN_REJECTED, "'launch'", "NULL");
+    expect(l, n, "crashquery", TILEC_PLUGIN_REJECTED, "crashed while being queried", "signal 11");
+    expect(l, n, "unavailable", TILEC_PLUGIN_UNAVAILABLE, "libwidget.so.1 not found", NULL);
+    expect(l, n, "shadow", TILEC_PLUGIN_SHADOWED, "shadowed by", "libtilec-broken_good.so");
+    expect(l, n, "good", TILEC_PLUGIN_OK, NULL, NULL);
+
+    g = by_file(l, n, "libtilec-broken_good.so");
+    cr_assert_not_null(g);
+    cr_expect_str_eq(g->name, "broken_good");
+    cr_expect_str_eq(g->vendor, "tilec tests");
+    cr_expect_str_eq(g->version, "0.0.1");
+    cr_expect_str_eq(g->reason, "");
+    cr_expect_eq(g->abi_version, TILEC_ABI_MAKE(1, 0));
+    cr_assert_eq(g->ndevices, 1);
+    cr_expect_str_eq(g->devices[0].name, "broken test device");
+    cr_expect_eq(g->devices[0].caps & TILEC_CAP_GPU, 0u);
+
+    /* Rejected entries are named after their file. */
+    cr_expect_str_eq(by_file(l, n, "libtilec-broken_nosymbol.so")->name, "broken_nosymbol");
+
+    for (int i = 0; i < n; i++) {
+        if (strcmp(l[i].path, "(embedded)") == 0) {
+            cpu = i;
+        }
+        if (first_broken < 0 && strstr(l[i].path, "libtilec-broken_")) {
+            first_broken = i;
+        }
+    }
+    cr_assert_geq(cpu, 0, "embedded cpu backend not listed");
+    cr_expect_str_eq(l[cpu].name, "cpu");
+    cr_expect_eq(l[cpu].state, TILEC_PLUGIN_OK, "cpu: %s", l[cpu].reason);
+    cr_expect_geq(l[cpu].ndevices, 1);
+    /* TILEC_PLUGIN_PATH comes first in the search order. */
+    cr_expect_lt(first_broken, cpu);
+    tilec_plugins_free(l, n);
+}
+
+Test(loader, directory_entries_are_sorted)
+{
+    tilec_plugin_desc_t *l = NULL;
+    int n = 0;
+    const char *prev = "";
+    use_plugins();
+    cr_assert_eq(tilec_plugins_list(&l, &n), TILEC_OK);
+    for (int i = 0; i < n && strstr(l[i].path, "libtilec-broken_"); i++) {
+        cr_expect_lt(strcmp(prev, l[i].path), 0, "%s listed after %s", l[i].path, prev);
+        prev = l[i].path;
+    }
+    tilec_plugins_free(l, n);
+}
+
+Test(loader, selects_the_good_plugin_by_name)
+{
+    tilec_context_t *ctx = NULL;
+    use_plugins();
+    cr_assert_eq(tilec_context_create("broken_good", &ctx), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    cr_expect_str_eq(tilec_context_backend(ctx), "broken_good");
+    cr_expect_str_eq(tilec_context_device(ctx), "broken test device");
+    tilec_context_destroy(ctx);
+
+    cr_assert_eq(tilec_context_create("broken_good:0", &ctx), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    tilec_context_destroy(ctx);
+}
+
+Test(loader, unknown_name_lists_the_candidates)
+{
+    tilec_context_t *ctx = NULL;
+    const char *m;
+    use_plugins();
+    cr_assert_eq(tilec_context_create("nosuch", &ctx), TILEC_E_UNAVAILABLE);
+    cr_assert_not_null(ctx);
+    m = tilec_context_message(ctx);
+    cr_expect_not_null(strstr(m, "no backend 'nosuch'"), "%s", m);
+    cr_expect_not_null(strstr(m, "cpu (ok, embedded)"), "%s", m);
+    cr_expect_not_null(strstr(m, "broken_nosymbol (rejected: does not export tilec_plugin_query"),
+                       "%s", m);
+    cr_expect_not_null(strstr(m, "broken_good (ok"), "%s", m);
+    cr_expect_not_null(strstr(m, "broken_unavailable (unavailable: libwidget"), "%s", m);
+    cr_expect_str_eq(tilec_context_backend(ctx), "");
+    tilec_context_destroy(ctx);
+}
+
+Test(loader, env_backend_is_used_when_name_is_null)
+{
+    tilec_context_t *ctx = NULL;
+    use_plugins();
+    setenv("TILEC_BACKEND", "broken_good", 1);
+    cr_assert_eq(tilec_context_create(NULL, &ctx), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_expect_str_eq(tilec_context_backend(ctx), "broken_good");
+    tilec_context_destroy(ctx);
+}
+
+Test(loader, bad_device_index_names_the_count)
+{
+    tilec_context_t *ctx = NULL;
+    const char *m;
+    use_plugins();
+    cr_assert_eq(tilec_context_create("broken_good:5", &ctx), TILEC_E_UNAVAILABLE);
+    m = tilec_context_message(ctx);
+    cr_expect_not_null(strstr(m, "has 1 device"), "%s", m);
+    cr_expect_not_null(strstr(m, "no device 5"), "%s", m);
+    tilec_context_destroy(ctx);
+
+    cr_assert_eq(tilec_context_create("cpu:5", &ctx), TILEC_E_UNAVAILABLE);
+    m = tilec_context_message(ctx);
+    cr_expect_not_null(strstr(m, "backend 'cpu' has "), "%s", m);
+    cr_expect_not_null(strstr(m, "no device 5"), "%s", m);
+    tilec_context_destroy(ctx);
+}
+
+Test(loader, malformed_backend_is_invalid)
+{
+    tilec_context_t *ctx = NULL;
+    use_plugins();
+    cr_assert_eq(tilec_context_create("cpu:x", &ctx), TILEC_E_INVALID);
+    cr_expect_not_null(strstr(tilec_context_message(ctx), "malformed backend"));
+    tilec_context_destroy(ctx);
+    cr_assert_eq(tilec_context_create(":1", &ctx), TILEC_E_INVALID);
+    tilec_context_destroy(ctx);
+}
+
+Test(loader, unavailable_plugin_gives_its_reason)
+{
+    tilec_context_t *ctx = NULL;
+    const char *m;
+    use_plugins();
+    cr_assert_eq(tilec_context_create("broken_unavailable", &ctx), TILEC_E_UNAVAILABLE);
+    m = tilec_context_message(ctx);
+    cr_expect_not_null(strstr(m, "unavailable"), "%s", m);
+    cr_expect_not_null(strstr(m, "libwidget.so.1 not found"), "%s", m);
+    /* A context without a backend still answers, with the reason. */
+    {
+        tilec_buffer_t *b = NULL;
+        int64_t shape[1] = {4};
+        cr_expect_eq(tilec_buffer_create(ctx, TILEC_ELEM_FLOAT32, 1, shape, &b), TILEC_E_UNAVAILABLE);
+        cr_expect_null(b);
+        cr_expect_not_null(strstr(tilec_context_message(ctx), "libwidget.so.1"));
+    }
+    tilec_context_destroy(ctx);
+}
+
+Test(loader, rejected_plugin_cannot_be_selected)
+{
+    tilec_context_t *ctx = NULL;
+    use_plugins();
+    cr_assert_eq(tilec_context_create("broken_nosymbol", &ctx), TILEC_E_UNAVAILABLE);
+    cr_expect_not_null(strstr(tilec_context_message(ctx), "no backend 'broken_nosymbol'"));
+    tilec_context_destroy(ctx);
+}
+
+Test(loader, missing_path_entries_are_skipped)
+{
+    char path[PATH_MAX * 2];
+    tilec_plugin_desc_t *l = NULL, *l2 = NULL;
+    int n = 0, n2 = 0;
+    use_plugins();
+    cr_assert_eq(tilec_plugins_list(&l, &n), TILEC_OK);
+    snprintf(path, sizeof path, "/nonexistent/tilec-plugins::%s:/nonexistent/libtilec-x.so",
+             plugin_dir);
+    setenv("TILEC_PLUGIN_PATH", path, 1);
+    cr_assert_eq(tilec_plugins_list(&l2, &n2), TILEC_OK);
+    cr_expect_eq(n, n2);
+    for (int i = 0; i < n2; i++) {
+        cr_expect_null(strstr(l2[i].path, "nonexistent"), "%s listed", l2[i].path);
+    }
+    tilec_plugins_free(l, n);
+    tilec_plugins_free(l2, n2);
+}
+
+Test(loader, file_entries_and_duplicates)
+{
+    char path[PATH_MAX * 3];
+    tilec_plugin_desc_t *l = NULL;
+    int n = 0, good = 0;
+    use_plugins();
+    /* The same plugin as a file entry and again through its directory: it
+     * is probed once, first. */
+    snprintf(path, sizeof path, "%s/libtilec-broken_good.so:%s", plugin_dir, plugin_dir);
+    setenv("TILEC_PLUGIN_PATH", path, 1);
+    cr_assert_eq(tilec_plugins_list(&l, &n), TILEC_OK);
+    cr_assert_gt(n, 0);
+    cr_expect_str_eq(l[0].name, "broken_good");
+    cr_expect_eq(l[0].state, TILEC_PLUGIN_OK);
+    for (int i = 0; i < n; i++) {
+        if (strstr(l[i].path, "libtilec-broken_good.so")) {
+            good++;
+        }
+    }
+    cr_expect_eq(good, 1);
+    tilec_plugins_free(l, n);
+}
+
+Test(loader, environment_is_read_on_every_scan)
+{
+    tilec_plugin_desc_t *l = NULL;
+    int n = 0;
+    use_plugins();
+    cr_assert_eq(tilec_plugins_list(&l, &n), TILEC_OK);
+    cr_expect_not_null(by_file(l, n, "libtilec-broken_good.so"));
+    tilec_plugins_free(l, n);
+    unsetenv("TILEC_PLUGIN_PATH");
+    cr_assert_eq(tilec_plugins_list(&l, &n), TILEC_OK);
+    cr_expect_null(by_file(l, n, "libtilec-broken_good.so"));
+    tilec_plugins_free(l, n);
+}
+
+Test(loader, auto_prefers_a_gpu_else_cpu)
+{
+    tilec_plugin_desc_t *l = NULL;
+    tilec_context_t *ctx = NULL;
+    int n = 0, gpu = -1;
+    use_plugins();
+    setenv("TILEC_BACKEND", "auto", 1);
+    cr_assert_eq(tilec_plugins_list(&l, &n), TILEC_OK);
+    for (int i = 0; i < n && gpu < 0; i++) {
+        if (l[i].state == TILEC_PLUGIN_OK && l[i].ndevices > 0 && (l[i].devices[0].caps & TILEC_CAP_GPU)) {
+            gpu = i;
+        }
+    }
+    cr_assert_eq(tilec_context_create(NULL, &ctx), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_expect_str_eq(tilec_context_backend(ctx), gpu >= 0 ? l[gpu].name : "cpu");
+    tilec_context_destroy(ctx);
+    cr_assert_eq(tilec_context_create("", &ctx), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_expect_str_eq(tilec_context_backend(ctx), gpu >= 0 ? l[gpu].name : "cpu");
+    tilec_context_destroy(ctx);
+    tilec_plugins_free(l, n);
+}
+
+Test(loader, select_on_a_hand_made_list)
+{
+    tilec_loader_entry_t items[3];
+    tilec_pdevice_info_t gpu_dev, cpu_dev;
+    tilec_loader_list_t list = {3, items};
+    int idx = -1;
+    uint32_t dev = 9;
+    char *msg = NULL;
+    memset(items, 0, sizeof items);
+    memset(&gpu_dev, 0, sizeof gpu_dev);
+    memset(&cpu_dev, 0, sizeof cpu_dev);
+    gpu_dev.caps = TILEC_CAP_GPU;
+    items[0] = (tilec_loader_entry_t){.name = "cuda", .path = "/x/libtilec-cuda.so", .reason = "no driver",
+                                      .state = TILEC_PLUGIN_UNAVAILABLE};
+    items[1] = (tilec_loader_entry_t){.name = "cpu", .path = "(embedded)", .reason = "", .embedded = 1,
+                                      .state = TILEC_PLUGIN_OK, .ndevices = 1, .devices = &cpu_dev};
+    items[2] = (tilec_loader_entry_t){.name = "vulkan", .path = "/x/libtilec-vulkan.so", .reason = "",
+                                      .state = TILEC_PLUGIN_OK, .ndevices = 1, .devices = &gpu_dev};
+    cr_assert_eq(tilec_loader_select(&list, "auto", &idx, &dev, &msg), TILEC_OK);
+    cr_expect_eq(idx, 2);
+    cr_expect_eq(dev, 0u);
+    cr_assert_eq(tilec_loader_select(&list, NULL, &idx, &dev, &msg), TILEC_OK);
+    cr_expect_eq(idx, 2);
+    cr_assert_eq(tilec_loader_select(&list, "cpu", &idx, &dev, &msg), TILEC_OK);
+    cr_expect_eq(idx, 1);
+    cr_assert_eq(tilec_loader_select(&list, "cuda", &idx, &dev, &msg), TILEC_E_UNAVAILABLE);
+    cr_assert_not_null(msg);
+    cr_expect_not_null(strstr(msg, "no driver"), "%s", msg);
+    free(msg);
+    items[2].state = TILEC_PLUGIN_UNAVAILABLE;
+    items[2].reason = "no ICD";
+    cr_assert_eq(tilec_loader_select(&list, "auto", &idx, &dev, &msg), TILEC_OK);
+    cr_expect_eq(idx, 1);
+    cr_assert_eq(tilec_loader_select(&list, "opencl", &idx, &dev, &msg), TILEC_E_UNAVAILABLE);
+    cr_expect_not_null(strstr(msg, "vulkan (unavailable: no ICD; /x/libtilec-vulkan.so)"), "%s", msg);
+    free(msg);
+}
+
+Test(cache, resolution_and_creation)
+{
+    char base[] = "/tmp/tilec-cache-test-XXXXXX";
+    char want[PATH_MAX];
+    char *d;
+    struct stat st;
+    cr_assert_not_null(mkdtemp(base));
+    unsetenv("TILEC_CACHE");
+    snprintf(want, sizeof want, "%s/a/b/c", base);
+    setenv("TILEC_CACHE_DIR", want, 1);
+    d = tilec_cache_dir();
+    cr_assert_not_null(d);
+    cr_expect_str_eq(d, want);
+    cr_assert_eq(stat(d, &st), 0);
+    cr_expect(S_ISDIR(st.st_mode));
+    cr_expect_eq(st.st_mode & 0777, 0700);
+    free(d);
+
+    unsetenv("TILEC_CACHE_DIR");
+    setenv("XDG_CACHE_HOME", base, 1);
+    d = tilec_cache_dir();
+    snprintf(want, sizeof want, "%s/tilec", base);
+    cr_assert_not_null(d);
+    cr_expect_str_eq(d, want);
+    free(d);
+
+    unsetenv("XDG_CACHE_HOME");
+    setenv("HOME", base, 1);
+    d = tilec_cache_dir();
+    snprintf(want, sizeof want, "%s/.cache/tilec", base);
+    cr_assert_not_null(d);
+    cr_expect_str_eq(d, want);
+    free(d);
+
+    setenv("TILEC_CACHE", "0", 1);
+    cr_expect_null(tilec_cache_dir());
+
+    /* A path that cannot be created: no cache, not an error. */
+    unsetenv("TILEC_CACHE");
+    snprintf(want, sizeof want, "%s/tilec/file", base);
+    setenv("TILEC_CACHE_DIR", "/proc/tilec-cannot-exist/x", 1);
+    cr_expect_null(tilec_cache_dir());
+    {
+        char cmd[PATH_MAX + 16];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+        cr_expect_eq(system(cmd), 0);
+    }
+}
+
+Test(loader, host_struct_is_stable)
+{
+    const tilec_plugin_host_t *a, *b;
+    setenv("TILEC_CACHE", "0", 1);
+    a = tilec_loader_host();
+    b = tilec_loader_host();
+    cr_expect_eq(a, b);
+    cr_expect_null(a->cache_dir);
+    cr_expect_eq(a->abi_min, TILEC_ABI_MAKE(1, 0));
+    cr_expect_eq(a->abi_max, TILEC_ABI_MAKE(1, 0));
+    cr_expect_eq(a->struct_size, sizeof *a);
+    cr_expect_not_null(a->log);
+}

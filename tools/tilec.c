@@ -1,0 +1,674 @@
+/*
+ * tools/tilec.c — the `tilec` command line (DESIGN.md §3).
+ *
+ *   tilec run FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME]
+ *             [--check] [--bench] [--seed N]
+ *   tilec compile FILE [-D ...] [--entry NAME] [--backend NAME]
+ *             --emit ir|source|binary [--arch ARCH] [-o OUT]
+ *   tilec devices [--json]
+ *
+ * Everything goes through the public API (tilec/tilec.h); this file only
+ * parses arguments, makes inputs, compares results and prints.  Exit
+ * statuses: 0 success/PASS, 1 check FAIL, 2 invalid program or usage,
+ * 3 backend unavailable or compile/launch failure.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "tilec/ir.h"
+#include "tilec/plugin.h"
+#include "tilec/tilec.h"
+
+enum { EXIT_PASS = 0, EXIT_CHECK_FAIL = 1, EXIT_USAGE = 2, EXIT_BACKEND = 3 };
+
+#define MAX_DEFINES 256
+
+typedef struct options {
+    const char *cmd;
+    const char *file;
+    const char *entry;
+    const char *backend;
+    const char *emit;
+    const char *arch;
+    const char *out;
+    int check, bench, json;
+    uint64_t seed;
+    int ndefs;
+    tilec_define_kv_t defs[MAX_DEFINES];
+    char *def_storage[MAX_DEFINES];
+} options_t;
+
+static void usage(FILE *f)
+{
+    fputs("usage:\n"
+          "  tilec run FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME] [--check] [--bench] [--seed N]\n"
+          "  tilec compile FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME] --emit ir|source|binary\n"
+          "                [--arch ARCH] [-o OUT]\n"
+          "  tilec devices [--json]\n"
+          "  tilec --version | --help\n"
+          "\n"
+          "environment: TILEC_BACKEND (cpu, cuda, hip, opencl, vulkan, a plugin name, optionally :N; auto),\n"
+          "             TILEC_PLUGIN_PATH, TILEC_CACHE_DIR, TILEC_CACHE=0, TILEC_LOG=loader,compile,ir,launch\n",
+          f);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tilec: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(run 'tilec --help' for usage)\n");
+    return EXIT_USAGE;
+}
+
+/* Exit status for a failed API call. */
+static int exit_for(tilec_status_t s)
+{
+    switch (s) {
+    case TILEC_E_PROGRAM:
+    case TILEC_E_INVALID:
+    case TILEC_E_IO:
+        return EXIT_USAGE;
+    default:
+        return EXIT_BACKEND;
+    }
+}
+
+static int report(tilec_context_t *ctx, tilec_status_t s)
+{
+    const char *msg = ctx ? tilec_context_message(ctx) : "out of memory";
+    size_t n = strlen(msg);
+    /* Diagnostics already carry their "FILE:LINE:COL: error:" prefix. */
+    if (s == TILEC_E_PROGRAM) {
+        fprintf(stderr, "%s%s", msg, n && msg[n - 1] == '\n' ? "" : "\n");
+    } else {
+        fprintf(stderr, "tilec: %s%s", msg, n && msg[n - 1] == '\n' ? "" : "\n");
+    }
+    return exit_for(s);
+}
+
+static int parse_define(options_t *o, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        return usage_error("-D expects NAME=VALUE, got '%s'", arg);
+    }
+    if (o->ndefs == MAX_DEFINES) {
+        return usage_error("too many -D options (at most 256): '%s'", arg);
+    }
+    char *copy = strdup(arg);
+    if (!copy) {
+        return usage_error("out of memory at '%s'", arg);
+    }
+    copy[eq - arg] = '\0';
+    o->def_storage[o->ndefs] = copy;
+    o->defs[o->ndefs].name = copy;
+    o->defs[o->ndefs].value = copy + (eq - arg) + 1;
+    o->ndefs++;
+    return 0;
+}
+
+static int parse_args(options_t *o, int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_ARG() \
+    do { \
+        if (!next) return usage_error("option %s needs a value", a); \
+        i++; \
+    } while (0)
+        if (!strcmp(a, "-D")) {
+            NEED_ARG();
+            if (parse_define(o, next)) return EXIT_USAGE;
+        } else if (!strncmp(a, "-D", 2)) {
+            if (parse_define(o, a + 2)) return EXIT_USAGE;
+        } else if (!strcmp(a, "--entry")) {
+            NEED_ARG();
+            o->entry = next;
+        } else if (!strcmp(a, "--backend")) {
+            NEED_ARG();
+            o->backend = next;
+        } else if (!strcmp(a, "--emit")) {
+            NEED_ARG();
+            o->emit = next;
+        } else if (!strcmp(a, "--arch")) {
+            NEED_ARG();
+            o->arch = next;
+        } else if (!strcmp(a, "-o")) {
+            NEED_ARG();
+            o->out = next;
+        } else if (!strcmp(a, "--seed")) {
+            NEED_ARG();
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(next, &end, 10);
+            if (errno || *end || !*next || next[0] == '-') {
+                return usage_error("--seed expects a non-negative integer, got '%s'", next);
+            }
+            o->seed = v;
+        } else if (!strcmp(a, "--check")) {
+            o->check = 1;
+        } else if (!strcmp(a, "--bench")) {
+            o->bench = 1;
+        } else if (!strcmp(a, "--json")) {
+            o->json = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option '%s'", a);
+        } else if (!o->file) {
+            o->file = a;
+        } else {
+            return usage_error("unexpected argument '%s'", a);
+        }
+#undef NEED_ARG
+    }
+    return 0;
+}
+
+/* ---- run ------------------------------------------------------------------- */
+
+typedef struct tensor {
+    const char *name;
+    tilec_elem_t elem;
+    int ndim;
+    int64_t shape[8];
+    size_t count, bytes;
+    void *init;        /* seeded inputs */
+    void *out;         /* what the backend left */
+    void *ref;         /* what the interpreter left */
+    tilec_buffer_t *buf;
+} tensor_t;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int is_16bit_float(tilec_elem_t e)
+{
+    return e == TILEC_ELEM_FLOAT16 || e == TILEC_ELEM_BFLOAT16;
+}
+
+static int is_int_elem(tilec_elem_t e)
+{
+    return !tilec_dtype_is_float((tilec_dtype_t)e);
+}
+
+/* Prepare host tensors for every parameter; symbols must have values. */
+static int make_tensors(tilec_context_t *ctx, const tilec_program_t *p, const options_t *o,
+                        tensor_t *t, int n)
+{
+    check_rng_t rng;
+    check_rng_seed(&rng, o->seed);
+    for (int i = 0; i < n; i++) {
+        tilec_status_t s = tilec_program_param(p, i, &t[i].name, &t[i].elem, &t[i].ndim, t[i].shape);
+        if (s != TILEC_OK) {
+            return report(ctx, s);
+        }
+        t[i].count = 1;
+        for (int d = 0; d < t[i].ndim; d++) {
+            if (t[i].shape[d] < 0) {
+                int nsyms = tilec_program_num_syms(p);
+                for (int k = 0; k < nsyms; k++) {
+                    const char *sname;
+                    int64_t v;
+                    if (tilec_program_sym(p, k, &sname, &v) == TILEC_OK && v < 0) {
+                        fprintf(stderr,
+                                "%s: error: T.dynamic symbol '%s' has no value; pass -D %s=N "
+                                "to give tensor '%s' a size\n",
+                                o->file, sname, sname, t[i].name);
+                        return EXIT_USAGE;
+                    }
+                }
+                fprintf(stderr, "%s: error: tensor '%s' has an unbound dimension %d\n", o->file,
+                        t[i].name, d);
+                return EXIT_USAGE;
+            }
+            t[i].count *= (size_t)t[i].shape[d];
+        }
+        t[i].bytes = t[i].count * tilec_dtype_size((tilec_dtype_t)t[i].elem);
+        size_t alloc = t[i].bytes ? t[i].bytes : 1;
+        t[i].init = malloc(alloc);
+        t[i].out = malloc(alloc);
+        t[i].ref = malloc(alloc);
+        if (!t[i].init || !t[i].out || !t[i].ref) {
+            fprintf(stderr, "tilec: out of memory for tensor '%s' (%zu bytes)\n", t[i].name, t[i].bytes);
+            return EXIT_BACKEND;
+        }
+        check_fill(&rng, (int)t[i].elem, t[i].init, t[i].count);
+    }
+    return 0;
+}
+
+static void free_tensors(tensor_t *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(t[i].init);
+        free(t[i].out);
+        free(t[i].ref);
+        tilec_buffer_free(t[i].buf);
+    }
+    free(t);
+}
+
+/* Upload the seeded inputs (again, so every launch starts from them). */
+static tilec_status_t upload(tensor_t *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        tilec_status_t s = tilec_buffer_write(t[i].buf, t[i].init, t[i].bytes);
+        if (s != TILEC_OK) {
+            return s;
+        }
+    }
+    return TILEC_OK;
+}
+
+static int check_results(const options_t *o, tensor_t *t, int n, const char *backend)
+{
+    int any16 = 0;
+    for (int i = 0; i < n; i++) {
+        any16 |= is_16bit_float(t[i].elem);
+    }
+    double tol = any16 ? 1e-2 : 1e-4;
+    int ok = 1;
+    check_stats_t worst = {0};
+    const char *worst_name = "";
+    for (int i = 0; i < n; i++) {
+        check_stats_t s;
+        check_compare((int)t[i].elem, t[i].out, t[i].ref, t[i].count, &s);
+        int tensor_ok = !s.has_nan &&
+                        (is_int_elem(t[i].elem) ? s.mismatches == 0 : s.rel_fro <= tol);
+        if (!tensor_ok) {
+            fprintf(stderr, "tilec: tensor '%s' differs from the reference: rel_fro_err=%.3e "
+                    "max_abs_err=%.3e mismatches=%zu/%zu%s\n",
+                    t[i].name, s.rel_fro, s.max_abs, s.mismatches, t[i].count,
+                    s.has_nan ? " (NaN in output)" : "");
+        }
+        ok &= tensor_ok;
+        if (s.rel_fro >= worst.rel_fro || s.has_nan) {
+            worst_name = t[i].name;
+        }
+        worst.max_abs = fmax(worst.max_abs, s.max_abs);
+        worst.max_rel = fmax(worst.max_rel, s.max_rel);
+        worst.rel_fro = fmax(worst.rel_fro, s.rel_fro);
+        worst.has_nan |= s.has_nan;
+    }
+    printf("%s %s backend=%s max_abs_err=%.3e max_rel_err=%.3e rel_fro_err=%.3e tol=%.0e "
+           "worst=%s seed=%llu\n",
+           ok ? "PASS" : "FAIL", o->file, backend, worst.max_abs, worst.max_rel, worst.rel_fro,
+           tol, worst_name, (unsigned long long)o->seed);
+    return ok ? EXIT_PASS : EXIT_CHECK_FAIL;
+}
+
+static int bench(tilec_context_t *ctx, tilec_executable_t *e, tensor_t *t, int n)
+{
+    tilec_buffer_t **args = calloc((size_t)n + 1, sizeof *args);
+    if (!args) {
+        return EXIT_BACKEND;
+    }
+    for (int i = 0; i < n; i++) {
+        args[i] = t[i].buf;
+    }
+    enum { WARMUP = 3, MIN_RUNS = 10, MAX_RUNS = 1000 };
+    double times[MAX_RUNS];
+    int runs = 0, rc = 0;
+    for (int i = 0; i < WARMUP; i++) {
+        double ms;
+        tilec_status_t s = tilec_launch(ctx, e, args, n, &ms);
+        if (s != TILEC_OK) {
+            rc = report(ctx, s);
+            goto out;
+        }
+    }
+    /* At least MIN_RUNS launches and at least one second of them. */
+    double start = now_ms();
+    while (runs < MAX_RUNS && (runs < MIN_RUNS || now_ms() - start < 1000.0)) {
+        tilec_status_t s = tilec_launch(ctx, e, args, n, &times[runs]);
+        if (s != TILEC_OK) {
+            rc = report(ctx, s);
+            goto out;
+        }
+        runs++;
+    }
+    qsort(times, (size_t)runs, sizeof times[0], cmp_double);
+    double median = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
+    printf("bench: median_ms=%.4f min_ms=%.4f runs=%d\n", median, times[0], runs);
+out:
+    free(args);
+    return rc;
+}
+
+static int cmd_run(const options_t *o)
+{
+    tilec_context_t *ctx = NULL;
+    tilec_program_t *prog = NULL;
+    tilec_executable_t *exe = NULL;
+    tensor_t *t = NULL;
+    tilec_buffer_t **args = NULL;
+    int n = 0, rc;
+    tilec_status_t s = tilec_context_create(o->backend, &ctx);
+    if (s != TILEC_OK) {
+        rc = report(ctx, s);
+        goto out;
+    }
+    s = tilec_program_load_file(ctx, o->file, o->defs, o->ndefs, o->entry, &prog);
+    if (s != TILEC_OK) {
+        rc = report(ctx, s);
+        goto out;
+    }
+    n = tilec_program_num_params(prog);
+    t = calloc((size_t)n + 1, sizeof *t);
+    args = calloc((size_t)n + 1, sizeof *args);
+    if (!t || !args) {
+        rc = report(NULL, TILEC_E_NOMEM);
+        goto out;
+    }
+    rc = make_tensors(ctx, prog, o, t, n);
+    if (rc) {
+        goto out;
+    }
+    s = tilec_program_compile(ctx, prog, &exe);
+    if (s != TILEC_OK) {
+        rc = report(ctx, s);
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        s = tilec_buffer_create(ctx, t[i].elem, t[i].ndim, t[i].shape, &t[i].buf);
+        if (s != TILEC_OK) {
+            rc = report(ctx, s);
+            goto out;
+        }
+        args[i] = t[i].buf;
+    }
+    if ((s = upload(t, n)) != TILEC_OK || (s = tilec_launch(ctx, exe, args, n, NULL)) != TILEC_OK) {
+        rc = report(ctx, s);
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        if ((s = tilec_buffer_read(t[i].buf, t[i].out, t[i].bytes)) != TILEC_OK) {
+            rc = report(ctx, s);
+            goto out;
+        }
+    }
+    if (o->check) {
+        void **refs = calloc((size_t)n + 1, sizeof *refs);
+        int64_t *syms = calloc((size_t)tilec_program_num_syms(prog) + 1, sizeof *syms);
+        if (!refs || !syms) {
+            free(refs);
+            free(syms);
+            rc = report(NULL, TILEC_E_NOMEM);
+            goto out;
+        }
+        for (int i = 0; i < n; i++) {
+            memcpy(t[i].ref, t[i].init, t[i].bytes);
+            refs[i] = t[i].ref;
+        }
+        for (int k = 0; k < tilec_program_num_syms(prog); k++) {
+            const char *sname;
+            tilec_program_sym(prog, k, &sname, &syms[k]);
+        }
+        s = tilec_program_interpret(ctx, prog, refs, syms);
+        free(refs);
+        free(syms);
+        if (s != TILEC_OK) {
+            fprintf(stderr, "tilec: reference interpreter: %s\n", tilec_context_message(ctx));
+            rc = EXIT_CHECK_FAIL;
+            printf("FAIL %s backend=%s reference interpreter failed\n", o->file,
+                   tilec_context_backend(ctx));
+            goto out;
+        }
+        rc = check_results(o, t, n, tilec_context_backend(ctx));
+    } else {
+        printf("ran %s on %s (%s): %d tensors\n", o->file, tilec_context_backend(ctx),
+               tilec_context_device(ctx), n);
+        rc = EXIT_PASS;
+    }
+    if (o->bench) {
+        int brc = bench(ctx, exe, t, n);
+        if (brc) {
+            rc = brc;
+        }
+    }
+out:
+    if (t) {
+        free_tensors(t, n);
+    }
+    free(args);
+    tilec_executable_free(exe);
+    tilec_program_free(prog);
+    tilec_context_destroy(ctx);
+    return rc;
+}
+
+/* ---- compile -------------------------------------------------------------- */
+
+static int write_out(const char *path, const void *data, size_t len)
+{
+    FILE *f = path ? fopen(path, "wb") : stdout;
+    if (!f) {
+        fprintf(stderr, "tilec: cannot write '%s': %s\n", path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    size_t w = fwrite(data, 1, len, f);
+    int bad = w != len || ferror(f);
+    if (path) {
+        bad |= fclose(f) != 0;
+    } else {
+        bad |= fflush(f) != 0;
+    }
+    if (bad) {
+        fprintf(stderr, "tilec: error writing '%s'\n", path ? path : "standard output");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int cmd_compile(const options_t *o)
+{
+    if (!o->emit) {
+        return usage_error("compile needs --emit ir|source|binary%s", "");
+    }
+    int emit_ir = !strcmp(o->emit, "ir");
+    if (!emit_ir && strcmp(o->emit, "source") && strcmp(o->emit, "binary")) {
+        return usage_error("--emit expects ir, source or binary, got '%s'", o->emit);
+    }
+    tilec_context_t *ctx = NULL;
+    tilec_program_t *prog = NULL;
+    tilec_executable_t *exe = NULL;
+    int rc = 0;
+    /* The IR needs no device: a failed backend only matters past the IR. */
+    tilec_status_t s = tilec_context_create(emit_ir && !o->backend ? "cpu" : o->backend, &ctx);
+    if (s != TILEC_OK && !(emit_ir && ctx)) {
+        rc = report(ctx, s);
+        goto out;
+    }
+    s = tilec_program_load_file(ctx, o->file, o->defs, o->ndefs, o->entry, &prog);
+    if (s != TILEC_OK) {
+        rc = report(ctx, s);
+        goto out;
+    }
+    if (emit_ir) {
+        const char *ir = tilec_program_ir(prog);
+        rc = write_out(o->out, ir, strlen(ir));
+        goto out;
+    }
+    s = tilec_program_compile_for(ctx, prog, o->arch, &exe);
+    if (s != TILEC_OK) {
+        rc = report(ctx, s);
+        goto out;
+    }
+    size_t len = 0;
+    const void *data = !strcmp(o->emit, "source") ? (const void *)tilec_executable_source(exe, &len)
+                                                  : tilec_executable_binary(exe, &len);
+    if (!data) {
+        fprintf(stderr, "tilec: backend '%s' does not expose its %s\n", tilec_context_backend(ctx),
+                o->emit);
+        rc = EXIT_BACKEND;
+        goto out;
+    }
+    rc = write_out(o->out, data, len);
+out:
+    tilec_executable_free(exe);
+    tilec_program_free(prog);
+    tilec_context_destroy(ctx);
+    return rc;
+}
+
+/* ---- devices -------------------------------------------------------------- */
+
+static const char *state_name(tilec_plugin_state_t s)
+{
+    switch (s) {
+    case TILEC_PLUGIN_OK: return "ok";
+    case TILEC_PLUGIN_UNAVAILABLE: return "unavailable";
+    case TILEC_PLUGIN_REJECTED: return "rejected";
+    case TILEC_PLUGIN_SHADOWED: return "shadowed";
+    }
+    return "?";
+}
+
+static void caps_text(uint64_t caps, char *buf, size_t len)
+{
+    static const struct { uint64_t bit; const char *name; } names[] = {
+        {TILEC_CAP_FLOAT16, "fp16"}, {TILEC_CAP_BFLOAT16, "bf16"}, {TILEC_CAP_FLOAT64, "fp64"},
+        {TILEC_CAP_INT64, "int64"}, {TILEC_CAP_ATOMIC_FLOAT, "atomic-float"},
+        {TILEC_CAP_ATOMIC_INT, "atomic-int"}, {TILEC_CAP_DYNAMIC_SHAPE, "dynamic-shape"},
+        {TILEC_CAP_PRINT, "print"}, {TILEC_CAP_DEVICE_TIMER, "device-timer"},
+        {TILEC_CAP_EMIT_SOURCE, "emit-source"}, {TILEC_CAP_EMIT_BINARY, "emit-binary"},
+        {TILEC_CAP_GPU, "gpu"},
+    };
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if ((caps & names[i].bit) && used < len) {
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "", names[i].name);
+        }
+    }
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            fprintf(f, "\\%c", *p);
+        } else if (*p < 0x20) {
+            fprintf(f, "\\u%04x", *p);
+        } else {
+            fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+static int cmd_devices(const options_t *o)
+{
+    tilec_plugin_desc_t *list = NULL;
+    int n = 0;
+    tilec_status_t s = tilec_plugins_list(&list, &n);
+    if (s != TILEC_OK) {
+        fprintf(stderr, "tilec: cannot list plugins (%s)\n", tilec_status_name(s));
+        return EXIT_BACKEND;
+    }
+    char caps[256];
+    if (o->json) {
+        printf("[\n");
+        for (int i = 0; i < n; i++) {
+            const tilec_plugin_desc_t *p = &list[i];
+            printf("  {\"name\": ");
+            json_string(stdout, p->name);
+            printf(", \"path\": ");
+            json_string(stdout, p->path);
+            printf(", \"state\": \"%s\", \"reason\": ", state_name(p->state));
+            json_string(stdout, p->reason);
+            printf(", \"vendor\": ");
+            json_string(stdout, p->vendor);
+            printf(", \"version\": ");
+            json_string(stdout, p->version);
+            printf(", \"abi\": \"%u.%u\", \"devices\": [", TILEC_ABI_MAJOR(p->abi_version),
+                   TILEC_ABI_MINOR(p->abi_version));
+            for (int d = 0; d < p->ndevices; d++) {
+                const tilec_device_desc_t *dv = &p->devices[d];
+                caps_text(dv->caps, caps, sizeof caps);
+                printf("%s{\"id\": \"%s:%d\", \"name\": ", d ? ", " : "", p->name, d);
+                json_string(stdout, dv->name);
+                printf(", \"platform\": ");
+                json_string(stdout, dv->platform);
+                printf(", \"caps\": ");
+                json_string(stdout, caps);
+                printf(", \"global_mem_bytes\": %llu, \"compute_units\": %u}",
+                       (unsigned long long)dv->global_mem_bytes, dv->compute_units);
+            }
+            printf("]}%s\n", i + 1 < n ? "," : "");
+        }
+        printf("]\n");
+    } else {
+        for (int i = 0; i < n; i++) {
+            const tilec_plugin_desc_t *p = &list[i];
+            if (p->state == TILEC_PLUGIN_REJECTED) {
+                printf("%-12s %-11s %s: %s\n", p->name, state_name(p->state), p->path, p->reason);
+                continue;
+            }
+            printf("%-12s %-11s %s %s, ABI %u.%u, %s%s%s\n", p->name, state_name(p->state),
+                   p->vendor, p->version, TILEC_ABI_MAJOR(p->abi_version),
+                   TILEC_ABI_MINOR(p->abi_version), p->path, p->reason[0] ? ": " : "", p->reason);
+            for (int d = 0; d < p->ndevices; d++) {
+                const tilec_device_desc_t *dv = &p->devices[d];
+                caps_text(dv->caps, caps, sizeof caps);
+                printf("    %s:%d  %s%s%s  [%s]\n", p->name, d, dv->name, dv->platform[0] ? " / " : "",
+                       dv->platform, caps);
+            }
+        }
+    }
+    tilec_plugins_free(list, n);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options_t o;
+    memset(&o, 0, sizeof o);
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("tilec %s (plugin ABI %u.%u, tile IR %d.%d)\n", TILEC_VERSION_STRING,
+               TILEC_ABI_MAJOR(TILEC_PLUGIN_ABI_VERSION), TILEC_ABI_MINOR(TILEC_PLUGIN_ABI_VERSION),
+               TILEC_IR_VERSION_MAJOR, TILEC_IR_VERSION_MINOR);
+        return 0;
+    }
+    o.cmd = argv[1];
+    int rc = parse_args(&o, argc, argv);
+    if (!rc) {
+        if (!strcmp(o.cmd, "run") || !strcmp(o.cmd, "compile")) {
+            if (!o.file) {
+                rc = usage_error("%s needs a FILE", o.cmd);
+            } else if (!strcmp(o.cmd, "run")) {
+                rc = cmd_run(&o);
+            } else {
+                rc = cmd_compile(&o);
+            }
+        } else if (!strcmp(o.cmd, "devices")) {
+            rc = o.file ? usage_error("devices takes no FILE, got '%s'", o.file) : cmd_devices(&o);
+        } else {
+            rc = usage_error("unknown command '%s' (commands: run, compile, devices)", o.cmd);
+        }
+    }
+    for (int i = 0; i < o.ndefs; i++) {
+        free(o.def_storage[i]);
+    }
+    return rc;
+}
