@@ -300,6 +300,17 @@ static void reject(scan_t *s, tilec_loader_entry_t *e, char *reason)
     e->table = NULL;
     e->abi_version = 0;
     e->caps = 0;
+    if (e->vendor && *e->vendor) {
+        free(e->vendor);
+        e->vendor = strdup("");
+    }
+    if (e->version && *e->version) {
+        free(e->version);
+        e->version = strdup("");
+    }
+    if (!e->vendor || !e->version) {
+        s->oom = 1;
+    }
 }
 
 static int valid_name(const char *n)
@@ -410,6 +421,15 @@ static void validate(scan_t *s, tilec_loader_entry_t *e, tilec_plugin_query_fn q
     tilec_log("loader", "%s: plugin '%s' negotiated ABI %u.%u", e->path, t->name,
               TILEC_ABI_MAJOR(abi), TILEC_ABI_MINOR(abi));
 
+    free(e->vendor);
+    free(e->version);
+    e->vendor = dup_or_empty(t->vendor);
+    e->version = dup_or_empty(t->version);
+    if (!e->vendor || !e->version) {
+        s->oom = 1;
+    }
+    e->caps = t->caps;
+
     /* Shadowing: the first plugin of a name wins. */
     for (tilec_loader_entry_t *o = s->list->items; o < e; o++) {
         if ((o->state == TILEC_PLUGIN_OK || o->state == TILEC_PLUGIN_UNAVAILABLE) &&
@@ -423,14 +443,15 @@ static void validate(scan_t *s, tilec_loader_entry_t *e, tilec_plugin_query_fn q
             return;
         }
     }
-    free(e->vendor);
-    free(e->version);
-    e->vendor = dup_or_empty(t->vendor);
-    e->version = dup_or_empty(t->version);
-    if (!e->vendor || !e->version) {
-        s->oom = 1;
+    /* A valid plugin stays resident for the life of the process: vendor
+     * runtimes do not always survive being unloaded, and later scans then
+     * cost a dlopen reference instead of a reload and a crash probe. */
+    if (e->handle) {
+        void *keep = dlopen(e->path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD | RTLD_NODELETE);
+        if (keep) {
+            dlclose(keep);
+        }
     }
-    e->caps = t->caps;
 
     st = t->device_count(&n);
     if (st != TILEC_PS_OK || n == 0) {
@@ -570,13 +591,23 @@ static void probe_file(scan_t *s, const char *path)
     if (!e) {
         return;
     }
-    sig = crash_probe(s, path);
+    /* A plugin already loaded in this process (accepted by an earlier scan,
+     * which made it resident) needs no crash probe. */
+    e->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (e->handle) {
+        tilec_log("loader", "%s: already resident; no crash probe", path);
+        sig = 0;
+    } else {
+        sig = crash_probe(s, path);
+    }
     if (sig) {
         reject(s, e, tilec_strfmt("crashed while being queried (signal %d, %s)", sig, strsignal(sig)));
         return;
     }
     dlerror();
-    e->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!e->handle) {
+        e->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    }
     if (!e->handle) {
         const char *err = dlerror();
         reject(s, e, tilec_strfmt("not a loadable shared object: %s", err ? err : "unknown error"));

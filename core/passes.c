@@ -572,7 +572,12 @@ static void log_ir(const char *what, const tilec_ir_module_t *m)
         return;
     }
     text = tilec_ir_print(m);
-    tilec_log("ir", "== %s\n%s", what, text ? text : "(out of memory)\n");
+    if (text) {
+        size_t n = strlen(text);
+        tilec_log("ir", "== %s\n%.*s", what, (int)(n > 0 && text[n - 1] == '\n' ? n - 1 : n), text);
+    } else {
+        tilec_log("ir", "== %s: (out of memory printing the IR)", what);
+    }
     free(text);
 }
 

@@ -104,6 +104,20 @@ static int check_buf(verifier_t *v, const tilec_ir_buffer_t *b, const char *role
 
 /* ---- expressions ------------------------------------------------------ */
 
+/* An INT node's value is within its dtype (uint64 holds any bit pattern). */
+static int int_fits(int64_t x, tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_INT8: return x >= INT8_MIN && x <= INT8_MAX;
+    case TILEC_INT16: return x >= INT16_MIN && x <= INT16_MAX;
+    case TILEC_INT32: return x >= INT32_MIN && x <= INT32_MAX;
+    case TILEC_UINT8: return x >= 0 && x <= UINT8_MAX;
+    case TILEC_UINT16: return x >= 0 && x <= UINT16_MAX;
+    case TILEC_UINT32: return x >= 0 && x <= (int64_t)UINT32_MAX;
+    default: return 1;
+    }
+}
+
 enum { CTX_BODY, CTX_SHAPE }; /* where an expression appears */
 
 static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int depth);
@@ -147,6 +161,10 @@ static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int dept
         }
         if (e->dtype == TILEC_BOOL && e->u.i != 0 && e->u.i != 1) {
             fail(v, "bool constant %lld is neither 0 nor 1", (long long)e->u.i);
+            return -1;
+        }
+        if (!int_fits(e->u.i, e->dtype)) {
+            fail(v, "constant %lld does not fit in %s", (long long)e->u.i, tilec_dtype_name(e->dtype));
             return -1;
         }
         return 0;

@@ -195,7 +195,6 @@ static void sym_define(ev_t *ev, sym_t *s, const char *name, ast_loc_t loc)
     s->has_value = 1;
 }
 
-sym_t *ev_new_sym(ev_t *ev, const char *name, ast_loc_t loc);
 sym_t *ev_new_sym(ev_t *ev, const char *name, ast_loc_t loc)
 {
     sym_t *s;
@@ -256,46 +255,26 @@ static value_t *eval_seq(ev_t *ev, ast_expr_t *e, int is_list)
 void ev_eval_args(ev_t *ev, ast_expr_t *call, args_t *out)
 {
     value_t **items = NULL;
-    int n = 0, cap = 0, i, j;
-    ast_loc_t *locs;
+    int n = 0, cap = 0, i, j, k, lcap;
     memset(out, 0, sizeof *out);
     out->at = call->loc;
-    locs = ev_alloc(ev, sizeof *locs * (size_t)(call->u.call.nargs + 1));
+    lcap = call->u.call.nargs + 1;
+    out->loc = ev_alloc(ev, sizeof *out->loc * (size_t)lcap);
     for (i = 0; i < call->u.call.nargs; i++) {
         ast_expr_t *it = call->u.call.args[i];
+        int before = n;
         if (it->kind == AST_STARRED) expand_into(ev, ev_eval(ev, it->u.star.value), &items, &n, &cap, it->loc);
         else seq_push(ev, &items, &n, &cap, ev_eval(ev, it), it->loc);
+        if (n >= lcap) {
+            ast_loc_t *nl = ev_alloc(ev, sizeof *nl * (size_t)(2 * n + 1));
+            memcpy(nl, out->loc, sizeof *nl * (size_t)before);
+            out->loc = nl;
+            lcap = 2 * n + 1;
+        }
+        for (k = before; k < n; k++) out->loc[k] = it->loc;
     }
     out->n = n;
     out->v = items;
-    out->loc = ev_alloc(ev, sizeof *out->loc * (size_t)(n + 1));
-    /* positions: starred expansions share the star's position */
-    {
-        int k = 0;
-        for (i = 0; i < call->u.call.nargs && k < n; i++) {
-            ast_expr_t *it = call->u.call.args[i];
-            if (it->kind == AST_STARRED) {
-                value_t *sv = NULL;
-                (void)sv;
-                /* fill the rest lazily below */
-                locs[i] = it->loc;
-            }
-            locs[i] = it->loc;
-        }
-        for (i = 0, k = 0; i < call->u.call.nargs; i++) {
-            ast_expr_t *it = call->u.call.args[i];
-            if (it->kind != AST_STARRED) {
-                if (k < n) out->loc[k++] = it->loc;
-            } else {
-                /* count how many the star produced: unknown here; share the position */
-                int remaining_fixed = 0;
-                for (j = i + 1; j < call->u.call.nargs; j++)
-                    if (call->u.call.args[j]->kind != AST_STARRED) remaining_fixed++;
-                while (k < n - remaining_fixed) out->loc[k++] = it->loc;
-            }
-        }
-        while (k < n) out->loc[k++] = call->loc;
-    }
     out->nkw = call->u.call.nkw;
     out->kwn = ev_alloc(ev, sizeof *out->kwn * (size_t)(out->nkw + 1));
     out->kwv = ev_alloc(ev, sizeof *out->kwv * (size_t)(out->nkw + 1));

@@ -163,6 +163,7 @@ const char *ev_unique_buf(ev_t *ev, const char *base);
 void env_set(ev_t *ev, env_t *e, const char *name, value_t *v);
 value_t *env_get(env_t *e, const char *name);
 void ev_step(ev_t *ev, ast_loc_t loc);
+sym_t *ev_new_sym(ev_t *ev, const char *name, ast_loc_t loc);
 
 /* ---- value.c ---- */
 value_t *v_new(ev_t *ev, vkind_t k);

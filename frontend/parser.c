@@ -56,6 +56,7 @@ typedef struct parser {
     tilec_diag_t *d;
     tilec_token_t tok;   /* current token */
     int prev_line;       /* line of the token consumed before tok */
+    int stmt_col;        /* column of the statement being parsed */
     int depth;
 } parser_t;
 
@@ -78,23 +79,32 @@ static char closer_of(char open)
     return open == '(' ? ')' : open == '[' ? ']' : '}';
 }
 
-/* "expected WHAT, found TOKEN" at the current token.  When the token is on a
- * later line than the one before it inside brackets, the likely cause is a
- * bracket left open: say which. */
-static int expected(parser_t *p, const char *what)
+/* When the current token starts a later line than the one before it, while
+ * brackets are open, no further right than the statement it would be part
+ * of, the likely cause of a syntax error is a bracket left open: writes a
+ * hint naming it into buf ("" otherwise). */
+static const char *bracket_hint(const parser_t *p, char *buf, size_t n)
 {
-    char found[96];
-    tilec_lexer_describe(&p->tok, found, sizeof found);
     int nb = p->lx.nbracket;
+    buf[0] = '\0';
     if (p->tok.kind == TILEC_TOK_OP &&
         (p->tok.op == TILEC_OP_LPAR || p->tok.op == TILEC_OP_LSQB || p->tok.op == TILEC_OP_LBRACE))
-        nb--;
-    if (nb > 0 && p->tok.line > p->prev_line) {
+        nb--; /* the token itself opened one */
+    if (nb > 0 && p->tok.line > p->prev_line && p->tok.col <= p->stmt_col) {
         char open = p->lx.bracket[nb - 1].ch;
-        return perr(p, p->tok.line, p->tok.col, "expected %s, found %s (is the '%c' on line %d missing its '%c'?)",
-                    what, found, open, p->lx.bracket[nb - 1].line, closer_of(open));
+        snprintf(buf, n, " (is the '%c' on line %d missing its '%c'?)", open, p->lx.bracket[nb - 1].line,
+                 closer_of(open));
     }
-    return perr(p, p->tok.line, p->tok.col, "expected %s, found %s", what, found);
+    return buf;
+}
+
+/* "expected WHAT, found TOKEN" at the current token. */
+static int expected(parser_t *p, const char *what)
+{
+    char found[96], hint[80];
+    tilec_lexer_describe(&p->tok, found, sizeof found);
+    return perr(p, p->tok.line, p->tok.col, "expected %s, found %s%s", what, found,
+                bracket_hint(p, hint, sizeof hint));
 }
 
 static int unsupported(parser_t *p, const char *what)
@@ -245,7 +255,9 @@ static int starts_expr(const parser_t *p)
 
 static int comprehension_error(parser_t *p)
 {
-    return unsupported(p, "comprehensions ('for' inside brackets)");
+    char hint[80];
+    return perr(p, p->tok.line, p->tok.col, "comprehensions ('for' inside brackets) are not supported in tile programs%s",
+                bracket_hint(p, hint, sizeof hint));
 }
 
 /* '*' value, or a test. */
@@ -515,7 +527,7 @@ static ast_expr_t *parse_call(parser_t *p, ast_expr_t *func, ast_loc_t loc)
                 return comprehension_error(p), NULL;
             if (is_op(p, TILEC_OP_ASSIGN)) {
                 if (e->kind != AST_NAME)
-                    return perr(p, e->loc.line, e->loc.col,
+                    return perr(p, p->tok.line, p->tok.col,
                                 "expected a parameter name before '=' in keyword argument"), NULL;
                 if (advance(p) < 0)
                     return NULL;
@@ -1131,10 +1143,23 @@ static ast_stmt_t *parse_with(parser_t *p)
     if (is_kw(p, TILEC_KW_AS)) {
         if (advance(p) < 0)
             return NULL;
-        if (!(s->u.with.target = parse_exprlist(p, 1)))
+        ast_expr_t *t = parse_exprlist(p, 1);
+        if (!t)
             return NULL;
-        if (check_target(p, s->u.with.target, "a with statement") < 0)
+        /* `as x, ctx2` or `as x, y as z`: Python's several context managers */
+        if (is_kw(p, TILEC_KW_AS))
+            return unsupported(p, "more than one context manager in a 'with' statement"), NULL;
+        for (int i = 0; t->kind == AST_TUPLE && i < t->u.seq.n; i++) {
+            ast_expr_kind_t k = t->u.seq.items[i]->kind;
+            if (k != AST_NAME && k != AST_ATTR && k != AST_SUBSCRIPT && k != AST_TUPLE && k != AST_LIST &&
+                k != AST_STARRED)
+                return perr(p, t->u.seq.items[i]->loc.line, t->u.seq.items[i]->loc.col,
+                            "more than one context manager in a 'with' statement is not supported in tile programs"),
+                       NULL;
+        }
+        if (check_target(p, t, "a with statement") < 0)
             return NULL;
+        s->u.with.target = t;
     }
     if (expect_colon(p, s->u.with.target ? "':' after with target" : "'as' or ':' after with item") < 0)
         return NULL;
@@ -1434,6 +1459,7 @@ static ast_stmt_t *parse_expr_stmt(parser_t *p)
 static ast_stmt_t *parse_small(parser_t *p)
 {
     ast_loc_t loc = here(p);
+    p->stmt_col = p->tok.col;
     ast_stmt_t *s;
     if (p->tok.kind == TILEC_TOK_NAME && p->tok.kw) {
         switch (p->tok.kw) {
@@ -1512,6 +1538,7 @@ static int parse_simple_stmts(parser_t *p, stmt_vec_t *out)
 static int parse_statement(parser_t *p, stmt_vec_t *out)
 {
     ast_stmt_t *s = NULL;
+    p->stmt_col = p->tok.col;
     switch (p->tok.kind) {
     case TILEC_TOK_NEWLINE:
         return advance(p);

@@ -414,3 +414,23 @@ Test(loader, host_struct_is_stable)
     cr_expect_eq(a->struct_size, sizeof *a);
     cr_expect_not_null(a->log);
 }
+
+Test(loader, rescans_agree)
+{
+    tilec_plugin_desc_t *l1 = NULL, *l2 = NULL;
+    int n1 = 0, n2 = 0;
+    use_plugins();
+    /* The second scan finds the accepted plugins already resident. */
+    cr_assert_eq(tilec_plugins_list(&l1, &n1), TILEC_OK);
+    cr_assert_eq(tilec_plugins_list(&l2, &n2), TILEC_OK);
+    cr_assert_eq(n1, n2);
+    for (int i = 0; i < n1; i++) {
+        cr_expect_str_eq(l1[i].path, l2[i].path);
+        cr_expect_str_eq(l1[i].name, l2[i].name);
+        cr_expect_eq(l1[i].state, l2[i].state, "%s", l1[i].path);
+        cr_expect_str_eq(l1[i].reason, l2[i].reason);
+        cr_expect_eq(l1[i].ndevices, l2[i].ndevices);
+    }
+    tilec_plugins_free(l1, n1);
+    tilec_plugins_free(l2, n2);
+}

@@ -7,9 +7,10 @@
  * argument vector, never through a shell) and dlopen the result.
  *
  * Cache: when the host gave a cache directory, the key is the SHA-256 of
- * the IR text, the plugin version, the compiler identity (first line of
- * `$CC --version`, computed once per process), the host CPU's feature flags
- * (the code is built with -march=native) and the compiler flags; the entry
+ * the IR text, the generated C, the plugin version, the compiler identity
+ * (first line of `$CC --version`, computed once per process), the host
+ * CPU's feature flags (the code is built with -march=native) and the
+ * compiler flags; the entry
  * is DIR/cpu-<hex>.so, written atomically (temp file + rename).  A hit
  * skips the compiler entirely.  Without a cache the compiler works in a
  * private temporary directory that is removed once the object is loaded.
@@ -421,6 +422,10 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
             tilec_sha256_update(&h, flags.v[i], strlen(flags.v[i]) + 1);
         tilec_sha256_update(&h, "\n", 1);
         tilec_sha256_update(&h, ir, ir_len);
+        /* the generated C too: a changed code generator never reuses an
+         * entry made by an older one, even at the same plugin version */
+        tilec_sha256_update(&h, "\n", 1);
+        tilec_sha256_update(&h, mod->source, mod->source_len);
         tilec_sha256_final(&h, dg);
         tilec_sha256_hex(dg, hex);
         cache_path = tilec_sdk_cache_path(cache_dir, "cpu-", hex, ".so");

@@ -20,9 +20,7 @@
 #endif
 
 #if !defined(TILEC_DLPACK_SYSTEM) && (!defined(DLPACK_DLPACK_H_) || defined(TILEC_DLPACK_OWN))
-#ifndef TILEC_DLPACK_OWN
-#define DLPACK_DLPACK_H_
-#endif
+#define DLPACK_DLPACK_H_ /* the real header's guard: including it later is a no-op */
 
 #include <stddef.h>
 #include <stdint.h>

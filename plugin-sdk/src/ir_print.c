@@ -30,8 +30,9 @@ typedef struct out {
 typedef struct printer {
     out_t o;
     const tilec_ir_kernel_t *k;
-    char **vnames; /* [nvars] malloc'd display names */
-    char **bnames; /* [nbufs] */
+    int nvars, nbufs; /* table sizes, 0 when a table is missing */
+    char **vnames;    /* [nvars] malloc'd display names */
+    char **bnames;    /* [nbufs] */
 } printer_t;
 
 static void put(out_t *o, const char *s, size_t n)
@@ -213,11 +214,11 @@ static void put_var(printer_t *p, const tilec_ir_var_t *v)
         puts_(&p->o, "?");
         return;
     }
-    if (v->id >= 0 && v->id < p->k->nvars && p->k->vars[v->id] == v) {
+    if (v->id >= 0 && v->id < p->nvars && p->k->vars[v->id] == v) {
         puts_(&p->o, p->vnames[v->id]);
         return;
     }
-    for (i = 0; i < p->k->nvars; i++) {
+    for (i = 0; i < p->nvars; i++) {
         if (p->k->vars[i] == v) {
             puts_(&p->o, p->vnames[i]);
             return;
@@ -235,11 +236,11 @@ static void put_buf(printer_t *p, const tilec_ir_buffer_t *b)
         puts_(&p->o, "?");
         return;
     }
-    if (b->id >= 0 && b->id < p->k->nbufs && p->k->bufs[b->id] == b) {
+    if (b->id >= 0 && b->id < p->nbufs && p->k->bufs[b->id] == b) {
         puts_(&p->o, p->bnames[b->id]);
         return;
     }
-    for (i = 0; i < p->k->nbufs; i++) {
+    for (i = 0; i < p->nbufs; i++) {
         if (p->k->bufs[i] == b) {
             puts_(&p->o, p->bnames[i]);
             return;
@@ -290,7 +291,7 @@ static void put_double(out_t *o, double d)
         puts_(o, d < 0 ? "-inf" : "inf");
         return;
     }
-    for (prec = 15; prec <= 17; prec++) {
+    for (prec = 1; prec <= 17; prec++) {
         snprintf(tmp, sizeof tmp, "%.*g", prec, d);
         if (strtod(tmp, NULL) == d) {
             break;
@@ -623,7 +624,7 @@ static void put_kernel(printer_t *p)
     puts_(o, kname);
     free(kname);
     puts_(o, " {\n");
-    for (i = 0; i < k->nvars; i++) {
+    for (i = 0; i < p->nvars; i++) {
         const tilec_ir_var_t *v = k->vars[i];
         puts_(o, "  var ");
         puts_(o, p->vnames[i]);
@@ -635,7 +636,7 @@ static void put_kernel(printer_t *p)
         }
         puts_(o, "\n");
     }
-    for (i = 0; i < k->nbufs; i++) {
+    for (i = 0; i < p->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
         puts_(o, i < k->nparams ? "  param " : "  alloc ");
         puts_(o, p->bnames[i]);
@@ -687,20 +688,23 @@ char *tilec_ir_print(const tilec_ir_module_t *m)
     if (m->kernel) {
         const tilec_ir_kernel_t *k = m->kernel;
         const char **names;
-        int i, n = k->nvars > k->nbufs ? k->nvars : k->nbufs;
+        int i, n;
         p.k = k;
+        p.nvars = k->vars && k->nvars > 0 ? k->nvars : 0;
+        p.nbufs = k->bufs && k->nbufs > 0 ? k->nbufs : 0;
+        n = p.nvars > p.nbufs ? p.nvars : p.nbufs;
         names = calloc(n > 0 ? (size_t)n : 1, sizeof *names);
         if (!names) {
             p.o.oom = 1;
         } else {
-            for (i = 0; i < k->nvars; i++) {
+            for (i = 0; i < p.nvars; i++) {
                 names[i] = k->vars[i] ? k->vars[i]->name : NULL;
             }
-            p.vnames = make_names(names, k->nvars);
-            for (i = 0; i < k->nbufs; i++) {
+            p.vnames = make_names(names, p.nvars);
+            for (i = 0; i < p.nbufs; i++) {
                 names[i] = k->bufs[i] ? k->bufs[i]->name : NULL;
             }
-            p.bnames = make_names(names, k->nbufs);
+            p.bnames = make_names(names, p.nbufs);
             free(names);
             if (!p.vnames || !p.bnames) {
                 p.o.oom = 1;
@@ -708,8 +712,8 @@ char *tilec_ir_print(const tilec_ir_module_t *m)
                 put_kernel(&p);
             }
         }
-        free_names(p.vnames, k->nvars);
-        free_names(p.bnames, k->nbufs);
+        free_names(p.vnames, p.nvars);
+        free_names(p.bnames, p.nbufs);
     }
     if (cloc) {
         uselocale(old);

@@ -1,0 +1,744 @@
+/*
+ * frontend/builtins.c — the names a tile program can call: the members of
+ * `tilelang` and `tilelang.language` (T.*) that the subset supports, and the
+ * few Python builtins compile-time code needs (range, len, min, max, ...).
+ *
+ * Each builtin binds its arguments by position or keyword (keywords TileLang
+ * accepts but tilec does not need are accepted and ignored), checks them,
+ * and either returns a compile-time value (T.Tensor types, loop ranges,
+ * T.Kernel launch shapes, symbols) or appends IR through tileops.c.
+ */
+#include "eval_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    BI_KERNEL = 100, BI_TENSOR, BI_ALLOC_SHARED, BI_ALLOC_FRAGMENT, BI_ALLOC_LOCAL, BI_ALLOC_VAR,
+    BI_COPY, BI_CLEAR, BI_FILL, BI_GEMM, BI_REDUCE_MAX, BI_REDUCE_MIN, BI_REDUCE_SUM,
+    BI_REDUCE_ABSSUM, BI_REDUCE_ABSMAX, BI_CUMSUM, BI_ATOMIC_ADD, BI_ATOMIC_MAX, BI_ATOMIC_MIN,
+    BI_USE_SWIZZLE, BI_ANNOTATE_LAYOUT, BI_SYNC, BI_PRINT, BI_PARALLEL, BI_PIPELINED, BI_SERIAL,
+    BI_UNROLL, BI_VECTORIZED, BI_DYNAMIC, BI_CEILDIV, BI_TMAX, BI_TMIN, BI_ABS, BI_EXP, BI_EXP2,
+    BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
+    BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
+    /* python */
+    BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
+    BI_LIST, BI_ISINSTANCE
+};
+
+typedef struct bientry { const char *name; int id; } bientry_t;
+
+static const bientry_t t_members[] = {
+    {"prim_func", BI_PRIM_FUNC}, {"macro", BI_MACRO}, {"Kernel", BI_KERNEL}, {"Tensor", BI_TENSOR},
+    {"Buffer", BI_TENSOR}, {"alloc_shared", BI_ALLOC_SHARED}, {"alloc_fragment", BI_ALLOC_FRAGMENT},
+    {"alloc_local", BI_ALLOC_LOCAL}, {"alloc_var", BI_ALLOC_VAR}, {"copy", BI_COPY}, {"clear", BI_CLEAR},
+    {"fill", BI_FILL}, {"gemm", BI_GEMM}, {"reduce_max", BI_REDUCE_MAX}, {"reduce_min", BI_REDUCE_MIN},
+    {"reduce_sum", BI_REDUCE_SUM}, {"reduce_abssum", BI_REDUCE_ABSSUM}, {"reduce_absmax", BI_REDUCE_ABSMAX},
+    {"cumsum", BI_CUMSUM}, {"atomic_add", BI_ATOMIC_ADD}, {"atomic_max", BI_ATOMIC_MAX},
+    {"atomic_min", BI_ATOMIC_MIN}, {"use_swizzle", BI_USE_SWIZZLE}, {"annotate_layout", BI_ANNOTATE_LAYOUT},
+    {"sync_threads", BI_SYNC}, {"print", BI_PRINT}, {"Parallel", BI_PARALLEL}, {"Pipelined", BI_PIPELINED},
+    {"serial", BI_SERIAL}, {"unroll", BI_UNROLL}, {"vectorized", BI_VECTORIZED}, {"dynamic", BI_DYNAMIC},
+    {"symbolic", BI_DYNAMIC}, {"ceildiv", BI_CEILDIV}, {"max", BI_TMAX}, {"min", BI_TMIN}, {"abs", BI_ABS},
+    {"exp", BI_EXP}, {"exp2", BI_EXP2}, {"log", BI_LOG}, {"log2", BI_LOG2}, {"sqrt", BI_SQRT},
+    {"rsqrt", BI_RSQRT}, {"tanh", BI_TANH}, {"sigmoid", BI_SIGMOID}, {"floor", BI_FLOOR}, {"ceil", BI_CEIL},
+    {"if_then_else", BI_IF_THEN_ELSE}, {"infinity", BI_INFINITY}, {"cast", BI_CAST}, {"Cast", BI_CAST},
+    {"pow", BI_POW}, {"floordiv", BI_FLOORDIV}, {"floormod", BI_FLOORMOD}, {"truncdiv", BI_TRUNCDIV},
+    {"max_value", BI_MAX_VALUE}, {"min_value", BI_MIN_VALUE},
+    {NULL, 0}
+};
+
+static const bientry_t tilelang_members[] = {
+    {"jit", BI_JIT}, {"autotune", BI_AUTOTUNE}, {"cdiv", BI_CEILDIV}, {NULL, 0}
+};
+
+static const bientry_t py_members[] = {
+    {"range", BI_RANGE}, {"len", BI_LEN}, {"min", BI_PMIN}, {"max", BI_PMAX}, {"abs", BI_PABS},
+    {"int", BI_INT}, {"float", BI_FLOAT}, {"bool", BI_BOOL}, {"str", BI_STR}, {"tuple", BI_TUPLE},
+    {"list", BI_LIST}, {"isinstance", BI_ISINSTANCE}, {NULL, 0}
+};
+
+static value_t *mk_builtin(ev_t *ev, int id)
+{
+    value_t *v = v_new(ev, V_BUILTIN);
+    v->u.bi.id = id;
+    return v;
+}
+
+static const char *find_name(const bientry_t *t, int id)
+{
+    for (; t->name; t++)
+        if (t->id == id) return t->name;
+    return NULL;
+}
+
+const char *bi_name(int id)
+{
+    const char *n = find_name(t_members, id);
+    if (n) return n;
+    n = find_name(tilelang_members, id);
+    if (n) return n;
+    n = find_name(py_members, id);
+    return n ? n : "builtin";
+}
+
+value_t *bi_lookup_ns(ev_t *ev, int ns, const char *name)
+{
+    const bientry_t *t;
+    value_t *v;
+    int dt;
+    if (ns == NS_POLICY) {
+        static const char *const pol[] = {"Square", "FullRow", "FullCol"};
+        int i;
+        for (i = 0; i < 3; i++) {
+            if (!strcmp(name, pol[i])) {
+                v = v_new(ev, V_POLICY);
+                v->u.policy = i;
+                return v;
+            }
+        }
+        return NULL;
+    }
+    if (ns == NS_TILELANG) {
+        if (!strcmp(name, "language")) {
+            v = v_new(ev, V_NS);
+            v->u.ns = NS_T;
+            return v;
+        }
+        for (t = tilelang_members; t->name; t++)
+            if (!strcmp(t->name, name)) return mk_builtin(ev, t->id);
+        return NULL;
+    }
+    if (!strcmp(name, "GemmWarpPolicy")) {
+        v = v_new(ev, V_NS);
+        v->u.ns = NS_POLICY;
+        return v;
+    }
+    for (t = t_members; t->name; t++)
+        if (!strcmp(t->name, name)) return mk_builtin(ev, t->id);
+    dt = tilec_dtype_from_name(name);
+    if (dt >= 0) {
+        v = v_new(ev, V_DTYPE);
+        v->u.dt = (tilec_dtype_t)dt;
+        return v;
+    }
+    return NULL;
+}
+
+value_t *bi_lookup_python(ev_t *ev, const char *name)
+{
+    const bientry_t *t;
+    for (t = py_members; t->name; t++)
+        if (!strcmp(t->name, name)) return mk_builtin(ev, t->id);
+    return NULL;
+}
+
+/* ---- argument binding ------------------------------------------------------ */
+
+/* Binds the call's arguments to names[]; the first nreq are required.
+ * Unknown keywords are errors; names listed but unused by the caller are how
+ * ignored TileLang keywords are accepted. */
+static void bind(ev_t *ev, args_t *ar, const char *fname, const char *const *names, int nnames, int nreq,
+                 value_t **out, ast_loc_t *locs)
+{
+    int i, j;
+    for (i = 0; i < nnames; i++) {
+        out[i] = NULL;
+        locs[i] = ar->at;
+    }
+    if (ar->n > nnames)
+        ev_fail(ev, ar->n > 0 ? ar->loc[nnames < ar->n ? nnames : 0] : ar->at, "%s takes at most %d positional "
+                "argument%s, %d given", fname, nnames, nnames == 1 ? "" : "s", ar->n);
+    for (i = 0; i < ar->n; i++) {
+        out[i] = ar->v[i];
+        locs[i] = ar->loc[i];
+    }
+    for (j = 0; j < ar->nkw; j++) {
+        for (i = 0; i < nnames; i++)
+            if (!strcmp(names[i], ar->kwn[j])) break;
+        if (i == nnames) ev_fail(ev, ar->kwloc[j], "%s has no keyword argument '%s'", fname, ar->kwn[j]);
+        if (out[i]) ev_fail(ev, ar->kwloc[j], "%s got two values for '%s'", fname, ar->kwn[j]);
+        out[i] = ar->kwv[j];
+        locs[i] = ar->kwloc[j];
+    }
+    for (i = 0; i < nreq; i++)
+        if (!out[i]) ev_fail(ev, ar->at, "%s is missing its argument '%s'", fname, names[i]);
+}
+
+#define BIND(fname, req, ...)                                                        \
+    static const char *const names_[] = {__VA_ARGS__};                              \
+    enum { NN_ = sizeof names_ / sizeof names_[0] };                                \
+    value_t *a_[NN_];                                                               \
+    ast_loc_t l_[NN_];                                                              \
+    bind(ev, &ar, fname, names_, NN_, req, a_, l_)
+
+static int want_bool(ev_t *ev, value_t *v, ast_loc_t loc, const char *what)
+{
+    if (!v || v->kind == V_NONE) return 0;
+    if (v_is_rt(v)) ev_fail(ev, loc, "%s must be a compile-time True/False", what);
+    return v_truth(ev, v, loc);
+}
+
+static value_t *loopiter(ev_t *ev, tilec_loop_kind_t kind, int n)
+{
+    value_t *v = v_new(ev, V_LOOPITER);
+    loopiter_t *it = ev_alloc(ev, sizeof *it);
+    it->kind = kind;
+    it->n = n;
+    it->lo = ev_alloc(ev, sizeof *it->lo * (size_t)(n + 1));
+    it->hi = ev_alloc(ev, sizeof *it->hi * (size_t)(n + 1));
+    it->step = 1;
+    it->num_stages = 1;
+    v->u.it = it;
+    return v;
+}
+
+static void check_extent_value(ev_t *ev, value_t *v, ast_loc_t loc, const char *what)
+{
+    if (v->kind == V_FLOAT) ev_fail(ev, loc, "%s must be an integer, got a float", what);
+    if (!v_is_rt(v) && v->kind != V_INT && v->kind != V_BOOL)
+        ev_fail(ev, loc, "%s must be an integer, got %s", what, v_kind_name(v));
+}
+
+/* serial / unroll / vectorized / Pipelined / range: (stop) or (start, stop[, step]) */
+static value_t *range_like(ev_t *ev, args_t *ar, tilec_loop_kind_t kind, const char *fname)
+{
+    static const char *const names[] = {"start", "stop", "step", "num_stages", "order", "stage", "sync",
+                                        "group", "annotations", "unroll_factor", "explicit", "coalesced_width"};
+    value_t *a[12];
+    ast_loc_t l[12];
+    value_t *v;
+    int64_t step = 1;
+    int is_pipe = kind == TILEC_LOOP_PIPELINED, is_range = !strcmp(fname, "range");
+    int i;
+    bind(ev, ar, fname, names, is_range ? 3 : 12, 1, a, l);
+    if (is_pipe && a[2]) ev_fail(ev, l[2], "T.Pipelined has no step");
+    if (a[2] && a[2]->kind != V_NONE) {
+        step = v_want_int(ev, a[2], l[2], "the loop step");
+        if (step == 0) ev_fail(ev, l[2], "the loop step cannot be zero");
+    }
+    for (i = 0; i < 2; i++)
+        if (a[i] && a[i]->kind != V_NONE) check_extent_value(ev, a[i], l[i], "a loop bound");
+    if (is_range && !ev->tail && !v_is_rt(a[0]) && (!a[1] || !v_is_rt(a[1]))) {
+        v = v_new(ev, V_RANGE);
+        v->u.range.start = a[1] ? v_want_int(ev, a[0], l[0], "range start") : 0;
+        v->u.range.stop = a[1] ? v_want_int(ev, a[1], l[1], "range stop") : v_want_int(ev, a[0], l[0], "range stop");
+        v->u.range.step = step;
+        return v;
+    }
+    if (is_range && !ev->tail) ev_fail(ev, ar->at, "range() over a run-time bound must be inside T.Kernel");
+    if (!is_range) ev_require_kernel(ev, ar->at, fname);
+    v = loopiter(ev, kind, 1);
+    if (a[1] && a[1]->kind != V_NONE) {
+        v->u.it->lo[0] = a[0];
+        v->u.it->hi[0] = a[1];
+    } else {
+        v->u.it->hi[0] = a[0];
+    }
+    v->u.it->step = step;
+    if (is_pipe && a[3] && a[3]->kind != V_NONE) {
+        int64_t ns = v_want_int(ev, a[3], l[3], "num_stages");
+        if (ns < 0 || ns > 64) ev_fail(ev, l[3], "num_stages must be between 0 and 64");
+        v->u.it->num_stages = ns < 1 ? 1 : (int)ns;
+    }
+    return v;
+}
+
+static value_t *shape_seq(ev_t *ev, value_t *shape, ast_loc_t loc, int allow_sym)
+{
+    value_t *s;
+    int i;
+    if (shape->kind == V_SEQ) {
+        s = shape;
+    } else if (shape->kind == V_INT || shape->kind == V_SYM || shape->kind == V_EXPR) {
+        s = v_seq(ev, 1, 0);
+        s->u.seq.items[0] = shape;
+    } else {
+        ev_fail(ev, loc, "a shape must be a tuple of integers, got %s", v_kind_name(shape));
+    }
+    if (s->u.seq.n < 1 || s->u.seq.n > TILEC_IR_MAX_DIMS)
+        ev_fail(ev, loc, "a shape must have 1 to %d dimensions, got %d", TILEC_IR_MAX_DIMS, s->u.seq.n);
+    for (i = 0; i < s->u.seq.n; i++) {
+        value_t *d = s->u.seq.items[i];
+        if (d->kind == V_INT || d->kind == V_BOOL) {
+            if (d->u.i < 1) ev_fail(ev, loc, "dimension %d of the shape is %lld; dimensions must be positive", i,
+                                    (long long)d->u.i);
+            if (d->u.i > INT32_MAX) ev_fail(ev, loc, "dimension %d of the shape is too large", i);
+        } else if (allow_sym && (d->kind == V_SYM || (d->kind == V_EXPR && !tilec_dtype_is_float(d->u.ex->dtype)))) {
+            /* symbolic */
+        } else if (d->kind == V_SYM || d->kind == V_EXPR) {
+            ev_fail(ev, loc, "on-chip buffers need compile-time dimensions; dimension %d is only known at run time", i);
+        } else {
+            ev_fail(ev, loc, "dimension %d of the shape must be an integer, got %s", i, v_kind_name(d));
+        }
+    }
+    return s;
+}
+
+static value_t *math1(ev_t *ev, args_t *ar, tilec_unop_t op, const char *fname)
+{
+    if (ar->n != 1 || ar->nkw) ev_fail(ev, ar->at, "T.%s takes one argument", fname);
+    return v_math(ev, op, ar->v[0], ar->loc[0]);
+}
+
+static value_t *ceildiv(ev_t *ev, value_t *a, value_t *b, ast_loc_t loc)
+{
+    if ((a->kind == V_INT || a->kind == V_BOOL) && (b->kind == V_INT || b->kind == V_BOOL)) {
+        value_t *na, *q;
+        if (b->u.i == 0) ev_fail(ev, loc, "T.ceildiv by zero");
+        na = v_unary(ev, '-', a, loc);
+        q = v_binop(ev, AST_OP_FLOORDIV, na, b, loc);
+        return v_unary(ev, '-', q, loc);
+    }
+    if (a->kind == V_FLOAT || b->kind == V_FLOAT) ev_fail(ev, loc, "T.ceildiv needs integers");
+    {
+        value_t *s = v_binop(ev, '+', a, b, loc);
+        s = v_binop(ev, '-', s, v_int(ev, 1), loc);
+        return v_binop(ev, AST_OP_FLOORDIV, s, b, loc);
+    }
+}
+
+static value_t *py_minmax(ev_t *ev, args_t *ar, int is_max)
+{
+    value_t **items = ar->v, *r;
+    int n = ar->n, i;
+    if (ar->nkw) ev_fail(ev, ar->at, "%s() keyword arguments are not supported", is_max ? "max" : "min");
+    if (n == 1) {
+        value_t *s = ar->v[0];
+        if (s->kind == V_SEQ) {
+            items = s->u.seq.items;
+            n = s->u.seq.n;
+        } else if (s->kind == V_RANGE) {
+            int64_t a = s->u.range.start, b = s->u.range.stop, st = s->u.range.step, last;
+            if (st > 0 ? a >= b : a <= b) ev_fail(ev, ar->at, "%s() of an empty range", is_max ? "max" : "min");
+            last = a + ((b - a - (st > 0 ? 1 : -1)) / st) * st;
+            return v_int(ev, (is_max ? (st > 0) : (st < 0)) ? last : a);
+        } else {
+            ev_fail(ev, ar->at, "%s() needs two values or a tuple", is_max ? "max" : "min");
+        }
+    }
+    if (n < 1) ev_fail(ev, ar->at, "%s() of an empty sequence", is_max ? "max" : "min");
+    r = items[0];
+    for (i = 1; i < n; i++) r = v_minmax(ev, is_max, r, items[i], ar->at);
+    return r;
+}
+
+static value_t *to_seq(ev_t *ev, value_t *v, int is_list, ast_loc_t loc)
+{
+    value_t *r;
+    int i;
+    if (v->kind == V_SEQ) {
+        r = v_seq(ev, v->u.seq.n, is_list);
+        if (v->u.seq.n) memcpy(r->u.seq.items, v->u.seq.items, sizeof(value_t *) * (size_t)v->u.seq.n);
+        return r;
+    }
+    if (v->kind == V_RANGE) {
+        int64_t x, n = 0;
+        for (x = v->u.range.start; v->u.range.step > 0 ? x < v->u.range.stop : x > v->u.range.stop;
+             x += v->u.range.step)
+            if (++n > EV_MAX_SEQ) ev_fail(ev, loc, "sequence too long");
+        r = v_seq(ev, (int)n, is_list);
+        for (i = 0, x = v->u.range.start; i < n; i++, x += v->u.range.step) r->u.seq.items[i] = v_int(ev, x);
+        return r;
+    }
+    if (v->kind == V_STR) {
+        r = v_seq(ev, (int)v->u.s.len, is_list);
+        for (i = 0; i < (int)v->u.s.len; i++) r->u.seq.items[i] = v_str(ev, v->u.s.s + i, 1);
+        return r;
+    }
+    ev_fail(ev, loc, "cannot convert %s to a %s", v_kind_name(v), is_list ? "list" : "tuple");
+}
+
+static value_t *value_str(ev_t *ev, value_t *v, ast_loc_t loc)
+{
+    char buf[64];
+    switch (v->kind) {
+    case V_STR: return v;
+    case V_INT: snprintf(buf, sizeof buf, "%lld", (long long)v->u.i); break;
+    case V_BOOL: snprintf(buf, sizeof buf, "%s", v->u.i ? "True" : "False"); break;
+    case V_FLOAT: snprintf(buf, sizeof buf, "%.17g", v->u.f); break;
+    case V_NONE: snprintf(buf, sizeof buf, "None"); break;
+    case V_DTYPE: snprintf(buf, sizeof buf, "%s", tilec_dtype_name(v->u.dt)); break;
+    default: ev_fail(ev, loc, "str() of %s is not supported", v_kind_name(v));
+    }
+    return v_str(ev, buf, strlen(buf));
+}
+
+static tilec_ir_expr_t *limit_value(ev_t *ev, tilec_dtype_t t, int is_max)
+{
+    double f;
+    switch (t) {
+    case TILEC_FLOAT16: f = 65504.0; break;
+    case TILEC_BFLOAT16: f = 3.38953138925153547590e+38; break;
+    case TILEC_FLOAT32: f = FLT_MAX; break;
+    case TILEC_FLOAT64: f = DBL_MAX; break;
+    case TILEC_BOOL: return ev_chk(ev, tilec_ir_int(ev->a, is_max, t));
+    default: {
+        size_t bits = tilec_dtype_size(t) * 8;
+        int64_t mx, mn;
+        if (tilec_dtype_is_signed(t)) {
+            mx = bits == 64 ? INT64_MAX : (int64_t)((1ULL << (bits - 1)) - 1);
+            mn = bits == 64 ? INT64_MIN : -(int64_t)(1ULL << (bits - 1));
+        } else {
+            mx = bits == 64 ? -1 /* printed as all ones */ : (int64_t)((1ULL << bits) - 1);
+            mn = 0;
+        }
+        return ev_chk(ev, tilec_ir_int(ev->a, is_max ? mx : mn, t));
+    }
+    }
+    return ev_chk(ev, tilec_ir_float(ev->a, is_max ? f : -f, t));
+}
+
+static tilec_reduce_op_t reduce_op(int id)
+{
+    switch (id) {
+    case BI_REDUCE_MAX: return TILEC_RED_MAX;
+    case BI_REDUCE_MIN: return TILEC_RED_MIN;
+    case BI_REDUCE_ABSSUM: return TILEC_RED_ABSSUM;
+    case BI_REDUCE_ABSMAX: return TILEC_RED_ABSMAX;
+    default: return TILEC_RED_SUM;
+    }
+}
+
+static value_t *call_annotate_layout(ev_t *ev, ast_expr_t *call)
+{
+    tilec_ir_stmt_t *st;
+    ev_require_kernel(ev, call->loc, "T.annotate_layout");
+    st = ev_stmt(ev, TILEC_ST_HINT, call->loc);
+    st->u.hint.name = "annotate_layout";
+    ev_emit(ev, st, call->loc);
+    return ev->none;
+}
+
+value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
+{
+    int id = fnv->u.bi.id;
+    args_t ar;
+    ast_loc_t at = call->loc;
+    if (id == BI_ANNOTATE_LAYOUT) return call_annotate_layout(ev, call);
+    ev_eval_args(ev, call, &ar);
+    switch (id) {
+    case -1: { /* x.astype(dtype) */
+        BIND("astype", 1, "dtype");
+        return v_cast(ev, fnv->u.bi.self, v_want_dtype(ev, a_[0], l_[0]), at);
+    }
+    case BI_PRIM_FUNC: case BI_MACRO:
+        ev_fail(ev, at, "T.%s is a decorator: write @T.%s above a def", bi_name(id), bi_name(id));
+    case BI_JIT: {
+        BIND("tilelang.jit", 0, "func", "out_idx", "target", "execution_backend", "target_host", "verbose",
+             "pass_configs", "debug_root_path", "compile_flags");
+        value_t *v = v_new(ev, V_JIT);
+        if (a_[0]) ev_fail(ev, l_[0], "use tilelang.jit as a decorator: @tilelang.jit or @tilelang.jit(out_idx=...)");
+        if (a_[1] && a_[1]->kind != V_NONE) {
+            value_t *o = a_[1];
+            int i;
+            if (o->kind == V_INT) {
+                v->u.jit.nout = 1;
+                v->u.jit.out_idx = ev_alloc(ev, sizeof(int64_t));
+                v->u.jit.out_idx[0] = o->u.i;
+            } else if (o->kind == V_SEQ) {
+                v->u.jit.nout = o->u.seq.n;
+                v->u.jit.out_idx = ev_alloc(ev, sizeof(int64_t) * (size_t)(o->u.seq.n + 1));
+                for (i = 0; i < o->u.seq.n; i++)
+                    v->u.jit.out_idx[i] = v_want_int(ev, o->u.seq.items[i], l_[1], "an out_idx entry");
+            } else {
+                ev_fail(ev, l_[1], "out_idx must be an integer or a list of integers");
+            }
+        }
+        return v;
+    }
+    case BI_AUTOTUNE:
+        return mk_builtin(ev, BI_AUTOTUNE);
+    case BI_KERNEL: {
+        static const char *const names[] = {"threads", "prelude", "is_cpu", "is_npu"};
+        value_t *v = v_new(ev, V_KERNEL);
+        int i, j;
+        if (ar.n < 1 || ar.n > 3) ev_fail(ev, at, "T.Kernel takes 1 to 3 grid extents, %d given", ar.n);
+        v->u.kern.ngrid = ar.n;
+        for (i = 0; i < ar.n; i++) {
+            check_extent_value(ev, ar.v[i], ar.loc[i], "a grid extent");
+            if ((ar.v[i]->kind == V_INT || ar.v[i]->kind == V_BOOL) && (ar.v[i]->u.i < 1 || ar.v[i]->u.i > INT32_MAX))
+                ev_fail(ev, ar.loc[i], "grid extent %lld must be between 1 and 2^31-1", (long long)ar.v[i]->u.i);
+            v->u.kern.grid[i] = ar.v[i];
+        }
+        v->u.kern.threads[0] = 128;
+        v->u.kern.threads[1] = v->u.kern.threads[2] = 1;
+        for (j = 0; j < ar.nkw; j++) {
+            for (i = 0; i < 4; i++)
+                if (!strcmp(names[i], ar.kwn[j])) break;
+            if (i == 4) ev_fail(ev, ar.kwloc[j], "T.Kernel has no keyword argument '%s'", ar.kwn[j]);
+            if (i == 0) {
+                value_t *t = ar.kwv[j];
+                int64_t th[3] = {1, 1, 1}, total = 1;
+                int n = 1, k;
+                if (t->kind == V_SEQ) {
+                    n = t->u.seq.n;
+                    if (n < 1 || n > 3) ev_fail(ev, ar.kwloc[j], "threads takes 1 to 3 values");
+                    for (k = 0; k < n; k++) th[k] = v_want_int(ev, t->u.seq.items[k], ar.kwloc[j], "threads");
+                } else {
+                    th[0] = v_want_int(ev, t, ar.kwloc[j], "threads");
+                }
+                for (k = 0; k < 3; k++) {
+                    if (th[k] < 1 || th[k] > 1024) ev_fail(ev, ar.kwloc[j], "threads must be between 1 and 1024");
+                    total *= th[k];
+                }
+                if (total > 1024) ev_fail(ev, ar.kwloc[j], "a block has at most 1024 threads (%lld requested)",
+                                          (long long)total);
+                for (k = 0; k < 3; k++) v->u.kern.threads[k] = (int)th[k];
+            }
+        }
+        return v;
+    }
+    case BI_TENSOR: {
+        BIND("T.Tensor", 1, "shape", "dtype", "data", "strides", "elem_offset", "scope", "align",
+             "offset_factor", "buffer_type", "axis_separators");
+        value_t *v = v_new(ev, V_TENSORTYPE);
+        v->u.tt.shape = shape_seq(ev, a_[0], l_[0], 1);
+        v->u.tt.dt = a_[1] ? v_want_dtype(ev, a_[1], l_[1]) : TILEC_FLOAT32;
+        return v;
+    }
+    case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_ALLOC_LOCAL: {
+        BIND(bi_name(id), 2, "shape", "dtype", "scope");
+        tilec_scope_t sc = id == BI_ALLOC_SHARED ? TILEC_SCOPE_SHARED
+                         : id == BI_ALLOC_FRAGMENT ? TILEC_SCOPE_FRAGMENT : TILEC_SCOPE_LOCAL;
+        value_t *shape = shape_seq(ev, a_[0], l_[0], 0);
+        if (a_[2] && a_[2]->kind != V_STR && a_[2]->kind != V_NONE) ev_fail(ev, l_[2], "scope must be a string");
+        return op_alloc(ev, sc, shape, a_[1], NULL, ev->name_hint, at);
+    }
+    case BI_ALLOC_VAR: {
+        BIND("T.alloc_var", 1, "dtype", "init", "scope");
+        return op_alloc(ev, TILEC_SCOPE_VAR, NULL, a_[0], a_[1], ev->name_hint, at);
+    }
+    case BI_COPY: {
+        BIND("T.copy", 2, "src", "dst", "coalesced_width", "disable_tma", "eviction_policy", "loop_layout");
+        op_copy(ev, a_[0], a_[1], at, l_[0], l_[1]);
+        return ev->none;
+    }
+    case BI_CLEAR: {
+        BIND("T.clear", 1, "buffer");
+        op_fill(ev, a_[0], v_int(ev, 0), l_[0]);
+        return ev->none;
+    }
+    case BI_FILL: {
+        BIND("T.fill", 2, "buffer", "value");
+        op_fill(ev, a_[0], a_[1], l_[0]);
+        return ev->none;
+    }
+    case BI_GEMM: {
+        BIND("T.gemm", 3, "A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum", "k_pack",
+             "wg_wait", "mbar");
+        op_gemm(ev, a_, l_, at);
+        return ev->none;
+    }
+    case BI_REDUCE_MAX: case BI_REDUCE_MIN: case BI_REDUCE_SUM: case BI_REDUCE_ABSSUM: case BI_REDUCE_ABSMAX: {
+        BIND(bi_name(id), 2, "buffer", "out", "dim", "clear");
+        op_reduce(ev, reduce_op(id), a_, l_, at);
+        return ev->none;
+    }
+    case BI_CUMSUM: {
+        BIND("T.cumsum", 1, "src", "dst", "dim", "reverse");
+        op_cumsum(ev, a_, l_, at);
+        return ev->none;
+    }
+    case BI_ATOMIC_ADD: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN: {
+        BIND(bi_name(id), 2, "dst", "value", "memory_order", "return_prev", "use_tma");
+        if (a_[3] && want_bool(ev, a_[3], l_[3], "return_prev"))
+            ev_fail(ev, l_[3], "return_prev=True is not supported");
+        op_atomic(ev, id == BI_ATOMIC_ADD ? TILEC_ATOMIC_ADD : id == BI_ATOMIC_MAX ? TILEC_ATOMIC_MAX : TILEC_ATOMIC_MIN,
+                  a_[0], a_[1], at, l_[0]);
+        return ev->none;
+    }
+    case BI_USE_SWIZZLE: {
+        BIND("T.use_swizzle", 1, "panel_size", "order", "enable");
+        tilec_ir_stmt_t *st;
+        int64_t p = v_want_int(ev, a_[0], l_[0], "panel_size");
+        ev_require_kernel(ev, at, "T.use_swizzle");
+        if (a_[2] && !want_bool(ev, a_[2], l_[2], "enable")) return ev->none;
+        st = ev_stmt(ev, TILEC_ST_HINT, at);
+        st->u.hint.name = "use_swizzle";
+        st->u.hint.nargs = 1;
+        st->u.hint.args = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *st->u.hint.args));
+        st->u.hint.args[0] = ex_int32(ev, p);
+        ev_emit(ev, st, at);
+        return ev->none;
+    }
+    case BI_SYNC: {
+        if (ar.n || ar.nkw) ev_fail(ev, at, "T.sync_threads takes no arguments");
+        ev_require_kernel(ev, at, "T.sync_threads");
+        ev_emit(ev, ev_stmt(ev, TILEC_ST_SYNC, at), at);
+        return ev->none;
+    }
+    case BI_PRINT: {
+        BIND("T.print", 1, "obj", "msg", "warp_group_id", "warp_id");
+        const char *msg = "";
+        if (a_[1] && a_[1]->kind != V_NONE) {
+            if (a_[1]->kind != V_STR) ev_fail(ev, l_[1], "msg must be a string");
+            msg = a_[1]->u.s.s;
+        }
+        op_print(ev, a_[0], msg, at);
+        return ev->none;
+    }
+    case BI_PARALLEL: {
+        value_t *v;
+        int i, j;
+        for (j = 0; j < ar.nkw; j++)
+            if (strcmp(ar.kwn[j], "coalesced_width") && strcmp(ar.kwn[j], "loop_layout"))
+                ev_fail(ev, ar.kwloc[j], "T.Parallel has no keyword argument '%s'", ar.kwn[j]);
+        if (ar.n < 1 || ar.n > TILEC_IR_MAX_DIMS) ev_fail(ev, at, "T.Parallel takes 1 to %d extents", TILEC_IR_MAX_DIMS);
+        ev_require_kernel(ev, at, "T.Parallel");
+        v = loopiter(ev, TILEC_LOOP_PARALLEL, ar.n);
+        for (i = 0; i < ar.n; i++) {
+            check_extent_value(ev, ar.v[i], ar.loc[i], "a T.Parallel extent");
+            v->u.it->hi[i] = ar.v[i];
+        }
+        return v;
+    }
+    case BI_PIPELINED: return range_like(ev, &ar, TILEC_LOOP_PIPELINED, "T.Pipelined");
+    case BI_SERIAL: return range_like(ev, &ar, TILEC_LOOP_SERIAL, "T.serial");
+    case BI_UNROLL: return range_like(ev, &ar, TILEC_LOOP_UNROLL, "T.unroll");
+    case BI_VECTORIZED: return range_like(ev, &ar, TILEC_LOOP_VECTORIZED, "T.vectorized");
+    case BI_RANGE: return range_like(ev, &ar, TILEC_LOOP_SERIAL, "range");
+    case BI_DYNAMIC: {
+        BIND("T.dynamic", 1, "name", "dtype");
+        value_t *v;
+        if (a_[0]->kind != V_STR || a_[0]->u.s.len == 0) ev_fail(ev, l_[0], "T.dynamic needs a symbol name string");
+        if (a_[1]) {
+            tilec_dtype_t t = v_want_dtype(ev, a_[1], l_[1]);
+            if (!tilec_dtype_is_int(t)) ev_fail(ev, l_[1], "a T.dynamic symbol must have an integer dtype");
+        }
+        {
+            const char *p;
+            for (p = a_[0]->u.s.s; *p; p++)
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || (*p >= '0' && *p <= '9')))
+                    ev_fail(ev, l_[0], "a T.dynamic symbol name must be an identifier");
+        }
+        v = v_new(ev, V_SYM);
+        v->u.sym = ev_new_sym(ev, a_[0]->u.s.s, l_[0]);
+        return v;
+    }
+    case BI_CEILDIV: {
+        BIND("T.ceildiv", 2, "lhs", "rhs");
+        return ceildiv(ev, a_[0], a_[1], at);
+    }
+    case BI_TMAX: case BI_TMIN: {
+        BIND(id == BI_TMAX ? "T.max" : "T.min", 2, "a", "b", "span");
+        return v_minmax(ev, id == BI_TMAX, a_[0], a_[1], at);
+    }
+    case BI_ABS: return math1(ev, &ar, TILEC_UN_ABS, "abs");
+    case BI_PABS:
+        if (ar.n != 1 || ar.nkw) ev_fail(ev, at, "abs() takes one argument");
+        return v_math(ev, TILEC_UN_ABS, ar.v[0], ar.loc[0]);
+    case BI_EXP: return math1(ev, &ar, TILEC_UN_EXP, "exp");
+    case BI_EXP2: return math1(ev, &ar, TILEC_UN_EXP2, "exp2");
+    case BI_LOG: return math1(ev, &ar, TILEC_UN_LOG, "log");
+    case BI_LOG2: return math1(ev, &ar, TILEC_UN_LOG2, "log2");
+    case BI_SQRT: return math1(ev, &ar, TILEC_UN_SQRT, "sqrt");
+    case BI_RSQRT: return math1(ev, &ar, TILEC_UN_RSQRT, "rsqrt");
+    case BI_TANH: return math1(ev, &ar, TILEC_UN_TANH, "tanh");
+    case BI_SIGMOID: return math1(ev, &ar, TILEC_UN_SIGMOID, "sigmoid");
+    case BI_FLOOR: return math1(ev, &ar, TILEC_UN_FLOOR, "floor");
+    case BI_CEIL: return math1(ev, &ar, TILEC_UN_CEIL, "ceil");
+    case BI_IF_THEN_ELSE: {
+        BIND("T.if_then_else", 3, "cond", "t", "f", "span");
+        return v_select(ev, a_[0], a_[1], a_[2], at);
+    }
+    case BI_INFINITY: {
+        BIND("T.infinity", 1, "dtype", "span");
+        tilec_dtype_t t = v_want_dtype(ev, a_[0], l_[0]);
+        if (!tilec_dtype_is_float(t)) ev_fail(ev, l_[0], "T.infinity needs a float dtype, not %s", tilec_dtype_name(t));
+        return v_expr(ev, tilec_ir_float(ev->a, INFINITY, t));
+    }
+    case BI_MAX_VALUE: case BI_MIN_VALUE: {
+        BIND(id == BI_MAX_VALUE ? "T.max_value" : "T.min_value", 1, "dtype", "span");
+        return v_expr(ev, limit_value(ev, v_want_dtype(ev, a_[0], l_[0]), id == BI_MAX_VALUE));
+    }
+    case BI_CAST: {
+        BIND("T.cast", 2, "value", "dtype", "span");
+        return v_cast(ev, a_[0], v_want_dtype(ev, a_[1], l_[1]), at);
+    }
+    case BI_POW: {
+        BIND("T.pow", 2, "x", "y");
+        return v_binop(ev, AST_OP_POW, a_[0], a_[1], at);
+    }
+    case BI_FLOORDIV: case BI_FLOORMOD: case BI_TRUNCDIV: {
+        BIND(bi_name(id), 2, "a", "b", "span");
+        if (id == BI_TRUNCDIV) {
+            if (!v_is_rt(a_[0]) && !v_is_rt(a_[1])) {
+                int64_t x = v_want_int(ev, a_[0], l_[0], "T.truncdiv operand");
+                int64_t y = v_want_int(ev, a_[1], l_[1], "T.truncdiv operand");
+                if (y == 0 || (x == INT64_MIN && y == -1)) ev_fail(ev, at, "T.truncdiv by zero or overflow");
+                return v_int(ev, x / y);
+            }
+            return v_binop(ev, '/', a_[0], a_[1], at);
+        }
+        return v_binop(ev, id == BI_FLOORDIV ? AST_OP_FLOORDIV : '%', a_[0], a_[1], at);
+    }
+    case BI_LEN: {
+        value_t *x;
+        if (ar.n != 1 || ar.nkw) ev_fail(ev, at, "len() takes one argument");
+        x = ar.v[0];
+        if (x->kind == V_SEQ) return v_int(ev, x->u.seq.n);
+        if (x->kind == V_STR) return v_int(ev, (int64_t)x->u.s.len);
+        if (x->kind == V_RANGE) return v_int(ev, to_seq(ev, x, 0, at)->u.seq.n);
+        if (x->kind == V_BUF) {
+            int64_t c;
+            if (tilec_ir_is_const_int(x->u.buf->shape[0], &c)) return v_int(ev, c);
+            return v_expr(ev, x->u.buf->shape[0]);
+        }
+        ev_fail(ev, ar.loc[0], "len() of %s is not supported", v_kind_name(x));
+    }
+    case BI_PMIN: return py_minmax(ev, &ar, 0);
+    case BI_PMAX: return py_minmax(ev, &ar, 1);
+    case BI_INT: case BI_FLOAT: case BI_BOOL: {
+        value_t *x;
+        if (ar.nkw || ar.n > 1) ev_fail(ev, at, "%s() takes one argument", bi_name(id));
+        if (ar.n == 0) return id == BI_FLOAT ? v_float(ev, 0.0) : id == BI_INT ? v_int(ev, 0) : ev->vfalse;
+        x = ar.v[0];
+        if (id == BI_BOOL) {
+            if (v_is_rt(x)) return v_expr(ev, ex_bool(ev, ex_of(ev, x, at)));
+            return v_bool(ev, v_truth(ev, x, at));
+        }
+        if (v_is_rt(x)) return v_cast(ev, x, id == BI_INT ? TILEC_INT32 : TILEC_FLOAT32, at);
+        if (x->kind == V_STR) {
+            value_t *p = v_parse_define(ev, x->u.s.s);
+            if (p->kind != V_INT && p->kind != V_FLOAT) ev_fail(ev, at, "cannot convert '%s' to a number", x->u.s.s);
+            x = p;
+        }
+        if (!v_is_num(x)) ev_fail(ev, at, "%s() of %s is not supported", bi_name(id), v_kind_name(x));
+        if (id == BI_FLOAT) return v_float(ev, x->kind == V_FLOAT ? x->u.f : (double)x->u.i);
+        if (x->kind == V_FLOAT) {
+            if (!(x->u.f > -9.2e18 && x->u.f < 9.2e18)) ev_fail(ev, at, "cannot convert %g to an integer", x->u.f);
+            return v_int(ev, (int64_t)x->u.f);
+        }
+        return v_int(ev, x->u.i);
+    }
+    case BI_STR:
+        if (ar.n != 1 || ar.nkw) ev_fail(ev, at, "str() takes one argument");
+        return value_str(ev, ar.v[0], at);
+    case BI_TUPLE: case BI_LIST:
+        if (ar.nkw || ar.n > 1) ev_fail(ev, at, "%s() takes one argument", bi_name(id));
+        if (ar.n == 0) return v_seq(ev, 0, id == BI_LIST);
+        return to_seq(ev, ar.v[0], id == BI_LIST, at);
+    case BI_ISINSTANCE: {
+        value_t *x, *t;
+        if (ar.n != 2 || ar.nkw) ev_fail(ev, at, "isinstance() takes two arguments");
+        x = ar.v[0];
+        t = ar.v[1];
+        if (t->kind != V_BUILTIN) ev_fail(ev, ar.loc[1], "isinstance() supports int, float, bool, str, tuple, list");
+        switch (t->u.bi.id) {
+        case BI_INT: return v_bool(ev, x->kind == V_INT || x->kind == V_BOOL);
+        case BI_FLOAT: return v_bool(ev, x->kind == V_FLOAT);
+        case BI_BOOL: return v_bool(ev, x->kind == V_BOOL);
+        case BI_STR: return v_bool(ev, x->kind == V_STR);
+        case BI_TUPLE: return v_bool(ev, x->kind == V_SEQ && !x->u.seq.is_list);
+        case BI_LIST: return v_bool(ev, x->kind == V_SEQ && x->u.seq.is_list);
+        default: ev_fail(ev, ar.loc[1], "isinstance() supports int, float, bool, str, tuple, list");
+        }
+    }
+    default:
+        break;
+    }
+    ev_fail(ev, at, "unsupported builtin");
+}

@@ -1,0 +1,2 @@
+﻿import tilelang.language as T
+x = (1 + 

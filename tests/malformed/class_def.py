@@ -1,0 +1,5 @@
+import tilelang.language as T
+
+
+class Kernel:
+    block_M = 128

@@ -1,0 +1,14 @@
+import tilelang
+import tilelang.language as T
+
+
+def matmul(M=64, N=64, K=64, block_K=32):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float32")):
+        with T.Kernel(1, threads=128) as bx:
+            A_shared = T.alloc_shared((M, block_K), "float16")
+            B_shared = T.alloc_shared((K, N), "float16")
+            C_local = T.alloc_fragment((M, N), "float32")
+            T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, C)
+    return main

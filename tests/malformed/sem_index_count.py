@@ -1,0 +1,9 @@
+import tilelang
+import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((64, 64), "float32")):
+    with T.Kernel(1, threads=128) as bx:
+        for i in T.Parallel(64):
+            A[i] = 0.0

@@ -1,0 +1,918 @@
+/*
+ * tests/test_frontend.c — the frontend evaluator (frontend/eval.c and
+ * friends): small tile programs compiled from strings, checked on the
+ * structure of the IR they produce (grid, parameters, buffers, loop kinds,
+ * copy regions, typing of mixed expressions, -D handling, symbols,
+ * out_idx), and on the diagnostics of semantic errors (position and text of
+ * the first line).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend.h"
+#include "passes.h"
+
+#define HDR "import tilelang\nimport tilelang.language as T\n\n"
+
+typedef struct res {
+    tilec_arena_t a;
+    tilec_diag_t d;
+    tilec_frontend_result_t r;
+    int rc;
+    char *src;
+} res_t;
+
+static res_t *compile_e(const char *src, const char *entry, int ndefs, const tilec_define_t *defs)
+{
+    res_t *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    x->src = strdup(src);
+    tilec_arena_init(&x->a);
+    tilec_diag_init(&x->d, "t.py", x->src, strlen(x->src));
+    x->rc = tilec_frontend_compile(&x->a, &x->d, "t.py", x->src, strlen(x->src), entry, defs, ndefs, &x->r);
+    return x;
+}
+
+static res_t *compile_ok(const char *src, int ndefs, const tilec_define_t *defs)
+{
+    res_t *x = compile_e(src, NULL, ndefs, defs);
+    cr_assert_eq(x->rc, 0, "compile failed: %s", tilec_diag_text(&x->d));
+    cr_assert(x->r.module && x->r.module->kernel);
+    {
+        char err[512];
+        cr_assert_eq(tilec_ir_verify(x->r.module, err, sizeof err), 0, "verifier: %s", err);
+    }
+    return x;
+}
+
+static void done(res_t *x)
+{
+    tilec_arena_destroy(&x->a);
+    free(x->src);
+    free(x);
+}
+
+/* Compiles src expecting an error whose first line contains `msg`, at `line`
+ * (0: any line). */
+static void expect_err_e(const char *src, const char *entry, int ndefs, const tilec_define_t *defs, int line,
+                         const char *msg)
+{
+    res_t *x = compile_e(src, entry, ndefs, defs);
+    const char *t = tilec_diag_text(&x->d);
+    char first[1024];
+    size_t n = strcspn(t, "\n");
+    cr_assert_eq(x->rc, -1, "expected an error containing '%s'", msg);
+    cr_assert(n < sizeof first);
+    memcpy(first, t, n);
+    first[n] = '\0';
+    cr_assert(strstr(first, msg), "diagnostic '%s' does not contain '%s'", first, msg);
+    if (line > 0) {
+        char pre[32];
+        snprintf(pre, sizeof pre, "t.py:%d:", line);
+        cr_assert(strncmp(first, pre, strlen(pre)) == 0, "diagnostic '%s' is not at line %d", first, line);
+    }
+    cr_assert_null(x->r.module);
+    done(x);
+}
+
+static void expect_err(const char *src, int line, const char *msg)
+{
+    expect_err_e(src, NULL, 0, NULL, line, msg);
+}
+
+static tilec_ir_kernel_t *K(res_t *x) { return x->r.module->kernel; }
+
+static tilec_ir_buffer_t *buf(tilec_ir_kernel_t *k, const char *name)
+{
+    for (int i = 0; i < k->nbufs; i++)
+        if (!strcmp(k->bufs[i]->name, name)) return k->bufs[i];
+    cr_assert_fail("no buffer %s", name);
+    return NULL;
+}
+
+static int64_t cint(const tilec_ir_expr_t *e)
+{
+    int64_t v = -999;
+    cr_assert(tilec_ir_is_const_int(e, &v), "not a constant int (kind %d)", e ? (int)e->kind : -1);
+    return v;
+}
+
+static tilec_ir_stmt_t *nth(tilec_ir_stmt_t *s, int n)
+{
+    while (s && n-- > 0) s = s->next;
+    cr_assert(s, "statement missing");
+    return s;
+}
+
+static int count(tilec_ir_stmt_t *s)
+{
+    int n = 0;
+    for (; s; s = s->next) n++;
+    return n;
+}
+
+/* Count statements of a kind anywhere in a block. */
+static int count_kind(tilec_ir_stmt_t *s, tilec_stmt_kind_t kind)
+{
+    int n = 0;
+    for (; s; s = s->next) {
+        if (s->kind == kind) n++;
+        if (s->kind == TILEC_ST_FOR) n += count_kind(s->u.loop.body, kind);
+        if (s->kind == TILEC_ST_IF) n += count_kind(s->u.cond.then, kind) + count_kind(s->u.cond.els, kind);
+    }
+    return n;
+}
+
+static const char *GEMM =
+    HDR
+    "@tilelang.jit(out_idx=[-1])\n"
+    "def matmul(M, N, K, block_M=64, block_N=32, block_K=16, dtype=\"float16\", accum_dtype=\"float\"):\n"
+    "    @T.prim_func\n"
+    "    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):\n"
+    "        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):\n"
+    "            A_shared = T.alloc_shared((block_M, block_K), dtype)\n"
+    "            B_shared = T.alloc_shared((block_K, block_N), dtype)\n"
+    "            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)\n"
+    "            T.clear(C_local)\n"
+    "            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):\n"
+    "                T.copy(A[by * block_M, k * block_K], A_shared)\n"
+    "                T.copy(B[k * block_K, bx * block_N], B_shared)\n"
+    "                T.gemm(A_shared, B_shared, C_local)\n"
+    "            T.copy(C_local, C[by * block_M, bx * block_N])\n"
+    "    return main\n";
+
+Test(frontend, gemm_structure)
+{
+    tilec_define_t defs[] = {{"M", "256"}, {"N", "100"}, {"K", "64"}};
+    res_t *x = compile_ok(GEMM, 3, defs);
+    tilec_ir_kernel_t *k = K(x);
+    cr_assert_str_eq(k->name, "matmul");
+    cr_assert_str_eq(x->r.entry, "matmul");
+    cr_assert_eq(k->nparams, 3);
+    cr_assert_eq(k->nbufs, 6);
+    cr_assert_str_eq(k->bufs[0]->name, "A");
+    cr_assert_eq(k->bufs[0]->scope, TILEC_SCOPE_GLOBAL);
+    cr_assert_eq(k->bufs[0]->dtype, TILEC_FLOAT16);
+    cr_assert_eq(cint(k->bufs[0]->shape[0]), 256);
+    cr_assert_eq(cint(k->bufs[0]->shape[1]), 64);
+    cr_assert_eq(buf(k, "A_shared")->scope, TILEC_SCOPE_SHARED);
+    cr_assert_eq(buf(k, "C_local")->scope, TILEC_SCOPE_FRAGMENT);
+    cr_assert_eq(buf(k, "C_local")->dtype, TILEC_FLOAT32);
+    cr_assert_eq(k->out_mask, 1u << 2);
+    cr_assert_eq(k->ngrid, 2);
+    cr_assert_eq(cint(k->grid[0]), 4);   /* ceil(100 / 32) */
+    cr_assert_eq(cint(k->grid[1]), 4);
+    cr_assert_eq(k->threads[0], 128);
+    cr_assert_eq(k->threads[1], 1);
+    cr_assert_str_eq(k->block[0]->name, "bx");
+    cr_assert_eq(k->block[0]->kind, TILEC_VAR_BLOCK);
+    cr_assert_eq(count(k->body), 3);
+    tilec_ir_stmt_t *s0 = nth(k->body, 0), *loop = nth(k->body, 1), *last = nth(k->body, 2);
+    cr_assert_eq(s0->kind, TILEC_ST_FILL);
+    cr_assert_eq(s0->u.fill.value->kind, TILEC_EX_FLOAT);
+    cr_assert_eq(s0->u.fill.value->dtype, TILEC_FLOAT32);
+    cr_assert_eq(loop->kind, TILEC_ST_FOR);
+    cr_assert_eq(loop->u.loop.kind, TILEC_LOOP_PIPELINED);
+    cr_assert_eq(loop->u.loop.num_stages, 3);
+    cr_assert_eq(cint(loop->u.loop.extent), 4);
+    cr_assert_eq(loop->u.loop.var->kind, TILEC_VAR_LOOP);
+    /* corner form: A[by*64, k*16] takes A_shared's extents (64, 16) */
+    tilec_ir_stmt_t *c0 = loop->u.loop.body;
+    cr_assert_eq(c0->kind, TILEC_ST_COPY);
+    cr_assert_eq(c0->u.copy.src.buf, k->bufs[0]);
+    cr_assert_eq(c0->u.copy.src.extent[0], 64);
+    cr_assert_eq(c0->u.copy.src.extent[1], 16);
+    cr_assert_eq(c0->u.copy.dst.extent[0], 64);
+    cr_assert_eq(c0->u.copy.dst.extent[1], 16);
+    cr_assert_eq(c0->u.copy.src.base[0]->kind, TILEC_EX_BINARY);
+    cr_assert_eq(cint(c0->u.copy.dst.base[0]), 0);
+    tilec_ir_stmt_t *g = nth(c0, 2);
+    cr_assert_eq(g->kind, TILEC_ST_GEMM);
+    cr_assert_eq(g->u.gemm.c, buf(k, "C_local"));
+    cr_assert_eq(g->u.gemm.trans_a, 0);
+    cr_assert_eq(last->kind, TILEC_ST_COPY);
+    cr_assert_eq(last->u.copy.dst.buf, k->bufs[2]);
+    cr_assert_eq(last->u.copy.dst.extent[0], 64);
+    cr_assert_eq(last->u.copy.dst.extent[1], 32);
+    cr_assert_eq(x->r.nsyms, 0);
+    char *txt = tilec_ir_print(x->r.module);
+    cr_assert(txt);
+    free(txt);
+    done(x);
+}
+
+Test(frontend, defaults_and_overrides)
+{
+    tilec_define_t defs[] = {{"M", "64"}, {"N", "64"}, {"K", "32"}, {"block_M", "32"}, {"dtype", "\"float32\""}};
+    res_t *x = compile_ok(GEMM, 5, defs);
+    tilec_ir_kernel_t *k = K(x);
+    cr_assert_eq(cint(buf(k, "A_shared")->shape[0]), 32);
+    cr_assert_eq(k->bufs[0]->dtype, TILEC_FLOAT32);
+    cr_assert_eq(cint(k->grid[1]), 2);
+    done(x);
+}
+
+Test(frontend, copy_corner_alignment_and_slices)
+{
+    const char *src = HDR
+        "def f(B=2, S=128, H=4, D=64, bm=32):\n"
+        "    @T.prim_func\n"
+        "    def main(Q: T.Tensor((B, S, H, D), \"float16\"), O: T.Tensor((S, D), \"float32\")):\n"
+        "        with T.Kernel(T.ceildiv(S, bm), H, B, threads=(32, 4)) as (bx, by, bz):\n"
+        "            s = T.alloc_shared((bm, D), \"float16\")\n"
+        "            r = T.alloc_fragment((D,), \"float32\")\n"
+        "            T.copy(Q[bz, bx * bm:(bx + 1) * bm, by, :], s)\n"
+        "            T.copy(s[0, :], r)\n"
+        "            T.copy(r, O[bx, 0])\n"
+        "            T.copy(Q[bz, bx * bm, by, 0], s[0:1, 0:D])\n"
+        "    return main\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    tilec_ir_kernel_t *k = K(x);
+    cr_assert_eq(k->ngrid, 3);
+    cr_assert_eq(k->threads[0], 32);
+    cr_assert_eq(k->threads[1], 4);
+    tilec_ir_stmt_t *c = k->body;
+    int64_t e0[] = {1, 32, 1, 64};
+    for (int i = 0; i < 4; i++) cr_assert_eq(c->u.copy.src.extent[i], e0[i]);
+    c = c->next;
+    cr_assert_eq(c->u.copy.src.extent[0], 1);
+    cr_assert_eq(c->u.copy.src.extent[1], 64);
+    cr_assert_eq(c->u.copy.dst.extent[0], 64);
+    c = c->next; /* corner O[bx, 0] gets (1, 64) from the 1-D r */
+    cr_assert_eq(c->u.copy.dst.extent[0], 1);
+    cr_assert_eq(c->u.copy.dst.extent[1], 64);
+    c = c->next; /* corner of a 4-D tensor from a (1, 64) region: trailing alignment */
+    int64_t e3[] = {1, 1, 1, 64};
+    for (int i = 0; i < 4; i++) cr_assert_eq(c->u.copy.src.extent[i], e3[i]);
+    done(x);
+}
+
+Test(frontend, tuple_unpacking_shape_and_dtype)
+{
+    const char *src = HDR
+        "def f(M=8, N=16):\n"
+        "    a, (b, c) = 1, (2, 3)\n"
+        "    @T.prim_func\n"
+        "    def main(A: T.Tensor((M, N), \"float32\")):\n"
+        "        rows, cols = A.shape\n"
+        "        with T.Kernel(1) as bx:\n"
+        "            t = T.alloc_fragment((rows, cols + a + b + c - 6), A.dtype)\n"
+        "            T.copy(A, t)\n"
+        "            assert len(A.shape) == 2 and t.dtype == \"float32\" and t.dtype == T.float32\n"
+        "    return main\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    tilec_ir_buffer_t *t = buf(K(x), "t");
+    cr_assert_eq(cint(t->shape[0]), 8);
+    cr_assert_eq(cint(t->shape[1]), 16);
+    cr_assert_eq(t->dtype, TILEC_FLOAT32);
+    cr_assert_eq(K(x)->ngrid, 1);
+    cr_assert_str_eq(K(x)->block[0]->name, "bx");
+    done(x);
+}
+
+Test(frontend, macro_inlining_and_return_value)
+{
+    const char *src = HDR
+        "def f(N=32):\n"
+        "    @T.macro\n"
+        "    def scale(buf, s):\n"
+        "        for i in T.Parallel(N):\n"
+        "            buf[i] = buf[i] * s\n"
+        "    @T.macro\n"
+        "    def twice(x):\n"
+        "        return x * 2\n"
+        "    @T.prim_func\n"
+        "    def main(A: T.Tensor((N,), \"float32\")):\n"
+        "        with T.Kernel(1) as bx:\n"
+        "            f = T.alloc_fragment((N,), \"float32\")\n"
+        "            T.copy(A, f)\n"
+        "            scale(f, twice(3))\n"
+        "            scale(f, s=0.5)\n"
+        "            T.copy(f, A)\n"
+        "    return main\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    tilec_ir_kernel_t *k = K(x);
+    cr_assert_eq(count(k->body), 4);
+    tilec_ir_stmt_t *l1 = nth(k->body, 1), *l2 = nth(k->body, 2);
+    cr_assert_eq(l1->kind, TILEC_ST_FOR);
+    cr_assert_eq(l1->u.loop.kind, TILEC_LOOP_PARALLEL);
+    cr_assert_eq(l2->kind, TILEC_ST_FOR);
+    cr_assert_neq(l1->u.loop.var, l2->u.loop.var);
+    cr_assert_str_neq(l1->u.loop.var->name, l2->u.loop.var->name);
+    tilec_ir_expr_t *v = l1->u.loop.body->u.store.value;
+    cr_assert_eq(v->kind, TILEC_EX_BINARY);
+    cr_assert_eq(v->u.bin.b->kind, TILEC_EX_FLOAT);
+    cr_assert_float_eq(v->u.bin.b->u.f, 6.0, 1e-12);
+    done(x);
+}
+
+Test(frontend, compile_time_if_and_loops)
+{
+    const char *src = HDR
+        "def f(N=16, mode=\"max\", flags=(1, 0, 1)):\n"
+        "    @T.prim_func\n"
+        "    def main(A: T.Tensor((N,), \"float32\"), R: T.Tensor((1,), \"float32\")):\n"
+        "        with T.Kernel(1) as bx:\n"
+        "            a = T.alloc_fragment((N,), \"float32\")\n"
+        "            r = T.alloc_fragment((1,), \"float32\")\n"
+        "            T.copy(A, a)\n"
+        "            if mode == \"max\":\n"
+        "                T.reduce_max(a, r, dim=0)\n"
+        "            elif mode == \"sum\":\n"
+        "                T.reduce_sum(a, r, dim=0)\n"
+        "            else:\n"
+        "                T.reduce_min(a, r, dim=0)\n"
+        "            for fl in flags:\n"
+        "                if fl:\n"
+        "                    T.fill(r, fl)\n"
+        "            T.copy(r, R)\n"
+        "    return main\n";
+    tilec_define_t defs[] = {{"mode", "sum"}};
+    res_t *x = compile_ok(src, 1, defs);
+    tilec_ir_kernel_t *k = K(x);
+    cr_assert_eq(count(k->body), 5);
+    cr_assert_eq(nth(k->body, 1)->kind, TILEC_ST_REDUCE);
+    cr_assert_eq(nth(k->body, 1)->u.reduce.op, TILEC_RED_SUM);
+    cr_assert_eq(nth(k->body, 1)->u.reduce.dim, 0);
+    cr_assert_eq(nth(k->body, 1)->u.reduce.clear, 1);
+    cr_assert_eq(nth(k->body, 2)->kind, TILEC_ST_FILL);
+    cr_assert_eq(nth(k->body, 3)->kind, TILEC_ST_FILL);
+    cr_assert_eq(count_kind(k->body, TILEC_ST_IF), 0);
+    done(x);
+}
+
+Test(frontend, runtime_if_and_select)
+{
+    const char *src = HDR
+        "@T.prim_func\n"
+        "def main(A: T.Tensor((64,), \"float32\"), B: T.Tensor((64,), \"int32\")):\n"
+        "    with T.Kernel(2, threads=32) as bx:\n"
+        "        for i in T.Parallel(32):\n"
+        "            if bx * 32 + i < 40:\n"
+        "                A[bx * 32 + i] = T.if_then_else(i > 3, 0, -T.infinity(\"float32\"))\n"
+        "            elif i == 0:\n"
+        "                B[i] = 7\n"
+        "            else:\n"
+        "                A[i] = A[i] if i % 2 == 0 else 1.0\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    tilec_ir_kernel_t *k = K(x);
+    cr_assert_str_eq(k->name, "main");
+    tilec_ir_stmt_t *ifs = k->body->u.loop.body;
+    cr_assert_eq(ifs->kind, TILEC_ST_IF);
+    cr_assert_eq(ifs->u.cond.cond->dtype, TILEC_BOOL);
+    tilec_ir_expr_t *sel = ifs->u.cond.then->u.store.value;
+    cr_assert_eq(sel->kind, TILEC_EX_SELECT);
+    cr_assert_eq(sel->dtype, TILEC_FLOAT32);
+    cr_assert_eq(sel->u.sel.a->kind, TILEC_EX_FLOAT);
+    cr_assert_eq(sel->u.sel.a->dtype, TILEC_FLOAT32);
+    cr_assert_eq(ifs->u.cond.els->kind, TILEC_ST_IF);
+    cr_assert_eq(ifs->u.cond.els->u.cond.els->u.store.value->kind, TILEC_EX_SELECT);
+    done(x);
+}
+
+Test(frontend, typing_of_mixed_expressions)
+{
+    const char *src = HDR
+        "@T.prim_func\n"
+        "def main(A: T.Tensor((8,), \"int32\"), H: T.Tensor((8,), \"float16\"), F: T.Tensor((8,), \"float32\"),\n"
+        "         Q: T.Tensor((8,), \"int8\"), D: T.Tensor((8,), \"float64\")):\n"
+        "    with T.Kernel(1) as bx:\n"
+        "        for i in T.serial(8):\n"
+        "            F[i] = A[i] * 0.5\n"
+        "            F[i] = H[i] * F[i]\n"
+        "            A[i] = A[i] / 3\n"
+        "            A[i] = A[i] // 3 + A[i] % 3\n"
+        "            H[i] = H[i] * 2\n"
+        "            F[i] = T.exp(A[i])\n"
+        "            A[i] = Q[i] + A[i]\n"
+        "            D[i] = F[i] + D[i]\n"
+        "            A[i] = i ** 2\n"
+        "            F[i] = F[i] ** 0.5\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    tilec_ir_stmt_t *s = K(x)->body->u.loop.body;
+    cr_assert_eq(K(x)->body->u.loop.kind, TILEC_LOOP_SERIAL);
+    /* A[i] * 0.5: int32 * float literal -> float32 multiply */
+    tilec_ir_expr_t *v = s->u.store.value;
+    cr_assert_eq(v->kind, TILEC_EX_BINARY);
+    cr_assert_eq(v->dtype, TILEC_FLOAT32);
+    cr_assert_eq(v->u.bin.a->kind, TILEC_EX_CAST);
+    /* float16 * float32 -> float32 */
+    s = s->next;
+    v = s->u.store.value;
+    cr_assert_eq(v->dtype, TILEC_FLOAT32);
+    cr_assert_eq(v->u.bin.a->kind, TILEC_EX_CAST);
+    cr_assert_eq(v->u.bin.a->dtype, TILEC_FLOAT32);
+    /* int / int: truncating DIV on int32 */
+    s = s->next;
+    v = s->u.store.value;
+    cr_assert_eq(v->u.bin.op, TILEC_BIN_DIV);
+    cr_assert_eq(v->dtype, TILEC_INT32);
+    s = s->next;
+    v = s->u.store.value;
+    cr_assert_eq(v->u.bin.op, TILEC_BIN_ADD);
+    cr_assert_eq(v->u.bin.a->u.bin.op, TILEC_BIN_FLOORDIV);
+    cr_assert_eq(v->u.bin.b->u.bin.op, TILEC_BIN_FLOORMOD);
+    /* float16 * 2: the literal adopts float16 */
+    s = s->next;
+    v = s->u.store.value;
+    cr_assert_eq(v->dtype, TILEC_FLOAT16);
+    cr_assert_eq(v->u.bin.b->kind, TILEC_EX_FLOAT);
+    cr_assert_eq(v->u.bin.b->dtype, TILEC_FLOAT16);
+    /* T.exp on an int: cast to float32 first */
+    s = s->next;
+    v = s->u.store.value;
+    cr_assert_eq(v->kind, TILEC_EX_UNARY);
+    cr_assert_eq(v->u.un.op, TILEC_UN_EXP);
+    cr_assert_eq(v->dtype, TILEC_FLOAT32);
+    cr_assert_eq(v->u.un.a->kind, TILEC_EX_CAST);
+    /* int8 + int32 -> int32 */
+    s = s->next;
+    v = s->u.store.value;
+    cr_assert_eq(v->dtype, TILEC_INT32);
+    cr_assert_eq(v->u.bin.a->kind, TILEC_EX_CAST);
+    /* float32 + float64 -> float64 */
+    s = s->next;
+    v = s->u.store.value;
+    cr_assert_eq(v->dtype, TILEC_FLOAT64);
+    /* i ** 2 on ints is a multiply, F ** 0.5 a POW */
+    s = s->next;
+    cr_assert_eq(s->u.store.value->u.bin.op, TILEC_BIN_MUL);
+    s = s->next;
+    cr_assert_eq(s->u.store.value->u.bin.op, TILEC_BIN_POW);
+    cr_assert_eq(s->u.store.value->dtype, TILEC_FLOAT32);
+    done(x);
+}
+
+Test(frontend, scalars_let_and_alloc_var)
+{
+    const char *src = HDR
+        "@T.prim_func\n"
+        "def main(A: T.Tensor((16,), \"float32\"), S: T.Tensor((1,), \"float32\")):\n"
+        "    with T.Kernel(1) as bx:\n"
+        "        acc = T.alloc_var(\"float32\", init=0)\n"
+        "        c = T.alloc_var(T.int32)\n"
+        "        c = 0\n"
+        "        for i in range(2, 16, 3):\n"
+        "            x = A[i] * 2\n"
+        "            x = x + 1\n"
+        "            x += 1\n"
+        "            acc += x\n"
+        "            c = c + 1\n"
+        "        S[0] = acc\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    tilec_ir_kernel_t *k = K(x);
+    tilec_ir_buffer_t *acc = buf(k, "acc");
+    cr_assert_eq(acc->scope, TILEC_SCOPE_VAR);
+    cr_assert_eq(acc->ndim, 1);
+    cr_assert_eq(cint(acc->shape[0]), 1);
+    tilec_ir_stmt_t *s = k->body;
+    cr_assert_eq(s->kind, TILEC_ST_STORE);   /* init */
+    cr_assert_eq(s->u.store.buf, acc);
+    s = s->next;
+    cr_assert_eq(s->kind, TILEC_ST_STORE);   /* c = 0 */
+    cr_assert_eq(s->u.store.buf, buf(k, "c"));
+    cr_assert_eq(s->u.store.value->dtype, TILEC_INT32);
+    s = s->next;
+    cr_assert_eq(s->kind, TILEC_ST_FOR);
+    cr_assert_eq(cint(s->u.loop.extent), 5);   /* 2, 5, 8, 11, 14 */
+    tilec_ir_stmt_t *b = s->u.loop.body;
+    /* A[2 + k*3]: index rewritten from the 0-based loop var */
+    cr_assert_eq(b->kind, TILEC_ST_ASSIGN);
+    tilec_ir_var_t *xv = b->u.assign.var;
+    cr_assert_eq(xv->kind, TILEC_VAR_LET);
+    cr_assert_eq(xv->dtype, TILEC_FLOAT32);
+    cr_assert_eq(b->u.assign.value->u.bin.a->u.load.idx[0]->kind, TILEC_EX_BINARY);
+    cr_assert_eq(b->next->kind, TILEC_ST_ASSIGN);
+    cr_assert_eq(b->next->u.assign.var, xv);
+    cr_assert_eq(b->next->next->u.assign.var, xv);
+    tilec_ir_stmt_t *st = nth(b, 3);
+    cr_assert_eq(st->kind, TILEC_ST_STORE);
+    cr_assert_eq(st->u.store.buf, acc);
+    cr_assert_eq(nth(b, 4)->kind, TILEC_ST_STORE);
+    cr_assert_eq(nth(s, 1)->u.store.value->kind, TILEC_EX_LOAD);
+    done(x);
+}
+
+Test(frontend, dynamic_symbols)
+{
+    const char *src = HDR
+        "def f(N=64):\n"
+        "    M = T.dynamic(\"m\")\n"
+        "    L = T.symbolic(\"len\")\n"
+        "    @T.prim_func\n"
+        "    def main(A: T.Tensor((M, N), \"float32\"), B: T.Tensor((L,), \"float32\")):\n"
+        "        with T.Kernel(T.ceildiv(M, 32), threads=64) as bx:\n"
+        "            t = T.alloc_shared((32, N), \"float32\")\n"
+        "            T.copy(A[bx * 32, 0], t)\n"
+        "            T.copy(t, A[bx * 32, 0])\n"
+        "    return main\n";
+    tilec_define_t defs[] = {{"m", "77"}, {"L", "5"}};
+    res_t *x = compile_ok(src, 2, defs);
+    tilec_ir_kernel_t *k = K(x);
+    cr_assert_eq(x->r.nsyms, 2);
+    int nsym = 0;
+    for (int i = 0; i < k->nvars; i++) {
+        if (k->vars[i]->kind != TILEC_VAR_SYM) continue;
+        if (!strcmp(k->vars[i]->name, "m")) cr_assert_eq(x->r.sym_values[nsym], 77);
+        else if (!strcmp(k->vars[i]->name, "len")) cr_assert_eq(x->r.sym_values[nsym], 5);
+        else cr_assert_fail("unexpected symbol %s", k->vars[i]->name);
+        nsym++;
+    }
+    cr_assert_eq(nsym, 2);
+    cr_assert_eq(k->bufs[0]->shape[0]->kind, TILEC_EX_VAR);
+    cr_assert_eq(k->bufs[0]->shape[0]->u.var->kind, TILEC_VAR_SYM);
+    cr_assert_eq(k->grid[0]->kind, TILEC_EX_BINARY);
+    done(x);
+
+    /* without -D the value is -1 */
+    x = compile_ok(src, 0, NULL);
+    cr_assert_eq(x->r.nsyms, 2);
+    cr_assert_eq(x->r.sym_values[0], -1);
+    done(x);
+}
+
+Test(frontend, module_constants_and_entry)
+{
+    const char *src = HDR
+        "N = 32\n"
+        "DT = \"float16\"\n"
+        "@T.prim_func\n"
+        "def first(A: T.Tensor((N,), DT)):\n"
+        "    with T.Kernel(1) as bx:\n"
+        "        T.fill(A[0:N], 1)\n"
+        "@tilelang.jit(out_idx=-2)\n"
+        "def second(n=8):\n"
+        "    @T.prim_func\n"
+        "    def k(A: T.Tensor((n,), DT), B: T.Tensor((n,), DT), C: T.Tensor((n,), DT)):\n"
+        "        with T.Kernel(1) as bx:\n"
+        "            T.fill(A, 2)\n"
+        "    return k\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    cr_assert_str_eq(K(x)->name, "second");
+    cr_assert_eq(K(x)->out_mask, 1u << 1);
+    done(x);
+    tilec_define_t defs[] = {{"N", "12"}, {"DT", "float32"}};
+    x = compile_e(src, "first", 2, defs);
+    cr_assert_eq(x->rc, 0, "%s", tilec_diag_text(&x->d));
+    cr_assert_str_eq(K(x)->name, "first");
+    cr_assert_eq(cint(K(x)->bufs[0]->shape[0]), 12);
+    cr_assert_eq(K(x)->bufs[0]->dtype, TILEC_FLOAT32);
+    cr_assert_eq(K(x)->body->u.fill.dst.extent[0], 12);
+    done(x);
+}
+
+Test(frontend, atomics_reduce_cumsum_hints)
+{
+    const char *src = HDR
+        "@T.prim_func\n"
+        "def main(A: T.Tensor((32, 16), \"float32\"), S: T.Tensor((16,), \"float32\")):\n"
+        "    with T.Kernel(2, threads=128) as bx:\n"
+        "        T.use_swizzle(panel_size=10)\n"
+        "        T.annotate_layout({A: None})\n"
+        "        a = T.alloc_fragment((16, 16), \"float32\")\n"
+        "        r = T.alloc_fragment((16,), \"float32\")\n"
+        "        T.copy(A[bx * 16, 0], a)\n"
+        "        T.reduce_sum(a, r, dim=0, clear=False)\n"
+        "        T.cumsum(a, dim=-1, reverse=True)\n"
+        "        T.atomic_add(S, r)\n"
+        "        T.atomic_max(S[3], 1.0)\n"
+        "        T.sync_threads()\n"
+        "        T.print(r, msg=\"r\")\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    tilec_ir_stmt_t *s = K(x)->body;
+    cr_assert_eq(s->kind, TILEC_ST_HINT);
+    cr_assert_str_eq(s->u.hint.name, "use_swizzle");
+    cr_assert_eq(s->u.hint.nargs, 1);
+    cr_assert_eq(cint(s->u.hint.args[0]), 10);
+    s = s->next;
+    cr_assert_eq(s->kind, TILEC_ST_HINT);
+    cr_assert_str_eq(s->u.hint.name, "annotate_layout");
+    s = s->next->next;
+    cr_assert_eq(s->kind, TILEC_ST_REDUCE);
+    cr_assert_eq(s->u.reduce.dim, 0);
+    cr_assert_eq(s->u.reduce.clear, 0);
+    s = s->next;
+    cr_assert_eq(s->kind, TILEC_ST_CUMSUM);
+    cr_assert_eq(s->u.cumsum.src, s->u.cumsum.dst);
+    cr_assert_eq(s->u.cumsum.dim, 1);
+    cr_assert_eq(s->u.cumsum.reverse, 1);
+    s = s->next;
+    cr_assert_eq(s->kind, TILEC_ST_FOR);
+    cr_assert_eq(s->u.loop.kind, TILEC_LOOP_PARALLEL);
+    cr_assert_eq(cint(s->u.loop.extent), 16);
+    cr_assert_eq(s->u.loop.body->kind, TILEC_ST_ATOMIC);
+    cr_assert_eq(s->u.loop.body->u.atomic.op, TILEC_ATOMIC_ADD);
+    cr_assert_eq(s->u.loop.body->u.atomic.value->kind, TILEC_EX_LOAD);
+    s = s->next;
+    cr_assert_eq(s->kind, TILEC_ST_ATOMIC);
+    cr_assert_eq(s->u.atomic.op, TILEC_ATOMIC_MAX);
+    cr_assert_eq(cint(s->u.atomic.idx[0]), 3);
+    s = s->next;
+    cr_assert_eq(s->kind, TILEC_ST_SYNC);
+    s = s->next;
+    cr_assert_eq(s->kind, TILEC_ST_PRINT);
+    cr_assert_str_eq(s->u.print.msg, "r");
+    cr_assert_not_null(s->u.print.buf);
+    done(x);
+}
+
+Test(frontend, gemm_options_and_loops)
+{
+    const char *src = HDR
+        "@T.prim_func\n"
+        "def main(A: T.Tensor((32, 16), \"float16\"), B: T.Tensor((64, 16), \"float16\")):\n"
+        "    with T.Kernel(1, threads=128) as bx:\n"
+        "        a = T.alloc_shared((32, 16), \"float16\")\n"
+        "        b = T.alloc_shared((64, 16), \"float16\")\n"
+        "        c = T.alloc_fragment((32, 64), \"float32\")\n"
+        "        T.gemm(a, b, c, transpose_B=True, policy=T.GemmWarpPolicy.FullCol, clear_accum=True, k_pack=1)\n"
+        "        for i in T.unroll(4):\n"
+        "            for j in T.vectorized(8):\n"
+        "                c[i, j] = 0\n"
+        "        for i, j in T.Parallel(32, 64):\n"
+        "            c[i, j] = T.max(c[i, j], T.abs(c[i, j]))\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    tilec_ir_stmt_t *g = K(x)->body;
+    cr_assert_eq(g->kind, TILEC_ST_GEMM);
+    cr_assert_eq(g->u.gemm.trans_b, 1);
+    cr_assert_eq(g->u.gemm.clear_accum, 1);
+    cr_assert_eq(g->u.gemm.policy, TILEC_POLICY_FULLCOL);
+    cr_assert_eq(g->next->u.loop.kind, TILEC_LOOP_UNROLL);
+    cr_assert_eq(g->next->u.loop.body->u.loop.kind, TILEC_LOOP_VECTORIZED);
+    tilec_ir_stmt_t *p = g->next->next;
+    cr_assert_eq(p->u.loop.kind, TILEC_LOOP_PARALLEL);
+    cr_assert_eq(cint(p->u.loop.extent), 32);
+    cr_assert_eq(p->u.loop.body->kind, TILEC_ST_FOR);
+    cr_assert_eq(cint(p->u.loop.body->u.loop.extent), 64);
+    done(x);
+}
+
+Test(frontend, compile_time_python_semantics)
+{
+    const char *src = HDR
+        "def helper(x, y=3):\n"
+        "    return x * y\n"
+        "def f(n=10):\n"
+        "    assert 7 // -2 == -4 and 7 % -2 == -1 and -7 // 2 == -4\n"
+        "    assert 7 / 2 == 3.5 and 2 ** 10 == 1024 and 2 ** -1 == 0.5\n"
+        "    assert (1, 2, 3)[1:] == (2, 3) and (1, 2, 3)[-1] == 3 and len(range(0, 10, 3)) == 4\n"
+        "    assert min(3, 1, 2) == 1 and max((4, 9)) == 9 and abs(-3) == 3 and int(3.9) == 3\n"
+        "    assert float(2) == 2.0 and (not 0) and (1 if n > 5 else 2) == 1 and helper(2) == 6\n"
+        "    assert helper(y=4, x=2) == 8 and 1 < 2 < 3 and not (1 < 3 < 2) and 3 in (1, 2, 3)\n"
+        "    assert \"float\" + \"16\" == \"float16\" and T.float16 == \"float16\" and None is None\n"
+        "    total = 0\n"
+        "    for i in range(n):\n"
+        "        if i == 3:\n"
+        "            continue\n"
+        "        if i == 6:\n"
+        "            break\n"
+        "        total += i\n"
+        "    assert total == 12, \"loop\"\n"
+        "    @T.prim_func\n"
+        "    def main(A: T.Tensor((total,), \"float32\")):\n"
+        "        with T.Kernel(1) as bx:\n"
+        "            T.clear(A)\n"
+        "    return main\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    cr_assert_eq(cint(K(x)->bufs[0]->shape[0]), 12);
+    done(x);
+}
+
+/* ---- errors --------------------------------------------------------------- */
+
+#define KERNEL_HEAD HDR "@T.prim_func\ndef main(A: T.Tensor((64, 64), \"float16\"), B: T.Tensor((64,), \"float32\")):\n" \
+    "    with T.Kernel(1, threads=128) as bx:\n"
+
+Test(frontend_errors, gemm_accumulator_in_shared)
+{
+    expect_err(KERNEL_HEAD
+               "        a = T.alloc_shared((64, 64), \"float16\")\n"
+               "        c = T.alloc_shared((64, 64), \"float32\")\n"
+               "        T.gemm(a, a, c)\n", 9, "must be a T.alloc_fragment");
+}
+
+Test(frontend_errors, gemm_dtype_mismatch)
+{
+    expect_err(KERNEL_HEAD
+               "        a = T.alloc_shared((64, 64), \"float16\")\n"
+               "        b = T.alloc_shared((64, 64), \"float32\")\n"
+               "        c = T.alloc_fragment((64, 64), \"float32\")\n"
+               "        T.gemm(a, b, c)\n", 10, "must have the same dtype");
+}
+
+Test(frontend_errors, gemm_shape_mismatch)
+{
+    expect_err(KERNEL_HEAD
+               "        a = T.alloc_shared((64, 32), \"float16\")\n"
+               "        b = T.alloc_shared((16, 64), \"float16\")\n"
+               "        c = T.alloc_fragment((64, 64), \"float32\")\n"
+               "        T.gemm(a, b, c)\n", 10, "reduction dimension of A ('a') is 32 but that of B ('b') is 16");
+}
+
+Test(frontend_errors, gemm_global_operand)
+{
+    expect_err(KERNEL_HEAD
+               "        c = T.alloc_fragment((64, 64), \"float32\")\n"
+               "        T.gemm(A, A, c)\n", 8, "copy its tile into T.alloc_shared");
+}
+
+Test(frontend_errors, copy_shape_mismatch)
+{
+    expect_err(KERNEL_HEAD
+               "        s = T.alloc_shared((32, 16), \"float16\")\n"
+               "        T.copy(A[0:16, 0:32], s)\n", 8, "has shape (16, 32) but the destination region of 's' has shape (32, 16)");
+}
+
+Test(frontend_errors, copy_both_corners)
+{
+    expect_err(KERNEL_HEAD
+               "        s = T.alloc_shared((32, 16), \"float16\")\n"
+               "        T.copy(A[0, 0], s[0, 0])\n", 8, "both operands of T.copy are single elements");
+}
+
+Test(frontend_errors, index_count)
+{
+    expect_err(KERNEL_HEAD "        A[0] = 1\n", 7, "buffer 'A' has 2 dimensions but 1 index is given");
+}
+
+Test(frontend_errors, constant_index_out_of_range)
+{
+    expect_err(KERNEL_HEAD
+               "        s = T.alloc_fragment((4,), \"float32\")\n"
+               "        s[4] = 1\n", 8, "index 4 is out of range for dimension 0 of 's' (size 4)");
+}
+
+Test(frontend_errors, missing_parameter)
+{
+    expect_err(GEMM, 5, "parameter 'M' of 'matmul' has no default value: pass -D M=VALUE");
+}
+
+Test(frontend_errors, unknown_define)
+{
+    tilec_define_t defs[] = {{"M", "1"}, {"N", "1"}, {"K", "1"}, {"blockM", "3"}};
+    expect_err_e(GEMM, NULL, 4, defs, 0, "-D blockM: 'blockM' is not a parameter, module constant or T.dynamic "
+                 "symbol of this program (you can set: M, N, K, block_M");
+}
+
+Test(frontend_errors, unknown_entry)
+{
+    tilec_define_t defs[] = {{"M", "1"}, {"N", "1"}, {"K", "1"}};
+    expect_err_e(GEMM, "gemm", 3, defs, 0, "no kernel factory or @T.prim_func named 'gemm' in t.py (available: matmul)");
+}
+
+Test(frontend_errors, foreign_import)
+{
+    expect_err("import tilelang\nimport torch\n", 2, "only tilelang can be imported");
+    expect_err("from numpy import zeros\n", 1, "only tilelang can be imported");
+}
+
+Test(frontend_errors, return_in_prim_func)
+{
+    expect_err(KERNEL_HEAD "        T.clear(B)\n    return A\n", 8, "a @T.prim_func cannot return a value");
+}
+
+Test(frontend_errors, two_kernels)
+{
+    expect_err(KERNEL_HEAD "        T.clear(B)\n    with T.Kernel(2) as by:\n        T.clear(B)\n", 8,
+               "exactly one `with T.Kernel(...)` block");
+}
+
+Test(frontend_errors, no_kernel)
+{
+    expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    pass\n", 4,
+               "has no `with T.Kernel(...)` block");
+}
+
+Test(frontend_errors, assert_message)
+{
+    expect_err(HDR "n = 3\nassert n % 2 == 0, \"n must be even\"\n", 5, "assertion failed: n must be even");
+}
+
+Test(frontend_errors, macro_recursion)
+{
+    expect_err(HDR "@T.macro\ndef rec(x):\n    rec(x)\n"
+               "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n"
+               "    with T.Kernel(1) as bx:\n        rec(A)\n", 6, "calls nested too deeply");
+}
+
+Test(frontend_errors, while_loop)
+{
+    expect_err(KERNEL_HEAD "        while True:\n            pass\n", 7, "while loops are not supported");
+}
+
+Test(frontend_errors, undefined_name)
+{
+    expect_err(KERNEL_HEAD "        T.clear(C)\n", 7, "name 'C' is not defined");
+}
+
+Test(frontend_errors, reduce_shape)
+{
+    expect_err(KERNEL_HEAD
+               "        a = T.alloc_fragment((64, 32), \"float32\")\n"
+               "        r = T.alloc_fragment((32,), \"float32\")\n"
+               "        T.reduce_max(a, r, dim=1)\n", 9, "needs a destination of shape (64,), but 'r' has shape (32,)");
+}
+
+Test(frontend_errors, parallel_outside_kernel)
+{
+    expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n"
+               "    for i in T.Parallel(4):\n        A[i] = 0\n", 6, "T.Parallel must be inside the `with T.Kernel(...)`");
+}
+
+Test(frontend_errors, runtime_assert)
+{
+    expect_err(KERNEL_HEAD "        assert bx < 3\n", 7, "assert needs a compile-time condition");
+}
+
+Test(frontend_errors, symbolic_slice_extent)
+{
+    expect_err(HDR "M = T.dynamic(\"m\")\n@T.prim_func\ndef main(A: T.Tensor((M,), \"float32\")):\n"
+               "    with T.Kernel(1) as bx:\n        s = T.alloc_shared((64,), \"float32\")\n"
+               "        T.copy(A[0:M], s)\n", 9, "is not a compile-time constant");
+}
+
+Test(frontend_errors, break_in_kernel_loop)
+{
+    expect_err(KERNEL_HEAD "        for i in T.serial(4):\n            break\n", 8, "break is not supported in kernel loops");
+}
+
+Test(frontend_errors, compile_time_division_by_zero)
+{
+    expect_err(HDR "X = 1 // 0\n", 4, "integer division by zero");
+}
+
+Test(frontend_errors, kernel_unpack_count)
+{
+    expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n"
+               "    with T.Kernel(2, 2) as bx:\n        pass\n", 6, "T.Kernel has 2 grid dimensions");
+}
+
+Test(frontend_errors, tensor_annotation_required)
+{
+    expect_err(HDR "@T.prim_func\ndef main(A):\n    with T.Kernel(1) as bx:\n        pass\n", 5,
+               "kernel parameter 'A' needs a type");
+}
+
+Test(frontend_errors, symbol_given_twice)
+{
+    tilec_define_t defs[] = {{"m", "3"}, {"M", "4"}};
+    expect_err_e(HDR "M = T.dynamic(\"m\")\n@T.prim_func\ndef main(A: T.Tensor((M,), \"float32\")):\n"
+                 "    with T.Kernel(1) as bx:\n        pass\n", NULL, 2, defs, 4, "given twice");
+}
+
+Test(frontend_errors, float_index)
+{
+    expect_err(KERNEL_HEAD "        B[0.5] = 1\n", 7, "an index must be an integer");
+}
+
+Test(frontend_errors, alloc_outside_kernel)
+{
+    expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n"
+               "    s = T.alloc_shared((4,), \"float32\")\n", 6, "must be inside the `with T.Kernel(...)`");
+}
+
+Test(frontend_errors, unknown_dtype)
+{
+    expect_err(KERNEL_HEAD "        s = T.alloc_shared((4,), \"float8\")\n", 7, "unknown dtype 'float8'");
+}
+
+Test(frontend_errors, unknown_T_member)
+{
+    expect_err(KERNEL_HEAD "        T.no_such_thing(B)\n", 7, "'T' has no member 'no_such_thing'");
+}
+
+/* Programs that are wrong in many small ways must give a diagnostic, never a crash. */
+Test(frontend_errors, no_crash_on_odd_programs)
+{
+    static const char *const progs[] = {
+        HDR "x = T\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1):\n        A[0] = A\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1):\n        A[0] = A[0:2]\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1):\n        T.copy(1, A)\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1):\n        T.gemm(A)\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(0):\n        pass\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1, threads=5000):\n        pass\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((-4,), \"float32\")):\n    with T.Kernel(1):\n        pass\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1):\n        x = T.alloc_shared((1 << 40,), \"float32\")\n",
+        HDR "x = (1,) * 100000000000\n",
+        HDR "x = 2 ** 64\n",
+        HDR "def f():\n    for i in range(1 << 60):\n        pass\n    return 1\nX = f()\n",
+        HDR "def f():\n    return f()\nX = f()\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        for i in T.Parallel(4, 4):\n            pass\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        A.shape = 3\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        A[0] = \"s\"\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        T.reduce_sum(A, A, dim=5)\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        A[0] = A[0] @ A[0]\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        A[0] = A[0] << 1\n",
+        HDR "def f(x=T.Kernel):\n    return x(1)(2)\nY = f()\n",
+        "",
+    };
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+        res_t *x = compile_e(progs[i], NULL, 0, NULL);
+        cr_assert_eq(x->rc, -1, "program %zu compiled but should not", i);
+        cr_assert(strstr(tilec_diag_text(&x->d), "error: "), "program %zu: no diagnostic", i);
+        done(x);
+    }
+}
