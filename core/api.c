@@ -99,7 +99,8 @@ tilec_status_t tilec_api_plugin_fail(tilec_context_t *ctx, tilec_pstatus_t st,
         tilec_api_fail(ctx, out, "backend '%s': %s failed (%s)", ctx ? ctx->backend : "?", what,
                        u < sizeof names / sizeof names[0] ? names[u] : "unknown status");
     }
-    tilec_log("launch", "%s", ctx && ctx->msg ? ctx->msg : "plugin call failed");
+    tilec_log(strcmp(what, "compile") == 0 ? "compile" : "launch", "%s",
+              ctx && ctx->msg ? ctx->msg : "plugin call failed");
     return out;
 }
 
@@ -874,7 +875,8 @@ TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *
     for (int i = 0; i < nargs; i++) {
         mems[i] = args[i]->mem;
     }
-    devtimer = (ctx->info.caps & TILEC_CAP_DEVICE_TIMER) != 0;
+    devtimer = ((ctx->info.caps | ctx->table->caps) & TILEC_CAP_DEVICE_TIMER) != 0;
+    dev_ms = -1.0; /* stays negative when the plugin did not time after all */
     memset(&l, 0, sizeof l);
     l.struct_size = sizeof l;
     l.nargs = (uint32_t)nargs;
@@ -898,10 +900,10 @@ TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *
         goto out;
     }
     if (elapsed_ms) {
-        *elapsed_ms = l.timed ? dev_ms : t0;
+        *elapsed_ms = l.timed && dev_ms >= 0 ? dev_ms : t0;
     }
     tilec_log("launch", "backend '%s': done in %.3f ms (host wall)%s", ctx->backend, t0,
-              l.timed ? ", device timer used" : "");
+              l.timed && dev_ms >= 0 ? ", device timer used" : "");
     st = TILEC_OK;
 out:
     free(mems);

@@ -503,14 +503,16 @@ static int crash_probe(scan_t *s, const char *path)
 {
     pid_t pid, r;
     int status = 0;
-    long waited_ms = 0;
-    fflush(NULL);
+    long sleep_us = 50;
+    struct timespec t0, now;
     pid = fork();
     if (pid < 0) {
         tilec_log("loader", "%s: fork failed (%s); querying in-process only", path, strerror(errno));
         return 0;
     }
     if (pid == 0) {
+        /* The child: load and query, nothing else; _exit skips the host's
+         * atexit handlers and stdio buffers. */
         void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         if (h) {
             tilec_plugin_query_fn q = (tilec_plugin_query_fn)dlsym(h, TILEC_PLUGIN_QUERY_SYMBOL);
@@ -522,16 +524,20 @@ static int crash_probe(scan_t *s, const char *path)
         }
         _exit(0);
     }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         r = waitpid(pid, &status, WNOHANG);
         if (r == pid) {
             break;
         }
         if (r < 0 && errno != EINTR) {
+            /* e.g. SIGCHLD ignored or reaped by the application */
             tilec_log("loader", "%s: waitpid failed (%s); querying in-process", path, strerror(errno));
             return 0;
         }
-        if (waited_ms >= PROBE_TIMEOUT_MS) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000L + (now.tv_nsec - t0.tv_nsec) / 1000000L >=
+            PROBE_TIMEOUT_MS) {
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
             }
@@ -540,9 +546,11 @@ static int crash_probe(scan_t *s, const char *path)
             return 0;
         }
         {
-            struct timespec ts = {0, 1000000L};
+            struct timespec ts = {0, sleep_us * 1000L};
             nanosleep(&ts, NULL);
-            waited_ms += 1;
+            if (sleep_us < 10000) {
+                sleep_us *= 2;
+            }
         }
     }
     if (WIFSIGNALED(status)) {
@@ -684,6 +692,15 @@ static void probe_path_entry(scan_t *s, const char *p)
     }
     if (S_ISDIR(st.st_mode)) {
         probe_dir(s, p, 0);
+    } else if (!strchr(p, '/')) {
+        /* dlopen would search the library path for a bare file name */
+        char *rel = tilec_strfmt("./%s", p);
+        if (!rel) {
+            s->oom = 1;
+            return;
+        }
+        probe_file(s, rel);
+        free(rel);
     } else {
         probe_file(s, p);
     }

@@ -5,6 +5,7 @@
 # tilec-test:
 # tilec-test: -D dtype=float16 -D scale_num=3
 # tilec-test: -D M=1 -D N=1
+# tilec-test: -D dtype=float64
 
 import tilelang
 import tilelang.language as T

@@ -6,6 +6,7 @@
 # tilec-test:
 # tilec-test: -D M=64 -D N=64 -D K=64
 # tilec-test: -D block_M=32 -D block_N=32 -D block_K=16
+# tilec-test: -D dtype=bfloat16
 
 import tilelang
 import tilelang.language as T

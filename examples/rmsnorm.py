@@ -4,6 +4,7 @@
 # memory with a 1-D corner copy.
 # tilec-test:
 # tilec-test: -D M=5 -D N=48 -D eps=0.001
+# tilec-test: -D dtype=bfloat16
 
 import tilelang
 import tilelang.language as T

@@ -418,7 +418,9 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     args_t ar;
     ast_loc_t at = call->loc;
     if (id == BI_ANNOTATE_LAYOUT) return call_annotate_layout(ev, call);
+    if (id == BI_IF_THEN_ELSE) ev->guarded++;
     ev_eval_args(ev, call, &ar);
+    if (id == BI_IF_THEN_ELSE) ev->guarded--;
     switch (id) {
     case -1: { /* x.astype(dtype) */
         BIND("astype", 1, "dtype");

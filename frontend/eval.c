@@ -168,6 +168,24 @@ void ev_emit(ev_t *ev, tilec_ir_stmt_t *st, ast_loc_t loc)
     ev->tail = &st->next;
 }
 
+void ev_set_loop_extent(ev_t *ev, tilec_ir_var_t *v, tilec_ir_expr_t *extent)
+{
+    int64_t c;
+    if (v->id >= ev->nloop_ext) {
+        int n = v->id * 2 + 16, i;
+        int64_t *ne = ev_alloc(ev, sizeof *ne * (size_t)n);
+        for (i = 0; i < n; i++) ne[i] = i < ev->nloop_ext ? ev->loop_ext[i] : -1;
+        ev->loop_ext = ne;
+        ev->nloop_ext = n;
+    }
+    ev->loop_ext[v->id] = tilec_ir_is_const_int(extent, &c) ? c : -1;
+}
+
+int64_t ev_loop_extent(ev_t *ev, const tilec_ir_var_t *v)
+{
+    return v->id < ev->nloop_ext ? ev->loop_ext[v->id] : -1;
+}
+
 /* ---- symbols and defines ---------------------------------------------------- */
 
 static evdef_t *find_def(ev_t *ev, const char *name)
@@ -345,8 +363,10 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
     case AST_IFEXP: {
         value_t *c = ev_eval(ev, e->u.ifexp.cond);
         if (!v_is_rt(c)) return ev_eval(ev, v_truth(ev, c, e->loc) ? e->u.ifexp.a : e->u.ifexp.b);
+        ev->guarded++;
         a = ev_eval(ev, e->u.ifexp.a);
         b = ev_eval(ev, e->u.ifexp.b);
+        ev->guarded--;
         return v_select(ev, c, a, b, e->loc);
     }
     case AST_CALL: {
@@ -695,6 +715,7 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
         var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, names[i]->u.name), TILEC_INT32,
                                           TILEC_VAR_LOOP));
         st->u.loop.var = var;
+        ev_set_loop_extent(ev, var, st->u.loop.extent);
         {
             value_t *vv = v_expr(ev, tilec_ir_varref(ev->a, var));
             if (!lo_zero || it->step != 1) {
@@ -787,12 +808,14 @@ static void exec_if(ev_t *ev, ast_stmt_t *s)
     st->u.cond.cond = ex_bool(ev, ex_of(ev, c, s->u.cond.cond->loc));
     saved = ev->tail;
     ev->rt_depth++;
+    ev->guarded++;
     ev->tail = &then;
     ev_exec_block(ev, &s->u.cond.body);
     if (s->u.cond.orelse.n > 0) {
         ev->tail = &els;
         ev_exec_block(ev, &s->u.cond.orelse);
     }
+    ev->guarded--;
     ev->rt_depth--;
     ev->tail = saved;
     st->u.cond.then = then;

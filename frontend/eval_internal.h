@@ -141,6 +141,8 @@ typedef struct ev {
     int call_depth, depth;
     long steps;
     const char *name_hint;     /* target name of the assignment being evaluated */
+    int guarded;               /* inside a run-time if / select: skip loop-range index checks */
+    int64_t *loop_ext; int nloop_ext; /* constant extent of loop var by id, -1 unknown */
     value_t *none, *vtrue, *vfalse;
 } ev_t;
 
@@ -164,6 +166,8 @@ void env_set(ev_t *ev, env_t *e, const char *name, value_t *v);
 value_t *env_get(env_t *e, const char *name);
 void ev_step(ev_t *ev, ast_loc_t loc);
 sym_t *ev_new_sym(ev_t *ev, const char *name, ast_loc_t loc);
+void ev_set_loop_extent(ev_t *ev, tilec_ir_var_t *v, tilec_ir_expr_t *extent);
+int64_t ev_loop_extent(ev_t *ev, const tilec_ir_var_t *v);
 
 /* ---- value.c ---- */
 value_t *v_new(ev_t *ev, vkind_t k);

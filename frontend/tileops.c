@@ -423,6 +423,7 @@ void op_atomic(ev_t *ev, tilec_atomic_op_t op, value_t *dst, value_t *val, ast_l
                 st->u.loop.var = var;
                 st->u.loop.kind = TILEC_LOOP_PARALLEL;
                 st->u.loop.extent = ex_int32(ev, d->ext[i]);
+                ev_set_loop_extent(ev, var, st->u.loop.extent);
                 if (!outer) outer = st;
                 else *link = st;
                 link = &st->u.loop.body;

@@ -539,6 +539,18 @@ value_t *v_binop(ev_t *ev, int op, value_t *a, value_t *b, ast_loc_t loc)
         return seq_repeat(ev, a, b->u.i, loc);
     if (op == '*' && (b->kind == V_SEQ || b->kind == V_STR) && (a->kind == V_INT || a->kind == V_BOOL))
         return seq_repeat(ev, b, a->u.i, loc);
+    if ((op == AST_OP_BITAND || op == AST_OP_BITOR || op == AST_OP_BITXOR) &&
+        (v_is_rt(a) || a->kind == V_BOOL) && (v_is_rt(b) || b->kind == V_BOOL)) {
+        /* masks: (i < M) & (j < N) on run-time booleans is a logical operation */
+        ea = ex_of(ev, a, loc);
+        eb = ex_of(ev, b, loc);
+        if (ea->dtype == TILEC_BOOL && eb->dtype == TILEC_BOOL) {
+            tilec_binop_t lop = op == AST_OP_BITAND ? TILEC_BIN_AND : op == AST_OP_BITOR ? TILEC_BIN_OR : TILEC_BIN_NE;
+            return v_expr(ev, tilec_ir_binary(ev->a, lop, ea, eb));
+        }
+        ev_fail(ev, loc, "operator %s on run-time values is only supported between booleans (comparisons); "
+                "bitwise integer operations are not in the tile IR", op_text(op));
+    }
     if ((v_is_rt(a) || v_is_num(a)) && (v_is_rt(b) || v_is_num(b))) {
         t = dt_common(ev, a, b, &ea, &eb, loc);
         switch (op) {
@@ -1066,6 +1078,29 @@ static int const_diff(tilec_ir_expr_t *hi, tilec_ir_expr_t *lo, int64_t *out)
     return ok;
 }
 
+/* Range of an index that is linear in loop variables with constant
+ * extents; 0 when it cannot be known at compile time. */
+static int index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi)
+{
+    lin_t *l = calloc(1, sizeof *l);
+    int i, ok = 1;
+    if (!l) return 0;
+    lin_of(l, e, 1, 0);
+    *lo = *hi = l->c;
+    if (l->bad) ok = 0;
+    for (i = 0; ok && i < l->n; i++) {
+        tilec_ir_expr_t *at = l->atom[i];
+        int64_t ext, span;
+        if (l->coef[i] == 0) continue;
+        if (at->kind != TILEC_EX_VAR || at->u.var->kind != TILEC_VAR_LOOP) { ok = 0; break; }
+        ext = ev_loop_extent(ev, at->u.var);
+        if (ext < 1 || __builtin_mul_overflow(l->coef[i], ext - 1, &span)) { ok = 0; break; }
+        if (span > 0 ? __builtin_add_overflow(*hi, span, hi) : __builtin_add_overflow(*lo, span, lo)) ok = 0;
+    }
+    free(l);
+    return ok;
+}
+
 value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
 {
     tilec_ir_buffer_t *b;
@@ -1103,6 +1138,14 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
                 tilec_ir_is_const_int(b->shape[i], &dim) && (c < 0 || c >= dim)) {
                 ev_fail(ev, it->loc, "index %lld is out of range for dimension %d of '%s' (size %lld)",
                         (long long)c, i, b->name, (long long)dim);
+            }
+            if (b->scope != TILEC_SCOPE_GLOBAL && !ev->guarded && !tilec_ir_is_const_int(idx[i], &c) &&
+                tilec_ir_is_const_int(b->shape[i], &dim)) {
+                int64_t lo, hi;
+                if (index_range(ev, idx[i], &lo, &hi) && (lo < 0 || hi >= dim)) {
+                    ev_fail(ev, it->loc, "this index ranges over %lld..%lld in its loops, outside dimension %d "
+                            "of '%s' (size %lld)", (long long)lo, (long long)hi, i, b->name, (long long)dim);
+                }
             }
         }
         return v_expr(ev, tilec_ir_load(ev->a, b, idx));

@@ -5,10 +5,27 @@
 O=${O:-build}
 pass=0
 fail=0
+log=$(mktemp)
 for t in "$@"; do
     echo "== $t"
-    if "$t" --jobs 2; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $t"; fi
+    "$t" --jobs 2 > "$log" 2>&1
+    rc=$?
+    cat "$log"
+    # Count Criterion's own tests: "Synthesis: Tested: N | Passing: P | Failing: F | Crashing: C"
+    syn=$(grep 'Synthesis:' "$log" | tail -n 1)
+    if [ -n "$syn" ]; then
+        p=$(echo "$syn" | sed 's/.*Passing: \([0-9]*\).*/\1/')
+        f=$(echo "$syn" | sed 's/.*Failing: \([0-9]*\).*/\1/')
+        c=$(echo "$syn" | sed 's/.*Crashing: \([0-9]*\).*/\1/')
+        pass=$((pass + p))
+        fail=$((fail + f + c))
+    fi
+    if [ $rc -ne 0 ]; then
+        echo "FAILED: $t (exit status $rc)"
+        [ -n "$syn" ] && [ $((f + c)) -gt 0 ] || fail=$((fail + 1))
+    fi
 done
+rm -f "$log"
 # Examples: each file may carry '# tilec-test: -D ... ' lines; one run per line
 # (one run with no defines when there is none).
 cache=$(mktemp -d)

@@ -343,6 +343,13 @@ Test(api, buffer_create_errors)
     cr_expect_eq(tilec_buffer_create(ctx, TILEC_ELEM_FLOAT32, 1, s9, NULL), TILEC_E_INVALID);
     cr_expect_eq(tilec_buffer_create(NULL, TILEC_ELEM_FLOAT32, 1, s9, &b), TILEC_E_INVALID);
     cr_expect_null(b);
+    /* A failure inside the plugin comes back with its message. */
+    {
+        int64_t big[1] = {INT64_C(1) << 62};
+        cr_expect_eq(tilec_buffer_create(ctx, TILEC_ELEM_INT8, 1, big, &b), TILEC_E_NOMEM);
+        cr_expect(has(ctx, "backend 'broken_good': out of memory"), "%s", tilec_context_message(ctx));
+        cr_expect_null(b);
+    }
     /* Zero-sized and rank-0 buffers are fine. */
     b = mkbuf(ctx, TILEC_ELEM_INT8, 2, 0, 5);
     cr_expect_eq(tilec_buffer_bytes(b), 0u);

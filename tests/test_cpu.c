@@ -14,16 +14,19 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
+#include "tilec/sdk.h"
 
 tilec_pstatus_t tilec_cpu_embedded_query(const tilec_plugin_host_t *host, uint32_t *abi_out,
                                          const tilec_plugin_t **table_out);
@@ -1276,4 +1279,158 @@ Test(cpu_kernel, many_constructs, .init = setup, .fini = teardown)
     for (int k = 0; k < 10; k++)
         P->mem_free(D, args[k]);
     P->module_free(mod);
+}
+
+/* A process forked after the worker pool started can still launch (the
+ * conformance runner forks per case). */
+Test(cpu_kernel, launch_after_fork, .init = setup, .fini = teardown)
+{
+    kb_t b;
+    build_add(&b);
+    tilec_pmodule_t *mod = NULL;
+    cr_assert_eq(compile_kb(&b, &mod), TILEC_PS_OK, "%s", P->last_error());
+    kb_free(&b);
+    enum { FN = 5000 };
+    static float a[FN], c[FN];
+    for (int i = 0; i < FN; i++)
+        a[i] = (float)i;
+    tilec_pmem_t *args[3] = {mem_from(a, sizeof a), mem_from(a, sizeof a), mem_from(c, sizeof c)};
+    int64_t syms[1] = {FN};
+    run(mod, args, 3, syms, 1); /* many blocks: the pool starts */
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        float one = -1;
+        P->mem_write(D, args[2], 0, &one, sizeof one);
+        tilec_plaunch_t la = {.struct_size = sizeof la, .nargs = 3, .args = args, .nsyms = 1, .syms = syms};
+        if (P->launch(D, mod, &la) != TILEC_PS_OK)
+            _exit(2);
+        P->mem_read(D, args[2], 0, c, sizeof c);
+        for (int i = 0; i < FN; i++)
+            if (c[i] != 2.0f * (float)i)
+                _exit(3);
+        P->device_close(D);
+        _exit(0);
+    }
+    int st = 0;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    for (int i = 0; i < 3; i++)
+        P->mem_free(D, args[i]);
+    P->module_free(mod);
+}
+
+/* ---- SDK utilities ---------------------------------------------------------------------- */
+
+static void sha_hex(const void *d, size_t n, char hex[65])
+{
+    uint8_t dg[32];
+    tilec_sha256(d, n, dg);
+    tilec_sha256_hex(dg, hex);
+}
+
+Test(sdk, sha256_vectors)
+{
+    char hex[65];
+    sha_hex("", 0, hex);
+    cr_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    sha_hex("abc", 3, hex);
+    cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    sha_hex(m, strlen(m), hex);
+    cr_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    /* one million 'a', fed in uneven pieces */
+    tilec_sha256_t st;
+    tilec_sha256_init(&st);
+    static char chunk[997];
+    memset(chunk, 'a', sizeof chunk);
+    size_t left = 1000000;
+    for (size_t piece = 1; left; piece = piece % 997 + 1) {
+        size_t k = piece < left ? piece : left;
+        tilec_sha256_update(&st, chunk, k);
+        left -= k;
+    }
+    uint8_t dg[32];
+    tilec_sha256_final(&st, dg);
+    tilec_sha256_hex(dg, hex);
+    cr_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    /* every length around the padding boundary agrees with one-shot hashing */
+    char buf[130];
+    memset(buf, 'x', sizeof buf);
+    for (size_t n = 50; n < 130; n++) {
+        char h1[65], h2[65];
+        sha_hex(buf, n, h1);
+        tilec_sha256_init(&st);
+        tilec_sha256_update(&st, buf, n / 3);
+        tilec_sha256_update(&st, buf + n / 3, n - n / 3);
+        tilec_sha256_final(&st, dg);
+        tilec_sha256_hex(dg, h2);
+        cr_assert_str_eq(h1, h2);
+    }
+}
+
+Test(sdk, cache_write_read)
+{
+    char dir[] = "/tmp/tilec-test-sdk-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char sub[256];
+    snprintf(sub, sizeof sub, "%s/a/b", dir);
+    char *p = tilec_sdk_cache_path(sub, "cpu-", "00ff", ".so");
+    cr_assert_not_null(p);
+    char want[300];
+    snprintf(want, sizeof want, "%s/cpu-00ff.so", sub);
+    cr_assert_str_eq(p, want);
+    cr_assert_null(tilec_sdk_cache_path(NULL, "x", "y", "z"));
+    void *data = NULL;
+    size_t len = 0;
+    cr_assert_eq(tilec_sdk_file_read(p, &data, &len), -1);
+    cr_assert_eq(errno, ENOENT);
+    static char big[100000];
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (char)(i * 31);
+    cr_assert_eq(tilec_sdk_cache_write(p, big, sizeof big), 0);
+    cr_assert_eq(tilec_sdk_file_read(p, &data, &len), 0);
+    cr_assert_eq(len, sizeof big);
+    cr_assert_eq(memcmp(data, big, len), 0);
+    cr_assert_eq(((char *)data)[len], '\0');
+    free(data);
+    /* overwrite with something shorter: no leftovers, no temp files */
+    cr_assert_eq(tilec_sdk_cache_write(p, "hi", 2), 0);
+    cr_assert_eq(tilec_sdk_file_read(p, &data, &len), 0);
+    cr_assert_eq(len, 2);
+    free(data);
+    DIR *d = opendir(sub);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    cr_assert_eq(n, 1);
+    /* a file in the way of the directory */
+    char bad[300];
+    snprintf(bad, sizeof bad, "%s/cpu-00ff.so/x", sub);
+    cr_assert_eq(tilec_sdk_cache_write(bad, "z", 1), -1);
+    unlink(p);
+    free(p);
+    rmdir(sub);
+    snprintf(sub, sizeof sub, "%s/a", dir);
+    rmdir(sub);
+    rmdir(dir);
+}
+
+Test(sdk, error_buffer)
+{
+    cr_assert_str_eq(tilec_sdk_error_get(), "");
+    tilec_sdk_error_set("code %d: %s", 42, "oops");
+    cr_assert_str_eq(tilec_sdk_error_get(), "code 42: oops");
+    tilec_sdk_error_append(" (+%s)", "more");
+    cr_assert_str_eq(tilec_sdk_error_get(), "code 42: oops (+more)");
+    /* long messages are kept whole */
+    static char longmsg[20000];
+    memset(longmsg, 'm', sizeof longmsg - 1);
+    tilec_sdk_error_set("%s", longmsg);
+    cr_assert_eq(strlen(tilec_sdk_error_get()), sizeof longmsg - 1);
+    tilec_sdk_error_clear();
+    cr_assert_str_eq(tilec_sdk_error_get(), "");
 }

@@ -916,3 +916,103 @@ Test(frontend_errors, no_crash_on_odd_programs)
         done(x);
     }
 }
+
+/* ---- semantics through the reference interpreter -------------------------- */
+
+#include "interp.h"
+
+static void interp_ok(res_t *x, void *const *args, const int64_t *syms)
+{
+    char err[512];
+    int rc = tilec_interp_run(K(x), args, syms, err, sizeof err);
+    cr_assert_eq(rc, 0, "interp: %s", err);
+}
+
+Test(frontend_interp, scalars_ranges_and_integer_division)
+{
+    const char *src = HDR
+        "@T.prim_func\n"
+        "def main(A: T.Tensor((10,), \"float32\"), B: T.Tensor((4,), \"float32\"),\n"
+        "         C: T.Tensor((2,), \"int32\"), D: T.Tensor((4,), \"int32\")):\n"
+        "    with T.Kernel(1, threads=1) as bx:\n"
+        "        acc = T.alloc_var(\"float32\", init=0)\n"
+        "        for k in range(1, 10, 3):\n"
+        "            acc += A[k]\n"
+        "        B[0] = acc\n"
+        "        x = A[0] * 2\n"
+        "        x = x + 1\n"
+        "        B[1] = x\n"
+        "        B[2] = T.if_then_else(A[0] > 0, 1.0, -1.0)\n"
+        "        B[3] = 0\n"
+        "        for i in range(9, 0, -4):\n"
+        "            B[3] = B[3] * 10 + A[i]\n"
+        "        D[0] = C[0] / C[1]\n"
+        "        D[1] = C[0] // C[1]\n"
+        "        D[2] = C[0] % C[1]\n"
+        "        D[3] = T.ceildiv(C[0] * -1, C[1])\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    float A[10], B[4] = {0};
+    int32_t C[2] = {-7, 2}, D[4] = {0};
+    for (int i = 0; i < 10; i++) A[i] = (float)i;
+    void *args[] = {A, B, C, D};
+    interp_ok(x, args, NULL);
+    cr_assert_float_eq(B[0], 1 + 4 + 7, 1e-6);
+    cr_assert_float_eq(B[1], 1, 1e-6);
+    cr_assert_float_eq(B[2], -1, 1e-6);
+    cr_assert_float_eq(B[3], (9 * 10 + 5) * 10 + 1, 1e-3);   /* i = 9, 5, 1 */
+    cr_assert_eq(D[0], -3);
+    cr_assert_eq(D[1], -4);
+    cr_assert_eq(D[2], 1);
+    cr_assert_eq(D[3], 4);
+    done(x);
+}
+
+Test(frontend_interp, ragged_copy_atomics_and_symbols)
+{
+    const char *src = HDR
+        "def f(bm=4):\n"
+        "    n = T.dynamic(\"n\")\n"
+        "    @T.prim_func\n"
+        "    def main(A: T.Tensor((n, 2), \"float32\"), S: T.Tensor((2,), \"float32\"), Y: T.Tensor((n, 2), \"float32\")):\n"
+        "        with T.Kernel(T.ceildiv(n, bm), threads=32) as bx:\n"
+        "            t = T.alloc_fragment((bm, 2), \"float32\")\n"
+        "            r = T.alloc_fragment((2,), \"float32\")\n"
+        "            T.copy(A[bx * bm, 0], t)\n"
+        "            T.reduce_sum(t, r, dim=0)\n"
+        "            T.atomic_add(S, r)\n"
+        "            for i, j in T.Parallel(bm, 2):\n"
+        "                t[i, j] = t[i, j] * 2 + 1\n"
+        "            T.copy(t, Y[bx * bm:(bx + 1) * bm, :])\n"
+        "    return main\n";
+    tilec_define_t defs[] = {{"n", "6"}};
+    res_t *x = compile_ok(src, 1, defs);
+    cr_assert_eq(x->r.nsyms, 1);
+    cr_assert_eq(x->r.sym_values[0], 6);
+    float A[12], S[2] = {0, 0}, Y[12];
+    for (int i = 0; i < 12; i++) { A[i] = (float)(i + 1); Y[i] = -5; }
+    void *args[] = {A, S, Y};
+    interp_ok(x, args, x->r.sym_values);
+    cr_assert_float_eq(S[0], 1 + 3 + 5 + 7 + 9 + 11, 1e-5);   /* rows past n read as 0 */
+    cr_assert_float_eq(S[1], 2 + 4 + 6 + 8 + 10 + 12, 1e-5);
+    for (int i = 0; i < 12; i++) cr_assert_float_eq(Y[i], A[i] * 2 + 1, 1e-5);
+    done(x);
+}
+
+Test(frontend_errors, loop_index_past_on_chip_buffer)
+{
+    expect_err(KERNEL_HEAD
+               "        s = T.alloc_fragment((32,), \"float32\")\n"
+               "        for i in T.Parallel(64):\n"
+               "            s[i] = 0\n", 9, "this index ranges over 0..63 in its loops, outside dimension 0 of 's' (size 32)");
+}
+
+Test(frontend, guarded_loop_index_is_accepted)
+{
+    res_t *x = compile_ok(KERNEL_HEAD
+                          "        s = T.alloc_fragment((32,), \"float32\")\n"
+                          "        for i in T.Parallel(64):\n"
+                          "            if i < 32:\n"
+                          "                s[i] = T.if_then_else(i > 0, s[i - 1], 0)\n"
+                          "            B[i] = s[i % 32] if i < 32 else s[i - 32]\n", 0, NULL);
+    done(x);
+}

@@ -1,5 +1,7 @@
 /*
- * tools/check.h — seeded inputs and result comparison for `tilec run`.
+ * tools/check.h — seeded inputs, the reference run and result comparison,
+ * shared by `tilec run --check` and `tilec conform` (one implementation
+ * of the rules, so both judge a backend the same way).
  *
  * DESIGN.md §3 fixes both: floats uniform in [-1, 1] (rounded to the
  * tensor's dtype), integers uniform in [-64, 64] ([0, 64] when unsigned),
@@ -29,5 +31,57 @@ typedef struct check_stats {
 
 /* Compare n elements of dtype (one tensor). */
 void check_compare(int dtype, const void *out, const void *ref, size_t n, check_stats_t *s);
+
+/* ---- one program's tensors: inputs, results, judgement -------------------
+ * A check set holds one host tensor per kernel parameter (seeded inputs in
+ * init, the backend's results in out, the interpreter's in ref) and the
+ * T.dynamic symbol values in kernel order. */
+
+#include "tilec/tilec.h"
+
+typedef struct check_tensor {
+    const char *name;    /* owned by the program */
+    tilec_elem_t elem;
+    int ndim;
+    int64_t shape[8];
+    size_t count, bytes;
+    void *init, *out, *ref; /* malloc'd, bytes each (at least 1) */
+} check_tensor_t;
+
+typedef struct check_set {
+    int n;
+    check_tensor_t *t;   /* [n] */
+    int nsyms;
+    int64_t *syms;       /* [nsyms] */
+} check_set_t;
+
+/* Tolerance classes (DESIGN.md §3).  AUTO: 1e-2 when any tensor is a
+ * 16-bit float, else 1e-4; integer tensors are always exact. */
+typedef enum check_tol { CHECK_TOL_AUTO = 0, CHECK_TOL_FP16, CHECK_TOL_FP32, CHECK_TOL_EXACT } check_tol_t;
+/* "auto" "fp16" "fp32" "exact" -> class; -1 when unknown. */
+int check_tol_from_name(const char *name);
+const char *check_tol_name(check_tol_t t);
+
+typedef enum check_rc { CHECK_OK = 0, CHECK_E_UNBOUND = 1, CHECK_E_NOMEM = 2 } check_rc_t;
+
+/* Builds the set for program p: shapes from its parameters, seeded inputs
+ * (copied into out and ref too).  On failure *msg gets a malloc'd message
+ * (file names the program in it) and the set is freed. */
+check_rc_t check_set_make(const tilec_program_t *p, const char *file, uint64_t seed,
+                          check_set_t *set, char **msg);
+void check_set_free(check_set_t *set);
+/* Runs the reference interpreter on ref (reset to init first). */
+tilec_status_t check_set_reference(tilec_context_t *ctx, const tilec_program_t *p, check_set_t *set);
+
+typedef struct check_verdict {
+    int ok;
+    double tol;            /* relative Frobenius bound applied to float tensors */
+    check_stats_t worst;   /* maxima over tensors */
+    const char *worst_name;
+    char *detail;          /* malloc'd: one line per failing tensor ("" when ok); NULL on OOM */
+} check_verdict_t;
+
+/* Compares out against ref for every tensor under class tol. */
+void check_set_judge(const check_set_t *set, check_tol_t tol, check_verdict_t *v);
 
 #endif

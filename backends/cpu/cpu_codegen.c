@@ -1518,6 +1518,26 @@ static void gen_kernel(cg_t *g)
     line(g, "}");
 }
 
+/* 1 when e uses only constants and SYM vars (what grid extents and buffer
+ * shapes may use: they are evaluated outside any block). */
+static int syms_only(const tilec_ir_expr_t *e, int depth)
+{
+    if (!e || depth > CG_MAX_DEPTH * 4)
+        return 0;
+    switch (e->kind) {
+    case TILEC_EX_INT:
+    case TILEC_EX_FLOAT: return 1;
+    case TILEC_EX_VAR: return e->u.var && e->u.var->kind == TILEC_VAR_SYM;
+    case TILEC_EX_UNARY: return syms_only(e->u.un.a, depth + 1);
+    case TILEC_EX_BINARY: return syms_only(e->u.bin.a, depth + 1) && syms_only(e->u.bin.b, depth + 1);
+    case TILEC_EX_SELECT:
+        return syms_only(e->u.sel.cond, depth + 1) && syms_only(e->u.sel.a, depth + 1) &&
+               syms_only(e->u.sel.b, depth + 1);
+    case TILEC_EX_CAST: return syms_only(e->u.cast.a, depth + 1);
+    default: return 0;
+    }
+}
+
 /* Structural checks the generator relies on. */
 static int check_kernel(cg_t *g)
 {
@@ -1530,8 +1550,8 @@ static int check_kernel(cg_t *g)
     if (k->ngrid < 1 || k->ngrid > 3)
         return cg_fail(g, "kernel grid has %d dimensions", k->ngrid), -1;
     for (int d = 0; d < k->ngrid; d++)
-        if (!k->grid[d])
-            return cg_fail(g, "grid extent %d missing", d), -1;
+        if (!k->grid[d] || !syms_only(k->grid[d], 0))
+            return cg_fail(g, "grid extent %d is missing or not a function of shape symbols", d), -1;
     for (int i = 0; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
         if (!b || b->id != i || b->ndim < 0 || b->ndim > TILEC_IR_MAX_DIMS ||
@@ -1542,8 +1562,9 @@ static int check_kernel(cg_t *g)
             return cg_fail(g, "buffer %s: global buffers must be exactly the parameters",
                            b->name ? b->name : "?"), -1;
         for (int d = 0; d < b->ndim; d++)
-            if (!b->shape[d])
-                return cg_fail(g, "buffer %d has a missing dimension", i), -1;
+            if (!b->shape[d] || !syms_only(b->shape[d], 0))
+                return cg_fail(g, "buffer %s: dimension %d is missing or not a function of shape "
+                                  "symbols", b->name ? b->name : "?", d), -1;
     }
     for (int i = 0; i < k->nvars; i++) {
         const tilec_ir_var_t *v = k->vars[i];

@@ -227,7 +227,7 @@ static int run_capture(char *const *argv, char **out)
 static pthread_mutex_t ident_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *ident_cached;
 
-static const char *compiler_identity(void)
+const char *cpu_compiler_identity(void)
 {
     pthread_mutex_lock(&ident_lock);
     if (!ident_cached) {
@@ -410,7 +410,7 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
         tilec_sha256_t h;
         uint8_t dg[32];
         char hex[65];
-        const char *ident = compiler_identity();
+        const char *ident = cpu_compiler_identity();
         cflags = cpu_flags();
         tilec_sha256_init(&h);
         tilec_sha256_update(&h, "tilec-cpu", 10);

@@ -90,6 +90,10 @@ void cpu_log(const char *topic, const char *fmt, ...) __attribute__((format(prin
  * static-lifetime description. */
 int cpu_compiler_find(const char **why);
 
+/* First line of `$CC --version` (or $CC's name when that fails), computed
+ * once per process; never NULL. */
+const char *cpu_compiler_identity(void);
+
 /* Full compile: IR text -> module.  Sets the SDK error on failure. */
 tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
                                    const tilec_pcompile_options_t *opts, tilec_pmodule_t **out);

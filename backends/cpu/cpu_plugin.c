@@ -93,6 +93,7 @@ struct tilec_pdevice {
     int nworkers;                /* pool threads, not counting the launcher */
     cpu_worker_t *workers;
     int started;
+    pid_t pool_pid;              /* process that started the pool */
     int stop;
     uint64_t gen;                /* job generation, bumped per launch */
     int pending;                 /* workers still on the current job */
@@ -175,6 +176,7 @@ static void pool_start(struct tilec_pdevice *d)
     if (d->started)
         return;
     d->started = 1;
+    d->pool_pid = getpid();
     int n = online_cpus() - 1;
     if (n <= 0)
         return;
@@ -189,8 +191,30 @@ static void pool_start(struct tilec_pdevice *d)
     }
 }
 
+/* In a child forked after the pool started (conformance runs fork per
+ * case), the workers do not exist and the pool's locks may be in any
+ * state: forget the pool (leaking only its bookkeeping) and start afresh. */
+static void pool_forget_after_fork(struct tilec_pdevice *d)
+{
+    if (!d->started || d->pool_pid == getpid())
+        return;
+    pthread_mutex_init(&d->m, NULL);
+    pthread_cond_init(&d->cv_work, NULL);
+    pthread_cond_init(&d->cv_done, NULL);
+    for (int i = 0; i < d->nworkers; i++)
+        free(d->workers[i].scratch);
+    free(d->workers);
+    d->workers = NULL;
+    d->nworkers = 0;
+    d->started = 0;
+    d->stop = 0;
+    d->pending = 0;
+    d->job = NULL;
+}
+
 static void pool_stop(struct tilec_pdevice *d)
 {
+    pool_forget_after_fork(d);
     pthread_mutex_lock(&d->m);
     d->stop = 1;
     pthread_cond_broadcast(&d->cv_work);
@@ -267,9 +291,7 @@ static tilec_pstatus_t cpu_device_info(uint32_t index, tilec_pdevice_info_t *inf
     tilec_pdevice_info_t full;
     memset(&full, 0, sizeof full);
     cpu_name(full.name, sizeof full.name);
-    const char *cc = secure_getenv("CC");
-    snprintf(full.platform, sizeof full.platform, "C compiler: %s", cc && *cc ? cc : "cc");
-    full.caps = 0;
+    snprintf(full.platform, sizeof full.platform, "C compiler: %s", cpu_compiler_identity());
     full.caps = TILEC_CAP_FLOAT16 | TILEC_CAP_BFLOAT16 | TILEC_CAP_FLOAT64 | TILEC_CAP_INT64 |
                 TILEC_CAP_ATOMIC_FLOAT | TILEC_CAP_ATOMIC_INT | TILEC_CAP_DYNAMIC_SHAPE |
                 TILEC_CAP_PRINT | TILEC_CAP_EMIT_SOURCE | TILEC_CAP_EMIT_BINARY;
@@ -535,6 +557,7 @@ static tilec_pstatus_t cpu_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
     j.syms = syms;
 
     pthread_mutex_lock(&dev->launch_lock);
+    pool_forget_after_fork(dev);
     double t0 = now_ms();
     if (j.nblocks > 1)
         pool_start(dev);

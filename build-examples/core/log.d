@@ -1,2 +1,0 @@
-build-examples/core/log.o: core/log.c core/log.h
-core/log.h:

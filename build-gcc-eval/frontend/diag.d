@@ -1,0 +1,2 @@
+build-gcc-eval/frontend/diag.o: frontend/diag.c frontend/diag.h
+frontend/diag.h:
