@@ -103,6 +103,15 @@ test: all $(TESTS) $(BROKEN)
 run: all
 	TILEC_BACKEND=cpu $(O)/tilec run examples/gemm.py --check
 
+# Benchmarks beside the reference libraries (OpenBLAS on the CPU).
+bench: all $(O)/bench/cpu_gemm
+	sh bench/run_cpu.sh $(O)
+
+$(O)/bench/cpu_gemm: bench/cpu_gemm.c $(O)/libtilec.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -I/usr/include/x86_64-linux-gnu/openblas-pthread -o $@ $< -L$(O) -ltilec \
+	    -Wl,-rpath,'$$ORIGIN/..' -lopenblas $(LDLIBS_CORE)
+
 clang:
 	$(MAKE) CC=clang O=build-clang all
 
@@ -117,5 +126,5 @@ install: all
 clean:
 	rm -rf $(O) build-clang
 
-.PHONY: all test run clang install clean
+.PHONY: all test run bench clang install clean
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -109,7 +109,9 @@ tilec_status_t tilec_api_need_backend(tilec_context_t *ctx)
     if (!ctx) {
         return TILEC_E_INVALID;
     }
-    if (!ctx->table) {
+    /* a compile-only context (table without device) has no backend for
+     * memory and launches */
+    if (!ctx->table || !ctx->dev) {
         return tilec_api_fail(ctx, ctx->no_backend ? ctx->no_backend : TILEC_E_UNAVAILABLE,
                               "no backend: %s", ctx->no_backend_msg ? ctx->no_backend_msg : "");
     }
@@ -161,6 +163,38 @@ void tilec_api_ctx_unref(tilec_context_t *ctx)
     free(ctx);
 }
 
+/* ABI 1.0 rule (docs/plugin-abi.md, "Compile without a device"): when the
+ * backend named by spec is UNAVAILABLE (its runtime or device is missing)
+ * the context keeps its table with no device, so that
+ * tilec_program_compile_for with an explicit arch can still call
+ * compile(NULL, ...).  The context is still reported as unavailable; memory
+ * and launches fail with the reason. */
+static void keep_compile_only(tilec_context_t *ctx, tilec_loader_list_t *list, const char *spec)
+{
+    size_t n = strcspn(spec, ":");
+    for (int i = 0; i < list->n; i++) {
+        tilec_loader_entry_t *e = &list->items[i];
+        if (e->state != TILEC_PLUGIN_UNAVAILABLE || !e->table || strlen(e->name) != n ||
+            strncmp(e->name, spec, n) != 0) {
+            continue;
+        }
+        char *name = strdup(e->name), *path = strdup(e->path);
+        if (!name || !path) {
+            free(name);
+            free(path);
+            return;
+        }
+        free(ctx->backend);
+        free(ctx->plugin_path);
+        ctx->backend = name;
+        ctx->plugin_path = path;
+        ctx->handle = tilec_loader_take(list, i);
+        ctx->table = e->table;
+        ctx->dev = NULL;
+        return;
+    }
+}
+
 TILEC_API tilec_status_t tilec_context_create(const char *backend, tilec_context_t **out)
 {
     tilec_context_t *ctx;
@@ -202,6 +236,7 @@ TILEC_API tilec_status_t tilec_context_create(const char *backend, tilec_context
     }
     st = tilec_loader_select(&list, backend, &idx, &dev, &msg);
     if (st != TILEC_OK) {
+        keep_compile_only(ctx, &list, backend);
         tilec_loader_release(&list);
         ctx->no_backend = st;
         ctx->no_backend_msg = msg ? strdup(msg) : NULL;
@@ -262,7 +297,7 @@ TILEC_API const char *tilec_context_backend(const tilec_context_t *ctx)
 
 TILEC_API const char *tilec_context_device(const tilec_context_t *ctx)
 {
-    return ctx && ctx->table ? ctx->info.name : "";
+    return ctx && ctx->table && ctx->dev ? ctx->info.name : "";
 }
 
 /* ---- programs ----------------------------------------------------------- */
@@ -661,7 +696,8 @@ TILEC_API tilec_status_t tilec_program_compile_for(tilec_context_t *ctx, const t
     if (!p || !out) {
         return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_compile: bad arguments");
     }
-    if ((st = tilec_api_need_backend(ctx)) != TILEC_OK) {
+    /* without a device only an explicit target can be compiled for */
+    if ((!ctx->table || !arch) && (st = tilec_api_need_backend(ctx)) != TILEC_OK) {
         return st;
     }
     memset(&opts, 0, sizeof opts);

@@ -1203,6 +1203,8 @@ static void check_defines(ev_t *ev, func_t *factory)
     }
 }
 
+static void finish(ev_t *ev, tilec_frontend_result_t *out, const char *entry);
+
 static void run(ev_t *ev, const char *path, const char *src, size_t len, const char *entry,
                 tilec_frontend_result_t *out)
 {
@@ -1221,6 +1223,18 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
         ast_stmt_t *s = ev->mod->body.s[i];
         if (s->kind != AST_S_DEF || !entry_func(ev, s)) continue;
         if (entry ? !strcmp(s->u.def.name, entry) : 1) chosen = s;
+    }
+    if (!chosen && entry) {
+        /* a module-level name bound to a prim_func, e.g. `kernel = matmul(1024, 1024, 1024)` */
+        value_t *bv = env_get(ev->genv, entry);
+        if (bv && bv->kind == V_FUNC && bv->u.fn->kind == FN_PRIM) {
+            ev->k->name = ev_irstr(ev, entry);
+            build_kernel(ev, bv->u.fn);
+            if (bv->u.fn->jit) ev->k->out_mask = out_mask_of(ev, bv->u.fn, bv->u.fn->def->loc);
+            check_defines(ev, NULL);
+            finish(ev, out, entry);
+            return;
+        }
     }
     if (!chosen) {
         char list[512];
@@ -1260,6 +1274,13 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
     if (factory && factory->jit) ev->k->out_mask = out_mask_of(ev, factory, chosen->loc);
     if (prim->jit) ev->k->out_mask |= out_mask_of(ev, prim, prim->def->loc);
     check_defines(ev, factory);
+    finish(ev, out, chosen->u.def.name);
+}
+
+/* Fills the result: the module and the launch values of the symbols. */
+static void finish(ev_t *ev, tilec_frontend_result_t *out, const char *entry)
+{
+    int i;
     {
         tilec_ir_module_t *m = ev_chk(ev, tilec_ir_module_new(ev->a));
         int nsym = 0, j = 0;
@@ -1277,7 +1298,7 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
         }
         out->nsyms = nsym;
         out->module = m;
-        out->entry = ev_irstr(ev, chosen->u.def.name);
+        out->entry = ev_irstr(ev, entry);
     }
 }
 

@@ -1016,3 +1016,22 @@ Test(frontend, guarded_loop_index_is_accepted)
                           "            B[i] = s[i % 32] if i < 32 else s[i - 32]\n", 0, NULL);
     done(x);
 }
+
+Test(frontend, entry_by_module_binding)
+{
+    const char *src = HDR
+        "def make(n):\n"
+        "    @T.prim_func\n"
+        "    def main(A: T.Tensor((n,), \"float32\")):\n"
+        "        with T.Kernel(1) as bx:\n"
+        "            T.clear(A)\n"
+        "    return main\n"
+        "small = make(4)\n"
+        "big = make(n=4096)\n";
+    res_t *x = compile_e(src, "big", 0, NULL);
+    cr_assert_eq(x->rc, 0, "%s", tilec_diag_text(&x->d));
+    cr_assert_str_eq(K(x)->name, "big");
+    cr_assert_str_eq(x->r.entry, "big");
+    cr_assert_eq(cint(K(x)->bufs[0]->shape[0]), 4096);
+    done(x);
+}

@@ -1,12 +1,16 @@
 /*
- * tools/check.c — seeded inputs and result comparison for `tilec run`
- * (see check.h for the rules, which come from DESIGN.md §3).  The generator
+ * tools/check.c — seeded inputs, the reference run and result comparison
+ * for `tilec run --check` and `tilec conform` (see check.h for the rules,
+ * which come from DESIGN.md §3).  The generator
  * is splitmix64: tiny, fast, and the same stream on every platform, so a
  * seed names the same inputs for every backend and for the interpreter.
  */
 #include "check.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tilec/ir.h"
@@ -116,4 +120,183 @@ void check_compare(int dtype, const void *out, const void *ref, size_t n, check_
         ref2 += r * r;
     }
     s->rel_fro = ref2 > 0 ? sqrt(diff2) / sqrt(ref2) : sqrt(diff2);
+}
+
+/* ---- check sets ------------------------------------------------------------ */
+
+int check_tol_from_name(const char *name)
+{
+    static const char *const names[] = {"auto", "fp16", "fp32", "exact"};
+    for (int i = 0; i < 4; i++) {
+        if (!strcmp(name, names[i])) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+const char *check_tol_name(check_tol_t t)
+{
+    switch (t) {
+    case CHECK_TOL_AUTO: return "auto";
+    case CHECK_TOL_FP16: return "fp16";
+    case CHECK_TOL_FP32: return "fp32";
+    case CHECK_TOL_EXACT: return "exact";
+    }
+    return "?";
+}
+
+static char *strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *strfmt(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        return NULL;
+    }
+    char *s = malloc((size_t)n + 1);
+    if (s) {
+        va_start(ap, fmt);
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+void check_set_free(check_set_t *set)
+{
+    if (!set) {
+        return;
+    }
+    for (int i = 0; set->t && i < set->n; i++) {
+        free(set->t[i].init);
+        free(set->t[i].out);
+        free(set->t[i].ref);
+    }
+    free(set->t);
+    free(set->syms);
+    memset(set, 0, sizeof *set);
+}
+
+check_rc_t check_set_make(const tilec_program_t *p, const char *file, uint64_t seed,
+                          check_set_t *set, char **msg)
+{
+    check_rng_t rng;
+    memset(set, 0, sizeof *set);
+    *msg = NULL;
+    set->n = tilec_program_num_params(p);
+    set->nsyms = tilec_program_num_syms(p);
+    set->t = calloc((size_t)set->n + 1, sizeof *set->t);
+    set->syms = calloc((size_t)set->nsyms + 1, sizeof *set->syms);
+    if (!set->t || !set->syms) {
+        check_set_free(set);
+        return CHECK_E_NOMEM;
+    }
+    for (int k = 0; k < set->nsyms; k++) {
+        const char *sname;
+        tilec_program_sym(p, k, &sname, &set->syms[k]);
+    }
+    check_rng_seed(&rng, seed);
+    for (int i = 0; i < set->n; i++) {
+        check_tensor_t *t = &set->t[i];
+        if (tilec_program_param(p, i, &t->name, &t->elem, &t->ndim, t->shape) != TILEC_OK) {
+            check_set_free(set);
+            return CHECK_E_NOMEM;
+        }
+        t->count = 1;
+        for (int d = 0; d < t->ndim; d++) {
+            if (t->shape[d] < 0) {
+                for (int k = 0; k < set->nsyms; k++) {
+                    const char *sname;
+                    int64_t v;
+                    if (tilec_program_sym(p, k, &sname, &v) == TILEC_OK && v < 0) {
+                        *msg = strfmt("%s: error: T.dynamic symbol '%s' has no value; pass -D %s=N "
+                                      "to give tensor '%s' a size",
+                                      file, sname, sname, t->name);
+                        check_set_free(set);
+                        return CHECK_E_UNBOUND;
+                    }
+                }
+                *msg = strfmt("%s: error: tensor '%s' has an unbound dimension %d", file, t->name, d);
+                check_set_free(set);
+                return CHECK_E_UNBOUND;
+            }
+            t->count *= (size_t)t->shape[d];
+        }
+        t->bytes = t->count * tilec_dtype_size((tilec_dtype_t)t->elem);
+        size_t alloc = t->bytes ? t->bytes : 1;
+        t->init = malloc(alloc);
+        t->out = malloc(alloc);
+        t->ref = malloc(alloc);
+        if (!t->init || !t->out || !t->ref) {
+            *msg = strfmt("out of memory for tensor '%s' (%zu bytes)", t->name, t->bytes);
+            check_set_free(set);
+            return CHECK_E_NOMEM;
+        }
+        check_fill(&rng, (int)t->elem, t->init, t->count);
+        memcpy(t->out, t->init, t->bytes);
+        memcpy(t->ref, t->init, t->bytes);
+    }
+    return CHECK_OK;
+}
+
+tilec_status_t check_set_reference(tilec_context_t *ctx, const tilec_program_t *p, check_set_t *set)
+{
+    void **refs = calloc((size_t)set->n + 1, sizeof *refs);
+    if (!refs) {
+        return TILEC_E_NOMEM;
+    }
+    for (int i = 0; i < set->n; i++) {
+        memcpy(set->t[i].ref, set->t[i].init, set->t[i].bytes);
+        refs[i] = set->t[i].ref;
+    }
+    tilec_status_t s = tilec_program_interpret(ctx, p, refs, set->nsyms ? set->syms : NULL);
+    free(refs);
+    return s;
+}
+
+void check_set_judge(const check_set_t *set, check_tol_t tol, check_verdict_t *v)
+{
+    int any16 = 0;
+    size_t dlen = 0;
+    memset(v, 0, sizeof *v);
+    v->worst_name = "";
+    for (int i = 0; i < set->n; i++) {
+        any16 |= set->t[i].elem == TILEC_ELEM_FLOAT16 || set->t[i].elem == TILEC_ELEM_BFLOAT16;
+    }
+    v->tol = tol == CHECK_TOL_FP16 ? 1e-2 : tol == CHECK_TOL_FP32 ? 1e-4 : tol == CHECK_TOL_EXACT ? 0.0
+             : any16 ? 1e-2 : 1e-4;
+    v->ok = 1;
+    v->detail = calloc(1, 1);
+    for (int i = 0; i < set->n; i++) {
+        const check_tensor_t *t = &set->t[i];
+        check_stats_t s;
+        check_compare((int)t->elem, t->out, t->ref, t->count, &s);
+        int exact = !tilec_dtype_is_float((tilec_dtype_t)t->elem) || tol == CHECK_TOL_EXACT;
+        int tensor_ok = !s.has_nan && (exact ? s.mismatches == 0 : s.rel_fro <= v->tol);
+        if (!tensor_ok && v->detail) {
+            char *line = strfmt("tensor '%s' differs from the reference: rel_fro_err=%.3e "
+                                "max_abs_err=%.3e mismatches=%zu/%zu%s\n",
+                                t->name, s.rel_fro, s.max_abs, s.mismatches, t->count,
+                                s.has_nan ? " (NaN in output)" : "");
+            char *grown = line ? realloc(v->detail, dlen + strlen(line) + 1) : NULL;
+            if (grown) {
+                memcpy(grown + dlen, line, strlen(line) + 1);
+                dlen += strlen(line);
+                v->detail = grown;
+            }
+            free(line);
+        }
+        v->ok &= tensor_ok;
+        if (s.rel_fro >= v->worst.rel_fro || s.has_nan) {
+            v->worst_name = t->name;
+        }
+        v->worst.max_abs = fmax(v->worst.max_abs, s.max_abs);
+        v->worst.max_rel = fmax(v->worst.max_rel, s.max_rel);
+        v->worst.rel_fro = fmax(v->worst.rel_fro, s.rel_fro);
+        v->worst.has_nan |= s.has_nan;
+        v->worst.mismatches += s.mismatches;
+    }
 }

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tilec/tilec.h"
+
 typedef struct check_rng { uint64_t state; } check_rng_t;
 
 void check_rng_seed(check_rng_t *r, uint64_t seed);
@@ -36,8 +38,6 @@ void check_compare(int dtype, const void *out, const void *ref, size_t n, check_
  * A check set holds one host tensor per kernel parameter (seeded inputs in
  * init, the backend's results in out, the interpreter's in ref) and the
  * T.dynamic symbol values in kernel order. */
-
-#include "tilec/tilec.h"
 
 typedef struct check_tensor {
     const char *name;    /* owned by the program */

@@ -171,18 +171,6 @@ static int parse_args(options_t *o, int argc, char **argv)
 
 /* ---- run ------------------------------------------------------------------- */
 
-typedef struct tensor {
-    const char *name;
-    tilec_elem_t elem;
-    int ndim;
-    int64_t shape[8];
-    size_t count, bytes;
-    void *init;        /* seeded inputs */
-    void *out;         /* what the backend left */
-    void *ref;         /* what the interpreter left */
-    tilec_buffer_t *buf;
-} tensor_t;
-
 static double now_ms(void)
 {
     struct timespec ts;
@@ -196,78 +184,11 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int is_16bit_float(tilec_elem_t e)
-{
-    return e == TILEC_ELEM_FLOAT16 || e == TILEC_ELEM_BFLOAT16;
-}
-
-static int is_int_elem(tilec_elem_t e)
-{
-    return !tilec_dtype_is_float((tilec_dtype_t)e);
-}
-
-/* Prepare host tensors for every parameter; symbols must have values. */
-static int make_tensors(tilec_context_t *ctx, const tilec_program_t *p, const options_t *o,
-                        tensor_t *t, int n)
-{
-    check_rng_t rng;
-    check_rng_seed(&rng, o->seed);
-    for (int i = 0; i < n; i++) {
-        tilec_status_t s = tilec_program_param(p, i, &t[i].name, &t[i].elem, &t[i].ndim, t[i].shape);
-        if (s != TILEC_OK) {
-            return report(ctx, s);
-        }
-        t[i].count = 1;
-        for (int d = 0; d < t[i].ndim; d++) {
-            if (t[i].shape[d] < 0) {
-                int nsyms = tilec_program_num_syms(p);
-                for (int k = 0; k < nsyms; k++) {
-                    const char *sname;
-                    int64_t v;
-                    if (tilec_program_sym(p, k, &sname, &v) == TILEC_OK && v < 0) {
-                        fprintf(stderr,
-                                "%s: error: T.dynamic symbol '%s' has no value; pass -D %s=N "
-                                "to give tensor '%s' a size\n",
-                                o->file, sname, sname, t[i].name);
-                        return EXIT_USAGE;
-                    }
-                }
-                fprintf(stderr, "%s: error: tensor '%s' has an unbound dimension %d\n", o->file,
-                        t[i].name, d);
-                return EXIT_USAGE;
-            }
-            t[i].count *= (size_t)t[i].shape[d];
-        }
-        t[i].bytes = t[i].count * tilec_dtype_size((tilec_dtype_t)t[i].elem);
-        size_t alloc = t[i].bytes ? t[i].bytes : 1;
-        t[i].init = malloc(alloc);
-        t[i].out = malloc(alloc);
-        t[i].ref = malloc(alloc);
-        if (!t[i].init || !t[i].out || !t[i].ref) {
-            fprintf(stderr, "tilec: out of memory for tensor '%s' (%zu bytes)\n", t[i].name, t[i].bytes);
-            return EXIT_BACKEND;
-        }
-        check_fill(&rng, (int)t[i].elem, t[i].init, t[i].count);
-    }
-    return 0;
-}
-
-static void free_tensors(tensor_t *t, int n)
-{
-    for (int i = 0; i < n; i++) {
-        free(t[i].init);
-        free(t[i].out);
-        free(t[i].ref);
-        tilec_buffer_free(t[i].buf);
-    }
-    free(t);
-}
-
 /* Upload the seeded inputs (again, so every launch starts from them). */
-static tilec_status_t upload(tensor_t *t, int n)
+static tilec_status_t upload(const check_set_t *set, tilec_buffer_t **bufs)
 {
-    for (int i = 0; i < n; i++) {
-        tilec_status_t s = tilec_buffer_write(t[i].buf, t[i].init, t[i].bytes);
+    for (int i = 0; i < set->n; i++) {
+        tilec_status_t s = tilec_buffer_write(bufs[i], set->t[i].init, set->t[i].bytes);
         if (s != TILEC_OK) {
             return s;
         }
@@ -275,61 +196,31 @@ static tilec_status_t upload(tensor_t *t, int n)
     return TILEC_OK;
 }
 
-static int check_results(const options_t *o, tensor_t *t, int n, const char *backend)
+static int check_results(const options_t *o, const check_set_t *set, const char *backend)
 {
-    int any16 = 0;
-    for (int i = 0; i < n; i++) {
-        any16 |= is_16bit_float(t[i].elem);
+    check_verdict_t v;
+    check_set_judge(set, CHECK_TOL_AUTO, &v);
+    if (v.detail && *v.detail) {
+        fprintf(stderr, "tilec: %s", v.detail);
     }
-    double tol = any16 ? 1e-2 : 1e-4;
-    int ok = 1;
-    check_stats_t worst = {0};
-    const char *worst_name = "";
-    for (int i = 0; i < n; i++) {
-        check_stats_t s;
-        check_compare((int)t[i].elem, t[i].out, t[i].ref, t[i].count, &s);
-        int tensor_ok = !s.has_nan &&
-                        (is_int_elem(t[i].elem) ? s.mismatches == 0 : s.rel_fro <= tol);
-        if (!tensor_ok) {
-            fprintf(stderr, "tilec: tensor '%s' differs from the reference: rel_fro_err=%.3e "
-                    "max_abs_err=%.3e mismatches=%zu/%zu%s\n",
-                    t[i].name, s.rel_fro, s.max_abs, s.mismatches, t[i].count,
-                    s.has_nan ? " (NaN in output)" : "");
-        }
-        ok &= tensor_ok;
-        if (s.rel_fro >= worst.rel_fro || s.has_nan) {
-            worst_name = t[i].name;
-        }
-        worst.max_abs = fmax(worst.max_abs, s.max_abs);
-        worst.max_rel = fmax(worst.max_rel, s.max_rel);
-        worst.rel_fro = fmax(worst.rel_fro, s.rel_fro);
-        worst.has_nan |= s.has_nan;
-    }
+    free(v.detail);
     printf("%s %s backend=%s max_abs_err=%.3e max_rel_err=%.3e rel_fro_err=%.3e tol=%.0e "
            "worst=%s seed=%llu\n",
-           ok ? "PASS" : "FAIL", o->file, backend, worst.max_abs, worst.max_rel, worst.rel_fro,
-           tol, worst_name, (unsigned long long)o->seed);
-    return ok ? EXIT_PASS : EXIT_CHECK_FAIL;
+           v.ok ? "PASS" : "FAIL", o->file, backend, v.worst.max_abs, v.worst.max_rel,
+           v.worst.rel_fro, v.tol, v.worst_name, (unsigned long long)o->seed);
+    return v.ok ? EXIT_PASS : EXIT_CHECK_FAIL;
 }
 
-static int bench(tilec_context_t *ctx, tilec_executable_t *e, tensor_t *t, int n)
+static int bench(tilec_context_t *ctx, tilec_executable_t *e, tilec_buffer_t **args, int n)
 {
-    tilec_buffer_t **args = calloc((size_t)n + 1, sizeof *args);
-    if (!args) {
-        return EXIT_BACKEND;
-    }
-    for (int i = 0; i < n; i++) {
-        args[i] = t[i].buf;
-    }
     enum { WARMUP = 3, MIN_RUNS = 10, MAX_RUNS = 1000 };
     double times[MAX_RUNS];
-    int runs = 0, rc = 0;
+    int runs = 0;
     for (int i = 0; i < WARMUP; i++) {
         double ms;
         tilec_status_t s = tilec_launch(ctx, e, args, n, &ms);
         if (s != TILEC_OK) {
-            rc = report(ctx, s);
-            goto out;
+            return report(ctx, s);
         }
     }
     /* At least MIN_RUNS launches and at least one second of them. */
@@ -337,17 +228,14 @@ static int bench(tilec_context_t *ctx, tilec_executable_t *e, tensor_t *t, int n
     while (runs < MAX_RUNS && (runs < MIN_RUNS || now_ms() - start < 1000.0)) {
         tilec_status_t s = tilec_launch(ctx, e, args, n, &times[runs]);
         if (s != TILEC_OK) {
-            rc = report(ctx, s);
-            goto out;
+            return report(ctx, s);
         }
         runs++;
     }
     qsort(times, (size_t)runs, sizeof times[0], cmp_double);
     double median = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
     printf("bench: median_ms=%.4f min_ms=%.4f runs=%d\n", median, times[0], runs);
-out:
-    free(args);
-    return rc;
+    return 0;
 }
 
 static int cmd_run(const options_t *o)
@@ -355,7 +243,7 @@ static int cmd_run(const options_t *o)
     tilec_context_t *ctx = NULL;
     tilec_program_t *prog = NULL;
     tilec_executable_t *exe = NULL;
-    tensor_t *t = NULL;
+    check_set_t set = {0};
     tilec_buffer_t **args = NULL;
     int n = 0, rc;
     tilec_status_t s = tilec_context_create(o->backend, &ctx);
@@ -368,15 +256,20 @@ static int cmd_run(const options_t *o)
         rc = report(ctx, s);
         goto out;
     }
-    n = tilec_program_num_params(prog);
-    t = calloc((size_t)n + 1, sizeof *t);
-    args = calloc((size_t)n + 1, sizeof *args);
-    if (!t || !args) {
-        rc = report(NULL, TILEC_E_NOMEM);
-        goto out;
+    {
+        char *msg = NULL;
+        check_rc_t crc = check_set_make(prog, o->file, o->seed, &set, &msg);
+        if (crc != CHECK_OK) {
+            fprintf(stderr, "%s\n", msg ? msg : "tilec: out of memory");
+            free(msg);
+            rc = crc == CHECK_E_UNBOUND ? EXIT_USAGE : EXIT_BACKEND;
+            goto out;
+        }
     }
-    rc = make_tensors(ctx, prog, o, t, n);
-    if (rc) {
+    n = set.n;
+    args = calloc((size_t)n + 1, sizeof *args);
+    if (!args) {
+        rc = report(NULL, TILEC_E_NOMEM);
         goto out;
     }
     s = tilec_program_compile(ctx, prog, &exe);
@@ -385,43 +278,25 @@ static int cmd_run(const options_t *o)
         goto out;
     }
     for (int i = 0; i < n; i++) {
-        s = tilec_buffer_create(ctx, t[i].elem, t[i].ndim, t[i].shape, &t[i].buf);
+        const check_tensor_t *t = &set.t[i];
+        s = tilec_buffer_create(ctx, t->elem, t->ndim, t->shape, &args[i]);
         if (s != TILEC_OK) {
             rc = report(ctx, s);
             goto out;
         }
-        args[i] = t[i].buf;
     }
-    if ((s = upload(t, n)) != TILEC_OK || (s = tilec_launch(ctx, exe, args, n, NULL)) != TILEC_OK) {
+    if ((s = upload(&set, args)) != TILEC_OK || (s = tilec_launch(ctx, exe, args, n, NULL)) != TILEC_OK) {
         rc = report(ctx, s);
         goto out;
     }
     for (int i = 0; i < n; i++) {
-        if ((s = tilec_buffer_read(t[i].buf, t[i].out, t[i].bytes)) != TILEC_OK) {
+        if ((s = tilec_buffer_read(args[i], set.t[i].out, set.t[i].bytes)) != TILEC_OK) {
             rc = report(ctx, s);
             goto out;
         }
     }
     if (o->check) {
-        void **refs = calloc((size_t)n + 1, sizeof *refs);
-        int64_t *syms = calloc((size_t)tilec_program_num_syms(prog) + 1, sizeof *syms);
-        if (!refs || !syms) {
-            free(refs);
-            free(syms);
-            rc = report(NULL, TILEC_E_NOMEM);
-            goto out;
-        }
-        for (int i = 0; i < n; i++) {
-            memcpy(t[i].ref, t[i].init, t[i].bytes);
-            refs[i] = t[i].ref;
-        }
-        for (int k = 0; k < tilec_program_num_syms(prog); k++) {
-            const char *sname;
-            tilec_program_sym(prog, k, &sname, &syms[k]);
-        }
-        s = tilec_program_interpret(ctx, prog, refs, syms);
-        free(refs);
-        free(syms);
+        s = check_set_reference(ctx, prog, &set);
         if (s != TILEC_OK) {
             fprintf(stderr, "tilec: reference interpreter: %s\n", tilec_context_message(ctx));
             rc = EXIT_CHECK_FAIL;
@@ -429,23 +304,24 @@ static int cmd_run(const options_t *o)
                    tilec_context_backend(ctx));
             goto out;
         }
-        rc = check_results(o, t, n, tilec_context_backend(ctx));
+        rc = check_results(o, &set, tilec_context_backend(ctx));
     } else {
         printf("ran %s on %s (%s): %d tensors\n", o->file, tilec_context_backend(ctx),
                tilec_context_device(ctx), n);
         rc = EXIT_PASS;
     }
     if (o->bench) {
-        int brc = bench(ctx, exe, t, n);
+        int brc = bench(ctx, exe, args, n);
         if (brc) {
             rc = brc;
         }
     }
 out:
-    if (t) {
-        free_tensors(t, n);
+    for (int i = 0; args && i < n; i++) {
+        tilec_buffer_free(args[i]);
     }
     free(args);
+    check_set_free(&set);
     tilec_executable_free(exe);
     tilec_program_free(prog);
     tilec_context_destroy(ctx);
@@ -490,7 +366,8 @@ static int cmd_compile(const options_t *o)
     int rc = 0;
     /* The IR needs no device: a failed backend only matters past the IR. */
     tilec_status_t s = tilec_context_create(emit_ir && !o->backend ? "cpu" : o->backend, &ctx);
-    if (s != TILEC_OK && !(emit_ir && ctx)) {
+    /* ... and with --arch a backend without a device can still compile */
+    if (s != TILEC_OK && !((emit_ir || o->arch) && ctx)) {
         rc = report(ctx, s);
         goto out;
     }
