@@ -329,6 +329,15 @@ static value_t *to_seq(ev_t *ev, value_t *v, int is_list, ast_loc_t loc)
 {
     value_t *r;
     int i;
+    if (v->kind == V_LOOPITER && v->u.it->n == 1 && v->u.it->kind == TILEC_LOOP_SERIAL &&
+        (!v->u.it->lo[0] || !v_is_rt(v->u.it->lo[0])) && !v_is_rt(v->u.it->hi[0])) {
+        /* range(...) inside a kernel, used as a compile-time sequence */
+        value_t *rv = v_new(ev, V_RANGE);
+        rv->u.range.start = v->u.it->lo[0] ? v_want_int(ev, v->u.it->lo[0], loc, "range start") : 0;
+        rv->u.range.stop = v_want_int(ev, v->u.it->hi[0], loc, "range stop");
+        rv->u.range.step = v->u.it->step;
+        v = rv;
+    }
     if (v->kind == V_SEQ) {
         r = v_seq(ev, v->u.seq.n, is_list);
         if (v->u.seq.n) memcpy(r->u.seq.items, v->u.seq.items, sizeof(value_t *) * (size_t)v->u.seq.n);
@@ -683,7 +692,7 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         x = ar.v[0];
         if (x->kind == V_SEQ) return v_int(ev, x->u.seq.n);
         if (x->kind == V_STR) return v_int(ev, (int64_t)x->u.s.len);
-        if (x->kind == V_RANGE) return v_int(ev, to_seq(ev, x, 0, at)->u.seq.n);
+        if (x->kind == V_RANGE || x->kind == V_LOOPITER) return v_int(ev, to_seq(ev, x, 0, at)->u.seq.n);
         if (x->kind == V_BUF) {
             int64_t c;
             if (tilec_ir_is_const_int(x->u.buf->shape[0], &c)) return v_int(ev, c);

@@ -35,14 +35,21 @@ _Noreturn void ev_fail(ev_t *ev, ast_loc_t loc, const char *fmt, ...)
 
 void *ev_alloc(ev_t *ev, size_t n)
 {
-    void *p = tilec_arena_alloc(&ev->s, n);
+    void *p;
+    if (ev->s.bytes > EV_MAX_SCRATCH)
+        ev_fail(ev, ev->cur_loc, "compile-time evaluation uses too much memory (over %zu MiB); are huge tuples "
+                "or strings being built?", EV_MAX_SCRATCH >> 20);
+    p = tilec_arena_alloc(&ev->s, n);
     if (!p) ev_fail(ev, NOLOC, "out of memory");
     return p;
 }
 
 void *ev_chk(ev_t *ev, void *p)
 {
-    if (!p) ev_fail(ev, NOLOC, "out of memory");
+    if (!p) ev_fail(ev, ev->cur_loc, "out of memory");
+    if (ev->a->bytes - ev->a_bytes0 > EV_MAX_SCRATCH)
+        ev_fail(ev, ev->cur_loc, "the kernel is too large (over %zu MiB of IR); is a compile-time loop "
+                "unrolling too much?", EV_MAX_SCRATCH >> 20);
     return p;
 }
 
@@ -469,9 +476,6 @@ static void assign_name(ev_t *ev, const char *name, value_t *v, ast_loc_t loc)
         env_set(ev, ev->env, name, v_expr(ev, tilec_ir_varref(ev->a, var)));
         return;
     }
-    if (v->kind == V_BUF && v->u.buf->scope == TILEC_SCOPE_VAR && cur == NULL && ev->tail) {
-        /* y = x where x is an alloc_var: bind the buffer itself (aliasing as in TileLang) */
-    }
     env_set(ev, ev->env, name, v);
 }
 
@@ -697,7 +701,7 @@ static tilec_ir_expr_t *loop_extent(ev_t *ev, value_t *lo, value_t *hi, int64_t 
 static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
 {
     ast_expr_t *names[TILEC_IR_MAX_DIMS];
-    tilec_ir_stmt_t *outer = NULL, **link = NULL, *body = NULL;
+    tilec_ir_stmt_t *outer = NULL, **link = NULL;
     tilec_ir_stmt_t **saved;
     int i;
     ev_require_kernel(ev, s->loc, "a kernel loop");
@@ -742,7 +746,6 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
     ev->in_rt_loop--;
     ev->rt_depth--;
     ev->tail = saved;
-    (void)body;
     ev_emit(ev, outer, s->loc);
 }
 
@@ -954,6 +957,7 @@ static void exec_import(ev_t *ev, ast_stmt_t *s)
 static void exec_stmt(ev_t *ev, ast_stmt_t *s)
 {
     ev_step(ev, s->loc);
+    ev->cur_loc = s->loc;
     if (++ev->depth > EV_MAX_EXPR_DEPTH) ev_fail(ev, s->loc, "statements nested too deeply");
     switch (s->kind) {
     case AST_S_EXPR:
@@ -1319,6 +1323,7 @@ int tilec_frontend_compile(tilec_arena_t *a, tilec_diag_t *d, const char *path,
     if (!evp) return tilec_diag_error(d, 0, 0, "out of memory");
     ev = evp;
     ev->a = a;
+    ev->a_bytes0 = a->bytes;
     ev->d = d;
     tilec_arena_init(&ev->s);
     ev->syms_tail = &ev->syms;

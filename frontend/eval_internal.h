@@ -26,10 +26,11 @@
 #include "frontend.h"
 
 #define EV_MAX_CALL_DEPTH 64       /* macro / function call nesting */
-#define EV_MAX_EXPR_DEPTH 2000     /* recursion over expressions and statements */
-#define EV_MAX_STEPS 20000000L     /* compile-time statements and loop steps */
+#define EV_MAX_EXPR_DEPTH 1000     /* recursion over expressions and statements */
+#define EV_MAX_STEPS 2000000L      /* compile-time statements and loop steps */
 #define EV_MAX_SEQ 1000000         /* elements of a compile-time tuple / string */
 #define EV_MAX_ONCHIP_ELEMS (1LL << 26)
+#define EV_MAX_SCRATCH ((size_t)256 << 20) /* bytes of compile-time values */
 
 typedef enum vkind {
     V_NONE = 0, V_BOOL, V_INT, V_FLOAT, V_STR, V_SEQ, V_RANGE, V_DICT,
@@ -117,6 +118,7 @@ typedef struct evdef {
 
 typedef struct ev {
     tilec_arena_t *a;          /* IR arena (caller's) */
+    size_t a_bytes0;           /* its size when compilation started */
     tilec_arena_t s;           /* scratch arena */
     tilec_diag_t *d;
     jmp_buf jb;
@@ -141,6 +143,7 @@ typedef struct ev {
     int call_depth, depth;
     long steps;
     const char *name_hint;     /* target name of the assignment being evaluated */
+    ast_loc_t cur_loc;         /* statement being executed (for errors without a node) */
     int guarded;               /* inside a run-time if / select: skip loop-range index checks */
     int64_t *loop_ext; int nloop_ext; /* constant extent of loop var by id, -1 unknown */
     value_t *none, *vtrue, *vfalse;

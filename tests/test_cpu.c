@@ -1434,3 +1434,71 @@ Test(sdk, error_buffer)
     tilec_sdk_error_clear();
     cr_assert_str_eq(tilec_sdk_error_get(), "");
 }
+
+/* The generated 16-bit conversions agree with the SDK's bit for bit:
+ * every float16 and bfloat16 pattern widened, and floats of every kind
+ * (random patterns, halfway cases, subnormals, inf, NaN) narrowed. */
+enum { CVN = 65536, CVF = 4 * 65536 };
+Test(cpu_kernel, f16_conversions_exact, .init = setup, .fini = teardown)
+{
+    kb_t b;
+    kb_init(&b, "conv");
+    tilec_ir_buffer_t *H = BUF(&b, "H", TILEC_SCOPE_GLOBAL, TILEC_FLOAT16, 1, I(&b, CVN), NULL);
+    tilec_ir_buffer_t *HF = BUF(&b, "HF", TILEC_SCOPE_GLOBAL, TILEC_FLOAT32, 1, I(&b, CVN), NULL);
+    tilec_ir_buffer_t *Bb = BUF(&b, "Bb", TILEC_SCOPE_GLOBAL, TILEC_BFLOAT16, 1, I(&b, CVN), NULL);
+    tilec_ir_buffer_t *BF = BUF(&b, "BF", TILEC_SCOPE_GLOBAL, TILEC_FLOAT32, 1, I(&b, CVN), NULL);
+    tilec_ir_buffer_t *Fv = BUF(&b, "F", TILEC_SCOPE_GLOBAL, TILEC_FLOAT32, 1, I(&b, CVF), NULL);
+    tilec_ir_buffer_t *FH = BUF(&b, "FH", TILEC_SCOPE_GLOBAL, TILEC_FLOAT16, 1, I(&b, CVF), NULL);
+    tilec_ir_buffer_t *FB = BUF(&b, "FB", TILEC_SCOPE_GLOBAL, TILEC_BFLOAT16, 1, I(&b, CVF), NULL);
+    grid(&b, 1, I(&b, 1), NULL);
+    copy1(&b, H, CVN, 1, HF, CVN, 1);
+    copy1(&b, Bb, CVN, 1, BF, CVN, 1);
+    copy1(&b, Fv, CVF, 1, FH, CVF, 1);
+    /* through an expression too: cast in a parallel loop */
+    tilec_ir_var_t *i = loop(&b, "i", TILEC_LOOP_PARALLEL, I(&b, CVF));
+    st1(&b, FB, V(&b, i), tilec_ir_cast(&b.a, TILEC_BFLOAT16, LD1(&b, Fv, V(&b, i))));
+    end(&b);
+    tilec_pmodule_t *mod = NULL;
+    cr_assert_eq(compile_kb(&b, &mod), TILEC_PS_OK, "%s", P->last_error());
+    kb_free(&b);
+    uint16_t *h = malloc(CVN * 2), *bb = malloc(CVN * 2), *fh = malloc(CVF * 2), *fb = malloc(CVF * 2);
+    float *hf = malloc(CVN * 4), *bf = malloc(CVN * 4), *f = malloc(CVF * 4);
+    for (int k = 0; k < CVN; k++)
+        h[k] = bb[k] = (uint16_t)k;
+    unsigned seed = 99;
+    for (int k = 0; k < CVN; k++) {
+        /* around each half value: exact, +-1/2 ulp (ties), and neighbours */
+        float v = tilec_f16_to_f32((uint16_t)k);
+        uint32_t x;
+        memcpy(&x, &v, 4);
+        uint32_t pat[4] = {x, x + 0x1000u, x - 0x1000u, x + 0x8000u};
+        seed = seed * 1664525u + 1013904223u;
+        pat[3] = k % 2 ? pat[3] + (seed >> 20) : seed; /* and random patterns */
+        memcpy(&f[4 * k], pat, sizeof pat);
+    }
+    tilec_pmem_t *args[7] = {mem_from(h, CVN * 2), mem_from(hf, CVN * 4), mem_from(bb, CVN * 2),
+                             mem_from(bf, CVN * 4), mem_from(f, CVF * 4), mem_from(fh, CVF * 2),
+                             mem_from(fb, CVF * 2)};
+    run(mod, args, 7, NULL, 0);
+    P->mem_read(D, args[1], 0, hf, CVN * 4);
+    P->mem_read(D, args[3], 0, bf, CVN * 4);
+    P->mem_read(D, args[5], 0, fh, CVF * 2);
+    P->mem_read(D, args[6], 0, fb, CVF * 2);
+    for (int k = 0; k < CVN; k++) {
+        float w1 = tilec_f16_to_f32((uint16_t)k), w2 = tilec_bf16_to_f32((uint16_t)k);
+        cr_assert_eq(memcmp(&hf[k], &w1, 4), 0, "f16 %04x -> %g, want %g", k, hf[k], w1);
+        cr_assert_eq(memcmp(&bf[k], &w2, 4), 0, "bf16 %04x -> %g, want %g", k, bf[k], w2);
+    }
+    for (int k = 0; k < CVF; k++) {
+        uint32_t x;
+        memcpy(&x, &f[k], 4);
+        cr_assert_eq(fh[k], tilec_f32_to_f16(f[k]), "f32 %08x -> f16 %04x, want %04x", x, fh[k],
+                     tilec_f32_to_f16(f[k]));
+        cr_assert_eq(fb[k], tilec_f32_to_bf16(f[k]), "f32 %08x -> bf16 %04x, want %04x", x, fb[k],
+                     tilec_f32_to_bf16(f[k]));
+    }
+    for (int k = 0; k < 7; k++)
+        P->mem_free(D, args[k]);
+    free(h); free(bb); free(fh); free(fb); free(hf); free(bf); free(f);
+    P->module_free(mod);
+}

@@ -907,6 +907,11 @@ Test(frontend_errors, no_crash_on_odd_programs)
         HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        A[0] = A[0] @ A[0]\n",
         HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        A[0] = A[0] << 1\n",
         HDR "def f(x=T.Kernel):\n    return x(1)(2)\nY = f()\n",
+        HDR "x = 0\nfor i in range(10 ** 12):\n    x += i\n",
+        HDR "x = (1,) * 500000\nfor i in range(100000):\n    y = x + x\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        while True:\n            pass\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        x = T.alloc_var(\"float32\")\n        T.gemm(x, x, x)\n",
+        HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        T.atomic_add(A, 1.0)\n        T.atomic_add(A[0:2], A[0:3])\n",
         "",
     };
     for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {

@@ -892,7 +892,6 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
     int ta = s->u.gemm.trans_a != 0, tb = s->u.gemm.trans_b != 0;
     tilec_dtype_t ct = gemm_ct(C->dtype);
     const char *T = ct_type(ct);
-    int t = newtmp(g);
     line(g, "{ /* gemm%s%s%s */", ta ? " transpose_A" : "", tb ? " transpose_B" : "",
          s->u.gemm.clear_accum ? " clear_accum" : "");
     g->ind++;
@@ -900,8 +899,7 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
     line(g, "if (%s == M && %s == K && %s == K && %s == N) {", dim(g, A, ta), dim(g, A, !ta),
          dim(g, B, tb), dim(g, B, !tb));
     g->ind++;
-    line(g, "char *gt = tc_gtmp;");
-    (void)t;
+    line(g, "char *gt = tc_gtmp; (void)gt;");
     /* A' [M,K] */
     if (ta || A->dtype != ct) {
         line(g, "%s *restrict ga = (%s *)gt; gt += TC_ALIGN(M * K * (int64_t)sizeof(%s));", T, T, T);

@@ -4,9 +4,9 @@
  * Kept as a string so the generated translation unit is self-contained
  * (it includes only the C standard headers).  It provides: 16-bit float
  * conversions (round to nearest even, the same results as the SDK's
- * tilec_f32_to_f16 & co.; the F16C instructions when the target has them),
- * integer division helpers with Python floor
- * semantics that never trap (x/0 gives 0), atomics on every element type
+ * tilec_f32_to_f16 & co., branch-free so they vectorize), integer division
+ * helpers with Python floor semantics that never trap (x/0 gives 0),
+ * atomics on every element type
  * (compare-and-swap loops for floats), and the register-blocked GEMM
  * micro-kernels.  Included only by cpu_codegen.c.
  */
@@ -31,37 +31,35 @@ static const char cpu_prelude[] =
 "#define TC_ALIGN(x) (((x) + 63) & ~(int64_t)63)\n"
 "#define TC_EXPORT __attribute__((visibility(\"default\")))\n"
 /* ---- 16-bit floats ---- */
-"#if defined(__F16C__) && (defined(__x86_64__) || defined(__i386__))\n"
-"#include <immintrin.h>\n"
-"TC_INLINE float tc_h2f(uint16_t h) { return _cvtsh_ss(h); }\n"
-"TC_INLINE uint16_t tc_f2h(float f) { return (uint16_t)_cvtss_sh(f, 0); }\n"
-"#else\n"
+/* Branch-free, so loops over 16-bit data vectorize.  h2f: the half's bits
+ * shifted into float position are the value times 2^-112 (subnormals
+ * included), so one exact multiply finishes the job; inf/NaN are patched.
+ * f2h: the normal, subnormal (rounded by adding 0.5, whose ulp is the
+ * half's subnormal step), overflow and NaN results are all computed and
+ * the right one selected. */
+"TC_INLINE float tc_u2f(uint32_t x) { float f; memcpy(&f, &x, 4); return f; }\n"
+"TC_INLINE uint32_t tc_f2u(float f) { uint32_t x; memcpy(&x, &f, 4); return x; }\n"
 "TC_INLINE float tc_h2f(uint16_t h) {\n"
-"  uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;\n"
-"  if (e == 0) { float v = (float)m * 0x1p-24f; memcpy(&x, &v, 4); x |= s; }\n"
-"  else if (e == 31) x = s | 0x7f800000u | (m << 13);\n"
-"  else x = s | ((e + 112u) << 23) | (m << 13);\n"
-"  float f; memcpy(&f, &x, 4); return f;\n"
+"  uint32_t em = (uint32_t)h & 0x7fffu;\n"
+"  uint32_t r = tc_f2u(tc_u2f(em << 13) * 0x1p112f);\n"
+"  r = em >= 0x7c00u ? (0x7f800000u | (em << 13)) : r;\n"
+"  return tc_u2f(r | ((uint32_t)(h & 0x8000u) << 16));\n"
 "}\n"
 "TC_INLINE uint16_t tc_f2h(float f) {\n"
-"  uint32_t x; memcpy(&x, &f, 4);\n"
-"  uint32_t s = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;\n"
-"  if (a > 0x7f800000u) return (uint16_t)(s | 0x7e00u | ((a >> 13) & 0x3ffu));\n"
-"  if (a >= 0x477ff000u) return (uint16_t)(s | 0x7c00u);\n"
-"  if (a < 0x38800000u) {\n"
-"    float v; memcpy(&v, &a, 4); v += 0.5f;\n"
-"    uint32_t r; memcpy(&r, &v, 4); return (uint16_t)(s | (r - 0x3f000000u));\n"
-"  }\n"
-"  a += 0xc8000fffu + ((a >> 13) & 1u);\n"
-"  return (uint16_t)(s | (a >> 13));\n"
+"  uint32_t x = tc_f2u(f), s = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;\n"
+"  uint32_t n = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13;\n"
+"  uint32_t sub = tc_f2u(tc_u2f(a) + 0.5f) - 0x3f000000u;\n"
+"  uint32_t r = a < 0x38800000u ? sub : n;\n"
+"  r = a >= 0x477ff000u ? 0x7c00u : r;\n"
+"  r = a > 0x7f800000u ? (0x7e00u | ((a >> 13) & 0x3ffu)) : r;\n"
+"  return (uint16_t)(s | r);\n"
 "}\n"
-"#endif\n"
-"TC_INLINE float tc_b2f(uint16_t h) { uint32_t x = (uint32_t)h << 16; float f; memcpy(&f, &x, 4); return f; }\n"
+"TC_INLINE float tc_b2f(uint16_t h) { return tc_u2f((uint32_t)h << 16); }\n"
 "TC_INLINE uint16_t tc_f2b(float f) {\n"
-"  uint32_t x; memcpy(&x, &f, 4);\n"
-"  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);\n"
-"  x += 0x7fffu + ((x >> 16) & 1u);\n"
-"  return (uint16_t)(x >> 16);\n"
+"  uint32_t x = tc_f2u(f);\n"
+"  uint32_t r = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;\n"
+"  r = (x & 0x7fffffffu) > 0x7f800000u ? ((x >> 16) | 0x40u) : r;\n"
+"  return (uint16_t)r;\n"
 "}\n"
 /* double -> 16-bit format with one rounding: ebits/mbits layout */
 "static uint16_t tc_d2small(double d, int ebits, int mbits) {\n"
@@ -127,8 +125,6 @@ static const char cpu_prelude[] =
 "#define add_noop 0\n"
 "#define max_noop 1\n"
 "#define min_noop 1\n"
-"TC_INLINE float tc_u2f(uint32_t x) { float f; memcpy(&f, &x, 4); return f; }\n"
-"TC_INLINE uint32_t tc_f2u(float f) { uint32_t x; memcpy(&x, &f, 4); return x; }\n"
 "TC_ATOMIC_FLT(f32, float, uint32_t, tc_u2f, tc_f2u, add, c + v)\n"
 "TC_ATOMIC_FLT(f32, float, uint32_t, tc_u2f, tc_f2u, max, (v > c ? v : c))\n"
 "TC_ATOMIC_FLT(f32, float, uint32_t, tc_u2f, tc_f2u, min, (v < c ? v : c))\n"

@@ -1,0 +1,224 @@
+/*
+ * cuda_dl.c — NVRTC and the CUDA Driver API, opened with dlopen.
+ *
+ * The backend never links CUDA: the subsets of the two C APIs it calls are
+ * declared by hand in cuda_internal.h (as Blender's CUEW does) and resolved
+ * here into function tables, each once per process (pthread_once).
+ *
+ * NVRTC is looked for as libnvrtc.so.13, then libnvrtc.so.12, first in the
+ * toolkit named by $CUDA_PATH or $CUDA_HOME (lib64, targets/<arch>/lib,
+ * lib), then through the dynamic loader's own search, then under
+ * /usr/local/cuda.  The driver is libcuda.so.1 through the loader's search
+ * only (it comes with the kernel driver, never with a toolkit), followed by
+ * cuInit(0).  A missing library or symbol, or a failing cuInit, is recorded
+ * as a one-line reason that every later call reports again; nothing here
+ * prints or aborts.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+#include "tilec/sdk.h"
+
+#if defined(__aarch64__)
+#define CUDA_TARGET_DIR "targets/sbsa-linux/lib"
+#else
+#define CUDA_TARGET_DIR "targets/x86_64-linux/lib"
+#endif
+
+static cuda_nvrtc_api_t nvrtc_api;
+static char nvrtc_why[1024];
+static int nvrtc_ok;
+static pthread_once_t nvrtc_once = PTHREAD_ONCE_INIT;
+
+static cuda_driver_api_t drv_api;
+static char drv_why[1024];
+static int drv_ok;
+static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
+
+/* Resolves name in h into *slot; 0, or -1 with why filled. */
+static int sym(void *h, const char *name, void *slot, char *why, size_t n, const char *lib)
+{
+    void *p = dlsym(h, name);
+    if (!p) {
+        snprintf(why, n, "%s: missing symbol %s", lib, name);
+        return -1;
+    }
+    memcpy(slot, &p, sizeof p);
+    return 0;
+}
+
+static void *try_open(const char *path, char *first_err, size_t n)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h && first_err[0] == '\0') {
+        const char *e = dlerror();
+        snprintf(first_err, n, "%s", e ? e : path);
+    }
+    return h;
+}
+
+static void nvrtc_load(void)
+{
+    static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12"};
+    static const char *const subdirs[] = {"lib64", CUDA_TARGET_DIR, "lib"};
+    const char *roots[3] = {secure_getenv("CUDA_PATH"), secure_getenv("CUDA_HOME"), NULL};
+    char err[512] = "", path[600];
+    void *h = NULL;
+    /* 1. the toolkit the operator named */
+    for (int r = 0; r < 2 && !h; r++) {
+        if (!roots[r] || !*roots[r])
+            continue;
+        for (size_t d = 0; d < 3 && !h; d++)
+            for (size_t i = 0; i < 2 && !h; i++) {
+                snprintf(path, sizeof path, "%s/%s/%s", roots[r], subdirs[d], names[i]);
+                h = try_open(path, err, sizeof err);
+            }
+    }
+    /* 2. the dynamic loader's search, 3. /usr/local/cuda */
+    for (size_t i = 0; i < 2 && !h; i++) {
+        snprintf(path, sizeof path, "%s", names[i]);
+        h = try_open(path, err, sizeof err);
+    }
+    for (size_t d = 0; d < 3 && !h; d++)
+        for (size_t i = 0; i < 2 && !h; i++) {
+            snprintf(path, sizeof path, "/usr/local/cuda/%s/%s", subdirs[d], names[i]);
+            h = try_open(path, err, sizeof err);
+        }
+    if (!h) {
+        snprintf(nvrtc_why, sizeof nvrtc_why, "NVRTC not found (%s)", err);
+        return;
+    }
+    cuda_nvrtc_api_t *a = &nvrtc_api;
+    char *w = nvrtc_why;
+    size_t wn = sizeof nvrtc_why;
+    if (sym(h, "nvrtcGetErrorString", &a->GetErrorString, w, wn, path) ||
+        sym(h, "nvrtcVersion", &a->Version, w, wn, path) ||
+        sym(h, "nvrtcCreateProgram", &a->CreateProgram, w, wn, path) ||
+        sym(h, "nvrtcDestroyProgram", &a->DestroyProgram, w, wn, path) ||
+        sym(h, "nvrtcCompileProgram", &a->CompileProgram, w, wn, path) ||
+        sym(h, "nvrtcGetProgramLogSize", &a->GetProgramLogSize, w, wn, path) ||
+        sym(h, "nvrtcGetProgramLog", &a->GetProgramLog, w, wn, path) ||
+        sym(h, "nvrtcGetCUBINSize", &a->GetCUBINSize, w, wn, path) ||
+        sym(h, "nvrtcGetCUBIN", &a->GetCUBIN, w, wn, path) ||
+        sym(h, "nvrtcGetPTXSize", &a->GetPTXSize, w, wn, path) ||
+        sym(h, "nvrtcGetPTX", &a->GetPTX, w, wn, path)) {
+        dlclose(h);
+        return;
+    }
+    if (a->Version(&a->major, &a->minor) != NVRTC_SUCCESS)
+        a->major = a->minor = 0;
+    snprintf(a->path, sizeof a->path, "%s", path);
+    nvrtc_ok = 1; /* the handle stays open for the life of the process */
+}
+
+const cuda_nvrtc_api_t *cuda_nvrtc(void)
+{
+    pthread_once(&nvrtc_once, nvrtc_load);
+    if (!nvrtc_ok) {
+        tilec_sdk_error_set("cuda: %s", nvrtc_why);
+        return NULL;
+    }
+    return &nvrtc_api;
+}
+
+static void drv_load(void)
+{
+    char err[512] = "";
+    void *h = try_open("libcuda.so.1", err, sizeof err);
+    if (!h) {
+        snprintf(drv_why, sizeof drv_why, "CUDA driver not found (%s)", err);
+        return;
+    }
+    cuda_driver_api_t *a = &drv_api;
+    char *w = drv_why;
+    size_t wn = sizeof drv_why;
+    const char *lib = "libcuda.so.1";
+    if (sym(h, "cuInit", &a->Init, w, wn, lib) ||
+        sym(h, "cuDriverGetVersion", &a->DriverGetVersion, w, wn, lib) ||
+        sym(h, "cuGetErrorName", &a->GetErrorName, w, wn, lib) ||
+        sym(h, "cuGetErrorString", &a->GetErrorString, w, wn, lib) ||
+        sym(h, "cuDeviceGetCount", &a->DeviceGetCount, w, wn, lib) ||
+        sym(h, "cuDeviceGet", &a->DeviceGet, w, wn, lib) ||
+        sym(h, "cuDeviceGetName", &a->DeviceGetName, w, wn, lib) ||
+        sym(h, "cuDeviceGetAttribute", &a->DeviceGetAttribute, w, wn, lib) ||
+        sym(h, "cuDeviceTotalMem_v2", &a->DeviceTotalMem, w, wn, lib) ||
+        sym(h, "cuDevicePrimaryCtxRetain", &a->DevicePrimaryCtxRetain, w, wn, lib) ||
+        sym(h, "cuDevicePrimaryCtxRelease_v2", &a->DevicePrimaryCtxRelease, w, wn, lib) ||
+        sym(h, "cuCtxPushCurrent_v2", &a->CtxPushCurrent, w, wn, lib) ||
+        sym(h, "cuCtxPopCurrent_v2", &a->CtxPopCurrent, w, wn, lib) ||
+        sym(h, "cuCtxSynchronize", &a->CtxSynchronize, w, wn, lib) ||
+        sym(h, "cuModuleLoadData", &a->ModuleLoadData, w, wn, lib) ||
+        sym(h, "cuModuleUnload", &a->ModuleUnload, w, wn, lib) ||
+        sym(h, "cuModuleGetFunction", &a->ModuleGetFunction, w, wn, lib) ||
+        sym(h, "cuFuncSetAttribute", &a->FuncSetAttribute, w, wn, lib) ||
+        sym(h, "cuLaunchKernel", &a->LaunchKernel, w, wn, lib) ||
+        sym(h, "cuMemAlloc_v2", &a->MemAlloc, w, wn, lib) ||
+        sym(h, "cuMemFree_v2", &a->MemFree, w, wn, lib) ||
+        sym(h, "cuMemAllocHost_v2", &a->MemAllocHost, w, wn, lib) ||
+        sym(h, "cuMemFreeHost", &a->MemFreeHost, w, wn, lib) ||
+        sym(h, "cuMemcpyHtoD_v2", &a->MemcpyHtoD, w, wn, lib) ||
+        sym(h, "cuMemcpyDtoH_v2", &a->MemcpyDtoH, w, wn, lib) ||
+        sym(h, "cuEventCreate", &a->EventCreate, w, wn, lib) ||
+        sym(h, "cuEventRecord", &a->EventRecord, w, wn, lib) ||
+        sym(h, "cuEventSynchronize", &a->EventSynchronize, w, wn, lib) ||
+        sym(h, "cuEventDestroy_v2", &a->EventDestroy, w, wn, lib)) {
+        dlclose(h);
+        return;
+    }
+    /* cuEventElapsedTime_v2 (CUDA 12.8+) or the original */
+    void *p = dlsym(h, "cuEventElapsedTime_v2");
+    if (!p)
+        p = dlsym(h, "cuEventElapsedTime");
+    if (!p) {
+        snprintf(drv_why, sizeof drv_why, "%s: missing symbol cuEventElapsedTime", lib);
+        dlclose(h);
+        return;
+    }
+    memcpy(&a->EventElapsedTime, &p, sizeof p);
+    CUresult r = a->Init(0);
+    if (r != CUDA_SUCCESS) {
+        const char *name = NULL, *text = NULL;
+        if (a->GetErrorName(r, &name) != CUDA_SUCCESS)
+            name = NULL;
+        if (a->GetErrorString(r, &text) != CUDA_SUCCESS)
+            text = NULL;
+        snprintf(drv_why, sizeof drv_why, "cuInit failed: %s (%s)", name ? name : "error",
+                 text ? text : "no description");
+        /* keep the library open: unloading a driver that started is unsafe */
+        return;
+    }
+    drv_ok = 1;
+}
+
+const cuda_driver_api_t *cuda_driver(void)
+{
+    pthread_once(&drv_once, drv_load);
+    if (!drv_ok) {
+        tilec_sdk_error_set("cuda: %s", drv_why);
+        return NULL;
+    }
+    return &drv_api;
+}
+
+tilec_pstatus_t cuda_fail(const char *call, CUresult r, tilec_pstatus_t st)
+{
+    const char *name = NULL, *text = NULL;
+    if (drv_ok) {
+        if (drv_api.GetErrorName(r, &name) != CUDA_SUCCESS)
+            name = NULL;
+        if (drv_api.GetErrorString(r, &text) != CUDA_SUCCESS)
+            text = NULL;
+    }
+    if (name)
+        tilec_sdk_error_set("cuda: %s failed: %s (%s)", call, name, text ? text : "");
+    else
+        tilec_sdk_error_set("cuda: %s failed: CUresult %d", call, (int)r);
+    /* out-of-memory is its own status whatever the call */
+    if (r == 2 /* CUDA_ERROR_OUT_OF_MEMORY */)
+        return TILEC_PS_OUT_OF_MEMORY;
+    return st;
+}

@@ -1,3 +1,0 @@
-build-gcc-eval/core/cache.o: core/cache.c core/cache.h core/log.h
-core/cache.h:
-core/log.h:

@@ -1,2 +1,0 @@
-build-gcc-eval/core/log.o: core/log.c core/log.h
-core/log.h:

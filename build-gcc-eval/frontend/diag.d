@@ -1,2 +1,0 @@
-build-gcc-eval/frontend/diag.o: frontend/diag.c frontend/diag.h
-frontend/diag.h:

@@ -1,3 +1,0 @@
-build-gcc-eval/plugin-sdk/src/sdk_error.o: plugin-sdk/src/sdk_error.c \
- plugin-sdk/include/tilec/sdk.h
-plugin-sdk/include/tilec/sdk.h:

@@ -1,0 +1,243 @@
+/*
+ * tilec/simt.h — the SIMT lowering kit: tile IR to the source of one kernel
+ * in a C-family GPU dialect (OpenCL C, CUDA C++, HIP, ...).
+ *
+ * A backend fills a tilec_simt_dialect_t (type names, address-space
+ * qualifiers, the kernel signature pieces, index expressions, barrier,
+ * atomics, how 16-bit floats are loaded and stored, math names) and calls
+ * tilec_simt_generate on a parsed module.  It gets back the kernel source,
+ * the number of bytes of block-wide (shared/local) memory the kernel
+ * declares, and the features it uses, so the backend can check device
+ * limits and capabilities before compiling.  docs/simt-kit.md describes the
+ * lowering (block = work-group of `threads` work-items, block-level scalar
+ * code run uniformly by every thread, side effects by thread 0, T.Parallel
+ * and tile ops distributed over the threads, barrier placement) and every
+ * dialect field.
+ *
+ * Compatibility: the dialect and result structs start with struct_size and
+ * only grow at the end; a field a caller's struct_size does not cover reads
+ * as zero/NULL (its documented default).  Templates are strings with `$x`
+ * placeholders, listed for each field; `$$` is a literal `$`.
+ *
+ * Generated names never come from the program: buffer i is b<i>, variable i
+ * is v<i>, the linear thread index is tc_tid, the kernel is named by
+ * dialect->kernel_name.  Kernel arguments are the tensor parameters in
+ * kernel order, then one int64 value per T.dynamic symbol in kernel variable
+ * order (the order of tilec_plaunch_t.syms).
+ */
+#ifndef TILEC_SIMT_H
+#define TILEC_SIMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tilec/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a 16-bit float dtype (float16, bfloat16) is represented. */
+typedef enum tilec_simt_half_mode {
+    /* Storage is the 16-bit unsigned integer type of the dialect
+     * (type_name[TILEC_UINT16]); the kit converts to and from float in
+     * software (round to nearest even) through the bit-cast functions
+     * f32_as_bits/bits_as_f32.  Works everywhere; the default. */
+    TILEC_SIMT_HALF_BITS = 0,
+    /* Global tensors are pointers to half_type and are read and written with
+     * the half_load/half_store templates (OpenCL vload_half/vstore_half_rte
+     * without cl_khr_fp16); on-chip buffers use BITS storage. */
+    TILEC_SIMT_HALF_FUNCS = 1,
+    /* half_type is a native type everywhere (OpenCL half with cl_khr_fp16,
+     * CUDA __half): values convert with half_to_float/half_from_float (or
+     * C casts when those are NULL).  Arithmetic still happens in float. */
+    TILEC_SIMT_HALF_NATIVE = 2
+} tilec_simt_half_mode_t;
+
+typedef struct tilec_simt_half {
+    tilec_simt_half_mode_t mode;
+    const char *half_type;      /* FUNCS/NATIVE: "half", "__half", "__nv_bfloat16" */
+    const char *half_load;      /* FUNCS: template, $p pointer, $o element offset: "vload_half($o, $p)" */
+    const char *half_store;     /* FUNCS: template, $v float value: "vstore_half_rte($v, $o, $p)" */
+    const char *half_to_float;  /* NATIVE: function name, NULL: C cast */
+    const char *half_from_float;/* NATIVE: function name (must round to nearest even), NULL: C cast */
+} tilec_simt_half_t;
+
+typedef struct tilec_simt_ctx tilec_simt_ctx_t;
+
+/* Optional per-statement override.  Called for every statement before the
+ * kit lowers it; return 1 when the hook emitted the statement itself (the
+ * kit still places the barriers the statement needs, before and after, as
+ * for its own lowering), 0 to let the kit lower it, -1 on error (after
+ * tilec_simt_fail).  A hook may use the tilec_simt_* context functions
+ * below. */
+typedef int (*tilec_simt_stmt_hook_fn)(void *user, tilec_simt_ctx_t *ctx, const tilec_ir_stmt_t *s);
+/* Optional prelude hook, called after the kernel body is generated (so
+ * tilec_simt_uses() is final); text it emits with tilec_simt_emit goes
+ * first in the source (e.g. "#pragma OPENCL EXTENSION cl_khr_fp64 : enable"). */
+typedef int (*tilec_simt_prelude_hook_fn)(void *user, tilec_simt_ctx_t *ctx);
+
+/* Placement of a block-wide buffer (hook for smarter fragment layouts). */
+typedef enum tilec_simt_place {
+    TILEC_SIMT_PLACE_SHARED = 0,  /* block-wide memory (v1: every SHARED and FRAGMENT buffer) */
+    TILEC_SIMT_PLACE_PRIVATE = 1  /* per-thread (v1: LOCAL and VAR buffers) */
+} tilec_simt_place_t;
+
+typedef struct tilec_simt_dialect {
+    uint32_t struct_size;
+    uint32_t reserved;
+    const char *name;            /* "opencl", for comments and messages */
+
+    /* Storage type names per dtype ("uchar" for bool, "char", "short", "int",
+     * "long", "uchar", "ushort", "uint", "ulong", float16/bfloat16: see half
+     * modes (a BITS entry may be NULL: type_name[TILEC_UINT16] is used),
+     * "float", "double").  Computation uses type_name[TILEC_INT32] for bool
+     * and type_name[TILEC_FLOAT32] for 16-bit floats. */
+    const char *type_name[TILEC_DTYPE_COUNT];
+    tilec_simt_half_t f16, bf16;  /* bf16 NATIVE/FUNCS need matching names */
+    const char *int64_suffix;    /* literal suffix: "L" (OpenCL), "LL" (CUDA); NULL "LL" */
+    const char *uint64_suffix;   /* "UL", "ULL"; NULL "ULL" */
+    /* Bit casts, function names: float<->uint32, double<->uint64. */
+    const char *f32_as_bits, *bits_as_f32;   /* "as_uint", "as_float" / "__float_as_uint", "__uint_as_float" */
+    const char *f64_as_bits, *bits_as_f64;   /* "as_ulong", "as_double" / "__double_as_longlong" ... */
+
+    /* Qualifiers. */
+    const char *func_qual;       /* before helper functions: "inline" / "__device__ __forceinline__"; NULL "" */
+    const char *global_qual;     /* pointer address space of global memory: "__global" / "" */
+    const char *shared_qual;     /* block-wide array declaration: "__local" / "__shared__" */
+    const char *private_qual;    /* per-thread arrays: "" / "__private"; NULL "" */
+    const char *restrict_kw;     /* "restrict" / "__restrict__"; NULL none */
+
+    /* Kernel signature: KERNEL_QUAL [ATTR] NAME(PARAMS): tensor params
+     * "GQ T *RESTRICT b<i>" then symbols "SYMTYPE tc_sym<j>". */
+    const char *kernel_qual;     /* "__kernel void" / "extern \"C\" __global__ void" */
+    const char *kernel_attr;     /* template, NULL none: $x $y $z threads per dim, $n total;
+                                    "__attribute__((reqd_work_group_size($x, $y, $z)))" /
+                                    "__launch_bounds__($n)" */
+    const char *kernel_name;     /* NULL "tilec_kernel" */
+    const char *sym_type;        /* NULL type_name[TILEC_INT64] */
+
+    /* Index expressions, per dimension 0..2. */
+    const char *block_idx[3];    /* "get_group_id(0)" / "blockIdx.x" */
+    const char *thread_idx[3];   /* "get_local_id(0)" / "threadIdx.x" */
+
+    /* Barrier statement for the block, with a fence on block-wide and
+     * global memory: "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
+     * / "__syncthreads();". */
+    const char *barrier;
+
+    /* Native atomics: atomic[dtype][op] is a statement template, NULL when
+     * the device has none (the kit then emits a compare-and-swap loop).
+     * $p the address (a pointer to the storage type in the right address
+     * space), $v the value (storage type), $a the address space qualifier.
+     * e.g. OpenCL int32 add: "atomic_add($p, $v);". */
+    const char *atomic[TILEC_DTYPE_COUNT][3];
+    /* Compare-and-swap expressions giving the old value: $p the address of
+     * a 32-bit (64-bit) word cast by the kit to "volatile $a UINT32 *",
+     * $c the expected bits, $v the new bits.  cas32 is required for any
+     * non-native atomic; cas64 for 64-bit ones (NULL: those fail with an
+     * "unsupported" message).  "atomic_cmpxchg($p, $c, $v)" /
+     * "atomicCAS($p, $c, $v)". */
+    const char *cas32, *cas64;
+
+    /* Math: when math_generic is set the overloaded names are used for
+     * both float and double (exp, exp2, log, log2, sqrt, rsqrt, tanh,
+     * floor, ceil, fabs, pow, fmod) as in OpenCL C and CUDA C++; otherwise
+     * the C names with an f suffix for float (expf ...), and rsqrt becomes
+     * 1/sqrt. */
+    int math_generic;
+    int has_rsqrt;               /* rsqrt() exists (OpenCL, CUDA) */
+
+    /* printf: statement T.print lowers to printf when set, else to nothing
+     * (and TILEC_SIMT_USES_PRINT is still reported). */
+    int has_printf;
+
+    /* Hooks (optional). */
+    void *user;
+    tilec_simt_stmt_hook_fn stmt_hook;
+    tilec_simt_prelude_hook_fn prelude_hook;
+    const char *extra_prelude;   /* text placed after the hook's prelude, before the kit's helpers */
+
+    /* Alignment in bytes of block-wide arrays (>= 16 is used when 0). */
+    uint32_t shared_align;
+} tilec_simt_dialect_t;
+
+/* Features a generated kernel uses (tilec_simt_result_t.uses). */
+#define TILEC_SIMT_USES_F16          (1u << 0)
+#define TILEC_SIMT_USES_BF16         (1u << 1)
+#define TILEC_SIMT_USES_F64          (1u << 2)
+#define TILEC_SIMT_USES_I64          (1u << 3)  /* int64/uint64 data (index math is always 64-bit) */
+#define TILEC_SIMT_USES_ATOMIC       (1u << 4)
+#define TILEC_SIMT_USES_ATOMIC_FLOAT (1u << 5)
+#define TILEC_SIMT_USES_ATOMIC_64    (1u << 6)  /* 64-bit atomics or CAS */
+#define TILEC_SIMT_USES_PRINT        (1u << 7)
+#define TILEC_SIMT_USES_BARRIER      (1u << 8)
+#define TILEC_SIMT_USES_SYMS         (1u << 9)
+
+typedef struct tilec_simt_result {
+    uint32_t struct_size;
+    uint32_t uses;               /* TILEC_SIMT_USES_* */
+    char *source;                /* malloc'd, NUL-terminated; tilec_simt_result_free */
+    size_t source_len;
+    uint64_t shared_bytes;       /* block-wide memory the kernel declares */
+    uint32_t threads[3];         /* work-group size = kernel threads x y z */
+    uint32_t nthreads;           /* product */
+    uint32_t nparams;            /* tensor arguments */
+    uint32_t nsyms;              /* int64 symbol arguments after them */
+    uint32_t nbarriers;          /* barrier statements emitted */
+} tilec_simt_result_t;
+
+/* Generates the kernel source for m.  0 on success; -1 with a message in err
+ * (errlen bytes) for IR the kit cannot lower, an unsupported feature of the
+ * dialect, a failing hook, or out of memory.  res is zeroed first (keeping
+ * its struct_size). */
+int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *d,
+                        tilec_simt_result_t *res, char *err, size_t errlen);
+void tilec_simt_result_free(tilec_simt_result_t *res);
+
+/* ---- context functions for hooks ----------------------------------------
+ * Strings returned live until tilec_simt_generate returns. */
+
+/* Appends one line (indented at the current level, newline added). */
+void tilec_simt_emit(tilec_simt_ctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Changes the indentation level by delta (for blocks a hook opens). */
+void tilec_simt_indent(tilec_simt_ctx_t *c, int delta);
+/* Records an error; generation stops and returns it. */
+void tilec_simt_fail(tilec_simt_ctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An expression in its compute type (float for 16-bit floats, int for bool). */
+const char *tilec_simt_expr(tilec_simt_ctx_t *c, const tilec_ir_expr_t *e);
+/* Value v of compute type for dtype from, converted (rounded) to dtype to. */
+const char *tilec_simt_convert(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t from, tilec_dtype_t to);
+/* The generated name of a buffer ("b3") and the int64 row-major offset of
+ * the index expressions idx[b->ndim]. */
+const char *tilec_simt_buf_name(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b);
+const char *tilec_simt_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx);
+/* Expressions reading b[off] (compute type) and statement writing value v
+ * (compute type of b's dtype) to b[off]; off an int64 expression. */
+const char *tilec_simt_load(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off);
+const char *tilec_simt_store(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off, const char *v);
+/* Dimension d of b as an int64 expression. */
+const char *tilec_simt_dim(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, int d);
+/* Compute type name of a dtype. */
+const char *tilec_simt_ctype(tilec_simt_ctx_t *c, tilec_dtype_t t);
+/* Where a buffer lives (v1: SHARED for shared/fragment, else PRIVATE;
+ * globals report SHARED too but are kernel arguments). */
+tilec_simt_place_t tilec_simt_place_of(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b);
+/* 1 when the statement being lowered runs per thread (inside a T.Parallel
+ * body, or a thread-0 section), 0 when at block level (every thread runs
+ * it uniformly: a hook must then cooperate over tc_tid/tc_nthreads). */
+int tilec_simt_per_thread(tilec_simt_ctx_t *c);
+/* Emits the dialect's barrier (only call at block level). */
+void tilec_simt_barrier(tilec_simt_ctx_t *c);
+/* Features used so far; a hook may add bits. */
+uint32_t tilec_simt_uses(tilec_simt_ctx_t *c);
+void tilec_simt_add_uses(tilec_simt_ctx_t *c, uint32_t bits);
+/* A fresh suffix for temporaries the hook declares (tc_h<N>). */
+int tilec_simt_tmp(tilec_simt_ctx_t *c);
+/* The dialect in use. */
+const tilec_simt_dialect_t *tilec_simt_dialect(tilec_simt_ctx_t *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
