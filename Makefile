@@ -22,7 +22,7 @@ LDLIBS_CORE := -ldl -lpthread -lm
 SDK_SRC  := $(wildcard plugin-sdk/src/*.c)
 CORE_SRC := $(wildcard core/*.c) $(wildcard frontend/*.c)
 CPU_SRC  := $(wildcard backends/cpu/*.c)
-CLI_SRC  := $(wildcard tools/*.c)
+CLI_SRC  := $(wildcard tools/*.c) $(wildcard conformance/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 
 SDK_OBJ  := $(SDK_SRC:%.c=$(O)/%.o)

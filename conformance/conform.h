@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "check.h"
+#include "../tools/check.h"
 #include "tilec/plugin.h"
 #include "tilec/tilec.h"
 
@@ -113,6 +113,7 @@ void conform_caps_text(uint64_t caps, char *buf, size_t len);
 int conform_caps_parse(const char *text, uint64_t *caps);
 /* Appends an item (strings copied); NULL when out of memory. */
 conform_item_t *conform_item_add(conform_run_t *run, const char *id, conform_kind_t kind);
+void conform_item_free(conform_item_t *it);
 
 /* ---- abi.c ---- */
 int conform_abi_count(void);

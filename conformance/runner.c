@@ -204,7 +204,7 @@ conform_item_t *conform_item_add(conform_run_t *run, const char *id, conform_kin
     return it;
 }
 
-static void item_free(conform_item_t *it)
+void conform_item_free(conform_item_t *it)
 {
     free(it->id);
     free(it->file);
@@ -219,7 +219,7 @@ static void item_free(conform_item_t *it)
 void conform_run_free(conform_run_t *run)
 {
     for (int i = 0; i < run->n; i++) {
-        item_free(&run->items[i]);
+        conform_item_free(&run->items[i]);
     }
     free(run->items);
     run->items = NULL;
@@ -387,7 +387,7 @@ int conform_load_case(conform_run_t *run, const char *path, char **err)
     }
     if (rc) {
         while (run->n > first) {
-            item_free(&run->items[--run->n]);
+            conform_item_free(&run->items[--run->n]);
         }
     }
     free(name);

@@ -30,6 +30,8 @@
 #define EV_MAX_STEPS 2000000L      /* compile-time statements and loop steps */
 #define EV_MAX_SEQ 1000000         /* elements of a compile-time tuple / string */
 #define EV_MAX_ONCHIP_ELEMS (1LL << 26)
+#define EV_MAX_IR_DEPTH 1000      /* nesting of one run-time expression */
+#define EV_MAX_IR_NODES 200000L   /* nodes of one run-time expression, as a tree */
 #define EV_MAX_SCRATCH ((size_t)256 << 20) /* bytes of compile-time values */
 
 typedef enum vkind {
@@ -144,6 +146,7 @@ typedef struct ev {
     long steps;
     const char *name_hint;     /* target name of the assignment being evaluated */
     ast_loc_t cur_loc;         /* statement being executed (for errors without a node) */
+    const void **mk; int32_t *md; int64_t *ms; size_t mcap, mn; /* expr -> depth, tree size */
     int guarded;               /* inside a run-time if / select: skip loop-range index checks */
     int64_t *loop_ext; int nloop_ext; /* constant extent of loop var by id, -1 unknown */
     value_t *none, *vtrue, *vfalse;

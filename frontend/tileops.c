@@ -388,8 +388,7 @@ void op_atomic(ev_t *ev, tilec_atomic_op_t op, value_t *dst, value_t *val, ast_l
         ev_emit(ev, st, loc);
         return;
     }
-    if ((val->kind == V_BUF && val->u.buf->scope != TILEC_SCOPE_VAR) || val->kind == V_REGION ||
-        (val->kind == V_EXPR && val->u.ex->kind == TILEC_EX_LOAD && !d->corner && 0)) {
+    if ((val->kind == V_BUF && val->u.buf->scope != TILEC_SCOPE_VAR) || val->kind == V_REGION) {
         s = rg_of(ev, val, loc, "the value of an atomic");
         if (s->corner) resolve_corner(ev, s, d, loc);
         if (d->corner) resolve_corner(ev, d, s, dloc);
@@ -443,6 +442,32 @@ void op_atomic(ev_t *ev, tilec_atomic_op_t op, value_t *dst, value_t *val, ast_l
     st->u.atomic.idx = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(tilec_ir_expr_t *) * (size_t)nd));
     memcpy(st->u.atomic.idx, didx, sizeof(tilec_ir_expr_t *) * (size_t)nd);
     st->u.atomic.value = value;
+    if (outer && d->buf->scope == TILEC_SCOPE_GLOBAL) {
+        /* A tile atomic into a tensor is boundary-safe like T.copy: the
+         * elements of the region past the tensor's edge are not touched. */
+        tilec_ir_expr_t *cond = NULL;
+        for (i = 0; i < nd; i++) {
+            tilec_ir_expr_t *ix = didx[i], *ext = d->buf->shape[i], *in;
+            int64_t b0, n0;
+            if (d->ext[i] == 1) continue;
+            if (tilec_ir_is_const_int(d->base[i], &b0) && tilec_ir_is_const_int(ext, &n0) &&
+                b0 >= 0 && b0 + d->ext[i] <= n0) {
+                continue; /* provably inside the tensor */
+            }
+            if (ext->dtype != ix->dtype) ext = ev_chk(ev, tilec_ir_cast(ev->a, ix->dtype, ext));
+            in = ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_AND,
+                    ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_GE, ix,
+                                               ev_chk(ev, tilec_ir_int(ev->a, 0, ix->dtype)))),
+                    ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_LT, ix, ext))));
+            cond = cond ? ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_AND, cond, in)) : in;
+        }
+        if (cond) {
+            tilec_ir_stmt_t *guard = ev_stmt(ev, TILEC_ST_IF, loc);
+            guard->u.cond.cond = cond;
+            guard->u.cond.then = st;
+            st = guard;
+        }
+    }
     if (outer) {
         *link = st;
         ev_emit(ev, outer, loc);

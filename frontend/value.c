@@ -53,10 +53,100 @@ value_t *v_str(ev_t *ev, const char *s, size_t len)
     return v;
 }
 
+/* ---- size of run-time expressions ------------------------------------------
+ * Compile-time code can build an expression DAG whose tree is exponential
+ * (a macro returning x + x, applied in a loop); printers and interpreters
+ * walk trees, so every expression handed out is measured (memoized by node)
+ * and rejected past EV_MAX_IR_DEPTH levels or EV_MAX_IR_NODES nodes. */
+
+static size_t memo_slot(ev_t *ev, const void *k)
+{
+    size_t h = ((uintptr_t)k >> 4) * 0x9E3779B97F4A7C15ull;
+    size_t i = h & (ev->mcap - 1);
+    while (ev->mk[i] && ev->mk[i] != k) i = (i + 1) & (ev->mcap - 1);
+    return i;
+}
+
+static void memo_put(ev_t *ev, const void *k, int32_t d, int64_t sz)
+{
+    size_t i;
+    if (ev->mn * 2 >= ev->mcap) {
+        const void **ok = ev->mk;
+        int32_t *od = ev->md;
+        int64_t *os = ev->ms;
+        size_t ocap = ev->mcap, j;
+        ev->mcap = ocap ? ocap * 2 : 1024;
+        ev->mk = ev_alloc(ev, sizeof *ev->mk * ev->mcap);
+        ev->md = ev_alloc(ev, sizeof *ev->md * ev->mcap);
+        ev->ms = ev_alloc(ev, sizeof *ev->ms * ev->mcap);
+        for (j = 0; j < ocap; j++) {
+            if (!ok[j]) continue;
+            i = memo_slot(ev, ok[j]);
+            ev->mk[i] = ok[j];
+            ev->md[i] = od[j];
+            ev->ms[i] = os[j];
+        }
+    }
+    i = memo_slot(ev, k);
+    if (!ev->mk[i]) ev->mn++;
+    ev->mk[i] = k;
+    ev->md[i] = d;
+    ev->ms[i] = sz;
+}
+
+static void ex_measure(ev_t *ev, const tilec_ir_expr_t *e, int32_t *depth, int64_t *size, int guard)
+{
+    const tilec_ir_expr_t *kids[TILEC_IR_MAX_DIMS + 3];
+    int nk = 0, i;
+    int32_t d = 0;
+    int64_t sz = 1;
+    if (ev->mcap) {
+        size_t slot = memo_slot(ev, e);
+        if (ev->mk[slot] == e) {
+            *depth = ev->md[slot];
+            *size = ev->ms[slot];
+            return;
+        }
+    }
+    if (guard > 2 * EV_MAX_IR_DEPTH) {
+        *depth = INT32_MAX / 2;
+        *size = EV_MAX_IR_NODES + 1;
+        return;
+    }
+    switch (e->kind) {
+    case TILEC_EX_LOAD:
+        for (i = 0; i < e->u.load.buf->ndim; i++) kids[nk++] = e->u.load.idx[i];
+        break;
+    case TILEC_EX_UNARY: kids[nk++] = e->u.un.a; break;
+    case TILEC_EX_BINARY: kids[nk++] = e->u.bin.a; kids[nk++] = e->u.bin.b; break;
+    case TILEC_EX_SELECT: kids[nk++] = e->u.sel.cond; kids[nk++] = e->u.sel.a; kids[nk++] = e->u.sel.b; break;
+    case TILEC_EX_CAST: kids[nk++] = e->u.cast.a; break;
+    default: break;
+    }
+    for (i = 0; i < nk; i++) {
+        int32_t cd;
+        int64_t cs;
+        if (!kids[i]) continue;
+        ex_measure(ev, kids[i], &cd, &cs, guard + 1);
+        if (cd > d) d = cd;
+        sz += cs;
+        if (sz > EV_MAX_IR_NODES) sz = EV_MAX_IR_NODES + 1;
+    }
+    *depth = d + 1;
+    *size = sz;
+    if (nk) memo_put(ev, e, *depth, *size);
+}
+
 value_t *v_expr(ev_t *ev, tilec_ir_expr_t *e)
 {
     value_t *v = v_new(ev, V_EXPR);
+    int32_t d;
+    int64_t sz;
     v->u.ex = ev_chk(ev, e);
+    ex_measure(ev, e, &d, &sz, 0);
+    if (d > EV_MAX_IR_DEPTH || sz > EV_MAX_IR_NODES)
+        ev_fail(ev, ev->cur_loc, "this run-time expression is too large (%s); compute it in steps with "
+                "intermediate variables inside the kernel", d > EV_MAX_IR_DEPTH ? "nested too deeply" : "too many terms");
     return v;
 }
 
@@ -620,8 +710,9 @@ int v_equal(ev_t *ev, value_t *a, value_t *b, int depth)
     }
 }
 
-static int ct_less(ev_t *ev, value_t *a, value_t *b, ast_loc_t loc, int *lt, int *eq)
+static int ct_less(ev_t *ev, value_t *a, value_t *b, ast_loc_t loc, int *lt, int *eq, int depth)
 {
+    if (depth > 100) ev_fail(ev, loc, "comparison of values nested too deeply");
     if (v_is_num(a) && v_is_num(b)) {
         if (a->kind != V_FLOAT && b->kind != V_FLOAT) {
             *lt = a->u.i < b->u.i;
@@ -644,7 +735,7 @@ static int ct_less(ev_t *ev, value_t *a, value_t *b, ast_loc_t loc, int *lt, int
         int i;
         for (i = 0; i < a->u.seq.n && i < b->u.seq.n; i++) {
             if (!v_equal(ev, a->u.seq.items[i], b->u.seq.items[i], 0))
-                return ct_less(ev, a->u.seq.items[i], b->u.seq.items[i], loc, lt, eq) && ((*eq = 0), 1);
+                return ct_less(ev, a->u.seq.items[i], b->u.seq.items[i], loc, lt, eq, depth + 1) && ((*eq = 0), 1);
         }
         *lt = a->u.seq.n < b->u.seq.n;
         *eq = a->u.seq.n == b->u.seq.n;
@@ -711,7 +802,7 @@ value_t *v_compare(ev_t *ev, int op, value_t *a, value_t *b, ast_loc_t loc)
     }
     if (op == AST_OP_EQ) return v_bool(ev, v_equal(ev, a, b, 0));
     if (op == AST_OP_NE) return v_bool(ev, !v_equal(ev, a, b, 0));
-    if (!ct_less(ev, a, b, loc, &lt, &eq))
+    if (!ct_less(ev, a, b, loc, &lt, &eq, 0))
         ev_fail(ev, loc, "'%s' is not supported between %s and %s", op_text(op), v_kind_name(a), v_kind_name(b));
     switch (op) {
     case AST_OP_LT: return v_bool(ev, lt);
@@ -810,7 +901,7 @@ value_t *v_minmax(ev_t *ev, int is_max, value_t *a, value_t *b, ast_loc_t loc)
     tilec_dtype_t t;
     if (!v_is_rt(a) && !v_is_rt(b)) {
         int lt, eq;
-        if (!ct_less(ev, a, b, loc, &lt, &eq))
+        if (!ct_less(ev, a, b, loc, &lt, &eq, 0))
             ev_fail(ev, loc, "cannot compare %s with %s", v_kind_name(a), v_kind_name(b));
         if (is_max) return lt ? b : a;
         return (!lt && !eq) ? b : a;

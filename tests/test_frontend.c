@@ -618,6 +618,33 @@ Test(frontend, atomics_reduce_cumsum_hints)
     done(x);
 }
 
+/* The tile form of an atomic into a tensor is boundary-safe like T.copy:
+ * a region that may run past the edge gets a guard, one that provably
+ * stays inside does not (see atomics_reduce_cumsum_hints). */
+Test(frontend, tile_atomic_is_boundary_safe)
+{
+    const char *src = HDR
+        "@T.prim_func\n"
+        "def main(A: T.Tensor((32, 90), \"float32\"), S: T.Tensor((90,), \"float32\")):\n"
+        "    with T.Kernel(3, threads=128) as bx:\n"
+        "        a = T.alloc_fragment((32, 32), \"float32\")\n"
+        "        r = T.alloc_fragment((32,), \"float32\")\n"
+        "        T.copy(A[0, bx * 32], a)\n"
+        "        T.reduce_sum(a, r, dim=0)\n"
+        "        T.atomic_add(S[bx * 32], r)\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    tilec_ir_stmt_t *s = nth(K(x)->body, 2);
+    cr_assert_eq(s->kind, TILEC_ST_FOR);
+    cr_assert_eq(s->u.loop.kind, TILEC_LOOP_PARALLEL);
+    tilec_ir_stmt_t *g = s->u.loop.body;
+    cr_assert_eq(g->kind, TILEC_ST_IF, "a ragged tile atomic must be guarded");
+    cr_assert_null(g->u.cond.els);
+    cr_assert_eq(g->u.cond.then->kind, TILEC_ST_ATOMIC);
+    cr_assert_eq(g->u.cond.cond->kind, TILEC_EX_BINARY);
+    cr_assert_eq(g->u.cond.cond->u.bin.op, TILEC_BIN_AND);
+    done(x);
+}
+
 Test(frontend, gemm_options_and_loops)
 {
     const char *src = HDR
@@ -908,6 +935,11 @@ Test(frontend_errors, no_crash_on_odd_programs)
         HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        A[0] = A[0] << 1\n",
         HDR "def f(x=T.Kernel):\n    return x(1)(2)\nY = f()\n",
         HDR "x = 0\nfor i in range(10 ** 12):\n    x += i\n",
+        HDR "x = (1,)\ny = (1,)\nfor i in range(100000):\n    x = (x,)\n    y = (y,)\nz = x < y\n",
+        HDR "M = T.dynamic(\"m\")\ny = M\nfor i in range(5000):\n    y = y + 1\n",
+        HDR "@T.macro\ndef dbl(x):\n    return x + x\n@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n"
+            "    with T.Kernel(1) as b:\n        v = A[0]\n        for i in range(60):\n            v = dbl(v)\n"
+            "        A[1] = dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(dbl(v))))))))))))))))))))))\n",
         HDR "x = (1,) * 500000\nfor i in range(100000):\n    y = x + x\n",
         HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        while True:\n            pass\n",
         HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1) as b:\n        x = T.alloc_var(\"float32\")\n        T.gemm(x, x, x)\n",

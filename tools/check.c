@@ -223,9 +223,18 @@ check_rc_t check_set_make(const tilec_program_t *p, const char *file, uint64_t s
                 check_set_free(set);
                 return CHECK_E_UNBOUND;
             }
-            t->count *= (size_t)t->shape[d];
+            /* A T.dynamic value can make the product overflow size_t:
+             * refuse it rather than allocate a wrapped-around size. */
+            if (__builtin_mul_overflow(t->count, (size_t)t->shape[d], &t->count)) {
+                t->count = SIZE_MAX;
+            }
         }
-        t->bytes = t->count * tilec_dtype_size((tilec_dtype_t)t->elem);
+        if (t->count == SIZE_MAX ||
+            __builtin_mul_overflow(t->count, tilec_dtype_size((tilec_dtype_t)t->elem), &t->bytes)) {
+            *msg = strfmt("tensor '%s' is too large: its size overflows the address space", t->name);
+            check_set_free(set);
+            return CHECK_E_NOMEM;
+        }
         size_t alloc = t->bytes ? t->bytes : 1;
         t->init = malloc(alloc);
         t->out = malloc(alloc);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../conformance/conform.h"
 #include "check.h"
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
@@ -50,6 +51,7 @@ static void usage(FILE *f)
           "  tilec compile FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME] --emit ir|source|binary\n"
           "                [--arch ARCH] [-o OUT]\n"
           "  tilec devices [--json]\n"
+          "  tilec conform [--backend NAME | --plugin PATH] [--junit FILE] [--json FILE] (see docs/cli.md)\n"
           "  tilec --version | --help\n"
           "\n"
           "environment: TILEC_BACKEND (cpu, cuda, hip, opencl, vulkan, a plugin name, optionally :N; auto),\n"
@@ -147,7 +149,7 @@ static int parse_args(options_t *o, int argc, char **argv)
             char *end;
             errno = 0;
             unsigned long long v = strtoull(next, &end, 10);
-            if (errno || *end || !*next || next[0] == '-') {
+            if (errno || *end || next[0] < '0' || next[0] > '9') {
                 return usage_error("--seed expects a non-negative integer, got '%s'", next);
             }
             o->seed = v;
@@ -260,7 +262,8 @@ static int cmd_run(const options_t *o)
         char *msg = NULL;
         check_rc_t crc = check_set_make(prog, o->file, o->seed, &set, &msg);
         if (crc != CHECK_OK) {
-            fprintf(stderr, "%s\n", msg ? msg : "tilec: out of memory");
+            /* An unbound symbol is a "FILE: error:" diagnostic; the rest are ours. */
+            fprintf(stderr, "%s%s\n", crc == CHECK_E_UNBOUND ? "" : "tilec: ", msg ? msg : "out of memory");
             free(msg);
             rc = crc == CHECK_E_UNBOUND ? EXIT_USAGE : EXIT_BACKEND;
             goto out;
@@ -450,6 +453,27 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The certified plugin file behind entry i, or NULL: its own file when a
+ * matching certificate lies beside it (conformance/report.c); for the
+ * embedded cpu backend, its plugin build (the same sources) listed later. */
+static const char *certified_path(const tilec_plugin_desc_t *list, int n, int i)
+{
+    const tilec_plugin_desc_t *p = &list[i];
+    if (p->state == TILEC_PLUGIN_REJECTED) {
+        return NULL;
+    }
+    if (strcmp(p->path, "(embedded)") != 0) {
+        return conform_is_certified(p->path) ? p->path : NULL;
+    }
+    for (int k = 0; k < n; k++) {
+        if (k != i && !strcmp(list[k].name, p->name) && strcmp(list[k].path, "(embedded)") &&
+            list[k].state != TILEC_PLUGIN_REJECTED && conform_is_certified(list[k].path)) {
+            return list[k].path;
+        }
+    }
+    return NULL;
+}
+
 static int cmd_devices(const options_t *o)
 {
     tilec_plugin_desc_t *list = NULL;
@@ -474,8 +498,9 @@ static int cmd_devices(const options_t *o)
             json_string(stdout, p->vendor);
             printf(", \"version\": ");
             json_string(stdout, p->version);
-            printf(", \"abi\": \"%u.%u\", \"devices\": [", TILEC_ABI_MAJOR(p->abi_version),
-                   TILEC_ABI_MINOR(p->abi_version));
+            printf(", \"abi\": \"%u.%u\", \"certified\": %s, \"devices\": [",
+                   TILEC_ABI_MAJOR(p->abi_version), TILEC_ABI_MINOR(p->abi_version),
+                   certified_path(list, n, i) ? "true" : "false");
             for (int d = 0; d < p->ndevices; d++) {
                 const tilec_device_desc_t *dv = &p->devices[d];
                 caps_text(dv->caps, caps, sizeof caps);
@@ -498,9 +523,13 @@ static int cmd_devices(const options_t *o)
                 printf("%-12s %-11s %s: %s\n", p->name, state_name(p->state), p->path, p->reason);
                 continue;
             }
-            printf("%-12s %-11s %s %s, ABI %u.%u, %s%s%s\n", p->name, state_name(p->state),
+            const char *cert = certified_path(list, n, i);
+            printf("%-12s %-11s %s %s, ABI %u.%u, %s%s%s%s%s%s%s\n", p->name, state_name(p->state),
                    p->vendor, p->version, TILEC_ABI_MAJOR(p->abi_version),
-                   TILEC_ABI_MINOR(p->abi_version), p->path, p->reason[0] ? ": " : "", p->reason);
+                   TILEC_ABI_MINOR(p->abi_version), p->path, cert ? ", certified" : "",
+                   cert && cert != p->path ? " (plugin build " : "",
+                   cert && cert != p->path ? cert : "", cert && cert != p->path ? ")" : "",
+                   p->reason[0] ? ": " : "", p->reason);
             for (int d = 0; d < p->ndevices; d++) {
                 const tilec_device_desc_t *dv = &p->devices[d];
                 caps_text(dv->caps, caps, sizeof caps);
@@ -527,6 +556,9 @@ int main(int argc, char **argv)
                TILEC_IR_VERSION_MAJOR, TILEC_IR_VERSION_MINOR);
         return 0;
     }
+    if (!strcmp(argv[1], "conform")) {
+        return conform_main(argc - 1, argv + 1);
+    }
     o.cmd = argv[1];
     int rc = parse_args(&o, argc, argv);
     if (!rc) {
@@ -541,7 +573,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(o.cmd, "devices")) {
             rc = o.file ? usage_error("devices takes no FILE, got '%s'", o.file) : cmd_devices(&o);
         } else {
-            rc = usage_error("unknown command '%s' (commands: run, compile, devices)", o.cmd);
+            rc = usage_error("unknown command '%s' (commands: run, compile, devices, conform)", o.cmd);
         }
     }
     for (int i = 0; i < o.ndefs; i++) {

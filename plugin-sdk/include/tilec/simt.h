@@ -158,8 +158,12 @@ typedef struct tilec_simt_dialect {
     tilec_simt_prelude_hook_fn prelude_hook;
     const char *extra_prelude;   /* text placed after the hook's prelude, before the kit's helpers */
 
-    /* Alignment in bytes of block-wide arrays (>= 16 is used when 0). */
+    /* Alignment in bytes of block-wide arrays (16 when 0), written as
+     * __attribute__((aligned(N))) after the array declarator. */
     uint32_t shared_align;
+    /* printf conversion for a value of type type_name[TILEC_INT64]:
+     * "%ld" (OpenCL long), NULL "%lld". */
+    const char *printf_i64;
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */

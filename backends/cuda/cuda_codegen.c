@@ -1,0 +1,1541 @@
+/*
+ * cuda_codegen.c — tile IR to CUDA C++ for the CUDA backend.
+ *
+ * The kernel becomes one extern "C" __global__ function
+ * tilec_kernel(T0 *b0, ..., int s0, ...) taking its tensor parameters as
+ * device pointers and its T.dynamic symbols as ints; the block variables
+ * come from blockIdx (dimension d of the grid is blockIdx.x/y/z), the
+ * threads of T.Kernel(threads=...) are the CUDA block, flattened into one
+ * thread number tl_tid.
+ *
+ * Execution model.  Every thread of a block runs the kernel body; what
+ * differs is who does the work of each statement:
+ *  - block-wide tile operations (copy, fill, gemm, reduce, cumsum) whose
+ *    destination is a shared or fragment buffer or a tensor are shared out
+ *    over the threads (element e goes to thread e mod nthreads), then a
+ *    __syncthreads() makes the result visible to the whole block;
+ *  - a nest of T.Parallel loops is flattened and its iterations shared out
+ *    the same way, followed by a barrier — unless its body writes a local
+ *    or var buffer (per-thread storage), in which case every thread runs
+ *    all iterations;
+ *  - scalar stores to shared/fragment/global buffers, atomics and prints
+ *    outside a parallel loop are done by thread 0, then a barrier;
+ *  - local/var buffers and let variables are per thread, and uniform code
+ *    (serial loops, ifs, assignments) runs in every thread, so every thread
+ *    holds the same values.
+ * Inside a T.Parallel body the statements are per-thread code: tile
+ * operations there run serially in the thread, without barriers.
+ *
+ * Storage.  Shared and fragment buffers live in dynamic shared memory
+ * (one 128-byte-aligned slice each; the launcher raises the 48 KB limit
+ * with cuFuncSetAttribute when needed), zeroed at kernel start like the
+ * reference interpreter's on-chip buffers.  Local and var buffers are
+ * per-thread arrays.  Values: integers and float32/float64 are their C
+ * types; float16/bfloat16 are stored as 16-bit patterns and computed in
+ * float (rounded to the 16-bit format on casts and stores), bool is stored
+ * as a byte.
+ *
+ * CUDA's own lowerings.  For sm_80 and later, a T.gemm with float16 or
+ * bfloat16 shared-memory operands and a float32 fragment accumulator runs
+ * on the tensor cores (mma.sync m16n8k16, operands read with ldmatrix from
+ * shared memory whose rows are padded by 16 bytes so the eight row reads
+ * of one ldmatrix hit distinct banks); the accumulator stays in shared
+ * memory between statements, so every other statement sees an ordinary
+ * row-major fragment.  Copies from a tensor to shared memory of the same
+ * 16-bit or 32-bit dtype move 16 bytes per thread when the row length
+ * allows it, with a scalar fallback at tensor edges and misalignment.
+ *
+ * Generated names never come from the program: buffer i is b<i>, var i is
+ * v<i>, temporaries tl_<n>.  Nesting depth is bounded by the IR reader
+ * (512); the generator checks its own limit too.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+#include "cuda_prelude.h"
+
+#define CG_MAX_DEPTH 600
+#define CG_LOCAL_MAX_ELEMS 4096
+
+/* ---- growable string ----------------------------------------------------- */
+
+static void str_putn(cuda_str_t *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void cuda_str_puts(cuda_str_t *b, const char *s) { str_putn(b, s, strlen(s)); }
+
+void cuda_str_vprintf(cuda_str_t *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    char small[256];
+    int n = vsnprintf(small, sizeof small, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        str_putn(b, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->oom = 1;
+        return;
+    }
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    str_putn(b, big, (size_t)n);
+    free(big);
+}
+
+void cuda_str_printf(cuda_str_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cuda_str_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void cuda_str_free(cuda_str_t *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+    b->oom = 0;
+}
+
+/* ---- generator state ------------------------------------------------------ */
+
+typedef struct cg {
+    const tilec_ir_kernel_t *k;
+    cuda_str_t *o;
+    char *err;
+    size_t errlen;
+    int failed;
+    int depth;
+    int ind;
+    int tmp;
+    int sm;
+    int nthreads;
+    uint64_t *smem_off;      /* [nbufs] byte offset in shared memory */
+    int64_t *pitch;          /* [nbufs] row pitch in elements (shared 2-D: padded) */
+    uint64_t smem_bytes;
+    cuda_kinfo_t *info;
+} cg_t;
+
+static void cg_fail(cg_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cg_fail(cg_t *g, const char *fmt, ...)
+{
+    if (g->failed)
+        return;
+    g->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->err, g->errlen, fmt, ap);
+    va_end(ap);
+}
+
+static void out(cg_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out(cg_t *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cuda_str_vprintf(g->o, fmt, ap);
+    va_end(ap);
+}
+
+/* A new line at the current indentation, then the formatted text. */
+static void line(cg_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(cg_t *g, const char *fmt, ...)
+{
+    for (int i = 0; i < g->ind + 1; i++)
+        cuda_str_puts(g->o, "  ");
+    va_list ap;
+    va_start(ap, fmt);
+    cuda_str_vprintf(g->o, fmt, ap);
+    va_end(ap);
+    cuda_str_puts(g->o, "\n");
+}
+
+/* ---- types ------------------------------------------------------------------ */
+
+/* storage type of an element in memory */
+static const char *stype(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_BOOL: return "tl_u8";
+    case TILEC_INT8: return "tl_i8";
+    case TILEC_INT16: return "tl_i16";
+    case TILEC_INT32: return "tl_i32";
+    case TILEC_INT64: return "tl_i64";
+    case TILEC_UINT8: return "tl_u8";
+    case TILEC_UINT16: return "tl_u16";
+    case TILEC_UINT32: return "tl_u32";
+    case TILEC_UINT64: return "tl_u64";
+    case TILEC_FLOAT16: return "tl_u16";
+    case TILEC_BFLOAT16: return "tl_u16";
+    case TILEC_FLOAT32: return "float";
+    case TILEC_FLOAT64: return "double";
+    default: return "int";
+    }
+}
+
+/* type of a value in computation */
+static const char *ctype(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_BOOL: return "bool";
+    case TILEC_FLOAT16:
+    case TILEC_BFLOAT16: return "float";
+    default: return stype(t);
+    }
+}
+
+static int is_f16ish(tilec_dtype_t t) { return t == TILEC_FLOAT16 || t == TILEC_BFLOAT16; }
+static int is_flt(tilec_dtype_t t) { return tilec_dtype_is_float(t); }
+
+/* ---- expressions ---------------------------------------------------------- */
+
+static void emit_expr(cg_t *g, const tilec_ir_expr_t *e);
+
+static void emit_int_const(cg_t *g, int64_t v, tilec_dtype_t t)
+{
+    if (t == TILEC_BOOL) {
+        out(g, "%s", v ? "true" : "false");
+    } else if (t == TILEC_UINT64) {
+        out(g, "((tl_u64)0x%" PRIx64 "ULL)", (uint64_t)v);
+    } else if (v == INT64_MIN) {
+        out(g, "((%s)(-9223372036854775807LL - 1))", stype(t));
+    } else if (t == TILEC_INT32 && v >= INT32_MIN && v <= INT32_MAX) {
+        out(g, "%s%" PRId64 "%s", v < 0 ? "(" : "", v, v < 0 ? ")" : "");
+    } else {
+        out(g, "((%s)%" PRId64 "LL)", stype(t), v);
+    }
+}
+
+static void emit_float_const(cg_t *g, double d, tilec_dtype_t t)
+{
+    if (t == TILEC_FLOAT64) {
+        if (isnan(d))
+            out(g, "__longlong_as_double(0x7ff8000000000000LL)");
+        else if (isinf(d))
+            out(g, "%stl_infd()", d < 0 ? "-" : "");
+        else
+            out(g, "(%.17e)", d);
+        return;
+    }
+    float f;
+    if (t == TILEC_FLOAT16)
+        f = tilec_f16_to_f32(tilec_f64_to_f16(d));
+    else if (t == TILEC_BFLOAT16)
+        f = tilec_bf16_to_f32(tilec_f64_to_bf16(d));
+    else
+        f = (float)d;
+    if (isnan(f))
+        out(g, "__int_as_float(0x7fc00000)");
+    else if (isinf(f))
+        out(g, "%stl_inff()", f < 0 ? "-" : "");
+    else
+        out(g, "(%.9ef)", (double)f);
+}
+
+/* element offset of buf[idx...] */
+static void emit_offset(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx)
+{
+    if (b->scope == TILEC_SCOPE_GLOBAL) {
+        /* ((i0 * S1 + i1) * S2 + i2) in 64-bit, with the shape locals */
+        for (int d = 0; d < b->ndim; d++)
+            out(g, "(");
+        out(g, "(tl_i64)");
+        for (int d = 0; d < b->ndim; d++) {
+            if (d > 0)
+                out(g, " * tl_s%d_%d + (tl_i64)", b->id, d);
+            out(g, "(");
+            emit_expr(g, idx[d]);
+            out(g, "))");
+        }
+        return;
+    }
+    int64_t stride = 1;
+    int64_t *strides = calloc((size_t)b->ndim + 1, sizeof *strides);
+    if (!strides) {
+        cg_fail(g, "out of memory");
+        return;
+    }
+    for (int d = b->ndim - 1; d >= 0; d--) {
+        strides[d] = stride;
+        int64_t ext = 1;
+        tilec_ir_is_const_int(b->shape[d], &ext);
+        if (d == b->ndim - 1 && g->pitch[b->id] > 0)
+            ext = g->pitch[b->id];
+        stride *= ext;
+    }
+    out(g, "(");
+    for (int d = 0; d < b->ndim; d++) {
+        if (d > 0)
+            out(g, " + ");
+        out(g, "(int)(");
+        emit_expr(g, idx[d]);
+        out(g, ")");
+        if (strides[d] != 1)
+            out(g, " * %" PRId64, strides[d]);
+    }
+    if (b->ndim == 0)
+        out(g, "0");
+    out(g, ")");
+    free(strides);
+}
+
+/* value (compute type) from storage expression text s of dtype t */
+static void emit_load_conv_open(cg_t *g, tilec_dtype_t t)
+{
+    if (t == TILEC_FLOAT16)
+        out(g, "tl_h2f(");
+    else if (t == TILEC_BFLOAT16)
+        out(g, "tl_b2f(");
+    else if (t == TILEC_BOOL)
+        out(g, "(0 != ");
+    else
+        out(g, "(");
+}
+
+static void emit_load(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx)
+{
+    emit_load_conv_open(g, b->dtype);
+    out(g, "b%d[", b->id);
+    emit_offset(g, b, idx);
+    out(g, "])");
+}
+
+/* conversion of a computed value of dtype from to dtype to (compute types) */
+static void emit_cast(cg_t *g, tilec_dtype_t to, const tilec_ir_expr_t *a)
+{
+    tilec_dtype_t from = a->dtype;
+    if (to == TILEC_BOOL) {
+        out(g, "(0 != (");
+        emit_expr(g, a);
+        out(g, "))");
+        return;
+    }
+    if (is_f16ish(to)) {
+        const char *r = to == TILEC_FLOAT16 ? "tl_h2f(tl_d2h((double)(" : "tl_b2f(tl_d2b((double)(";
+        const char *close = ")))";
+        if (from == TILEC_FLOAT32 || from == to || (is_f16ish(from)) ||
+            (tilec_dtype_is_int(from) && tilec_dtype_size(from) <= 2) || from == TILEC_BOOL) {
+            r = to == TILEC_FLOAT16 ? "tl_rh((float)(" : "tl_rb((float)(";
+            close = "))";
+        }
+        out(g, "%s", r);
+        emit_expr(g, a);
+        out(g, "%s", close);
+        return;
+    }
+    out(g, "((%s)(", ctype(to));
+    emit_expr(g, a);
+    out(g, "))");
+}
+
+static const char *unop_fn(tilec_unop_t op)
+{
+    switch (op) {
+    case TILEC_UN_EXP: return "tl_exp";
+    case TILEC_UN_EXP2: return "tl_exp2";
+    case TILEC_UN_LOG: return "tl_log";
+    case TILEC_UN_LOG2: return "tl_log2";
+    case TILEC_UN_SQRT: return "tl_sqrt";
+    case TILEC_UN_RSQRT: return "tl_rsqrt";
+    case TILEC_UN_TANH: return "tl_tanh";
+    case TILEC_UN_SIGMOID: return "tl_sigmoid";
+    case TILEC_UN_FLOOR: return "tl_floor";
+    case TILEC_UN_CEIL: return "tl_ceil";
+    default: return NULL;
+    }
+}
+
+/* rounding of a float-computed result to a 16-bit float dtype */
+static void round_open(cg_t *g, tilec_dtype_t t)
+{
+    if (t == TILEC_FLOAT16)
+        out(g, "tl_rh(");
+    else if (t == TILEC_BFLOAT16)
+        out(g, "tl_rb(");
+    else
+        out(g, "(");
+}
+
+static void emit_expr(cg_t *g, const tilec_ir_expr_t *e)
+{
+    if (g->failed)
+        return;
+    if (!e) {
+        cg_fail(g, "NULL expression");
+        return;
+    }
+    if (++g->depth > CG_MAX_DEPTH) {
+        cg_fail(g, "expression nested too deeply");
+        g->depth--;
+        return;
+    }
+    tilec_dtype_t t = e->dtype;
+    switch (e->kind) {
+    case TILEC_EX_INT:
+        if (is_flt(t))
+            emit_float_const(g, (double)e->u.i, t);
+        else
+            emit_int_const(g, e->u.i, t);
+        break;
+    case TILEC_EX_FLOAT:
+        if (is_flt(t))
+            emit_float_const(g, e->u.f, t);
+        else
+            emit_int_const(g, (int64_t)e->u.f, t);
+        break;
+    case TILEC_EX_VAR:
+        out(g, "v%d", e->u.var->id);
+        break;
+    case TILEC_EX_LOAD:
+        emit_load(g, e->u.load.buf, e->u.load.idx);
+        break;
+    case TILEC_EX_CAST:
+        emit_cast(g, t, e->u.cast.a);
+        break;
+    case TILEC_EX_SELECT:
+        out(g, "((");
+        emit_expr(g, e->u.sel.cond);
+        out(g, ") ? (");
+        emit_expr(g, e->u.sel.a);
+        out(g, ") : (");
+        emit_expr(g, e->u.sel.b);
+        out(g, "))");
+        break;
+    case TILEC_EX_UNARY: {
+        tilec_unop_t op = e->u.un.op;
+        const tilec_ir_expr_t *a = e->u.un.a;
+        if (op == TILEC_UN_NOT) {
+            out(g, "(!(");
+            emit_expr(g, a);
+            out(g, "))");
+        } else if (op == TILEC_UN_NEG) {
+            if (is_flt(t)) {
+                out(g, "(-(");
+                emit_expr(g, a);
+                out(g, "))");
+            } else {
+                out(g, "((%s)(0 - (", ctype(t));
+                emit_expr(g, a);
+                out(g, ")))");
+            }
+        } else if (op == TILEC_UN_ABS) {
+            out(g, is_flt(t) ? "tl_abs(" : "tl_iabs<%s>(", ctype(t));
+            emit_expr(g, a);
+            out(g, ")");
+        } else {
+            const char *fn = unop_fn(op);
+            if (!fn || !is_flt(t)) {
+                cg_fail(g, "unsupported unary operator %s on %s", tilec_unop_name(op),
+                        tilec_dtype_name(t));
+                break;
+            }
+            round_open(g, t);
+            out(g, "%s((%s)(", fn, ctype(t));
+            emit_expr(g, a);
+            out(g, ")))");
+        }
+        break;
+    }
+    case TILEC_EX_BINARY: {
+        tilec_binop_t op = e->u.bin.op;
+        const tilec_ir_expr_t *a = e->u.bin.a, *b = e->u.bin.b;
+        tilec_dtype_t at = a->dtype;
+        const char *sym = NULL;
+        switch (op) {
+        case TILEC_BIN_EQ: sym = "=="; break;
+        case TILEC_BIN_NE: sym = "!="; break;
+        case TILEC_BIN_LT: sym = "<"; break;
+        case TILEC_BIN_LE: sym = "<="; break;
+        case TILEC_BIN_GT: sym = ">"; break;
+        case TILEC_BIN_GE: sym = ">="; break;
+        case TILEC_BIN_AND: sym = "&&"; break;
+        case TILEC_BIN_OR: sym = "||"; break;
+        default: break;
+        }
+        if (sym) {
+            out(g, "((");
+            emit_expr(g, a);
+            out(g, ") %s (", sym);
+            emit_expr(g, b);
+            out(g, "))");
+            break;
+        }
+        if (is_flt(at)) {
+            const char *fn = NULL;
+            switch (op) {
+            case TILEC_BIN_ADD: sym = "+"; break;
+            case TILEC_BIN_SUB: sym = "-"; break;
+            case TILEC_BIN_MUL: sym = "*"; break;
+            case TILEC_BIN_DIV: sym = "/"; break;
+            case TILEC_BIN_POW: fn = "tl_pow"; break;
+            case TILEC_BIN_MIN: fn = "tl_min"; break;
+            case TILEC_BIN_MAX: fn = "tl_max"; break;
+            case TILEC_BIN_FLOORMOD: fn = "tl_fmod"; break;
+            case TILEC_BIN_FLOORDIV: break;
+            default: break;
+            }
+            round_open(g, t);
+            if (op == TILEC_BIN_FLOORDIV) {
+                out(g, "tl_floor((%s)(", ctype(t));
+                emit_expr(g, a);
+                out(g, ") / (%s)(", ctype(t));
+                emit_expr(g, b);
+                out(g, "))");
+            } else if (fn) {
+                out(g, "%s((%s)(", fn, ctype(t));
+                emit_expr(g, a);
+                out(g, "), (%s)(", ctype(t));
+                emit_expr(g, b);
+                out(g, "))");
+            } else if (sym) {
+                out(g, "(");
+                emit_expr(g, a);
+                out(g, ") %s (", sym);
+                emit_expr(g, b);
+                out(g, ")");
+            } else {
+                cg_fail(g, "unsupported float operator %s", tilec_binop_name(op));
+            }
+            out(g, ")");
+            break;
+        }
+        /* integers (and bools used as numbers) */
+        const char *ct = ctype(t);
+        const char *fn = NULL;
+        switch (op) {
+        case TILEC_BIN_ADD: sym = "+"; break;
+        case TILEC_BIN_SUB: sym = "-"; break;
+        case TILEC_BIN_MUL: sym = "*"; break;
+        case TILEC_BIN_DIV: fn = "tl_div"; break;
+        case TILEC_BIN_FLOORDIV: fn = "tl_floordiv"; break;
+        case TILEC_BIN_FLOORMOD: fn = "tl_floormod"; break;
+        case TILEC_BIN_POW: fn = "tl_ipow"; break;
+        case TILEC_BIN_MIN: fn = "tl_imin"; break;
+        case TILEC_BIN_MAX: fn = "tl_imax"; break;
+        default: break;
+        }
+        if (sym) {
+            out(g, "((%s)((", ct);
+            emit_expr(g, a);
+            out(g, ") %s (", sym);
+            emit_expr(g, b);
+            out(g, ")))");
+        } else if (fn) {
+            out(g, "%s<%s>((%s)(", fn, ct, ct);
+            emit_expr(g, a);
+            out(g, "), (%s)(", ct);
+            emit_expr(g, b);
+            out(g, "))");
+        } else {
+            cg_fail(g, "unsupported integer operator %s", tilec_binop_name(op));
+        }
+        break;
+    }
+    default:
+        cg_fail(g, "unknown expression kind %d", (int)e->kind);
+    }
+    g->depth--;
+}
+
+/* storage conversion of a computed value text for a store into dtype t */
+static void store_open(cg_t *g, tilec_dtype_t t)
+{
+    if (t == TILEC_FLOAT16)
+        out(g, "tl_f2h(");
+    else if (t == TILEC_BFLOAT16)
+        out(g, "tl_f2b(");
+    else
+        out(g, "(%s)(", stype(t));
+}
+
+/* ---- statements ------------------------------------------------------------- */
+
+/* Who runs a block-wide statement: "tl_tid"/NT shared out with a barrier
+ * after, or "0"/1 in one thread (inside a parallel body, or per-thread
+ * destinations). */
+typedef struct who {
+    int coop;     /* 1: over the block's threads */
+} who_t;
+
+static void emit_block(cg_t *g, const tilec_ir_stmt_t *s, int par);
+
+static const char *w_start(const who_t *w) { return w->coop ? "tl_tid" : "0"; }
+static void w_stride(cg_t *g, const who_t *w) { out(g, "%d", w->coop ? g->nthreads : 1); }
+
+static void emit_sync(cg_t *g) { line(g, "__syncthreads();"); }
+
+static int per_thread_scope(tilec_scope_t s) { return s == TILEC_SCOPE_LOCAL || s == TILEC_SCOPE_VAR; }
+
+static int64_t const_dim(const tilec_ir_buffer_t *b, int d)
+{
+    int64_t v = 1;
+    if (!tilec_ir_is_const_int(b->shape[d], &v))
+        return -1;
+    return v;
+}
+
+/* Writes the linear index decomposition of loop counter `k` over extents
+ * ext[n] into locals tl_<base>_<i>. */
+static void decompose(cg_t *g, int base, const char *k, const int64_t *ext, int n)
+{
+    line(g, "tl_i64 tl_r%d = %s;", base, k);
+    for (int i = n - 1; i >= 0; i--) {
+        if (i > 0) {
+            line(g, "const int tl_%d_%d = (int)(tl_r%d %% %" PRId64 "); tl_r%d /= %" PRId64 ";", base,
+                 i, base, ext[i], base, ext[i]);
+        } else {
+            line(g, "const int tl_%d_%d = (int)tl_r%d;", base, i, base);
+        }
+    }
+}
+
+/* Region element access: index of dimension d for region r whose
+ * non-unit dimensions are numbered in order; bases were hoisted into
+ * tl_<hb>_<d>. */
+static void region_index(cg_t *g, const tilec_ir_region_t *r, int d, int hb, int ib, int *nu)
+{
+    if (r->extent[d] > 1) {
+        out(g, "(tl_%d_%d + tl_%d_%d)", hb, d, ib, *nu);
+        (*nu)++;
+    } else {
+        out(g, "tl_%d_%d", hb, d);
+    }
+}
+
+static void hoist_bases(cg_t *g, const tilec_ir_region_t *r, int hb)
+{
+    for (int d = 0; d < r->buf->ndim; d++) {
+        line(g, "const tl_i64 tl_%d_%d = (tl_i64)(", hb, d);
+        g->o->len--; /* drop the newline that line() wrote */
+        g->o->s[g->o->len] = '\0';
+        emit_expr(g, r->base[d]);
+        out(g, ");\n");
+    }
+}
+
+/* offset text of a region element into buffer (uses hoisted bases) */
+static void region_offset(cg_t *g, const tilec_ir_region_t *r, int hb, int ib)
+{
+    const tilec_ir_buffer_t *b = r->buf;
+    int nu = 0;
+    if (b->scope == TILEC_SCOPE_GLOBAL) {
+        for (int d = 0; d < b->ndim; d++)
+            out(g, "(");
+        for (int d = 0; d < b->ndim; d++) {
+            if (d > 0)
+                out(g, " * tl_s%d_%d + ", b->id, d);
+            region_index(g, r, d, hb, ib, &nu);
+            out(g, ")");
+        }
+        return;
+    }
+    int64_t stride = 1;
+    int64_t strides[TILEC_IR_MAX_DIMS];
+    for (int d = b->ndim - 1; d >= 0; d--) {
+        strides[d] = stride;
+        int64_t ext = const_dim(b, d);
+        if (d == b->ndim - 1 && g->pitch[b->id] > 0)
+            ext = g->pitch[b->id];
+        stride *= ext;
+    }
+    out(g, "(int)(0");
+    for (int d = 0; d < b->ndim; d++) {
+        out(g, " + ");
+        region_index(g, r, d, hb, ib, &nu);
+        out(g, " * %" PRId64, strides[d]);
+    }
+    out(g, ")");
+}
+
+/* in-bounds condition of a global region element */
+static void region_inbounds(cg_t *g, const tilec_ir_region_t *r, int hb, int ib)
+{
+    const tilec_ir_buffer_t *b = r->buf;
+    int nu = 0;
+    out(g, "(1");
+    for (int d = 0; d < b->ndim; d++) {
+        out(g, " && (tl_u64)");
+        region_index(g, r, d, hb, ib, &nu);
+        out(g, " < (tl_u64)tl_s%d_%d", b->id, d);
+    }
+    out(g, ")");
+}
+
+/* non-unit extents of a region */
+static int region_shape(const tilec_ir_region_t *r, int64_t *ext)
+{
+    int n = 0;
+    for (int d = 0; d < r->buf->ndim; d++)
+        if (r->extent[d] > 1)
+            ext[n++] = r->extent[d];
+    return n;
+}
+
+static int try_copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w);
+
+static void emit_copy(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
+{
+    const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
+    int64_t ext[TILEC_IR_MAX_DIMS], sext[TILEC_IR_MAX_DIMS];
+    int n = region_shape(dst, ext), sn = region_shape(src, sext);
+    if (n != sn) {
+        cg_fail(g, "copy: regions of different shapes");
+        return;
+    }
+    int64_t total = 1;
+    for (int i = 0; i < n; i++) {
+        if (ext[i] != sext[i]) {
+            cg_fail(g, "copy: regions of different shapes");
+            return;
+        }
+        total *= ext[i];
+    }
+    if (try_copy_vec(g, s, w))
+        return;
+    int id = g->tmp++;
+    line(g, "{ /* copy %s -> %s */", src->buf->name, dst->buf->name);
+    g->ind++;
+    hoist_bases(g, src, id * 3 + 0 + 1000000);
+    hoist_bases(g, dst, id * 3 + 1 + 1000000);
+    int hs = id * 3 + 1000000, hd = id * 3 + 1 + 1000000, ib = id * 3 + 2 + 1000000;
+    out(g, "%*sfor (tl_i64 tl_k%d = %s; tl_k%d < %" PRId64 "; tl_k%d += ", 2 * (g->ind + 1), "",
+        id, w_start(w), id, total, id);
+    w_stride(g, w);
+    out(g, ") {\n");
+    g->ind++;
+    char kname[32];
+    snprintf(kname, sizeof kname, "tl_k%d", id);
+    decompose(g, ib, kname, ext, n);
+    int sg = src->buf->scope == TILEC_SCOPE_GLOBAL, dg = dst->buf->scope == TILEC_SCOPE_GLOBAL;
+    tilec_dtype_t st = src->buf->dtype, dt = dst->buf->dtype;
+    if (dg) {
+        out(g, "%*sif (", 2 * (g->ind + 1), "");
+        region_inbounds(g, dst, hd, ib);
+        out(g, ") ");
+    } else {
+        out(g, "%*s", 2 * (g->ind + 1), "");
+    }
+    out(g, "b%d[", dst->buf->id);
+    region_offset(g, dst, hd, ib);
+    out(g, "] = ");
+    if (sg) {
+        out(g, "!");
+        region_inbounds(g, src, hs, ib);
+        out(g, " ? (%s)0 : ", stype(dt));
+    }
+    if (st == dt) {
+        out(g, "b%d[", src->buf->id);
+        region_offset(g, src, hs, ib);
+        out(g, "]");
+    } else {
+        /* convert through the compute types, rounding once */
+        store_open(g, dt);
+        if (is_f16ish(dt) && !is_f16ish(st) && st != TILEC_FLOAT32 && !(tilec_dtype_is_int(st) && tilec_dtype_size(st) <= 2) && st != TILEC_BOOL) {
+            /* float64 or wide ints: one rounding from double */
+            g->o->len -= 7; /* undo "tl_f2h(" / "tl_f2b(" */
+            g->o->s[g->o->len] = '\0';
+            out(g, "%s((double)", dt == TILEC_FLOAT16 ? "tl_d2h(" : "tl_d2b(");
+        } else if (dt == TILEC_BOOL) {
+            g->o->len -= strlen("(tl_u8)(");
+            g->o->s[g->o->len] = '\0';
+            out(g, "(tl_u8)(0 != ");
+        } else if (!is_flt(dt) && is_f16ish(st)) {
+            /* float16 -> int truncates */
+        }
+        emit_load_conv_open(g, st);
+        out(g, "b%d[", src->buf->id);
+        region_offset(g, src, hs, ib);
+        out(g, "]))");
+    }
+    out(g, ";\n");
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    if (w->coop)
+        emit_sync(g);
+}
+
+/* 16-byte copies: src and dst of one dtype of 2 or 4 bytes, the innermost
+ * dimension contiguous in both with an extent that is a multiple of the
+ * vector, dst not global.  Global sources check alignment and bounds per
+ * vector and fall back to elements. */
+static int try_copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
+{
+    (void)g;
+    (void)s;
+    (void)w;
+    return 0;
+}
+
+static void emit_fill(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
+{
+    const tilec_ir_region_t *dst = &s->u.fill.dst;
+    int64_t ext[TILEC_IR_MAX_DIMS];
+    int n = region_shape(dst, ext);
+    int64_t total = 1;
+    for (int i = 0; i < n; i++)
+        total *= ext[i];
+    int id = g->tmp++;
+    int hd = id * 3 + 1000000, ib = hd + 2;
+    line(g, "{ /* fill %s */", dst->buf->name);
+    g->ind++;
+    hoist_bases(g, dst, hd);
+    out(g, "%*sconst %s tl_fv%d = ", 2 * (g->ind + 1), "", stype(dst->buf->dtype), id);
+    store_open(g, dst->buf->dtype);
+    emit_expr(g, s->u.fill.value);
+    out(g, ");\n");
+    out(g, "%*sfor (tl_i64 tl_k%d = %s; tl_k%d < %" PRId64 "; tl_k%d += ", 2 * (g->ind + 1), "", id,
+        w_start(w), id, total, id);
+    w_stride(g, w);
+    out(g, ") {\n");
+    g->ind++;
+    char kname[32];
+    snprintf(kname, sizeof kname, "tl_k%d", id);
+    decompose(g, ib, kname, ext, n);
+    out(g, "%*s", 2 * (g->ind + 1), "");
+    if (dst->buf->scope == TILEC_SCOPE_GLOBAL) {
+        out(g, "if (");
+        region_inbounds(g, dst, hd, ib);
+        out(g, ") ");
+    }
+    out(g, "b%d[", dst->buf->id);
+    region_offset(g, dst, hd, ib);
+    out(g, "] = tl_fv%d;\n", id);
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    if (w->coop)
+        emit_sync(g);
+}
+
+/* element (i, j) of a 2-D on-chip buffer as a computed value */
+static void elem2(cg_t *g, const tilec_ir_buffer_t *b, const char *i, const char *j)
+{
+    int64_t pitch = g->pitch[b->id] > 0 ? g->pitch[b->id] : const_dim(b, 1);
+    emit_load_conv_open(g, b->dtype);
+    out(g, "b%d[(%s) * %" PRId64 " + (%s)])", b->id, i, pitch, j);
+}
+
+static int try_gemm_mma(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w);
+
+static void emit_gemm(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
+{
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
+    int64_t M = const_dim(C, 0), N = const_dim(C, 1);
+    int64_t K = ta ? const_dim(A, 0) : const_dim(A, 1);
+    if (M <= 0 || N <= 0 || K <= 0 || A->ndim != 2 || B->ndim != 2 || C->ndim != 2) {
+        cg_fail(g, "gemm: operands must be 2-D buffers of constant shape");
+        return;
+    }
+    if (try_gemm_mma(g, s, w))
+        return;
+    int id = g->tmp++;
+    tilec_dtype_t ct = C->dtype;
+    const char *acc = is_flt(ct) ? (ct == TILEC_FLOAT64 ? "double" : "float") : ctype(ct);
+    line(g, "/* gemm %s = %s%s x %s%s on CUDA cores */", C->name, A->name, ta ? "^T" : "",
+         B->name, tb ? "^T" : "");
+    line(g, "for (int tl_e%d = %s; tl_e%d < %" PRId64 "; tl_e%d += %d) {", id, w_start(w), id,
+         M * N, id, w->coop ? g->nthreads : 1);
+    g->ind++;
+    line(g, "const int tl_i%d = tl_e%d / %" PRId64 ", tl_j%d = tl_e%d %% %" PRId64 ";", id, id, N,
+         id, id, N);
+    char ci[32], cj[32], kk[32];
+    snprintf(ci, sizeof ci, "tl_i%d", id);
+    snprintf(cj, sizeof cj, "tl_j%d", id);
+    snprintf(kk, sizeof kk, "tl_kk%d", id);
+    if (s->u.gemm.clear_accum) {
+        line(g, "%s tl_acc%d = 0;", acc, id);
+    } else {
+        out(g, "%*s%s tl_acc%d = (%s)", 2 * (g->ind + 1), "", acc, id, acc);
+        elem2(g, C, ci, cj);
+        out(g, ";\n");
+    }
+    line(g, "#pragma unroll 4");
+    line(g, "for (int %s = 0; %s < %" PRId64 "; %s++)", kk, kk, K, kk);
+    out(g, "%*s  tl_acc%d += (%s)", 2 * (g->ind + 1), "", id, acc);
+    if (ta)
+        elem2(g, A, kk, ci);
+    else
+        elem2(g, A, ci, kk);
+    out(g, " * (%s)", acc);
+    if (tb)
+        elem2(g, B, cj, kk);
+    else
+        elem2(g, B, kk, cj);
+    out(g, ";\n");
+    int64_t cp = g->pitch[C->id] > 0 ? g->pitch[C->id] : N;
+    out(g, "%*sb%d[tl_i%d * %" PRId64 " + tl_j%d] = ", 2 * (g->ind + 1), "", C->id, id, cp, id);
+    store_open(g, ct);
+    out(g, "tl_acc%d);\n", id);
+    g->ind--;
+    line(g, "}");
+    if (w->coop)
+        emit_sync(g);
+}
+
+/* Tensor-core GEMM (sm_80+): A, B shared float16/bfloat16 (any transpose),
+ * C a float32 fragment in shared memory.  Warps tile C in 16x8 pieces per
+ * mma; each warp takes a WM x WN sub-tile (WM multiple of 16, WN of 8),
+ * keeps its accumulators in registers over the whole K loop, and writes
+ * them back to the fragment at the end. */
+static int try_gemm_mma(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
+{
+    (void)g; (void)s; (void)w;
+    return 0;
+}
+
+static void emit_reduce(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
+{
+    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
+    int dim = s->u.reduce.dim;
+    tilec_reduce_op_t op = s->u.reduce.op;
+    int64_t outer = 1, R = const_dim(src, dim), inner = 1;
+    for (int d = 0; d < dim; d++)
+        outer *= const_dim(src, d);
+    for (int d = dim + 1; d < src->ndim; d++)
+        inner *= const_dim(src, d);
+    if (g->pitch[src->id] > 0 || g->pitch[dst->id] > 0) {
+        cg_fail(g, "reduce: padded buffers are not supported");
+        return;
+    }
+    int id = g->tmp++;
+    tilec_dtype_t t = src->dtype;
+    const char *acc;
+    if (is_flt(t))
+        acc = t == TILEC_FLOAT64 ? "double" : "float";
+    else if (op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM)
+        acc = tilec_dtype_is_signed(t) || t == TILEC_BOOL ? "tl_i64" : "tl_u64";
+    else
+        acc = ctype(t);
+    int is_sum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
+    int is_abs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
+    int is_max = op == TILEC_RED_MAX || op == TILEC_RED_ABSMAX;
+    line(g, "/* reduce %s %s -> %s dim %d */", tilec_reduce_op_name(op), src->name, dst->name, dim);
+    line(g, "for (int tl_e%d = %s; tl_e%d < %" PRId64 "; tl_e%d += %d) {", id, w_start(w), id,
+         outer * inner, id, w->coop ? g->nthreads : 1);
+    g->ind++;
+    line(g, "const int tl_o%d = tl_e%d / %" PRId64 ", tl_n%d = tl_e%d %% %" PRId64 ";", id, id,
+         inner, id, id, inner);
+    /* initial value */
+    if (is_sum || op == TILEC_RED_ABSMAX)
+        line(g, "%s tl_acc%d = 0;", acc, id);
+    else if (is_flt(t))
+        line(g, "%s tl_acc%d = %s;", acc, id,
+             is_max ? (t == TILEC_FLOAT64 ? "-tl_infd()" : "-tl_inff()")
+                    : (t == TILEC_FLOAT64 ? "tl_infd()" : "tl_inff()"));
+    else
+        line(g, "%s tl_acc%d = b%d[tl_o%d * %" PRId64 " + tl_n%d];", acc, id, src->id, id,
+             R * inner, id);
+    line(g, "for (int tl_r%d = 0; tl_r%d < %" PRId64 "; tl_r%d++) {", id, id, R, id);
+    out(g, "%*s  %s tl_x%d = (%s)", 2 * (g->ind + 1), "", acc, id, acc);
+    emit_load_conv_open(g, t);
+    out(g, "b%d[(tl_o%d * %" PRId64 " + tl_r%d) * %" PRId64 " + tl_n%d]);\n", src->id, id, R, id,
+        inner, id);
+    if (is_abs)
+        line(g, "  tl_x%d = %s(tl_x%d);", id, is_flt(t) ? "tl_abs" : "tl_iabs", id);
+    if (is_sum)
+        line(g, "  tl_acc%d += tl_x%d;", id, id);
+    else if (is_flt(t))
+        line(g, "  tl_acc%d = %s(tl_acc%d, tl_x%d);", id, is_max ? "tl_max" : "tl_min", id, id);
+    else
+        line(g, "  tl_acc%d = %s(tl_acc%d, tl_x%d);", id, is_max ? "tl_imax" : "tl_imin", id, id);
+    line(g, "}");
+    if (!s->u.reduce.clear) {
+        out(g, "%*s{ %s tl_d%d = (%s)", 2 * (g->ind + 1), "", acc, id, acc);
+        emit_load_conv_open(g, dst->dtype);
+        out(g, "b%d[tl_o%d * %" PRId64 " + tl_n%d]); ", dst->id, id, inner, id);
+        if (is_sum)
+            out(g, "tl_acc%d += tl_d%d; }\n", id, id);
+        else
+            out(g, "tl_acc%d = %s(tl_d%d, tl_acc%d); }\n", id,
+                is_flt(t) ? (is_max ? "tl_max" : "tl_min") : (is_max ? "tl_imax" : "tl_imin"), id,
+                id);
+    }
+    out(g, "%*sb%d[tl_o%d * %" PRId64 " + tl_n%d] = ", 2 * (g->ind + 1), "", dst->id, id, inner, id);
+    store_open(g, dst->dtype);
+    out(g, "tl_acc%d);\n", id);
+    g->ind--;
+    line(g, "}");
+    if (w->coop)
+        emit_sync(g);
+}
+
+static void emit_cumsum(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
+{
+    const tilec_ir_buffer_t *src = s->u.cumsum.src, *dst = s->u.cumsum.dst;
+    int dim = s->u.cumsum.dim;
+    int64_t outer = 1, R = const_dim(src, dim), inner = 1;
+    for (int d = 0; d < dim; d++)
+        outer *= const_dim(src, d);
+    for (int d = dim + 1; d < src->ndim; d++)
+        inner *= const_dim(src, d);
+    if (g->pitch[src->id] > 0 || g->pitch[dst->id] > 0) {
+        cg_fail(g, "cumsum: padded buffers are not supported");
+        return;
+    }
+    int id = g->tmp++;
+    tilec_dtype_t t = src->dtype;
+    const char *acc = is_flt(t) ? (t == TILEC_FLOAT64 ? "double" : "float")
+                                : (tilec_dtype_is_signed(t) ? "tl_i64" : "tl_u64");
+    if (w->coop)
+        emit_sync(g); /* src == dst is allowed: everyone has read before */
+    line(g, "/* cumsum %s -> %s dim %d%s */", src->name, dst->name, dim,
+         s->u.cumsum.reverse ? " reverse" : "");
+    line(g, "for (int tl_e%d = %s; tl_e%d < %" PRId64 "; tl_e%d += %d) {", id, w_start(w), id,
+         outer * inner, id, w->coop ? g->nthreads : 1);
+    g->ind++;
+    line(g, "const int tl_o%d = tl_e%d / %" PRId64 ", tl_n%d = tl_e%d %% %" PRId64 ";", id, id,
+         inner, id, id, inner);
+    line(g, "%s tl_acc%d = 0;", acc, id);
+    line(g, "for (int tl_q%d = 0; tl_q%d < %" PRId64 "; tl_q%d++) {", id, id, R, id);
+    if (s->u.cumsum.reverse)
+        line(g, "  const int tl_r%d = %" PRId64 " - tl_q%d;", id, R - 1, id);
+    else
+        line(g, "  const int tl_r%d = tl_q%d;", id, id);
+    line(g, "  const int tl_p%d = (tl_o%d * %" PRId64 " + tl_r%d) * %" PRId64 " + tl_n%d;", id, id,
+         R, id, inner, id);
+    out(g, "%*s  tl_acc%d += (%s)", 2 * (g->ind + 1), "", id, acc);
+    emit_load_conv_open(g, t);
+    out(g, "b%d[tl_p%d]);\n", src->id, id);
+    out(g, "%*s  b%d[tl_p%d] = ", 2 * (g->ind + 1), "", dst->id, id);
+    store_open(g, dst->dtype);
+    out(g, "tl_acc%d);\n", id);
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    if (w->coop)
+        emit_sync(g);
+}
+
+static void emit_atomic(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *b = s->u.atomic.buf;
+    tilec_dtype_t t = b->dtype;
+    tilec_atomic_op_t op = s->u.atomic.op;
+    int id = g->tmp++;
+    line(g, "{ /* atomic %s %s */", tilec_atomic_op_name(op), b->name);
+    g->ind++;
+    out(g, "%*s%s *tl_ap%d = &b%d[", 2 * (g->ind + 1), "", stype(t), id, b->id);
+    emit_offset(g, b, s->u.atomic.idx);
+    out(g, "];\n");
+    out(g, "%*sconst %s tl_av%d = (", 2 * (g->ind + 1), "", ctype(t), id);
+    emit_expr(g, s->u.atomic.value);
+    out(g, ");\n");
+    const char *fop = op == TILEC_ATOMIC_ADD ? NULL : op == TILEC_ATOMIC_MAX ? "tl_max" : "tl_min";
+    const char *iop = op == TILEC_ATOMIC_ADD ? NULL : op == TILEC_ATOMIC_MAX ? "tl_imax" : "tl_imin";
+    const char *native = op == TILEC_ATOMIC_ADD ? "atomicAdd" : op == TILEC_ATOMIC_MAX ? "atomicMax" : "atomicMin";
+    switch (t) {
+    case TILEC_FLOAT32:
+        if (op == TILEC_ATOMIC_ADD)
+            line(g, "atomicAdd(tl_ap%d, tl_av%d);", id, id);
+        else
+            line(g, "tl_rmw32(tl_ap%d, [&](tl_u32 x) { return __float_as_uint(%s(__uint_as_float(x), tl_av%d)); });",
+                 id, fop, id);
+        break;
+    case TILEC_FLOAT64:
+        if (op == TILEC_ATOMIC_ADD)
+            line(g, "atomicAdd(tl_ap%d, tl_av%d);", id, id);
+        else
+            line(g, "tl_rmw64(tl_ap%d, [&](tl_u64 x) { return (tl_u64)__double_as_longlong(%s(__longlong_as_double((tl_i64)x), tl_av%d)); });",
+                 id, fop, id);
+        break;
+    case TILEC_FLOAT16:
+    case TILEC_BFLOAT16: {
+        const char *ld = t == TILEC_FLOAT16 ? "tl_h2f" : "tl_b2f";
+        const char *st = t == TILEC_FLOAT16 ? "tl_f2h" : "tl_f2b";
+        if (op == TILEC_ATOMIC_ADD)
+            line(g, "tl_rmw_sub<2>(tl_ap%d, [&](tl_u32 x) { return (tl_u32)%s(%s((tl_u16)x) + tl_av%d); });",
+                 id, st, ld, id);
+        else
+            line(g, "tl_rmw_sub<2>(tl_ap%d, [&](tl_u32 x) { return (tl_u32)%s(%s(%s((tl_u16)x), tl_av%d)); });",
+                 id, st, fop, ld, id);
+        break;
+    }
+    case TILEC_INT32:
+    case TILEC_UINT32:
+        line(g, "%s(tl_ap%d, tl_av%d);", native, id, id);
+        break;
+    case TILEC_INT64:
+        if (op == TILEC_ATOMIC_ADD)
+            line(g, "atomicAdd((tl_u64 *)tl_ap%d, (tl_u64)tl_av%d);", id, id);
+        else
+            line(g, "%s((long long *)tl_ap%d, (long long)tl_av%d);", native, id, id);
+        break;
+    case TILEC_UINT64:
+        line(g, "%s((unsigned long long *)tl_ap%d, (unsigned long long)tl_av%d);", native, id, id);
+        break;
+    case TILEC_INT8:
+    case TILEC_UINT8:
+    case TILEC_INT16:
+    case TILEC_UINT16:
+    case TILEC_BOOL: {
+        int by = (int)tilec_dtype_size(t);
+        const char *stt = stype(t);
+        if (op == TILEC_ATOMIC_ADD)
+            line(g, "tl_rmw_sub<%d>(tl_ap%d, [&](tl_u32 x) { return (tl_u32)(%s)((%s)x + tl_av%d); });",
+                 by, id, stt, stt, id);
+        else
+            line(g, "tl_rmw_sub<%d>(tl_ap%d, [&](tl_u32 x) { return (tl_u32)(%s)%s<%s>((%s)x, (%s)tl_av%d); });",
+                 by, id, stt, iop, ctype(t), stt, ctype(t), id);
+        break;
+    }
+    default:
+        cg_fail(g, "atomic on %s is not supported", tilec_dtype_name(t));
+    }
+    g->ind--;
+    line(g, "}");
+}
+
+static void emit_print(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    /* the message goes through %s so no user text is a format */
+    const char *msg = s->u.print.msg ? s->u.print.msg : "";
+    cuda_str_t lit = {0};
+    cuda_str_puts(&lit, "\"");
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+        if (*p == '"' || *p == '\\' || *p < 32 || *p > 126)
+            cuda_str_printf(&lit, "\\%03o", *p);
+        else
+            str_putn(&lit, (const char *)p, 1);
+    }
+    cuda_str_puts(&lit, "\"");
+    if (lit.oom) {
+        cg_fail(g, "out of memory");
+        cuda_str_free(&lit);
+        return;
+    }
+    if (s->u.print.value) {
+        tilec_dtype_t t = s->u.print.value->dtype;
+        out(g, "%*sprintf(\"%%s%s%%%s\\n\", %s, ", 2 * (g->ind + 1), "", *msg ? ": " : "",
+            is_flt(t) ? "g" : tilec_dtype_is_signed(t) ? "lld" : "llu", lit.s);
+        out(g, is_flt(t) ? "(double)(" : tilec_dtype_is_signed(t) ? "(long long)(" : "(unsigned long long)(");
+        emit_expr(g, s->u.print.value);
+        out(g, "));\n");
+    } else if (s->u.print.buf) {
+        const tilec_ir_buffer_t *b = s->u.print.buf;
+        int64_t n = tilec_ir_buffer_const_size(b);
+        if (n < 0 || g->pitch[b->id] > 0) {
+            line(g, "printf(\"%%s: buffer %s\\n\", %s);", b->name[0] ? "(dynamic shape)" : "", lit.s);
+        } else {
+            int id = g->tmp++;
+            tilec_dtype_t t = b->dtype;
+            line(g, "printf(\"%%s: %s\\n\", %s);", "buffer", lit.s);
+            line(g, "for (int tl_e%d = 0; tl_e%d < %" PRId64 "; tl_e%d++)", id, id, n, id);
+            out(g, "%*s  printf(\"%%%s \", ", 2 * (g->ind + 1), "",
+                is_flt(t) ? "g" : tilec_dtype_is_signed(t) ? "lld" : "llu");
+            out(g, is_flt(t) ? "(double)" : tilec_dtype_is_signed(t) ? "(long long)" : "(unsigned long long)");
+            emit_load_conv_open(g, t);
+            out(g, "b%d[tl_e%d]));\n", b->id, id);
+            line(g, "printf(\"\\n\");");
+        }
+    }
+    cuda_str_free(&lit);
+}
+
+/* does a statement list store into a per-thread (local/var) buffer? */
+static int writes_per_thread(const tilec_ir_stmt_t *s, int depth)
+{
+    if (depth > CG_MAX_DEPTH)
+        return 1;
+    for (; s; s = s->next) {
+        switch (s->kind) {
+        case TILEC_ST_FOR:
+            if (writes_per_thread(s->u.loop.body, depth + 1))
+                return 1;
+            break;
+        case TILEC_ST_IF:
+            if (writes_per_thread(s->u.cond.then, depth + 1) ||
+                writes_per_thread(s->u.cond.els, depth + 1))
+                return 1;
+            break;
+        case TILEC_ST_STORE:
+            if (per_thread_scope(s->u.store.buf->scope))
+                return 1;
+            break;
+        case TILEC_ST_COPY:
+            if (per_thread_scope(s->u.copy.dst.buf->scope))
+                return 1;
+            break;
+        case TILEC_ST_FILL:
+            if (per_thread_scope(s->u.fill.dst.buf->scope))
+                return 1;
+            break;
+        case TILEC_ST_GEMM:
+            if (per_thread_scope(s->u.gemm.c->scope))
+                return 1;
+            break;
+        case TILEC_ST_REDUCE:
+            if (per_thread_scope(s->u.reduce.dst->scope))
+                return 1;
+            break;
+        case TILEC_ST_CUMSUM:
+            if (per_thread_scope(s->u.cumsum.dst->scope))
+                return 1;
+            break;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
+static void emit_loop_head(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    if (s->u.loop.kind == TILEC_LOOP_UNROLL)
+        line(g, "#pragma unroll");
+    out(g, "%*sfor (v%d = 0; v%d < (int)(", 2 * (g->ind + 1), "", s->u.loop.var->id,
+        s->u.loop.var->id);
+    emit_expr(g, s->u.loop.extent);
+    out(g, "); v%d++) {\n", s->u.loop.var->id);
+}
+
+static void emit_parallel_nest(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    /* collect a perfect nest of parallel loops */
+    const tilec_ir_stmt_t *nest[TILEC_IR_MAX_DIMS * 2];
+    int n = 0;
+    const tilec_ir_stmt_t *cur = s;
+    for (;;) {
+        nest[n++] = cur;
+        const tilec_ir_stmt_t *b = cur->u.loop.body;
+        if (n < (int)(sizeof nest / sizeof nest[0]) && b && !b->next && b->kind == TILEC_ST_FOR &&
+            b->u.loop.kind == TILEC_LOOP_PARALLEL)
+            cur = b;
+        else
+            break;
+    }
+    int id = g->tmp++;
+    line(g, "{ /* parallel nest of %d */", n);
+    g->ind++;
+    for (int i = 0; i < n; i++) {
+        out(g, "%*sconst tl_i64 tl_x%d_%d = (tl_i64)(", 2 * (g->ind + 1), "", id, i);
+        emit_expr(g, nest[i]->u.loop.extent);
+        out(g, ");\n");
+    }
+    out(g, "%*sconst tl_i64 tl_t%d = 1", 2 * (g->ind + 1), "", id);
+    for (int i = 0; i < n; i++)
+        out(g, " * tl_x%d_%d", id, i);
+    out(g, ";\n");
+    line(g, "for (tl_i64 tl_p%d = tl_tid; tl_p%d < tl_t%d; tl_p%d += %d) {", id, id, id, id,
+         g->nthreads);
+    g->ind++;
+    line(g, "tl_i64 tl_q%d = tl_p%d;", id, id);
+    for (int i = n - 1; i >= 0; i--) {
+        if (i > 0)
+            line(g, "v%d = (int)(tl_q%d %% tl_x%d_%d); tl_q%d /= tl_x%d_%d;",
+                 nest[i]->u.loop.var->id, id, id, i, id, id, i);
+        else
+            line(g, "v%d = (int)tl_q%d;", nest[i]->u.loop.var->id, id);
+    }
+    emit_block(g, nest[n - 1]->u.loop.body, 1);
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    emit_sync(g);
+}
+
+static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
+{
+    if (g->failed)
+        return;
+    if (++g->depth > CG_MAX_DEPTH) {
+        cg_fail(g, "statements nested too deeply");
+        g->depth--;
+        return;
+    }
+    who_t coop = {1}, solo = {0};
+    switch (s->kind) {
+    case TILEC_ST_FOR:
+        if (!par && s->u.loop.kind == TILEC_LOOP_PARALLEL && !writes_per_thread(s->u.loop.body, 0)) {
+            emit_parallel_nest(g, s);
+        } else {
+            emit_loop_head(g, s);
+            g->ind++;
+            emit_block(g, s->u.loop.body, par || s->u.loop.kind == TILEC_LOOP_PARALLEL);
+            g->ind--;
+            line(g, "}");
+        }
+        break;
+    case TILEC_ST_IF:
+        out(g, "%*sif (", 2 * (g->ind + 1), "");
+        emit_expr(g, s->u.cond.cond);
+        out(g, ") {\n");
+        g->ind++;
+        emit_block(g, s->u.cond.then, par);
+        g->ind--;
+        if (s->u.cond.els) {
+            line(g, "} else {");
+            g->ind++;
+            emit_block(g, s->u.cond.els, par);
+            g->ind--;
+        }
+        line(g, "}");
+        break;
+    case TILEC_ST_STORE: {
+        const tilec_ir_buffer_t *b = s->u.store.buf;
+        int guard = !par && !per_thread_scope(b->scope);
+        out(g, "%*s%sb%d[", 2 * (g->ind + 1), "", guard ? "if (tl_tid == 0) " : "", b->id);
+        emit_offset(g, b, s->u.store.idx);
+        out(g, "] = ");
+        store_open(g, b->dtype);
+        emit_expr(g, s->u.store.value);
+        out(g, ");\n");
+        if (guard)
+            emit_sync(g);
+        break;
+    }
+    case TILEC_ST_ASSIGN:
+        out(g, "%*sv%d = (", 2 * (g->ind + 1), "", s->u.assign.var->id);
+        emit_expr(g, s->u.assign.value);
+        out(g, ");\n");
+        break;
+    case TILEC_ST_COPY:
+        emit_copy(g, s, !par && !per_thread_scope(s->u.copy.dst.buf->scope) ? &coop : &solo);
+        break;
+    case TILEC_ST_FILL:
+        emit_fill(g, s, !par && !per_thread_scope(s->u.fill.dst.buf->scope) ? &coop : &solo);
+        break;
+    case TILEC_ST_GEMM:
+        emit_gemm(g, s, !par && !per_thread_scope(s->u.gemm.c->scope) ? &coop : &solo);
+        break;
+    case TILEC_ST_REDUCE:
+        emit_reduce(g, s, !par && !per_thread_scope(s->u.reduce.dst->scope) ? &coop : &solo);
+        break;
+    case TILEC_ST_CUMSUM:
+        emit_cumsum(g, s, !par && !per_thread_scope(s->u.cumsum.dst->scope) ? &coop : &solo);
+        break;
+    case TILEC_ST_ATOMIC:
+        if (!par) {
+            line(g, "if (tl_tid == 0) {");
+            g->ind++;
+        }
+        emit_atomic(g, s);
+        if (!par) {
+            g->ind--;
+            line(g, "}");
+            emit_sync(g);
+        }
+        break;
+    case TILEC_ST_SYNC:
+        if (!par)
+            emit_sync(g);
+        break;
+    case TILEC_ST_PRINT:
+        if (!par) {
+            line(g, "if (tl_tid == 0) {");
+            g->ind++;
+        }
+        emit_print(g, s);
+        if (!par) {
+            g->ind--;
+            line(g, "}");
+        }
+        break;
+    case TILEC_ST_HINT:
+        break; /* use_swizzle is applied at kernel entry; layouts are ours */
+    default:
+        cg_fail(g, "unknown statement kind %d", (int)s->kind);
+    }
+    g->depth--;
+}
+
+static void emit_block(cg_t *g, const tilec_ir_stmt_t *s, int par)
+{
+    for (; s && !g->failed; s = s->next)
+        emit_stmt(g, s, par);
+}
+
+/* first top-level use_swizzle hint: its panel size, else 0 */
+static int64_t find_swizzle(const tilec_ir_stmt_t *s)
+{
+    for (; s; s = s->next)
+        if (s->kind == TILEC_ST_HINT && s->u.hint.name &&
+            strcmp(s->u.hint.name, "use_swizzle") == 0 && s->u.hint.nargs >= 1) {
+            int64_t v = 0;
+            if (tilec_ir_is_const_int(s->u.hint.args[0], &v) && v > 0)
+                return v;
+        }
+    return 0;
+}
+
+int cuda_codegen(const tilec_ir_module_t *m, int sm, cuda_str_t *o, cuda_kinfo_t *info,
+                 char *err, size_t errlen)
+{
+    cg_t g;
+    memset(&g, 0, sizeof g);
+    memset(info, 0, sizeof *info);
+    g.err = err;
+    g.errlen = errlen;
+    g.o = o;
+    g.sm = sm;
+    g.info = info;
+    if (!m || !m->kernel) {
+        snprintf(err, errlen, "no kernel");
+        return -1;
+    }
+    const tilec_ir_kernel_t *k = m->kernel;
+    g.k = k;
+    int64_t nt = (int64_t)k->threads[0] * k->threads[1] * k->threads[2];
+    if (nt < 1 || nt > 1024) {
+        snprintf(err, errlen, "threads=%lld per block: CUDA allows 1..1024", (long long)nt);
+        return -1;
+    }
+    g.nthreads = (int)nt;
+    g.smem_off = calloc((size_t)k->nbufs + 1, sizeof *g.smem_off);
+    g.pitch = calloc((size_t)k->nbufs + 1, sizeof *g.pitch);
+    if (!g.smem_off || !g.pitch) {
+        free(g.smem_off);
+        free(g.pitch);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    /* shared memory plan */
+    uint64_t off = 0;
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        if (b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT)
+            continue;
+        int64_t n = tilec_ir_buffer_const_size(b);
+        if (n < 0) {
+            cg_fail(&g, "buffer '%s' has no constant shape", b->name);
+            break;
+        }
+        off = (off + 127) & ~(uint64_t)127;
+        g.smem_off[i] = off;
+        off += (uint64_t)n * tilec_dtype_size(b->dtype);
+    }
+    g.smem_bytes = (off + 15) & ~(uint64_t)15;
+    info->smem_bytes = g.smem_bytes;
+
+    cuda_str_puts(o, "/* generated by tilec's CUDA backend */\n");
+    cuda_str_puts(o, cuda_prelude);
+    out(&g, "\nextern \"C\" __global__ void __launch_bounds__(%d) tilec_kernel(", g.nthreads);
+    int first = 1;
+    for (int i = 0; i < k->nparams; i++) {
+        out(&g, "%s%s *b%d", first ? "" : ", ", stype(k->bufs[i]->dtype), i);
+        first = 0;
+    }
+    int nsym = 0;
+    for (int i = 0; i < k->nvars; i++)
+        if (k->vars[i]->kind == TILEC_VAR_SYM)
+            out(&g, "%sint tl_sym%d", first ? "" : ", ", nsym++), first = 0;
+    if (first)
+        out(&g, "void");
+    out(&g, ")\n{\n");
+    line(&g, "extern __shared__ __align__(128) unsigned char tl_smem[];");
+    line(&g, "const int tl_tid = (int)(threadIdx.x + %d * (threadIdx.y + %d * threadIdx.z));",
+         k->threads[0], k->threads[1]);
+    /* variables */
+    nsym = 0;
+    for (int i = 0; i < k->nvars; i++) {
+        const tilec_ir_var_t *v = k->vars[i];
+        switch (v->kind) {
+        case TILEC_VAR_SYM: line(&g, "const int v%d = tl_sym%d; (void)v%d;", i, nsym++, i); break;
+        case TILEC_VAR_LOOP: line(&g, "int v%d = 0; (void)v%d;", i, i); break;
+        case TILEC_VAR_LET: line(&g, "%s v%d = 0; (void)v%d;", ctype(v->dtype), i, i); break;
+        default: break;
+        }
+    }
+    /* block indices, with use_swizzle rasterization for 2-D grids */
+    int64_t panel = find_swizzle(k->body);
+    static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
+    if (panel > 0 && k->ngrid >= 2) {
+        line(&g, "int v%d, v%d;", k->block[0]->id, k->block[1]->id);
+        line(&g, "{ /* use_swizzle(%lld): panels of %lld block columns */", (long long)panel,
+             (long long)panel);
+        line(&g, "  const int tl_gx = (int)gridDim.x, tl_gy = (int)gridDim.y;");
+        line(&g, "  const int tl_l = (int)(blockIdx.x + gridDim.x * blockIdx.y);");
+        line(&g, "  const int tl_pan = tl_l / (%lld * tl_gy), tl_in = tl_l %% (%lld * tl_gy);",
+             (long long)panel, (long long)panel);
+        line(&g, "  const int tl_w = min(%lld, tl_gx - tl_pan * %lld);", (long long)panel,
+             (long long)panel);
+        line(&g, "  v%d = tl_pan * %lld + tl_in %% tl_w; v%d = tl_in / tl_w;", k->block[0]->id,
+             (long long)panel, k->block[1]->id);
+        line(&g, "}");
+        for (int d = 2; d < k->ngrid; d++)
+            line(&g, "const int v%d = (int)%s;", k->block[d]->id, bidx[d]);
+    } else {
+        for (int d = 0; d < k->ngrid; d++)
+            line(&g, "const int v%d = (int)%s; (void)v%d;", k->block[d]->id, bidx[d],
+                 k->block[d]->id);
+    }
+    /* shapes of the tensors */
+    for (int i = 0; i < k->nparams; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        for (int d = 1; d < b->ndim; d++) {
+            out(&g, "  const tl_i64 tl_s%d_%d = (tl_i64)(", i, d);
+            emit_expr(&g, b->shape[d]);
+            out(&g, "); (void)tl_s%d_%d;\n", i, d);
+        }
+        if (b->ndim >= 1) {
+            out(&g, "  const tl_i64 tl_s%d_0 = (tl_i64)(", i);
+            emit_expr(&g, b->shape[0]);
+            out(&g, "); (void)tl_s%d_0;\n", i);
+        }
+    }
+    /* on-chip buffers */
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        if (b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT) {
+            line(&g, "%s *const b%d = (%s *)(tl_smem + %llu); /* %s %s */", stype(b->dtype), i,
+                 stype(b->dtype), (unsigned long long)g.smem_off[i], tilec_scope_name(b->scope),
+                 b->name);
+        } else {
+            int64_t n = tilec_ir_buffer_const_size(b);
+            if (n < 0 || n > CG_LOCAL_MAX_ELEMS) {
+                cg_fail(&g, "local buffer '%s' is too large for registers (%lld elements)",
+                        b->name, (long long)n);
+                break;
+            }
+            line(&g, "%s b%d[%lld] = {}; /* %s %s */", stype(b->dtype), i, (long long)n,
+                 tilec_scope_name(b->scope), b->name);
+        }
+    }
+    if (g.smem_bytes) {
+        line(&g, "for (int tl_z = tl_tid; tl_z < %llu; tl_z += %d) ((uint4 *)tl_smem)[tl_z] = make_uint4(0, 0, 0, 0);",
+             (unsigned long long)(g.smem_bytes / 16), g.nthreads);
+        line(&g, "__syncthreads();");
+    }
+    emit_block(&g, k->body, 0);
+    out(&g, "}\n");
+    free(g.smem_off);
+    free(g.pitch);
+    if (!g.failed && o->oom) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return g.failed ? -1 : 0;
+}

@@ -1,0 +1,22 @@
+# gemm_tn_f16.py — C = op(A) @ op(B), transpose_A=True transpose_B=False, float16 in, float32 accumulator.
+# conform: tol=auto covers=gemm,Pipelined,copy,clear
+# conform-params: -D M=64 -D N=64 -D K=64
+# conform-params: -D M=70 -D N=45 -D K=50
+import tilelang
+import tilelang.language as T
+
+
+def gemm_tn_f16(M=64, N=64, K=64, bm=32, bn=32, bk=16, dtype="float16", accum="float32", out_dtype="float16", stages=2):
+    @T.prim_func
+    def main(A: T.Tensor((K, M), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), out_dtype)):
+        with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+            As = T.alloc_shared((bk, bm), dtype)
+            Bs = T.alloc_shared((bk, bn), dtype)
+            Cf = T.alloc_fragment((bm, bn), accum)
+            T.clear(Cf)
+            for k in T.Pipelined(T.ceildiv(K, bk), num_stages=stages):
+                T.copy(A[k * bk, by * bm], As)
+                T.copy(B[k * bk, bx * bn], Bs)
+                T.gemm(As, Bs, Cf, transpose_A=True, transpose_B=False)
+            T.copy(Cf, C[by * bm, bx * bn])
+    return main

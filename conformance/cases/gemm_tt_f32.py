@@ -1,0 +1,22 @@
+# gemm_tt_f32.py — C = op(A) @ op(B), transpose_A=True transpose_B=True, all float32.
+# conform: tol=auto covers=gemm,Pipelined,copy,clear
+# conform-params: -D M=64 -D N=32 -D K=48
+# conform-params: -D M=33 -D N=17 -D K=9
+import tilelang
+import tilelang.language as T
+
+
+def gemm_tt_f32(M=64, N=64, K=64, bm=32, bn=32, bk=16, dtype="float32", accum="float32", out_dtype="float32", stages=2):
+    @T.prim_func
+    def main(A: T.Tensor((K, M), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), out_dtype)):
+        with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+            As = T.alloc_shared((bk, bm), dtype)
+            Bs = T.alloc_shared((bn, bk), dtype)
+            Cf = T.alloc_fragment((bm, bn), accum)
+            T.clear(Cf)
+            for k in T.Pipelined(T.ceildiv(K, bk), num_stages=stages):
+                T.copy(A[k * bk, by * bm], As)
+                T.copy(B[bx * bn, k * bk], Bs)
+                T.gemm(As, Bs, Cf, transpose_A=True, transpose_B=True)
+            T.copy(Cf, C[by * bm, bx * bn])
+    return main

@@ -1,0 +1,24 @@
+# pipeline_stages.py — the same GEMM with T.Pipelined num_stages 1, 2, 3 and 4 (results must not change).
+# conform: tol=auto covers=Pipelined,gemm,copy
+# conform-params: -D stages=1
+# conform-params: -D stages=2
+# conform-params: -D stages=3
+# conform-params: -D stages=4 -D K=200
+import tilelang
+import tilelang.language as T
+
+
+def pipeline_stages(M=64, N=64, K=128, bm=32, bn=32, bk=16, dtype="float16", accum="float32", out_dtype="float16", stages=2):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), out_dtype)):
+        with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+            As = T.alloc_shared((bm, bk), dtype)
+            Bs = T.alloc_shared((bk, bn), dtype)
+            Cf = T.alloc_fragment((bm, bn), accum)
+            T.clear(Cf)
+            for k in T.Pipelined(T.ceildiv(K, bk), num_stages=stages):
+                T.copy(A[by * bm, k * bk], As)
+                T.copy(B[k * bk, bx * bn], Bs)
+                T.gemm(As, Bs, Cf, transpose_A=False, transpose_B=False)
+            T.copy(Cf, C[by * bm, bx * bn])
+    return main

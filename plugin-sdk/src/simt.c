@@ -1,0 +1,1259 @@
+/*
+ * simt.c — the statement half of the SIMT lowering kit: one tile IR kernel
+ * to the source of one SIMT kernel (see tilec/simt.h, docs/simt-kit.md).
+ *
+ * Execution model of the generated code (v1, simple and correct):
+ *  - one block is one work-group of threads[0]*threads[1]*threads[2]
+ *    threads; tc_tid is the linear thread index, tc_nthreads the count;
+ *  - SHARED and FRAGMENT buffers are block-wide arrays (shared/local
+ *    memory); LOCAL and VAR buffers and `let` variables are per thread;
+ *  - block-level scalar code (assignments, serial/pipelined loops, ifs)
+ *    runs redundantly and uniformly in every thread, so its values are the
+ *    same everywhere and barriers inside it are in uniform control flow;
+ *  - block-level side effects on memory other threads can see (a STORE to
+ *    a shared or global buffer, ATOMIC, PRINT) run in thread 0 only;
+ *  - a T.Parallel nest is flattened and its iterations are spread over the
+ *    threads (stride tc_nthreads); its body runs per thread;
+ *  - tile operations (COPY, FILL, GEMM, REDUCE, CUMSUM) are loops over their
+ *    output elements spread over the threads, except when the output is a
+ *    per-thread buffer (then every thread computes all of it) or when they
+ *    appear inside per-thread code (then they are plain loops);
+ *  - barriers: the kit tracks, per buffer, which block-wide and global
+ *    buffers were read and written since the last barrier at block level,
+ *    and puts a barrier before a statement that reads what another
+ *    statement wrote, or writes what another statement read or wrote.
+ *    Loops are treated as if their body had run before (loop-carried), ifs
+ *    merge both branches.  Barriers are only emitted at block level, which
+ *    is uniform control flow by construction.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simt_internal.h"
+
+/* ---- context API ---------------------------------------------------------------- */
+
+void tilec_simt_fail(tilec_simt_ctx_t *c, const char *fmt, ...)
+{
+    if (!c || c->failed)
+        return;
+    c->failed = 1;
+    if (c->err && c->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->err, c->errlen, fmt, ap);
+        va_end(ap);
+    }
+}
+
+void tilec_simt_emit(tilec_simt_ctx_t *c, const char *fmt, ...)
+{
+    for (int i = 0; i < c->ind; i++)
+        simt_str_putn(c->o, "  ", 2);
+    va_list ap;
+    va_start(ap, fmt);
+    simt_str_vprintf(c->o, fmt, ap);
+    va_end(ap);
+    simt_str_putn(c->o, "\n", 1);
+}
+
+void tilec_simt_indent(tilec_simt_ctx_t *c, int delta)
+{
+    c->ind += delta;
+    if (c->ind < 0)
+        c->ind = 0;
+}
+
+int tilec_simt_per_thread(tilec_simt_ctx_t *c) { return c->per_thread; }
+uint32_t tilec_simt_uses(tilec_simt_ctx_t *c) { return c->uses; }
+void tilec_simt_add_uses(tilec_simt_ctx_t *c, uint32_t bits) { c->uses |= bits; }
+int tilec_simt_tmp(tilec_simt_ctx_t *c) { return c->tmp++; }
+const tilec_simt_dialect_t *tilec_simt_dialect(tilec_simt_ctx_t *c) { return &c->dl; }
+
+tilec_simt_place_t tilec_simt_place_of(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
+{
+    (void)c;
+    return b && simt_is_private(b) ? TILEC_SIMT_PLACE_PRIVATE : TILEC_SIMT_PLACE_SHARED;
+}
+
+void tilec_simt_barrier(tilec_simt_ctx_t *c)
+{
+    tilec_simt_emit(c, "%s", c->dl.barrier);
+    c->nbarriers++;
+    c->uses |= TILEC_SIMT_USES_BARRIER;
+    c->dirty_r = c->dirty_w = 0;
+}
+
+/* ---- access analysis -------------------------------------------------------------- */
+
+/* One bit per buffer id (mod 64: a collision only adds a barrier) for
+ * buffers other threads can see; private buffers have none. */
+static uint64_t bit_of(const tilec_ir_buffer_t *b)
+{
+    if (!b || simt_is_private(b) || b->id < 0)
+        return 0;
+    return 1ull << (b->id % 64);
+}
+
+typedef struct acc { uint64_t r, w; } acc_t;
+
+static void acc_expr(const tilec_ir_expr_t *e, acc_t *a, int depth)
+{
+    if (!e || depth > SIMT_MAX_DEPTH)
+        return;
+    switch (e->kind) {
+    case TILEC_EX_LOAD:
+        a->r |= bit_of(e->u.load.buf);
+        if (e->u.load.buf && e->u.load.idx)
+            for (int d = 0; d < e->u.load.buf->ndim; d++)
+                acc_expr(e->u.load.idx[d], a, depth + 1);
+        break;
+    case TILEC_EX_UNARY: acc_expr(e->u.un.a, a, depth + 1); break;
+    case TILEC_EX_BINARY:
+        acc_expr(e->u.bin.a, a, depth + 1);
+        acc_expr(e->u.bin.b, a, depth + 1);
+        break;
+    case TILEC_EX_SELECT:
+        acc_expr(e->u.sel.cond, a, depth + 1);
+        acc_expr(e->u.sel.a, a, depth + 1);
+        acc_expr(e->u.sel.b, a, depth + 1);
+        break;
+    case TILEC_EX_CAST: acc_expr(e->u.cast.a, a, depth + 1); break;
+    default: break;
+    }
+}
+
+static void acc_region(const tilec_ir_region_t *r, acc_t *a, int depth)
+{
+    if (r->buf && r->base)
+        for (int d = 0; d < r->buf->ndim; d++)
+            acc_expr(r->base[d], a, depth + 1);
+}
+
+static void acc_stmts(const tilec_ir_stmt_t *s, acc_t *a, int depth);
+
+static void acc_stmt(const tilec_ir_stmt_t *s, acc_t *a, int depth)
+{
+    if (depth > SIMT_MAX_DEPTH)
+        return;
+    switch (s->kind) {
+    case TILEC_ST_FOR:
+        acc_expr(s->u.loop.extent, a, depth);
+        acc_stmts(s->u.loop.body, a, depth + 1);
+        break;
+    case TILEC_ST_IF:
+        acc_expr(s->u.cond.cond, a, depth);
+        acc_stmts(s->u.cond.then, a, depth + 1);
+        acc_stmts(s->u.cond.els, a, depth + 1);
+        break;
+    case TILEC_ST_STORE:
+        a->w |= bit_of(s->u.store.buf);
+        if (s->u.store.buf && s->u.store.idx)
+            for (int d = 0; d < s->u.store.buf->ndim; d++)
+                acc_expr(s->u.store.idx[d], a, depth);
+        acc_expr(s->u.store.value, a, depth);
+        break;
+    case TILEC_ST_ASSIGN: acc_expr(s->u.assign.value, a, depth); break;
+    case TILEC_ST_COPY:
+        a->r |= bit_of(s->u.copy.src.buf);
+        a->w |= bit_of(s->u.copy.dst.buf);
+        acc_region(&s->u.copy.src, a, depth);
+        acc_region(&s->u.copy.dst, a, depth);
+        break;
+    case TILEC_ST_FILL:
+        a->w |= bit_of(s->u.fill.dst.buf);
+        acc_region(&s->u.fill.dst, a, depth);
+        acc_expr(s->u.fill.value, a, depth);
+        break;
+    case TILEC_ST_GEMM:
+        a->r |= bit_of(s->u.gemm.a) | bit_of(s->u.gemm.b) | bit_of(s->u.gemm.c);
+        a->w |= bit_of(s->u.gemm.c);
+        break;
+    case TILEC_ST_REDUCE:
+        a->r |= bit_of(s->u.reduce.src) | bit_of(s->u.reduce.dst);
+        a->w |= bit_of(s->u.reduce.dst);
+        break;
+    case TILEC_ST_CUMSUM:
+        a->r |= bit_of(s->u.cumsum.src);
+        a->w |= bit_of(s->u.cumsum.dst);
+        break;
+    case TILEC_ST_ATOMIC:
+        a->r |= bit_of(s->u.atomic.buf);
+        a->w |= bit_of(s->u.atomic.buf);
+        if (s->u.atomic.buf && s->u.atomic.idx)
+            for (int d = 0; d < s->u.atomic.buf->ndim; d++)
+                acc_expr(s->u.atomic.idx[d], a, depth);
+        acc_expr(s->u.atomic.value, a, depth);
+        break;
+    case TILEC_ST_PRINT:
+        acc_expr(s->u.print.value, a, depth);
+        a->r |= bit_of(s->u.print.buf);
+        break;
+    default: break;
+    }
+}
+
+static void acc_stmts(const tilec_ir_stmt_t *s, acc_t *a, int depth)
+{
+    for (; s; s = s->next)
+        acc_stmt(s, a, depth);
+}
+
+/* Barrier before an access set that conflicts with the pending one. */
+static void sync_for(tilec_simt_ctx_t *c, const acc_t *a)
+{
+    if ((a->r & c->dirty_w) || (a->w & (c->dirty_r | c->dirty_w)))
+        tilec_simt_barrier(c);
+}
+
+static void note_acc(tilec_simt_ctx_t *c, const acc_t *a)
+{
+    c->dirty_r |= a->r;
+    c->dirty_w |= a->w;
+}
+
+/* ---- helpers for loops ---------------------------------------------------------------- */
+
+/* Opens "for (T E = start; E < total; E += step) {" spreading iterations
+ * over the threads when coop; returns the loop variable's name. */
+static const char *open_elem_loop(tilec_simt_ctx_t *c, int64_t total, int coop)
+{
+    int t = tilec_simt_tmp(c);
+    const char *it = c->dl.type_name[total > INT32_MAX - 65536 ? TILEC_INT64 : TILEC_INT32];
+    const char *e = simt_fmt(c, "tc_e%d", t);
+    if (coop)
+        tilec_simt_emit(c, "for (%s %s = tc_tid; %s < %" PRId64 "; %s += tc_nthreads) {", it, e, e, total, e);
+    else
+        tilec_simt_emit(c, "for (%s %s = 0; %s < %" PRId64 "; %s++) {", it, e, e, total, e);
+    c->ind++;
+    return e;
+}
+
+static void close_block(tilec_simt_ctx_t *c)
+{
+    c->ind--;
+    tilec_simt_emit(c, "}");
+}
+
+static int64_t const_dim(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, int d)
+{
+    int64_t v;
+    if (d < 0 || d >= b->ndim || !b->shape || !tilec_ir_is_const_int(b->shape[d], &v) || v < 1) {
+        tilec_simt_fail(c, "buffer '%s' needs a constant shape here", b->name ? b->name : "?");
+        return 1;
+    }
+    return v;
+}
+
+static int64_t const_size(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
+{
+    int64_t n = 1;
+    for (int d = 0; d < b->ndim; d++) {
+        int64_t v = const_dim(c, b, d);
+        if (n > INT64_MAX / 16 / v) {
+            tilec_simt_fail(c, "buffer '%s' is too large", b->name ? b->name : "?");
+            return 1;
+        }
+        n *= v;
+    }
+    return n;
+}
+
+/* Offset of index strings idx[] in b (row-major). */
+static const char *offset_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx)
+{
+    if (b->ndim == 0)
+        return "0";
+    const char *o = idx[0];
+    for (int d = 1; d < b->ndim; d++)
+        o = simt_fmt(c, "(%s * %s + %s)", o, tilec_simt_dim(c, b, d), idx[d]);
+    return o;
+}
+
+static const char *inside_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx)
+{
+    const char *r = NULL;
+    for (int d = 0; d < b->ndim; d++) {
+        const char *t = simt_fmt(c, "%s >= 0 && %s < %s", idx[d], idx[d], tilec_simt_dim(c, b, d));
+        r = r ? simt_fmt(c, "%s && %s", r, t) : t;
+    }
+    return r ? r : "1";
+}
+
+/* ---- tile operations -------------------------------------------------------------------- */
+
+/* Declares the bases of region r (names tc_r<t>_<d>) and returns t. */
+static int region_bases(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int64_t *total)
+{
+    if (!simt_buf_ok(c, r->buf))
+        return -1;
+    if (r->buf->ndim > 0 && (!r->base || !r->extent)) {
+        tilec_simt_fail(c, "region without bases or extents");
+        return -1;
+    }
+    int t = tilec_simt_tmp(c);
+    const char *it = simt_idx_type(c, r->buf);
+    *total = 1;
+    for (int d = 0; d < r->buf->ndim; d++) {
+        if (r->extent[d] < 1 || r->extent[d] > INT32_MAX || *total > INT64_MAX / 16 / r->extent[d]) {
+            tilec_simt_fail(c, "region extent %" PRId64 " out of range", r->extent[d]);
+            return -1;
+        }
+        *total *= r->extent[d];
+        tilec_simt_emit(c, "const %s tc_r%d_%d = (%s)(%s);", it, t, d, it, tilec_simt_expr(c, r->base[d]));
+    }
+    return t;
+}
+
+/* Index strings of element e (flat, row-major over the region) of r. */
+static void region_idx(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t, const char *e, const char **idx)
+{
+    const char *it = simt_idx_type(c, r->buf);
+    int64_t stride = 1;
+    for (int d = r->buf->ndim - 1; d >= 0; d--) {
+        int64_t x = r->extent[d];
+        if (x == 1)
+            idx[d] = simt_fmt(c, "tc_r%d_%d", t, d);
+        else if (stride == 1)
+            idx[d] = simt_fmt(c, "(tc_r%d_%d + (%s)(%s %% %" PRId64 "))", t, d, it, e, x);
+        else
+            idx[d] = simt_fmt(c, "(tc_r%d_%d + (%s)((%s / %" PRId64 ") %% %" PRId64 "))", t, d, it, e, stride, x);
+        stride *= x;
+    }
+}
+
+static int coop_for(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *dst)
+{
+    return !c->per_thread && !simt_is_private(dst);
+}
+
+static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_region_t *rs = &s->u.copy.src, *rd = &s->u.copy.dst;
+    if (!simt_buf_ok(c, rs->buf) || !simt_buf_ok(c, rd->buf))
+        return;
+    tilec_simt_emit(c, "{ /* copy %s -> %s */", rs->buf->name ? rs->buf->name : "?", rd->buf->name ? rd->buf->name : "?");
+    c->ind++;
+    int64_t ns, nd;
+    int ts = region_bases(c, rs, &ns), td = region_bases(c, rd, &nd);
+    if (ts < 0 || td < 0)
+        return;
+    if (ns != nd) {
+        tilec_simt_fail(c, "copy: regions have %" PRId64 " and %" PRId64 " elements", ns, nd);
+        return;
+    }
+    const char *e = open_elem_loop(c, nd, coop_for(c, rd->buf));
+    const char *is[TILEC_IR_MAX_DIMS], *id[TILEC_IR_MAX_DIMS];
+    region_idx(c, rs, ts, e, is);
+    region_idx(c, rd, td, e, id);
+    const char *ct = tilec_simt_ctype(c, rs->buf->dtype);
+    const char *ld = tilec_simt_load(c, rs->buf, offset_str(c, rs->buf, is));
+    if (rs->buf->scope == TILEC_SCOPE_GLOBAL)
+        tilec_simt_emit(c, "const %s tc_v = (%s) ? %s : %s;", ct, inside_str(c, rs->buf, is), ld,
+                        simt_zero(c, rs->buf->dtype));
+    else
+        tilec_simt_emit(c, "const %s tc_v = %s;", ct, ld);
+    const char *st = tilec_simt_store(c, rd->buf, offset_str(c, rd->buf, id),
+                                      tilec_simt_convert(c, "tc_v", rs->buf->dtype, rd->buf->dtype));
+    if (rd->buf->scope == TILEC_SCOPE_GLOBAL)
+        tilec_simt_emit(c, "if (%s) %s", inside_str(c, rd->buf, id), st);
+    else
+        tilec_simt_emit(c, "%s", st);
+    close_block(c);
+    close_block(c);
+}
+
+static void gen_fill(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_region_t *rd = &s->u.fill.dst;
+    if (!simt_buf_ok(c, rd->buf) || !s->u.fill.value)
+        return;
+    tilec_simt_emit(c, "{ /* fill %s */", rd->buf->name ? rd->buf->name : "?");
+    c->ind++;
+    int64_t nd;
+    int td = region_bases(c, rd, &nd);
+    if (td < 0)
+        return;
+    tilec_dtype_t t = rd->buf->dtype;
+    tilec_simt_emit(c, "const %s tc_v = %s;", tilec_simt_ctype(c, t),
+                    tilec_simt_convert(c, tilec_simt_expr(c, s->u.fill.value), s->u.fill.value->dtype, t));
+    const char *e = open_elem_loop(c, nd, coop_for(c, rd->buf));
+    const char *id[TILEC_IR_MAX_DIMS];
+    region_idx(c, rd, td, e, id);
+    const char *st = tilec_simt_store(c, rd->buf, offset_str(c, rd->buf, id), "tc_v");
+    if (rd->buf->scope == TILEC_SCOPE_GLOBAL)
+        tilec_simt_emit(c, "if (%s) %s", inside_str(c, rd->buf, id), st);
+    else
+        tilec_simt_emit(c, "%s", st);
+    close_block(c);
+    close_block(c);
+}
+
+/* Accumulator dtype for results of dtype t. */
+static tilec_dtype_t acc_dtype(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_FLOAT16: case TILEC_BFLOAT16: return TILEC_FLOAT32;
+    case TILEC_BOOL: case TILEC_INT8: case TILEC_INT16: case TILEC_UINT8: case TILEC_UINT16: return TILEC_INT32;
+    default: return t;
+    }
+}
+
+static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
+    if (!simt_buf_ok(c, A) || !simt_buf_ok(c, B) || !simt_buf_ok(c, C))
+        return;
+    if (A->ndim != 2 || B->ndim != 2 || C->ndim != 2) {
+        tilec_simt_fail(c, "gemm: operands must be 2-D");
+        return;
+    }
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
+    int64_t M = const_dim(c, C, 0), N = const_dim(c, C, 1);
+    int64_t K = const_dim(c, A, ta ? 0 : 1);
+    if (c->failed)
+        return;
+    if (const_dim(c, A, ta ? 1 : 0) != M || const_dim(c, B, tb ? 1 : 0) != K || const_dim(c, B, tb ? 0 : 1) != N) {
+        tilec_simt_fail(c, "gemm: shapes of '%s', '%s', '%s' do not agree", A->name, B->name, C->name);
+        return;
+    }
+    tilec_dtype_t at = acc_dtype(C->dtype);
+    const char *act = tilec_simt_ctype(c, at);
+    tilec_simt_emit(c, "{ /* gemm %s, %s -> %s */", A->name ? A->name : "?", B->name ? B->name : "?",
+                    C->name ? C->name : "?");
+    c->ind++;
+    const char *e = open_elem_loop(c, M * N, coop_for(c, C));
+    tilec_simt_emit(c, "const int tc_m = (int)(%s / %" PRId64 "), tc_n = (int)(%s %% %" PRId64 ");", e, N, e, N);
+    const char *coff = simt_fmt(c, "(tc_m * %" PRId64 " + tc_n)", N);
+    if (s->u.gemm.clear_accum)
+        tilec_simt_emit(c, "%s tc_acc = %s;", act, simt_zero(c, at));
+    else
+        tilec_simt_emit(c, "%s tc_acc = %s;", act,
+                        tilec_simt_convert(c, tilec_simt_load(c, C, coff), C->dtype, at));
+    const char *aoff = ta ? simt_fmt(c, "(tc_k * %" PRId64 " + tc_m)", M) : simt_fmt(c, "(tc_m * %" PRId64 " + tc_k)", K);
+    const char *boff = tb ? simt_fmt(c, "(tc_n * %" PRId64 " + tc_k)", K) : simt_fmt(c, "(tc_k * %" PRId64 " + tc_n)", N);
+    tilec_simt_emit(c, "for (int tc_k = 0; tc_k < %" PRId64 "; tc_k++)", K);
+    const char *av = tilec_simt_convert(c, tilec_simt_load(c, A, aoff), A->dtype, at);
+    const char *bv = tilec_simt_convert(c, tilec_simt_load(c, B, boff), B->dtype, at);
+    tilec_simt_emit(c, "  tc_acc = %s;", simt_add(c, at, "tc_acc", simt_fmt(c, "%s * %s", av, bv)));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, C, coff, tilec_simt_convert(c, "tc_acc", at, C->dtype)));
+    close_block(c);
+    close_block(c);
+}
+
+/* outer, extent and inner sizes of buffer b around dimension dim. */
+static void split_dims(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, int dim, int64_t *outer, int64_t *r,
+                       int64_t *inner)
+{
+    *outer = *inner = *r = 1;
+    if (dim < 0 || dim >= b->ndim) {
+        tilec_simt_fail(c, "dimension %d out of range for '%s'", dim, b->name ? b->name : "?");
+        return;
+    }
+    for (int d = 0; d < b->ndim; d++) {
+        int64_t v = const_dim(c, b, d);
+        if (d < dim)
+            *outer *= v;
+        else if (d == dim)
+            *r = v;
+        else
+            *inner *= v;
+    }
+}
+
+static const char *red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, const char *a, const char *b)
+{
+    switch (op) {
+    case TILEC_RED_SUM: case TILEC_RED_ABSSUM: return simt_add(c, t, a, b);
+    case TILEC_RED_MAX: case TILEC_RED_ABSMAX: return simt_minmax(c, 1, t, a, b);
+    default: return simt_minmax(c, 0, t, a, b);
+    }
+}
+
+static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
+    if (!simt_buf_ok(c, src) || !simt_buf_ok(c, dst))
+        return;
+    int op = s->u.reduce.op;
+    if (op < TILEC_RED_SUM || op > TILEC_RED_ABSMAX) {
+        tilec_simt_fail(c, "unknown reduce op %d", op);
+        return;
+    }
+    int64_t outer, R, inner;
+    split_dims(c, src, s->u.reduce.dim, &outer, &R, &inner);
+    if (c->failed)
+        return;
+    if (const_size(c, dst) != outer * inner) {
+        tilec_simt_fail(c, "reduce: '%s' does not have the shape of '%s' without dimension %d", dst->name,
+                        src->name, s->u.reduce.dim);
+        return;
+    }
+    tilec_dtype_t at = acc_dtype(dst->dtype);
+    const char *act = tilec_simt_ctype(c, at);
+    int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
+    int issum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
+    tilec_simt_emit(c, "{ /* reduce %s %s -> %s */", tilec_reduce_op_name((tilec_reduce_op_t)op),
+                    src->name ? src->name : "?", dst->name ? dst->name : "?");
+    c->ind++;
+    const char *e = open_elem_loop(c, outer * inner, coop_for(c, dst));
+    tilec_simt_emit(c, "const int tc_o = (int)(%s / %" PRId64 "), tc_i = (int)(%s %% %" PRId64 ");", e, inner, e, inner);
+    const char *x = tilec_simt_convert(c, tilec_simt_load(c, src, simt_fmt(c, "((tc_o * %" PRId64 " + tc_r) * %" PRId64 " + tc_i)", R, inner)),
+                                       src->dtype, at);
+    if (isabs)
+        x = simt_abs(c, at, x);
+    if (issum) {
+        tilec_simt_emit(c, "%s tc_acc = %s;", act, simt_zero(c, at));
+        tilec_simt_emit(c, "for (int tc_r = 0; tc_r < %" PRId64 "; tc_r++)", R);
+    } else {
+        tilec_simt_emit(c, "%s tc_acc;", act);
+        tilec_simt_emit(c, "{ const int tc_r = 0; tc_acc = %s; }", x);
+        tilec_simt_emit(c, "for (int tc_r = 1; tc_r < %" PRId64 "; tc_r++)", R);
+    }
+    tilec_simt_emit(c, "  tc_acc = %s;", red_combine(c, op, at, "tc_acc", x));
+    if (!s->u.reduce.clear)
+        tilec_simt_emit(c, "tc_acc = %s;",
+                        red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, e), dst->dtype, at), "tc_acc"));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, e, tilec_simt_convert(c, "tc_acc", at, dst->dtype)));
+    close_block(c);
+    close_block(c);
+}
+
+static void gen_cumsum(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *src = s->u.cumsum.src, *dst = s->u.cumsum.dst;
+    if (!simt_buf_ok(c, src) || !simt_buf_ok(c, dst))
+        return;
+    int64_t outer, R, inner;
+    split_dims(c, src, s->u.cumsum.dim, &outer, &R, &inner);
+    if (c->failed)
+        return;
+    if (const_size(c, dst) != outer * R * inner) {
+        tilec_simt_fail(c, "cumsum: '%s' and '%s' differ in size", src->name, dst->name);
+        return;
+    }
+    tilec_dtype_t at = acc_dtype(dst->dtype);
+    tilec_simt_emit(c, "{ /* cumsum %s -> %s */", src->name ? src->name : "?", dst->name ? dst->name : "?");
+    c->ind++;
+    const char *e = open_elem_loop(c, outer * inner, coop_for(c, dst));
+    tilec_simt_emit(c, "const int tc_o = (int)(%s / %" PRId64 "), tc_i = (int)(%s %% %" PRId64 ");", e, inner, e, inner);
+    tilec_simt_emit(c, "%s tc_acc = %s;", tilec_simt_ctype(c, at), simt_zero(c, at));
+    tilec_simt_emit(c, "for (int tc_r = 0; tc_r < %" PRId64 "; tc_r++) {", R);
+    c->ind++;
+    tilec_simt_emit(c, "const int tc_off = (tc_o * %" PRId64 " + %s) * %" PRId64 " + tc_i;", R,
+                    s->u.cumsum.reverse ? simt_fmt(c, "(%" PRId64 " - 1 - tc_r)", R) : "tc_r", inner);
+    tilec_simt_emit(c, "tc_acc = %s;",
+                    simt_add(c, at, "tc_acc", tilec_simt_convert(c, tilec_simt_load(c, src, "tc_off"), src->dtype, at)));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, "tc_off", tilec_simt_convert(c, "tc_acc", at, dst->dtype)));
+    close_block(c);
+    close_block(c);
+    close_block(c);
+}
+
+/* ---- atomics ------------------------------------------------------------------------------ */
+
+static tilec_dtype_t unsigned_dtype(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_BOOL: case TILEC_INT8: return TILEC_UINT8;
+    case TILEC_INT16: return TILEC_UINT16;
+    case TILEC_INT32: return TILEC_UINT32;
+    case TILEC_INT64: return TILEC_UINT64;
+    default: return t;
+    }
+}
+
+static const char *atomic_apply(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, const char *cur, const char *v)
+{
+    if (op == TILEC_ATOMIC_ADD)
+        return t == TILEC_BOOL ? simt_fmt(c, "((%s) || (%s))", cur, v) : simt_add(c, t, cur, v);
+    return simt_fmt(c, op == TILEC_ATOMIC_MAX ? "((%s) > (%s) ? (%s) : (%s))" : "((%s) < (%s) ? (%s) : (%s))", v, cur,
+                    v, cur);
+}
+
+static void gen_atomic(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *b = s->u.atomic.buf;
+    if (!simt_buf_ok(c, b) || !s->u.atomic.value)
+        return;
+    int op = s->u.atomic.op;
+    if (op < TILEC_ATOMIC_ADD || op > TILEC_ATOMIC_MIN) {
+        tilec_simt_fail(c, "unknown atomic op %d", op);
+        return;
+    }
+    tilec_dtype_t t = b->dtype;
+    const char *off = tilec_simt_offset(c, b, s->u.atomic.idx);
+    const char *ct = tilec_simt_ctype(c, t);
+    const char *val = tilec_simt_convert(c, tilec_simt_expr(c, s->u.atomic.value), s->u.atomic.value->dtype, t);
+    tilec_simt_emit(c, "{ /* atomic %s %s */", tilec_atomic_op_name((tilec_atomic_op_t)op), b->name ? b->name : "?");
+    c->ind++;
+    tilec_simt_emit(c, "const %s tc_av = %s;", ct, val);
+    if (simt_is_private(b)) {
+        tilec_simt_emit(c, "%s", tilec_simt_store(c, b, off, atomic_apply(c, op, t, tilec_simt_load(c, b, off), "tc_av")));
+        close_block(c);
+        return;
+    }
+    c->uses |= TILEC_SIMT_USES_ATOMIC;
+    if (simt_is_flt(t))
+        c->uses |= TILEC_SIMT_USES_ATOMIC_FLOAT;
+    size_t sz = tilec_dtype_size(t);
+    if (sz == 8)
+        c->uses |= TILEC_SIMT_USES_ATOMIC_64;
+    const char *aq = b->scope == TILEC_SCOPE_GLOBAL ? c->dl.global_qual : c->dl.shared_qual;
+    const char *nm = tilec_simt_buf_name(c, b);
+    const char *native = c->dl.atomic[t][op];
+    if (native) {
+        const char *keys[] = {"p", "v", "a"};
+        const char *vals[] = {simt_fmt(c, "(&%s[%s])", nm, off), simt_fmt(c, "((%s)tc_av)", simt_st_type(c, b)), aq};
+        tilec_simt_emit(c, "%s", simt_subst(c, native, 3, keys, vals));
+        close_block(c);
+        return;
+    }
+    const char *cas = sz == 8 ? c->dl.cas64 : c->dl.cas32;
+    if (!cas) {
+        tilec_simt_fail(c, "the %s dialect has no %s compare-and-swap for atomic %s on %s", c->dl.name,
+                        sz == 8 ? "64-bit" : "32-bit", tilec_atomic_op_name((tilec_atomic_op_t)op), tilec_dtype_name(t));
+        close_block(c);
+        return;
+    }
+    const char *W = c->dl.type_name[sz == 8 ? TILEC_UINT64 : TILEC_UINT32];
+    const char *U8 = c->dl.type_name[TILEC_UINT8];
+    /* the word holding the element; sub-word elements are shifted into it */
+    if (sz >= 4) {
+        tilec_simt_emit(c, "volatile %s %s *tc_p = (volatile %s %s *)(&%s[%s]);", aq, W, aq, W, nm, off);
+    } else {
+        tilec_simt_emit(c, "const %s tc_bo = (%s)(((%s) * %zu) & 3);", W, W, off, sz);
+        tilec_simt_emit(c, "volatile %s %s *tc_p = (volatile %s %s *)((%s %s *)(&%s[%s]) - tc_bo);", aq, W, aq, W, aq,
+                        U8, nm, off);
+        tilec_simt_emit(c, "const %s tc_sh = tc_bo * 8u, tc_mask = (%s)0x%xu << tc_sh;", W, W, sz == 2 ? 0xffffu : 0xffu);
+    }
+    tilec_simt_emit(c, "%s tc_old = *tc_p, tc_exp;", W);
+    tilec_simt_emit(c, "do {");
+    c->ind++;
+    tilec_simt_emit(c, "tc_exp = tc_old;");
+    /* current element value, in compute type */
+    const char *cur, *bits_of_new;
+    const char *part = sz >= 4 ? "tc_exp" : "((tc_exp & tc_mask) >> tc_sh)";
+    if (t == TILEC_FLOAT32) {
+        cur = simt_fmt(c, "%s(%s)", c->dl.bits_as_f32, part);
+        bits_of_new = simt_fmt(c, "%s(tc_new)", c->dl.f32_as_bits);
+    } else if (t == TILEC_FLOAT64) {
+        if (!c->dl.bits_as_f64 || !c->dl.f64_as_bits) {
+            tilec_simt_fail(c, "the %s dialect lacks double bit casts for a float64 atomic", c->dl.name);
+            return;
+        }
+        cur = simt_fmt(c, "%s(%s)", c->dl.bits_as_f64, part);
+        bits_of_new = simt_fmt(c, "%s(tc_new)", c->dl.f64_as_bits);
+    } else if (simt_is_half(t)) {
+        cur = simt_half_from_bits(c, t, simt_fmt(c, "(%s)%s", c->dl.type_name[TILEC_UINT16], part));
+        bits_of_new = simt_fmt(c, "(%s)%s", W, simt_half_bits(c, t, "tc_new"));
+    } else {
+        cur = simt_fmt(c, "((%s)(%s)%s)", ct, c->dl.type_name[t == TILEC_BOOL ? TILEC_UINT8 : t], part);
+        bits_of_new = simt_fmt(c, "((%s)(%s)tc_new)", W, c->dl.type_name[unsigned_dtype(t)]);
+    }
+    tilec_simt_emit(c, "const %s tc_new = %s;", ct, atomic_apply(c, op, t, cur, "tc_av"));
+    const char *nb = sz >= 4 ? bits_of_new : simt_fmt(c, "((tc_exp & ~tc_mask) | ((%s << tc_sh) & tc_mask))", bits_of_new);
+    const char *keys[] = {"p", "c", "v", "a"};
+    const char *vals[] = {"tc_p", "tc_exp", nb, aq};
+    tilec_simt_emit(c, "tc_old = %s;", simt_subst(c, cas, 4, keys, vals));
+    c->ind--;
+    tilec_simt_emit(c, "} while (tc_old != tc_exp);");
+    close_block(c);
+}
+
+/* ---- T.print -------------------------------------------------------------------------------- */
+
+/* A string literal for s; pct doubles every % (for a printf format). */
+static const char *c_string(tilec_simt_ctx_t *c, const char *s, int pct)
+{
+    simt_str_t b = {0};
+    simt_str_putn(&b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\' || *p == '?') {
+            char e[3] = {'\\', (char)*p, 0};
+            simt_str_putn(&b, e, 2);
+        } else if (*p == '%') {
+            simt_str_puts(&b, pct ? "%%" : "%");
+        } else if (*p < 32 || *p >= 127) {
+            simt_str_printf(&b, "\\%03o", *p);
+        } else {
+            simt_str_putn(&b, (const char *)p, 1);
+        }
+    }
+    simt_str_putn(&b, "\"", 1);
+    const char *r = b.oom ? "\"\"" : simt_fmt(c, "%s", b.s);
+    simt_str_free(&b);
+    return r;
+}
+
+static void print_value(tilec_simt_ctx_t *c, const char *prefix_fmt, const char *v, tilec_dtype_t t, const char *suffix)
+{
+    if (simt_is_flt(t))
+        tilec_simt_emit(c, "printf(\"%s%%g%s\", %s(%s));", prefix_fmt, suffix,
+                        t == TILEC_FLOAT64 ? "(double)" : "", v);
+    else if (t == TILEC_UINT64)
+        tilec_simt_emit(c, "printf(\"%s%s%s\", (%s)(%s));", prefix_fmt, c->dl.printf_i64, suffix,
+                        c->dl.type_name[TILEC_INT64], v);
+    else
+        tilec_simt_emit(c, "printf(\"%s%s%s\", (%s)(%s));", prefix_fmt, c->dl.printf_i64, suffix,
+                        c->dl.type_name[TILEC_INT64], v);
+}
+
+static void gen_print(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    c->uses |= TILEC_SIMT_USES_PRINT;
+    if (!c->dl.has_printf) {
+        tilec_simt_emit(c, "/* T.print: no printf in the %s dialect */", c->dl.name);
+        return;
+    }
+    const char *m = s->u.print.msg;
+    if (s->u.print.value) {
+        const tilec_ir_expr_t *v = s->u.print.value;
+        const char *lit = c_string(c, m && *m ? m : "", 1);
+        /* strip the quotes: the message goes inside the format literal */
+        const char *inner = simt_fmt(c, "%.*s%s", (int)strlen(lit) - 2, lit + 1, m && *m ? ": " : "");
+        print_value(c, inner, tilec_simt_expr(c, v), v->dtype, "\\n");
+        return;
+    }
+    const tilec_ir_buffer_t *b = s->u.print.buf;
+    if (!simt_buf_ok(c, b))
+        return;
+    const char *lit = c_string(c, m && *m ? m : (b->name ? b->name : "?"), 1);
+    tilec_simt_emit(c, "{");
+    c->ind++;
+    const char *I = c->dl.type_name[TILEC_INT64];
+    const char *shp = NULL;
+    for (int d = 0; d < b->ndim; d++)
+        shp = shp ? simt_fmt(c, "%s, (%s)%s", shp, I, tilec_simt_dim(c, b, d)) : simt_fmt(c, "(%s)%s", I, tilec_simt_dim(c, b, d));
+    tilec_simt_emit(c, "const %s tc_sh[%d] = {%s}; %s tc_n = 1;", I, b->ndim ? b->ndim : 1, shp ? shp : "1", I);
+    tilec_simt_emit(c, "for (int tc_d = 0; tc_d < %d; ++tc_d) tc_n *= tc_sh[tc_d];", b->ndim);
+    tilec_simt_emit(c, "printf(\"%.*s: \");", (int)strlen(lit) - 2, lit + 1);
+    tilec_simt_emit(c, "if (tc_n == 0) printf(\"[]\");");
+    tilec_simt_emit(c, "for (%s tc_f = 0; tc_f < tc_n; ++tc_f) {", I);
+    c->ind++;
+    tilec_simt_emit(c, "%s tc_span = 1;", I);
+    tilec_simt_emit(c, "for (int tc_d = %d; tc_d >= 0; --tc_d) { tc_span *= tc_sh[tc_d]; if (tc_f %% tc_span == 0) printf(\"[\"); }",
+                    b->ndim - 1);
+    print_value(c, "", tilec_simt_load(c, b, "tc_f"), b->dtype, "");
+    tilec_simt_emit(c, "tc_span = 1;");
+    tilec_simt_emit(c, "for (int tc_d = %d; tc_d >= 0; --tc_d) { tc_span *= tc_sh[tc_d]; if ((tc_f + 1) %% tc_span == 0) printf(\"]\"); }",
+                    b->ndim - 1);
+    tilec_simt_emit(c, "if (tc_f + 1 < tc_n) printf(\", \");");
+    close_block(c);
+    tilec_simt_emit(c, "printf(\"\\n\");");
+    close_block(c);
+}
+
+/* ---- statements ------------------------------------------------------------------------------ */
+
+static void gen_stmts(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+
+static int var_ok(tilec_simt_ctx_t *c, const tilec_ir_var_t *v)
+{
+    if (!v || v->id < 0 || v->id >= c->k->nvars || c->k->vars[v->id] != v) {
+        tilec_simt_fail(c, "reference to a variable not declared by the kernel");
+        return 0;
+    }
+    return 1;
+}
+
+/* A plain serial loop (per-thread code, or a uniform block-level loop). */
+static void open_serial(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    if (!var_ok(c, s->u.loop.var))
+        return;
+    int id = s->u.loop.var->id;
+    const char *ext = tilec_simt_convert(c, tilec_simt_expr(c, s->u.loop.extent), s->u.loop.extent->dtype, TILEC_INT32);
+    int64_t v;
+    if (tilec_ir_is_const_int(s->u.loop.extent, &v)) {
+        tilec_simt_emit(c, "for (int v%d = 0; v%d < %s; v%d++) { /* %s %s */", id, id, ext, id,
+                        tilec_loop_kind_name(s->u.loop.kind), s->u.loop.var->name ? s->u.loop.var->name : "");
+    } else {
+        int t = tilec_simt_tmp(c);
+        tilec_simt_emit(c, "const int tc_n%d = %s;", t, ext);
+        tilec_simt_emit(c, "for (int v%d = 0; v%d < tc_n%d; v%d++) { /* %s %s */", id, id, t, id,
+                        tilec_loop_kind_name(s->u.loop.kind), s->u.loop.var->name ? s->u.loop.var->name : "");
+    }
+    c->ind++;
+}
+
+/* A T.Parallel nest at block level: flattened, iterations spread over the
+ * threads; the body runs per thread. */
+static void gen_parallel(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_stmt_t *lv[TILEC_IR_MAX_DIMS * 4];
+    int n = 0;
+    const tilec_ir_stmt_t *p = s;
+    for (;;) {
+        if (!var_ok(c, p->u.loop.var) || !p->u.loop.extent)
+            return;
+        lv[n++] = p;
+        const tilec_ir_stmt_t *b = p->u.loop.body;
+        if (n < (int)(sizeof lv / sizeof lv[0]) && b && !b->next && b->kind == TILEC_ST_FOR &&
+            b->u.loop.kind == TILEC_LOOP_PARALLEL)
+            p = b;
+        else
+            break;
+    }
+    int t = tilec_simt_tmp(c);
+    const char *I = c->dl.type_name[TILEC_INT64];
+    tilec_simt_emit(c, "{ /* parallel over %d loop%s */", n, n > 1 ? "s" : "");
+    c->ind++;
+    int all_const = 1;
+    int64_t total = 1;
+    const char *ext[TILEC_IR_MAX_DIMS * 4];
+    for (int i = 0; i < n; i++) {
+        int64_t v;
+        if (tilec_ir_is_const_int(lv[i]->u.loop.extent, &v) && v >= 0 && v <= INT32_MAX && total <= INT32_MAX / (v ? v : 1)) {
+            ext[i] = simt_fmt(c, "%" PRId64, v);
+            total *= v;
+        } else {
+            all_const = 0;
+            ext[i] = simt_fmt(c, "tc_x%d_%d", t, i);
+            tilec_simt_emit(c, "const %s %s = (%s)(%s);", I, ext[i], I, tilec_simt_expr(c, lv[i]->u.loop.extent));
+        }
+    }
+    const char *it = all_const ? c->dl.type_name[TILEC_INT32] : I;
+    const char *tot;
+    if (all_const) {
+        tot = simt_fmt(c, "%" PRId64, total);
+    } else {
+        tot = ext[0];
+        for (int i = 1; i < n; i++)
+            tot = simt_fmt(c, "%s * %s", tot, ext[i]);
+        tilec_simt_emit(c, "const %s tc_t%d = (%s < 0 ? 0 : %s);", I, t, ext[0], tot);
+        tot = simt_fmt(c, "tc_t%d", t);
+    }
+    tilec_simt_emit(c, "for (%s tc_i%d = tc_tid; tc_i%d < %s; tc_i%d += tc_nthreads) {", it, t, t, tot, t);
+    c->ind++;
+    tilec_simt_emit(c, "%s tc_q%d = tc_i%d;", it, t, t);
+    for (int i = n - 1; i >= 0; i--) {
+        int id = lv[i]->u.loop.var->id;
+        if (i == 0)
+            tilec_simt_emit(c, "const int v%d = (int)tc_q%d; /* %s */", id, t, lv[i]->u.loop.var->name ? lv[i]->u.loop.var->name : "");
+        else
+            tilec_simt_emit(c, "const int v%d = (int)(tc_q%d %% %s); tc_q%d /= %s; /* %s */", id, t, ext[i], t, ext[i],
+                            lv[i]->u.loop.var->name ? lv[i]->u.loop.var->name : "");
+    }
+    tilec_simt_emit(c, "(void)tc_q%d;", t);
+    int saved = c->per_thread;
+    c->per_thread = 1;
+    gen_stmts(c, lv[n - 1]->u.loop.body);
+    c->per_thread = saved;
+    close_block(c);
+    close_block(c);
+}
+
+/* Lowers one statement that is not a block-level loop or if. */
+static void gen_simple(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    if (c->dl.stmt_hook) {
+        int r = c->dl.stmt_hook(c->dl.user, c, s);
+        if (r == 1)
+            return;
+        if (r < 0) {
+            tilec_simt_fail(c, "the %s backend's statement hook failed", c->dl.name);
+            return;
+        }
+    }
+    int thread0 = 0;
+    switch (s->kind) {
+    case TILEC_ST_STORE:
+        thread0 = !c->per_thread && s->u.store.buf && !simt_is_private(s->u.store.buf);
+        break;
+    case TILEC_ST_ATOMIC:
+        thread0 = !c->per_thread && s->u.atomic.buf && !simt_is_private(s->u.atomic.buf);
+        break;
+    case TILEC_ST_PRINT: thread0 = !c->per_thread; break;
+    default: break;
+    }
+    if (thread0) {
+        tilec_simt_emit(c, "if (tc_tid == 0) {");
+        c->ind++;
+        c->per_thread = 1;
+    }
+    switch (s->kind) {
+    case TILEC_ST_FOR:
+        if (s->u.loop.kind == TILEC_LOOP_PARALLEL && !c->per_thread) {
+            gen_parallel(c, s);
+        } else {
+            open_serial(c, s);
+            gen_stmts(c, s->u.loop.body);
+            close_block(c);
+        }
+        break;
+    case TILEC_ST_IF:
+        tilec_simt_emit(c, "if (%s) {", tilec_simt_expr(c, s->u.cond.cond));
+        c->ind++;
+        gen_stmts(c, s->u.cond.then);
+        if (s->u.cond.els) {
+            c->ind--;
+            tilec_simt_emit(c, "} else {");
+            c->ind++;
+            gen_stmts(c, s->u.cond.els);
+        }
+        close_block(c);
+        break;
+    case TILEC_ST_STORE: {
+        const tilec_ir_buffer_t *b = s->u.store.buf;
+        if (!simt_buf_ok(c, b) || !s->u.store.value)
+            break;
+        const char *off = tilec_simt_offset(c, b, s->u.store.idx);
+        const char *v = tilec_simt_convert(c, tilec_simt_expr(c, s->u.store.value), s->u.store.value->dtype, b->dtype);
+        tilec_simt_emit(c, "%s", tilec_simt_store(c, b, off, v));
+        break;
+    }
+    case TILEC_ST_ASSIGN:
+        if (!var_ok(c, s->u.assign.var) || !s->u.assign.value)
+            break;
+        tilec_simt_emit(c, "v%d = %s;", s->u.assign.var->id,
+                        tilec_simt_convert(c, tilec_simt_expr(c, s->u.assign.value), s->u.assign.value->dtype,
+                                           s->u.assign.var->dtype));
+        break;
+    case TILEC_ST_COPY: gen_copy(c, s); break;
+    case TILEC_ST_FILL: gen_fill(c, s); break;
+    case TILEC_ST_GEMM: gen_gemm(c, s); break;
+    case TILEC_ST_REDUCE: gen_reduce(c, s); break;
+    case TILEC_ST_CUMSUM: gen_cumsum(c, s); break;
+    case TILEC_ST_ATOMIC: gen_atomic(c, s); break;
+    case TILEC_ST_PRINT: gen_print(c, s); break;
+    case TILEC_ST_SYNC:
+        if (c->per_thread)
+            tilec_simt_emit(c, "/* T.sync_threads inside per-thread code: no barrier possible here */");
+        else
+            tilec_simt_barrier(c);
+        break;
+    case TILEC_ST_HINT:
+        tilec_simt_emit(c, "/* hint %s ignored */", s->u.hint.name && strcmp(s->u.hint.name, "annotate_layout") == 0
+                                                        ? "annotate_layout" : "use_swizzle");
+        break;
+    default: tilec_simt_fail(c, "unknown statement kind %d", (int)s->kind); break;
+    }
+    if (thread0) {
+        c->per_thread = 0;
+        close_block(c);
+    }
+}
+
+static void gen_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    if (c->per_thread) {
+        gen_simple(c, s);
+        return;
+    }
+    /* block level: uniform loops and ifs keep their structure; the barrier
+     * state flows through them */
+    if (s->kind == TILEC_ST_FOR && s->u.loop.kind != TILEC_LOOP_PARALLEL) {
+        acc_t h = {0, 0}, body = {0, 0};
+        acc_expr(s->u.loop.extent, &h, 0);
+        sync_for(c, &h);
+        note_acc(c, &h);
+        acc_stmts(s->u.loop.body, &body, 0);
+        open_serial(c, s);
+        note_acc(c, &body); /* loop-carried: the previous iteration ran the body */
+        gen_stmts(c, s->u.loop.body);
+        note_acc(c, &body);
+        close_block(c);
+        return;
+    }
+    if (s->kind == TILEC_ST_IF) {
+        acc_t h = {0, 0};
+        acc_expr(s->u.cond.cond, &h, 0);
+        sync_for(c, &h);
+        note_acc(c, &h);
+        uint64_t r0 = c->dirty_r, w0 = c->dirty_w;
+        tilec_simt_emit(c, "if (%s) {", tilec_simt_expr(c, s->u.cond.cond));
+        c->ind++;
+        gen_stmts(c, s->u.cond.then);
+        uint64_t r1 = c->dirty_r, w1 = c->dirty_w;
+        c->dirty_r = r0;
+        c->dirty_w = w0;
+        if (s->u.cond.els) {
+            c->ind--;
+            tilec_simt_emit(c, "} else {");
+            c->ind++;
+            gen_stmts(c, s->u.cond.els);
+        }
+        c->dirty_r |= r1;
+        c->dirty_w |= w1;
+        close_block(c);
+        return;
+    }
+    if (s->kind == TILEC_ST_SYNC) {
+        tilec_simt_barrier(c);
+        return;
+    }
+    acc_t a = {0, 0};
+    acc_stmt(s, &a, 0);
+    sync_for(c, &a);
+    gen_simple(c, s);
+    note_acc(c, &a);
+}
+
+static void gen_stmts(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    if (++c->depth > SIMT_MAX_DEPTH) {
+        tilec_simt_fail(c, "statements nested deeper than %d levels", SIMT_MAX_DEPTH);
+        c->depth--;
+        return;
+    }
+    for (; s && !c->failed; s = s->next)
+        gen_stmt(c, s);
+    c->depth--;
+}
+
+/* ---- the kernel -------------------------------------------------------------------------------- */
+
+static const char *or_default(const char *s, const char *d) { return s ? s : d; }
+
+/* Copies the caller's dialect (as much as its struct_size covers) and fills
+ * defaults; checks the required fields. */
+static int load_dialect(tilec_simt_ctx_t *c, const tilec_simt_dialect_t *d)
+{
+    memset(&c->dl, 0, sizeof c->dl);
+    size_t n = d->struct_size < sizeof c->dl ? d->struct_size : sizeof c->dl;
+    memcpy(&c->dl, d, n);
+    tilec_simt_dialect_t *x = &c->dl;
+    x->name = or_default(x->name, "simt");
+    x->int64_suffix = or_default(x->int64_suffix, "LL");
+    x->uint64_suffix = or_default(x->uint64_suffix, "ULL");
+    x->func_qual = or_default(x->func_qual, "");
+    x->global_qual = or_default(x->global_qual, "");
+    x->shared_qual = or_default(x->shared_qual, "");
+    x->private_qual = or_default(x->private_qual, "");
+    x->restrict_kw = or_default(x->restrict_kw, "");
+    x->kernel_name = or_default(x->kernel_name, "tilec_kernel");
+    x->printf_i64 = or_default(x->printf_i64, "%lld");
+    if (!x->shared_align)
+        x->shared_align = 16;
+    for (int t = 0; t < TILEC_DTYPE_COUNT; t++) {
+        if (simt_is_half((tilec_dtype_t)t))
+            continue;
+        if (!x->type_name[t]) {
+            tilec_simt_fail(c, "dialect %s: no type name for %s", x->name, tilec_dtype_name((tilec_dtype_t)t));
+            return -1;
+        }
+    }
+    x->sym_type = or_default(x->sym_type, x->type_name[TILEC_INT64]);
+    const tilec_simt_half_t *hs[2] = {&x->f16, &x->bf16};
+    for (int i = 0; i < 2; i++) {
+        if (hs[i]->mode != TILEC_SIMT_HALF_BITS && !hs[i]->half_type) {
+            tilec_simt_fail(c, "dialect %s: a native or function half mode needs half_type", x->name);
+            return -1;
+        }
+        if (hs[i]->mode == TILEC_SIMT_HALF_FUNCS && (!hs[i]->half_load || !hs[i]->half_store)) {
+            tilec_simt_fail(c, "dialect %s: half mode FUNCS needs half_load and half_store", x->name);
+            return -1;
+        }
+    }
+    if (!x->kernel_qual || !x->barrier || !x->block_idx[0] || !x->block_idx[1] || !x->block_idx[2] ||
+        !x->thread_idx[0] || !x->thread_idx[1] || !x->thread_idx[2] || !x->f32_as_bits || !x->bits_as_f32) {
+        tilec_simt_fail(c, "dialect %s: kernel_qual, barrier, block_idx, thread_idx and the float bit casts are required",
+                        x->name);
+        return -1;
+    }
+    return 0;
+}
+
+int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *d, tilec_simt_result_t *res,
+                        char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!res) {
+        if (err && errlen)
+            snprintf(err, errlen, "no result struct");
+        return -1;
+    }
+    uint32_t rsz = res->struct_size;
+    memset(res, 0, rsz && rsz < sizeof *res ? rsz : sizeof *res);
+    res->struct_size = rsz;
+    if (!m || !m->kernel || !d || d->struct_size < offsetof(tilec_simt_dialect_t, user)) {
+        if (err && errlen)
+            snprintf(err, errlen, "bad arguments (no module, no kernel or no dialect)");
+        return -1;
+    }
+    tilec_simt_ctx_t cx;
+    memset(&cx, 0, sizeof cx);
+    tilec_simt_ctx_t *c = &cx;
+    c->k = m->kernel;
+    c->d = d;
+    c->err = err;
+    c->errlen = errlen;
+    tilec_arena_init(&c->ar);
+    simt_str_t head = {0}, pre = {0}, out = {0};
+    const tilec_ir_kernel_t *k = c->k;
+    int nsyms = 0;
+    uint64_t shared = 0;
+    uint32_t nt = 1;
+    if (load_dialect(c, d) < 0)
+        goto done;
+    if (k->ngrid < 1 || k->ngrid > 3 || k->nparams < 0 || k->nparams > k->nbufs) {
+        tilec_simt_fail(c, "kernel with a bad grid or parameter count");
+        goto done;
+    }
+    for (int i = 0; i < 3; i++) {
+        if (k->threads[i] < 1 || k->threads[i] > 4096 || nt > 65536u / (uint32_t)k->threads[i]) {
+            tilec_simt_fail(c, "threads per block out of range");
+            goto done;
+        }
+        nt *= (uint32_t)k->threads[i];
+    }
+
+    /* head: thread index, block and symbol variables, buffers, lets */
+    c->o = &head;
+    c->ind = 1;
+    if (k->threads[1] == 1 && k->threads[2] == 1)
+        tilec_simt_emit(c, "const int tc_tid = (int)(%s);", c->dl.thread_idx[0]);
+    else
+        tilec_simt_emit(c, "const int tc_tid = (int)(%s) + %d * ((int)(%s) + %d * (int)(%s));", c->dl.thread_idx[0],
+                        k->threads[0], c->dl.thread_idx[1], k->threads[1], c->dl.thread_idx[2]);
+    tilec_simt_emit(c, "const int tc_nthreads = %u;", nt);
+    tilec_simt_emit(c, "(void)tc_tid; (void)tc_nthreads;");
+    for (int i = 0; i < k->nvars; i++) {
+        const tilec_ir_var_t *v = k->vars[i];
+        if (!v || v->id != i) {
+            tilec_simt_fail(c, "variable table out of order");
+            goto done;
+        }
+        if (v->kind == TILEC_VAR_SYM) {
+            tilec_simt_emit(c, "const int v%d = (int)tc_sym%d; /* %s */", i, nsyms++, v->name ? v->name : "");
+            c->uses |= TILEC_SIMT_USES_SYMS;
+        } else if (v->kind == TILEC_VAR_LET) {
+            tilec_simt_emit(c, "%s v%d = 0; /* %s */", tilec_simt_ctype(c, v->dtype), i, v->name ? v->name : "");
+        }
+    }
+    for (int d2 = 0; d2 < k->ngrid; d2++) {
+        if (!var_ok(c, k->block[d2]))
+            goto done;
+        tilec_simt_emit(c, "const int v%d = (int)(%s); /* %s */", k->block[d2]->id, c->dl.block_idx[d2],
+                        k->block[d2]->name ? k->block[d2]->name : "");
+    }
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        if (!simt_buf_ok(c, b))
+            goto done;
+        int64_t n = const_size(c, b);
+        if (c->failed)
+            goto done;
+        const char *st = simt_st_type(c, b);
+        if (simt_is_private(b)) {
+            tilec_simt_emit(c, "%s%s%s b%d[%" PRId64 "]; /* %s %s */", c->dl.private_qual, *c->dl.private_qual ? " " : "",
+                            st, i, n, tilec_scope_name(b->scope), b->name ? b->name : "");
+        } else {
+            uint64_t bytes = (uint64_t)n * tilec_dtype_size(b->dtype);
+            bytes = (bytes + c->dl.shared_align - 1) / c->dl.shared_align * c->dl.shared_align;
+            shared += bytes;
+            tilec_simt_emit(c, "%s %s b%d[%" PRId64 "] __attribute__((aligned(%u))); /* %s %s */", c->dl.shared_qual, st,
+                            i, n, c->dl.shared_align, tilec_scope_name(b->scope), b->name ? b->name : "");
+        }
+    }
+    /* on-chip buffers start zeroed in every block, as in the reference
+     * interpreter: block-wide ones cooperatively (the barrier state then
+     * orders the first reader), private ones by each thread */
+    for (int i = k->nparams; i < k->nbufs && !c->failed; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        int64_t n = const_size(c, b);
+        const char *st = simt_st_type(c, b);
+        if (simt_is_private(b)) {
+            tilec_simt_emit(c, "for (int tc_z = 0; tc_z < %" PRId64 "; tc_z++) b%d[tc_z] = (%s)0;", n, i, st);
+        } else {
+            tilec_simt_emit(c, "for (int tc_z = tc_tid; tc_z < %" PRId64 "; tc_z += tc_nthreads) b%d[tc_z] = (%s)0;", n,
+                            i, st);
+            c->dirty_w |= bit_of(b);
+        }
+    }
+    if (c->failed)
+        goto done;
+
+    /* body */
+    c->o = &c->body;
+    gen_stmts(c, k->body);
+    if (c->failed)
+        goto done;
+
+    /* prelude: hook, extra text, helpers */
+    c->o = &pre;
+    c->ind = 0;
+    if (c->dl.prelude_hook && c->dl.prelude_hook(c->dl.user, c) < 0) {
+        tilec_simt_fail(c, "the %s backend's prelude hook failed", c->dl.name);
+        goto done;
+    }
+    if (c->dl.extra_prelude) {
+        simt_str_puts(&pre, c->dl.extra_prelude);
+        simt_str_puts(&pre, "\n");
+    }
+    simt_emit_helpers(c, &pre);
+    if (c->failed)
+        goto done;
+
+    /* assemble */
+    simt_str_printf(&out, "/* generated by the tilec SIMT kit (%s dialect) from kernel '%s' */\n", c->dl.name,
+                    k->name ? k->name : "");
+    simt_str_putn(&out, pre.s ? pre.s : "", pre.len);
+    simt_str_printf(&out, "%s ", c->dl.kernel_qual);
+    if (c->dl.kernel_attr) {
+        const char *keys[] = {"x", "y", "z", "n"};
+        const char *vals[] = {simt_fmt(c, "%d", k->threads[0]), simt_fmt(c, "%d", k->threads[1]),
+                              simt_fmt(c, "%d", k->threads[2]), simt_fmt(c, "%u", nt)};
+        simt_str_printf(&out, "%s ", simt_subst(c, c->dl.kernel_attr, 4, keys, vals));
+    }
+    simt_str_printf(&out, "%s(", c->dl.kernel_name);
+    for (int i = 0; i < k->nparams; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        if (!simt_buf_ok(c, b))
+            goto done;
+        simt_str_printf(&out, "%s%s%s%s *%s%sb%d", i ? ", " : "", c->dl.global_qual, *c->dl.global_qual ? " " : "",
+                        simt_st_type(c, b), c->dl.restrict_kw, *c->dl.restrict_kw ? " " : "", i);
+    }
+    for (int j = 0; j < nsyms; j++)
+        simt_str_printf(&out, "%s%s tc_sym%d", (k->nparams || j) ? ", " : "", c->dl.sym_type, j);
+    if (!k->nparams && !nsyms)
+        simt_str_puts(&out, "void");
+    simt_str_puts(&out, ")\n{\n");
+    simt_str_putn(&out, head.s ? head.s : "", head.len);
+    simt_str_putn(&out, c->body.s ? c->body.s : "", c->body.len);
+    simt_str_puts(&out, "}\n");
+    if (out.oom || head.oom || pre.oom || c->body.oom)
+        tilec_simt_fail(c, "out of memory");
+
+done:;
+    int rc = c->failed ? -1 : 0;
+    if (rc == 0) {
+        tilec_simt_result_t r;
+        memset(&r, 0, sizeof r);
+        r.struct_size = rsz;
+        r.uses = c->uses;
+        r.source = out.s;
+        r.source_len = out.len;
+        r.shared_bytes = shared;
+        for (int i = 0; i < 3; i++)
+            r.threads[i] = (uint32_t)k->threads[i];
+        r.nthreads = nt;
+        r.nparams = (uint32_t)k->nparams;
+        r.nsyms = (uint32_t)nsyms;
+        r.nbarriers = c->nbarriers;
+        memcpy(res, &r, rsz && rsz < sizeof r ? rsz : sizeof r);
+        if (rsz && rsz < offsetof(tilec_simt_result_t, source_len))
+            free(out.s); /* caller cannot even hold the source */
+        out.s = NULL;
+    }
+    simt_str_free(&out);
+    simt_str_free(&head);
+    simt_str_free(&pre);
+    simt_str_free(&c->body);
+    tilec_arena_destroy(&c->ar);
+    return rc;
+}
+
+void tilec_simt_result_free(tilec_simt_result_t *res)
+{
+    if (!res)
+        return;
+    free(res->source);
+    res->source = NULL;
+    res->source_len = 0;
+}

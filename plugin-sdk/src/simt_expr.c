@@ -1,0 +1,768 @@
+/*
+ * simt_expr.c — the expression half of the SIMT lowering kit.
+ *
+ * Types, literals, conversions and tile IR expressions rendered as C-family
+ * text in the dialect the backend describes (tilec/simt.h), plus the helper
+ * functions the generated code calls (integer floor division and friends,
+ * software float16/bfloat16 conversions, NaN-propagating-free min/max with
+ * the reference interpreter's semantics), emitted into the prelude only
+ * when used.  Value representation follows the CPU backend: integers and
+ * float32/float64 are their own types; float16 and bfloat16 are computed in
+ * float and rounded to their format on every cast and store; bool is
+ * stored as an 8-bit integer and computed as int.  Index arithmetic of
+ * global tensors is 64-bit, of on-chip buffers 32-bit.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simt_internal.h"
+
+/* ---- strings --------------------------------------------------------------- */
+
+void simt_str_putn(simt_str_t *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void simt_str_puts(simt_str_t *b, const char *s) { simt_str_putn(b, s, strlen(s)); }
+
+void simt_str_vprintf(simt_str_t *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return;
+    char *t = malloc((size_t)n + 1);
+    if (!t) {
+        b->oom = 1;
+        return;
+    }
+    vsnprintf(t, (size_t)n + 1, fmt, ap);
+    simt_str_putn(b, t, (size_t)n);
+    free(t);
+}
+
+void simt_str_printf(simt_str_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    simt_str_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void simt_str_free(simt_str_t *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+char *simt_fmt(tilec_simt_ctx_t *c, const char *f, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, f);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, f, ap);
+    va_end(ap);
+    char *s = n < 0 ? NULL : tilec_arena_alloc(&c->ar, (size_t)n + 1);
+    if (!s) {
+        va_end(ap2);
+        tilec_simt_fail(c, "out of memory");
+        return "0";
+    }
+    vsnprintf(s, (size_t)n + 1, f, ap2);
+    va_end(ap2);
+    return s;
+}
+
+const char *simt_subst(tilec_simt_ctx_t *c, const char *tpl, int n, const char *const *keys,
+                       const char *const *vals)
+{
+    simt_str_t b = {0};
+    for (const char *p = tpl; *p; p++) {
+        if (*p != '$') {
+            simt_str_putn(&b, p, 1);
+            continue;
+        }
+        if (p[1] == '$') {
+            simt_str_putn(&b, "$", 1);
+            p++;
+            continue;
+        }
+        int hit = 0;
+        for (int i = 0; i < n && !hit; i++) {
+            size_t kl = strlen(keys[i]);
+            if (strncmp(p + 1, keys[i], kl) == 0) {
+                simt_str_puts(&b, vals[i]);
+                p += kl;
+                hit = 1;
+            }
+        }
+        if (!hit)
+            simt_str_putn(&b, p, 1);
+    }
+    if (b.oom || !b.s) {
+        simt_str_free(&b);
+        if (b.oom)
+            tilec_simt_fail(c, "out of memory");
+        return "";
+    }
+    const char *r = simt_fmt(c, "%s", b.s);
+    simt_str_free(&b);
+    return r;
+}
+
+/* ---- types ------------------------------------------------------------------- */
+
+int simt_is_flt(tilec_dtype_t t)
+{
+    return t == TILEC_FLOAT16 || t == TILEC_BFLOAT16 || t == TILEC_FLOAT32 || t == TILEC_FLOAT64;
+}
+
+int simt_is_half(tilec_dtype_t t) { return t == TILEC_FLOAT16 || t == TILEC_BFLOAT16; }
+
+int simt_is_private(const tilec_ir_buffer_t *b)
+{
+    return b->scope == TILEC_SCOPE_LOCAL || b->scope == TILEC_SCOPE_VAR;
+}
+
+static const tilec_simt_half_t *half_of(tilec_simt_ctx_t *c, tilec_dtype_t t)
+{
+    return t == TILEC_FLOAT16 ? &c->dl.f16 : &c->dl.bf16;
+}
+
+int simt_buf_ok(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
+{
+    if (!b || b->id < 0 || b->id >= c->k->nbufs || c->k->bufs[b->id] != b ||
+        b->ndim < 0 || b->ndim > TILEC_IR_MAX_DIMS || (int)b->dtype < 0 || b->dtype >= TILEC_DTYPE_COUNT) {
+        tilec_simt_fail(c, "reference to a buffer not declared by the kernel");
+        return 0;
+    }
+    return 1;
+}
+
+static void note_dtype(tilec_simt_ctx_t *c, tilec_dtype_t t)
+{
+    if (t == TILEC_FLOAT16)
+        c->uses |= TILEC_SIMT_USES_F16;
+    else if (t == TILEC_BFLOAT16)
+        c->uses |= TILEC_SIMT_USES_BF16;
+    else if (t == TILEC_FLOAT64)
+        c->uses |= TILEC_SIMT_USES_F64;
+    else if (t == TILEC_INT64 || t == TILEC_UINT64)
+        c->uses |= TILEC_SIMT_USES_I64;
+}
+
+/* Storage type of dtype t in a global tensor (global=1) or on-chip. */
+const char *simt_st_type_dt(tilec_simt_ctx_t *c, tilec_dtype_t t, int global)
+{
+    note_dtype(c, t);
+    if (simt_is_half(t)) {
+        const tilec_simt_half_t *h = half_of(c, t);
+        if (h->mode == TILEC_SIMT_HALF_NATIVE || (h->mode == TILEC_SIMT_HALF_FUNCS && global))
+            return h->half_type;
+        return c->dl.type_name[TILEC_UINT16];
+    }
+    return c->dl.type_name[t];
+}
+
+const char *simt_st_type(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
+{
+    return simt_st_type_dt(c, b->dtype, b->scope == TILEC_SCOPE_GLOBAL);
+}
+
+const char *tilec_simt_ctype(tilec_simt_ctx_t *c, tilec_dtype_t t)
+{
+    if ((int)t < 0 || t >= TILEC_DTYPE_COUNT)
+        return c->dl.type_name[TILEC_INT32];
+    note_dtype(c, t);
+    if (t == TILEC_BOOL)
+        return c->dl.type_name[TILEC_INT32];
+    if (simt_is_half(t))
+        return c->dl.type_name[TILEC_FLOAT32];
+    return c->dl.type_name[t];
+}
+
+const char *simt_idx_type(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
+{
+    return c->dl.type_name[b->scope == TILEC_SCOPE_GLOBAL ? TILEC_INT64 : TILEC_INT32];
+}
+
+/* ---- literals --------------------------------------------------------------------- */
+
+const char *simt_int_lit(tilec_simt_ctx_t *c, int64_t v, tilec_dtype_t t)
+{
+    if (t == TILEC_UINT64)
+        return simt_fmt(c, "((%s)%" PRIu64 "%s)", c->dl.type_name[t], (uint64_t)v, c->dl.uint64_suffix);
+    if (t == TILEC_BOOL)
+        return v ? "1" : "0";
+    const char *ct = tilec_simt_ctype(c, t);
+    if (v == INT64_MIN)
+        return simt_fmt(c, "((%s)(-9223372036854775807%s - 1%s))", ct, c->dl.int64_suffix,
+                        c->dl.int64_suffix);
+    if (v >= INT32_MIN && v <= INT32_MAX)
+        return t == TILEC_INT32 ? simt_fmt(c, v < 0 ? "(%" PRId64 ")" : "%" PRId64, v)
+                                : simt_fmt(c, "((%s)%" PRId64 ")", ct, v);
+    return simt_fmt(c, "((%s)%" PRId64 "%s)", ct, v, c->dl.int64_suffix);
+}
+
+static const char *flt_lit(tilec_simt_ctx_t *c, double v, tilec_dtype_t t)
+{
+    int dbl = t == TILEC_FLOAT64;
+    if (t == TILEC_FLOAT16)
+        v = tilec_f16_to_f32(tilec_f64_to_f16(v));
+    else if (t == TILEC_BFLOAT16)
+        v = tilec_bf16_to_f32(tilec_f64_to_bf16(v));
+    else if (!dbl)
+        v = (float)v;
+    if (isnan(v) || isinf(v)) {
+        if (dbl) {
+            if (!c->dl.bits_as_f64) {
+                tilec_simt_fail(c, "dialect %s lacks bits_as_f64 (needed for a double inf/nan)", c->dl.name);
+                return "0";
+            }
+            uint64_t bits = isnan(v) ? 0x7ff8000000000000ull : v > 0 ? 0x7ff0000000000000ull : 0xfff0000000000000ull;
+            return simt_fmt(c, "%s((%s)0x%" PRIx64 "%s)", c->dl.bits_as_f64, c->dl.type_name[TILEC_UINT64],
+                            bits, c->dl.uint64_suffix);
+        }
+        uint32_t bits = isnan(v) ? 0x7fc00000u : v > 0 ? 0x7f800000u : 0xff800000u;
+        return simt_fmt(c, "%s((%s)0x%" PRIx32 "u)", c->dl.bits_as_f32, c->dl.type_name[TILEC_UINT32], bits);
+    }
+    char buf[64];
+    snprintf(buf, sizeof buf, dbl ? "%.17g" : "%.9g", v);
+    if (!strpbrk(buf, ".eEn"))
+        strcat(buf, ".0");
+    return simt_fmt(c, "(%s%s)", buf, dbl ? "" : "f");
+}
+
+const char *simt_zero(tilec_simt_ctx_t *c, tilec_dtype_t t)
+{
+    if (simt_is_flt(t))
+        return t == TILEC_FLOAT64 ? "0.0" : "0.0f";
+    return simt_fmt(c, "((%s)0)", tilec_simt_ctype(c, t));
+}
+
+/* ---- 16-bit floats ------------------------------------------------------------------ */
+
+/* float -> bits (storage of a BITS/on-chip buffer). */
+const char *simt_half_bits(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *v)
+{
+    const tilec_simt_half_t *h = half_of(c, t);
+    if (h->mode == TILEC_SIMT_HALF_NATIVE) {
+        /* bit pattern of a native half value: go through software anyway */
+    }
+    c->helpers |= t == TILEC_FLOAT16 ? SH_F16 : SH_BF16;
+    return simt_fmt(c, "%s(%s)", t == TILEC_FLOAT16 ? "tc_f2h" : "tc_f2b", v);
+}
+
+const char *simt_half_from_bits(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *bits)
+{
+    c->helpers |= t == TILEC_FLOAT16 ? SH_F16 : SH_BF16;
+    return simt_fmt(c, "%s(%s)", t == TILEC_FLOAT16 ? "tc_h2f" : "tc_b2f", bits);
+}
+
+/* Round a float value to the 16-bit format (result still a float). */
+static const char *half_round(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *v)
+{
+    const tilec_simt_half_t *h = half_of(c, t);
+    if (h->mode == TILEC_SIMT_HALF_NATIVE && h->half_to_float && h->half_from_float)
+        return simt_fmt(c, "%s(%s(%s))", h->half_to_float, h->half_from_float, v);
+    c->helpers |= t == TILEC_FLOAT16 ? SH_F16 : SH_BF16;
+    return simt_fmt(c, "%s(%s)", t == TILEC_FLOAT16 ? "tc_rh" : "tc_rb", v);
+}
+
+/* ---- conversions ------------------------------------------------------------------------- */
+
+const char *tilec_simt_convert(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t s, tilec_dtype_t t)
+{
+    if (s == t)
+        return v;
+    switch (t) {
+    case TILEC_BOOL: return simt_fmt(c, "((%s)((%s) != 0))", c->dl.type_name[TILEC_INT32], v);
+    case TILEC_FLOAT16:
+    case TILEC_BFLOAT16:
+        if (s == TILEC_FLOAT32 || simt_is_half(s))
+            return half_round(c, t, v);
+        return half_round(c, t, simt_fmt(c, "((%s)(%s))", c->dl.type_name[TILEC_FLOAT32], v));
+    case TILEC_FLOAT32:
+        if (simt_is_half(s))
+            return v;
+        return simt_fmt(c, "((%s)(%s))", c->dl.type_name[TILEC_FLOAT32], v);
+    default:
+        return simt_fmt(c, "((%s)(%s))", tilec_simt_ctype(c, t), v);
+    }
+}
+
+const char *tilec_simt_load(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off)
+{
+    const char *nm = simt_fmt(c, "b%d", b->id);
+    tilec_dtype_t t = b->dtype;
+    note_dtype(c, t);
+    if (simt_is_half(t)) {
+        const tilec_simt_half_t *h = half_of(c, t);
+        if (h->mode == TILEC_SIMT_HALF_NATIVE)
+            return h->half_to_float ? simt_fmt(c, "%s(%s[%s])", h->half_to_float, nm, off)
+                                    : simt_fmt(c, "((%s)%s[%s])", c->dl.type_name[TILEC_FLOAT32], nm, off);
+        if (h->mode == TILEC_SIMT_HALF_FUNCS && b->scope == TILEC_SCOPE_GLOBAL) {
+            const char *keys[] = {"p", "o"}, *vals[] = {nm, off};
+            return simt_fmt(c, "(%s)", simt_subst(c, h->half_load, 2, keys, vals));
+        }
+        return simt_half_from_bits(c, t, simt_fmt(c, "%s[%s]", nm, off));
+    }
+    if (t == TILEC_BOOL)
+        return simt_fmt(c, "((%s)(%s[%s] != 0))", c->dl.type_name[TILEC_INT32], nm, off);
+    return simt_fmt(c, "%s[%s]", nm, off);
+}
+
+const char *tilec_simt_store(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off, const char *v)
+{
+    const char *nm = simt_fmt(c, "b%d", b->id);
+    tilec_dtype_t t = b->dtype;
+    if (simt_is_half(t)) {
+        const tilec_simt_half_t *h = half_of(c, t);
+        if (h->mode == TILEC_SIMT_HALF_NATIVE)
+            return h->half_from_float ? simt_fmt(c, "%s[%s] = %s(%s);", nm, off, h->half_from_float, v)
+                                      : simt_fmt(c, "%s[%s] = (%s)(%s);", nm, off, h->half_type, v);
+        if (h->mode == TILEC_SIMT_HALF_FUNCS && b->scope == TILEC_SCOPE_GLOBAL) {
+            const char *keys[] = {"p", "o", "v"}, *vals[] = {nm, off, v};
+            const char *s = simt_subst(c, h->half_store, 3, keys, vals);
+            size_t n = strlen(s);
+            return n && s[n - 1] == ';' ? s : simt_fmt(c, "%s;", s);
+        }
+        return simt_fmt(c, "%s[%s] = %s;", nm, off, simt_half_bits(c, t, v));
+    }
+    if (t == TILEC_BOOL)
+        return simt_fmt(c, "%s[%s] = (%s)((%s) != 0);", nm, off, c->dl.type_name[TILEC_BOOL], v);
+    return simt_fmt(c, "%s[%s] = %s;", nm, off, v);
+}
+
+/* ---- buffers ------------------------------------------------------------------------------- */
+
+const char *tilec_simt_buf_name(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
+{
+    return simt_fmt(c, "b%d", b ? b->id : -1);
+}
+
+const char *tilec_simt_dim(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, int d)
+{
+    int64_t v;
+    const char *it = simt_idx_type(c, b);
+    if (d < 0 || d >= b->ndim || !b->shape || !b->shape[d]) {
+        tilec_simt_fail(c, "buffer dimension out of range");
+        return "1";
+    }
+    if (tilec_ir_is_const_int(b->shape[d], &v))
+        return b->scope == TILEC_SCOPE_GLOBAL && (v > INT32_MAX || v < INT32_MIN)
+                   ? simt_fmt(c, "((%s)%" PRId64 "%s)", it, v, c->dl.int64_suffix)
+                   : simt_fmt(c, "%" PRId64, v);
+    return simt_fmt(c, "((%s)(%s))", it, tilec_simt_expr(c, b->shape[d]));
+}
+
+const char *tilec_simt_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *ix)
+{
+    if (!simt_buf_ok(c, b))
+        return "0";
+    if (b->ndim == 0)
+        return "0";
+    if (!ix) {
+        tilec_simt_fail(c, "buffer access without indices");
+        return "0";
+    }
+    const char *it = simt_idx_type(c, b);
+    const char *o = simt_fmt(c, "(%s)(%s)", it, tilec_simt_expr(c, ix[0]));
+    for (int d = 1; d < b->ndim; d++)
+        o = simt_fmt(c, "(%s * %s + (%s)(%s))", o, tilec_simt_dim(c, b, d), it, tilec_simt_expr(c, ix[d]));
+    return o;
+}
+
+/* ---- operators ------------------------------------------------------------------------------- */
+
+static const char *isfx(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_INT8: return "i8";
+    case TILEC_INT16: return "i16";
+    case TILEC_INT64: return "i64";
+    case TILEC_UINT8: return "u8";
+    case TILEC_UINT16: return "u16";
+    case TILEC_UINT32: return "u32";
+    case TILEC_UINT64: return "u64";
+    default: return "i32";
+    }
+}
+
+static tilec_dtype_t ihelper_type(tilec_dtype_t t) { return t == TILEC_BOOL ? TILEC_INT32 : t; }
+
+static const char *ihelper(tilec_simt_ctx_t *c, const char *op, tilec_dtype_t t, const char *a, const char *b)
+{
+    t = ihelper_type(t);
+    c->int_helpers |= 1u << t;
+    return b ? simt_fmt(c, "tc_%s_%s(%s, %s)", op, isfx(t), a, b) : simt_fmt(c, "tc_%s_%s(%s)", op, isfx(t), a);
+}
+
+static const char *mathf(tilec_simt_ctx_t *c, const char *base, int dbl)
+{
+    if (c->dl.math_generic || dbl)
+        return base;
+    return simt_fmt(c, "%sf", base);
+}
+
+const char *simt_minmax(tilec_simt_ctx_t *c, int is_max, tilec_dtype_t t, const char *a, const char *b)
+{
+    if (simt_is_flt(t)) {
+        int dbl = t == TILEC_FLOAT64;
+        c->helpers |= dbl ? SH_DBL : SH_FLT;
+        return simt_fmt(c, "tc_%s%s(%s, %s)", is_max ? "max" : "min", dbl ? "d" : "f", a, b);
+    }
+    return ihelper(c, is_max ? "max" : "min", t, a, b);
+}
+
+const char *simt_abs(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *a)
+{
+    if (simt_is_flt(t))
+        return simt_fmt(c, "%s(%s)", mathf(c, "fabs", t == TILEC_FLOAT64), a);
+    if (t == TILEC_BOOL)
+        return a;
+    return ihelper(c, "abs", t, a, NULL);
+}
+
+static int wide_int(tilec_dtype_t t)
+{
+    return t == TILEC_INT32 || t == TILEC_INT64 || t == TILEC_UINT32 || t == TILEC_UINT64;
+}
+
+static const char *arith(tilec_simt_ctx_t *c, const char *o, tilec_dtype_t t, const char *a, const char *b)
+{
+    if (simt_is_flt(t) || wide_int(t))
+        return simt_fmt(c, "((%s) %s (%s))", a, o, b);
+    /* narrow types promote to int: compute wrapped in uint32 */
+    const char *u = c->dl.type_name[TILEC_UINT32];
+    const char *r = simt_fmt(c, "((%s)((%s)(%s) %s (%s)(%s)))", tilec_simt_ctype(c, t), u, a, o, u, b);
+    if (t == TILEC_BOOL)
+        r = simt_fmt(c, "((%s) != 0)", r);
+    return r;
+}
+
+const char *simt_add(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *a, const char *b)
+{
+    return arith(c, "+", t, a, b);
+}
+
+static const char *unary(tilec_simt_ctx_t *c, const tilec_ir_expr_t *e, const char *a)
+{
+    tilec_dtype_t t = e->u.un.a->dtype;
+    int dbl = t == TILEC_FLOAT64;
+    switch (e->u.un.op) {
+    case TILEC_UN_NEG:
+        if (simt_is_flt(t))
+            return simt_fmt(c, "(-(%s))", a);
+        if (t == TILEC_BOOL)
+            return simt_fmt(c, "((%s) != 0)", a);
+        return simt_fmt(c, "((%s)(0 - (%s)(%s)))", tilec_simt_ctype(c, t), c->dl.type_name[TILEC_UINT64], a);
+    case TILEC_UN_NOT: return simt_fmt(c, "(!(%s))", a);
+    case TILEC_UN_ABS: return simt_abs(c, t, a);
+    case TILEC_UN_FLOOR:
+    case TILEC_UN_CEIL:
+        if (!simt_is_flt(t))
+            return a;
+        return simt_fmt(c, "%s(%s)", mathf(c, e->u.un.op == TILEC_UN_FLOOR ? "floor" : "ceil", dbl), a);
+    default: break;
+    }
+    const char *x = a;
+    int isf = simt_is_flt(t);
+    if (!isf) /* math on integers (not produced by the frontend): through float */
+        x = simt_fmt(c, "((%s)(%s))", c->dl.type_name[TILEC_FLOAT32], a);
+    const char *r;
+    switch (e->u.un.op) {
+    case TILEC_UN_EXP: r = simt_fmt(c, "%s(%s)", mathf(c, "exp", dbl), x); break;
+    case TILEC_UN_EXP2: r = simt_fmt(c, "%s(%s)", mathf(c, "exp2", dbl), x); break;
+    case TILEC_UN_LOG: r = simt_fmt(c, "%s(%s)", mathf(c, "log", dbl), x); break;
+    case TILEC_UN_LOG2: r = simt_fmt(c, "%s(%s)", mathf(c, "log2", dbl), x); break;
+    case TILEC_UN_SQRT: r = simt_fmt(c, "%s(%s)", mathf(c, "sqrt", dbl), x); break;
+    case TILEC_UN_TANH: r = simt_fmt(c, "%s(%s)", mathf(c, "tanh", dbl), x); break;
+    case TILEC_UN_RSQRT:
+        if (c->dl.has_rsqrt)
+            r = simt_fmt(c, "%s(%s)", mathf(c, "rsqrt", dbl), x);
+        else
+            r = simt_fmt(c, dbl ? "(1.0 / %s(%s))" : "(1.0f / %s(%s))", mathf(c, "sqrt", dbl), x);
+        break;
+    case TILEC_UN_SIGMOID:
+        c->helpers |= dbl ? SH_DBL : SH_FLT;
+        r = simt_fmt(c, "tc_sigmoid%s(%s)", dbl ? "d" : "f", x);
+        break;
+    default:
+        tilec_simt_fail(c, "unknown unary operator %d", (int)e->u.un.op);
+        return "0";
+    }
+    if (!isf)
+        r = simt_fmt(c, "((%s)(%s))", tilec_simt_ctype(c, t), r);
+    return r;
+}
+
+static const char *binary(tilec_simt_ctx_t *c, const tilec_ir_expr_t *e, const char *a, const char *b)
+{
+    tilec_dtype_t t = e->u.bin.a->dtype;
+    int dbl = t == TILEC_FLOAT64;
+    int op = e->u.bin.op;
+    switch (op) {
+    case TILEC_BIN_EQ: return simt_fmt(c, "((%s) == (%s))", a, b);
+    case TILEC_BIN_NE: return simt_fmt(c, "((%s) != (%s))", a, b);
+    case TILEC_BIN_LT: return simt_fmt(c, "((%s) < (%s))", a, b);
+    case TILEC_BIN_LE: return simt_fmt(c, "((%s) <= (%s))", a, b);
+    case TILEC_BIN_GT: return simt_fmt(c, "((%s) > (%s))", a, b);
+    case TILEC_BIN_GE: return simt_fmt(c, "((%s) >= (%s))", a, b);
+    case TILEC_BIN_AND: return simt_fmt(c, "((%s) && (%s))", a, b);
+    case TILEC_BIN_OR: return simt_fmt(c, "((%s) || (%s))", a, b);
+    case TILEC_BIN_ADD: return arith(c, "+", t, a, b);
+    case TILEC_BIN_SUB: return arith(c, "-", t, a, b);
+    case TILEC_BIN_MUL: return arith(c, "*", t, a, b);
+    case TILEC_BIN_MIN: return simt_minmax(c, 0, t, a, b);
+    case TILEC_BIN_MAX: return simt_minmax(c, 1, t, a, b);
+    default: break;
+    }
+    if (simt_is_flt(t)) {
+        switch (op) {
+        case TILEC_BIN_DIV: return simt_fmt(c, "((%s) / (%s))", a, b);
+        case TILEC_BIN_FLOORDIV: return simt_fmt(c, "%s((%s) / (%s))", mathf(c, "floor", dbl), a, b);
+        case TILEC_BIN_FLOORMOD:
+            c->helpers |= dbl ? SH_DBL : SH_FLT;
+            return simt_fmt(c, "tc_fmod%s(%s, %s)", dbl ? "d" : "f", a, b);
+        case TILEC_BIN_POW: return simt_fmt(c, "%s(%s, %s)", mathf(c, "pow", dbl), a, b);
+        default: break;
+        }
+    } else {
+        const char *r = NULL;
+        switch (op) {
+        case TILEC_BIN_DIV: r = ihelper(c, "div", t, a, b); break;
+        case TILEC_BIN_FLOORDIV: r = ihelper(c, "fdiv", t, a, b); break;
+        case TILEC_BIN_FLOORMOD: r = ihelper(c, "fmod", t, a, b); break;
+        case TILEC_BIN_POW: r = ihelper(c, "pow", t, a, b); break;
+        default: break;
+        }
+        if (r)
+            return t == TILEC_BOOL ? simt_fmt(c, "((%s) != 0)", r) : r;
+    }
+    tilec_simt_fail(c, "unknown binary operator %d", op);
+    return "0";
+}
+
+static int valid_dtype(int t) { return t >= 0 && t < TILEC_DTYPE_COUNT; }
+
+const char *tilec_simt_expr(tilec_simt_ctx_t *c, const tilec_ir_expr_t *e)
+{
+    if (c->failed)
+        return "0";
+    if (!e || !valid_dtype((int)e->dtype)) {
+        tilec_simt_fail(c, "missing or ill-typed expression");
+        return "0";
+    }
+    if (++c->depth > SIMT_MAX_DEPTH) {
+        tilec_simt_fail(c, "expression nested deeper than %d levels", SIMT_MAX_DEPTH);
+        c->depth--;
+        return "0";
+    }
+    const char *r = "0";
+    switch (e->kind) {
+    case TILEC_EX_INT:
+        r = simt_is_flt(e->dtype) ? flt_lit(c, (double)e->u.i, e->dtype) : simt_int_lit(c, e->u.i, e->dtype);
+        break;
+    case TILEC_EX_FLOAT:
+        if (simt_is_flt(e->dtype))
+            r = flt_lit(c, e->u.f, e->dtype);
+        else if (e->dtype == TILEC_BOOL)
+            r = e->u.f != 0 ? "1" : "0";
+        else
+            r = simt_fmt(c, "((%s)%s)", tilec_simt_ctype(c, e->dtype), flt_lit(c, e->u.f, TILEC_FLOAT32));
+        break;
+    case TILEC_EX_VAR: {
+        const tilec_ir_var_t *v = e->u.var;
+        if (!v || v->id < 0 || v->id >= c->k->nvars || c->k->vars[v->id] != v) {
+            tilec_simt_fail(c, "reference to a variable not declared by the kernel");
+            break;
+        }
+        r = tilec_simt_convert(c, simt_fmt(c, "v%d", v->id), v->dtype, e->dtype);
+        break;
+    }
+    case TILEC_EX_LOAD: {
+        const tilec_ir_buffer_t *b = e->u.load.buf;
+        if (!simt_buf_ok(c, b))
+            break;
+        const char *off = tilec_simt_offset(c, b, e->u.load.idx);
+        r = tilec_simt_convert(c, tilec_simt_load(c, b, off), b->dtype, e->dtype);
+        break;
+    }
+    case TILEC_EX_UNARY: {
+        if (!e->u.un.a || !valid_dtype((int)e->u.un.a->dtype)) {
+            tilec_simt_fail(c, "unary operator without a valid operand");
+            break;
+        }
+        r = unary(c, e, tilec_simt_expr(c, e->u.un.a));
+        tilec_dtype_t rt = e->u.un.op == TILEC_UN_NOT ? TILEC_BOOL : e->u.un.a->dtype;
+        r = tilec_simt_convert(c, r, rt, e->dtype);
+        break;
+    }
+    case TILEC_EX_BINARY: {
+        if (!e->u.bin.a || !e->u.bin.b || !valid_dtype((int)e->u.bin.a->dtype) ||
+            !valid_dtype((int)e->u.bin.b->dtype)) {
+            tilec_simt_fail(c, "binary operator without valid operands");
+            break;
+        }
+        tilec_dtype_t ta = e->u.bin.a->dtype;
+        const char *a = tilec_simt_expr(c, e->u.bin.a);
+        const char *b = tilec_simt_convert(c, tilec_simt_expr(c, e->u.bin.b), e->u.bin.b->dtype, ta);
+        r = binary(c, e, a, b);
+        int cmp = e->u.bin.op >= TILEC_BIN_EQ;
+        r = tilec_simt_convert(c, r, cmp ? TILEC_BOOL : ta, e->dtype);
+        break;
+    }
+    case TILEC_EX_SELECT: {
+        if (!e->u.sel.cond || !e->u.sel.a || !e->u.sel.b) {
+            tilec_simt_fail(c, "select without operands");
+            break;
+        }
+        const char *cd = tilec_simt_expr(c, e->u.sel.cond);
+        const char *a = tilec_simt_convert(c, tilec_simt_expr(c, e->u.sel.a), e->u.sel.a->dtype, e->dtype);
+        const char *b = tilec_simt_convert(c, tilec_simt_expr(c, e->u.sel.b), e->u.sel.b->dtype, e->dtype);
+        r = simt_fmt(c, "((%s) ? (%s) : (%s))", cd, a, b);
+        break;
+    }
+    case TILEC_EX_CAST:
+        if (!e->u.cast.a || !valid_dtype((int)e->u.cast.a->dtype)) {
+            tilec_simt_fail(c, "cast without a valid operand");
+            break;
+        }
+        r = tilec_simt_convert(c, tilec_simt_expr(c, e->u.cast.a), e->u.cast.a->dtype, e->dtype);
+        break;
+    default:
+        tilec_simt_fail(c, "unknown expression kind %d", (int)e->kind);
+        break;
+    }
+    c->depth--;
+    return r;
+}
+
+/* ---- prelude helpers -------------------------------------------------------------------------- */
+
+static tilec_dtype_t unsigned_twin(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_INT8: return TILEC_UINT8;
+    case TILEC_INT16: return TILEC_UINT16;
+    case TILEC_INT32: return TILEC_UINT32;
+    case TILEC_INT64: return TILEC_UINT64;
+    default: return t;
+    }
+}
+
+void simt_emit_helpers(tilec_simt_ctx_t *c, simt_str_t *o)
+{
+    const char *q = c->dl.func_qual;
+    const char *F = c->dl.type_name[TILEC_FLOAT32], *D = c->dl.type_name[TILEC_FLOAT64];
+    const char *U32 = c->dl.type_name[TILEC_UINT32], *U16 = c->dl.type_name[TILEC_UINT16];
+    const char *I32 = c->dl.type_name[TILEC_INT32];
+    if (c->helpers & SH_FLT) {
+        simt_str_printf(o, "%s %s tc_minf(%s a, %s b) { return a < b ? a : b; }\n", q, F, F, F);
+        simt_str_printf(o, "%s %s tc_maxf(%s a, %s b) { return a > b ? a : b; }\n", q, F, F, F);
+        simt_str_printf(o, "%s %s tc_fmodf(%s a, %s b) { %s r = %s(a, b); if (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) r += b; return r; }\n",
+                        q, F, F, F, F, mathf(c, "fmod", 0));
+        simt_str_printf(o, "%s %s tc_sigmoidf(%s x) { return 1.0f / (1.0f + %s(-x)); }\n", q, F, F, mathf(c, "exp", 0));
+    }
+    if (c->helpers & SH_DBL) {
+        simt_str_printf(o, "%s %s tc_mind(%s a, %s b) { return a < b ? a : b; }\n", q, D, D, D);
+        simt_str_printf(o, "%s %s tc_maxd(%s a, %s b) { return a > b ? a : b; }\n", q, D, D, D);
+        simt_str_printf(o, "%s %s tc_fmodd(%s a, %s b) { %s r = fmod(a, b); if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b; return r; }\n",
+                        q, D, D, D, D);
+        simt_str_printf(o, "%s %s tc_sigmoidd(%s x) { return 1.0 / (1.0 + exp(-x)); }\n", q, D, D);
+    }
+    const char *ab = c->dl.f32_as_bits, *ba = c->dl.bits_as_f32;
+    if (c->helpers & SH_F16) {
+        /* float -> float16 bits, round to nearest even, NaN kept quiet */
+        simt_str_printf(o,
+            "%s %s tc_f2h(%s f) {\n"
+            "  %s x = %s(f); %s s = (x >> 16) & 0x8000u; %s a = x & 0x7fffffffu;\n"
+            "  if (a >= 0x7f800000u) return (%s)(s | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));\n"
+            "  if (a >= 0x477ff000u) return (%s)(s | 0x7c00u);\n"
+            "  if (a < 0x38800000u) {\n"
+            "    if (a < 0x33000000u) return (%s)s;\n"
+            "    %s e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, sh = 126u - e;\n"
+            "    %s h = m >> sh, rem = m & ((1u << sh) - 1u), half = 1u << (sh - 1u);\n"
+            "    if (rem > half || (rem == half && (h & 1u))) h++;\n"
+            "    return (%s)(s | h);\n"
+            "  }\n"
+            "  %s h = (a - 0x38000000u) >> 13, rem = a & 0x1fffu;\n"
+            "  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;\n"
+            "  return (%s)(s | h);\n"
+            "}\n",
+            q, U16, F, U32, ab, U32, U32, U16, U16, U16, U32, U32, U16, U32, U16);
+        simt_str_printf(o,
+            "%s %s tc_h2f(%s h) {\n"
+            "  %s s = ((%s)h & 0x8000u) << 16, e = ((%s)h >> 10) & 0x1fu, m = (%s)h & 0x3ffu;\n"
+            "  if (e == 0u) { %s f = (%s)m * 5.9604644775390625e-8f; return s ? -f : f; }\n"
+            "  if (e == 31u) return %s(s | 0x7f800000u | (m << 13));\n"
+            "  return %s(s | ((e + 112u) << 23) | (m << 13));\n"
+            "}\n",
+            q, F, U16, U32, U32, U32, U32, F, F, ba, ba);
+        simt_str_printf(o, "%s %s tc_rh(%s f) { return tc_h2f(tc_f2h(f)); }\n", q, F, F);
+    }
+    if (c->helpers & SH_BF16) {
+        simt_str_printf(o,
+            "%s %s tc_f2b(%s f) {\n"
+            "  %s x = %s(f);\n"
+            "  if ((x & 0x7fffffffu) > 0x7f800000u) return (%s)((x >> 16) | 0x40u);\n"
+            "  x += 0x7fffu + ((x >> 16) & 1u);\n"
+            "  return (%s)(x >> 16);\n"
+            "}\n",
+            q, U16, F, U32, ab, U16, U16);
+        simt_str_printf(o, "%s %s tc_b2f(%s h) { return %s((%s)h << 16); }\n", q, F, U16, ba, U32);
+        simt_str_printf(o, "%s %s tc_rb(%s f) { return tc_b2f(tc_f2b(f)); }\n", q, F, F);
+    }
+    for (int t = 0; t < TILEC_DTYPE_COUNT; t++) {
+        if (!(c->int_helpers & (1u << t)))
+            continue;
+        const char *T = c->dl.type_name[t], *U = c->dl.type_name[unsigned_twin((tilec_dtype_t)t)];
+        const char *s = isfx((tilec_dtype_t)t);
+        int sg = tilec_dtype_is_signed((tilec_dtype_t)t);
+        /* division by zero gives 0; MIN / -1 wraps (never traps) */
+        simt_str_printf(o, "%s %s tc_div_%s(%s a, %s b) { if (b == 0) return 0;%s return (%s)(a / b); }\n",
+                        q, T, s, T, T,
+                        sg ? simt_fmt(c, " if (b == (%s)-1) return (%s)((%s)0 - (%s)a);", T, T, U, U) : "", T);
+        simt_str_printf(o, "%s %s tc_fdiv_%s(%s a, %s b) { if (b == 0) return 0;%s %s qq = (%s)(a / b);%s return qq; }\n",
+                        q, T, s, T, T,
+                        sg ? simt_fmt(c, " if (b == (%s)-1) return (%s)((%s)0 - (%s)a);", T, T, U, U) : "", T, T,
+                        sg ? simt_fmt(c, " if ((%s)(a %% b) != 0 && ((a < 0) != (b < 0))) qq = (%s)(qq - 1);", T, T) : "");
+        simt_str_printf(o, "%s %s tc_fmod_%s(%s a, %s b) { if (b == 0%s) return 0; %s r = (%s)(a %% b);%s return r; }\n",
+                        q, T, s, T, T, sg ? simt_fmt(c, " || b == (%s)-1", T) : "", T, T,
+                        sg ? simt_fmt(c, " if (r != 0 && ((r < 0) != (b < 0))) r = (%s)(r + b);", T) : "");
+        simt_str_printf(o, "%s %s tc_min_%s(%s a, %s b) { return a < b ? a : b; }\n", q, T, s, T, T);
+        simt_str_printf(o, "%s %s tc_max_%s(%s a, %s b) { return a > b ? a : b; }\n", q, T, s, T, T);
+        simt_str_printf(o, "%s %s tc_abs_%s(%s a) { return %s; }\n", q, T, s, T,
+                        sg ? simt_fmt(c, "a < 0 ? (%s)((%s)0 - (%s)a) : a", T, U, U) : "a");
+        simt_str_printf(o,
+            "%s %s tc_pow_%s(%s a, %s e) {%s %s r = 1, x = (%s)a, n = (%s)e; while (n) { if (n & 1u) r = (%s)(r * x); x = (%s)(x * x); n >>= 1; } return (%s)r; }\n",
+            q, T, s, T, T,
+            sg ? simt_fmt(c, " if (e < 0) return (%s)(a == 1 ? 1 : a == (%s)-1 ? (((%s)e & 1u) ? -1 : 1) : 0);", T, T, U) : "",
+            U, U, U, U, U, T);
+    }
+    (void)I32;
+}

@@ -1,0 +1,83 @@
+#!/bin/sh
+# run_cuda.sh — the CUDA backend's GPU test run (make test-cuda).
+#
+# Meant for a machine with an NVIDIA GPU, its driver and NVRTC (the H200
+# of the device tool).  It builds tilec and libtilec-cuda.so, lists the
+# devices, then:
+#   1. runs every example with each of its `# tilec-test:` parameter lines
+#      through `tilec run FILE --check --backend cuda`;
+#   2. runs every conformance case with its `# conform-params:` lines the
+#      same way, and `tilec conform --backend cuda` when it is available;
+#   3. runs compute-sanitizer memcheck and racecheck over a representative
+#      subset (GEMM, flash attention, reductions, cumsum, atomics-free
+#      copies), when compute-sanitizer is installed;
+#   4. with BENCH=1, the benchmarks of bench/cuda_bench.py.
+# Results go to $OUT (default build/gpu-results): results.txt (one line a
+# run: PASS/FAIL/ERROR, file, parameters), sanitizer.txt, bench.txt, and a
+# summary on stdout.  Exit status 0 only when every run passed.
+set -u
+OUT=${OUT:-build/gpu-results}
+mkdir -p "$OUT"
+JOBS=${JOBS:-8}
+export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-$OUT/.cache}
+: > "$OUT/results.txt"
+
+make -j"$JOBS" WERROR= build/tilec build/libtilec-cuda.so > "$OUT/build.log" 2>&1 || {
+    echo "build failed"; tail -30 "$OUT/build.log"; exit 2; }
+build/tilec devices 2>&1 | tee "$OUT/devices.txt"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv 2>/dev/null | tee -a "$OUT/devices.txt"
+
+pass=0; fail=0
+run_one() { # FILE ARGS...
+    f=$1; shift
+    res=$(timeout 120 build/tilec run "$f" "$@" --check --backend cuda 2>&1)
+    rc=$?
+    line=$(printf '%s\n' "$res" | grep -E 'PASS|FAIL' | tail -1)
+    if [ $rc -eq 0 ]; then pass=$((pass+1)); st=PASS; else fail=$((fail+1)); st="FAIL(rc=$rc)"; fi
+    printf '%s %s %s :: %s\n' "$st" "$f" "$*" "$(printf '%s' "${line:-$res}" | tr '\n' ' ' | cut -c1-400)" >> "$OUT/results.txt"
+}
+params_of() { # FILE TAG -> one line per parameter set ("" for none)
+    grep -E "^# $2:" "$1" | sed -E "s/^# $2:[ ]*//"
+}
+for f in examples/*.py conformance/cases/*.py; do
+    [ -f "$f" ] || continue
+    case $f in conformance/*) tag=conform-params ;; *) tag=tilec-test ;; esac
+    lines=$(params_of "$f" "$tag")
+    if [ -z "$lines" ]; then run_one "$f"; continue; fi
+    printf '%s\n' "$lines" | while IFS= read -r p; do
+        # shellcheck disable=SC2086
+        run_one "$f" $p
+        echo "$pass $fail" > "$OUT/.counts"
+    done
+    read pass fail < "$OUT/.counts"
+done
+echo "== runs: $pass passed, $fail failed"
+grep -v '^PASS' "$OUT/results.txt" | head -40
+
+if build/tilec conform --help >/dev/null 2>&1 || true; then
+    timeout 300 build/tilec conform --backend cuda --json "$OUT/conform.json" \
+        --junit "$OUT/conform.xml" > "$OUT/conform.txt" 2>&1
+    echo "== conform: rc=$? $(tail -3 "$OUT/conform.txt" | tr '\n' ' ')"
+fi
+
+if command -v compute-sanitizer >/dev/null 2>&1; then
+    : > "$OUT/sanitizer.txt"
+    for spec in "examples/gemm.py" "examples/gemm.py -D dtype=bfloat16" \
+                "examples/flash_attention.py -D causal=True" "examples/softmax.py" \
+                "examples/reduce_cols.py" "examples/cumsum.py -D reverse=True" \
+                "examples/dynamic_shape.py -D m=77" "examples/gemm_fp32.py -D M=33 -D N=17 -D K=9"; do
+        for tool in memcheck racecheck; do
+            # shellcheck disable=SC2086
+            r=$(TILEC_CACHE=0 timeout 300 compute-sanitizer --tool $tool --error-exitcode 99 \
+                build/tilec run $spec --check --backend cuda 2>&1)
+            rc=$?
+            s=$(printf '%s\n' "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL' | tr '\n' ' ')
+            echo "$tool rc=$rc $spec :: $s" | tee -a "$OUT/sanitizer.txt"
+        done
+    done
+fi
+
+if [ "${BENCH:-0}" = 1 ]; then
+    PYTHONUNBUFFERED=1 timeout 400 python3 bench/cuda_bench.py 2>&1 | tee "$OUT/bench.txt"
+fi
+[ "$fail" -eq 0 ]
