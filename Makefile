@@ -35,7 +35,7 @@ TESTS    := $(TEST_SRC:tests/%.c=$(O)/tests/%)
 SONAME   := libtilec.so.0
 PLUGINS  := $(O)/libtilec-cpu.so
 # Plugins other than cpu: each backends/NAME/ directory builds libtilec-NAME.so.
-OTHER_BACKENDS := $(filter-out cpu,$(notdir $(patsubst %/,%,$(dir $(wildcard backends/*/*.c)))))
+OTHER_BACKENDS := $(sort $(filter-out cpu,$(notdir $(patsubst %/,%,$(dir $(wildcard backends/*/*.c))))))
 PLUGINS  += $(foreach b,$(OTHER_BACKENDS),$(O)/libtilec-$(b).so)
 
 all: $(O)/libtilec.so $(O)/tilec $(PLUGINS) $(O)/libtilec-sdk.a $(O)/examples/api_demo

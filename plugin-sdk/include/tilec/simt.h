@@ -241,6 +241,26 @@ int tilec_simt_tmp(tilec_simt_ctx_t *c);
 /* The dialect in use. */
 const tilec_simt_dialect_t *tilec_simt_dialect(tilec_simt_ctx_t *c);
 
+/* ---- launch-time helpers (host side) --------------------------------------
+ * A backend keeps the parsed module of a compiled kernel and evaluates its
+ * grid and parameter shapes for the symbol values of each launch.  syms[]
+ * are the values in kernel symbol order (the order of tilec_plaunch_t.syms);
+ * nsyms must be the kernel's symbol count. */
+
+/* Symbols of the kernel (variables of kind SYM), in order. */
+int tilec_simt_sym_count(const tilec_ir_kernel_t *k);
+/* Value of an integer expression of constants and symbols (the forms the
+ * frontend puts in shapes and grid extents: + - * // % / min max select
+ * casts comparisons).  0, or -1 for anything else, division by zero or a
+ * result out of int64 range. */
+int tilec_simt_eval_int(const tilec_ir_kernel_t *k, const tilec_ir_expr_t *e, const int64_t *syms, uint32_t nsyms,
+                        int64_t *out);
+/* The grid (1 for unused dimensions); 0 or -1 (an extent that does not
+ * evaluate or is negative or above INT32_MAX). */
+int tilec_simt_grid(const tilec_ir_kernel_t *k, const int64_t *syms, uint32_t nsyms, int64_t grid[3]);
+/* Bytes parameter i occupies; 0 or -1 (a bad shape). */
+int tilec_simt_param_bytes(const tilec_ir_kernel_t *k, int i, const int64_t *syms, uint32_t nsyms, uint64_t *bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,10 @@
+build-cuda/conformance/report.o: conformance/report.c \
+ conformance/conform.h conformance/../tools/check.h include/tilec/tilec.h \
+ include/tilec/dlpack.h plugin-sdk/include/tilec/plugin.h \
+ plugin-sdk/include/tilec/sdk.h
+conformance/conform.h:
+conformance/../tools/check.h:
+include/tilec/tilec.h:
+include/tilec/dlpack.h:
+plugin-sdk/include/tilec/plugin.h:
+plugin-sdk/include/tilec/sdk.h:

@@ -1,0 +1,3 @@
+build-cuda/core/cache.o: core/cache.c core/cache.h core/log.h
+core/cache.h:
+core/log.h:

@@ -1,0 +1,2 @@
+build-cuda/core/log.o: core/log.c core/log.h
+core/log.h:

@@ -1,0 +1,2 @@
+build-cuda/frontend/diag.o: frontend/diag.c frontend/diag.h
+frontend/diag.h:

@@ -1,0 +1,20 @@
+# reduce_sum_accumulate_dim0.py — column sums accumulated across tiles with clear=False.
+# conform: tol=auto covers=reduce_sum
+# conform-params: -D M=128 -D N=64
+# conform-params: -D M=70 -D N=33
+import tilelang
+import tilelang.language as T
+
+
+def reduce_sum_accumulate_dim0(M=64, N=64, bm=32, bn=32, dtype="float32", acc="float32"):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), R: T.Tensor((N,), acc)):
+        with T.Kernel(T.ceildiv(N, bn), threads=128) as bx:
+            t = T.alloc_fragment((bm, bn), dtype)
+            r = T.alloc_fragment((bn,), acc)
+            T.fill(r, 0)
+            for k in T.serial(T.ceildiv(M, bm)):
+                T.copy(A[k * bm, bx * bn], t)
+                T.reduce_sum(t, r, dim=0, clear=False)
+            T.copy(r, R[bx * bn])
+    return main
