@@ -2,6 +2,7 @@
 #   make            libtilec.so, the tilec CLI, every plugin, the SDK library
 #   make test       unit tests (Criterion), malformed-program corpus, every example
 #   make run        the GEMM example on the CPU backend with --check
+#   make conform    the conformance suite on the cpu backend and the template plugin
 #   make clang      the same build with clang (house style: clean with both)
 # Outputs go to build/.  Nothing here needs a vendor SDK: backends dlopen
 # their runtimes.
@@ -97,8 +98,34 @@ $(O)/tests/%: tests/%.c $(O)/libtilec.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(O)/libtilec.a -lcriterion $(LDLIBS_CORE)
 
-test: all $(TESTS) $(BROKEN)
+# Conformance (conformance/README.md): the template plugin built from the
+# SDK alone (plugin-sdk/template), its deliberately mis-lowered twin, and
+# misbehaving fake plugins for the runner's own tests.  The two template
+# builds share object files, so the second waits for the first.
+TEMPLATE_DIR := $(abspath $(O))/template
+TEMPLATE_SO  := $(O)/template/libtilec-template.so $(O)/template/libtilec-template_wrong.so
+$(O)/template/libtilec-template.so: plugin-sdk/template/template.c plugin-sdk/template/Makefile $(SDK_SRC) $(wildcard plugin-sdk/include/tilec/*.h)
+	$(MAKE) -C plugin-sdk/template OUT=$(TEMPLATE_DIR) CC=$(CC) WERROR=$(WERROR)
+$(O)/template/libtilec-template_wrong.so: $(O)/template/libtilec-template.so
+	$(MAKE) -C plugin-sdk/template OUT=$(TEMPLATE_DIR) CC=$(CC) WERROR=$(WERROR) MISLOWER=1
+FAKE_KINDS := crash hang liar nocaps
+FAKE := $(foreach k,$(FAKE_KINDS),$(O)/tests/conform-plugins/libtilec-fake_$(k).so)
+$(O)/tests/conform-plugins/libtilec-fake_%.so: tests/plugins/conform_fake.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -DFAKE_KIND_$* -o $@ $<
+# The runner's tests link its objects (they are part of the CLI, not libtilec).
+CONFORM_OBJ := $(patsubst %.c,$(O)/%.o,$(wildcard conformance/*.c)) $(O)/tools/check.o
+$(O)/tests/test_conform: tests/test_conform.c $(CONFORM_OBJ) $(O)/libtilec.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -Iconformance -Itools -o $@ $< $(CONFORM_OBJ) $(O)/libtilec.a -lcriterion $(LDLIBS_CORE)
+
+test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE)
 	@TILEC_BUILD_DIR=$(abspath $(O)) O=$(O) sh tests/run.sh $(TESTS)
+	@O=$(O) sh tests/conform.sh
+
+# The conformance suite alone, on the cpu backend and on the template.
+conform: all $(BROKEN) $(TEMPLATE_SO)
+	@O=$(O) sh tests/conform.sh
 
 run: all
 	TILEC_BACKEND=cpu $(O)/tilec run examples/gemm.py --check

@@ -74,6 +74,7 @@ typedef struct conform_run {
     uint64_t seed;
     int progress;               /* a progress line on stderr */
     int verbose;
+    int quiet;                  /* no per-item lines on stderr */
     /* the plugin */
     void *handle;
     const tilec_plugin_t *table;

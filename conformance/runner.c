@@ -699,6 +699,10 @@ static conform_status_t run_case(const conform_run_t *run, const conform_item_t 
             snprintf(msg, msglen, "rel_fro_err=%.3e max_abs_err=%.3e tol=%s", v.worst.rel_fro,
                      v.worst.max_abs, check_tol_name(it->tol));
         } else {
+            /* One line: the per-tensor lines joined with "; ". */
+            for (char *nl = v.detail ? strchr(v.detail, '\n') : NULL; nl; nl = strchr(nl, '\n')) {
+                *nl = nl[1] ? ';' : ' ';
+            }
             snprintf(msg, msglen, "%s(tolerance class %s, bound %.0e)",
                      v.detail ? v.detail : "results differ from the reference ", check_tol_name(it->tol),
                      v.tol);
@@ -746,6 +750,15 @@ static void child_main(const conform_run_t *run, const conform_item_t *it, int f
     }
     if (null > 2) {
         close(null);
+    }
+    /* Whatever the parent loaded (a vendor runtime, say) may have installed
+     * handlers for fatal signals; a case must die of them visibly. */
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
+        signal(fatal[i], SIG_DFL);
     }
     msg[0] = '\0';
     switch (it->kind) {
@@ -921,7 +934,7 @@ int conform_run_all(conform_run_t *run)
                 run->counts[it->status]++;
                 run->nknown += it->known && it->status != CONFORM_PASS;
                 run->nunexpected += it->unexpected_pass;
-                if (!run->progress && (it->status != CONFORM_PASS || run->verbose) &&
+                if (!run->progress && !run->quiet && (it->status != CONFORM_PASS || run->verbose) &&
                     it->status != CONFORM_NOT_SUPPORTED) {
                     fprintf(stderr, "%-14s %s: %s%s\n", conform_status_name(it->status), it->id,
                             it->message, it->known ? " (known failure)" : "");

@@ -691,6 +691,7 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         if (ar.n != 1 || ar.nkw) ev_fail(ev, at, "len() takes one argument");
         x = ar.v[0];
         if (x->kind == V_SEQ) return v_int(ev, x->u.seq.n);
+        if (x->kind == V_DICT) return v_int(ev, x->u.seq.n / 2);
         if (x->kind == V_STR) return v_int(ev, (int64_t)x->u.s.len);
         if (x->kind == V_RANGE || x->kind == V_LOOPITER) return v_int(ev, to_seq(ev, x, 0, at)->u.seq.n);
         if (x->kind == V_BUF) {

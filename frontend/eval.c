@@ -117,6 +117,9 @@ value_t *env_get(env_t *e, const char *name)
 static value_t *lookup(ev_t *ev, const char *name, ast_loc_t loc)
 {
     value_t *v = env_get(ev->env, name);
+    if (v && v->kind == V_DEADLOOP)
+        ev_fail(ev, loc, "'%s' is the variable of a kernel loop that has ended; it exists only inside its loop",
+                name);
     if (v) return v;
     v = bi_lookup_python(ev, name);
     if (v) return v;
@@ -377,7 +380,11 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
         return v_select(ev, c, a, b, e->loc);
     }
     case AST_CALL: {
-        value_t *f = ev_eval(ev, e->u.call.func);
+        value_t *f;
+        /* the parser's form of a lambda (parser.c: parse_lambda) */
+        if (e->u.call.func->kind == AST_NAME && !strcmp(e->u.call.func->u.name, "lambda"))
+            ev_fail(ev, e->loc, "'lambda' is not supported in tile programs");
+        f = ev_eval(ev, e->u.call.func);
         if (f->kind == V_BUILTIN) return bi_call(ev, f, e);
         if (f->kind == V_FUNC) {
             args_t ar;
@@ -405,8 +412,16 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
     case AST_LIST: return eval_seq(ev, e, 1);
     case AST_STARRED:
         ev_fail(ev, e->loc, "*value is only allowed in calls and tuples");
-    case AST_DICT:
-        return v_new(ev, V_DICT);
+    case AST_DICT: {
+        value_t *d = v_new(ev, V_DICT);
+        int i;
+        d->u.seq.n = 0;
+        d->u.seq.items = NULL;
+        for (i = 0; i + 1 < e->u.seq.n; i += 2)
+            v_dict_set(ev, d, ev_eval(ev, e->u.seq.items[i]), ev_eval(ev, e->u.seq.items[i + 1]),
+                       e->u.seq.items[i]->loc);
+        return d;
+    }
     }
     ev_fail(ev, e->loc, "unsupported expression");
 }
@@ -481,6 +496,24 @@ static void assign_name(ev_t *ev, const char *name, value_t *v, ast_loc_t loc)
 
 static void assign_to(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc);
 
+/* Whether a run-time expression reads state a store can change (a buffer
+ * element or a scalar temporary); deep trees count as yes. */
+static int ex_reads_state(const tilec_ir_expr_t *e, int depth)
+{
+    if (depth > 64) return 1;
+    switch (e->kind) {
+    case TILEC_EX_LOAD: return 1;
+    case TILEC_EX_VAR: return e->u.var->kind == TILEC_VAR_LET;
+    case TILEC_EX_UNARY: return ex_reads_state(e->u.un.a, depth + 1);
+    case TILEC_EX_BINARY: return ex_reads_state(e->u.bin.a, depth + 1) || ex_reads_state(e->u.bin.b, depth + 1);
+    case TILEC_EX_SELECT:
+        return ex_reads_state(e->u.sel.cond, depth + 1) || ex_reads_state(e->u.sel.a, depth + 1) ||
+               ex_reads_state(e->u.sel.b, depth + 1);
+    case TILEC_EX_CAST: return ex_reads_state(e->u.cast.a, depth + 1);
+    default: return 0;
+    }
+}
+
 static void unpack(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc)
 {
     value_t **items = NULL;
@@ -495,6 +528,25 @@ static void unpack(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc)
     if (n != t->u.seq.n) {
         ev_fail(ev, t->loc, "cannot unpack %d value%s into %d name%s", n, n == 1 ? "" : "s", t->u.seq.n,
                 t->u.seq.n == 1 ? "" : "s");
+    }
+    /* Python evaluates the whole right side before it assigns: `y, z = y + 1,
+     * y * 2` and `a, b = b, a` must read the old values, so run-time values
+     * that read temporaries or buffers are captured first. */
+    if (ev->tail && n > 1) {
+        for (i = 0; i < n; i++) {
+            tilec_ir_expr_t *e;
+            tilec_ir_var_t *var;
+            tilec_ir_stmt_t *st;
+            if (!v_is_rt(items[i]) || items[i]->kind == V_SYM) continue;
+            e = ex_of(ev, items[i], loc);
+            if (!ex_reads_state(e, 0)) continue;
+            var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, "unpacked"), e->dtype, TILEC_VAR_LET));
+            st = ev_stmt(ev, TILEC_ST_ASSIGN, loc);
+            st->u.assign.var = var;
+            st->u.assign.value = e;
+            ev_emit(ev, st, loc);
+            items[i] = v_expr(ev, ev_chk(ev, tilec_ir_varref(ev->a, var)));
+        }
     }
     for (i = 0; i < n; i++) assign_to(ev, t->u.seq.items[i], items[i], loc);
 }
@@ -518,6 +570,10 @@ static void assign_to(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc)
             if (k < 0) k += base->u.seq.n;
             if (k < 0 || k >= base->u.seq.n) ev_fail(ev, t->loc, "list index out of range");
             base->u.seq.items[k] = v;
+            return;
+        }
+        if (base->kind == V_DICT && t->u.sub.n == 1 && t->u.sub.items[0]->kind != AST_SLICE) {
+            v_dict_set(ev, base, ev_eval(ev, t->u.sub.items[0]), v, t->loc);
             return;
         }
         if (base->kind != V_BUF) ev_fail(ev, t->loc, "cannot assign to an element of %s", v_kind_name(base));
@@ -701,6 +757,7 @@ static tilec_ir_expr_t *loop_extent(ev_t *ev, value_t *lo, value_t *hi, int64_t 
 static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
 {
     ast_expr_t *names[TILEC_IR_MAX_DIMS];
+    value_t *bound[TILEC_IR_MAX_DIMS];
     tilec_ir_stmt_t *outer = NULL, **link = NULL;
     tilec_ir_stmt_t **saved;
     int i;
@@ -728,6 +785,7 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
                 if (v_is_rt(vv)) vv = v_expr(ev, ex_index(ev, vv, s->loc));
             }
             env_set(ev, ev->env, names[i]->u.name, vv);
+            bound[i] = vv;
         }
         if (!outer) outer = st;
         else *link = st;
@@ -747,6 +805,10 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
     ev->rt_depth--;
     ev->tail = saved;
     ev_emit(ev, outer, s->loc);
+    /* Unlike Python, a kernel loop's variable does not outlive the loop. */
+    for (i = 0; i < it->n; i++)
+        if (env_get(ev->env, names[i]->u.name) == bound[i])
+            env_set(ev, ev->env, names[i]->u.name, v_new(ev, V_DEADLOOP));
 }
 
 static void exec_for(ev_t *ev, ast_stmt_t *s)
@@ -773,9 +835,11 @@ static void exec_for(ev_t *ev, ast_stmt_t *s)
         ev->ct_loops--;
         return;
     }
-    if (it->kind == V_SEQ || it->kind == V_STR) {
+    if (it->kind == V_SEQ || it->kind == V_STR || it->kind == V_DICT) {
         if (it->kind == V_SEQ) {
             expand_into(ev, it, &items, &n, &cap, s->loc);
+        } else if (it->kind == V_DICT) {
+            for (i = 0; i + 1 < it->u.seq.n; i += 2) seq_push(ev, &items, &n, &cap, it->u.seq.items[i], s->loc);
         } else {
             for (i = 0; i < (int)it->u.s.len; i++) seq_push(ev, &items, &n, &cap, v_str(ev, it->u.s.s + i, 1), s->loc);
         }
@@ -974,7 +1038,7 @@ static void exec_stmt(ev_t *ev, ast_stmt_t *s)
     case AST_S_DEF: exec_def(ev, s); break;
     case AST_S_RETURN:
         if (ev->at_module) ev_fail(ev, s->loc, "return outside a function");
-        if (ev->in_prim)
+        if (ev->in_prim && s->u.ret.value)
             ev_fail(ev, s->loc, "a @T.prim_func cannot return a value; write results into an output tensor");
         if (ev->rt_depth > 0)
             ev_fail(ev, s->loc, "return inside a run-time `if` or kernel loop is not supported");

@@ -37,7 +37,8 @@
 typedef enum vkind {
     V_NONE = 0, V_BOOL, V_INT, V_FLOAT, V_STR, V_SEQ, V_RANGE, V_DICT,
     V_DTYPE, V_SYM, V_EXPR, V_BUF, V_REGION, V_FUNC, V_BUILTIN, V_NS,
-    V_POLICY, V_TENSORTYPE, V_JIT, V_KERNEL, V_LOOPITER
+    V_POLICY, V_TENSORTYPE, V_JIT, V_KERNEL, V_LOOPITER,
+    V_DEADLOOP               /* a kernel loop's variable after its loop (reading it is an error) */
 } vkind_t;
 
 enum { NS_T = 0, NS_TILELANG, NS_POLICY };
@@ -209,6 +210,10 @@ value_t *v_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc);
 value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e);
 value_t *v_parse_define(ev_t *ev, const char *text);
 int v_equal(ev_t *ev, value_t *a, value_t *b, int depth);
+/* compile-time dicts: V_DICT keeps keys and values alternating in u.seq
+ * (n = 2 * pairs), in insertion order */
+value_t *v_dict_get(ev_t *ev, value_t *d, value_t *key);   /* NULL when missing */
+void v_dict_set(ev_t *ev, value_t *d, value_t *key, value_t *val, ast_loc_t loc);
 tilec_dtype_t dt_promote(tilec_dtype_t x, tilec_dtype_t y);
 
 /* ---- builtins.c ---- */

@@ -504,6 +504,45 @@ static ast_expr_t *parse_atom(parser_t *p)
     }
 }
 
+/* 'lambda' [NAME (',' NAME)*] ':' test, as a call argument only.  Lambdas
+ * cannot be evaluated, but layout hints spell layouts with them
+ * (T.annotate_layout({s: T.Layout(shape, lambda i, j: ...)})) and hints are
+ * accepted unevaluated, so the parser keeps such a lambda as a call of the
+ * keyword name "lambda" (params..., body); the evaluator rejects it where
+ * it is evaluated.  Anywhere else 'lambda' stays a syntax error. */
+static ast_expr_t *parse_lambda(parser_t *p)
+{
+    ast_loc_t loc = here(p);
+    expr_vec_t args = { 0 };
+    if (enter(p) < 0 || advance(p) < 0)
+        return NULL;
+    while (p->tok.kind == TILEC_TOK_NAME && !p->tok.kw) {
+        ast_expr_t *n = new_expr(p, AST_NAME, here(p));
+        if (!n || !(n->u.name = tok_name(p)) || push_expr(p, &args, n) < 0 || advance(p) < 0)
+            return NULL;
+        if (!is_op(p, TILEC_OP_COMMA))
+            break;
+        if (advance(p) < 0)
+            return NULL;
+    }
+    if (!is_op(p, TILEC_OP_COLON))
+        return expected(p, "':' after the parameters of 'lambda'"), NULL;
+    if (advance(p) < 0)
+        return NULL;
+    ast_expr_t *body = parse_test(p);
+    if (!body || push_expr(p, &args, body) < 0)
+        return NULL;
+    leave(p);
+    ast_expr_t *f = new_expr(p, AST_NAME, loc), *c = new_expr(p, AST_CALL, loc);
+    if (!f || !c)
+        return NULL;
+    f->u.name = "lambda";
+    c->u.call.func = f;
+    c->u.call.nargs = args.n;
+    c->u.call.args = args.v;
+    return c;
+}
+
 /* '(' args ')' after func; tok is '('. */
 static ast_expr_t *parse_call(parser_t *p, ast_expr_t *func, ast_loc_t loc)
 {
@@ -520,7 +559,7 @@ static ast_expr_t *parse_call(parser_t *p, ast_expr_t *func, ast_loc_t loc)
             if (!s || push_expr(p, &args, s) < 0)
                 return NULL;
         } else {
-            ast_expr_t *e = parse_test(p);
+            ast_expr_t *e = is_kw(p, TILEC_KW_LAMBDA) ? parse_lambda(p) : parse_test(p);
             if (!e)
                 return NULL;
             if (is_kw(p, TILEC_KW_FOR))
@@ -531,7 +570,7 @@ static ast_expr_t *parse_call(parser_t *p, ast_expr_t *func, ast_loc_t loc)
                                 "expected a parameter name before '=' in keyword argument"), NULL;
                 if (advance(p) < 0)
                     return NULL;
-                ast_expr_t *v = parse_test(p);
+                ast_expr_t *v = is_kw(p, TILEC_KW_LAMBDA) ? parse_lambda(p) : parse_test(p);
                 if (!v)
                     return NULL;
                 ast_keyword_t *nk = grow(p, kw, nkw, &kwcap, sizeof *nk);

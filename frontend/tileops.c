@@ -252,6 +252,12 @@ void op_gemm(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc)
     if (C->scope == TILEC_SCOPE_SHARED)
         ev_fail(ev, l[2], "the T.gemm accumulator C ('%s') must be a T.alloc_fragment (or T.alloc_local) buffer, "
                 "not shared memory", C->name);
+    for (i = 0; i < 3; i++)
+        if (ops[i]->dtype == TILEC_BOOL)
+            ev_fail(ev, l[i], "T.gemm operand %s ('%s') has dtype bool; T.gemm needs numbers", nm[i], ops[i]->name);
+    if (tilec_dtype_is_float(A->dtype) && !tilec_dtype_is_float(C->dtype))
+        ev_fail(ev, l[2], "the T.gemm accumulator C ('%s') is %s but the operands are %s; products of floats need "
+                "a float accumulator (e.g. float32)", C->name, tilec_dtype_name(C->dtype), tilec_dtype_name(A->dtype));
     if (A->dtype != B->dtype)
         ev_fail(ev, l[1], "T.gemm operands A ('%s', %s) and B ('%s', %s) must have the same dtype; T.copy one "
                 "into a buffer of the other's dtype", A->name, tilec_dtype_name(A->dtype), B->name,
@@ -290,6 +296,9 @@ static void onchip(ev_t *ev, tilec_ir_buffer_t *b, ast_loc_t loc, const char *op
 {
     if (b->scope == TILEC_SCOPE_GLOBAL)
         ev_fail(ev, loc, "%s works on on-chip buffers; '%s' is a global tensor: T.copy it into a fragment first",
+                op, b->name);
+    if (b->dtype == TILEC_BOOL)
+        ev_fail(ev, loc, "%s needs numbers; '%s' has dtype bool: T.copy it into an int32 or float32 buffer first",
                 op, b->name);
 }
 
@@ -376,6 +385,12 @@ void op_atomic(ev_t *ev, tilec_atomic_op_t op, value_t *dst, value_t *val, ast_l
     ev_require_kernel(ev, loc, opname);
     d = rg_of(ev, dst, dloc, "the destination of an atomic");
     if (d->buf->scope == TILEC_SCOPE_VAR) ev_fail(ev, dloc, "%s needs a buffer element, not a T.alloc_var", opname);
+    if (d->buf->dtype == TILEC_BOOL)
+        ev_fail(ev, dloc, "%s needs a numeric buffer; '%s' has dtype bool", opname, d->buf->name);
+    if (d->buf->scope != TILEC_SCOPE_GLOBAL && d->buf->scope != TILEC_SCOPE_SHARED)
+        ev_fail(ev, dloc, "%s needs an element of a global tensor or a shared buffer; '%s' is a %s buffer, "
+                "private to its block: update it with a plain store (x[i] += v)", opname, d->buf->name,
+                d->buf->scope == TILEC_SCOPE_LOCAL ? "local" : "fragment");
     if (d->corner && !(val->kind == V_BUF && val->u.buf->scope != TILEC_SCOPE_VAR) && val->kind != V_REGION) {
         /* scalar atomic on one element */
         st = ev_stmt(ev, TILEC_ST_ATOMIC, loc);

@@ -183,6 +183,7 @@ const char *v_kind_name(const value_t *v)
     case V_JIT: return "decorator";
     case V_KERNEL: return "T.Kernel";
     case V_LOOPITER: return "loop range";
+    case V_DEADLOOP: return "ended loop variable";
     }
     return "value";
 }
@@ -205,7 +206,7 @@ int v_truth(ev_t *ev, value_t *v, ast_loc_t loc)
     case V_BOOL: case V_INT: return v->u.i != 0;
     case V_FLOAT: return v->u.f != 0.0;
     case V_STR: return v->u.s.len != 0;
-    case V_SEQ: return v->u.seq.n != 0;
+    case V_SEQ: case V_DICT: return v->u.seq.n != 0;
     case V_RANGE: {
         int64_t st = v->u.range.step;
         return st > 0 ? v->u.range.start < v->u.range.stop : v->u.range.start > v->u.range.stop;
@@ -656,6 +657,9 @@ value_t *v_binop(ev_t *ev, int op, value_t *a, value_t *b, ast_loc_t loc)
                     "and comparisons)", op_text(op));
         }
         if (t == TILEC_BOOL) t = TILEC_INT32;
+        if ((bop == TILEC_BIN_DIV || bop == TILEC_BIN_FLOORDIV || bop == TILEC_BIN_FLOORMOD) && v_is_num(b) &&
+            (b->kind == V_FLOAT ? b->u.f == 0.0 : b->u.i == 0))
+            ev_fail(ev, loc, "%s by zero", bop == TILEC_BIN_FLOORMOD ? "modulo" : "division");
         if (bop == TILEC_BIN_POW && !tilec_dtype_is_float(t) && b->kind == V_INT && b->u.i == 2) {
             rt_operands(ev, a, a, t, &ea, &eb, loc);
             return v_expr(ev, tilec_ir_binary(ev->a, TILEC_BIN_MUL, ea, eb));
@@ -710,6 +714,34 @@ int v_equal(ev_t *ev, value_t *a, value_t *b, int depth)
     }
 }
 
+value_t *v_dict_get(ev_t *ev, value_t *d, value_t *key)
+{
+    int i;
+    for (i = 0; i + 1 < d->u.seq.n; i += 2)
+        if (v_equal(ev, d->u.seq.items[i], key, 0)) return d->u.seq.items[i + 1];
+    return NULL;
+}
+
+void v_dict_set(ev_t *ev, value_t *d, value_t *key, value_t *val, ast_loc_t loc)
+{
+    value_t **items;
+    int i;
+    if (v_is_rt(key)) ev_fail(ev, loc, "a dict key must be known at compile time");
+    for (i = 0; i + 1 < d->u.seq.n; i += 2) {
+        if (v_equal(ev, d->u.seq.items[i], key, 0)) {
+            d->u.seq.items[i + 1] = val;
+            return;
+        }
+    }
+    if (d->u.seq.n + 2 > EV_MAX_SEQ) ev_fail(ev, loc, "dict too large");
+    items = ev_alloc(ev, sizeof *items * (size_t)(d->u.seq.n + 2));
+    if (d->u.seq.n) memcpy(items, d->u.seq.items, sizeof *items * (size_t)d->u.seq.n);
+    items[d->u.seq.n] = key;
+    items[d->u.seq.n + 1] = val;
+    d->u.seq.items = items;
+    d->u.seq.n += 2;
+}
+
 static int ct_less(ev_t *ev, value_t *a, value_t *b, ast_loc_t loc, int *lt, int *eq, int depth)
 {
     if (depth > 100) ev_fail(ev, loc, "comparison of values nested too deeply");
@@ -756,12 +788,13 @@ static int ct_contains(ev_t *ev, value_t *item, value_t *c, ast_loc_t loc)
         if (item->u.s.len == 0) return 1;
         return item->u.s.len <= c->u.s.len && memmem(c->u.s.s, c->u.s.len, item->u.s.s, item->u.s.len) != NULL;
     }
+    if (c->kind == V_DICT) return v_dict_get(ev, c, item) != NULL;
     if (c->kind == V_RANGE && (item->kind == V_INT || item->kind == V_BOOL)) {
         int64_t x = item->u.i, s = c->u.range.start, e = c->u.range.stop, st = c->u.range.step;
         if (st > 0 ? (x < s || x >= e) : (x > s || x <= e)) return 0;
         return (x - s) % st == 0;
     }
-    ev_fail(ev, loc, "'in' needs a tuple, list, string or range on its right, got %s", v_kind_name(c));
+    ev_fail(ev, loc, "'in' needs a tuple, list, dict, string or range on its right, got %s", v_kind_name(c));
 }
 
 value_t *v_compare(ev_t *ev, int op, value_t *a, value_t *b, ast_loc_t loc)
@@ -890,6 +923,26 @@ value_t *v_math(ev_t *ev, tilec_unop_t op, value_t *a, ast_loc_t loc)
     if (!v_is_num(a) && !v_is_rt(a)) {
         ev_fail(ev, loc, "expected a number, got %s", v_kind_name(a));
     }
+    if (v_is_num(a)) {
+        /* A compile-time argument is folded (T.sqrt(16.0) == 4.0), in
+         * float64 as Python's math module would. */
+        double x = a->kind == V_FLOAT ? a->u.f : (double)a->u.i, r;
+        switch (op) {
+        case TILEC_UN_EXP: r = exp(x); break;
+        case TILEC_UN_EXP2: r = exp2(x); break;
+        case TILEC_UN_LOG: r = log(x); break;
+        case TILEC_UN_LOG2: r = log2(x); break;
+        case TILEC_UN_SQRT: r = sqrt(x); break;
+        case TILEC_UN_RSQRT: r = 1.0 / sqrt(x); break;
+        case TILEC_UN_TANH: r = tanh(x); break;
+        case TILEC_UN_SIGMOID: r = 1.0 / (1.0 + exp(-x)); break;
+        case TILEC_UN_FLOOR: r = floor(x); break;
+        case TILEC_UN_CEIL: r = ceil(x); break;
+        default: goto runtime;
+        }
+        return v_float(ev, r);
+    }
+runtime:
     e = ex_of(ev, a, loc);
     if (!tilec_dtype_is_float(e->dtype)) e = ex_cast(ev, e, TILEC_FLOAT32);
     return v_expr(ev, tilec_ir_unary(ev->a, op, e));
@@ -1205,6 +1258,14 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
         if (e->u.sub.n != 1 || e->u.sub.items[0]->kind == AST_SLICE) ev_fail(ev, e->loc, "range takes one integer index");
         k = norm_index(ev, v_want_int(ev, ev_eval(ev, e->u.sub.items[0]), e->loc, "index"), len, e->loc);
         return v_int(ev, s + k * st);
+    }
+    if (v->kind == V_DICT) {
+        value_t *key, *r;
+        if (e->u.sub.n != 1 || e->u.sub.items[0]->kind == AST_SLICE) ev_fail(ev, e->loc, "a dict takes one key");
+        key = ev_eval(ev, e->u.sub.items[0]);
+        r = v_dict_get(ev, v, key);
+        if (!r) ev_fail(ev, e->u.sub.items[0]->loc, "key not found in dict");
+        return r;
     }
     if (v->kind != V_BUF) {
         if (v->kind == V_EXPR && v->u.ex->kind == TILEC_EX_LOAD)

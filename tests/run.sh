@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/run.sh — runs every Criterion binary given, then every example with
-# `tilec run --check` on the CPU backend, and prints one summary line.
+# `tilec run --check` on the CPU backend, then every tests/lang/ program the
+# same way, and prints one summary line.
 # Usage: O=build sh tests/run.sh build/tests/test_*
 O=${O:-build}
 pass=0
@@ -26,10 +27,10 @@ for t in "$@"; do
     fi
 done
 rm -f "$log"
-# Examples: each file may carry '# tilec-test: -D ... ' lines; one run per line
+# Examples and the language tests (tests/lang/): each file may carry '# tilec-test: -D ... ' lines; one run per line
 # (one run with no defines when there is none).
 cache=$(mktemp -d)
-for ex in examples/*.py; do
+for ex in examples/*.py tests/lang/*.py; do
     lines=$(grep '^# tilec-test:' "$ex" | sed 's/^# tilec-test://')
     [ -n "$lines" ] || lines=" "
     echo "$lines" | while IFS= read -r args; do

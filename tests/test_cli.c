@@ -7,7 +7,8 @@
  * private temporary directory, and checks the exit status and the text.
  * The child's environment is ours minus every TILEC_* variable, plus a
  * private TILEC_CACHE_DIR (inside that directory), plus whatever the test
- * adds, so the caller's settings never leak into the results.
+ * adds, plus TILEC_BACKEND=cpu unless the test sets it, so the caller's
+ * settings (and a GPU that "auto" would pick) never change the results.
  *
  * The tests assume the working directory is the repository root (examples/
  * and tests/malformed/ are read from there) and that the broken test plugins
@@ -148,7 +149,17 @@ static int open_capture(const char *name)
 /* Runs PROG (a path) with args (NULL-terminated, args[0] is argv[0]) and the
  * environment described above, plus env (NULL-terminated "NAME=VALUE"
  * entries; may be NULL). */
+static void spawn_to(proc_t *p, const char *prog, const char *const *env, const char *const *args,
+                     const char *stdout_path);
+
 static void spawn(proc_t *p, const char *prog, const char *const *env, const char *const *args)
+{
+    spawn_to(p, prog, env, args, NULL);
+}
+
+/* As spawn, with stdout going to stdout_path instead (when not NULL). */
+static void spawn_to(proc_t *p, const char *prog, const char *const *env, const char *const *args,
+                     const char *stdout_path)
 {
     size_t nenv = 0, nextra = 0;
     while (environ[nenv]) {
@@ -157,7 +168,7 @@ static void spawn(proc_t *p, const char *prog, const char *const *env, const cha
     while (env && env[nextra]) {
         nextra++;
     }
-    char **envp = calloc(nenv + nextra + 2, sizeof *envp);
+    char **envp = calloc(nenv + nextra + 3, sizeof *envp);
     cr_assert_not_null(envp);
     size_t k = 0;
     for (size_t i = 0; i < nenv; i++) {
@@ -168,8 +179,15 @@ static void spawn(proc_t *p, const char *prog, const char *const *env, const cha
     char cache_var[PATH_MAX + 32];
     snprintf(cache_var, sizeof cache_var, "TILEC_CACHE_DIR=%s", cache_dir);
     envp[k++] = cache_var;
+    /* The cpu backend unless the test says otherwise: on a machine with a
+     * GPU, "auto" would pick it, and these tests are about the CLI. */
+    int has_backend = 0;
     for (size_t i = 0; i < nextra; i++) {
         envp[k++] = (char *)env[i];
+        has_backend |= !strncmp(env[i], "TILEC_BACKEND=", 14);
+    }
+    if (!has_backend) {
+        envp[k++] = (char *)"TILEC_BACKEND=cpu";
     }
     envp[k] = NULL;
 
@@ -177,7 +195,11 @@ static void spawn(proc_t *p, const char *prog, const char *const *env, const cha
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    if (stdout_path) {
+        posix_spawn_file_actions_addopen(&fa, 1, stdout_path, O_WRONLY, 0);
+    } else {
+        posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    }
     posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
     pid_t pid;
     int rc = posix_spawn(&pid, prog, &fa, NULL, (char *const *)args, envp);
@@ -375,6 +397,30 @@ static char *jstring(jparser_t *p)
                 return NULL;
             }
             out = g;
+        }
+        if (c >= 0x80) {
+            /* JSON text is UTF-8: decode the sequence and check its range. */
+            int len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+            unsigned cp = len == 4 ? c & 0x07 : len == 3 ? c & 0x0f : c & 0x1f;
+            for (int i = 1; i < len; i++) {
+                unsigned b = (unsigned char)p->s[i];
+                if ((b & 0xc0) != 0x80) {
+                    len = 0;
+                    break;
+                }
+                cp = cp << 6 | (b & 0x3f);
+            }
+            static const unsigned min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+            /* (The growth above leaves room for 4 more bytes.) */
+            if (!len || cp < min_cp[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+                p->err = "invalid UTF-8 in a string";
+                free(out);
+                return NULL;
+            }
+            memcpy(out + n, p->s, (size_t)len);
+            n += (size_t)len;
+            p->s += len;
+            continue;
         }
         if (c != '\\') {
             out[n++] = (char)c;
@@ -626,10 +672,12 @@ static const jval_t *jget(const jval_t *obj, const char *key)
     return NULL;
 }
 
+/* The string member key of obj, or "" when there is none (so a comparison
+ * fails instead of crashing). */
 static const char *jstr(const jval_t *obj, const char *key)
 {
     const jval_t *v = jget(obj, key);
-    return v && v->type == J_STR ? v->str : NULL;
+    return v && v->type == J_STR ? v->str : "";
 }
 
 /* The first plugin object with this path suffix (name can be shadowed). */
@@ -637,8 +685,8 @@ static const jval_t *plugin_by_file(const jval_t *arr, const char *file)
 {
     for (int i = 0; arr && arr->type == J_ARR && i < arr->n; i++) {
         const char *path = jstr(arr->items[i], "path");
-        size_t pl = path ? strlen(path) : 0, fl = strlen(file);
-        if (path && pl >= fl && !strcmp(path + pl - fl, file)) {
+        size_t pl = strlen(path), fl = strlen(file);
+        if (pl >= fl && !strcmp(path + pl - fl, file)) {
             return arr->items[i];
         }
     }
@@ -649,11 +697,12 @@ Test(json, validator_accepts_and_rejects)
 {
     static const char *good[] = {
         "[]", "{}", " [1, -2.5e3, 0, true, false, null, \"a\\\"b\\u00e9\"] ",
-        "{\"a\": {\"b\": [[], {}]}, \"c\": \"\"}",
+        "{\"a\": {\"b\": [[], {}]}, \"c\": \"\"}", "[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"]",
     };
     static const char *bad[] = {
         "", "[", "[1,]", "{\"a\" 1}", "{\"a\": 1,}", "[01]", "[1.]", "\"abc", "[\"a\nb\"]",
         "{1: 2}", "[1] 2", "[tru]", "[\"\\x\"]", "[-]",
+        "[\"\xff\"]", "[\"\xc3\"]", "[\"\xc0\xaf\"]", "[\"\xed\xa0\x80\"]", "[\"\xf4\x90\x80\x80\"]",
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         const char *err;
@@ -1120,6 +1169,12 @@ Test(cli, env_backend_honoured_and_overridden)
     TILEC_ENV(&p, ENV("TILEC_BACKEND=cpu:7"), "run", "examples/gemm.py");
     EXPECT_STATUS(&p, 3);
     proc_free(&p);
+
+    /* auto: the first available GPU backend, else cpu; either way it runs. */
+    TILEC_ENV(&p, ENV("TILEC_BACKEND=auto"), "run", "examples/softmax.py", "--check");
+    EXPECT_STATUS(&p, 0);
+    cr_assert(!strncmp(p.out, "PASS ", 5), "%s", p.out);
+    proc_free(&p);
 }
 
 /* ---- tilec compile ----------------------------------------------------------- */
@@ -1268,6 +1323,126 @@ Test(cli, unwritable_output_exits_2)
     proc_free(&p);
 }
 
+/* Writes a program with two factories, "first" and "second", into work_dir. */
+static void write_two_factories(char *path, size_t len)
+{
+    snprintf(path, len, "%s/two.py", work_dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    static const char *const names[] = {"first", "second"};
+    fputs("import tilelang\nimport tilelang.language as T\n", f);
+    for (int k = 0; k < 2; k++) {
+        fprintf(f,
+                "\n\ndef %s(N=64, block=32, dtype=\"float32\"):\n"
+                "    @T.prim_func\n"
+                "    def main(A: T.Tensor((N,), dtype), B: T.Tensor((N,), dtype)):\n"
+                "        with T.Kernel(T.ceildiv(N, block), threads=32) as bx:\n"
+                "            for i in T.Parallel(block):\n"
+                "                B[bx * block + i] = A[bx * block + i] * %d.0\n"
+                "    return main\n",
+                names[k], k + 2);
+    }
+    fclose(f);
+}
+
+Test(cli, entry_picks_the_factory)
+{
+    char py[PATH_MAX];
+    write_two_factories(py, sizeof py);
+    proc_t p;
+    /* Default: the last factory of the file. */
+    TILEC(&p, "compile", py, "--emit", "ir");
+    EXPECT_STATUS(&p, 0);
+    EXPECT_IN(p.out, "kernel second {");
+    proc_free(&p);
+    TILEC(&p, "compile", py, "--emit", "ir", "--entry", "first");
+    EXPECT_STATUS(&p, 0);
+    EXPECT_IN(p.out, "kernel first {");
+    proc_free(&p);
+    TILEC(&p, "run", py, "--entry", "first", "--check");
+    EXPECT_STATUS(&p, 0);
+    cr_assert(!strncmp(p.out, "PASS ", 5), "%s", p.out);
+    proc_free(&p);
+    TILEC(&p, "run", py, "--entry", "third");
+    EXPECT_STATUS(&p, 2);
+    EXPECT_IN(p.err, "third");
+    EXPECT_IN(p.err, "first");
+    EXPECT_IN(p.err, "second");
+    proc_free(&p);
+}
+
+Test(cli, define_values_are_python_literals)
+{
+    /* A string with or without quotes is the same value. */
+    proc_t a, b, c;
+    TILEC(&a, "compile", "examples/gemm.py", "--emit", "ir", "-D", "dtype=float32");
+    TILEC(&b, "compile", "examples/gemm.py", "--emit", "ir", "-D", "dtype=\"float32\"");
+    TILEC(&c, "compile", "examples/gemm.py", "--emit", "ir");
+    EXPECT_STATUS(&a, 0);
+    EXPECT_STATUS(&b, 0);
+    EXPECT_STATUS(&c, 0);
+    cr_assert_str_eq(a.out, b.out);
+    EXPECT_IN(a.out, "param A global float32 [200, 120]");
+    EXPECT_IN(c.out, "param A global float16 [200, 120]");
+    proc_free(&a);
+    proc_free(&b);
+    proc_free(&c);
+    /* True/False, and the run checks. */
+    TILEC(&a, "run", "examples/flash_attention.py", "-D", "causal=True", "--check");
+    EXPECT_STATUS(&a, 0);
+    cr_assert(!strncmp(a.out, "PASS ", 5), "%s", a.out);
+    proc_free(&a);
+    /* A string where an integer is needed is a program error. */
+    TILEC(&a, "run", "examples/gemm.py", "-D", "M=abc");
+    EXPECT_STATUS(&a, 2);
+    EXPECT_IN(a.err, "examples/gemm.py:");
+    proc_free(&a);
+}
+
+Test(cli, default_seed_is_zero)
+{
+    proc_t a, b;
+    TILEC(&a, "run", "examples/softmax.py", "--check");
+    TILEC(&b, "run", "examples/softmax.py", "--check", "--seed", "0");
+    EXPECT_STATUS(&a, 0);
+    EXPECT_STATUS(&b, 0);
+    cr_assert_str_eq(a.out, b.out);
+    proc_free(&a);
+    proc_free(&b);
+}
+
+Test(cli, integer_program_checks_exactly)
+{
+    proc_t p;
+    TILEC(&p, "run", "examples/gemm_int8.py", "--check");
+    EXPECT_STATUS(&p, 0);
+    cr_assert(!strncmp(p.out, "PASS ", 5), "%s", p.out);
+    cr_assert_eq(field(p.out, "max_abs_err"), 0.0, "%s", p.out);
+    proc_free(&p);
+}
+
+/* A result line that cannot be written is not a success. */
+Test(cli, stdout_write_error_is_not_success)
+{
+    if (access("/dev/full", W_OK) != 0) {
+        cr_skip_test("no /dev/full");
+    }
+    const char *args[][6] = {
+        {tilec_bin, "run", "examples/softmax.py", "--check", NULL},
+        {tilec_bin, "devices", "--json", NULL},
+        {tilec_bin, "compile", "examples/softmax.py", "--emit", "ir", NULL},
+    };
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+        proc_t p;
+        spawn_to(&p, tilec_bin, NULL, args[i], "/dev/full");
+        cr_expect_eq(p.status, 2, "tilec %s > /dev/full: status %d\n%s", args[i][1], p.status, p.err);
+        EXPECT_IN(p.err, "standard output");
+        /* Said once. */
+        cr_expect_eq(count_lines(p.err), 1, "%s", p.err);
+        proc_free(&p);
+    }
+}
+
 /* ---- tilec devices --------------------------------------------------------- */
 
 Test(cli, devices_lists_cpu_ok)
@@ -1306,7 +1481,8 @@ Test(cli, devices_json_is_valid_and_lists_broken_plugins)
     for (int i = 0; i < doc->n; i++) {
         static const char *const keys[] = {"name", "path", "state", "reason", "vendor", "version", "abi"};
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-            cr_expect_not_null(jstr(doc->items[i], keys[k]), "entry %d has no string '%s'", i, keys[k]);
+            const jval_t *v = jget(doc->items[i], keys[k]);
+            cr_expect(v && v->type == J_STR, "entry %d has no string '%s'", i, keys[k]);
         }
         const jval_t *devs = jget(doc->items[i], "devices");
         cr_expect(devs && devs->type == J_ARR, "entry %d has no devices array", i);
@@ -1322,8 +1498,8 @@ Test(cli, devices_json_is_valid_and_lists_broken_plugins)
         cr_expect_not_null(pl, "%s not listed", file);
         if (pl) {
             const char *state = jstr(pl, "state"), *reason = jstr(pl, "reason");
-            cr_expect(state && !strcmp(state, "rejected"), "%s: state %s", file, state);
-            cr_expect(reason && *reason, "%s: no reason", file);
+            cr_expect_str_eq(state, "rejected", "%s: state %s", file, state);
+            cr_expect(*reason, "%s: no reason", file);
         }
     }
     const jval_t *good = plugin_by_file(doc, "/libtilec-broken_good.so");
@@ -1358,6 +1534,54 @@ Test(cli, devices_json_is_valid_and_lists_broken_plugins)
     }
     cr_expect(cpu_ok, "no cpu plugin in state ok");
     jfree(doc);
+    proc_free(&p);
+}
+
+/* File names can hold any byte; the JSON stays valid (escaped, UTF-8). */
+Test(cli, devices_json_survives_odd_file_names)
+{
+    static const char *const names[] = {
+        "libtilec-q\"uote.so", "libtilec-back\\slash.so", "libtilec-new\nline.so",
+        "libtilec-bad\xff\xfeutf8.so", "libtilec-caf\xc3\xa9.so",
+    };
+    char dir[PATH_MAX], file[PATH_MAX + 64], env[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/odd", work_dir);
+    cr_assert_eq(mkdir(dir, 0700), 0);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(file, sizeof file, "%s/%s", dir, names[i]);
+        FILE *f = fopen(file, "w");
+        cr_assert_not_null(f, "%s: %s", file, strerror(errno));
+        fputs("not a plugin\n", f);
+        fclose(f);
+    }
+    snprintf(env, sizeof env, "TILEC_PLUGIN_PATH=%s", dir);
+    proc_t p;
+    TILEC_ENV(&p, ENV(env), "devices", "--json");
+    EXPECT_STATUS(&p, 0);
+    const char *err;
+    jval_t *doc = json_parse(p.out, &err);
+    cr_assert_not_null(doc, "not JSON (%s):\n%s", err, p.out);
+    int rejected = 0;
+    for (int i = 0; i < doc->n; i++) {
+        const char *path = jstr(doc->items[i], "path");
+        if (!strncmp(path, dir, strlen(dir))) {
+            cr_expect_str_eq(jstr(doc->items[i], "state"), "rejected");
+            rejected++;
+        }
+    }
+    cr_expect_eq(rejected, 5, "%s", p.out);
+    /* What is valid survives unchanged. */
+    cr_expect_not_null(plugin_by_file(doc, "/libtilec-q\"uote.so"));
+    cr_expect_not_null(plugin_by_file(doc, "/libtilec-back\\slash.so"));
+    cr_expect_not_null(plugin_by_file(doc, "/libtilec-new\nline.so"));
+    cr_expect_not_null(plugin_by_file(doc, "/libtilec-caf\xc3\xa9.so"));
+    jfree(doc);
+    proc_free(&p);
+
+    /* The text listing names them too, one entry per plugin. */
+    TILEC_ENV(&p, ENV(env), "devices");
+    EXPECT_STATUS(&p, 0);
+    EXPECT_IN(p.out, "libtilec-q\"uote.so");
     proc_free(&p);
 }
 

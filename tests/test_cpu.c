@@ -9,7 +9,9 @@
  * shape, a tiled fp32 GEMM (copy/gemm/pipelined) in all four transpose
  * combinations with ragged sizes, reductions, cumsum, atomics under
  * contention, float16 storage; then the kernel cache (a hit never runs the
- * compiler) and compiler failures.  Criterion runs each test in its own
+ * compiler) and compiler failures; launches from forked children (also
+ * while another thread launches) and from two threads at once.
+ * Criterion runs each test in its own
  * process, so environment changes (CC) stay local to a test.
  */
 #include <criterion/criterion.h>
@@ -17,6 +19,7 @@
 #include <errno.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1281,42 +1284,179 @@ Test(cpu_kernel, many_constructs, .init = setup, .fini = teardown)
     P->module_free(mod);
 }
 
-/* A process forked after the worker pool started can still launch (the
- * conformance runner forks per case). */
-Test(cpu_kernel, launch_after_fork, .init = setup, .fini = teardown)
+/* ---- fork and threads ------------------------------------------------------------------ */
+
+enum { FN = 5000 }; /* 40 blocks of 128: the pool is used */
+
+/* Launches vadd on D over a = b = 0..FN-1 into c (first set to -1) and
+ * checks c = 2a.  Safe in a forked child and in a plain thread (no
+ * Criterion asserts): 0, or the step that failed. */
+static int vadd_check(tilec_pdevice_t *dev, tilec_pmodule_t *mod, tilec_pmem_t **args)
+{
+    static const int64_t syms[1] = {FN};
+    float *c = malloc(sizeof(float) * FN);
+    if (!c)
+        return 1;
+    for (int i = 0; i < FN; i++)
+        c[i] = -1;
+    int bad = 0;
+    tilec_plaunch_t la = {.struct_size = sizeof la, .nargs = 3, .args = args, .nsyms = 1, .syms = syms};
+    if (P->mem_write(dev, args[2], 0, c, sizeof(float) * FN) != TILEC_PS_OK)
+        bad = 2;
+    else if (P->launch(dev, mod, &la) != TILEC_PS_OK)
+        bad = 3;
+    else if (P->mem_read(dev, args[2], 0, c, sizeof(float) * FN) != TILEC_PS_OK)
+        bad = 4;
+    for (int i = 0; !bad && i < FN; i++)
+        if (c[i] != 2.0f * (float)i)
+            bad = 5;
+    free(c);
+    return bad;
+}
+
+static tilec_pmodule_t *vadd_module(void)
 {
     kb_t b;
     build_add(&b);
     tilec_pmodule_t *mod = NULL;
     cr_assert_eq(compile_kb(&b, &mod), TILEC_PS_OK, "%s", P->last_error());
     kb_free(&b);
-    enum { FN = 5000 };
-    static float a[FN], c[FN];
+    return mod;
+}
+
+static void vadd_args(tilec_pdevice_t *dev, tilec_pmem_t **args)
+{
+    static float a[FN];
     for (int i = 0; i < FN; i++)
         a[i] = (float)i;
-    tilec_pmem_t *args[3] = {mem_from(a, sizeof a), mem_from(a, sizeof a), mem_from(c, sizeof c)};
-    int64_t syms[1] = {FN};
-    run(mod, args, 3, syms, 1); /* many blocks: the pool starts */
+    for (int k = 0; k < 3; k++) {
+        args[k] = NULL;
+        cr_assert_eq(P->mem_alloc(dev, TILEC_PMEM_DEVICE, sizeof a, &args[k]), TILEC_PS_OK);
+        cr_assert_eq(P->mem_write(dev, args[k], 0, a, sizeof a), TILEC_PS_OK);
+    }
+}
+
+/* Forks, runs vadd_check in the child (under an alarm, so a deadlock
+ * fails rather than hangs), optionally closes the device there, and
+ * returns the child's wait status. */
+static int fork_vadd(tilec_pmodule_t *mod, tilec_pmem_t **args, int nested)
+{
     pid_t pid = fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {
-        float one = -1;
-        P->mem_write(D, args[2], 0, &one, sizeof one);
-        tilec_plaunch_t la = {.struct_size = sizeof la, .nargs = 3, .args = args, .nsyms = 1, .syms = syms};
-        if (P->launch(D, mod, &la) != TILEC_PS_OK)
-            _exit(2);
-        P->mem_read(D, args[2], 0, c, sizeof c);
-        for (int i = 0; i < FN; i++)
-            if (c[i] != 2.0f * (float)i)
-                _exit(3);
-        P->device_close(D);
-        _exit(0);
+        alarm(60);
+        int bad = vadd_check(D, mod, args);
+        if (!bad && nested) {
+            /* the child's own pool now runs; its children must work too */
+            pid_t g = fork();
+            if (g < 0)
+                _exit(6);
+            if (g == 0) {
+                alarm(60);
+                _exit(vadd_check(D, mod, args));
+            }
+            int gs = 0;
+            if (waitpid(g, &gs, 0) != g || !WIFEXITED(gs) || WEXITSTATUS(gs) != 0)
+                bad = 7;
+        }
+        if (!bad)
+            P->device_close(D);
+        _exit(bad);
     }
     int st = 0;
     cr_assert_eq(waitpid(pid, &st, 0), pid);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    return st;
+}
+
+/* A process forked after the worker pool started can launch (the
+ * conformance runner forks per case).  Many forks: a child's new pool
+ * once raced its first job (a worker took a job before it was posted). */
+Test(cpu_kernel, launch_after_fork, .init = setup, .fini = teardown)
+{
+    tilec_pmodule_t *mod = vadd_module();
+    tilec_pmem_t *args[3];
+    vadd_args(D, args);
+    cr_assert_eq(vadd_check(D, mod, args), 0); /* the pool starts */
+    for (int k = 0; k < 40; k++) {
+        int st = fork_vadd(mod, args, k % 4 == 0);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork %d: child status %d", k, st);
+        cr_assert_eq(vadd_check(D, mod, args), 0, "parent after fork %d", k);
+    }
     for (int i = 0; i < 3; i++)
         P->mem_free(D, args[i]);
+    P->module_free(mod);
+}
+
+typedef struct launcher {
+    tilec_pdevice_t *dev;
+    tilec_pmodule_t *mod;
+    tilec_pmem_t *args[3];
+    int iters;      /* > 0: that many launches; 0: until stop */
+    int stop;       /* atomic */
+    int done, bad;  /* launches run, first failure */
+} launcher_t;
+
+static void *launcher_main(void *arg)
+{
+    launcher_t *l = arg;
+    while (l->iters ? l->done < l->iters : !__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE)) {
+        l->bad = vadd_check(l->dev, l->mod, l->args);
+        if (l->bad)
+            break;
+        __atomic_store_n(&l->done, l->done + 1, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+/* Forks while another thread launches on the same device: the fork waits
+ * for the launch in flight, and the child (which has no launching thread)
+ * can launch and close the device. */
+Test(cpu_kernel, fork_while_launching, .init = setup, .fini = teardown)
+{
+    tilec_pmodule_t *mod = vadd_module();
+    launcher_t l = {.dev = D, .mod = mod};
+    vadd_args(D, l.args);
+    tilec_pmem_t *mine[3];
+    vadd_args(D, mine);
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, launcher_main, &l), 0);
+    for (int k = 0; k < 30; k++) {
+        int st = fork_vadd(mod, mine, 0);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork %d: child status %d", k, st);
+    }
+    __atomic_store_n(&l.stop, 1, __ATOMIC_RELEASE);
+    cr_assert_eq(pthread_join(th, NULL), 0);
+    cr_assert_eq(l.bad, 0, "launching thread failed at step %d", l.bad);
+    for (int i = 0; i < 3; i++) {
+        P->mem_free(D, l.args[i]);
+        P->mem_free(D, mine[i]);
+    }
+    P->module_free(mod);
+}
+
+/* Two threads launching at once on one device (launches serialize), and
+ * two more on a second handle with its own pool; every result is right. */
+Test(cpu_kernel, concurrent_launches, .init = setup, .fini = teardown)
+{
+    tilec_pmodule_t *mod = vadd_module();
+    tilec_pdevice_t *D2 = NULL;
+    cr_assert_eq(P->device_open(0, &D2), TILEC_PS_OK, "%s", P->last_error());
+    launcher_t l[4];
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++) {
+        l[t] = (launcher_t){.dev = t < 2 ? D : D2, .mod = mod, .iters = 25};
+        vadd_args(l[t].dev, l[t].args);
+    }
+    for (int t = 0; t < 4; t++)
+        cr_assert_eq(pthread_create(&th[t], NULL, launcher_main, &l[t]), 0);
+    for (int t = 0; t < 4; t++) {
+        cr_assert_eq(pthread_join(th[t], NULL), 0);
+        cr_assert_eq(l[t].bad, 0, "thread %d failed at step %d", t, l[t].bad);
+        cr_assert_eq(l[t].done, 25);
+        for (int i = 0; i < 3; i++)
+            P->mem_free(l[t].dev, l[t].args[i]);
+    }
+    P->device_close(D2);
     P->module_free(mod);
 }
 

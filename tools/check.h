@@ -28,7 +28,7 @@ typedef struct check_stats {
     double max_rel;      /* max |out - ref| / max(|ref|, tiny) */
     double rel_fro;      /* ||out - ref|| / ||ref|| (absolute norm if ||ref|| = 0) */
     size_t mismatches;   /* elements that differ at all */
-    int has_nan;         /* out has a NaN (never passes) */
+    int has_nan;         /* a NaN in out or ref (never passes) */
 } check_stats_t;
 
 /* Compare n elements of dtype (one tensor). */

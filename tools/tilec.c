@@ -51,7 +51,7 @@ static void usage(FILE *f)
           "  tilec compile FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME] --emit ir|source|binary\n"
           "                [--arch ARCH] [-o OUT]\n"
           "  tilec devices [--json]\n"
-          "  tilec conform [--backend NAME | --plugin PATH] [--junit FILE] [--json FILE] (see docs/cli.md)\n"
+          "  tilec conform [--backend NAME | --plugin PATH] [--junit FILE] [--json FILE] (see conformance/README.md)\n"
           "  tilec --version | --help\n"
           "\n"
           "environment: TILEC_BACKEND (cpu, cuda, hip, opencl, vulkan, a plugin name, optionally :N; auto),\n"
@@ -438,6 +438,25 @@ static void caps_text(uint64_t caps, char *buf, size_t len)
     }
 }
 
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
+ * no surrogates, at most U+10FFFF), or 0 when it is not one. */
+static int utf8_len(const unsigned char *p)
+{
+    int n = p[0] < 0xc2 ? 0 : p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : p[0] < 0xf5 ? 4 : 0;
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80) {
+            return 0;
+        }
+    }
+    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f)) {
+        return 0;
+    }
+    return n;
+}
+
+/* JSON must be UTF-8: a byte that is not (a file name can hold any) is
+ * written as U+FFFD. */
 static void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -446,8 +465,16 @@ static void json_string(FILE *f, const char *s)
             fprintf(f, "\\%c", *p);
         } else if (*p < 0x20) {
             fprintf(f, "\\u%04x", *p);
-        } else {
+        } else if (*p < 0x80) {
             fputc(*p, f);
+        } else {
+            int n = utf8_len(p);
+            if (n) {
+                fwrite(p, 1, (size_t)n, f);
+                p += n - 1;
+            } else {
+                fputs("\\ufffd", f);
+            }
         }
     }
     fputc('"', f);
@@ -578,6 +605,13 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < o.ndefs; i++) {
         free(o.def_storage[i]);
+    }
+    /* A result line that never reached its reader (a full disk, a closed
+     * pipe) must not pass silently.  (A failure already has its status.) */
+    int werr = fflush(stdout) != 0 ? errno : 0;
+    if (rc == EXIT_PASS && (werr || ferror(stdout))) {
+        fprintf(stderr, "tilec: error writing standard output: %s\n", werr ? strerror(werr) : "write error");
+        rc = EXIT_USAGE;
     }
     return rc;
 }

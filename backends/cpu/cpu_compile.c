@@ -250,6 +250,27 @@ const char *cpu_compiler_identity(void)
     return r;
 }
 
+/* Lock order: ident_lock before cpu_host_lock (nothing takes both
+ * otherwise).  posix_spawn does not run atfork handlers, so the spawn that
+ * cpu_compiler_identity makes under ident_lock cannot deadlock here. */
+void cpu_compile_fork_prepare(void)
+{
+    pthread_mutex_lock(&ident_lock);
+    pthread_mutex_lock(&cpu_host_lock);
+}
+
+void cpu_compile_fork_parent(void)
+{
+    pthread_mutex_unlock(&cpu_host_lock);
+    pthread_mutex_unlock(&ident_lock);
+}
+
+void cpu_compile_fork_child(void)
+{
+    pthread_mutex_init(&cpu_host_lock, NULL);
+    pthread_mutex_init(&ident_lock, NULL);
+}
+
 /* The "flags" line of /proc/cpuinfo, malloc'd ("" when unknown). */
 static char *cpu_flags(void)
 {

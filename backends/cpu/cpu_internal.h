@@ -99,4 +99,12 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
                                    const tilec_pcompile_options_t *opts, tilec_pmodule_t **out);
 void cpu_module_free(tilec_pmodule_t *mod);
 
+/* fork() safety for cpu_compile.c's locks (cpu_host_lock, the compiler
+ * identity's lock), called from cpu_plugin.c's pthread_atfork handlers:
+ * prepare takes them, parent releases them, child re-creates them unlocked
+ * (the child has only the forking thread, which held them across fork). */
+void cpu_compile_fork_prepare(void);
+void cpu_compile_fork_parent(void);
+void cpu_compile_fork_child(void);
+
 #endif

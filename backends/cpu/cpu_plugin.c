@@ -11,6 +11,14 @@
  * for the block's on-chip buffers (zeroed before every block, like the
  * reference interpreter's).  Launches on one device are serialized.
  *
+ * fork(): the conformance runner and the CLI fork per case, and the child
+ * must be able to launch.  pthread_atfork handlers (registered at the
+ * first device_open) take every open device's locks before the fork, so
+ * no launch is in flight and no lock is held by a thread that will not
+ * exist in the child; the child then re-creates the locks and drops the
+ * parent's pool (its threads are gone), and its next launch starts a new
+ * one.  A fork therefore waits for launches in other threads to finish.
+ *
  * Built twice from the same source: as libtilec-cpu.so exporting
  * tilec_plugin_query, and with -DTILEC_EMBEDDED inside libtilec, where the
  * query is the hidden tilec_cpu_embedded_query that the loader calls
@@ -80,6 +88,7 @@ typedef struct cpu_job {
 typedef struct cpu_worker {
     struct tilec_pdevice *dev;
     pthread_t th;
+    uint64_t seen;        /* last job generation taken (d->gen at creation) */
     void *scratch;
     size_t scratch_cap;
 } cpu_worker_t;
@@ -93,13 +102,18 @@ struct tilec_pdevice {
     int nworkers;                /* pool threads, not counting the launcher */
     cpu_worker_t *workers;
     int started;
-    pid_t pool_pid;              /* process that started the pool */
     int stop;
     uint64_t gen;                /* job generation, bumped per launch */
     int pending;                 /* workers still on the current job */
     cpu_job_t *job;
     cpu_worker_t self;           /* the launching thread's scratch */
+    struct tilec_pdevice *next_open; /* open_devs list, under open_devs_lock */
 };
+
+/* Open devices, for the fork handlers.  Lock order: open_devs_lock, then a
+ * device's launch_lock, then its m (cpu_compile.c's locks after all). */
+static pthread_mutex_t open_devs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tilec_pdevice *open_devs;
 
 static int online_cpus(void)
 {
@@ -144,20 +158,23 @@ static void run_blocks(cpu_job_t *j, cpu_worker_t *w)
     }
 }
 
+/* A worker takes each job generation after the one current when it was
+ * created exactly once.  (Starting from 0 instead would make a worker of a
+ * pool restarted after fork, where d->gen is already past 0, take a job
+ * that is not there yet.) */
 static void *worker_main(void *arg)
 {
     cpu_worker_t *w = arg;
     struct tilec_pdevice *d = w->dev;
-    uint64_t seen = 0;
     for (;;) {
         pthread_mutex_lock(&d->m);
-        while (!d->stop && d->gen == seen)
+        while (!d->stop && d->gen == w->seen)
             pthread_cond_wait(&d->cv_work, &d->m);
         if (d->stop) {
             pthread_mutex_unlock(&d->m);
             break;
         }
-        seen = d->gen;
+        w->seen = d->gen;
         cpu_job_t *j = d->job;
         pthread_mutex_unlock(&d->m);
         run_blocks(j, w);
@@ -176,7 +193,6 @@ static void pool_start(struct tilec_pdevice *d)
     if (d->started)
         return;
     d->started = 1;
-    d->pool_pid = getpid();
     int n = online_cpus() - 1;
     if (n <= 0)
         return;
@@ -185,36 +201,15 @@ static void pool_start(struct tilec_pdevice *d)
         return;
     for (int i = 0; i < n; i++) {
         d->workers[i].dev = d;
+        d->workers[i].seen = d->gen; /* gen changes only under launch_lock, held here */
         if (pthread_create(&d->workers[i].th, NULL, worker_main, &d->workers[i]) != 0)
             break;
         d->nworkers++;
     }
 }
 
-/* In a child forked after the pool started (conformance runs fork per
- * case), the workers do not exist and the pool's locks may be in any
- * state: forget the pool (leaking only its bookkeeping) and start afresh. */
-static void pool_forget_after_fork(struct tilec_pdevice *d)
-{
-    if (!d->started || d->pool_pid == getpid())
-        return;
-    pthread_mutex_init(&d->m, NULL);
-    pthread_cond_init(&d->cv_work, NULL);
-    pthread_cond_init(&d->cv_done, NULL);
-    for (int i = 0; i < d->nworkers; i++)
-        free(d->workers[i].scratch);
-    free(d->workers);
-    d->workers = NULL;
-    d->nworkers = 0;
-    d->started = 0;
-    d->stop = 0;
-    d->pending = 0;
-    d->job = NULL;
-}
-
 static void pool_stop(struct tilec_pdevice *d)
 {
-    pool_forget_after_fork(d);
     pthread_mutex_lock(&d->m);
     d->stop = 1;
     pthread_cond_broadcast(&d->cv_work);
@@ -226,6 +221,63 @@ static void pool_stop(struct tilec_pdevice *d)
     free(d->workers);
     d->workers = NULL;
     d->nworkers = 0;
+}
+
+/* ---- fork ------------------------------------------------------------------------- */
+
+/* Before fork: wait for launches in flight and hold every lock, so the
+ * child's copy of each device is quiescent (no job, idle pool). */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&open_devs_lock);
+    for (struct tilec_pdevice *d = open_devs; d; d = d->next_open) {
+        pthread_mutex_lock(&d->launch_lock);
+        pthread_mutex_lock(&d->m);
+    }
+    cpu_compile_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+    cpu_compile_fork_parent();
+    for (struct tilec_pdevice *d = open_devs; d; d = d->next_open) {
+        pthread_mutex_unlock(&d->m);
+        pthread_mutex_unlock(&d->launch_lock);
+    }
+    pthread_mutex_unlock(&open_devs_lock);
+}
+
+/* In the child only the forking thread exists: the pool's threads are
+ * gone (their condition variables may still count them as waiters), so
+ * every lock and condition is re-created and the pool dropped; the next
+ * launch with several blocks starts a new one. */
+static void fork_child(void)
+{
+    cpu_compile_fork_child();
+    for (struct tilec_pdevice *d = open_devs; d; d = d->next_open) {
+        pthread_mutex_init(&d->launch_lock, NULL);
+        pthread_mutex_init(&d->m, NULL);
+        pthread_cond_init(&d->cv_work, NULL);
+        pthread_cond_init(&d->cv_done, NULL);
+        for (int i = 0; i < d->nworkers; i++)
+            free(d->workers[i].scratch);
+        free(d->workers);
+        d->workers = NULL;
+        d->nworkers = 0;
+        d->started = 0;
+        d->stop = 0;
+        d->pending = 0;
+        d->job = NULL;
+    }
+    pthread_mutex_init(&open_devs_lock, NULL);
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static int fork_registered;
+
+static void fork_register(void)
+{
+    fork_registered = pthread_atfork(fork_prepare, fork_parent, fork_child) == 0;
 }
 
 /* ---- entry points ------------------------------------------------------------------ */
@@ -317,6 +369,11 @@ static tilec_pstatus_t cpu_device_open(uint32_t index, tilec_pdevice_t **out)
         tilec_sdk_error_set("cpu: %s", why);
         return TILEC_PS_UNAVAILABLE;
     }
+    pthread_once(&fork_once, fork_register);
+    if (!fork_registered) {
+        tilec_sdk_error_set("cpu: device_open: cannot register fork handlers");
+        return TILEC_PS_OUT_OF_MEMORY;
+    }
     struct tilec_pdevice *d = calloc(1, sizeof *d);
     if (!d) {
         tilec_sdk_error_set("cpu: out of memory");
@@ -328,6 +385,10 @@ static tilec_pstatus_t cpu_device_open(uint32_t index, tilec_pdevice_t **out)
     pthread_mutex_init(&d->m, NULL);
     pthread_cond_init(&d->cv_work, NULL);
     pthread_cond_init(&d->cv_done, NULL);
+    pthread_mutex_lock(&open_devs_lock);
+    d->next_open = open_devs;
+    open_devs = d;
+    pthread_mutex_unlock(&open_devs_lock);
     *out = d;
     return TILEC_PS_OK;
 }
@@ -338,6 +399,17 @@ static void cpu_device_close(tilec_pdevice_t *d)
 {
     if (!dev_ok(d))
         return;
+    /* off the fork list first (lock order: open_devs_lock before
+     * launch_lock); a launch in flight on another thread finishes first,
+     * but launching on a device while or after closing it is the caller's
+     * error, as for every handle */
+    pthread_mutex_lock(&open_devs_lock);
+    for (struct tilec_pdevice **p = &open_devs; *p; p = &(*p)->next_open)
+        if (*p == d) {
+            *p = d->next_open;
+            break;
+        }
+    pthread_mutex_unlock(&open_devs_lock);
     pthread_mutex_lock(&d->launch_lock);
     pool_stop(d);
     pthread_mutex_unlock(&d->launch_lock);
@@ -557,7 +629,6 @@ static tilec_pstatus_t cpu_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
     j.syms = syms;
 
     pthread_mutex_lock(&dev->launch_lock);
-    pool_forget_after_fork(dev);
     double t0 = now_ms();
     if (j.nblocks > 1)
         pool_start(dev);

@@ -143,7 +143,20 @@ typedef struct cg {
     int64_t *pitch;          /* [nbufs] row pitch in elements (shared 2-D: padded) */
     uint64_t smem_bytes;
     cuda_kinfo_t *info;
+    /* a GEMM whose accumulator lives in registers across the enclosing
+     * loop (see emit_loop_with_resident_acc) */
+    const tilec_ir_stmt_t *resident;
+    int resident_id;
 } cg_t;
+
+/* Warp tiling of a tensor-core GEMM. */
+typedef struct mma_plan {
+    int64_t M, N, K;
+    int wm, wn;          /* warps along M and N */
+    int64_t WM, WN;      /* warp tile */
+    int mt, nt;          /* 16x8 mma tiles per warp along M and N */
+    int bf16;
+} mma_plan_t;
 
 static void cg_fail(cg_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void cg_fail(cg_t *g, const char *fmt, ...)
@@ -789,12 +802,117 @@ static void emit_copy(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
  * dimension contiguous in both with an extent that is a multiple of the
  * vector, dst not global.  Global sources check alignment and bounds per
  * vector and fall back to elements. */
+/* 16-byte copies between a tensor and shared memory (either direction)
+ * when both have one dtype of 2 or 4 bytes and the innermost dimension of
+ * both regions is the copied row: thread t moves vector t, t + nthreads,
+ * ...; a vector that crosses the tensor's edge or is misaligned falls back
+ * to element copies with the usual bounds checks. */
 static int try_copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
 {
-    (void)g;
-    (void)s;
-    (void)w;
-    return 0;
+    const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
+    const tilec_ir_buffer_t *sb = src->buf, *db = dst->buf;
+    if (!w->coop || sb->dtype != db->dtype)
+        return 0;
+    int sg = sb->scope == TILEC_SCOPE_GLOBAL, dg = db->scope == TILEC_SCOPE_GLOBAL;
+    if (sg == dg || per_thread_scope(sb->scope) || per_thread_scope(db->scope))
+        return 0;
+    size_t es = tilec_dtype_size(sb->dtype);
+    if (es != 2 && es != 4)
+        return 0;
+    int vec = (int)(16 / es);
+    int sd = sb->ndim - 1, dd = db->ndim - 1;
+    int64_t ext[TILEC_IR_MAX_DIMS], sext[TILEC_IR_MAX_DIMS];
+    int n = region_shape(dst, ext);
+    int sn = region_shape(src, sext);
+    if (n < 1 || n != sn || dst->extent[dd] != ext[n - 1] || src->extent[sd] != sext[n - 1] ||
+        ext[n - 1] % vec != 0)
+        return 0;
+    int64_t total = 1;
+    for (int i = 0; i < n; i++) {
+        if (ext[i] != sext[i])
+            return 0;
+        total *= ext[i];
+    }
+    const tilec_ir_buffer_t *ob = sg ? db : sb; /* the on-chip side */
+    int64_t opitch = g->pitch[ob->id] > 0 ? g->pitch[ob->id] : const_dim(ob, ob->ndim - 1);
+    if (opitch <= 0 || opitch % vec != 0)
+        return 0;
+    int64_t vext[TILEC_IR_MAX_DIMS];
+    memcpy(vext, ext, sizeof(int64_t) * (size_t)n);
+    vext[n - 1] /= vec;
+    int id = g->tmp++;
+    int hs = id * 3 + 1000000, hd = hs + 1, iv = hs + 2, ib = id * 3 + 2000000,
+        ie = id * 3 + 2000001;
+    const tilec_ir_region_t *gr = sg ? src : dst;
+    int hg = sg ? hs : hd;
+    line(g, "{ /* copy %s -> %s, 16-byte vectors */", sb->name, db->name);
+    g->ind++;
+    hoist_bases(g, src, hs);
+    hoist_bases(g, dst, hd);
+    line(g, "for (tl_i64 tl_k%d = tl_tid; tl_k%d < %" PRId64 "; tl_k%d += %d) {", id, id,
+         total / vec, id, g->nthreads);
+    g->ind++;
+    char kname[32];
+    snprintf(kname, sizeof kname, "tl_k%d", id);
+    decompose(g, iv, kname, vext, n);
+    for (int i = 0; i < n; i++)
+        line(g, "const int tl_%d_%d = tl_%d_%d%s;", ib, i, iv, i, i == n - 1 ? (vec == 8 ? " * 8" : " * 4") : "");
+    out(g, "%*sconst %s *tl_sp%d = &b%d[", 2 * (g->ind + 1), "", stype(sb->dtype), id, sb->id);
+    region_offset(g, src, hs, ib);
+    out(g, "];\n");
+    out(g, "%*s%s *tl_dp%d = &b%d[", 2 * (g->ind + 1), "", stype(db->dtype), id, db->id);
+    region_offset(g, dst, hd, ib);
+    out(g, "];\n");
+    /* the whole vector inside the tensor: every index in range and the last
+     * one's vec-th element too */
+    out(g, "%*sif (((((tl_u64)tl_sp%d) | ((tl_u64)tl_dp%d)) & 15) == 0 && ", 2 * (g->ind + 1), "",
+        id, id);
+    region_inbounds(g, gr, hg, ib);
+    {
+        int nu = 0;
+        int last = gr->buf->ndim - 1;
+        out(g, " && (tl_u64)");
+        for (int d = 0; d < last; d++)
+            if (gr->extent[d] > 1)
+                nu++;
+        out(g, "(tl_%d_%d + tl_%d_%d + %d) < (tl_u64)tl_s%d_%d", hg, last, ib, nu, vec - 1,
+            gr->buf->id, last);
+    }
+    out(g, ") {\n");
+    line(g, "  *(uint4 *)tl_dp%d = *(const uint4 *)tl_sp%d;", id, id);
+    line(g, "} else {");
+    g->ind++;
+    line(g, "for (int tl_v = 0; tl_v < %d; tl_v++) {", vec);
+    g->ind++;
+    for (int i = 0; i < n; i++)
+        line(g, "const int tl_%d_%d = tl_%d_%d%s;", ie, i, ib, i, i == n - 1 ? " + tl_v" : "");
+    out(g, "%*s", 2 * (g->ind + 1), "");
+    if (dg) {
+        out(g, "if (");
+        region_inbounds(g, dst, hd, ie);
+        out(g, ") ");
+    }
+    out(g, "b%d[", db->id);
+    region_offset(g, dst, hd, ie);
+    out(g, "] = ");
+    if (sg) {
+        out(g, "!");
+        region_inbounds(g, src, hs, ie);
+        out(g, " ? (%s)0 : ", stype(db->dtype));
+    }
+    out(g, "b%d[", sb->id);
+    region_offset(g, src, hs, ie);
+    out(g, "];\n");
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    emit_sync(g);
+    return 1;
 }
 
 static void emit_fill(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
@@ -905,15 +1023,210 @@ static void emit_gemm(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
         emit_sync(g);
 }
 
-/* Tensor-core GEMM (sm_80+): A, B shared float16/bfloat16 (any transpose),
- * C a float32 fragment in shared memory.  Warps tile C in 16x8 pieces per
- * mma; each warp takes a WM x WN sub-tile (WM multiple of 16, WN of 8),
- * keeps its accumulators in registers over the whole K loop, and writes
- * them back to the fragment at the end. */
+/* Tensor-core GEMM (sm_80+): A, B float16/bfloat16 in shared memory
+ * (shared or fragment buffers, any transpose), C a float32 fragment.
+ * Warps tile C; each warp owns a WM x WN sub-tile made of 16x8 mma tiles
+ * whose accumulators it keeps in registers (the m16n8k16 layout: lane l
+ * holds rows l/4 and l/4+8, columns 2(l%4) and 2(l%4)+1 of each tile),
+ * loads its operands with ldmatrix (.trans for a K-major B or an M-major
+ * A), and reads/writes C in shared memory before/after the K loop — or
+ * once around a whole loop when the accumulator is loop-resident. */
+static int mma_plan(cg_t *g, const tilec_ir_stmt_t *s, mma_plan_t *p)
+{
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
+    if (g->sm < 80 || g->nthreads % 32 != 0 || A->dtype != B->dtype ||
+        !is_f16ish(A->dtype) || C->dtype != TILEC_FLOAT32)
+        return 0;
+    if (A->ndim != 2 || B->ndim != 2 || C->ndim != 2)
+        return 0;
+    const tilec_ir_buffer_t *bs[3] = {A, B, C};
+    for (int i = 0; i < 3; i++)
+        if (bs[i]->scope != TILEC_SCOPE_SHARED && bs[i]->scope != TILEC_SCOPE_FRAGMENT)
+            return 0;
+    int ta = s->u.gemm.trans_a;
+    int64_t M = const_dim(C, 0), N = const_dim(C, 1);
+    int64_t K = ta ? const_dim(A, 0) : const_dim(A, 1);
+    if (M % 16 || N % 8 || K % 16 || M <= 0 || N <= 0 || K <= 0)
+        return 0;
+    /* ldmatrix rows must be 16-byte aligned */
+    int64_t pa = g->pitch[A->id] > 0 ? g->pitch[A->id] : const_dim(A, 1);
+    int64_t pb = g->pitch[B->id] > 0 ? g->pitch[B->id] : const_dim(B, 1);
+    if (pa % 8 || pb % 8)
+        return 0;
+    int nw = g->nthreads / 32, best = -1;
+    int64_t bestscore = 0;
+    for (int wm = 1; wm <= nw; wm++) {
+        if (nw % wm)
+            continue;
+        int wn = nw / wm;
+        if ((M / 16) % wm || (N / 8) % wn)
+            continue;
+        int64_t WM = M / wm, WN = N / wn;
+        int64_t score;
+        if (s->u.gemm.policy == TILEC_POLICY_FULLROW)
+            score = -wm;
+        else if (s->u.gemm.policy == TILEC_POLICY_FULLCOL)
+            score = -wn;
+        else
+            score = WM > WN ? WM - WN : WN - WM;
+        if (WN % 16)
+            score += 1000000; /* x2 operand loads: keep as a last resort */
+        if (best < 0 || score < bestscore) {
+            best = wm;
+            bestscore = score;
+        }
+    }
+    if (best < 0)
+        return 0;
+    p->M = M;
+    p->N = N;
+    p->K = K;
+    p->wm = best;
+    p->wn = nw / best;
+    p->WM = M / p->wm;
+    p->WN = N / p->wn;
+    p->mt = (int)(p->WM / 16);
+    p->nt = (int)(p->WN / 8);
+    p->bf16 = A->dtype == TILEC_BFLOAT16;
+    if (p->mt * p->nt * 4 > 256)
+        return 0; /* too many accumulators for registers */
+    return 1;
+}
+
+/* warp coordinates and the accumulator array tl_c<id> */
+static void mma_decl(cg_t *g, const mma_plan_t *p, int id)
+{
+    line(g, "const int tl_w%d = tl_tid >> 5, tl_l%d = tl_tid & 31;", id, id);
+    line(g, "const int tl_wm%d = (tl_w%d / %d) * %lld, tl_wn%d = (tl_w%d %% %d) * %lld;", id, id,
+         p->wn, (long long)p->WM, id, id, p->wn, (long long)p->WN);
+    line(g, "float tl_c%d[%d][%d][4];", id, p->mt, p->nt);
+}
+
+/* C (shared memory) <-> registers; load=1 reads, 0 writes; zero=1 clears */
+static void mma_cmove(cg_t *g, const mma_plan_t *p, const tilec_ir_buffer_t *C, int id, int load,
+                      int zero)
+{
+    int64_t pc = g->pitch[C->id] > 0 ? g->pitch[C->id] : p->N;
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_mi = 0; tl_mi < %d; tl_mi++)", p->mt);
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_ni = 0; tl_ni < %d; tl_ni++) {", p->nt);
+    g->ind++;
+    if (zero) {
+        line(g, "tl_c%d[tl_mi][tl_ni][0] = tl_c%d[tl_mi][tl_ni][1] = tl_c%d[tl_mi][tl_ni][2] = "
+             "tl_c%d[tl_mi][tl_ni][3] = 0.0f;", id, id, id, id);
+    } else {
+        line(g, "const int tl_r = tl_wm%d + tl_mi * 16 + (tl_l%d >> 2), tl_q = tl_wn%d + tl_ni * 8 "
+             "+ (tl_l%d & 3) * 2;", id, id, id, id);
+        line(g, "float2 *tl_p0 = (float2 *)&b%d[tl_r * %lld + tl_q];", C->id, (long long)pc);
+        line(g, "float2 *tl_p1 = (float2 *)&b%d[(tl_r + 8) * %lld + tl_q];", C->id, (long long)pc);
+        if (load) {
+            line(g, "const float2 tl_v0 = *tl_p0, tl_v1 = *tl_p1;");
+            line(g, "tl_c%d[tl_mi][tl_ni][0] = tl_v0.x; tl_c%d[tl_mi][tl_ni][1] = tl_v0.y;", id, id);
+            line(g, "tl_c%d[tl_mi][tl_ni][2] = tl_v1.x; tl_c%d[tl_mi][tl_ni][3] = tl_v1.y;", id, id);
+        } else {
+            line(g, "*tl_p0 = make_float2(tl_c%d[tl_mi][tl_ni][0], tl_c%d[tl_mi][tl_ni][1]);", id, id);
+            line(g, "*tl_p1 = make_float2(tl_c%d[tl_mi][tl_ni][2], tl_c%d[tl_mi][tl_ni][3]);", id, id);
+        }
+    }
+    g->ind--;
+    line(g, "}");
+}
+
+/* the K loop of mma.sync over the accumulators tl_c<id> */
+static void mma_kloop(cg_t *g, const tilec_ir_stmt_t *s, const mma_plan_t *p, int id)
+{
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b;
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
+    int64_t pa = g->pitch[A->id] > 0 ? g->pitch[A->id] : const_dim(A, 1);
+    int64_t pb = g->pitch[B->id] > 0 ? g->pitch[B->id] : const_dim(B, 1);
+    line(g, "#pragma unroll 2");
+    line(g, "for (int tl_k0 = 0; tl_k0 < %lld; tl_k0 += 16) {", (long long)p->K);
+    g->ind++;
+    line(g, "tl_u32 tl_a[%d][4], tl_b[%d][2];", p->mt, p->nt);
+    line(g, "const int tl_li = tl_l%d & 7, tl_lj = tl_l%d >> 3;", id, id);
+    /* A: rows m, cols k (ta=0) or rows k, cols m (ta=1) */
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_mi = 0; tl_mi < %d; tl_mi++) {", p->mt);
+    g->ind++;
+    line(g, "const int tl_m0 = tl_wm%d + tl_mi * 16;", id);
+    if (!ta)
+        line(g, "tl_ldsm_x4(tl_a[tl_mi], &b%d[(tl_m0 + (tl_l%d & 15)) * %lld + tl_k0 + (tl_l%d >> 4) * 8]);",
+             A->id, id, (long long)pa, id);
+    else
+        line(g, "tl_ldsm_x4_t(tl_a[tl_mi], &b%d[(tl_k0 + tl_li + (tl_lj >> 1) * 8) * %lld + tl_m0 + (tl_lj & 1) * 8]);",
+             A->id, (long long)pa);
+    g->ind--;
+    line(g, "}");
+    /* B: rows k, cols n (tb=0, .trans) or rows n, cols k (tb=1) */
+    if (p->WN % 16 == 0) {
+        line(g, "#pragma unroll");
+        line(g, "for (int tl_ni = 0; tl_ni < %d; tl_ni += 2) {", p->nt);
+        g->ind++;
+        line(g, "const int tl_n0 = tl_wn%d + tl_ni * 8;", id);
+        line(g, "tl_u32 tl_t[4];");
+        if (!tb)
+            line(g, "tl_ldsm_x4_t(tl_t, &b%d[(tl_k0 + tl_li + (tl_lj & 1) * 8) * %lld + tl_n0 + (tl_lj >> 1) * 8]);",
+                 B->id, (long long)pb);
+        else
+            line(g, "tl_ldsm_x4(tl_t, &b%d[(tl_n0 + tl_li + (tl_lj >> 1) * 8) * %lld + tl_k0 + (tl_lj & 1) * 8]);",
+                 B->id, (long long)pb);
+        line(g, "tl_b[tl_ni][0] = tl_t[0]; tl_b[tl_ni][1] = tl_t[1]; tl_b[tl_ni + 1][0] = tl_t[2]; tl_b[tl_ni + 1][1] = tl_t[3];");
+        g->ind--;
+        line(g, "}");
+    } else {
+        line(g, "#pragma unroll");
+        line(g, "for (int tl_ni = 0; tl_ni < %d; tl_ni++) {", p->nt);
+        g->ind++;
+        line(g, "const int tl_n0 = tl_wn%d + tl_ni * 8;", id);
+        line(g, "const int tl_lk = tl_l%d & 15;", id);
+        if (!tb)
+            line(g, "tl_ldsm_x2_t(tl_b[tl_ni], &b%d[(tl_k0 + (tl_lk & 7) + (tl_lk >> 3) * 8) * %lld + tl_n0]);",
+                 B->id, (long long)pb);
+        else
+            line(g, "tl_ldsm_x2(tl_b[tl_ni], &b%d[(tl_n0 + (tl_lk & 7)) * %lld + tl_k0 + (tl_lk >> 3) * 8]);",
+                 B->id, (long long)pb);
+        g->ind--;
+        line(g, "}");
+    }
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_mi = 0; tl_mi < %d; tl_mi++)", p->mt);
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_ni = 0; tl_ni < %d; tl_ni++)", p->nt);
+    line(g, "  %s(tl_c%d[tl_mi][tl_ni], tl_a[tl_mi], tl_b[tl_ni]);", p->bf16 ? "tl_mma_bf16" : "tl_mma_f16", id);
+    g->ind--;
+    line(g, "}");
+}
+
 static int try_gemm_mma(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
 {
-    (void)g; (void)s; (void)w;
-    return 0;
+    mma_plan_t p;
+    if (!w->coop || !mma_plan(g, s, &p))
+        return 0;
+    g->info->mma++;
+    const tilec_ir_buffer_t *C = s->u.gemm.c;
+    line(g, "/* gemm %s = %s%s x %s%s on tensor cores: %dx%d warps of %lldx%lld */", C->name,
+         s->u.gemm.a->name, s->u.gemm.trans_a ? "^T" : "", s->u.gemm.b->name,
+         s->u.gemm.trans_b ? "^T" : "", p.wm, p.wn, (long long)p.WM, (long long)p.WN);
+    if (g->resident == s) {
+        /* accumulators already in registers (loop-resident) */
+        if (s->u.gemm.clear_accum)
+            mma_cmove(g, &p, C, g->resident_id, 1, 1);
+        mma_kloop(g, s, &p, g->resident_id);
+        emit_sync(g);
+        return 1;
+    }
+    int id = g->tmp++;
+    line(g, "{");
+    g->ind++;
+    mma_decl(g, &p, id);
+    mma_cmove(g, &p, C, id, 1, s->u.gemm.clear_accum);
+    mma_kloop(g, s, &p, id);
+    mma_cmove(g, &p, C, id, 0, 0);
+    g->ind--;
+    line(g, "}");
+    emit_sync(g);
+    return 1;
 }
 
 static void emit_reduce(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
@@ -942,6 +1255,70 @@ static void emit_reduce(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
     int is_sum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
     int is_abs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
     int is_max = op == TILEC_RED_MAX || op == TILEC_RED_ABSMAX;
+    /* rows along the last dimension with threads to spare: G threads per
+     * row (a power of two <= 32, inside one warp), combined by shuffles */
+    int G = 1;
+    if (w->coop && inner == 1 && g->nthreads % 32 == 0 &&
+        (is_flt(t) || is_sum)) {
+        while (G < 32 && outer * G * 2 <= g->nthreads && G * 2 <= R)
+            G *= 2;
+    }
+    if (G >= 2) {
+        const char *comb = is_sum ? "+" : NULL;
+        const char *fn = is_max ? "tl_max" : "tl_min";
+        int rows = g->nthreads / G;
+        line(g, "/* reduce %s %s -> %s dim %d: %d threads per row */", tilec_reduce_op_name(op),
+             src->name, dst->name, dim, G);
+        line(g, "for (int tl_b%d = 0; tl_b%d < %" PRId64 "; tl_b%d += %d) {", id, id, outer, id, rows);
+        g->ind++;
+        line(g, "const int tl_o%d = tl_b%d + tl_tid / %d, tl_g%d = tl_tid %% %d;", id, id, G, id, G);
+        if (is_sum || op == TILEC_RED_ABSMAX)
+            line(g, "%s tl_acc%d = 0;", acc, id);
+        else
+            line(g, "%s tl_acc%d = %s;", acc, id,
+                 is_max ? (t == TILEC_FLOAT64 ? "-tl_infd()" : "-tl_inff()")
+                        : (t == TILEC_FLOAT64 ? "tl_infd()" : "tl_inff()"));
+        line(g, "if (tl_o%d < %" PRId64 ")", id, outer);
+        line(g, "  for (int tl_r%d = tl_g%d; tl_r%d < %" PRId64 "; tl_r%d += %d) {", id, id, id, R, id, G);
+        out(g, "%*s    %s tl_x%d = (%s)", 2 * (g->ind + 1), "", acc, id, acc);
+        emit_load_conv_open(g, t);
+        out(g, "b%d[tl_o%d * %" PRId64 " + tl_r%d]);\n", src->id, id, R, id);
+        if (is_abs)
+            line(g, "    tl_x%d = %s(tl_x%d);", id, is_flt(t) ? "tl_abs" : "tl_iabs", id);
+        if (comb)
+            line(g, "    tl_acc%d += tl_x%d;", id, id);
+        else
+            line(g, "    tl_acc%d = %s(tl_acc%d, tl_x%d);", id, fn, id, id);
+        line(g, "  }");
+        line(g, "#pragma unroll");
+        line(g, "for (int tl_s = %d; tl_s > 0; tl_s >>= 1) {", G / 2);
+        line(g, "  const %s tl_y = __shfl_xor_sync(0xffffffffu, tl_acc%d, tl_s);", acc, id);
+        if (comb)
+            line(g, "  tl_acc%d += tl_y;", id);
+        else
+            line(g, "  tl_acc%d = %s(tl_acc%d, tl_y);", id, fn, id);
+        line(g, "}");
+        line(g, "if (tl_o%d < %" PRId64 " && tl_g%d == 0) {", id, outer, id);
+        g->ind++;
+        if (!s->u.reduce.clear) {
+            out(g, "%*s{ %s tl_d%d = (%s)", 2 * (g->ind + 1), "", acc, id, acc);
+            emit_load_conv_open(g, dst->dtype);
+            out(g, "b%d[tl_o%d]); ", dst->id, id);
+            if (is_sum)
+                out(g, "tl_acc%d += tl_d%d; }\n", id, id);
+            else
+                out(g, "tl_acc%d = %s(tl_d%d, tl_acc%d); }\n", id, fn, id, id);
+        }
+        out(g, "%*sb%d[tl_o%d] = ", 2 * (g->ind + 1), "", dst->id, id);
+        store_open(g, dst->dtype);
+        out(g, "tl_acc%d);\n", id);
+        g->ind--;
+        line(g, "}");
+        g->ind--;
+        line(g, "}");
+        emit_sync(g);
+        return;
+    }
     line(g, "/* reduce %s %s -> %s dim %d */", tilec_reduce_op_name(op), src->name, dst->name, dim);
     line(g, "for (int tl_e%d = %s; tl_e%d < %" PRId64 "; tl_e%d += %d) {", id, w_start(w), id,
          outer * inner, id, w->coop ? g->nthreads : 1);
@@ -1211,6 +1588,169 @@ static int writes_per_thread(const tilec_ir_stmt_t *s, int depth)
     return 0;
 }
 
+/* ---- buffer references ---------------------------------------------------- */
+
+static int expr_refs(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b, int depth)
+{
+    if (!e || depth > CG_MAX_DEPTH)
+        return depth > CG_MAX_DEPTH;
+    switch (e->kind) {
+    case TILEC_EX_LOAD:
+        if (e->u.load.buf == b)
+            return 1;
+        for (int d = 0; d < e->u.load.buf->ndim; d++)
+            if (expr_refs(e->u.load.idx[d], b, depth + 1))
+                return 1;
+        return 0;
+    case TILEC_EX_UNARY: return expr_refs(e->u.un.a, b, depth + 1);
+    case TILEC_EX_BINARY:
+        return expr_refs(e->u.bin.a, b, depth + 1) || expr_refs(e->u.bin.b, b, depth + 1);
+    case TILEC_EX_SELECT:
+        return expr_refs(e->u.sel.cond, b, depth + 1) || expr_refs(e->u.sel.a, b, depth + 1) ||
+               expr_refs(e->u.sel.b, b, depth + 1);
+    case TILEC_EX_CAST: return expr_refs(e->u.cast.a, b, depth + 1);
+    default: return 0;
+    }
+}
+
+static int region_refs(const tilec_ir_region_t *r, const tilec_ir_buffer_t *b, int depth)
+{
+    if (r->buf == b)
+        return 1;
+    for (int d = 0; d < r->buf->ndim; d++)
+        if (expr_refs(r->base[d], b, depth + 1))
+            return 1;
+    return 0;
+}
+
+/* does the statement list mention b anywhere, statement `skip` aside? */
+static int stmts_ref(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b,
+                     const tilec_ir_stmt_t *skip, int depth)
+{
+    if (depth > CG_MAX_DEPTH)
+        return 1;
+    for (; s; s = s->next) {
+        if (s == skip)
+            continue;
+        switch (s->kind) {
+        case TILEC_ST_FOR:
+            if (expr_refs(s->u.loop.extent, b, depth) || stmts_ref(s->u.loop.body, b, skip, depth + 1))
+                return 1;
+            break;
+        case TILEC_ST_IF:
+            if (expr_refs(s->u.cond.cond, b, depth) || stmts_ref(s->u.cond.then, b, skip, depth + 1) ||
+                stmts_ref(s->u.cond.els, b, skip, depth + 1))
+                return 1;
+            break;
+        case TILEC_ST_STORE:
+            if (s->u.store.buf == b || expr_refs(s->u.store.value, b, depth))
+                return 1;
+            for (int d = 0; d < s->u.store.buf->ndim; d++)
+                if (expr_refs(s->u.store.idx[d], b, depth))
+                    return 1;
+            break;
+        case TILEC_ST_ASSIGN:
+            if (expr_refs(s->u.assign.value, b, depth))
+                return 1;
+            break;
+        case TILEC_ST_COPY:
+            if (region_refs(&s->u.copy.src, b, depth) || region_refs(&s->u.copy.dst, b, depth))
+                return 1;
+            break;
+        case TILEC_ST_FILL:
+            if (region_refs(&s->u.fill.dst, b, depth) || expr_refs(s->u.fill.value, b, depth))
+                return 1;
+            break;
+        case TILEC_ST_GEMM:
+            if (s->u.gemm.a == b || s->u.gemm.b == b || s->u.gemm.c == b)
+                return 1;
+            break;
+        case TILEC_ST_REDUCE:
+            if (s->u.reduce.src == b || s->u.reduce.dst == b)
+                return 1;
+            break;
+        case TILEC_ST_CUMSUM:
+            if (s->u.cumsum.src == b || s->u.cumsum.dst == b)
+                return 1;
+            break;
+        case TILEC_ST_ATOMIC:
+            if (s->u.atomic.buf == b || expr_refs(s->u.atomic.value, b, depth))
+                return 1;
+            for (int d = 0; d < s->u.atomic.buf->ndim; d++)
+                if (expr_refs(s->u.atomic.idx[d], b, depth))
+                    return 1;
+            break;
+        case TILEC_ST_PRINT:
+            if (s->u.print.buf == b || expr_refs(s->u.print.value, b, depth))
+                return 1;
+            break;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
+/* Padding plan: shared/fragment 2-D buffers that feed tensor-core GEMMs get
+ * their rows padded by 16 bytes (conflict-free ldmatrix), unless a
+ * statement that assumes dense rows (reduce, cumsum, print) uses them. */
+static void plan_walk(cg_t *g, const tilec_ir_stmt_t *s, int *want, int *dense, int depth)
+{
+    if (depth > CG_MAX_DEPTH)
+        return;
+    for (; s; s = s->next) {
+        switch (s->kind) {
+        case TILEC_ST_FOR: plan_walk(g, s->u.loop.body, want, dense, depth + 1); break;
+        case TILEC_ST_IF:
+            plan_walk(g, s->u.cond.then, want, dense, depth + 1);
+            plan_walk(g, s->u.cond.els, want, dense, depth + 1);
+            break;
+        case TILEC_ST_GEMM: {
+            mma_plan_t p;
+            if (mma_plan(g, s, &p)) {
+                want[s->u.gemm.a->id] = 1;
+                want[s->u.gemm.b->id] = 1;
+            }
+            break;
+        }
+        case TILEC_ST_REDUCE:
+            dense[s->u.reduce.src->id] = dense[s->u.reduce.dst->id] = 1;
+            break;
+        case TILEC_ST_CUMSUM:
+            dense[s->u.cumsum.src->id] = dense[s->u.cumsum.dst->id] = 1;
+            break;
+        case TILEC_ST_PRINT:
+            if (s->u.print.buf)
+                dense[s->u.print.buf->id] = 1;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* A serial/pipelined loop whose body holds one tensor-core GEMM at top
+ * level, the accumulator of which nothing else in the body touches: the
+ * accumulator is loaded into registers before the loop and stored after. */
+static const tilec_ir_stmt_t *resident_gemm(cg_t *g, const tilec_ir_stmt_t *loop)
+{
+    const tilec_ir_stmt_t *found = NULL;
+    for (const tilec_ir_stmt_t *s = loop->u.loop.body; s; s = s->next) {
+        if (s->kind != TILEC_ST_GEMM)
+            continue;
+        if (found)
+            return NULL;
+        found = s;
+    }
+    mma_plan_t p;
+    if (!found || g->resident || !mma_plan(g, found, &p))
+        return NULL;
+    if (stmts_ref(loop->u.loop.body, found->u.gemm.c, found, 0) ||
+        expr_refs(loop->u.loop.extent, found->u.gemm.c, 0))
+        return NULL;
+    return found;
+}
+
 static void emit_loop_head(cg_t *g, const tilec_ir_stmt_t *s)
 {
     if (s->u.loop.kind == TILEC_LOOP_UNROLL)
@@ -1282,11 +1822,33 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         if (!par && s->u.loop.kind == TILEC_LOOP_PARALLEL && !writes_per_thread(s->u.loop.body, 0)) {
             emit_parallel_nest(g, s);
         } else {
+            const tilec_ir_stmt_t *rg = !par && s->u.loop.kind != TILEC_LOOP_PARALLEL
+                                            ? resident_gemm(g, s) : NULL;
+            mma_plan_t rp;
+            int rid = 0;
+            if (rg && mma_plan(g, rg, &rp)) {
+                rid = g->tmp++;
+                line(g, "{ /* %s stays in registers across the loop */", rg->u.gemm.c->name);
+                g->ind++;
+                mma_decl(g, &rp, rid);
+                mma_cmove(g, &rp, rg->u.gemm.c, rid, 1, 0);
+                g->resident = rg;
+                g->resident_id = rid;
+            } else {
+                rg = NULL;
+            }
             emit_loop_head(g, s);
             g->ind++;
             emit_block(g, s->u.loop.body, par || s->u.loop.kind == TILEC_LOOP_PARALLEL);
             g->ind--;
             line(g, "}");
+            if (rg) {
+                g->resident = NULL;
+                mma_cmove(g, &rp, rg->u.gemm.c, rid, 0, 0);
+                g->ind--;
+                line(g, "}");
+                emit_sync(g);
+            }
         }
         break;
     case TILEC_ST_IF:
@@ -1422,7 +1984,23 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, cuda_str_t *o, cuda_kinfo_t
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    /* shared memory plan */
+    /* padding plan, then the shared memory plan */
+    {
+        int *want = calloc((size_t)k->nbufs + 1, sizeof *want);
+        int *dense = calloc((size_t)k->nbufs + 1, sizeof *dense);
+        if (want && dense) {
+            plan_walk(&g, k->body, want, dense, 0);
+            for (int i = k->nparams; i < k->nbufs; i++) {
+                const tilec_ir_buffer_t *b = k->bufs[i];
+                int64_t last = b->ndim == 2 ? const_dim(b, 1) : -1;
+                if (want[i] && !dense[i] && last > 0 && last % 8 == 0 &&
+                    (b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT))
+                    g.pitch[i] = last + 8;
+            }
+        }
+        free(want);
+        free(dense);
+    }
     uint64_t off = 0;
     for (int i = k->nparams; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
@@ -1433,6 +2011,8 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, cuda_str_t *o, cuda_kinfo_t
             cg_fail(&g, "buffer '%s' has no constant shape", b->name);
             break;
         }
+        if (g.pitch[i] > 0)
+            n = n / const_dim(b, b->ndim - 1) * g.pitch[i];
         off = (off + 127) & ~(uint64_t)127;
         g.smem_off[i] = off;
         off += (uint64_t)n * tilec_dtype_size(b->dtype);

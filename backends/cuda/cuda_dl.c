@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda_internal.h"
 #include "tilec/sdk.h"
@@ -30,14 +31,15 @@
 #endif
 
 static cuda_nvrtc_api_t nvrtc_api;
-static char nvrtc_why[1024];
+static char nvrtc_why[1100];
 static int nvrtc_ok;
 static pthread_once_t nvrtc_once = PTHREAD_ONCE_INIT;
 
 static cuda_driver_api_t drv_api;
-static char drv_why[1024];
+static char drv_why[1100];
 static int drv_ok;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
+static pid_t drv_pid; /* the process that ran cuInit */
 
 /* Resolves name in h into *slot; 0, or -1 with why filled. */
 static int sym(void *h, const char *name, void *slot, char *why, size_t n, const char *lib)
@@ -66,7 +68,7 @@ static void nvrtc_load(void)
     static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12"};
     static const char *const subdirs[] = {"lib64", CUDA_TARGET_DIR, "lib"};
     const char *roots[3] = {secure_getenv("CUDA_PATH"), secure_getenv("CUDA_HOME"), NULL};
-    char err[512] = "", path[600];
+    char err[1024] = "", path[600];
     void *h = NULL;
     /* 1. the toolkit the operator named */
     for (int r = 0; r < 2 && !h; r++) {
@@ -127,7 +129,7 @@ const cuda_nvrtc_api_t *cuda_nvrtc(void)
 
 static void drv_load(void)
 {
-    char err[512] = "";
+    char err[1024] = "";
     void *h = try_open("libcuda.so.1", err, sizeof err);
     if (!h) {
         snprintf(drv_why, sizeof drv_why, "CUDA driver not found (%s)", err);
@@ -191,8 +193,16 @@ static void drv_load(void)
         /* keep the library open: unloading a driver that started is unsafe */
         return;
     }
+    drv_pid = getpid();
     drv_ok = 1;
 }
+
+/* In a child forked after cuInit (a conformance runner forks per case)
+ * the driver must be initialized again; some drivers refuse, which is then
+ * the reason reported. */
+static pid_t drv_child_pid;
+static int drv_child_ok;
+static pthread_mutex_t drv_child_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const cuda_driver_api_t *cuda_driver(void)
 {
@@ -200,6 +210,30 @@ const cuda_driver_api_t *cuda_driver(void)
     if (!drv_ok) {
         tilec_sdk_error_set("cuda: %s", drv_why);
         return NULL;
+    }
+    pid_t me = getpid();
+    if (me != drv_pid) {
+        pthread_mutex_lock(&drv_child_lock);
+        if (drv_child_pid != me) {
+            drv_child_pid = me;
+            CUresult r = drv_api.Init(0);
+            drv_child_ok = r == CUDA_SUCCESS;
+            if (!drv_child_ok) {
+                const char *name = NULL;
+                if (drv_api.GetErrorName(r, &name) != CUDA_SUCCESS)
+                    name = NULL;
+                snprintf(drv_why, sizeof drv_why,
+                         "cuInit failed in a process forked after the driver started: %s (CUDA "
+                         "cannot be used across fork; run the child with exec)",
+                         name ? name : "error");
+            }
+        }
+        int ok = drv_child_ok;
+        pthread_mutex_unlock(&drv_child_lock);
+        if (!ok) {
+            tilec_sdk_error_set("cuda: %s", drv_why);
+            return NULL;
+        }
     }
     return &drv_api;
 }

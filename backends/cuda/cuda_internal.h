@@ -60,7 +60,7 @@ typedef struct cuda_nvrtc_api {
     nvrtcResult (*GetPTXSize)(nvrtcProgram, size_t *);
     nvrtcResult (*GetPTX)(nvrtcProgram, char *);
     int major, minor;          /* NVRTC version */
-    char path[512];            /* the library that was opened */
+    char path[600];            /* the library that was opened */
 } cuda_nvrtc_api_t;
 
 typedef struct cuda_driver_api {

@@ -84,7 +84,7 @@ void tilec_simt_barrier(tilec_simt_ctx_t *c)
     tilec_simt_emit(c, "%s", c->dl.barrier);
     c->nbarriers++;
     c->uses |= TILEC_SIMT_USES_BARRIER;
-    c->dirty_r = c->dirty_w = 0;
+    c->dirty_r = c->dirty_w = c->dirty_a = 0;
 }
 
 /* ---- access analysis -------------------------------------------------------------- */
@@ -98,7 +98,7 @@ static uint64_t bit_of(const tilec_ir_buffer_t *b)
     return 1ull << (b->id % 64);
 }
 
-typedef struct acc { uint64_t r, w; } acc_t;
+typedef struct acc { uint64_t r, w, at; } acc_t; /* reads, writes, atomics */
 
 static void acc_expr(const tilec_ir_expr_t *e, acc_t *a, int depth)
 {
@@ -180,9 +180,8 @@ static void acc_stmt(const tilec_ir_stmt_t *s, acc_t *a, int depth)
         a->r |= bit_of(s->u.cumsum.src);
         a->w |= bit_of(s->u.cumsum.dst);
         break;
-    case TILEC_ST_ATOMIC:
-        a->r |= bit_of(s->u.atomic.buf);
-        a->w |= bit_of(s->u.atomic.buf);
+    case TILEC_ST_ATOMIC: /* atomics do not race with each other */
+        a->at |= bit_of(s->u.atomic.buf);
         if (s->u.atomic.buf && s->u.atomic.idx)
             for (int d = 0; d < s->u.atomic.buf->ndim; d++)
                 acc_expr(s->u.atomic.idx[d], a, depth);
@@ -205,7 +204,8 @@ static void acc_stmts(const tilec_ir_stmt_t *s, acc_t *a, int depth)
 /* Barrier before an access set that conflicts with the pending one. */
 static void sync_for(tilec_simt_ctx_t *c, const acc_t *a)
 {
-    if ((a->r & c->dirty_w) || (a->w & (c->dirty_r | c->dirty_w)))
+    if ((a->r & (c->dirty_w | c->dirty_a)) || (a->w & (c->dirty_r | c->dirty_w | c->dirty_a)) ||
+        (a->at & (c->dirty_r | c->dirty_w)))
         tilec_simt_barrier(c);
 }
 
@@ -213,6 +213,7 @@ static void note_acc(tilec_simt_ctx_t *c, const acc_t *a)
 {
     c->dirty_r |= a->r;
     c->dirty_w |= a->w;
+    c->dirty_a |= a->at;
 }
 
 /* ---- helpers for loops ---------------------------------------------------------------- */
@@ -947,7 +948,7 @@ static void gen_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     /* block level: uniform loops and ifs keep their structure; the barrier
      * state flows through them */
     if (s->kind == TILEC_ST_FOR && s->u.loop.kind != TILEC_LOOP_PARALLEL) {
-        acc_t h = {0, 0}, body = {0, 0};
+        acc_t h = {0, 0, 0}, body = {0, 0, 0};
         acc_expr(s->u.loop.extent, &h, 0);
         sync_for(c, &h);
         note_acc(c, &h);
@@ -960,17 +961,18 @@ static void gen_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         return;
     }
     if (s->kind == TILEC_ST_IF) {
-        acc_t h = {0, 0};
+        acc_t h = {0, 0, 0};
         acc_expr(s->u.cond.cond, &h, 0);
         sync_for(c, &h);
         note_acc(c, &h);
-        uint64_t r0 = c->dirty_r, w0 = c->dirty_w;
+        uint64_t r0 = c->dirty_r, w0 = c->dirty_w, a0 = c->dirty_a;
         tilec_simt_emit(c, "if (%s) {", tilec_simt_expr(c, s->u.cond.cond));
         c->ind++;
         gen_stmts(c, s->u.cond.then);
-        uint64_t r1 = c->dirty_r, w1 = c->dirty_w;
+        uint64_t r1 = c->dirty_r, w1 = c->dirty_w, a1 = c->dirty_a;
         c->dirty_r = r0;
         c->dirty_w = w0;
+        c->dirty_a = a0;
         if (s->u.cond.els) {
             c->ind--;
             tilec_simt_emit(c, "} else {");
@@ -979,6 +981,7 @@ static void gen_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         }
         c->dirty_r |= r1;
         c->dirty_w |= w1;
+        c->dirty_a |= a1;
         close_block(c);
         return;
     }
@@ -986,7 +989,7 @@ static void gen_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         tilec_simt_barrier(c);
         return;
     }
-    acc_t a = {0, 0};
+    acc_t a = {0, 0, 0};
     acc_stmt(s, &a, 0);
     sync_for(c, &a);
     gen_simple(c, s);

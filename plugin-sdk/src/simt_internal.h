@@ -52,8 +52,9 @@ struct tilec_simt_ctx {
     uint32_t helpers;          /* SH_* */
     uint32_t int_helpers;      /* bit t: integer helpers for dtype t */
     uint32_t nbarriers;
-    /* Barrier state at block level: bits 1 block-wide, 2 global. */
-    unsigned dirty_r, dirty_w;
+    /* Barrier state at block level: buffers (bit id % 64) read, written and
+     * updated atomically since the last barrier. */
+    uint64_t dirty_r, dirty_w, dirty_a;
 };
 
 /* simt_expr.c */

@@ -62,13 +62,13 @@ echo "== runs: $pass passed, $fail failed"
 grep -v '^PASS' "$OUT/results.txt" | head -40
 
 if [ "${CONFORM:-1}" = 1 ]; then
-    timeout 300 build/tilec conform --backend cuda --json "$OUT/conform.json" \
+    timeout 120 build/tilec conform --backend cuda --json "$OUT/conform.json" \
         > "$OUT/conform.txt" 2>&1
     echo "== conform: rc=$? $(tail -3 "$OUT/conform.txt" | tr '\n' ' ')"
 fi
 
 if [ "${BENCH:-0}" = 1 ]; then
-    PYTHONUNBUFFERED=1 timeout 400 python3 bench/cuda_bench.py 2>&1 | tee "$OUT/bench.txt"
+    PYTHONUNBUFFERED=1 timeout 300 python3 bench/cuda_bench.py 2>&1 | tee "$OUT/bench.txt"
 fi
 
 if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null 2>&1; then
@@ -79,7 +79,7 @@ if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null 2>&1; the
                 "examples/dynamic_shape.py -D m=77" "examples/gemm_fp32.py -D M=33 -D N=17 -D K=9"; do
         for tool in memcheck racecheck; do
             # shellcheck disable=SC2086
-            r=$(TILEC_CACHE=0 timeout 300 compute-sanitizer --tool $tool --error-exitcode 99 \
+            r=$(TILEC_CACHE=0 timeout 60 compute-sanitizer --tool $tool --error-exitcode 99 \
                 build/tilec run $spec --check --backend cuda 2>&1)
             rc=$?
             s=$(printf '%s\n' "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL' | tr '\n' ' ')

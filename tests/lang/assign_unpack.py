@@ -1,7 +1,8 @@
 # assign_unpack.py — assignment forms inside a kernel: plain names,
 # tuple unpacking of compile-time tuples and of run-time values
 # (`i0, j0 = by * BM, bx * BN`), nested and parenthesised targets,
-# re-assignment of a scalar temporary, swapping, and stores to elements.
+# re-assignment of a scalar temporary, swapping (`y, x = x, y` reads the
+# old values, as in Python), and stores to elements.  B = 2 - 2 * A.
 # tilec-test:
 import tilelang
 import tilelang.language as T
@@ -24,6 +25,7 @@ def unpack(M=10, N=12, BM=4, BN=8, dtype="float32"):
                     y = x * p
                     y, z = y + q, y * r
                     x = y - z
-                    B[i0 + i, j0 + j] = x
+                    y, x = x, y                 # a swap reads the old values
+                    B[i0 + i, j0 + j] = y
 
     return main

@@ -1,8 +1,0 @@
-build-cuda/conformance/main.o: conformance/main.c conformance/conform.h \
- conformance/../tools/check.h include/tilec/tilec.h \
- include/tilec/dlpack.h plugin-sdk/include/tilec/plugin.h
-conformance/conform.h:
-conformance/../tools/check.h:
-include/tilec/tilec.h:
-include/tilec/dlpack.h:
-plugin-sdk/include/tilec/plugin.h:

@@ -1,8 +1,0 @@
-build-cuda/frontend/eval.o: frontend/eval.c frontend/eval_internal.h \
- frontend/ast.h plugin-sdk/include/tilec/ir.h frontend/diag.h \
- frontend/frontend.h
-frontend/eval_internal.h:
-frontend/ast.h:
-plugin-sdk/include/tilec/ir.h:
-frontend/diag.h:
-frontend/frontend.h:

@@ -1,5 +1,0 @@
-build-cuda/frontend/lexer.o: frontend/lexer.c frontend/lexer.h \
- plugin-sdk/include/tilec/ir.h frontend/diag.h
-frontend/lexer.h:
-plugin-sdk/include/tilec/ir.h:
-frontend/diag.h:

@@ -1,8 +1,0 @@
-build-cuda/frontend/tileops.o: frontend/tileops.c \
- frontend/eval_internal.h frontend/ast.h plugin-sdk/include/tilec/ir.h \
- frontend/diag.h frontend/frontend.h
-frontend/eval_internal.h:
-frontend/ast.h:
-plugin-sdk/include/tilec/ir.h:
-frontend/diag.h:
-frontend/frontend.h:

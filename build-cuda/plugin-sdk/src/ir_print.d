@@ -1,4 +1,0 @@
-build-cuda/plugin-sdk/src/ir_print.o: plugin-sdk/src/ir_print.c \
- plugin-sdk/include/tilec/ir.h plugin-sdk/src/ir_internal.h
-plugin-sdk/include/tilec/ir.h:
-plugin-sdk/src/ir_internal.h:

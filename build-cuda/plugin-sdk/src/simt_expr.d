@@ -1,6 +1,0 @@
-build-cuda/plugin-sdk/src/simt_expr.o: plugin-sdk/src/simt_expr.c \
- plugin-sdk/src/simt_internal.h plugin-sdk/include/tilec/ir.h \
- plugin-sdk/include/tilec/simt.h
-plugin-sdk/src/simt_internal.h:
-plugin-sdk/include/tilec/ir.h:
-plugin-sdk/include/tilec/simt.h:

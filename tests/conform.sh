@@ -1,0 +1,43 @@
+#!/bin/sh
+# tests/conform.sh — the conformance suite in CI (make test, make conform):
+#   1. every case on the cpu backend (through its plugin build; the
+#      certificate lands beside build/libtilec-cpu.so),
+#   2. every case on the template plugin of plugin-sdk/template, which must
+#      certify, and `tilec conform --verify` on its certificate,
+#   3. the template with T.exp deliberately mis-lowered: the math cases
+#      must come out `fail`.
+# JUnit and JSON reports go to $O/conform/.  Usage: O=build sh tests/conform.sh
+O=${O:-build}
+T="$O/tilec"
+out="$O/conform"
+mkdir -p "$out"
+fail=0
+note() { echo "conform.sh: $*"; }
+
+note "cpu backend"
+if ! "$T" conform --backend cpu --junit "$out/cpu.xml" --json "$out/cpu.json"; then
+    note "FAILED: unexpected results on the cpu backend"; fail=1
+fi
+
+note "template plugin"
+tpl="$O/template/libtilec-template.so"
+if ! "$T" conform --plugin "$tpl" --junit "$out/template.xml" --json "$out/template.json" > "$out/template.log"; then
+    note "FAILED: unexpected results on the template plugin"; fail=1
+fi
+cat "$out/template.log"
+grep -q "CERTIFIED, certificate" "$out/template.log" || { note "FAILED: the template did not certify"; fail=1; }
+if ! "$T" conform --verify "$tpl.cert.json" --plugin "$tpl"; then
+    note "FAILED: the template's certificate does not verify"; fail=1
+fi
+
+note "mis-lowered template (must fail the math cases)"
+"$T" conform --plugin "$O/template/libtilec-template_wrong.so" --filter math_unary_f32 --no-abi --no-cert \
+    --json "$out/wrong.json" > /dev/null 2>&1
+rc=$?
+if [ "$rc" -ne 1 ] || ! grep -q '"id": "math_unary_f32/0", "kind": "case", "status": "fail"' "$out/wrong.json"; then
+    note "FAILED: the mis-lowered template was not caught (exit $rc)"; fail=1
+else
+    note "the mis-lowered template is caught: math_unary_f32 fails"
+fi
+[ "$fail" -eq 0 ] && note "all conformance runs as expected"
+exit $fail

@@ -1,0 +1,801 @@
+/*
+ * tests/test_language.c — the language of DESIGN.md §2, checked against
+ * hand-computed results.
+ *
+ * Every program of tests/lang/ runs under tests/run.sh with `tilec run
+ * --check`, which only proves that the CPU backend agrees with the
+ * reference interpreter.  This file proves that both compute what the
+ * program means: it loads a tests/lang/ program through the public API
+ * (tilec.h), fills its tensors with known data, runs it in the reference
+ * interpreter AND on the CPU backend, checks that the two agree, and then
+ * checks the interpreter's results against values computed here in plain C
+ * (prefix sums, transposed matrix products, Python's floor division, ...).
+ * It also checks T.print's output and that compile-time folding happens.
+ * Run from the repository root.
+ */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tilec/tilec.h"
+
+#define MAXP 16
+
+typedef struct run {
+    int n;                        /* tensor parameters */
+    tilec_elem_t elem[MAXP];
+    int ndim[MAXP];
+    int64_t shape[MAXP][8];
+    int64_t count[MAXP];
+    size_t bytes[MAXP];
+    void *ref[MAXP];              /* after the interpreter */
+    void *dev[MAXP];              /* after the CPU backend */
+} run_t;
+
+/* Fills parameter i (count elements of its type) before the launch. */
+typedef void (*fill_fn)(int i, void *data, int64_t count, tilec_elem_t e);
+
+static size_t elem_size(tilec_elem_t e)
+{
+    switch (e) {
+    case TILEC_ELEM_BOOL: case TILEC_ELEM_INT8: case TILEC_ELEM_UINT8: return 1;
+    case TILEC_ELEM_INT16: case TILEC_ELEM_UINT16: case TILEC_ELEM_FLOAT16: case TILEC_ELEM_BFLOAT16: return 2;
+    case TILEC_ELEM_INT32: case TILEC_ELEM_UINT32: case TILEC_ELEM_FLOAT32: return 4;
+    default: return 8;
+    }
+}
+
+/* Load `path`, fill every tensor with fill(), run the interpreter and the
+ * CPU backend on identical copies, and require that they agree (exactly
+ * for integers, within 1e-5 relative for floats). */
+static void run_file(run_t *r, const char *path, const tilec_define_kv_t *defs, int ndefs, fill_fn fill)
+{
+    tilec_context_t *ctx = NULL;
+    tilec_program_t *p = NULL;
+    tilec_executable_t *exe = NULL;
+    tilec_buffer_t *bufs[MAXP];
+    int64_t syms[8];
+    int i, nsyms;
+
+    setenv("TILEC_CACHE", "0", 1);
+    memset(r, 0, sizeof *r);
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK, "%s", ctx ? tilec_context_message(ctx) : "");
+    cr_assert_eq(tilec_program_load_file(ctx, path, defs, ndefs, NULL, &p), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    r->n = tilec_program_num_params(p);
+    cr_assert(r->n > 0 && r->n <= MAXP);
+    nsyms = tilec_program_num_syms(p);
+    cr_assert(nsyms <= 8);
+    for (i = 0; i < nsyms; i++) {
+        const char *name;
+        cr_assert_eq(tilec_program_sym(p, i, &name, &syms[i]), TILEC_OK);
+        cr_assert(syms[i] >= 0, "symbol %s needs a -D value", name);
+    }
+    for (i = 0; i < r->n; i++) {
+        const char *name;
+        int d;
+        cr_assert_eq(tilec_program_param(p, i, &name, &r->elem[i], &r->ndim[i], r->shape[i]), TILEC_OK);
+        r->count[i] = 1;
+        for (d = 0; d < r->ndim[i]; d++) r->count[i] *= r->shape[i][d];
+        r->bytes[i] = (size_t)r->count[i] * elem_size(r->elem[i]);
+        r->ref[i] = calloc(1, r->bytes[i]);
+        r->dev[i] = calloc(1, r->bytes[i]);
+        cr_assert(r->ref[i] && r->dev[i]);
+        if (fill) fill(i, r->ref[i], r->count[i], r->elem[i]);
+        memcpy(r->dev[i], r->ref[i], r->bytes[i]);
+    }
+    cr_assert_eq(tilec_program_interpret(ctx, p, r->ref, nsyms ? syms : NULL), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    cr_assert_eq(tilec_program_compile(ctx, p, &exe), TILEC_OK, "%s", tilec_context_message(ctx));
+    for (i = 0; i < r->n; i++) {
+        cr_assert_eq(tilec_buffer_create(ctx, r->elem[i], r->ndim[i], r->shape[i], &bufs[i]), TILEC_OK, "%s",
+                     tilec_context_message(ctx));
+        cr_assert_eq(tilec_buffer_write(bufs[i], r->dev[i], r->bytes[i]), TILEC_OK);
+    }
+    cr_assert_eq(tilec_launch(ctx, exe, bufs, r->n, NULL), TILEC_OK, "%s", tilec_context_message(ctx));
+    for (i = 0; i < r->n; i++) {
+        cr_assert_eq(tilec_buffer_read(bufs[i], r->dev[i], r->bytes[i]), TILEC_OK);
+        tilec_buffer_free(bufs[i]);
+    }
+    tilec_executable_free(exe);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+    /* backend == interpreter */
+    for (i = 0; i < r->n; i++) {
+        int64_t k;
+        if (r->elem[i] == TILEC_ELEM_FLOAT16 || r->elem[i] == TILEC_ELEM_BFLOAT16) {
+            continue;
+        }
+        if (r->elem[i] != TILEC_ELEM_FLOAT32 && r->elem[i] != TILEC_ELEM_FLOAT64) {
+            cr_assert(memcmp(r->ref[i], r->dev[i], r->bytes[i]) == 0, "%s: parameter %d differs", path, i);
+            continue;
+        }
+        for (k = 0; k < r->count[i]; k++) {
+            double a, b;
+            if (r->elem[i] == TILEC_ELEM_FLOAT32) {
+                a = ((float *)r->ref[i])[k];
+                b = ((float *)r->dev[i])[k];
+            } else {
+                a = ((double *)r->ref[i])[k];
+                b = ((double *)r->dev[i])[k];
+            }
+            cr_assert(a == b || fabs(a - b) <= 1e-5 * fmax(1.0, fabs(a)) || (isinf(a) && a == b),
+                      "%s: parameter %d element %lld: interpreter %g, backend %g", path, i, (long long)k, a, b);
+        }
+    }
+}
+
+static void run_free(run_t *r)
+{
+    int i;
+    for (i = 0; i < r->n; i++) {
+        free(r->ref[i]);
+        free(r->dev[i]);
+    }
+}
+
+/* Known inputs: element k of a float parameter is a small exact value that
+ * depends on k and the parameter (not symmetric, with negatives); ints
+ * likewise; outputs get the same pattern, so a missing write shows too. */
+static double pattern(int i, int64_t k)
+{
+    return (double)((k * 7 + i * 3) % 11) * 0.25 - 1.25;
+}
+
+static void fill_pattern(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    int64_t k;
+    for (k = 0; k < count; k++) {
+        double v = pattern(i, k);
+        switch (e) {
+        case TILEC_ELEM_FLOAT32: ((float *)data)[k] = (float)v; break;
+        case TILEC_ELEM_FLOAT64: ((double *)data)[k] = v; break;
+        case TILEC_ELEM_INT32: ((int32_t *)data)[k] = (int32_t)((k * 13 + i * 5) % 41) - 20; break;
+        case TILEC_ELEM_BOOL: ((uint8_t *)data)[k] = (uint8_t)(k % 3 == 0); break;
+        default: memset((char *)data + k * (int64_t)elem_size(e), 0, elem_size(e)); break;
+        }
+    }
+}
+
+static void fill_zero(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    (void)i; (void)data; (void)count; (void)e; /* calloc'd already */
+}
+
+/* Python's floor division and modulo on ints. */
+static int64_t py_floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+
+static int64_t py_mod(int64_t a, int64_t b)
+{
+    return a - py_floordiv(a, b) * b;
+}
+
+#define F(r, p) ((float *)(r).ref[p])
+#define I32(r, p) ((int32_t *)(r).ref[p])
+#define EXPECT_NEAR(got, want, what, ...)                                                                 \
+    cr_expect(fabs((double)(got) - (double)(want)) <= 1e-5 * fmax(1.0, fabs((double)(want))),              \
+              what ": got %.9g, want %.9g", __VA_ARGS__, (double)(got), (double)(want))
+
+/* ---- T.cumsum ------------------------------------------------------------ */
+
+Test(lang, cumsum_every_direction)
+{
+    run_t r;
+    int M = 5, N = 7, i, j;
+    run_file(&r, "tests/lang/cumsum_forms.py", NULL, 0, fill_pattern);
+    /* params: X I C0 C1 C2 C3 CI CD */
+    for (i = 0; i < M; i++) {
+        for (j = 0; j < N; j++) {
+            double fwd1 = 0, rev1 = 0, fwd0 = 0, rev0 = 0;
+            int k;
+            for (k = 0; k <= j; k++) fwd1 += pattern(0, i * N + k);
+            for (k = j; k < N; k++) rev1 += pattern(0, i * N + k);
+            for (k = 0; k <= i; k++) fwd0 += pattern(0, k * N + j);
+            for (k = i; k < M; k++) rev0 += pattern(0, k * N + j);
+            EXPECT_NEAR(F(r, 2)[i * N + j], fwd1, "C0[%d,%d] (dim 1)", i, j);
+            EXPECT_NEAR(F(r, 3)[i * N + j], rev1, "C1[%d,%d] (dim 1, reverse)", i, j);
+            EXPECT_NEAR(F(r, 4)[i * N + j], fwd0, "C2[%d,%d] (dim 0)", i, j);
+            EXPECT_NEAR(F(r, 5)[i * N + j], rev0, "C3[%d,%d] (dim 0, reverse)", i, j);
+            /* dst=None defaults: dim=0, in place */
+            EXPECT_NEAR(F(r, 7)[i * N + j], fwd0, "CD[%d,%d] (defaults)", i, j);
+        }
+    }
+    /* CI: int32 cumsum along dim 1 in place, then reversed along dim 0 */
+    {
+        int64_t row[5][7];
+        int k;
+        for (i = 0; i < M; i++) {
+            int64_t acc = 0;
+            for (j = 0; j < N; j++) {
+                int64_t x = (int64_t)(((i * N + j) * 13 + 1 * 5) % 41) - 20;
+                acc += x;
+                row[i][j] = acc;
+            }
+        }
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) {
+                int64_t s = 0;
+                for (k = i; k < M; k++) s += row[k][j];
+                cr_expect_eq(I32(r, 6)[i * N + j], s, "CI[%d,%d]: got %d want %lld", i, j, I32(r, 6)[i * N + j],
+                             (long long)s);
+            }
+    }
+    run_free(&r);
+}
+
+/* ---- T.gemm --------------------------------------------------------------- */
+
+Test(lang, gemm_transposes)
+{
+    run_t r;
+    int M = 16, N = 8, K = 12, i, j, k;
+    run_file(&r, "tests/lang/gemm_transpose.py", NULL, 0, fill_pattern);
+    /* params: A(M,K) At(K,M) B(K,N) Bt(N,K) C0 C1 C2 C3 */
+    for (i = 0; i < M; i++) {
+        for (j = 0; j < N; j++) {
+            double c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+            for (k = 0; k < K; k++) {
+                double a = pattern(0, i * K + k), at = pattern(1, k * M + i);
+                double b = pattern(2, k * N + j), bt = pattern(3, j * K + k);
+                c0 += a * b;
+                c1 += at * b;
+                c2 += a * bt;
+                c3 += at * bt;
+            }
+            EXPECT_NEAR(F(r, 4)[i * N + j], c0, "A@B [%d,%d]", i, j);
+            EXPECT_NEAR(F(r, 5)[i * N + j], c1, "At^T@B [%d,%d]", i, j);
+            EXPECT_NEAR(F(r, 6)[i * N + j], c2, "A@Bt^T [%d,%d]", i, j);
+            EXPECT_NEAR(F(r, 7)[i * N + j], c3, "At^T@Bt^T [%d,%d]", i, j);
+        }
+    }
+    run_free(&r);
+}
+
+static void fill_int8_small(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    int64_t k;
+    if (e == TILEC_ELEM_INT8) {
+        for (k = 0; k < count; k++) ((int8_t *)data)[k] = (int8_t)((k * 5 + i) % 9 - 4);
+    } else if (e == TILEC_ELEM_FLOAT16) {
+        /* float16 bit patterns of small exact values: 0.5 * ((k % 5) - 2) */
+        static const uint16_t h[5] = {0xBC00 /* -1 */, 0xB800 /* -0.5 */, 0x0000, 0x3800 /* 0.5 */, 0x3C00 /* 1 */};
+        for (k = 0; k < count; k++) ((uint16_t *)data)[k] = h[(k + i) % 5];
+    } else {
+        fill_zero(i, data, count, e);
+    }
+}
+
+Test(lang, gemm_accumulates_unless_clear_accum)
+{
+    run_t r;
+    int M = 8, N = 16, K = 32, i, j, k;
+    run_file(&r, "tests/lang/gemm_accum.py", NULL, 0, fill_int8_small);
+    /* params: A B (f16) C0 C1 (f32) Ai Bi (int8) Ci (int32) */
+    for (i = 0; i < M; i++) {
+        for (j = 0; j < N; j++) {
+            double s = 0;
+            int64_t si = 0;
+            for (k = 0; k < K; k++) {
+                s += 0.5 * (((i * K + k) + 0) % 5 - 2) * 0.5 * (((k * N + j) + 1) % 5 - 2);
+                si += (int64_t)((((i * K + k) * 5 + 4) % 9) - 4) * ((((k * N + j) * 5 + 5) % 9) - 4);
+            }
+            EXPECT_NEAR(F(r, 2)[i * N + j], 1 + 2 * s, "C0[%d,%d] (accumulated twice onto 1)", i, j);
+            EXPECT_NEAR(F(r, 3)[i * N + j], s, "C1[%d,%d] (clear_accum)", i, j);
+            cr_expect_eq(I32(r, 6)[i * N + j], si, "Ci[%d,%d]: got %d want %lld", i, j, I32(r, 6)[i * N + j],
+                         (long long)si);
+        }
+    }
+    run_free(&r);
+}
+
+/* ---- reductions ----------------------------------------------------------- */
+
+Test(lang, reductions_dims_and_clear)
+{
+    run_t r;
+    int M = 6, N = 10, i, j;
+    double rmax[6], rabsmax[6], cs[10], cabsmax[10];
+    run_file(&r, "tests/lang/reduce_all.py", NULL, 0, fill_pattern);
+    /* params: X(M,N) R1(5,M) R0(5,N) K(4) */
+    for (i = 0; i < M; i++) {
+        double mx = -INFINITY, mn = INFINITY, s = 0, as = 0, am = 0;
+        for (j = 0; j < N; j++) {
+            double x = pattern(0, i * N + j);
+            mx = fmax(mx, x);
+            mn = fmin(mn, x);
+            s += x;
+            as += fabs(x);
+            am = fmax(am, fabs(x));
+        }
+        rmax[i] = mx;
+        rabsmax[i] = fmax(am, 0.75);
+        EXPECT_NEAR(F(r, 1)[0 * M + i], mx, "reduce_max dim 1 row %d", i);
+        EXPECT_NEAR(F(r, 1)[1 * M + i], mn, "reduce_min dim -1 row %d", i);
+        EXPECT_NEAR(F(r, 1)[2 * M + i], s, "reduce_sum row %d", i);
+        EXPECT_NEAR(F(r, 1)[3 * M + i], as, "reduce_abssum row %d", i);
+        EXPECT_NEAR(F(r, 1)[4 * M + i], rabsmax[i], "reduce_absmax clear=False row %d", i);
+    }
+    for (j = 0; j < N; j++) {
+        double mx = -INFINITY, mn = 0.5, s = 100, as = 0, am = 0;
+        for (i = 0; i < M; i++) {
+            double x = pattern(0, i * N + j);
+            mx = fmax(mx, x);
+            mn = fmin(mn, x);
+            s += x;
+            as += fabs(x);
+            am = fmax(am, fabs(x));
+        }
+        cs[j] = as;
+        cabsmax[j] = am;
+        EXPECT_NEAR(F(r, 2)[0 * N + j], mx, "reduce_max dim 0 col %d", j);
+        EXPECT_NEAR(F(r, 2)[1 * N + j], mn, "reduce_min clear=False col %d", j);
+        EXPECT_NEAR(F(r, 2)[2 * N + j], s, "reduce_sum clear=False col %d", j);
+        EXPECT_NEAR(F(r, 2)[3 * N + j], as, "reduce_abssum col %d", j);
+        EXPECT_NEAR(F(r, 2)[4 * N + j], am, "reduce_absmax dim -2 col %d", j);
+    }
+    {
+        double s = 0, mx = -INFINITY, mn = 1000, am = 0;
+        for (j = 0; j < N; j++) { s += cabsmax[j]; mn = fmin(mn, cabsmax[j]); }
+        for (i = 0; i < M; i++) { mx = fmax(mx, rabsmax[i]); am = fmax(am, fabs(rabsmax[i])); }
+        (void)cs; (void)rmax;
+        EXPECT_NEAR(F(r, 3)[0], s, "1-D reduce_sum%s", "");
+        EXPECT_NEAR(F(r, 3)[1], mx, "1-D reduce_max default dim%s", "");
+        EXPECT_NEAR(F(r, 3)[2], mn, "1-D reduce_min clear=False%s", "");
+        EXPECT_NEAR(F(r, 3)[3], am, "1-D reduce_absmax%s", "");
+    }
+    run_free(&r);
+}
+
+/* ---- T.print --------------------------------------------------------------- */
+
+Test(lang, print_output, .init = cr_redirect_stdout)
+{
+    tilec_context_t *ctx = NULL;
+    tilec_program_t *p = NULL;
+    float x[4] = {1.0f, 2.5f, -3.0f, 0.25f}, y[4] = {0};
+    void *args[2] = {x, y};
+    int i;
+    setenv("TILEC_CACHE", "0", 1);
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
+    cr_assert_eq(tilec_program_load_file(ctx, "tests/lang/print_debug.py", NULL, 0, NULL, &p), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    cr_assert_eq(tilec_program_interpret(ctx, p, args, NULL), TILEC_OK, "%s", tilec_context_message(ctx));
+    for (i = 0; i < 4; i++) cr_expect_eq(y[i], 2 * x[i]);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+    fflush(stdout);
+    cr_assert_stdout_eq_str("tile: [1, 2.5, -3, 0.25]\nblock: 0\nvalue: 3.5\n");
+}
+
+/* ---- arithmetic semantics -------------------------------------------------- */
+
+Test(lang, arithmetic_python_and_c_semantics)
+{
+    run_t r;
+    int N = 16, i;
+    run_file(&r, "tests/lang/expr_arith.py", NULL, 0, fill_pattern);
+    /* params: X(N) f32, I(N) i32, F(N,6) f32, J(N,6) i32 */
+    for (i = 0; i < N; i++) {
+        double x = pattern(0, i);
+        float xf = (float)x;
+        int64_t k = (int64_t)((i * 13 + 1 * 5) % 41) - 20;
+        EXPECT_NEAR(F(r, 2)[i * 6 + 0], x + 2 * x - x / 4, "F[%d,0]", i);
+        EXPECT_NEAR(F(r, 2)[i * 6 + 1], x * x - x * x, "F[%d,1]", i);
+        EXPECT_NEAR(F(r, 2)[i * 6 + 2], floor((double)(xf * 10.0f) / 3.0), "F[%d,2] float //", i);
+        {
+            double a = (double)(xf * 10.0f);
+            EXPECT_NEAR(F(r, 2)[i * 6 + 3], a - floor(a / 3.0) * 3.0, "F[%d,3] float %%", i);
+        }
+        EXPECT_NEAR(F(r, 2)[i * 6 + 4], 10.85 + x * x * x, "F[%d,4]", i);
+        EXPECT_NEAR(F(r, 2)[i * 6 + 5], x / (1 + x * x), "F[%d,5]", i);
+        cr_expect_eq(I32(r, 3)[i * 6 + 0], k / 3 + 18, "J[%d,0] (int / truncates) k=%lld", i, (long long)k);
+        cr_expect_eq(I32(r, 3)[i * 6 + 1], py_floordiv(k, 3), "J[%d,1] (// floors) k=%lld", i, (long long)k);
+        cr_expect_eq(I32(r, 3)[i * 6 + 2], py_mod(k, 5), "J[%d,2] (%% floors) k=%lld", i, (long long)k);
+        cr_expect_eq(I32(r, 3)[i * 6 + 3], py_floordiv(-k, 7) + k * k, "J[%d,3] k=%lld", i, (long long)k);
+        cr_expect_eq(I32(r, 3)[i * 6 + 4], 1026 - k * 2, "J[%d,4]", i);
+        cr_expect_eq(I32(r, 3)[i * 6 + 5], py_mod(k + 100, 7) - py_floordiv(i - 8, 3), "J[%d,5]", i);
+    }
+    run_free(&r);
+}
+
+Test(lang, augmented_assignment)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/augassign.py", NULL, 0, fill_pattern);
+    /* params: X(16) Y(16) C(16) int32 */
+    for (i = 0; i < 16; i++) {
+        double x = pattern(0, i);
+        int64_t c = 3 * i - 1;
+        EXPECT_NEAR(F(r, 1)[i], ((x + 3) * 2 - 1) / 4 + 6, "Y[%d]", i);
+        cr_expect_eq(I32(r, 2)[i], c / 2, "C[%d] ((3i-1) / 2 truncating)", i);
+    }
+    run_free(&r);
+}
+
+/* ---- factories, constants, -D ---------------------------------------------- */
+
+Test(lang, factory_constants_with_defines)
+{
+    run_t r;
+    tilec_define_kv_t defs[] = {{"dim", "16"}, {"heads", "3"}, {"shift", "-2.5"}};
+    int64_t k;
+    run_file(&r, "tests/lang/factory_constants.py", defs, 3, fill_pattern);
+    /* shape (2, 7, 3, 16); scale = (1/16) ** 0.5 = 0.25; big: shift * 2 */
+    cr_assert_eq(r.count[0], 2 * 7 * 3 * 16);
+    cr_assert_eq(r.shape[0][2], 3);
+    for (k = 0; k < r.count[1]; k++) EXPECT_NEAR(F(r, 1)[k], pattern(0, k) * 0.25 - 5.0, "Y[%lld]", (long long)k);
+    run_free(&r);
+}
+
+Test(lang, module_constants_follow_defines)
+{
+    run_t r;
+    tilec_define_kv_t defs[] = {{"N", "5"}, {"M", "3"}};
+    int i, j;
+    run_file(&r, "tests/lang/module_constants.py", defs, 2, fill_pattern);
+    cr_assert_eq(r.shape[1][0], 3);
+    cr_assert_eq(r.shape[1][1], 10, "N2 = 2 * N follows -D N=5");
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 5; j++) {
+            EXPECT_NEAR(F(r, 1)[i * 10 + j], pattern(0, i * 5 + j), "Y[%d,%d]", i, j);
+            EXPECT_NEAR(F(r, 1)[i * 10 + j + 5], 2 * pattern(0, i * 5 + j), "Y[%d,%d]", i, j + 5);
+        }
+    run_free(&r);
+}
+
+Test(lang, compile_time_if_selects_branch)
+{
+    static const char *const modes[] = {"0", "1", "2"};
+    int m, i;
+    for (m = 0; m < 3; m++) {
+        run_t r;
+        tilec_define_kv_t defs[] = {{"mode", modes[m]}};
+        run_file(&r, "tests/lang/ct_if.py", defs, 1, fill_pattern);
+        for (i = 0; i < 40; i++) {
+            double x = pattern(0, i), want = m == 0 ? 2 * x : m == 1 ? x - 1 : -x;
+            want = fmax(want, 0.0);
+            if (m == 1) want += 10;
+            EXPECT_NEAR(F(r, 1)[i], want, "mode %d Y[%d]", m, i);
+        }
+        run_free(&r);
+    }
+}
+
+Test(lang, macros_inline)
+{
+    run_t r;
+    int i, j;
+    run_file(&r, "tests/lang/macro_inline.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 8; i++) {
+        double s = 0;
+        for (j = 0; j < 12; j++) {
+            double y = fmax(pattern(0, i * 12 + j) * 2.0, 0) + 1;
+            s += y;
+            EXPECT_NEAR(F(r, 1)[i * 12 + j], y, "Y[%d,%d]", i, j);
+        }
+        EXPECT_NEAR(F(r, 2)[i], s, "Z[%d]", i);
+    }
+    run_free(&r);
+}
+
+/* ---- statements ------------------------------------------------------------ */
+
+Test(lang, loop_forms_trip_counts)
+{
+    run_t r;
+    int b, i, N = 8;
+    run_file(&r, "tests/lang/loops.py", NULL, 0, fill_pattern);
+    for (b = 0; b < 4; b++) {
+        for (i = 0; i < N; i++) {
+            double want = pattern(0, b * N + i) + 3 + 20 + 600 + 0.5;
+            if (i == 0) want += 0 + 3 + 6 + 9;
+            if (i == 1) want += 2000;
+            if (i == 2) want += 14;
+            if (i == 3) want += 5 + 3;
+            if (i == 4) want += b < 2 ? b : 2;
+            if (i == N - 1) want += 0.25 * (4 - b);
+            EXPECT_NEAR(F(r, 1)[b * N + i], want, "Y[%d,%d]", b, i);
+        }
+    }
+    run_free(&r);
+}
+
+Test(lang, kernel_grid_indices)
+{
+    run_t r;
+    int x, y, z;
+    run_file(&r, "tests/lang/kernel_forms.py", NULL, 0, fill_pattern);
+    for (z = 0; z < 4; z++)
+        for (y = 0; y < 2; y++)
+            for (x = 0; x < 3; x++) {
+                int k = (z * 2 + y) * 3 + x;
+                EXPECT_NEAR(F(r, 1)[k], pattern(0, k) + 100 * z + 10 * y + x, "Y[%d,%d,%d]", z, y, x);
+            }
+    run_free(&r);
+}
+
+Test(lang, runtime_if_elif_else)
+{
+    run_t r;
+    int i, N = 64;
+    run_file(&r, "tests/lang/rt_if.py", NULL, 0, fill_pattern);
+    for (i = 0; i < N; i++) {
+        double x = (float)pattern(0, i), want;
+        if (x > 0.5) want = 1;
+        else if (0 < x && x <= 0.5) want = 2;
+        else if (x < -0.5 && i % 2 == 0) want = 3;
+        else want = 4;
+        if (i == 0 || i == N - 1) want += 10;
+        EXPECT_NEAR(F(r, 1)[i], want, "Y[%d] (x=%g)", i, x);
+    }
+    run_free(&r);
+}
+
+Test(lang, alloc_var_running_values)
+{
+    run_t r;
+    int i, N = 50, cnt = 0;
+    double mx = -1e30, s = 7;
+    run_file(&r, "tests/lang/alloc_forms.py", NULL, 0, fill_pattern);
+    for (i = 0; i < N; i++) {
+        double x = pattern(0, i);
+        mx = fmax(mx, x);
+        cnt += x > 0;
+        s += x;
+    }
+    EXPECT_NEAR(F(r, 1)[0], mx, "max%s", "");
+    EXPECT_NEAR(F(r, 1)[1], cnt, "count%s", "");
+    EXPECT_NEAR(F(r, 1)[2], s, "7 + sum%s", "");
+    run_free(&r);
+}
+
+/* ---- copies and boundaries ------------------------------------------------- */
+
+Test(lang, boundary_safe_copies)
+{
+    run_t r;
+    int M = 10, N = 13, B = 8, i, j;
+    run_file(&r, "tests/lang/copy_boundary.py", NULL, 0, fill_pattern);
+    /* params: X Y S R Q */
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) {
+            double x = pattern(0, i * N + j);
+            EXPECT_NEAR(F(r, 1)[i * N + j], x + 1, "Y[%d,%d]", i, j);
+            EXPECT_NEAR(F(r, 3)[i * N + j], x, "R[%d,%d]", i, j);
+            EXPECT_NEAR(F(r, 4)[i * N + j], x, "Q[0,%d,%d]", i, j);
+        }
+    for (i = 0; i < 2; i++)
+        for (j = 0; j < 2; j++) {
+            double s = 0;
+            int a, b;
+            for (a = i * B; a < i * B + B && a < M; a++)
+                for (b = j * B; b < j * B + B && b < N; b++) s += pattern(0, a * N + b);
+            EXPECT_NEAR(F(r, 2)[i * 2 + j], s, "S[%d,%d] (padding read as 0)", i, j);
+        }
+    run_free(&r);
+}
+
+Test(lang, atomics_under_contention)
+{
+    run_t r;
+    int M = 12, N = 8, i, j;
+    /* Sum/Mx/Mn/TS/TM start from the pattern, so the result also shows the start value was kept */
+    run_file(&r, "tests/lang/atomics.py", NULL, 0, fill_pattern);
+    for (j = 0; j < N; j++) {
+        double s = pattern(1, j), mx = pattern(2, j), mn = pattern(3, j), ts = pattern(5, j), tm = pattern(6, j);
+        for (i = 0; i < M; i++) {
+            double x = pattern(0, i * N + j);
+            s += x;
+            mx = fmax(mx, x);
+            mn = fmin(mn, x);
+            ts += x;
+            tm = fmax(tm, x);
+        }
+        EXPECT_NEAR(F(r, 1)[j], s, "Sum[%d]", j);
+        EXPECT_NEAR(F(r, 2)[j], mx, "Mx[%d]", j);
+        EXPECT_NEAR(F(r, 3)[j], mn, "Mn[%d]", j);
+        EXPECT_NEAR(F(r, 5)[j], ts, "TS[%d]", j);
+        EXPECT_NEAR(F(r, 6)[j], tm, "TM[%d]", j);
+    }
+    {
+        int32_t c0 = (int32_t)((0 * 13 + 4 * 5) % 41) - 20;
+        cr_expect_eq(I32(r, 4)[0], c0 + 2 * M, "Cnt: got %d", I32(r, 4)[0]);
+    }
+    run_free(&r);
+}
+
+Test(lang, fills_and_clears)
+{
+    run_t r;
+    int i, j, N = 6;
+    run_file(&r, "tests/lang/clear_fill.py", NULL, 0, fill_pattern);
+    /* params: X(N) Y(5,N) I(N) int32 G(4,N) */
+    for (j = 0; j < N; j++) {
+        double x0 = pattern(0, 0);
+        double want[5] = {0, 2.5, x0, -INFINITY, -INFINITY};
+        for (i = 0; i < 5; i++) {
+            double w = j == 1 ? -7 : want[i];
+            double got = F(r, 1)[i * N + j];
+            cr_expect(got == w, "Y[%d,%d]: got %g want %g", i, j, got, w);
+        }
+        cr_expect_eq(I32(r, 2)[j], 3, "T.fill(int tile, 3.9) truncates");
+        cr_expect_eq(F(r, 3)[j], 0.0f);
+        for (i = 1; i < 4; i++) cr_expect_eq(F(r, 3)[i * N + j], 0.5f);
+    }
+    run_free(&r);
+}
+
+Test(lang, dynamic_symbols)
+{
+    run_t r;
+    tilec_define_kv_t defs[] = {{"m", "37"}, {"n", "5"}};
+    int i, j;
+    run_file(&r, "tests/lang/dynamic_syms.py", defs, 2, fill_pattern);
+    cr_assert_eq(r.shape[0][0], 37);
+    cr_assert_eq(r.shape[0][1], 5);
+    for (i = 0; i < 37; i++) {
+        cr_expect_eq(I32(r, 2)[i], 5 * 2 + 37);
+        for (j = 0; j < 5; j++) EXPECT_NEAR(F(r, 1)[i * 5 + j], pattern(0, i * 5 + j) + 5, "Y[%d,%d]", i, j);
+    }
+    run_free(&r);
+}
+
+/* ---- scalar functions ------------------------------------------------------ */
+
+Test(lang, scalar_math)
+{
+    run_t r;
+    int i, N = 32;
+    run_file(&r, "tests/lang/scalar_math.py", NULL, 0, fill_pattern);
+    for (i = 0; i < N; i++) {
+        double x = (float)pattern(0, i), a = fabs(x) + 0.1f;
+        float *y = F(r, 1) + i * 20;
+        int32_t *k = I32(r, 2) + i * 3;
+        a = (float)a;
+        EXPECT_NEAR(y[0], fmax(x, 0.2), "max%s", "");
+        EXPECT_NEAR(y[1], fmin(x, -0.2), "min%s", "");
+        EXPECT_NEAR(y[2], fabs(x), "abs%s", "");
+        EXPECT_NEAR(y[3], exp(x), "exp%s", "");
+        EXPECT_NEAR(y[4], exp2(x), "exp2%s", "");
+        EXPECT_NEAR(y[5], log(a), "log%s", "");
+        EXPECT_NEAR(y[6], log2(a), "log2%s", "");
+        EXPECT_NEAR(y[7], sqrt(a), "sqrt%s", "");
+        EXPECT_NEAR(y[8], 1 / sqrt(a), "rsqrt%s", "");
+        EXPECT_NEAR(y[9], tanh(x * 3), "tanh%s", "");
+        EXPECT_NEAR(y[10], 1 / (1 + exp(-x * 3)), "sigmoid%s", "");
+        EXPECT_NEAR(y[11], x > 0 ? x : 2 * x, "if_then_else%s", "");
+        cr_expect(y[12] == (x > 0 ? INFINITY : -INFINITY), "infinity");
+        EXPECT_NEAR(y[13], x, "exp(-inf) + min(x, inf)%s", "");
+        EXPECT_NEAR(y[14], 2 * x, "astype%s", "");
+        EXPECT_NEAR(y[15], fmax(x, 0) + fmin(x, 0) * 2 + fabs(x) * 4, "python min/max/abs%s", "");
+        EXPECT_NEAR(y[16], fmax(fmin(x, 0.5), -0.5), "clamp%s", "");
+        EXPECT_NEAR(y[17], trunc((float)(x * 10)), "cast to int32 truncates%s", "");
+        EXPECT_NEAR(y[18], (i + 2) / 3 + (N + 4) / 5, "ceildiv%s", "");
+        EXPECT_NEAR(y[19], 0, "exp(log(a)) - a%s", "");
+        cr_expect_eq(k[0], (i > 5 ? i : 5) - (i < 20 ? i : 20));
+        cr_expect_eq(k[1], abs(i - 16));
+        cr_expect_eq(k[2], i % 2 == 0 ? i : -i);
+    }
+    run_free(&r);
+}
+
+Test(lang, compile_time_folding)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/ct_fold.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 37; i++) EXPECT_NEAR(F(r, 1)[i], pattern(0, i) * 14 + 5, "Y[%d]", i);
+    cr_expect_eq(I32(r, 2)[0], 40, "pad = ceildiv(37, 8) * 8");
+    run_free(&r);
+}
+
+Test(lang, conversions_by_dtype_attribute)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/dtypes_attr.py", NULL, 0, fill_pattern);
+    /* params: X f32, O0 f16, O1 bf16, O2 f32, O3 f64, O4 i8, O5 i16, O6 i32, O7 i64, O8 u8, O9 u16,
+     * O10 u32, O11 u64, O12 bool */
+    for (i = 0; i < 8; i++) {
+        double x = pattern(0, i);
+        EXPECT_NEAR(F(r, 3)[i], x * 3, "float32(x*3) [%d]", i);
+        EXPECT_NEAR(((double *)r.ref[4])[i], x * 3, "float64 [%d]", i);
+        cr_expect_eq(((int8_t *)r.ref[5])[i], (int8_t)trunc(x * 50), "int8 [%d]", i);
+        cr_expect_eq(((int16_t *)r.ref[6])[i], (int16_t)trunc(x * 300), "int16 [%d]", i);
+        cr_expect_eq(I32(r, 7)[i], (int32_t)trunc(x * 1000), "int32 [%d]", i);
+        cr_expect_eq(((int64_t *)r.ref[8])[i], (int64_t)trunc(x * 100000), "int64 [%d]", i);
+        cr_expect_eq(((uint8_t *)r.ref[9])[i], (uint8_t)trunc(x * 40 + 100), "uint8 [%d]", i);
+        cr_expect_eq(((uint16_t *)r.ref[10])[i], (uint16_t)trunc(x * 1000 + 2000), "uint16 [%d]", i);
+        cr_expect_eq(((uint32_t *)r.ref[11])[i], (uint32_t)trunc(x * 1000 + 2000), "uint32 [%d]", i);
+        cr_expect_eq(((uint64_t *)r.ref[12])[i], (uint64_t)trunc(x * 1000 + 2000), "uint64 [%d]", i);
+        cr_expect_eq(((uint8_t *)r.ref[13])[i], x > 0, "bool [%d]", i);
+    }
+    /* float16 of x*3: the values are multiples of 0.75 in [-3.75, 3.75], exact in float16 */
+    for (i = 0; i < 8; i++) {
+        uint16_t h = ((uint16_t *)r.ref[1])[i];
+        double v = ldexp((double)((h & 0x3FF) | 0x400), ((h >> 10) & 0x1F) - 25) * ((h & 0x8000) ? -1 : 1);
+        if (((h >> 10) & 0x1F) == 0) v = 0;
+        EXPECT_NEAR(v, pattern(0, i) * 3, "float16 [%d]", i);
+    }
+    run_free(&r);
+}
+
+Test(lang, logic_and_conditionals)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/expr_logic.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 32; i++) {
+        double x = (float)pattern(0, i), lim = 0.25;
+        float *y = F(r, 1) + i * 4;
+        EXPECT_NEAR(y[0], (x > lim) + (x >= 0) * 2 + 4 + (x != 0) * 8, "Y[%d,0]", i);
+        EXPECT_NEAR(y[1], (-lim < x && x < lim) ? 1.0 : (x <= -lim ? 2.0 : 3.0), "Y[%d,1]", i);
+        EXPECT_NEAR(y[2], (x < 0 && i % 2 == 1) + (x > 0.9 || i < 3) * 2 + !(x > 0) * 4, "Y[%d,2]", i);
+        EXPECT_NEAR(y[3], x, "Y[%d,3]", i);
+        cr_expect_eq(((uint8_t *)r.ref[2])[i], x > 0 || i == 0, "B[%d]", i);
+    }
+    run_free(&r);
+}
+
+Test(lang, keyword_arguments)
+{
+    run_t r;
+    int i, j;
+    run_file(&r, "tests/lang/calls_kwargs.py", NULL, 0, fill_pattern);
+    /* params: X(4,6) S(4) C(4,6) Z(2) int32 */
+    for (i = 0; i < 4; i++) {
+        double s = 2.0;
+        for (j = 0; j < 6; j++) s += pattern(0, i * 6 + j);
+        EXPECT_NEAR(F(r, 1)[i], s, "S[%d] (clear=False onto 2.0)", i);
+        for (j = 0; j < 6; j++) {
+            double c = 0;
+            int k;
+            for (k = j; k < 6; k++) c += pattern(0, i * 6 + k);
+            EXPECT_NEAR(F(r, 2)[i * 6 + j], c, "C[%d,%d] (reverse cumsum)", i, j);
+        }
+    }
+    cr_expect_eq(I32(r, 3)[0], 5);
+    cr_expect_eq(I32(r, 3)[1], 7);
+    run_free(&r);
+}
+
+Test(lang, tuple_unpacking)
+{
+    run_t r;
+    int i, j;
+    run_file(&r, "tests/lang/assign_unpack.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 10; i++)
+        for (j = 0; j < 12; j++) {
+            double x = (float)pattern(0, i * 12 + j), y = x * 1.0, y2 = y + 2.0, z = y * 3.0;
+            EXPECT_NEAR(F(r, 1)[i * 12 + j], y2 - z, "B[%d,%d]", i, j);
+        }
+    run_free(&r);
+}
+
+Test(lang, subscripts_and_slices)
+{
+    run_t r;
+    int M = 12, N = 10, i, j;
+    run_file(&r, "tests/lang/subscripts.py", NULL, 0, fill_pattern);
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) {
+            double x = pattern(0, i * N + j);
+            EXPECT_NEAR(F(r, 1)[i * N + j], j == 2 ? 2 * x : x, "B[%d,%d]", i, j);
+        }
+    for (j = 0; j < N; j++) {
+        double a = pattern(0, j), b = pattern(0, 3 * N + j);
+        if (j == 2) { a *= 2; b *= 2; }
+        EXPECT_NEAR(F(r, 2)[j], a + b, "C[%d]", j);
+    }
+    run_free(&r);
+}

@@ -1,0 +1,431 @@
+/*
+ * tests/test_simt.c — the SDK's SIMT lowering kit (plugin-sdk/src/simt*.c).
+ *
+ * Kernels are written as tile IR text, read with tilec_ir_read and lowered
+ * with a small CUDA-like test dialect; the tests assert properties of the
+ * generated source: barrier placement (before a shared read that follows a
+ * write, before an overwrite that follows a read, none inside per-thread
+ * code), thread-0 guards on block-level side effects, T.Parallel spread
+ * over the threads, native atomics vs. compare-and-swap fallbacks, 16-bit
+ * float modes, the hooks, the shared-memory total, the dialect checks and
+ * the launch-time evaluators.  The generated code is run for real by
+ * tests/test_opencl.c (OpenCL C on PoCL).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tilec/ir.h"
+#include "tilec/simt.h"
+
+static void dialect(tilec_simt_dialect_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->struct_size = sizeof *d;
+    d->name = "test";
+    static const char *const names[TILEC_DTYPE_COUNT] = {
+        [TILEC_BOOL] = "unsigned char", [TILEC_INT8] = "signed char", [TILEC_INT16] = "short",
+        [TILEC_INT32] = "int", [TILEC_INT64] = "long long", [TILEC_UINT8] = "unsigned char",
+        [TILEC_UINT16] = "unsigned short", [TILEC_UINT32] = "unsigned int",
+        [TILEC_UINT64] = "unsigned long long", [TILEC_FLOAT32] = "float", [TILEC_FLOAT64] = "double"};
+    memcpy(d->type_name, names, sizeof names);
+    d->f32_as_bits = "__float_as_uint";
+    d->bits_as_f32 = "__uint_as_float";
+    d->f64_as_bits = "__double_as_longlong";
+    d->bits_as_f64 = "__longlong_as_double";
+    d->func_qual = "__device__ static inline";
+    d->shared_qual = "__shared__";
+    d->restrict_kw = "__restrict__";
+    d->kernel_qual = "extern \"C\" __global__ void";
+    d->kernel_attr = "__launch_bounds__($n)";
+    d->block_idx[0] = "blockIdx.x";
+    d->block_idx[1] = "blockIdx.y";
+    d->block_idx[2] = "blockIdx.z";
+    d->thread_idx[0] = "threadIdx.x";
+    d->thread_idx[1] = "threadIdx.y";
+    d->thread_idx[2] = "threadIdx.z";
+    d->barrier = "__syncthreads();";
+    d->atomic[TILEC_INT32][TILEC_ATOMIC_ADD] = "atomicAdd($p, $v);";
+    d->cas32 = "atomicCAS((unsigned int *)$p, $c, $v)";
+    d->cas64 = "atomicCAS((unsigned long long *)$p, $c, $v)";
+    d->math_generic = 1;
+    d->has_rsqrt = 1;
+    d->has_printf = 1;
+}
+
+typedef struct gen {
+    tilec_arena_t ar;
+    tilec_ir_module_t *m;
+    tilec_simt_result_t r;
+    char err[512];
+    int rc;
+} gen_t;
+
+static void gen_with(gen_t *g, const char *ir, const tilec_simt_dialect_t *d)
+{
+    memset(g, 0, sizeof *g);
+    tilec_arena_init(&g->ar);
+    char err[512];
+    cr_assert_eq(tilec_ir_read(&g->ar, ir, strlen(ir), &g->m, err, sizeof err), 0, "IR: %s", err);
+    g->r.struct_size = sizeof g->r;
+    g->rc = tilec_simt_generate(g->m, d, &g->r, g->err, sizeof g->err);
+}
+
+static void gen(gen_t *g, const char *ir)
+{
+    tilec_simt_dialect_t d;
+    dialect(&d);
+    gen_with(g, ir, &d);
+    cr_assert_eq(g->rc, 0, "generate: %s", g->err);
+    cr_assert_not_null(g->r.source);
+}
+
+static void gen_free(gen_t *g)
+{
+    tilec_simt_result_free(&g->r);
+    tilec_arena_destroy(&g->ar);
+}
+
+static int count(const char *s, const char *w)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, w)) != NULL; p += strlen(w))
+        n++;
+    return n;
+}
+
+/* Offset of the first occurrence of w at or after from; -1 when absent. */
+static long find(const char *s, const char *w, long from)
+{
+    const char *p = strstr(s + from, w);
+    return p ? (long)(p - s) : -1;
+}
+
+static const char *GEMM =
+    "tileir 1.0\n"
+    "kernel matmul {\n"
+    "  var bx int32 block\n  var by int32 block\n  var k int32 loop\n"
+    "  param A global float16 [200, 120]\n  param B global float16 [120, 136]\n"
+    "  param C global float16 [200, 136] out\n"
+    "  alloc A_shared shared float16 [64, 32]\n  alloc B_shared shared float16 [32, 64]\n"
+    "  alloc C_local fragment float32 [64, 64]\n"
+    "  grid [bx = 3, by = 4]\n  threads 128 1 1\n"
+    "  body {\n"
+    "    fill C_local[0 +: 64, 0 +: 64] = 0.0\n"
+    "    for k in pipelined(4, stages=3) {\n"
+    "      copy A[(by * 64) +: 64, (k * 32) +: 32] -> A_shared[0 +: 64, 0 +: 32]\n"
+    "      copy B[(k * 32) +: 32, (bx * 64) +: 64] -> B_shared[0 +: 32, 0 +: 64]\n"
+    "      gemm A_shared, B_shared, C_local trans_a=0 trans_b=0 clear_accum=0 policy=square\n"
+    "    }\n"
+    "    copy C_local[0 +: 64, 0 +: 64] -> C[(by * 64) +: 64, (bx * 64) +: 64]\n"
+    "  }\n}\n";
+
+Test(simt, gemm_barriers_and_shared_size)
+{
+    gen_t g;
+    gen(&g, GEMM);
+    const char *s = g.r.source;
+    /* 64*32*2 + 32*64*2 + 64*64*4 bytes of block-wide memory */
+    cr_assert_eq(g.r.shared_bytes, 4096 + 4096 + 16384);
+    cr_assert_eq(g.r.nthreads, 128);
+    cr_assert_eq(g.r.nparams, 3);
+    cr_assert_eq(g.r.nsyms, 0);
+    cr_assert(g.r.uses & TILEC_SIMT_USES_F16);
+    cr_assert(g.r.uses & TILEC_SIMT_USES_BARRIER);
+    /* zero-init + fill, loop top (overwrite after the gemm's reads), before
+     * the gemm (reads what the copies wrote), before the final copy */
+    cr_assert_eq(count(s, "__syncthreads();"), 4, "%s", s);
+    cr_assert_eq(g.r.nbarriers, 4);
+    long loop = find(s, "for (int v2 = 0;", 0);
+    cr_assert_geq(loop, 0);
+    long b1 = find(s, "__syncthreads();", loop);
+    long c1 = find(s, "/* copy A -> A_shared */", loop);
+    long c2 = find(s, "/* copy B -> B_shared */", loop);
+    long b2 = find(s, "__syncthreads();", c2);
+    long gm = find(s, "/* gemm A_shared, B_shared -> C_local */", loop);
+    cr_assert(b1 < c1 && c1 < c2 && c2 < b2 && b2 < gm, "%s", s);
+    /* no barrier between the two copies: different buffers */
+    long bb = find(s, "__syncthreads();", c1);
+    cr_assert_eq(bb, b2);
+    /* cooperative loops and boundary guards on the global tensor */
+    cr_assert(strstr(s, "+= tc_nthreads"));
+    cr_assert(strstr(s, "< 200"), "%s", s);
+    cr_assert(strstr(s, "__launch_bounds__(128)"));
+    cr_assert(strstr(s, "__shared__ float b5[4096]"));
+    gen_free(&g);
+}
+
+static const char *SIDE =
+    "tileir 1.0\n"
+    "kernel side {\n"
+    "  var bx int32 block\n  var i int32 loop\n  var t float32 let\n  var m int32 sym\n"
+    "  param X global float32 [m]\n  param Y global float32 [m] out\n  param N global int32 [4]\n"
+    "  alloc S shared float32 [64]\n  alloc L local float32 [4]\n"
+    "  grid [bx = ((m + 63) // 64)]\n  threads 64 1 1\n"
+    "  body {\n"
+    "    copy X[(bx * 64) +: 64] -> S[0 +: 64]\n"
+    "    assign t = S[0]\n"
+    "    store L[0] = t\n"
+    "    store Y[0] = t\n"
+    "    for i in parallel(64) {\n"
+    "      store S[i] = (S[i] + 1.0)\n"
+    "      sync\n"
+    "      atomic add Y[i], S[i]\n"
+    "    }\n"
+    "    atomic add N[0], 1\n"
+    "    atomic max N[1], 2\n"
+    "    print \"t\" value t\n"
+    "  }\n}\n";
+
+Test(simt, thread0_guards_parallel_atomics)
+{
+    gen_t g;
+    gen(&g, SIDE);
+    const char *s = g.r.source;
+    cr_assert_eq(g.r.nsyms, 1);
+    cr_assert(g.r.uses & TILEC_SIMT_USES_SYMS);
+    cr_assert(strstr(s, "long long tc_sym0"), "%s", s);
+    /* the let runs in every thread; its read of S needs the copy's barrier */
+    long cp = find(s, "/* copy X -> S */", 0);
+    long as = find(s, "v2 = ", cp);
+    long b = find(s, "__syncthreads();", cp);
+    cr_assert(cp >= 0 && b > cp && as > b, "%s", s);
+    /* private store: every thread; global store: thread 0 only */
+    long st_l = find(s, "b4[", as);
+    long st_y = find(s, "b1[(long long)(0)] = ", as);
+    long g0 = find(s, "if (tc_tid == 0) {", as);
+    cr_assert(st_l > 0 && st_l < g0 && g0 < st_y, "%s", s);
+    /* T.Parallel: spread over the threads; sync inside it is dropped */
+    long par = find(s, "tc_tid; tc_i", 0);
+    cr_assert_gt(par, 0, "%s", s);
+    long par_end = find(s, "/* T.sync_threads inside per-thread code", par);
+    cr_assert_gt(par_end, 0);
+    long b_in = find(s, "__syncthreads();", par);
+    long next_atomic = find(s, "/* atomic add N */", par);
+    cr_assert(b_in < 0 || b_in > next_atomic, "barrier inside a parallel body:\n%s", s);
+    /* float atomic by CAS, int add native, int max by CAS; block-level
+     * atomics under thread 0 */
+    cr_assert(g.r.uses & TILEC_SIMT_USES_ATOMIC_FLOAT);
+    cr_assert(strstr(s, "atomicCAS((unsigned int *)tc_p, tc_exp,"), "%s", s);
+    cr_assert(strstr(s, "atomicAdd((&b2[(long long)(0)]), ((int)tc_av));"), "%s", s);
+    /* consecutive atomics need no barrier between them */
+    cr_assert_null(strstr(s, "__syncthreads();\n    if (tc_tid == 0) {\n      { /* atomic max N */"), "%s", s);
+    long a2 = find(s, "/* atomic max N */", 0);
+    cr_assert_gt(a2, 0);
+    cr_assert(find(s, "atomicCAS", a2) > a2);
+    long g1 = find(s, "if (tc_tid == 0) {", next_atomic - 40);
+    cr_assert(g1 > 0 && g1 < next_atomic, "%s", s);
+    cr_assert(strstr(s, "printf(\"t: %g\\n\""), "%s", s);
+    gen_free(&g);
+}
+
+static const char *HALF =
+    "tileir 1.0\n"
+    "kernel h {\n"
+    "  var bx int32 block\n  var i int32 loop\n"
+    "  param X global float16 [64]\n  param Y global bfloat16 [64] out\n"
+    "  grid [bx = 1]\n  threads 32 1 1\n"
+    "  body {\n"
+    "    for i in parallel(64) {\n"
+    "      store Y[i] = bfloat16(X[i])\n"
+    "    }\n"
+    "  }\n}\n";
+
+Test(simt, half_modes)
+{
+    gen_t g;
+    gen(&g, HALF); /* BITS: 16-bit patterns, software conversions */
+    cr_assert(strstr(g.r.source, "unsigned short *__restrict__ b0"), "%s", g.r.source);
+    cr_assert(strstr(g.r.source, "tc_h2f(b0["));
+    cr_assert(strstr(g.r.source, "tc_f2b("));
+    cr_assert(g.r.uses & TILEC_SIMT_USES_BF16);
+    gen_free(&g);
+
+    tilec_simt_dialect_t d;
+    dialect(&d);
+    d.f16.mode = TILEC_SIMT_HALF_FUNCS;
+    d.f16.half_type = "half";
+    d.f16.half_load = "vload_half($o, $p)";
+    d.f16.half_store = "vstore_half_rte($v, $o, $p)";
+    gen_with(&g, HALF, &d);
+    cr_assert_eq(g.rc, 0, "%s", g.err);
+    cr_assert(strstr(g.r.source, "half *__restrict__ b0"), "%s", g.r.source);
+    cr_assert(strstr(g.r.source, "vload_half("), "%s", g.r.source);
+    gen_free(&g);
+
+    d.f16.mode = TILEC_SIMT_HALF_NATIVE;
+    d.f16.half_to_float = "__half2float";
+    d.f16.half_from_float = "__float2half_rn";
+    d.f16.half_type = "__half";
+    gen_with(&g, HALF, &d);
+    cr_assert_eq(g.rc, 0, "%s", g.err);
+    cr_assert(strstr(g.r.source, "__half *__restrict__ b0"), "%s", g.r.source);
+    cr_assert(strstr(g.r.source, "__half2float(b0["), "%s", g.r.source);
+    gen_free(&g);
+
+    /* FUNCS without its templates is a dialect error */
+    d.f16.mode = TILEC_SIMT_HALF_FUNCS;
+    d.f16.half_load = NULL;
+    gen_with(&g, HALF, &d);
+    cr_assert_eq(g.rc, -1);
+    cr_assert(strstr(g.err, "half_load"), "%s", g.err);
+    gen_free(&g);
+}
+
+static int n_hook_calls;
+static int gemm_hook(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    cr_assert_eq(user, &n_hook_calls);
+    n_hook_calls++;
+    if (s->kind != TILEC_ST_GEMM)
+        return 0;
+    cr_assert_eq(tilec_simt_per_thread(c), 0);
+    cr_assert_str_eq(tilec_simt_buf_name(c, s->u.gemm.c), "b5");
+    cr_assert_eq(tilec_simt_place_of(c, s->u.gemm.a), TILEC_SIMT_PLACE_SHARED);
+    tilec_simt_emit(c, "MY_GEMM(%s, %s, %s, %d);", tilec_simt_buf_name(c, s->u.gemm.a),
+                    tilec_simt_buf_name(c, s->u.gemm.b), tilec_simt_buf_name(c, s->u.gemm.c), tilec_simt_tmp(c));
+    return 1;
+}
+
+static int prelude_hook(void *user, tilec_simt_ctx_t *c)
+{
+    (void)user;
+    if (tilec_simt_uses(c) & TILEC_SIMT_USES_F16)
+        tilec_simt_emit(c, "#include <cuda_fp16.h>");
+    return 0;
+}
+
+static int failing_hook(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    (void)user;
+    (void)s;
+    tilec_simt_fail(c, "no thanks");
+    return -1;
+}
+
+Test(simt, hooks)
+{
+    tilec_simt_dialect_t d;
+    dialect(&d);
+    d.user = &n_hook_calls;
+    d.stmt_hook = gemm_hook;
+    d.prelude_hook = prelude_hook;
+    d.extra_prelude = "/* extra */";
+    gen_t g;
+    gen_with(&g, GEMM, &d);
+    cr_assert_eq(g.rc, 0, "%s", g.err);
+    const char *s = g.r.source;
+    cr_assert(strstr(s, "MY_GEMM(b3, b4, b5, "), "%s", s);
+    cr_assert_null(strstr(s, "/* gemm "), "%s", s);
+    cr_assert_gt(n_hook_calls, 3);
+    long inc = find(s, "#include <cuda_fp16.h>", 0), ex = find(s, "/* extra */", 0), k = find(s, "__global__", 0);
+    cr_assert(inc > 0 && inc < ex && ex < k, "%s", s);
+    /* the kit still orders the hooked gemm after the copies */
+    long hk = find(s, "MY_GEMM", 0);
+    long cb = find(s, "/* copy B -> B_shared */", 0);
+    long b = find(s, "__syncthreads();", cb);
+    cr_assert(b > cb && b < hk);
+    gen_free(&g);
+
+    d.stmt_hook = failing_hook;
+    gen_with(&g, GEMM, &d);
+    cr_assert_eq(g.rc, -1);
+    cr_assert(strstr(g.err, "no thanks"), "%s", g.err);
+    cr_assert_null(g.r.source);
+    gen_free(&g);
+}
+
+Test(simt, dialect_checks)
+{
+    tilec_simt_dialect_t d;
+    dialect(&d);
+    d.barrier = NULL;
+    gen_t g;
+    gen_with(&g, GEMM, &d);
+    cr_assert_eq(g.rc, -1);
+    cr_assert(strstr(g.err, "barrier"), "%s", g.err);
+    gen_free(&g);
+
+    dialect(&d);
+    d.type_name[TILEC_INT64] = NULL;
+    gen_with(&g, GEMM, &d);
+    cr_assert_eq(g.rc, -1);
+    cr_assert(strstr(g.err, "int64"), "%s", g.err);
+    gen_free(&g);
+
+    /* no CAS: a float atomic cannot be lowered */
+    dialect(&d);
+    d.cas32 = NULL;
+    gen_with(&g, SIDE, &d);
+    cr_assert_eq(g.rc, -1);
+    cr_assert(strstr(g.err, "compare-and-swap"), "%s", g.err);
+    gen_free(&g);
+
+    /* a caller built against a smaller dialect struct still works */
+    dialect(&d);
+    d.struct_size = offsetof(tilec_simt_dialect_t, shared_align);
+    gen_with(&g, GEMM, &d);
+    cr_assert_eq(g.rc, 0, "%s", g.err);
+    gen_free(&g);
+
+    cr_assert_eq(tilec_simt_generate(NULL, &d, &g.r, g.err, sizeof g.err), -1);
+}
+
+static const char *RED =
+    "tileir 1.0\n"
+    "kernel red {\n"
+    "  var bx int32 block\n"
+    "  param X global float32 [8, 16]\n  param Y global float32 [8] out\n"
+    "  alloc T fragment float32 [8, 16]\n  alloc R fragment float32 [8]\n  alloc C local float32 [8, 16]\n"
+    "  grid [bx = 1]\n  threads 4 2 1\n"
+    "  body {\n"
+    "    copy X[0 +: 8, 0 +: 16] -> T[0 +: 8, 0 +: 16]\n"
+    "    reduce absmax T -> R dim=1 clear=0\n"
+    "    cumsum T -> C dim=1 reverse=1\n"
+    "    copy R[0 +: 8] -> Y[0 +: 8]\n"
+    "  }\n}\n";
+
+Test(simt, reduce_cumsum_threads2d)
+{
+    gen_t g;
+    gen(&g, RED);
+    const char *s = g.r.source;
+    cr_assert_eq(g.r.nthreads, 8);
+    cr_assert_eq(g.r.threads[1], 2);
+    cr_assert(strstr(s, "(int)(threadIdx.x) + 4 * ((int)(threadIdx.y) + 2 * (int)(threadIdx.z))"), "%s", s);
+    long rd = find(s, "/* reduce absmax T -> R */", 0);
+    cr_assert_gt(rd, 0);
+    cr_assert(find(s, "tc_maxf", rd) > rd);
+    /* cumsum into a per-thread buffer: every thread runs the whole scan */
+    long cs = find(s, "/* cumsum T -> C */", 0);
+    cr_assert_gt(cs, 0);
+    long loop = find(s, "for (int tc_e", cs);
+    cr_assert(strncmp(s + loop, "for (int tc_e", 13) == 0);
+    cr_assert(find(s, "= 0;", loop) < find(s, ";", loop) + 6, "%s", s);
+    cr_assert(strstr(s, "(16 - 1 - tc_r)"), "%s", s);
+    gen_free(&g);
+}
+
+Test(simt, launch_eval)
+{
+    gen_t g;
+    gen(&g, SIDE);
+    const tilec_ir_kernel_t *k = g.m->kernel;
+    cr_assert_eq(tilec_simt_sym_count(k), 1);
+    int64_t grid[3], syms[1] = {130};
+    cr_assert_eq(tilec_simt_grid(k, syms, 1, grid), 0);
+    cr_assert_eq(grid[0], 3);
+    cr_assert_eq(grid[1], 1);
+    cr_assert_eq(grid[2], 1);
+    uint64_t bytes;
+    cr_assert_eq(tilec_simt_param_bytes(k, 0, syms, 1, &bytes), 0);
+    cr_assert_eq(bytes, 130 * 4);
+    cr_assert_eq(tilec_simt_param_bytes(k, 2, syms, 1, &bytes), 0);
+    cr_assert_eq(bytes, 16);
+    cr_assert_eq(tilec_simt_param_bytes(k, 3, syms, 1, &bytes), -1);
+    cr_assert_eq(tilec_simt_grid(k, syms, 0, grid), -1); /* symbol missing */
+    syms[0] = -1000;
+    cr_assert_eq(tilec_simt_param_bytes(k, 0, syms, 1, &bytes), -1);
+    gen_free(&g);
+}
