@@ -659,6 +659,14 @@ static void exec_augassign(ev_t *ev, ast_stmt_t *s)
     if (t->kind == AST_SUBSCRIPT) {
         value_t *base = ev_eval(ev, t->u.sub.value), *el;
         int i;
+        if ((base->kind == V_DICT || (base->kind == V_SEQ && base->u.seq.is_list)) && t->u.sub.n == 1 &&
+            t->u.sub.items[0]->kind != AST_SLICE) {
+            /* compile-time d[k] op= v and lst[i] op= v */
+            el = v_subscript(ev, base, t);
+            rhs = ev_eval(ev, s->u.aug.value);
+            assign_to(ev, t, v_binop(ev, s->u.aug.op, el, rhs, s->loc), t->loc);
+            return;
+        }
         if (base->kind != V_BUF) ev_fail(ev, t->loc, "augmented assignment needs a buffer element or a name");
         for (i = 0; i < t->u.sub.n; i++)
             if (t->u.sub.items[i]->kind == AST_SLICE)
@@ -1001,6 +1009,10 @@ static void exec_import(ev_t *ev, ast_stmt_t *s)
             }
         } else if (!strcmp(s->u.import.from, "tilelang")) {
             v = bi_lookup_ns(ev, NS_TILELANG, in->name);
+            if (!bind) bind = in->name;
+        } else if (!strcmp(s->u.import.from, "tilelang.autotuner") && !strcmp(in->name, "autotune")) {
+            /* TileLang's usual spelling of the (ignored) autotune decorator */
+            v = bi_lookup_ns(ev, NS_TILELANG, "autotune");
             if (!bind) bind = in->name;
         } else if (!strcmp(s->u.import.from, "tilelang.language")) {
             if (!strcmp(in->name, "*")) ev_fail(ev, in->loc, "`from tilelang.language import *` is not supported; "

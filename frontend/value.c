@@ -284,6 +284,35 @@ tilec_ir_expr_t *sym_expr(ev_t *ev, sym_t *s)
     return ev_chk(ev, tilec_ir_varref(ev->a, s->var));
 }
 
+static int int_fits_dtype(int64_t x, tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_INT8: return x >= INT8_MIN && x <= INT8_MAX;
+    case TILEC_INT16: return x >= INT16_MIN && x <= INT16_MAX;
+    case TILEC_INT32: return x >= INT32_MIN && x <= INT32_MAX;
+    case TILEC_UINT8: return x >= 0 && x <= UINT8_MAX;
+    case TILEC_UINT16: return x >= 0 && x <= UINT16_MAX;
+    case TILEC_UINT32: return x >= 0 && x <= (int64_t)UINT32_MAX;
+    case TILEC_UINT64: return x >= 0;
+    default: return 1;
+    }
+}
+
+/* An integer converted to an integer dtype wraps around (two's complement),
+ * as a store or T.cast of a run-time value does. */
+static int64_t int_wrap(int64_t x, tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_INT8: return (int8_t)(uint8_t)(uint64_t)x;
+    case TILEC_INT16: return (int16_t)(uint16_t)(uint64_t)x;
+    case TILEC_INT32: return (int32_t)(uint32_t)(uint64_t)x;
+    case TILEC_UINT8: return (uint8_t)(uint64_t)x;
+    case TILEC_UINT16: return (uint16_t)(uint64_t)x;
+    case TILEC_UINT32: return (uint32_t)(uint64_t)x;
+    default: return x;
+    }
+}
+
 static tilec_ir_expr_t *const_of(ev_t *ev, value_t *v, tilec_dtype_t t)
 {
     if (v->kind == V_FLOAT) {
@@ -298,7 +327,7 @@ static tilec_ir_expr_t *const_of(ev_t *ev, value_t *v, tilec_dtype_t t)
     if (t == TILEC_BOOL) {
         return ev_chk(ev, tilec_ir_int(ev->a, v->u.i != 0, t));
     }
-    return ev_chk(ev, tilec_ir_int(ev->a, v->u.i, t));
+    return ev_chk(ev, tilec_ir_int(ev->a, int_wrap(v->u.i, t), t));
 }
 
 tilec_ir_expr_t *ex_cast(ev_t *ev, tilec_ir_expr_t *e, tilec_dtype_t t)
@@ -307,7 +336,7 @@ tilec_ir_expr_t *ex_cast(ev_t *ev, tilec_ir_expr_t *e, tilec_dtype_t t)
         return e;
     }
     if (e->kind == TILEC_EX_INT && t != TILEC_BOOL && !tilec_dtype_is_float(t)) {
-        return ev_chk(ev, tilec_ir_int(ev->a, e->u.i, t));
+        return ev_chk(ev, tilec_ir_int(ev->a, int_wrap(e->u.i, t), t));
     }
     if (e->kind == TILEC_EX_INT && (t == TILEC_FLOAT32 || t == TILEC_FLOAT64) &&
         e->u.i > -(1 << 24) && e->u.i < (1 << 24)) {
@@ -367,6 +396,8 @@ tilec_ir_expr_t *ex_index(ev_t *ev, value_t *v, ast_loc_t loc)
         ev_fail(ev, loc, "an index must be an integer, got a %s value; use T.cast(x, \"int32\")",
                 tilec_dtype_name(e->dtype));
     }
+    if (e->kind == TILEC_EX_INT && !int_fits_dtype(e->u.i, TILEC_INT32))
+        ev_fail(ev, loc, "index %lld does not fit in int32", (long long)e->u.i);
     return ex_cast(ev, e, TILEC_INT32);
 }
 
@@ -408,6 +439,14 @@ static tilec_dtype_t dt_adopt(const value_t *lit, tilec_dtype_t t)
     }
     if (t == TILEC_BOOL) {
         return lit->kind == V_BOOL ? TILEC_BOOL : TILEC_INT32;
+    }
+    /* An integer literal the run-time operand's type cannot hold (x * 2**31
+     * on int32, u - 1 on an unsigned) does not adopt it: the operation is
+     * done in int32 or int64, whichever holds both. */
+    if (tilec_dtype_is_int(t) && !int_fits_dtype(lit->u.i, t)) {
+        tilec_dtype_t r = dt_promote(t, int_fits_dtype(lit->u.i, TILEC_INT32) ? TILEC_INT32 : TILEC_INT64);
+        if (!int_fits_dtype(lit->u.i, r)) r = dt_promote(t, TILEC_INT64);
+        return int_fits_dtype(lit->u.i, r) ? r : TILEC_INT64;
     }
     return t;
 }
@@ -1264,7 +1303,14 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
         if (e->u.sub.n != 1 || e->u.sub.items[0]->kind == AST_SLICE) ev_fail(ev, e->loc, "a dict takes one key");
         key = ev_eval(ev, e->u.sub.items[0]);
         r = v_dict_get(ev, v, key);
-        if (!r) ev_fail(ev, e->u.sub.items[0]->loc, "key not found in dict");
+        if (!r) {
+            if (key->kind == V_STR)
+                ev_fail(ev, e->u.sub.items[0]->loc, "key '%.*s' not found in dict", (int)(key->u.s.len > 200 ? 200 : key->u.s.len),
+                        key->u.s.s);
+            if (key->kind == V_INT)
+                ev_fail(ev, e->u.sub.items[0]->loc, "key %lld not found in dict", (long long)key->u.i);
+            ev_fail(ev, e->u.sub.items[0]->loc, "key not found in dict");
+        }
         return r;
     }
     if (v->kind != V_BUF) {

@@ -52,7 +52,8 @@ static size_t elem_size(tilec_elem_t e)
 /* Load `path`, fill every tensor with fill(), run the interpreter and the
  * CPU backend on identical copies, and require that they agree (exactly
  * for integers, within 1e-5 relative for floats). */
-static void run_file(run_t *r, const char *path, const tilec_define_kv_t *defs, int ndefs, fill_fn fill)
+static void run_entry(run_t *r, const char *path, const char *entry, const tilec_define_kv_t *defs, int ndefs,
+                      fill_fn fill)
 {
     tilec_context_t *ctx = NULL;
     tilec_program_t *p = NULL;
@@ -64,7 +65,7 @@ static void run_file(run_t *r, const char *path, const tilec_define_kv_t *defs, 
     setenv("TILEC_CACHE", "0", 1);
     memset(r, 0, sizeof *r);
     cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK, "%s", ctx ? tilec_context_message(ctx) : "");
-    cr_assert_eq(tilec_program_load_file(ctx, path, defs, ndefs, NULL, &p), TILEC_OK, "%s",
+    cr_assert_eq(tilec_program_load_file(ctx, path, defs, ndefs, entry, &p), TILEC_OK, "%s",
                  tilec_context_message(ctx));
     r->n = tilec_program_num_params(p);
     cr_assert(r->n > 0 && r->n <= MAXP);
@@ -127,6 +128,11 @@ static void run_file(run_t *r, const char *path, const tilec_define_kv_t *defs, 
                       "%s: parameter %d element %lld: interpreter %g, backend %g", path, i, (long long)k, a, b);
         }
     }
+}
+
+static void run_file(run_t *r, const char *path, const tilec_define_kv_t *defs, int ndefs, fill_fn fill)
+{
+    run_entry(r, path, NULL, defs, ndefs, fill);
 }
 
 static void run_free(run_t *r)
@@ -796,6 +802,100 @@ Test(lang, subscripts_and_slices)
         double a = pattern(0, j), b = pattern(0, 3 * N + j);
         if (j == 2) { a *= 2; b *= 2; }
         EXPECT_NEAR(F(r, 2)[j], a + b, "C[%d]", j);
+    }
+    run_free(&r);
+}
+
+/* ---- entries, imports, compile-time values ---------------------------------- */
+
+Test(lang, entry_selection)
+{
+    static const struct { const char *entry; int n; double k; } cases[] = {
+        {NULL, 16, 4}, {"double", 16, 2}, {"triple", 7, 3}, {"quadruple", 16, 4}};
+    tilec_define_kv_t defs[] = {{"N", "7"}};
+    unsigned c;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        run_t r;
+        int i;
+        int is_triple = cases[c].entry && !strcmp(cases[c].entry, "triple");
+        run_entry(&r, "tests/lang/entry_pick.py", cases[c].entry, is_triple ? defs : NULL, is_triple, fill_pattern);
+        cr_assert_eq(r.count[1], cases[c].n);
+        for (i = 0; i < cases[c].n; i++)
+            EXPECT_NEAR(F(r, 1)[i], pattern(0, i) * cases[c].k, "entry %s Y[%d]", cases[c].entry, i);
+        run_free(&r);
+    }
+}
+
+Test(lang, import_forms)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/imports_from.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 40; i++) EXPECT_NEAR(F(r, 1)[i], pattern(0, i) + 1, "Y[%d]", i);
+    run_free(&r);
+}
+
+Test(lang, compile_time_values)
+{
+    static const char *const which[] = {"first", "second"};
+    int w, i;
+    for (w = 0; w < 2; w++) {
+        run_t r;
+        tilec_define_kv_t defs[] = {{"which", which[w]}};
+        run_file(&r, "tests/lang/ct_values.py", defs, 1, fill_pattern);
+        for (i = 0; i < 12; i++) {
+            /* which=second swaps both the buffers and their destinations */
+            EXPECT_NEAR(F(r, 1)[i], pattern(0, i) * 3 + 7, "which=%s Y[%d]", which[w], i);
+        }
+        run_free(&r);
+    }
+}
+
+Test(lang, one_dimensional_grid)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/kernel_1d.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 20; i++) EXPECT_NEAR(F(r, 1)[i], pattern(0, i) * (i / 4), "Y[%d]", i);
+    run_free(&r);
+}
+
+Test(lang, tilelang_idioms)
+{
+    run_t r;
+    int64_t k;
+    run_file(&r, "tests/lang/tilelang_idioms.py", NULL, 0, fill_pattern);
+    for (k = 0; k < r.count[1]; k++) EXPECT_NEAR(F(r, 1)[k], pattern(0, k) + 3, "B[%lld]", (long long)k);
+    run_free(&r);
+}
+
+static void fill_u8(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    int64_t k;
+    if (e == TILEC_ELEM_UINT8 && i == 0) {
+        for (k = 0; k < count; k++) ((uint8_t *)data)[k] = (uint8_t)(k * 37);   /* 0, 37, ..., 259 -> 3 */
+    } else {
+        fill_pattern(i, data, count, e);
+    }
+}
+
+Test(lang, integer_literals_widen_or_wrap)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/int_literals.py", NULL, 0, fill_u8);
+    for (i = 0; i < 8; i++) {
+        int64_t u = (uint8_t)(i * 37), x = (int64_t)((i * 13 + 1 * 5) % 41) - 20;
+        const int64_t *w = (const int64_t *)r.ref[2] + i * 4;
+        const uint8_t *s = (const uint8_t *)r.ref[3] + i * 4;
+        cr_expect_eq(w[0], u - 300, "u - 300: got %lld", (long long)w[0]);
+        cr_expect_eq(w[1], x * 2147483648LL, "i * 2**31: got %lld", (long long)w[1]);
+        cr_expect_eq(w[2], 3, "u > -1 and u < 256 are both true: got %lld", (long long)w[2]);
+        cr_expect_eq(w[3], x + 4294967296LL);
+        cr_expect_eq(s[0], (uint8_t)(u + 1), "u + 1 wraps in uint8");
+        cr_expect_eq(s[1], 44, "300 stored into uint8");
+        cr_expect_eq(s[2], 255, "T.fill(uint8, -1)");
+        cr_expect_eq(s[3], (uint8_t)(u - 1), "u - 1 wraps in uint8");
     }
     run_free(&r);
 }

@@ -143,7 +143,7 @@ Test(simt, gemm_barriers_and_shared_size)
     long c1 = find(s, "/* copy A -> A_shared */", loop);
     long c2 = find(s, "/* copy B -> B_shared */", loop);
     long b2 = find(s, "__syncthreads();", c2);
-    long gm = find(s, "/* gemm A_shared, B_shared -> C_local */", loop);
+    long gm = find(s, "/* gemm A_shared, B_shared -> C_local (4x4 per thread) */", loop);
     cr_assert(b1 < c1 && c1 < c2 && c2 < b2 && b2 < gm, "%s", s);
     /* no barrier between the two copies: different buffers */
     long bb = find(s, "__syncthreads();", c1);

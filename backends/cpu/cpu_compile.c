@@ -265,11 +265,7 @@ void cpu_compile_fork_parent(void)
     pthread_mutex_unlock(&ident_lock);
 }
 
-void cpu_compile_fork_child(void)
-{
-    pthread_mutex_init(&cpu_host_lock, NULL);
-    pthread_mutex_init(&ident_lock, NULL);
-}
+void cpu_compile_fork_child(void) { cpu_compile_fork_parent(); }
 
 /* The "flags" line of /proc/cpuinfo, malloc'd ("" when unknown). */
 static char *cpu_flags(void)

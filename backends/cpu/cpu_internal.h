@@ -101,8 +101,8 @@ void cpu_module_free(tilec_pmodule_t *mod);
 
 /* fork() safety for cpu_compile.c's locks (cpu_host_lock, the compiler
  * identity's lock), called from cpu_plugin.c's pthread_atfork handlers:
- * prepare takes them, parent releases them, child re-creates them unlocked
- * (the child has only the forking thread, which held them across fork). */
+ * prepare takes them, parent and child release them (the child's only
+ * thread is the forking one, which held them across the fork). */
 void cpu_compile_fork_prepare(void);
 void cpu_compile_fork_parent(void);
 void cpu_compile_fork_child(void);

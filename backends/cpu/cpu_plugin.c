@@ -247,16 +247,15 @@ static void fork_parent(void)
     pthread_mutex_unlock(&open_devs_lock);
 }
 
-/* In the child only the forking thread exists: the pool's threads are
- * gone (their condition variables may still count them as waiters), so
- * every lock and condition is re-created and the pool dropped; the next
- * launch with several blocks starts a new one. */
+/* In the child only the forking thread exists, holding the locks that
+ * fork_prepare took: it releases them.  The pool's threads are gone but
+ * the condition variables may still count them as waiters (destroying
+ * one would then wait for ever), so those are re-created, and the pool is
+ * dropped; the next launch with several blocks starts a new one. */
 static void fork_child(void)
 {
     cpu_compile_fork_child();
     for (struct tilec_pdevice *d = open_devs; d; d = d->next_open) {
-        pthread_mutex_init(&d->launch_lock, NULL);
-        pthread_mutex_init(&d->m, NULL);
         pthread_cond_init(&d->cv_work, NULL);
         pthread_cond_init(&d->cv_done, NULL);
         for (int i = 0; i < d->nworkers; i++)
@@ -268,8 +267,10 @@ static void fork_child(void)
         d->stop = 0;
         d->pending = 0;
         d->job = NULL;
+        pthread_mutex_unlock(&d->m);
+        pthread_mutex_unlock(&d->launch_lock);
     }
-    pthread_mutex_init(&open_devs_lock, NULL);
+    pthread_mutex_unlock(&open_devs_lock);
 }
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;

@@ -147,6 +147,15 @@ typedef struct cg {
      * loop (see emit_loop_with_resident_acc) */
     const tilec_ir_stmt_t *resident;
     int resident_id;
+    /* a float32 accumulator that never touches shared memory: cleared by
+     * fills, accumulated by one loop-resident GEMM, written out by copies
+     * to a tensor (see plan_regonly) */
+    const tilec_ir_buffer_t *regonly;
+    const tilec_ir_stmt_t *regonly_loop;
+    const tilec_ir_stmt_t *regonly_gemm;
+    int regonly_id;
+    int *stages;             /* [nbufs] >1: shared buffer in a cp.async ring of that many stages */
+    uint64_t *stage_bytes;   /* [nbufs] bytes of one stage */
 } cg_t;
 
 /* Warp tiling of a tensor-core GEMM. */
@@ -713,7 +722,8 @@ static int region_shape(const tilec_ir_region_t *r, int64_t *ext)
     return n;
 }
 
-static int try_copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w);
+static int copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w, int async);
+#define try_copy_vec(g, s, w) copy_vec(g, s, w, 0)
 
 static void emit_copy(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
 {
@@ -807,7 +817,7 @@ static void emit_copy(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
  * both regions is the copied row: thread t moves vector t, t + nthreads,
  * ...; a vector that crosses the tensor's edge or is misaligned falls back
  * to element copies with the usual bounds checks. */
-static int try_copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
+static int copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w, int async)
 {
     const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
     const tilec_ir_buffer_t *sb = src->buf, *db = dst->buf;
@@ -845,7 +855,8 @@ static int try_copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
         ie = id * 3 + 2000001;
     const tilec_ir_region_t *gr = sg ? src : dst;
     int hg = sg ? hs : hd;
-    line(g, "{ /* copy %s -> %s, 16-byte vectors */", sb->name, db->name);
+    line(g, "{ /* copy %s -> %s, 16-byte vectors%s */", sb->name, db->name,
+         async ? " with cp.async" : "");
     g->ind++;
     hoist_bases(g, src, hs);
     hoist_bases(g, dst, hd);
@@ -879,7 +890,10 @@ static int try_copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
             gr->buf->id, last);
     }
     out(g, ") {\n");
-    line(g, "  *(uint4 *)tl_dp%d = *(const uint4 *)tl_sp%d;", id, id);
+    if (async)
+        line(g, "  tl_cp_async16(tl_dp%d, tl_sp%d, 1);", id, id);
+    else
+        line(g, "  *(uint4 *)tl_dp%d = *(const uint4 *)tl_sp%d;", id, id);
     line(g, "} else {");
     g->ind++;
     line(g, "for (int tl_v = 0; tl_v < %d; tl_v++) {", vec);
@@ -911,7 +925,8 @@ static int try_copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
     line(g, "}");
     g->ind--;
     line(g, "}");
-    emit_sync(g);
+    if (!async)
+        emit_sync(g);
     return 1;
 }
 
@@ -1751,6 +1766,329 @@ static const tilec_ir_stmt_t *resident_gemm(cg_t *g, const tilec_ir_stmt_t *loop
     return found;
 }
 
+/* ---- register-only accumulators ---------------------------------------------- */
+
+/* statements that mention b, counted recursively (a loop counts for its
+ * body's statements, not itself) */
+static int count_refs(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int depth)
+{
+    int n = 0;
+    if (depth > CG_MAX_DEPTH)
+        return 1000000;
+    for (; s; s = s->next) {
+        if (s->kind == TILEC_ST_FOR) {
+            n += count_refs(s->u.loop.body, b, depth + 1) + (expr_refs(s->u.loop.extent, b, 0) ? 1 : 0);
+        } else if (s->kind == TILEC_ST_IF) {
+            n += count_refs(s->u.cond.then, b, depth + 1) + count_refs(s->u.cond.els, b, depth + 1) +
+                 (expr_refs(s->u.cond.cond, b, 0) ? 1 : 0);
+        } else {
+            const tilec_ir_stmt_t *nx = s->next;
+            ((tilec_ir_stmt_t *)s)->next = NULL; /* look at this one statement */
+            n += stmts_ref(s, b, NULL, depth);
+            ((tilec_ir_stmt_t *)s)->next = (tilec_ir_stmt_t *)nx;
+        }
+    }
+    return n;
+}
+
+static int whole_region(const tilec_ir_region_t *r)
+{
+    for (int d = 0; d < r->buf->ndim; d++) {
+        int64_t v;
+        if (!tilec_ir_is_const_int(r->base[d], &v) || v != 0 || r->extent[d] != const_dim(r->buf, d))
+            return 0;
+    }
+    return 1;
+}
+
+static int ro_fill_ok(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *c)
+{
+    return s->kind == TILEC_ST_FILL && s->u.fill.dst.buf == c && whole_region(&s->u.fill.dst) &&
+           (s->u.fill.value->kind == TILEC_EX_FLOAT || s->u.fill.value->kind == TILEC_EX_INT);
+}
+
+static int ro_copy_ok(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *c)
+{
+    if (s->kind != TILEC_ST_COPY || s->u.copy.src.buf != c || !whole_region(&s->u.copy.src) ||
+        s->u.copy.dst.buf->scope != TILEC_SCOPE_GLOBAL)
+        return 0;
+    int64_t ext[TILEC_IR_MAX_DIMS];
+    return region_shape(&s->u.copy.dst, ext) == 2 && ext[0] == const_dim(c, 0) &&
+           ext[1] == const_dim(c, 1);
+}
+
+/* Finds, in list L at uniform level, [fills of C] ... loop with a resident
+ * GEMM into C ... [copies of C to tensors], with C mentioned nowhere else
+ * in the kernel.  Only the first such accumulator of a kernel is taken. */
+static void plan_regonly(cg_t *g, const tilec_ir_stmt_t *list, int depth)
+{
+    if (g->regonly || depth > CG_MAX_DEPTH)
+        return;
+    for (const tilec_ir_stmt_t *s = list; s && !g->regonly; s = s->next) {
+        if (s->kind != TILEC_ST_FOR || s->u.loop.kind == TILEC_LOOP_PARALLEL)
+            continue;
+        const tilec_ir_stmt_t *rg = resident_gemm(g, s);
+        if (rg && !rg->u.gemm.clear_accum) {
+            const tilec_ir_buffer_t *c = rg->u.gemm.c;
+            int allowed = 1, nfill = 0, ncopy = 0;
+            for (const tilec_ir_stmt_t *t = list; t != s; t = t->next)
+                if (ro_fill_ok(t, c))
+                    nfill++;
+            for (const tilec_ir_stmt_t *t = s->next; t; t = t->next)
+                if (ro_copy_ok(t, c))
+                    ncopy++;
+            allowed += nfill + ncopy;
+            if (nfill > 0 && ncopy > 0 && c->scope == TILEC_SCOPE_FRAGMENT &&
+                count_refs(g->k->body, c, 0) == allowed) {
+                g->regonly = c;
+                g->regonly_loop = s;
+                return;
+            }
+        }
+        plan_regonly(g, s->u.loop.body, depth + 1);
+    }
+}
+
+/* registers of the accumulator -> a tensor, converted, bounds-checked */
+static void emit_regonly_copy(cg_t *g, const tilec_ir_stmt_t *s, const mma_plan_t *p)
+{
+    const tilec_ir_region_t *dst = &s->u.copy.dst;
+    int id = g->tmp++, id2 = g->regonly_id;
+    int hd = id * 3 + 1000000, ib = hd + 2;
+    line(g, "{ /* copy %s (registers) -> %s */", s->u.copy.src.buf->name, dst->buf->name);
+    g->ind++;
+    hoist_bases(g, dst, hd);
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_mi = 0; tl_mi < %d; tl_mi++)", p->mt);
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_ni = 0; tl_ni < %d; tl_ni++)", p->nt);
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_e = 0; tl_e < 4; tl_e++) {");
+    g->ind++;
+    line(g, "const int tl_%d_0 = tl_wm%d + tl_mi * 16 + (tl_l%d >> 2) + (tl_e >> 1) * 8;", ib, id2, id2);
+    line(g, "const int tl_%d_1 = tl_wn%d + tl_ni * 8 + (tl_l%d & 3) * 2 + (tl_e & 1);", ib, id2, id2);
+    out(g, "%*sif (", 2 * (g->ind + 1), "");
+    region_inbounds(g, dst, hd, ib);
+    out(g, ") b%d[", dst->buf->id);
+    region_offset(g, dst, hd, ib);
+    out(g, "] = ");
+    store_open(g, dst->buf->dtype);
+    out(g, "tl_c%d[tl_mi][tl_ni][tl_e]);\n", id2);
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+}
+
+/* ---- T.Pipelined with cp.async ----------------------------------------------- */
+
+static int stmts_write(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b,
+                       const tilec_ir_stmt_t *skip, int depth)
+{
+    if (depth > CG_MAX_DEPTH)
+        return 1;
+    for (; s; s = s->next) {
+        if (s == skip)
+            continue;
+        switch (s->kind) {
+        case TILEC_ST_FOR:
+            if (stmts_write(s->u.loop.body, b, skip, depth + 1))
+                return 1;
+            break;
+        case TILEC_ST_IF:
+            if (stmts_write(s->u.cond.then, b, skip, depth + 1) ||
+                stmts_write(s->u.cond.els, b, skip, depth + 1))
+                return 1;
+            break;
+        case TILEC_ST_STORE: if (s->u.store.buf == b) return 1; break;
+        case TILEC_ST_COPY: if (s->u.copy.dst.buf == b) return 1; break;
+        case TILEC_ST_FILL: if (s->u.fill.dst.buf == b) return 1; break;
+        case TILEC_ST_GEMM: if (s->u.gemm.c == b) return 1; break;
+        case TILEC_ST_REDUCE: if (s->u.reduce.dst == b) return 1; break;
+        case TILEC_ST_CUMSUM: if (s->u.cumsum.dst == b) return 1; break;
+        case TILEC_ST_ATOMIC: if (s->u.atomic.buf == b) return 1; break;
+        default: break;
+        }
+    }
+    return 0;
+}
+
+/* an index expression that can be evaluated for a later iteration by
+ * setting the loop variable: no loads, no let variables */
+static int expr_invariant(const tilec_ir_expr_t *e, int depth)
+{
+    if (!e || depth > CG_MAX_DEPTH)
+        return 0;
+    switch (e->kind) {
+    case TILEC_EX_INT:
+    case TILEC_EX_FLOAT: return 1;
+    case TILEC_EX_VAR: return e->u.var->kind != TILEC_VAR_LET;
+    case TILEC_EX_LOAD: return 0;
+    case TILEC_EX_UNARY: return expr_invariant(e->u.un.a, depth + 1);
+    case TILEC_EX_BINARY:
+        return expr_invariant(e->u.bin.a, depth + 1) && expr_invariant(e->u.bin.b, depth + 1);
+    case TILEC_EX_SELECT:
+        return expr_invariant(e->u.sel.cond, depth + 1) && expr_invariant(e->u.sel.a, depth + 1) &&
+               expr_invariant(e->u.sel.b, depth + 1);
+    case TILEC_EX_CAST: return expr_invariant(e->u.cast.a, depth + 1);
+    default: return 0;
+    }
+}
+
+/* Is copy statement c (at the head of pipelined loop `loop`) one that
+ * can run ahead with cp.async into a ring of stages? */
+static int async_copy_ok(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_stmt_t *c)
+{
+    if (c->kind != TILEC_ST_COPY)
+        return 0;
+    const tilec_ir_region_t *src = &c->u.copy.src, *dst = &c->u.copy.dst;
+    if (src->buf->scope != TILEC_SCOPE_GLOBAL || dst->buf->scope != TILEC_SCOPE_SHARED ||
+        src->buf->dtype != dst->buf->dtype)
+        return 0;
+    size_t es = tilec_dtype_size(src->buf->dtype);
+    if (es != 2 && es != 4)
+        return 0;
+    int vec = (int)(16 / es);
+    int64_t ext[TILEC_IR_MAX_DIMS], sext[TILEC_IR_MAX_DIMS];
+    int n = region_shape(dst, ext), sn = region_shape(src, sext);
+    int dd = dst->buf->ndim - 1, sd = src->buf->ndim - 1;
+    if (n < 1 || n != sn || dst->extent[dd] != ext[n - 1] || src->extent[sd] != ext[n - 1] ||
+        ext[n - 1] % vec)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (ext[i] != sext[i])
+            return 0;
+    int64_t op = g->pitch[dst->buf->id] > 0 ? g->pitch[dst->buf->id] : const_dim(dst->buf, dd);
+    if (op <= 0 || op % vec)
+        return 0;
+    for (int d = 0; d < src->buf->ndim; d++)
+        if (!expr_invariant(src->base[d], 0))
+            return 0;
+    for (int d = 0; d < dst->buf->ndim; d++)
+        if (!expr_invariant(dst->base[d], 0))
+            return 0;
+    /* the ring replaces the buffer: nobody outside the loop may see it,
+     * nothing else in the loop may write it, and the source stays put */
+    if (stmts_ref(g->k->body, dst->buf, loop, 0) || stmts_write(loop->u.loop.body, dst->buf, c, 0) ||
+        stmts_write(loop->u.loop.body, src->buf, NULL, 0))
+        return 0;
+    return 1;
+}
+
+/* number of leading copies of a pipelined loop that go asynchronous */
+static int pipe_copies(cg_t *g, const tilec_ir_stmt_t *loop)
+{
+    if (g->sm < 80 || loop->kind != TILEC_ST_FOR || loop->u.loop.kind != TILEC_LOOP_PIPELINED ||
+        loop->u.loop.num_stages < 2 || g->nthreads % 32 != 0)
+        return 0;
+    int n = 0;
+    const tilec_ir_stmt_t *c = loop->u.loop.body;
+    for (; c && async_copy_ok(g, loop, c); c = c->next)
+        n++;
+    return c ? n : 0; /* something must follow the copies */
+}
+
+static void pipe_walk(cg_t *g, const tilec_ir_stmt_t *s, int par, int depth)
+{
+    if (depth > CG_MAX_DEPTH)
+        return;
+    for (; s; s = s->next) {
+        if (s->kind == TILEC_ST_FOR) {
+            int p = par || s->u.loop.kind == TILEC_LOOP_PARALLEL;
+            int n = p ? 0 : pipe_copies(g, s);
+            const tilec_ir_stmt_t *c = s->u.loop.body;
+            for (int i = 0; i < n; i++, c = c->next)
+                g->stages[c->u.copy.dst.buf->id] = s->u.loop.num_stages > 8 ? 8 : s->u.loop.num_stages;
+            pipe_walk(g, s->u.loop.body, p, depth + 1);
+        } else if (s->kind == TILEC_ST_IF) {
+            pipe_walk(g, s->u.cond.then, par, depth + 1);
+            pipe_walk(g, s->u.cond.els, par, depth + 1);
+        }
+    }
+}
+
+/* points every staged buffer of the loop at stage (iter % S) */
+static void pipe_point(cg_t *g, const tilec_ir_stmt_t *loop, int n, const char *iter)
+{
+    const tilec_ir_stmt_t *c = loop->u.loop.body;
+    for (int i = 0; i < n; i++, c = c->next) {
+        const tilec_ir_buffer_t *b = c->u.copy.dst.buf;
+        line(g, "b%d = (%s *)(tl_smem + %llu + (%s %% %d) * %llu);", b->id, stype(b->dtype),
+             (unsigned long long)g->smem_off[b->id], iter, g->stages[b->id],
+             (unsigned long long)g->stage_bytes[b->id]);
+    }
+}
+
+static void pipe_issue(cg_t *g, const tilec_ir_stmt_t *loop, int n)
+{
+    who_t coop = {1};
+    const tilec_ir_stmt_t *c = loop->u.loop.body;
+    for (int i = 0; i < n; i++, c = c->next)
+        copy_vec(g, c, &coop, 1);
+}
+
+/* Multi-stage buffering: iteration i's copies are issued S-1 iterations
+ * ahead into stage i % S; before the body of iteration i runs, every
+ * thread waits until at most S-1 groups are in flight (its own copies of
+ * iteration i have landed) and a barrier makes everyone's visible.  The
+ * barrier at the end of the body keeps a stage from being refilled while
+ * it is being read. */
+static void emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop, int n)
+{
+    int S = g->stages[loop->u.loop.body->u.copy.dst.buf->id];
+    int v = loop->u.loop.var->id, id = g->tmp++;
+    g->info->cp_async += n;
+    line(g, "{ /* T.Pipelined: %d copies issued %d iterations ahead with cp.async */", n, S - 1);
+    g->ind++;
+    out(g, "%*sconst int tl_n%d = (int)(", 2 * (g->ind + 1), "", id);
+    emit_expr(g, loop->u.loop.extent);
+    out(g, ");\n");
+    char it[32];
+    snprintf(it, sizeof it, "v%d", v);
+    line(g, "for (int tl_s%d = 0; tl_s%d < %d; tl_s%d++) {", id, id, S - 1, id);
+    g->ind++;
+    line(g, "if (tl_s%d < tl_n%d) {", id, id);
+    g->ind++;
+    line(g, "v%d = tl_s%d;", v, id);
+    pipe_point(g, loop, n, it);
+    pipe_issue(g, loop, n);
+    g->ind--;
+    line(g, "}");
+    line(g, "tl_cp_commit();");
+    g->ind--;
+    line(g, "}");
+    line(g, "for (v%d = 0; v%d < tl_n%d; v%d++) {", v, v, id, v);
+    g->ind++;
+    line(g, "{ /* issue iteration v + %d */", S - 1);
+    g->ind++;
+    line(g, "const int tl_cur%d = v%d;", id, v);
+    line(g, "v%d = tl_cur%d + %d;", v, id, S - 1);
+    line(g, "if (v%d < tl_n%d) {", v, id);
+    g->ind++;
+    pipe_point(g, loop, n, it);
+    pipe_issue(g, loop, n);
+    g->ind--;
+    line(g, "}");
+    line(g, "tl_cp_commit();");
+    line(g, "v%d = tl_cur%d;", v, id);
+    g->ind--;
+    line(g, "}");
+    line(g, "tl_cp_wait<%d>();", S - 1);
+    emit_sync(g);
+    pipe_point(g, loop, n, it);
+    const tilec_ir_stmt_t *rest = loop->u.loop.body;
+    for (int i = 0; i < n; i++)
+        rest = rest->next;
+    emit_block(g, rest, 0);
+    emit_sync(g);
+    g->ind--;
+    line(g, "}");
+    line(g, "tl_cp_wait<0>();");
+    g->ind--;
+    line(g, "}");
+    emit_sync(g);
+}
+
 static void emit_loop_head(cg_t *g, const tilec_ir_stmt_t *s)
 {
     if (s->u.loop.kind == TILEC_LOOP_UNROLL)
@@ -1822,11 +2160,19 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         if (!par && s->u.loop.kind == TILEC_LOOP_PARALLEL && !writes_per_thread(s->u.loop.body, 0)) {
             emit_parallel_nest(g, s);
         } else {
+            int emit_stmt_loop_ro = 0;
             const tilec_ir_stmt_t *rg = !par && s->u.loop.kind != TILEC_LOOP_PARALLEL
                                             ? resident_gemm(g, s) : NULL;
             mma_plan_t rp;
             int rid = 0;
-            if (rg && mma_plan(g, rg, &rp)) {
+            if (rg && g->regonly_loop == s) {
+                /* register-only accumulator: declared at kernel entry */
+                rid = g->regonly_id;
+                g->resident = rg;
+                g->resident_id = rid;
+                mma_plan(g, rg, &rp);
+                emit_stmt_loop_ro = 1;
+            } else if (rg && mma_plan(g, rg, &rp)) {
                 rid = g->tmp++;
                 line(g, "{ /* %s stays in registers across the loop */", rg->u.gemm.c->name);
                 g->ind++;
@@ -1837,12 +2183,19 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
             } else {
                 rg = NULL;
             }
-            emit_loop_head(g, s);
-            g->ind++;
-            emit_block(g, s->u.loop.body, par || s->u.loop.kind == TILEC_LOOP_PARALLEL);
-            g->ind--;
-            line(g, "}");
-            if (rg) {
+            int npipe = par ? 0 : pipe_copies(g, s);
+            if (npipe > 0 && g->stages[s->u.loop.body->u.copy.dst.buf->id] > 1) {
+                emit_pipelined(g, s, npipe);
+            } else {
+                emit_loop_head(g, s);
+                g->ind++;
+                emit_block(g, s->u.loop.body, par || s->u.loop.kind == TILEC_LOOP_PARALLEL);
+                g->ind--;
+                line(g, "}");
+            }
+            if (rg && emit_stmt_loop_ro) {
+                g->resident = NULL;
+            } else if (rg) {
                 g->resident = NULL;
                 mma_cmove(g, &rp, rg->u.gemm.c, rid, 0, 0);
                 g->ind--;
@@ -1885,9 +2238,26 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         out(g, ");\n");
         break;
     case TILEC_ST_COPY:
+        if (g->regonly && s->u.copy.src.buf == g->regonly) {
+            mma_plan_t rp;
+            mma_plan(g, g->regonly_gemm, &rp);
+            emit_regonly_copy(g, s, &rp);
+            break;
+        }
         emit_copy(g, s, !par && !per_thread_scope(s->u.copy.dst.buf->scope) ? &coop : &solo);
         break;
     case TILEC_ST_FILL:
+        if (g->regonly && s->u.fill.dst.buf == g->regonly) {
+            mma_plan_t rp;
+            mma_plan(g, g->regonly_gemm, &rp);
+            out(g, "%*sconst float tl_fv%d = ", 2 * (g->ind + 1), "", g->regonly_id);
+            emit_expr(g, s->u.fill.value);
+            out(g, ";\n");
+            line(g, "#pragma unroll");
+            line(g, "for (int tl_i = 0; tl_i < %d; tl_i++) (&tl_c%d[0][0][0])[tl_i] = tl_fv%d;",
+                 rp.mt * rp.nt * 4, g->regonly_id, g->regonly_id);
+            break;
+        }
         emit_fill(g, s, !par && !per_thread_scope(s->u.fill.dst.buf->scope) ? &coop : &solo);
         break;
     case TILEC_ST_GEMM:
@@ -1978,9 +2348,13 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, cuda_str_t *o, cuda_kinfo_t
     g.nthreads = (int)nt;
     g.smem_off = calloc((size_t)k->nbufs + 1, sizeof *g.smem_off);
     g.pitch = calloc((size_t)k->nbufs + 1, sizeof *g.pitch);
-    if (!g.smem_off || !g.pitch) {
+    g.stages = calloc((size_t)k->nbufs + 1, sizeof *g.stages);
+    g.stage_bytes = calloc((size_t)k->nbufs + 1, sizeof *g.stage_bytes);
+    if (!g.smem_off || !g.pitch || !g.stages || !g.stage_bytes) {
         free(g.smem_off);
         free(g.pitch);
+        free(g.stages);
+        free(g.stage_bytes);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -2001,10 +2375,16 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, cuda_str_t *o, cuda_kinfo_t
         free(want);
         free(dense);
     }
+    pipe_walk(&g, k->body, 0, 0);
+    plan_regonly(&g, k->body, 0);
+    if (g.regonly) {
+        g.regonly_gemm = resident_gemm(&g, g.regonly_loop);
+        g.regonly_id = g.tmp++;
+    }
     uint64_t off = 0;
     for (int i = k->nparams; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
-        if (b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT)
+        if ((b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT) || b == g.regonly)
             continue;
         int64_t n = tilec_ir_buffer_const_size(b);
         if (n < 0) {
@@ -2015,7 +2395,9 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, cuda_str_t *o, cuda_kinfo_t
             n = n / const_dim(b, b->ndim - 1) * g.pitch[i];
         off = (off + 127) & ~(uint64_t)127;
         g.smem_off[i] = off;
-        off += (uint64_t)n * tilec_dtype_size(b->dtype);
+        g.stage_bytes[i] = ((uint64_t)n * tilec_dtype_size(b->dtype) + 127) & ~(uint64_t)127;
+        off += g.stages[i] > 1 ? g.stage_bytes[i] * (uint64_t)g.stages[i]
+                               : (uint64_t)n * tilec_dtype_size(b->dtype);
     }
     g.smem_bytes = (off + 15) & ~(uint64_t)15;
     info->smem_bytes = g.smem_bytes;
@@ -2089,10 +2471,16 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, cuda_str_t *o, cuda_kinfo_t
     /* on-chip buffers */
     for (int i = k->nparams; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
-        if (b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT) {
-            line(&g, "%s *const b%d = (%s *)(tl_smem + %llu); /* %s %s */", stype(b->dtype), i,
-                 stype(b->dtype), (unsigned long long)g.smem_off[i], tilec_scope_name(b->scope),
-                 b->name);
+        if (b == g.regonly) {
+            mma_plan_t rp;
+            mma_plan(&g, g.regonly_gemm, &rp);
+            line(&g, "/* fragment %s lives in registers (tl_c%d) */", b->name, g.regonly_id);
+            mma_decl(&g, &rp, g.regonly_id);
+        } else if (b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT) {
+            line(&g, "%s *%sb%d = (%s *)(tl_smem + %llu); /* %s %s%s */", stype(b->dtype),
+                 g.stages[i] > 1 ? "" : "const ", i, stype(b->dtype),
+                 (unsigned long long)g.smem_off[i], tilec_scope_name(b->scope), b->name,
+                 g.stages[i] > 1 ? ", cp.async ring" : "");
         } else {
             int64_t n = tilec_ir_buffer_const_size(b);
             if (n < 0 || n > CG_LOCAL_MAX_ELEMS) {
@@ -2113,6 +2501,8 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, cuda_str_t *o, cuda_kinfo_t
     out(&g, "}\n");
     free(g.smem_off);
     free(g.pitch);
+    free(g.stages);
+    free(g.stage_bytes);
     if (!g.failed && o->oom) {
         snprintf(err, errlen, "out of memory");
         return -1;

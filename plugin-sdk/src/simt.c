@@ -326,6 +326,15 @@ static void region_idx(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t, c
     }
 }
 
+/* v converted to dtype `to` for a store into a buffer of that dtype: a
+ * store of a 16-bit float rounds by itself, so the float value goes as is. */
+static const char *store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t from, tilec_dtype_t to)
+{
+    if (simt_is_half(to) && (from == TILEC_FLOAT32 || simt_is_half(from)))
+        return v;
+    return tilec_simt_convert(c, v, from, to);
+}
+
 static int coop_for(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *dst)
 {
     return !c->per_thread && !simt_is_private(dst);
@@ -358,7 +367,7 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     else
         tilec_simt_emit(c, "const %s tc_v = %s;", ct, ld);
     const char *st = tilec_simt_store(c, rd->buf, offset_str(c, rd->buf, id),
-                                      tilec_simt_convert(c, "tc_v", rs->buf->dtype, rd->buf->dtype));
+                                      store_conv(c, "tc_v", rs->buf->dtype, rd->buf->dtype));
     if (rd->buf->scope == TILEC_SCOPE_GLOBAL)
         tilec_simt_emit(c, "if (%s) %s", inside_str(c, rd->buf, id), st);
     else
@@ -403,6 +412,19 @@ static tilec_dtype_t acc_dtype(tilec_dtype_t t)
     }
 }
 
+/* Largest of 4, 2, 1 dividing n and at most cap. */
+static int64_t tile_div(int64_t n, int64_t cap)
+{
+    for (int64_t t = 4; t > 1; t /= 2)
+        if (n % t == 0 && t <= cap)
+            return t;
+    return 1;
+}
+
+/* GEMM: each thread owns micro-tiles of TM x TN elements of C, accumulated
+ * in registers (unrolled scalars) over K: TM + TN operand loads feed
+ * TM * TN multiply-adds.  The summation order over K is that of the plain
+ * loop, so the tile size never changes results. */
 static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
@@ -421,26 +443,54 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         tilec_simt_fail(c, "gemm: shapes of '%s', '%s', '%s' do not agree", A->name, B->name, C->name);
         return;
     }
+    int coop = coop_for(c, C);
+    int64_t nt = coop ? c->nthreads : 1;
+    int64_t per = M * N / nt; /* elements per thread when spread evenly */
+    int64_t TN = tile_div(N, per < 1 ? 1 : per);
+    int64_t TM = tile_div(M, per / TN < 1 ? 1 : per / TN);
+    int64_t NTN = N / TN, ntiles = (M / TM) * NTN;
     tilec_dtype_t at = acc_dtype(C->dtype);
     const char *act = tilec_simt_ctype(c, at);
-    tilec_simt_emit(c, "{ /* gemm %s, %s -> %s */", A->name ? A->name : "?", B->name ? B->name : "?",
-                    C->name ? C->name : "?");
+    tilec_simt_emit(c, "{ /* gemm %s, %s -> %s (%" PRId64 "x%" PRId64 " per thread) */", A->name ? A->name : "?",
+                    B->name ? B->name : "?", C->name ? C->name : "?", TM, TN);
     c->ind++;
-    const char *e = open_elem_loop(c, M * N, coop_for(c, C));
-    tilec_simt_emit(c, "const int tc_m = (int)(%s / %" PRId64 "), tc_n = (int)(%s %% %" PRId64 ");", e, N, e, N);
-    const char *coff = simt_fmt(c, "(tc_m * %" PRId64 " + tc_n)", N);
-    if (s->u.gemm.clear_accum)
-        tilec_simt_emit(c, "%s tc_acc = %s;", act, simt_zero(c, at));
-    else
-        tilec_simt_emit(c, "%s tc_acc = %s;", act,
-                        tilec_simt_convert(c, tilec_simt_load(c, C, coff), C->dtype, at));
-    const char *aoff = ta ? simt_fmt(c, "(tc_k * %" PRId64 " + tc_m)", M) : simt_fmt(c, "(tc_m * %" PRId64 " + tc_k)", K);
-    const char *boff = tb ? simt_fmt(c, "(tc_n * %" PRId64 " + tc_k)", K) : simt_fmt(c, "(tc_k * %" PRId64 " + tc_n)", N);
-    tilec_simt_emit(c, "for (int tc_k = 0; tc_k < %" PRId64 "; tc_k++)", K);
-    const char *av = tilec_simt_convert(c, tilec_simt_load(c, A, aoff), A->dtype, at);
-    const char *bv = tilec_simt_convert(c, tilec_simt_load(c, B, boff), B->dtype, at);
-    tilec_simt_emit(c, "  tc_acc = %s;", simt_add(c, at, "tc_acc", simt_fmt(c, "%s * %s", av, bv)));
-    tilec_simt_emit(c, "%s", tilec_simt_store(c, C, coff, tilec_simt_convert(c, "tc_acc", at, C->dtype)));
+    const char *e = open_elem_loop(c, ntiles, coop);
+    tilec_simt_emit(c, "const int tc_m0 = (int)(%s / %" PRId64 ") * %" PRId64 ", tc_n0 = (int)(%s %% %" PRId64 ") * %" PRId64 ";",
+                    e, NTN, TM, e, NTN, TN);
+    for (int64_t i = 0; i < TM; i++)
+        for (int64_t j = 0; j < TN; j++) {
+            const char *coff = simt_fmt(c, "((tc_m0 + %" PRId64 ") * %" PRId64 " + tc_n0 + %" PRId64 ")", i, N, j);
+            tilec_simt_emit(c, "%s tc_c%" PRId64 "_%" PRId64 " = %s;", act, i, j,
+                            s->u.gemm.clear_accum ? simt_zero(c, at)
+                                                  : tilec_simt_convert(c, tilec_simt_load(c, C, coff), C->dtype, at));
+        }
+    tilec_simt_emit(c, "for (int tc_k = 0; tc_k < %" PRId64 "; tc_k++) {", K);
+    c->ind++;
+    for (int64_t i = 0; i < TM; i++) {
+        const char *m = simt_fmt(c, "(tc_m0 + %" PRId64 ")", i);
+        const char *aoff = ta ? simt_fmt(c, "(tc_k * %" PRId64 " + %s)", M, m) : simt_fmt(c, "(%s * %" PRId64 " + tc_k)", m, K);
+        tilec_simt_emit(c, "const %s tc_a%" PRId64 " = %s;", act, i,
+                        tilec_simt_convert(c, tilec_simt_load(c, A, aoff), A->dtype, at));
+    }
+    for (int64_t j = 0; j < TN; j++) {
+        const char *n = simt_fmt(c, "(tc_n0 + %" PRId64 ")", j);
+        const char *boff = tb ? simt_fmt(c, "(%s * %" PRId64 " + tc_k)", n, K) : simt_fmt(c, "(tc_k * %" PRId64 " + %s)", N, n);
+        tilec_simt_emit(c, "const %s tc_b%" PRId64 " = %s;", act, j,
+                        tilec_simt_convert(c, tilec_simt_load(c, B, boff), B->dtype, at));
+    }
+    for (int64_t i = 0; i < TM; i++)
+        for (int64_t j = 0; j < TN; j++) {
+            const char *acc = simt_fmt(c, "tc_c%" PRId64 "_%" PRId64, i, j);
+            tilec_simt_emit(c, "%s = %s;", acc,
+                            simt_add(c, at, acc, simt_fmt(c, "tc_a%" PRId64 " * tc_b%" PRId64, i, j)));
+        }
+    close_block(c);
+    for (int64_t i = 0; i < TM; i++)
+        for (int64_t j = 0; j < TN; j++) {
+            const char *coff = simt_fmt(c, "((tc_m0 + %" PRId64 ") * %" PRId64 " + tc_n0 + %" PRId64 ")", i, N, j);
+            tilec_simt_emit(c, "%s", tilec_simt_store(c, C, coff,
+                                                      store_conv(c, simt_fmt(c, "tc_c%" PRId64 "_%" PRId64, i, j), at, C->dtype)));
+        }
     close_block(c);
     close_block(c);
 }
@@ -474,6 +524,67 @@ static const char *red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, con
     }
 }
 
+/* REDUCE with G (a power of two) threads per output element: strided
+ * partial results, then a tree in the block-wide scratch array
+ * tc_red_<dtype>[tc_nthreads] (declared with the kernel's other block-wide
+ * arrays), one barrier per level.  Only at block level (uniform). */
+static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t outer, int64_t R, int64_t inner,
+                            int64_t G)
+{
+    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
+    int op = s->u.reduce.op;
+    (void)outer;
+    tilec_dtype_t at = acc_dtype(dst->dtype);
+    const char *act = tilec_simt_ctype(c, at);
+    int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
+    int issum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
+    int64_t nout = outer * inner;
+    c->scratch |= 1u << at;
+    const char *red = simt_fmt(c, "tc_red_%s", tilec_dtype_name(at));
+    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (%" PRId64 " threads per element) */",
+                    tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
+                    dst->name ? dst->name : "?", G);
+    c->ind++;
+    tilec_simt_emit(c, "const int tc_o = tc_tid / %" PRId64 ", tc_g = tc_tid %% %" PRId64 ";", G, G);
+    tilec_simt_emit(c, "%s tc_acc = %s;", act, simt_zero(c, at));
+    tilec_simt_emit(c, "{");
+    c->ind++;
+    /* threads past the last output work on output 0 (and are ignored) */
+    tilec_simt_emit(c, "const int tc_oc = tc_o < %" PRId64 " ? tc_o : 0;", nout);
+    tilec_simt_emit(c, "const int tc_oo = tc_oc / %" PRId64 ", tc_i = tc_oc %% %" PRId64 ";", inner, inner);
+    const char *x = tilec_simt_convert(
+        c, tilec_simt_load(c, src, simt_fmt(c, "((tc_oo * %" PRId64 " + tc_r) * %" PRId64 " + tc_i)", R, inner)),
+        src->dtype, at);
+    if (isabs)
+        x = simt_abs(c, at, x);
+    if (issum) {
+        tilec_simt_emit(c, "for (int tc_r = tc_g; tc_r < %" PRId64 "; tc_r += %" PRId64 ")", R, G);
+    } else {
+        tilec_simt_emit(c, "{ const int tc_r = tc_g; tc_acc = %s; }", x);
+        tilec_simt_emit(c, "for (int tc_r = tc_g + %" PRId64 "; tc_r < %" PRId64 "; tc_r += %" PRId64 ")", G, R, G);
+    }
+    tilec_simt_emit(c, "  tc_acc = %s;", red_combine(c, op, at, "tc_acc", x));
+    close_block(c);
+    tilec_simt_emit(c, "%s[tc_tid] = tc_acc;", red);
+    tilec_simt_barrier(c);
+    for (int64_t st = G / 2; st > 0; st /= 2) {
+        tilec_simt_emit(c, "if (tc_g < %" PRId64 ") %s[tc_tid] = %s;", st, red,
+                        red_combine(c, op, at, simt_fmt(c, "%s[tc_tid]", red),
+                                    simt_fmt(c, "%s[tc_tid + %" PRId64 "]", red, st)));
+        tilec_simt_barrier(c);
+    }
+    tilec_simt_emit(c, "if (tc_g == 0 && tc_o < %" PRId64 ") {", nout);
+    c->ind++;
+    tilec_simt_emit(c, "tc_acc = %s[tc_tid];", red);
+    if (!s->u.reduce.clear)
+        tilec_simt_emit(c, "tc_acc = %s;",
+                        red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, "tc_o"), dst->dtype, at),
+                                    "tc_acc"));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, "tc_o", store_conv(c, "tc_acc", at, dst->dtype)));
+    close_block(c);
+    close_block(c);
+}
+
 static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
@@ -497,6 +608,15 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     const char *act = tilec_simt_ctype(c, at);
     int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
     int issum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
+    /* fewer outputs than threads: G threads per output and a tree */
+    int64_t nout = outer * inner, G = 1;
+    if ((getenv("NOTREE") == NULL || atoi(getenv("NOTREE")) != s->u.reduce.op) && coop_for(c, dst) && nout < c->nthreads && R >= 4)
+        while (G * 2 * nout <= c->nthreads && G * 2 <= R && G < 1024)
+            G *= 2;
+    if (G >= 2) {
+        gen_reduce_tree(c, s, outer, R, inner, G);
+        return;
+    }
     tilec_simt_emit(c, "{ /* reduce %s %s -> %s */", tilec_reduce_op_name((tilec_reduce_op_t)op),
                     src->name ? src->name : "?", dst->name ? dst->name : "?");
     c->ind++;
@@ -518,7 +638,7 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     if (!s->u.reduce.clear)
         tilec_simt_emit(c, "tc_acc = %s;",
                         red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, e), dst->dtype, at), "tc_acc"));
-    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, e, tilec_simt_convert(c, "tc_acc", at, dst->dtype)));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, e, store_conv(c, "tc_acc", at, dst->dtype)));
     close_block(c);
     close_block(c);
 }
@@ -548,7 +668,7 @@ static void gen_cumsum(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
                     s->u.cumsum.reverse ? simt_fmt(c, "(%" PRId64 " - 1 - tc_r)", R) : "tc_r", inner);
     tilec_simt_emit(c, "tc_acc = %s;",
                     simt_add(c, at, "tc_acc", tilec_simt_convert(c, tilec_simt_load(c, src, "tc_off"), src->dtype, at)));
-    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, "tc_off", tilec_simt_convert(c, "tc_acc", at, dst->dtype)));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, "tc_off", store_conv(c, "tc_acc", at, dst->dtype)));
     close_block(c);
     close_block(c);
     close_block(c);
@@ -903,7 +1023,7 @@ static void gen_simple(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         if (!simt_buf_ok(c, b) || !s->u.store.value)
             break;
         const char *off = tilec_simt_offset(c, b, s->u.store.idx);
-        const char *v = tilec_simt_convert(c, tilec_simt_expr(c, s->u.store.value), s->u.store.value->dtype, b->dtype);
+        const char *v = store_conv(c, tilec_simt_expr(c, s->u.store.value), s->u.store.value->dtype, b->dtype);
         tilec_simt_emit(c, "%s", tilec_simt_store(c, b, off, v));
         break;
     }
@@ -1105,6 +1225,7 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         }
         nt *= (uint32_t)k->threads[i];
     }
+    c->nthreads = nt;
 
     /* head: thread index, block and symbol variables, buffers, lets */
     c->o = &head;
@@ -1177,6 +1298,19 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
     gen_stmts(c, k->body);
     if (c->failed)
         goto done;
+
+    /* block-wide scratch of the tree reductions */
+    c->o = &head;
+    c->ind = 1;
+    for (int t = 0; t < TILEC_DTYPE_COUNT; t++) {
+        if (!(c->scratch & (1u << t)))
+            continue;
+        uint64_t bytes = (uint64_t)nt * tilec_dtype_size((tilec_dtype_t)t);
+        shared += (bytes + c->dl.shared_align - 1) / c->dl.shared_align * c->dl.shared_align;
+        tilec_simt_emit(c, "%s %s tc_red_%s[%u] __attribute__((aligned(%u))); /* reduction scratch */",
+                        c->dl.shared_qual, tilec_simt_ctype(c, (tilec_dtype_t)t), tilec_dtype_name((tilec_dtype_t)t), nt,
+                        c->dl.shared_align);
+    }
 
     /* prelude: hook, extra text, helpers */
     c->o = &pre;

@@ -48,10 +48,12 @@ struct tilec_simt_ctx {
     int failed;
     int depth, ind, tmp;
     int per_thread;            /* inside a T.Parallel body or a thread-0 section */
+    int64_t nthreads;          /* threads per block */
     uint32_t uses;
     uint32_t helpers;          /* SH_* */
     uint32_t int_helpers;      /* bit t: integer helpers for dtype t */
     uint32_t nbarriers;
+    uint32_t scratch;          /* bit t: tree-reduction scratch of dtype t */
     /* Barrier state at block level: buffers (bit id % 64) read, written and
      * updated atomically since the last barrier. */
     uint64_t dirty_r, dirty_w, dirty_a;

@@ -3,6 +3,7 @@
 # (a select) and at compile time, bools stored as numbers and as a bool
 # tensor.
 # tilec-test:
+# tilec-test: -D flag=False
 import tilelang
 import tilelang.language as T
 

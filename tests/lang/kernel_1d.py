@@ -11,7 +11,7 @@ def k1d(N=20, B=4, threads=64, dtype="float32"):
     grid = (T.ceildiv(N, B),)
 
     @T.prim_func
-    def main(X: T.Tensor((N,), dtype), Y: T.Tensor((N,), dtype)):
+    def main(X: T.Tensor([N], dtype), Y: T.Tensor((N,), dtype)):
         with T.Kernel(*grid, threads=threads) as bx:
             for i in T.Parallel(B):
                 if bx * B + i < N:
