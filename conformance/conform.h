@@ -82,7 +82,7 @@ typedef struct conform_run {
     uint32_t device;
     tilec_pdevice_info_t info;
     char sha256[65];
-    tilec_context_t *ctx;       /* frontend and interpreter */
+    tilec_context_t *ctx;       /* frontend and interpreter; NULL: each case makes its own */
     /* the items */
     int n;
     conform_item_t *items;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "conform.h"
@@ -78,7 +79,7 @@ static char *join(const char *a, const char *b)
 /* The plugin file behind backend name (malloc'd).  The embedded cpu
  * backend is certified through its plugin build, the same sources built
  * as libtilec-cpu.so, which the loader lists as shadowed by it. */
-static char *backend_file(const char *name, char **err)
+static char *backend_file_here(const char *name, char **err)
 {
     tilec_plugin_desc_t *l = NULL;
     int n = 0;
@@ -119,6 +120,59 @@ static char *backend_file(const char *name, char **err)
     }
     tilec_plugins_free(l, n);
     return path;
+}
+
+/* The same, in a forked child: listing plugins starts their vendor
+ * runtimes, which must not happen in the process the cases fork from. */
+static char *backend_file(const char *name, char **err)
+{
+    int fds[2];
+    *err = NULL;
+    if (pipe(fds) != 0) {
+        return backend_file_here(name, err);
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return backend_file_here(name, err);
+    }
+    if (pid == 0) {
+        char *e = NULL, *p;
+        close(fds[0]);
+        p = backend_file_here(name, &e);
+        const char *s = p ? p : e ? e : "out of memory";
+        ssize_t w = write(fds[1], p ? "P" : "E", 1);
+        w += write(fds[1], s, strlen(s));
+        fflush(NULL);
+        _exit(w > 0 ? 0 : 1);
+    }
+    close(fds[1]);
+    char buf[PATH_MAX + 512];
+    size_t got = 0;
+    for (;;) {
+        ssize_t r = read(fds[0], buf + got, sizeof buf - 1 - got);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            break;
+        }
+        got += (size_t)r;
+        if (got == sizeof buf - 1) {
+            break;
+        }
+    }
+    buf[got] = '\0';
+    close(fds[0]);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    if (got > 1 && buf[0] == 'P') {
+        return strdup(buf + 1);
+    }
+    *err = strdup(got > 1 ? buf + 1 : "cannot list plugins");
+    return NULL;
 }
 
 static int parse_u(const char *s, unsigned long long *v)
@@ -228,12 +282,6 @@ int conform_main(int argc, char **argv)
     }
     if (conform_open_plugin(&run, path, (uint32_t)device, &err) != 0) {
         fprintf(stderr, "tilec conform: %s\n", err ? err : "out of memory");
-        rc = 3;
-        goto out;
-    }
-    tilec_status_t cs = tilec_context_create("cpu", &run.ctx);
-    if (!run.ctx) {
-        fprintf(stderr, "tilec conform: cannot create a context (%s)\n", tilec_status_name(cs));
         rc = 3;
         goto out;
     }

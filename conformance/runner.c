@@ -511,6 +511,93 @@ int conform_load_known(conform_run_t *run, const char *path, char **err)
 
 /* ---- the plugin ------------------------------------------------------------- */
 
+/* What the device probe sends back. */
+typedef struct probe_msg {
+    int ok;
+    char why[512];
+    tilec_pdevice_info_t info;
+} probe_msg_t;
+
+/* device_count and device_info, in a forked child: that is where a plugin
+ * starts its vendor runtime (threads, handlers), and every case process is
+ * forked from this one, so the runtime must start in the cases' processes,
+ * never here.  (tilec_plugin_query, which the parent does call, must not
+ * load anything: docs/plugin-abi.md §2.) */
+static int probe_device(conform_run_t *run, char **err)
+{
+    const tilec_plugin_t *t = run->table;
+    int fds[2];
+    probe_msg_t m;
+    memset(&m, 0, sizeof m);
+    if (pipe(fds) != 0) {
+        *err = xfmt("pipe: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        *err = xfmt("fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        uint32_t n = 0;
+        close(fds[0]);
+        tilec_pstatus_t st = t->device_count(&n);
+        if (st != TILEC_PS_OK || n == 0) {
+            const char *why = t->last_error();
+            snprintf(m.why, sizeof m.why, "plugin '%s' is unavailable: %s", t->name,
+                     why && *why ? why : "no devices found");
+        } else if (run->device >= n) {
+            snprintf(m.why, sizeof m.why, "plugin '%s' has %u device(s); there is no device %u", t->name, n,
+                     run->device);
+        } else {
+            m.info.struct_size = sizeof m.info;
+            st = t->device_info(run->device, &m.info);
+            if (st != TILEC_PS_OK) {
+                snprintf(m.why, sizeof m.why, "plugin '%s': device_info(%u) failed: %s", t->name, run->device,
+                         t->last_error());
+            } else {
+                m.ok = 1;
+            }
+        }
+        ssize_t w = write(fds[1], &m, sizeof m);
+        _exit(w == (ssize_t)sizeof m ? 0 : 1);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    while (got < sizeof m) {
+        ssize_t r = read(fds[0], (char *)&m + got, sizeof m - got);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            break;
+        }
+        got += (size_t)r;
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (got != sizeof m) {
+        *err = WIFSIGNALED(status) ? xfmt("plugin '%s' crashed while probing its devices (signal %d)", t->name,
+                                          WTERMSIG(status))
+                                   : xfmt("plugin '%s': the device probe gave no answer", t->name);
+        return -1;
+    }
+    if (!m.ok) {
+        m.why[sizeof m.why - 1] = '\0';
+        *err = xfmt("%s", m.why);
+        return -1;
+    }
+    run->info = m.info;
+    run->info.name[sizeof run->info.name - 1] = '\0';
+    run->info.platform[sizeof run->info.platform - 1] = '\0';
+    return 0;
+}
+
 int conform_open_plugin(conform_run_t *run, const char *path, uint32_t device, char **err)
 {
     *err = NULL;
@@ -560,28 +647,8 @@ int conform_open_plugin(conform_run_t *run, const char *path, uint32_t device, c
     }
     run->table = t;
     run->abi = abi;
-    uint32_t n = 0;
-    st = t->device_count(&n);
-    if (st != TILEC_PS_OK || n == 0) {
-        const char *why = t->last_error();
-        *err = xfmt("plugin '%s' is unavailable: %s", t->name, why && *why ? why : "no devices found");
-        return -1;
-    }
-    if (device >= n) {
-        *err = xfmt("plugin '%s' has %u device(s); there is no device %u", t->name, n, device);
-        return -1;
-    }
     run->device = device;
-    memset(&run->info, 0, sizeof run->info);
-    run->info.struct_size = sizeof run->info;
-    st = t->device_info(device, &run->info);
-    if (st != TILEC_PS_OK) {
-        *err = xfmt("plugin '%s': device_info(%u) failed: %s", t->name, device, t->last_error());
-        return -1;
-    }
-    run->info.name[sizeof run->info.name - 1] = '\0';
-    run->info.platform[sizeof run->info.platform - 1] = '\0';
-    return 0;
+    return probe_device(run, err);
 }
 
 /* ---- one case, in the child ---------------------------------------------- */
@@ -590,7 +657,7 @@ static conform_status_t run_case(const conform_run_t *run, const conform_item_t 
                                  size_t msglen)
 {
     const tilec_plugin_t *t = run->table;
-    tilec_context_t *ctx = run->ctx;
+    tilec_context_t *ctx = run->ctx, *own = NULL;
     tilec_program_t *prog = NULL;
     check_set_t set = {0};
     tilec_pdevice_t *dev = NULL;
@@ -600,6 +667,16 @@ static conform_status_t run_case(const conform_run_t *run, const conform_item_t 
     tilec_arena_t arena;
     tilec_arena_init(&arena);
     msg[0] = '\0';
+    /* The frontend and the interpreter need a context; made here, in the
+     * case's process, like everything that may start a vendor runtime. */
+    if (!ctx) {
+        tilec_context_create("cpu", &own);
+        ctx = own;
+    }
+    if (!ctx) {
+        snprintf(msg, msglen, "suite error: cannot create a context (out of memory)");
+        return CONFORM_FAIL;
+    }
 
     if (tilec_program_load_file(ctx, it->file, it->defs, it->ndefs, it->entry, &prog) != TILEC_OK) {
         snprintf(msg, msglen, "suite error: the case does not compile: %s", tilec_context_message(ctx));
@@ -727,6 +804,7 @@ out:
     check_set_free(&set);
     tilec_program_free(prog);
     tilec_arena_destroy(&arena);
+    tilec_context_destroy(own);
     return res;
 }
 

@@ -15,9 +15,10 @@
  * must be able to launch.  pthread_atfork handlers (registered at the
  * first device_open) take every open device's locks before the fork, so
  * no launch is in flight and no lock is held by a thread that will not
- * exist in the child; the child then re-creates the locks and drops the
- * parent's pool (its threads are gone), and its next launch starts a new
- * one.  A fork therefore waits for launches in other threads to finish.
+ * exist in the child; the child releases them, re-creates the condition
+ * variables and drops the parent's pool (its threads are gone), and its
+ * next launch starts a new one.  A fork therefore waits for launches in
+ * other threads to finish.
  *
  * Built twice from the same source: as libtilec-cpu.so exporting
  * tilec_plugin_query, and with -DTILEC_EMBEDDED inside libtilec, where the

@@ -821,12 +821,16 @@ static int copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w, int async
 {
     const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
     const tilec_ir_buffer_t *sb = src->buf, *db = dst->buf;
-    if (!w->coop || sb->dtype != db->dtype)
+    /* conversions between float16, bfloat16 and float32 are done in
+     * registers on the way (one rounding, like the scalar path) */
+    int conv = sb->dtype != db->dtype;
+    if (!w->coop || (conv && (async || !(is_f16ish(sb->dtype) || sb->dtype == TILEC_FLOAT32) ||
+                              !(is_f16ish(db->dtype) || db->dtype == TILEC_FLOAT32))))
         return 0;
     int sg = sb->scope == TILEC_SCOPE_GLOBAL, dg = db->scope == TILEC_SCOPE_GLOBAL;
     if (sg == dg || per_thread_scope(sb->scope) || per_thread_scope(db->scope))
         return 0;
-    size_t es = tilec_dtype_size(sb->dtype);
+    size_t es = tilec_dtype_size(sg ? sb->dtype : db->dtype);
     if (es != 2 && es != 4)
         return 0;
     int vec = (int)(16 / es);
@@ -845,7 +849,7 @@ static int copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w, int async
     }
     const tilec_ir_buffer_t *ob = sg ? db : sb; /* the on-chip side */
     int64_t opitch = g->pitch[ob->id] > 0 ? g->pitch[ob->id] : const_dim(ob, ob->ndim - 1);
-    if (opitch <= 0 || opitch % vec != 0)
+    if (opitch <= 0 || (!conv && opitch % vec != 0))
         return 0;
     int64_t vext[TILEC_IR_MAX_DIMS];
     memcpy(vext, ext, sizeof(int64_t) * (size_t)n);
@@ -876,8 +880,11 @@ static int copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w, int async
     out(g, "];\n");
     /* the whole vector inside the tensor: every index in range and the last
      * one's vec-th element too */
-    out(g, "%*sif (((((tl_u64)tl_sp%d) | ((tl_u64)tl_dp%d)) & 15) == 0 && ", 2 * (g->ind + 1), "",
-        id, id);
+    if (conv)
+        out(g, "%*sif ((((tl_u64)tl_%cp%d) & 15) == 0 && ", 2 * (g->ind + 1), "", sg ? 's' : 'd', id);
+    else
+        out(g, "%*sif (((((tl_u64)tl_sp%d) | ((tl_u64)tl_dp%d)) & 15) == 0 && ", 2 * (g->ind + 1),
+            "", id, id);
     region_inbounds(g, gr, hg, ib);
     {
         int nu = 0;
@@ -890,10 +897,29 @@ static int copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w, int async
             gr->buf->id, last);
     }
     out(g, ") {\n");
-    if (async)
+    if (async) {
         line(g, "  tl_cp_async16(tl_dp%d, tl_sp%d, 1);", id, id);
-    else
+    } else if (!conv) {
         line(g, "  *(uint4 *)tl_dp%d = *(const uint4 *)tl_sp%d;", id, id);
+    } else if (sg) {
+        line(g, "  const uint4 tl_v = *(const uint4 *)tl_sp%d;", id);
+        line(g, "  const %s *tl_e = (const %s *)&tl_v;", stype(sb->dtype), stype(sb->dtype));
+        line(g, "  #pragma unroll");
+        out(g, "%*s  for (int tl_i = 0; tl_i < %d; tl_i++) tl_dp%d[tl_i] = ", 2 * (g->ind + 1), "",
+            vec, id);
+        store_open(g, db->dtype);
+        emit_load_conv_open(g, sb->dtype);
+        out(g, "tl_e[tl_i]));\n");
+    } else {
+        line(g, "  uint4 tl_v;");
+        line(g, "  %s *tl_e = (%s *)&tl_v;", stype(db->dtype), stype(db->dtype));
+        line(g, "  #pragma unroll");
+        out(g, "%*s  for (int tl_i = 0; tl_i < %d; tl_i++) tl_e[tl_i] = ", 2 * (g->ind + 1), "", vec);
+        store_open(g, db->dtype);
+        emit_load_conv_open(g, sb->dtype);
+        out(g, "tl_sp%d[tl_i]));\n", id);
+        line(g, "  *(uint4 *)tl_dp%d = tl_v;", id);
+    }
     line(g, "} else {");
     g->ind++;
     line(g, "for (int tl_v = 0; tl_v < %d; tl_v++) {", vec);
@@ -914,9 +940,13 @@ static int copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w, int async
         region_inbounds(g, src, hs, ie);
         out(g, " ? (%s)0 : ", stype(db->dtype));
     }
+    if (conv) {
+        store_open(g, db->dtype);
+        emit_load_conv_open(g, sb->dtype);
+    }
     out(g, "b%d[", sb->id);
     region_offset(g, src, hs, ie);
-    out(g, "];\n");
+    out(g, "]%s;\n", conv ? "))" : "");
     g->ind--;
     line(g, "}");
     g->ind--;
@@ -1782,10 +1812,9 @@ static int count_refs(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int 
             n += count_refs(s->u.cond.then, b, depth + 1) + count_refs(s->u.cond.els, b, depth + 1) +
                  (expr_refs(s->u.cond.cond, b, 0) ? 1 : 0);
         } else {
-            const tilec_ir_stmt_t *nx = s->next;
-            ((tilec_ir_stmt_t *)s)->next = NULL; /* look at this one statement */
-            n += stmts_ref(s, b, NULL, depth);
-            ((tilec_ir_stmt_t *)s)->next = (tilec_ir_stmt_t *)nx;
+            tilec_ir_stmt_t one = *s; /* look at this one statement */
+            one.next = NULL;
+            n += stmts_ref(&one, b, NULL, depth);
         }
     }
     return n;
@@ -1878,6 +1907,59 @@ static void emit_regonly_copy(cg_t *g, const tilec_ir_stmt_t *s, const mma_plan_
     line(g, "}");
     g->ind--;
     line(g, "}");
+}
+
+/* ---- which on-chip buffers need zeroing ------------------------------------ */
+
+/* s overwrites all of b without reading it */
+static int full_overwrite(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
+{
+    tilec_ir_stmt_t one = *s;
+    one.next = NULL;
+    switch (s->kind) {
+    case TILEC_ST_COPY:
+        return s->u.copy.dst.buf == b && whole_region(&s->u.copy.dst) &&
+               !region_refs(&s->u.copy.src, b, 0);
+    case TILEC_ST_FILL:
+        return s->u.fill.dst.buf == b && whole_region(&s->u.fill.dst) &&
+               !expr_refs(s->u.fill.value, b, 0);
+    case TILEC_ST_REDUCE:
+        return s->u.reduce.dst == b && s->u.reduce.clear && s->u.reduce.src != b;
+    case TILEC_ST_CUMSUM:
+        return s->u.cumsum.dst == b && s->u.cumsum.src != b;
+    case TILEC_ST_GEMM:
+        return s->u.gemm.c == b && s->u.gemm.clear_accum && s->u.gemm.a != b && s->u.gemm.b != b;
+    default:
+        return 0;
+    }
+}
+
+/* The reference interpreter starts every on-chip buffer at zero.  Zeroing
+ * is skipped for a buffer whose first use, in a top-level statement, is a
+ * whole overwrite (or that is never used). */
+static void plan_zero(cg_t *g, int *zero)
+{
+    const tilec_ir_kernel_t *k = g->k;
+    int *seen = calloc((size_t)k->nbufs + 1, sizeof *seen);
+    if (!seen) {
+        for (int i = 0; i < k->nbufs; i++)
+            zero[i] = 1;
+        return;
+    }
+    for (const tilec_ir_stmt_t *s = k->body; s; s = s->next) {
+        tilec_ir_stmt_t one = *s;
+        one.next = NULL;
+        for (int i = k->nparams; i < k->nbufs; i++) {
+            const tilec_ir_buffer_t *b = k->bufs[i];
+            if (seen[i] || (b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT))
+                continue;
+            if (!stmts_ref(&one, b, NULL, 0))
+                continue;
+            seen[i] = 1;
+            zero[i] = !full_overwrite(s, b);
+        }
+    }
+    free(seen);
 }
 
 /* ---- T.Pipelined with cp.async ----------------------------------------------- */
@@ -2493,9 +2575,28 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, cuda_str_t *o, cuda_kinfo_t
         }
     }
     if (g.smem_bytes) {
-        line(&g, "for (int tl_z = tl_tid; tl_z < %llu; tl_z += %d) ((uint4 *)tl_smem)[tl_z] = make_uint4(0, 0, 0, 0);",
-             (unsigned long long)(g.smem_bytes / 16), g.nthreads);
-        line(&g, "__syncthreads();");
+        int *zero = calloc((size_t)k->nbufs + 1, sizeof *zero);
+        int any = 0;
+        if (zero)
+            plan_zero(&g, zero);
+        for (int i = k->nparams; i < k->nbufs; i++) {
+            const tilec_ir_buffer_t *b = k->bufs[i];
+            if ((b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT) ||
+                b == g.regonly || (zero && !zero[i]))
+                continue;
+            int64_t n = tilec_ir_buffer_const_size(b);
+            if (g.pitch[i] > 0)
+                n = n / const_dim(b, b->ndim - 1) * g.pitch[i];
+            uint64_t bytes = g.stages[i] > 1 ? g.stage_bytes[i] * (uint64_t)g.stages[i]
+                                             : (uint64_t)n * tilec_dtype_size(b->dtype);
+            bytes = (bytes + 15) / 16;
+            line(&g, "for (int tl_z = tl_tid; tl_z < %llu; tl_z += %d) ((uint4 *)(tl_smem + %llu))[tl_z] = make_uint4(0, 0, 0, 0); /* %s */",
+                 (unsigned long long)bytes, g.nthreads, (unsigned long long)g.smem_off[i], b->name);
+            any = 1;
+        }
+        free(zero);
+        if (any)
+            line(&g, "__syncthreads();");
     }
     emit_block(&g, k->body, 0);
     out(&g, "}\n");

@@ -341,7 +341,6 @@ static tilec_pstatus_t compile_module(struct tilec_pdevice *dv, const char *ir, 
     }
     m->source = res.source;
     m->source_len = res.source_len;
-    if (getenv("DBG_OCL_SRC")) { free(m->source); void *dd; size_t ll; tilec_sdk_file_read(getenv("DBG_OCL_SRC"), &dd, &ll); m->source = dd; m->source_len = ll; }
     m->nparams = res.nparams;
     m->nsyms = res.nsyms;
     for (int i = 0; i < 3; i++)

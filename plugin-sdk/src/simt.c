@@ -85,6 +85,7 @@ void tilec_simt_barrier(tilec_simt_ctx_t *c)
     c->nbarriers++;
     c->uses |= TILEC_SIMT_USES_BARRIER;
     c->dirty_r = c->dirty_w = c->dirty_a = 0;
+    c->scratch_dirty = 0;
 }
 
 /* ---- access analysis -------------------------------------------------------------- */
@@ -545,37 +546,43 @@ static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64
                     tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
                     dst->name ? dst->name : "?", G);
     c->ind++;
-    tilec_simt_emit(c, "const int tc_o = tc_tid / %" PRId64 ", tc_g = tc_tid %% %" PRId64 ";", G, G);
-    tilec_simt_emit(c, "%s tc_acc = %s;", act, simt_zero(c, at));
-    tilec_simt_emit(c, "{");
+    /* every phase is a loop over its slots spread over the threads (the
+     * shape of every other cooperative loop; PoCL miscompiled a form with
+     * thread-index arithmetic outside such loops) */
+    int64_t slots = nout * G;
+    if (c->scratch_dirty) /* a thread may still read the scratch of the last tree */
+        tilec_simt_barrier(c);
+    tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads) {", slots);
     c->ind++;
-    /* threads past the last output work on output 0 (and are ignored) */
-    tilec_simt_emit(c, "const int tc_oc = tc_o < %" PRId64 " ? tc_o : 0;", nout);
-    tilec_simt_emit(c, "const int tc_oo = tc_oc / %" PRId64 ", tc_i = tc_oc %% %" PRId64 ";", inner, inner);
+    tilec_simt_emit(c, "const int tc_o = tc_s / %" PRId64 ", tc_g = tc_s %% %" PRId64 ";", G, G);
+    tilec_simt_emit(c, "const int tc_oo = tc_o / %" PRId64 ", tc_i = tc_o %% %" PRId64 ";", inner, inner);
     const char *x = tilec_simt_convert(
         c, tilec_simt_load(c, src, simt_fmt(c, "((tc_oo * %" PRId64 " + tc_r) * %" PRId64 " + tc_i)", R, inner)),
         src->dtype, at);
     if (isabs)
         x = simt_abs(c, at, x);
     if (issum) {
+        tilec_simt_emit(c, "%s tc_acc = %s;", act, simt_zero(c, at));
         tilec_simt_emit(c, "for (int tc_r = tc_g; tc_r < %" PRId64 "; tc_r += %" PRId64 ")", R, G);
     } else {
+        tilec_simt_emit(c, "%s tc_acc;", act);
         tilec_simt_emit(c, "{ const int tc_r = tc_g; tc_acc = %s; }", x);
         tilec_simt_emit(c, "for (int tc_r = tc_g + %" PRId64 "; tc_r < %" PRId64 "; tc_r += %" PRId64 ")", G, R, G);
     }
     tilec_simt_emit(c, "  tc_acc = %s;", red_combine(c, op, at, "tc_acc", x));
+    tilec_simt_emit(c, "%s[tc_s] = tc_acc;", red);
     close_block(c);
-    tilec_simt_emit(c, "%s[tc_tid] = tc_acc;", red);
     tilec_simt_barrier(c);
     for (int64_t st = G / 2; st > 0; st /= 2) {
-        tilec_simt_emit(c, "if (tc_g < %" PRId64 ") %s[tc_tid] = %s;", st, red,
-                        red_combine(c, op, at, simt_fmt(c, "%s[tc_tid]", red),
-                                    simt_fmt(c, "%s[tc_tid + %" PRId64 "]", red, st)));
+        tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads)", slots);
+        tilec_simt_emit(c, "  if (tc_s %% %" PRId64 " < %" PRId64 ") %s[tc_s] = %s;", G, st, red,
+                        red_combine(c, op, at, simt_fmt(c, "%s[tc_s]", red),
+                                    simt_fmt(c, "%s[tc_s + %" PRId64 "]", red, st)));
         tilec_simt_barrier(c);
     }
-    tilec_simt_emit(c, "if (tc_g == 0 && tc_o < %" PRId64 ") {", nout);
+    tilec_simt_emit(c, "for (int tc_o = tc_tid; tc_o < %" PRId64 "; tc_o += tc_nthreads) {", nout);
     c->ind++;
-    tilec_simt_emit(c, "tc_acc = %s[tc_tid];", red);
+    tilec_simt_emit(c, "%s tc_acc = %s[tc_o * %" PRId64 "];", act, red, G);
     if (!s->u.reduce.clear)
         tilec_simt_emit(c, "tc_acc = %s;",
                         red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, "tc_o"), dst->dtype, at),
@@ -583,6 +590,7 @@ static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64
     tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, "tc_o", store_conv(c, "tc_acc", at, dst->dtype)));
     close_block(c);
     close_block(c);
+    c->scratch_dirty = 1;
 }
 
 static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
@@ -610,7 +618,7 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     int issum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
     /* fewer outputs than threads: G threads per output and a tree */
     int64_t nout = outer * inner, G = 1;
-    if ((getenv("NOTREE") == NULL || atoi(getenv("NOTREE")) != s->u.reduce.op) && coop_for(c, dst) && nout < c->nthreads && R >= 4)
+    if (coop_for(c, dst) && nout < c->nthreads && R >= 4)
         while (G * 2 * nout <= c->nthreads && G * 2 <= R && G < 1024)
             G *= 2;
     if (G >= 2) {
@@ -1075,6 +1083,7 @@ static void gen_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         acc_stmts(s->u.loop.body, &body, 0);
         open_serial(c, s);
         note_acc(c, &body); /* loop-carried: the previous iteration ran the body */
+        c->scratch_dirty = 1;
         gen_stmts(c, s->u.loop.body);
         note_acc(c, &body);
         close_block(c);

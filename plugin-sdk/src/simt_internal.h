@@ -54,6 +54,7 @@ struct tilec_simt_ctx {
     uint32_t int_helpers;      /* bit t: integer helpers for dtype t */
     uint32_t nbarriers;
     uint32_t scratch;          /* bit t: tree-reduction scratch of dtype t */
+    int scratch_dirty;         /* the scratch may be read since the last barrier */
     /* Barrier state at block level: buffers (bit id % 64) read, written and
      * updated atomically since the last barrier. */
     uint64_t dirty_r, dirty_w, dirty_a;
