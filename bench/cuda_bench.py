@@ -93,8 +93,8 @@ def main():
         add(f"gemm fp16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "cuBLAS", err)
         del a, b
 
-    for (bt, h, s, d, causal) in ((4, 16, 4096, 64, False), (4, 16, 4096, 128, False),
-                                  (4, 16, 4096, 64, True)):
+    for (bt, h, s, d, causal, stages) in ((4, 16, 4096, 64, False, 1), (4, 16, 4096, 64, False, 2),
+                                          (4, 16, 4096, 128, False, 1), (4, 16, 4096, 64, True, 1)):
         q = torch.randn(bt, h, s, d, dtype=torch.float16, device="cuda")
         k = torch.randn_like(q)
         v = torch.randn_like(q)
@@ -102,9 +102,9 @@ def main():
             q, k, v, is_causal=causal))
         ms, err = t_tilec("examples/flash_attention.py",
                           dict(batch=bt, heads=h, seq_len=s, dim=d, causal=causal,
-                               block_M=64, block_N=64, threads=128))
+                               block_M=64, block_N=64, threads=128, num_stages=stages))
         flops = 4.0 * bt * h * s * s * d * (0.5 if causal else 1.0)
-        add(f"flash fp16 b{bt} h{h} s{s} d{d}{' causal' if causal else ''}", "TFLOP/s", flops,
+        add(f"flash fp16 b{bt} h{h} s{s} d{d}{' causal' if causal else ''} st{stages}", "TFLOP/s", flops,
             ms, ref, "SDPA", err)
         del q, k, v
 

@@ -523,9 +523,10 @@ typedef struct probe_msg {
  * forked from this one, so the runtime must start in the cases' processes,
  * never here.  (tilec_plugin_query, which the parent does call, must not
  * load anything: docs/plugin-abi.md §2.) */
-static int probe_device(conform_run_t *run, char **err)
+static int load_table(conform_run_t *run, const char *path, char **err);
+
+static int probe_device(conform_run_t *run, const char *path, char **err)
 {
-    const tilec_plugin_t *t = run->table;
     int fds[2];
     probe_msg_t m;
     memset(&m, 0, sizeof m);
@@ -543,7 +544,14 @@ static int probe_device(conform_run_t *run, char **err)
     }
     if (pid == 0) {
         uint32_t n = 0;
+        char *e = NULL;
         close(fds[0]);
+        if (load_table(run, path, &e) != 0) {
+            snprintf(m.why, sizeof m.why, "%s", e ? e : "out of memory");
+            ssize_t w = write(fds[1], &m, sizeof m);
+            _exit(w == (ssize_t)sizeof m ? 0 : 1);
+        }
+        const tilec_plugin_t *t = run->table;
         tilec_pstatus_t st = t->device_count(&n);
         if (st != TILEC_PS_OK || n == 0) {
             const char *why = t->last_error();
@@ -582,9 +590,9 @@ static int probe_device(conform_run_t *run, char **err)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (got != sizeof m) {
-        *err = WIFSIGNALED(status) ? xfmt("plugin '%s' crashed while probing its devices (signal %d)", t->name,
-                                          WTERMSIG(status))
-                                   : xfmt("plugin '%s': the device probe gave no answer", t->name);
+        *err = WIFSIGNALED(status) ? xfmt("%s: the plugin crashed while being queried or probing its devices "
+                                          "(signal %d, %s)", path, WTERMSIG(status), strsignal(WTERMSIG(status)))
+                                   : xfmt("%s: the plugin probe gave no answer", path);
         return -1;
     }
     if (!m.ok) {
@@ -598,14 +606,9 @@ static int probe_device(conform_run_t *run, char **err)
     return 0;
 }
 
-int conform_open_plugin(conform_run_t *run, const char *path, uint32_t device, char **err)
+/* dlopen, query (ABI 1.0 range) and check the table. */
+static int load_table(conform_run_t *run, const char *path, char **err)
 {
-    *err = NULL;
-    run->plugin_path = path;
-    if (conform_file_sha256(path, run->sha256) != 0) {
-        *err = xfmt("%s: cannot read the plugin file: %s", path, strerror(errno));
-        return -1;
-    }
     /* dlopen searches the library path for a bare name. */
     char *rel = strchr(path, '/') ? strdup(path) : xfmt("./%s", path);
     if (!rel) {
@@ -625,10 +628,12 @@ int conform_open_plugin(conform_run_t *run, const char *path, uint32_t device, c
         *err = xfmt("%s: does not export %s", path, TILEC_PLUGIN_QUERY_SYMBOL);
         return -1;
     }
-    tilec_plugin_host_t host = {sizeof host, TILEC_ABI_MAKE(1, 0), TILEC_ABI_MAKE(1, 0), 0, NULL, NULL,
-                                NULL};
+    /* Plugins may keep the host struct: it lives as long as the process. */
     static tilec_plugin_host_t keep;
-    keep = host;
+    memset(&keep, 0, sizeof keep);
+    keep.struct_size = sizeof keep;
+    keep.abi_min = TILEC_ABI_MAKE(1, 0);
+    keep.abi_max = TILEC_ABI_MAKE(1, 0);
     keep.cache_dir = secure_getenv("TILEC_CONFORM_CACHE_DIR");
     const tilec_plugin_t *t = NULL;
     uint32_t abi = 0;
@@ -647,8 +652,24 @@ int conform_open_plugin(conform_run_t *run, const char *path, uint32_t device, c
     }
     run->table = t;
     run->abi = abi;
+    return 0;
+}
+
+int conform_open_plugin(conform_run_t *run, const char *path, uint32_t device, char **err)
+{
+    *err = NULL;
+    run->plugin_path = path;
     run->device = device;
-    return probe_device(run, err);
+    if (conform_file_sha256(path, run->sha256) != 0) {
+        *err = xfmt("%s: cannot read the plugin file: %s", path, strerror(errno));
+        return -1;
+    }
+    /* First everything in a child (a plugin that crashes in its query or
+     * its device probe takes only the child down), then the table here. */
+    if (probe_device(run, path, err) != 0) {
+        return -1;
+    }
+    return load_table(run, path, err);
 }
 
 /* ---- one case, in the child ---------------------------------------------- */

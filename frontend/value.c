@@ -1332,6 +1332,12 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
             ast_expr_t *it = e->u.sub.items[i];
             int64_t c, dim;
             idx[i] = ex_index(ev, ev_eval(ev, it), it->loc);
+            if (tilec_ir_is_const_int(idx[i], &c) && c < 0) {
+                ev_fail(ev, it->loc, "index %lld is negative; buffer indices count from 0 (Python's "
+                        "from-the-end meaning does not apply)", (long long)c);
+            }
+            /* (a global tensor indexed past its end may be the corner of a
+             * boundary-safe T.copy, so only on-chip buffers are checked here) */
             if (b->scope != TILEC_SCOPE_GLOBAL && tilec_ir_is_const_int(idx[i], &c) &&
                 tilec_ir_is_const_int(b->shape[i], &dim) && (c < 0 || c >= dim)) {
                 ev_fail(ev, it->loc, "index %lld is out of range for dimension %d of '%s' (size %lld)",
@@ -1356,8 +1362,12 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
         for (i = 0; i < n; i++) {
             ast_expr_t *it = e->u.sub.items[i];
             if (it->kind != AST_SLICE) {
+                int64_t c;
                 rg->base[i] = ex_index(ev, ev_eval(ev, it), it->loc);
                 rg->ext[i] = 1;
+                if (tilec_ir_is_const_int(rg->base[i], &c) && c < 0)
+                    ev_fail(ev, it->loc, "index %lld is negative; buffer indices count from 0 (Python's "
+                            "from-the-end meaning does not apply)", (long long)c);
                 continue;
             }
             if (it->u.slice.step) {
@@ -1375,6 +1385,12 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
                 if (it->u.slice.hi) {
                     value_t *hv = ev_eval(ev, it->u.slice.hi);
                     if (hv->kind != V_NONE) hi = ex_index(ev, hv, it->loc);
+                }
+                {
+                    int64_t c;
+                    if ((tilec_ir_is_const_int(lo, &c) && c < 0) || (tilec_ir_is_const_int(hi, &c) && c < 0))
+                        ev_fail(ev, it->loc, "slice bound %lld of '%s' is negative; buffer slices count from 0 "
+                                "(Python's from-the-end meaning does not apply)", (long long)c, b->name);
                 }
                 if (!const_diff(hi, lo, &ext)) {
                     ev_fail(ev, it->loc, "the extent of this slice of '%s' is not a compile-time "

@@ -46,8 +46,6 @@ static void open_run(conform_run_t *run, const char *path)
     run->quiet = 1;
     setenv("TILEC_CACHE", "0", 1);
     cr_assert_eq(conform_open_plugin(run, path, 0, &err), 0, "open %s: %s", path, err ? err : "?");
-    tilec_context_create("cpu", &run->ctx);
-    cr_assert_not_null(run->ctx);
 }
 
 static char tmpdir[64];
@@ -578,4 +576,20 @@ Test(conform, abi_cases_catch_a_plugin_that_computes_nothing)
     cr_expect_eq(run.items[0].status, CONFORM_FAIL);
     cr_expect_not_null(strstr(run.items[0].message, "expected"), "%s", run.items[0].message);
     conform_run_free(&run);
+}
+
+Test(conform, a_plugin_crashing_in_its_query_does_not_take_the_runner_down)
+{
+    conform_run_t run;
+    char *err = NULL;
+    memset(&run, 0, sizeof run);
+    cr_expect_eq(conform_open_plugin(&run, plugin("tests/plugins/libtilec-broken_crashquery.so"), 0, &err), -1);
+    cr_assert_not_null(err);
+    cr_expect_not_null(strstr(err, "crashed"), "%s", err);
+    free(err);
+    err = NULL;
+    cr_expect_eq(conform_open_plugin(&run, plugin("tests/plugins/libtilec-broken_unavailable.so"), 0, &err), -1);
+    cr_assert_not_null(err);
+    cr_expect_not_null(strstr(err, "unavailable"), "%s", err);
+    free(err);
 }

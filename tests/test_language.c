@@ -653,6 +653,8 @@ Test(lang, dynamic_symbols)
         cr_expect_eq(I32(r, 2)[i], 5 * 2 + 37);
         for (j = 0; j < 5; j++) EXPECT_NEAR(F(r, 1)[i * 5 + j], pattern(0, i * 5 + j) + 5, "Y[%d,%d]", i, j);
     }
+    for (i = 0; i < 2; i++)
+        for (j = 0; j < 5; j++) EXPECT_NEAR(F(r, 3)[i * 5 + j], 2 * pattern(0, i * 5 + j), "Z[%d,%d]", i, j);
     run_free(&r);
 }
 
@@ -898,4 +900,125 @@ Test(lang, integer_literals_widen_or_wrap)
         cr_expect_eq(s[3], (uint8_t)(u - 1), "u - 1 wraps in uint8");
     }
     run_free(&r);
+}
+
+Test(lang, copy_corners_on_either_side)
+{
+    run_t r;
+    int i, j, N = 8;
+    run_file(&r, "tests/lang/copy_corners.py", NULL, 0, fill_pattern);
+    /* params: X(8,N) Y(4,N) Col(8,2) Z(2,N) */
+    for (j = 0; j < N; j++) {
+        EXPECT_NEAR(F(r, 1)[j], 0, "Y[0,%d] (cleared row of s)", j);
+        for (i = 1; i < 4; i++) EXPECT_NEAR(F(r, 1)[i * N + j], pattern(0, (i - 1) * N + j), "Y[%d,%d]", i, j);
+        for (i = 0; i < 2; i++) EXPECT_NEAR(F(r, 3)[i * N + j], pattern(0, (6 + i) * N + j), "Z[%d,%d]", i, j);
+    }
+    for (i = 0; i < 8; i++) {
+        EXPECT_NEAR(F(r, 2)[i * 2 + 1], pattern(0, i * N + 3), "Col[%d,1]", i);
+        EXPECT_NEAR(F(r, 2)[i * 2 + 0], pattern(2, i * 2), "Col[%d,0] untouched", i);
+    }
+    run_free(&r);
+}
+
+/* ---- more end-to-end results ------------------------------------------------- */
+
+Test(lang, parallel_extents_and_star)
+{
+    run_t r;
+    int64_t k;
+    run_file(&r, "tests/lang/parallel_star.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 3 * 4 * 5; k++) EXPECT_NEAR(F(r, 1)[k], pattern(0, k) + 10, "Y[%lld]", (long long)k);
+    for (k = 0; k < 12; k++) cr_expect_eq(I32(r, 2)[k], k * 10);
+    run_free(&r);
+}
+
+Test(lang, hints_change_nothing)
+{
+    run_t r;
+    int i, j;
+    run_file(&r, "tests/lang/hints.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 12; i++)
+        for (j = 0; j < 8; j++) EXPECT_NEAR(F(r, 1)[i * 8 + j], pattern(0, j * 12 + i), "Y[%d,%d]", i, j);
+    run_free(&r);
+}
+
+Test(lang, statements_misc)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/misc_stmts.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 9; i++) EXPECT_NEAR(F(r, 1)[i], pattern(0, i) + 1, "Y[%d]", i);
+    run_free(&r);
+}
+
+Test(lang, buffer_shape_and_dtype)
+{
+    run_t r;
+    int64_t k;
+    run_file(&r, "tests/lang/buffer_attrs.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 60; k++) EXPECT_NEAR(F(r, 1)[k], pattern(0, k) * 10, "Y[%lld]", (long long)k);
+    run_free(&r);
+}
+
+Test(lang, grid_from_star_and_extent)
+{
+    run_t r;
+    int y, x;
+    run_file(&r, "tests/lang/kernel_2d_star.py", NULL, 0, fill_pattern);
+    for (y = 0; y < 3; y++)
+        for (x = 0; x < 5; x++)
+            EXPECT_NEAR(F(r, 1)[y * 5 + x], pattern(0, y * 5 + x) * 2 + y, "Y[%d,%d]", y, x);
+    run_free(&r);
+}
+
+static void fill_f16_exact(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    int64_t k;
+    if (e == TILEC_ELEM_FLOAT16) {
+        /* -1, -0.5, 0, 0.5, 1 as float16 bits */
+        static const uint16_t h[5] = {0xBC00, 0xB800, 0x0000, 0x3800, 0x3C00};
+        for (k = 0; k < count; k++) ((uint16_t *)data)[k] = i == 0 ? h[k % 5] : 0x7E00 /* NaN: must be overwritten */;
+    } else {
+        fill_zero(i, data, count, e);
+    }
+}
+
+Test(lang, copies_between_all_scopes)
+{
+    run_t r;
+    int64_t k;
+    run_file(&r, "tests/lang/copy_scopes.py", NULL, 0, fill_f16_exact);
+    /* params: X Y Z W V (16 x 24) */
+    for (k = 0; k < 16 * 24; k++) {
+        uint16_t x = ((uint16_t *)r.ref[0])[k];
+        cr_expect_eq(((uint16_t *)r.ref[1])[k], x, "Y[%lld]", (long long)k);
+        cr_expect_eq(((uint16_t *)r.ref[3])[k], x, "W[%lld] (global -> global)", (long long)k);
+        cr_expect_eq(((uint16_t *)r.ref[4])[k], x, "V[%lld]", (long long)k);
+        cr_expect_eq(I32(r, 2)[k], (int32_t)(((k % 5) - 2) * 0.5 * 4), "Z[%lld]", (long long)k);
+    }
+    run_free(&r);
+}
+
+/* Compile-time `if` and macros leave no trace in the IR: only the chosen
+ * branch is compiled, and macro bodies are inlined. */
+Test(lang, compile_time_if_leaves_no_branch)
+{
+    tilec_context_t *ctx = NULL;
+    tilec_program_t *p = NULL;
+    tilec_define_kv_t defs[] = {{"mode", "1"}, {"act", "none"}};
+    const char *ir;
+    setenv("TILEC_CACHE", "0", 1);
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
+    cr_assert_eq(tilec_program_load_file(ctx, "tests/lang/ct_if.py", defs, 2, NULL, &p), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    ir = tilec_program_ir(p);
+    cr_assert(ir != NULL);
+    cr_expect(strstr(ir, " if ") == NULL && strstr(ir, "\tif ") == NULL && strstr(ir, "  if") == NULL,
+              "a compile-time if must not reach the IR:\n%s", ir);
+    cr_expect(strstr(ir, "max") == NULL, "act=none drops the relu branch:\n%s", ir);
+    tilec_program_free(p);
+    cr_assert_eq(tilec_program_load_file(ctx, "tests/lang/rt_if.py", NULL, 0, NULL, &p), TILEC_OK);
+    cr_expect(strstr(tilec_program_ir(p), "if ") != NULL, "a run-time if stays in the IR");
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
 }

@@ -315,6 +315,79 @@ Test(opencl_plugin, no_platform_is_unavailable)
     cr_assert_eq(q(&h, &abi, &P), TILEC_PS_UNSUPPORTED);
 }
 
+/* ---- programs through the CLI ------------------------------------------------------------ */
+
+/* Writes src to a temporary .py file, runs `tilec run FILE --check
+ * --backend opencl`, returns the exit status and the output in out. */
+static int run_program(const char *src, char *out, size_t outlen)
+{
+    char path[] = "/tmp/tilec-ocl-prog-XXXXXX.py";
+    int fd = mkstemps(path, 3);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, src, strlen(src)), (ssize_t)strlen(src));
+    close(fd);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "TILEC_CACHE=0 '%s/tilec' run '%s' --check --backend opencl 2>&1", build_dir(), path);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t len = fread(out, 1, outlen - 1, p);
+    out[len] = '\0';
+    int st = pclose(p);
+    unlink(path);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(opencl_programs, atomics_every_width)
+{
+    if (load_plugin(NULL))
+        return;
+    /* contention from 3 blocks x 64 threads on 4 elements: 16-bit floats
+     * and int8 by a CAS on the enclosing word, float64/int64 by 64-bit CAS
+     * or atom_add, float32 min by CAS; sums chosen to be exact */
+    const char *src =
+        "import tilelang\nimport tilelang.language as T\n\n"
+        "@T.prim_func\n"
+        "def main(H: T.Tensor((4,), \"float16\"), G: T.Tensor((4,), \"bfloat16\"),\n"
+        "         D: T.Tensor((4,), \"float64\"), L: T.Tensor((4,), \"int64\"), C: T.Tensor((4,), \"int8\"),\n"
+        "         F: T.Tensor((4,), \"float32\"), M: T.Tensor((4,), \"int64\"), X: T.Tensor((64,), \"float32\")):\n"
+        "    with T.Kernel(3, threads=64) as bx:\n"
+        "        for i in T.Parallel(64):\n"
+        "            T.atomic_add(H[i % 4], T.cast(0.25, \"float16\"))\n"
+        "            T.atomic_add(G[i % 4], T.cast(0.5, \"bfloat16\"))\n"
+        "            T.atomic_add(D[i % 4], T.cast(i, \"float64\"))\n"
+        "            T.atomic_add(L[i % 4], T.cast(i, \"int64\"))\n"
+        "            T.atomic_max(C[i % 4], T.cast(i, \"int8\"))\n"
+        "            T.atomic_min(F[i % 4], X[i])\n"
+        "            T.atomic_max(M[i % 4], T.cast(i * 1000, \"int64\"))\n";
+    char out[8192];
+    int rc = run_program(src, out, sizeof out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "PASS"), "%s", out);
+}
+
+Test(opencl_programs, print_and_block_level_side_effects)
+{
+    if (load_plugin(NULL))
+        return;
+    /* block-level stores/atomics/prints run once per block (thread 0) */
+    const char *src =
+        "import tilelang\nimport tilelang.language as T\n\n"
+        "@T.prim_func\n"
+        "def main(A: T.Tensor((4,), \"float32\"), B: T.Tensor((4,), \"int32\")):\n"
+        "    with T.Kernel(2, threads=32) as bx:\n"
+        "        s = T.alloc_shared((4,), \"float32\")\n"
+        "        T.copy(A, s)\n"
+        "        T.print(s, msg=\"tile\")\n"
+        "        T.atomic_add(B[0], 5)\n"
+        "        B[1] = B[1] + 0\n"
+        "        T.atomic_max(A[1], 100.0)\n";
+    char out[8192];
+    int rc = run_program(src, out, sizeof out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "PASS"), "%s", out);
+    cr_assert(strstr(out, "tile: ["), "%s", out);
+}
+
 /* ---- every example through the CLI ------------------------------------------------- */
 
 typedef struct ex_case {

@@ -429,3 +429,76 @@ Test(simt, launch_eval)
     cr_assert_eq(tilec_simt_param_bytes(k, 0, syms, 1, &bytes), -1);
     gen_free(&g);
 }
+
+static const char *ROWS =
+    "tileir 1.0\n"
+    "kernel rows {\n"
+    "  var bx int32 block\n"
+    "  param X global float32 [4, 256]\n  param Y global float32 [4] out\n  param Z global float32 [4] out\n"
+    "  alloc T fragment float32 [4, 256]\n  alloc S fragment float32 [4]\n  alloc M fragment float32 [4]\n"
+    "  grid [bx = 1]\n  threads 128 1 1\n"
+    "  body {\n"
+    "    copy X[0 +: 4, 0 +: 256] -> T[0 +: 4, 0 +: 256]\n"
+    "    reduce sum T -> S dim=1 clear=1\n"
+    "    reduce max T -> M dim=1 clear=0\n"
+    "    copy S[0 +: 4] -> Y[0 +: 4]\n"
+    "    copy M[0 +: 4] -> Z[0 +: 4]\n"
+    "  }\n}\n";
+
+Test(simt, tree_reduction)
+{
+    gen_t g;
+    gen(&g, ROWS);
+    const char *s = g.r.source;
+    /* 4 outputs, 128 threads: 32 threads per output, 5 tree levels */
+    long r1 = find(s, "/* reduce sum T -> S (32 threads per element) */", 0);
+    long r2 = find(s, "/* reduce max T -> M (32 threads per element) */", 0);
+    cr_assert(r1 > 0 && r2 > r1, "%s", s);
+    cr_assert(strstr(s, "__shared__ float tc_red_float32[128]"), "%s", s);
+    cr_assert_eq(g.r.shared_bytes, 4096 + 16 + 16 + 512);
+    int levels = 0;
+    for (long p = r1; (p = find(s, "if (tc_s % 32 < ", p)) > 0 && p < r2; p++)
+        levels++;
+    cr_assert_eq(levels, 5);
+    cr_assert(strstr(s, "if (tc_s % 32 < 1)"));
+    cr_assert(strstr(s, "if (tc_s % 32 < 16)"));
+    /* the second tree waits until the first one's results are read */
+    long b = find(s, "__syncthreads();", r2);
+    long w = find(s, "tc_red_float32[tc_s] = tc_acc;", r2);
+    cr_assert(b > r2 && b < w, "%s", s);
+    /* clear=0 combines with the old value */
+    cr_assert(find(s, "tc_maxf(b5[tc_o], tc_acc)", r2) > r2, "%s", s);
+    gen_free(&g);
+}
+
+Test(simt, dynamic_shared_memory)
+{
+    tilec_simt_dialect_t d;
+    dialect(&d);
+    d.shared_ptr_qual = "";
+    d.shared_dynamic_decl = "extern __shared__ __align__(16) unsigned char $n[];";
+    gen_t g;
+    gen_with(&g, ROWS, &d);
+    cr_assert_eq(g.rc, 0, "%s", g.err);
+    const char *s = g.r.source;
+    long decl = find(s, "extern __shared__ __align__(16) unsigned char tc_smem[];", 0);
+    long b3 = find(s, "float *const b3 = (float *)(tc_smem + 0);", 0);
+    long b4 = find(s, "float *const b4 = (float *)(tc_smem + 4096);", 0);
+    long b5 = find(s, "float *const b5 = (float *)(tc_smem + 4112);", 0);
+    long red = find(s, "float *const tc_red_float32 = (float *)(tc_smem + 4128);", 0);
+    cr_assert(decl > 0 && decl < b3 && b3 < b4 && b4 < b5 && b5 < red, "%s", s);
+    cr_assert_eq(g.r.shared_bytes, 4128 + 512);
+    cr_assert_null(strstr(s, "__shared__ float"), "%s", s);
+    gen_free(&g);
+
+    /* atomics on block-wide memory cast through shared_ptr_qual */
+    static const char *AT =
+        "tileir 1.0\nkernel at {\n  var bx int32 block\n  var i int32 loop\n  param X global float32 [1]\n"
+        "  alloc S shared float32 [1]\n  grid [bx = 1]\n  threads 32 1 1\n  body {\n"
+        "    for i in parallel(32) {\n      atomic add S[0], 1.0\n    }\n"
+        "    copy S[0 +: 1] -> X[0 +: 1]\n  }\n}\n";
+    gen_with(&g, AT, &d);
+    cr_assert_eq(g.rc, 0, "%s", g.err);
+    cr_assert(strstr(g.r.source, "volatile  unsigned int *tc_p = (volatile  unsigned int *)(&b1["), "%s", g.r.source);
+    gen_free(&g);
+}

@@ -1300,12 +1300,14 @@ static void emit_reduce(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
     int is_sum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
     int is_abs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
     int is_max = op == TILEC_RED_MAX || op == TILEC_RED_ABSMAX;
-    /* rows along the last dimension with threads to spare: G threads per
-     * row (a power of two <= 32, inside one warp), combined by shuffles */
+    /* rows along the last dimension: G threads per row (a power of two up
+     * to a whole warp, so that a warp reads consecutive words of a row and
+     * hits distinct banks), combined by shuffles; the warps take the rows
+     * in turn */
     int G = 1;
     if (w->coop && inner == 1 && g->nthreads % 32 == 0 &&
         (is_flt(t) || is_sum)) {
-        while (G < 32 && outer * G * 2 <= g->nthreads && G * 2 <= R)
+        while (G < 32 && G * 2 <= R)
             G *= 2;
     }
     if (G >= 2) {
@@ -1914,8 +1916,6 @@ static void emit_regonly_copy(cg_t *g, const tilec_ir_stmt_t *s, const mma_plan_
 /* s overwrites all of b without reading it */
 static int full_overwrite(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
 {
-    tilec_ir_stmt_t one = *s;
-    one.next = NULL;
     switch (s->kind) {
     case TILEC_ST_COPY:
         return s->u.copy.dst.buf == b && whole_region(&s->u.copy.dst) &&

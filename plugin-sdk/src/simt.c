@@ -17,7 +17,9 @@
  *  - tile operations (COPY, FILL, GEMM, REDUCE, CUMSUM) are loops over their
  *    output elements spread over the threads, except when the output is a
  *    per-thread buffer (then every thread computes all of it) or when they
- *    appear inside per-thread code (then they are plain loops);
+ *    appear inside per-thread code (then they are plain loops); GEMM gives
+ *    each thread register micro-tiles of C, REDUCE with fewer outputs than
+ *    threads shares each output among several threads and a tree;
  *  - barriers: the kit tracks, per buffer, which block-wide and global
  *    buffers were read and written since the last barrier at block level,
  *    and puts a barrier before a statement that reads what another
@@ -285,6 +287,21 @@ static const char *inside_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, c
     return r ? r : "1";
 }
 
+/* Declares tc_in<t>: region t of r lies wholly inside its buffer (then the
+ * per-element guards are skipped); returns the name. */
+static const char *region_inside(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t)
+{
+    const char *cond = NULL;
+    for (int d = 0; d < r->buf->ndim; d++) {
+        const char *x = simt_fmt(c, "tc_r%d_%d >= 0 && tc_r%d_%d + %" PRId64 " <= %s", t, d, t, d, r->extent[d],
+                                 tilec_simt_dim(c, r->buf, d));
+        cond = cond ? simt_fmt(c, "%s && %s", cond, x) : x;
+    }
+    const char *nm = simt_fmt(c, "tc_in%d", t);
+    tilec_simt_emit(c, "const int %s = %s;", nm, cond ? cond : "1");
+    return nm;
+}
+
 /* ---- tile operations -------------------------------------------------------------------- */
 
 /* Declares the bases of region r (names tc_r<t>_<d>) and returns t. */
@@ -356,6 +373,8 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         tilec_simt_fail(c, "copy: regions have %" PRId64 " and %" PRId64 " elements", ns, nd);
         return;
     }
+    const char *ins = rs->buf->scope == TILEC_SCOPE_GLOBAL ? region_inside(c, rs, ts) : NULL;
+    const char *ind = rd->buf->scope == TILEC_SCOPE_GLOBAL ? region_inside(c, rd, td) : NULL;
     const char *e = open_elem_loop(c, nd, coop_for(c, rd->buf));
     const char *is[TILEC_IR_MAX_DIMS], *id[TILEC_IR_MAX_DIMS];
     region_idx(c, rs, ts, e, is);
@@ -363,14 +382,14 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     const char *ct = tilec_simt_ctype(c, rs->buf->dtype);
     const char *ld = tilec_simt_load(c, rs->buf, offset_str(c, rs->buf, is));
     if (rs->buf->scope == TILEC_SCOPE_GLOBAL)
-        tilec_simt_emit(c, "const %s tc_v = (%s) ? %s : %s;", ct, inside_str(c, rs->buf, is), ld,
+        tilec_simt_emit(c, "const %s tc_v = (%s || (%s)) ? %s : %s;", ct, ins, inside_str(c, rs->buf, is), ld,
                         simt_zero(c, rs->buf->dtype));
     else
         tilec_simt_emit(c, "const %s tc_v = %s;", ct, ld);
     const char *st = tilec_simt_store(c, rd->buf, offset_str(c, rd->buf, id),
                                       store_conv(c, "tc_v", rs->buf->dtype, rd->buf->dtype));
     if (rd->buf->scope == TILEC_SCOPE_GLOBAL)
-        tilec_simt_emit(c, "if (%s) %s", inside_str(c, rd->buf, id), st);
+        tilec_simt_emit(c, "if (%s || (%s)) %s", ind, inside_str(c, rd->buf, id), st);
     else
         tilec_simt_emit(c, "%s", st);
     close_block(c);
@@ -391,12 +410,13 @@ static void gen_fill(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     tilec_dtype_t t = rd->buf->dtype;
     tilec_simt_emit(c, "const %s tc_v = %s;", tilec_simt_ctype(c, t),
                     tilec_simt_convert(c, tilec_simt_expr(c, s->u.fill.value), s->u.fill.value->dtype, t));
+    const char *ind = rd->buf->scope == TILEC_SCOPE_GLOBAL ? region_inside(c, rd, td) : NULL;
     const char *e = open_elem_loop(c, nd, coop_for(c, rd->buf));
     const char *id[TILEC_IR_MAX_DIMS];
     region_idx(c, rd, td, e, id);
     const char *st = tilec_simt_store(c, rd->buf, offset_str(c, rd->buf, id), "tc_v");
     if (rd->buf->scope == TILEC_SCOPE_GLOBAL)
-        tilec_simt_emit(c, "if (%s) %s", inside_str(c, rd->buf, id), st);
+        tilec_simt_emit(c, "if (%s || (%s)) %s", ind, inside_str(c, rd->buf, id), st);
     else
         tilec_simt_emit(c, "%s", st);
     close_block(c);
@@ -731,7 +751,7 @@ static void gen_atomic(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     size_t sz = tilec_dtype_size(t);
     if (sz == 8)
         c->uses |= TILEC_SIMT_USES_ATOMIC_64;
-    const char *aq = b->scope == TILEC_SCOPE_GLOBAL ? c->dl.global_qual : c->dl.shared_qual;
+    const char *aq = b->scope == TILEC_SCOPE_GLOBAL ? c->dl.global_qual : c->dl.shared_ptr_qual;
     const char *nm = tilec_simt_buf_name(c, b);
     const char *native = c->dl.atomic[t][op];
     if (native) {
@@ -1159,6 +1179,7 @@ static int load_dialect(tilec_simt_ctx_t *c, const tilec_simt_dialect_t *d)
     x->restrict_kw = or_default(x->restrict_kw, "");
     x->kernel_name = or_default(x->kernel_name, "tilec_kernel");
     x->printf_i64 = or_default(x->printf_i64, "%lld");
+    x->shared_ptr_qual = or_default(x->shared_ptr_qual, x->shared_qual);
     if (!x->shared_align)
         x->shared_align = 16;
     for (int t = 0; t < TILEC_DTYPE_COUNT; t++) {
@@ -1239,6 +1260,10 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
     /* head: thread index, block and symbol variables, buffers, lets */
     c->o = &head;
     c->ind = 1;
+    if (c->dl.shared_dynamic_decl) {
+        const char *keys[] = {"n"}, *vals[] = {"tc_smem"};
+        tilec_simt_emit(c, "%s", simt_subst(c, c->dl.shared_dynamic_decl, 1, keys, vals));
+    }
     if (k->threads[1] == 1 && k->threads[2] == 1)
         tilec_simt_emit(c, "const int tc_tid = (int)(%s);", c->dl.thread_idx[0]);
     else
@@ -1279,9 +1304,15 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         } else {
             uint64_t bytes = (uint64_t)n * tilec_dtype_size(b->dtype);
             bytes = (bytes + c->dl.shared_align - 1) / c->dl.shared_align * c->dl.shared_align;
+            if (c->dl.shared_dynamic_decl)
+                tilec_simt_emit(c, "%s%s%s *const b%d = (%s%s%s *)(tc_smem + %" PRIu64 "); /* %s %s */",
+                                c->dl.shared_ptr_qual, *c->dl.shared_ptr_qual ? " " : "", st, i, c->dl.shared_ptr_qual,
+                                *c->dl.shared_ptr_qual ? " " : "", st, shared, tilec_scope_name(b->scope),
+                                b->name ? b->name : "");
+            else
+                tilec_simt_emit(c, "%s %s b%d[%" PRId64 "] __attribute__((aligned(%u))); /* %s %s */", c->dl.shared_qual,
+                                st, i, n, c->dl.shared_align, tilec_scope_name(b->scope), b->name ? b->name : "");
             shared += bytes;
-            tilec_simt_emit(c, "%s %s b%d[%" PRId64 "] __attribute__((aligned(%u))); /* %s %s */", c->dl.shared_qual, st,
-                            i, n, c->dl.shared_align, tilec_scope_name(b->scope), b->name ? b->name : "");
         }
     }
     /* on-chip buffers start zeroed in every block, as in the reference
@@ -1315,11 +1346,16 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         if (!(c->scratch & (1u << t)))
             continue;
         uint64_t bytes = (uint64_t)nt * tilec_dtype_size((tilec_dtype_t)t);
+        const char *ct = tilec_simt_ctype(c, (tilec_dtype_t)t), *pq = c->dl.shared_ptr_qual;
+        if (c->dl.shared_dynamic_decl)
+            tilec_simt_emit(c, "%s%s%s *const tc_red_%s = (%s%s%s *)(tc_smem + %" PRIu64 "); /* reduction scratch */", pq,
+                            *pq ? " " : "", ct, tilec_dtype_name((tilec_dtype_t)t), pq, *pq ? " " : "", ct, shared);
+        else
+            tilec_simt_emit(c, "%s %s tc_red_%s[%u] __attribute__((aligned(%u))); /* reduction scratch */",
+                            c->dl.shared_qual, ct, tilec_dtype_name((tilec_dtype_t)t), nt, c->dl.shared_align);
         shared += (bytes + c->dl.shared_align - 1) / c->dl.shared_align * c->dl.shared_align;
-        tilec_simt_emit(c, "%s %s tc_red_%s[%u] __attribute__((aligned(%u))); /* reduction scratch */",
-                        c->dl.shared_qual, tilec_simt_ctype(c, (tilec_dtype_t)t), tilec_dtype_name((tilec_dtype_t)t), nt,
-                        c->dl.shared_align);
     }
+
 
     /* prelude: hook, extra text, helpers */
     c->o = &pre;

@@ -4,9 +4,9 @@
  * Types, literals, conversions and tile IR expressions rendered as C-family
  * text in the dialect the backend describes (tilec/simt.h), plus the helper
  * functions the generated code calls (integer floor division and friends,
- * software float16/bfloat16 conversions, NaN-propagating-free min/max with
- * the reference interpreter's semantics), emitted into the prelude only
- * when used.  Value representation follows the CPU backend: integers and
+ * software float16/bfloat16 conversions, min/max/fmod/sigmoid with the
+ * reference interpreter's semantics), emitted into the prelude only when
+ * used.  Value representation follows the CPU backend: integers and
  * float32/float64 are their own types; float16 and bfloat16 are computed in
  * float and rounded to their format on every cast and store; bool is
  * stored as an 8-bit integer and computed as int.  Index arithmetic of

@@ -2,7 +2,8 @@
 `import tilelang` twice, docstrings in factory, kernel and macro, comments
 everywhere, `pass`, compile-time `assert` (with and without a message)
 in the factory and the kernel, `return` from a macro without a value and
-from a plain compile-time helper.  Y = X + 1."""
+from a plain compile-time helper, a bare `return` in the kernel body.
+Y = X + 1."""
 # tilec-test:
 import tilelang
 import tilelang as tl  # an alias of tilelang
@@ -46,5 +47,7 @@ def misc(N=9, dtype="float32"):
             maybe_add(t, N, True)
             # comment between statements
             T.copy(t, Y)
+            return  # a bare return ends the kernel body; nothing after it is compiled
+            T.fill(Y, 0)
 
     return main

@@ -164,6 +164,17 @@ typedef struct tilec_simt_dialect {
     /* printf conversion for a value of type type_name[TILEC_INT64]:
      * "%ld" (OpenCL long), NULL "%lld". */
     const char *printf_i64;
+    /* Address-space qualifier in pointer types to block-wide memory (the
+     * casts of atomics, the pointers below): NULL means shared_qual
+     * (OpenCL "__local"); CUDA/HIP set "" (generic pointers). */
+    const char *shared_ptr_qual;
+    /* NULL: block-wide buffers are static arrays.  Otherwise a template
+     * declaring one dynamically sized block-wide byte array named $n, e.g.
+     * "extern __shared__ __align__(16) unsigned char $n[];" (CUDA, for more
+     * than 48 KiB with cuFuncSetAttribute); every block-wide buffer is then
+     * a pointer into it at a shared_align-aligned offset, and
+     * tilec_simt_result_t.shared_bytes is the size to launch with. */
+    const char *shared_dynamic_decl;
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */
