@@ -130,6 +130,12 @@ conform: all $(BROKEN) $(TEMPLATE_SO)
 run: all
 	TILEC_BACKEND=cpu $(O)/tilec run examples/gemm.py --check
 
+# The CUDA backend on a machine with an NVIDIA GPU (the device tool's H200):
+# every example and conformance case with --check, tilec conform,
+# compute-sanitizer memcheck/racecheck, and with BENCH=1 bench/cuda_bench.py.
+test-cuda:
+	O=$(O) sh tests/gpu/run_cuda.sh
+
 # Benchmarks beside the reference libraries (OpenBLAS on the CPU).
 bench: all $(O)/bench/cpu_gemm
 	sh bench/run_cpu.sh $(O)
@@ -153,5 +159,5 @@ install: all
 clean:
 	rm -rf $(O) build-clang
 
-.PHONY: all test run bench clang install clean
+.PHONY: all test run bench clang install clean test-cuda
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

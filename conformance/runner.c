@@ -936,9 +936,15 @@ static void collect(conform_run_t *run, slot_t *s, int status, int timed_out)
 
 static void progress(const conform_run_t *run, int done, const slot_t *slots, int jobs)
 {
-    if (!run->progress) {
+    /* Redraw when a result came in, else at most 4 times a second. */
+    static int last_done = -1;
+    static double last_t;
+    double t = now_s();
+    if (!run->progress || (done == last_done && t - last_t < 0.25)) {
         return;
     }
+    last_done = done;
+    last_t = t;
     const char *cur = "";
     for (int j = 0; j < jobs; j++) {
         if (slots[j].pid > 0) {

@@ -6,6 +6,7 @@
  *   tilec compile FILE [-D ...] [--entry NAME] [--backend NAME]
  *             --emit ir|source|binary [--arch ARCH] [-o OUT]
  *   tilec devices [--json]
+ *   tilec conform ...            (conformance/main.c, conformance/README.md)
  *
  * Everything goes through the public API (tilec/tilec.h); this file only
  * parses arguments, makes inputs, compares results and prints.  Exit

@@ -288,13 +288,23 @@ static int run_cmd(char *const argv[], const char *errfile)
 
 /* Compiles src into a shared object; the bytes in *bin.  A private temporary
  * directory holds the files. */
+/* The temporary directory: $TMPDIR, else /tmp (secure_getenv: a setuid
+ * host must not be steered by its caller). */
+static const char *tmp_root(void)
+{
+    const char *t = secure_getenv("TMPDIR");
+    return t && *t && strlen(t) < 512 ? t : "/tmp";
+}
+
 static tilec_pstatus_t cc_build(const char *src, size_t len, void **bin, size_t *binlen)
 {
-    char dir[] = "/tmp/tilec-template-XXXXXX";
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/tilec-template-XXXXXX", tmp_root());
     if (!mkdtemp(dir)) {
-        return ERR(TILEC_PS_COMPILE_ERROR, "cannot create a temporary directory: %s", strerror(errno));
+        return ERR(TILEC_PS_COMPILE_ERROR, "cannot create a temporary directory in %s: %s", tmp_root(),
+                   strerror(errno));
     }
-    char cfile[64], sofile[64], errfile[64];
+    char cfile[640], sofile[640], errfile[640];
     snprintf(cfile, sizeof cfile, "%s/k.c", dir);
     snprintf(sofile, sizeof sofile, "%s/k.so", dir);
     snprintf(errfile, sizeof errfile, "%s/cc.log", dir);
@@ -338,7 +348,8 @@ static tilec_pstatus_t cc_build(const char *src, size_t len, void **bin, size_t 
  * path); unlinked right after. */
 static tilec_pstatus_t load_so(tilec_pmodule_t *m)
 {
-    char path[] = "/tmp/tilec-template-so-XXXXXX";
+    char path[600];
+    snprintf(path, sizeof path, "%s/tilec-template-so-XXXXXX", tmp_root());
     int fd = mkstemp(path);
     if (fd < 0) {
         return ERR(TILEC_PS_COMPILE_ERROR, "mkstemp: %s", strerror(errno));

@@ -16,28 +16,29 @@
 # run: PASS/FAIL/ERROR, file, parameters), sanitizer.txt, bench.txt, and a
 # summary on stdout.  Exit status 0 only when every run passed.
 set -u
-OUT=${OUT:-build/gpu-results}
+B=${O:-build}
+OUT=${OUT:-$B/gpu-results}
 mkdir -p "$OUT"
 JOBS=${JOBS:-8}
 export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-/tmp/tilec-cuda-cache}
 : > "$OUT/results.txt"
 
-if ! make -j"$JOBS" WERROR= build/tilec build/libtilec-cuda.so > "$OUT/build.log" 2>&1; then
+if ! make -j"$JOBS" WERROR= O="$B" "$B/tilec" "$B/libtilec-cuda.so" > "$OUT/build.log" 2>&1; then
     # a tree mid-edit may not build: fall back to binaries carried in .gpu-bin
     if [ -x .gpu-bin/tilec ]; then
         echo "build failed; using the carried binaries in .gpu-bin"; tail -5 "$OUT/build.log"
-        mkdir -p build && cp -a .gpu-bin/. build/
+        mkdir -p "$B" && cp -a .gpu-bin/. "$B/"
     else
         echo "build failed"; tail -30 "$OUT/build.log"; exit 2
     fi
 fi
-build/tilec devices 2>&1 | tee "$OUT/devices.txt"
+"$B/tilec" devices 2>&1 | tee "$OUT/devices.txt"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv 2>/dev/null | tee -a "$OUT/devices.txt"
 
 pass=0; fail=0
 run_one() { # FILE ARGS...
     f=$1; shift
-    res=$(timeout 120 build/tilec run "$f" "$@" --check --backend cuda 2>&1)
+    res=$(timeout 120 "$B/tilec" run "$f" "$@" --check --backend cuda 2>&1)
     rc=$?
     line=$(printf '%s\n' "$res" | grep -E 'PASS|FAIL' | tail -1)
     if [ $rc -eq 0 ]; then pass=$((pass+1)); st=PASS; else fail=$((fail+1)); st="FAIL(rc=$rc)"; fi
@@ -62,13 +63,13 @@ echo "== runs: $pass passed, $fail failed"
 grep -v '^PASS' "$OUT/results.txt" | head -40
 
 if [ "${CONFORM:-1}" = 1 ]; then
-    timeout 120 build/tilec conform --backend cuda --json "$OUT/conform.json" \
+    timeout 120 "$B/tilec" conform --backend cuda --json "$OUT/conform.json" \
         > "$OUT/conform.txt" 2>&1
     echo "== conform: rc=$? $(tail -3 "$OUT/conform.txt" | tr '\n' ' ')"
 fi
 
 if [ "${BENCH:-0}" = 1 ]; then
-    PYTHONUNBUFFERED=1 timeout 300 python3 bench/cuda_bench.py 2>&1 | tee "$OUT/bench.txt"
+    TILEC="$B/tilec" PYTHONUNBUFFERED=1 timeout 300 python3 bench/cuda_bench.py 2>&1 | tee "$OUT/bench.txt"
 fi
 
 if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null 2>&1; then
@@ -80,7 +81,7 @@ if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null 2>&1; the
         for tool in memcheck racecheck; do
             # shellcheck disable=SC2086
             r=$(TILEC_CACHE=0 timeout 60 compute-sanitizer --tool $tool --error-exitcode 99 \
-                build/tilec run $spec --check --backend cuda 2>&1)
+                "$B/tilec" run $spec --check --backend cuda 2>&1)
             rc=$?
             s=$(printf '%s\n' "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL' | tr '\n' ' ')
             echo "$tool rc=$rc $spec :: $s" | tee -a "$OUT/sanitizer.txt"

@@ -145,7 +145,12 @@ typedef struct tilec_plugin {
     tilec_pstatus_t (*device_open)(uint32_t index, tilec_pdevice_t **out);
     void (*device_close)(tilec_pdevice_t *dev);
 
-    /* Compile serialized tile IR (ir, ir_len bytes of "tileir" text). */
+    /* Compile serialized tile IR (ir, ir_len bytes of "tileir" text).
+     * dev may be NULL when opts->arch names a target ("compile without a
+     * device", docs/plugin-abi.md): the host does so only for a plugin
+     * that is unavailable (e.g. no driver) when the user asked for an
+     * explicit target; a plugin that cannot compile without its device
+     * returns TILEC_PS_INVALID_ARGUMENT or TILEC_PS_UNAVAILABLE. */
     tilec_pstatus_t (*compile)(tilec_pdevice_t *dev, const char *ir, size_t ir_len,
                                const tilec_pcompile_options_t *opts, tilec_pmodule_t **out);
     /* Generated source or binary of a compiled module; the data is owned by
