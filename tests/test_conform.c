@@ -14,6 +14,7 @@
  */
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,31 @@ static const char *write_case(const char *name, const char *text)
     fclose(f);
     return path;
 }
+
+/* Each test runs in its own process with its own temporary directory;
+ * remove it afterwards. */
+static void remove_tmpdir(void)
+{
+    if (!tmpdir[0]) {
+        return;
+    }
+    DIR *d = opendir(tmpdir);
+    struct dirent *de;
+    char path[PATH_MAX];
+    while (d && (de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", tmpdir, de->d_name);
+            unlink(path);
+        }
+    }
+    if (d) {
+        closedir(d);
+    }
+    rmdir(tmpdir);
+    tmpdir[0] = '\0';
+}
+
+TestSuite(conform, .fini = remove_tmpdir);
 
 static const char case_f32[] =
     "# conform: tol=fp32\n"

@@ -656,9 +656,7 @@ static void region_index(cg_t *g, const tilec_ir_region_t *r, int d, int hb, int
 static void hoist_bases(cg_t *g, const tilec_ir_region_t *r, int hb)
 {
     for (int d = 0; d < r->buf->ndim; d++) {
-        line(g, "const tl_i64 tl_%d_%d = (tl_i64)(", hb, d);
-        g->o->len--; /* drop the newline that line() wrote */
-        g->o->s[g->o->len] = '\0';
+        out(g, "%*sconst tl_i64 tl_%d_%d = (tl_i64)(", 2 * (g->ind + 1), "", hb, d);
         emit_expr(g, r->base[d]);
         out(g, ");\n");
     }
@@ -780,20 +778,16 @@ static void emit_copy(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
         region_offset(g, src, hs, ib);
         out(g, "]");
     } else {
-        /* convert through the compute types, rounding once */
-        store_open(g, dt);
-        if (is_f16ish(dt) && !is_f16ish(st) && st != TILEC_FLOAT32 && !(tilec_dtype_is_int(st) && tilec_dtype_size(st) <= 2) && st != TILEC_BOOL) {
-            /* float64 or wide ints: one rounding from double */
-            g->o->len -= 7; /* undo "tl_f2h(" / "tl_f2b(" */
-            g->o->s[g->o->len] = '\0';
+        /* convert through the compute types, rounding once: float64 and
+         * wide integers go to a 16-bit float straight from double, bool
+         * is x != 0, the rest through the dst's store conversion */
+        if (is_f16ish(dt) && !is_f16ish(st) && st != TILEC_FLOAT32 &&
+            !(tilec_dtype_is_int(st) && tilec_dtype_size(st) <= 2) && st != TILEC_BOOL)
             out(g, "%s((double)", dt == TILEC_FLOAT16 ? "tl_d2h(" : "tl_d2b(");
-        } else if (dt == TILEC_BOOL) {
-            g->o->len -= strlen("(tl_u8)(");
-            g->o->s[g->o->len] = '\0';
+        else if (dt == TILEC_BOOL)
             out(g, "(tl_u8)(0 != ");
-        } else if (!is_flt(dt) && is_f16ish(st)) {
-            /* float16 -> int truncates */
-        }
+        else
+            store_open(g, dt);
         emit_load_conv_open(g, st);
         out(g, "b%d[", src->buf->id);
         region_offset(g, src, hs, ib);

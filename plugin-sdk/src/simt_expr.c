@@ -314,6 +314,18 @@ const char *tilec_simt_convert(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t
     }
 }
 
+/* The pointer a FUNCS-mode half_load/half_store gets: a global tensor is
+ * already a half pointer; an on-chip buffer holds 16-bit patterns and is
+ * reinterpreted (pointers to half are legal without cl_khr_fp16), so the
+ * device's conversion instructions are used there too. */
+static const char *half_ptr(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const tilec_simt_half_t *h)
+{
+    if (b->scope == TILEC_SCOPE_GLOBAL)
+        return simt_fmt(c, "b%d", b->id);
+    const char *q = simt_is_private(b) ? c->dl.private_qual : c->dl.shared_ptr_qual;
+    return simt_fmt(c, "((%s%s%s *)b%d)", q, *q ? " " : "", h->half_type, b->id);
+}
+
 const char *tilec_simt_load(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off)
 {
     const char *nm = simt_fmt(c, "b%d", b->id);
@@ -324,8 +336,8 @@ const char *tilec_simt_load(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, con
         if (h->mode == TILEC_SIMT_HALF_NATIVE)
             return h->half_to_float ? simt_fmt(c, "%s(%s[%s])", h->half_to_float, nm, off)
                                     : simt_fmt(c, "((%s)%s[%s])", c->dl.type_name[TILEC_FLOAT32], nm, off);
-        if (h->mode == TILEC_SIMT_HALF_FUNCS && b->scope == TILEC_SCOPE_GLOBAL) {
-            const char *keys[] = {"p", "o"}, *vals[] = {nm, off};
+        if (h->mode == TILEC_SIMT_HALF_FUNCS) {
+            const char *keys[] = {"p", "o"}, *vals[] = {half_ptr(c, b, h), off};
             return simt_fmt(c, "(%s)", simt_subst(c, h->half_load, 2, keys, vals));
         }
         return simt_half_from_bits(c, t, simt_fmt(c, "%s[%s]", nm, off));
@@ -344,8 +356,8 @@ const char *tilec_simt_store(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, co
         if (h->mode == TILEC_SIMT_HALF_NATIVE)
             return h->half_from_float ? simt_fmt(c, "%s[%s] = %s(%s);", nm, off, h->half_from_float, v)
                                       : simt_fmt(c, "%s[%s] = (%s)(%s);", nm, off, h->half_type, v);
-        if (h->mode == TILEC_SIMT_HALF_FUNCS && b->scope == TILEC_SCOPE_GLOBAL) {
-            const char *keys[] = {"p", "o", "v"}, *vals[] = {nm, off, v};
+        if (h->mode == TILEC_SIMT_HALF_FUNCS) {
+            const char *keys[] = {"p", "o", "v"}, *vals[] = {half_ptr(c, b, h), off, v};
             const char *s = simt_subst(c, h->half_store, 3, keys, vals);
             size_t n = strlen(s);
             return n && s[n - 1] == ';' ? s : simt_fmt(c, "%s;", s);

@@ -2,19 +2,22 @@
 # run_cuda.sh — the CUDA backend's GPU test run (make test-cuda).
 #
 # Meant for a machine with an NVIDIA GPU, its driver and NVRTC (the H200
-# of the device tool).  It builds tilec and libtilec-cuda.so, lists the
-# devices, then:
+# of the device tool).  It builds tilec and libtilec-cuda.so in $O (default
+# build; when the tree does not build, binaries carried in .gpu-bin are
+# used), lists the devices, then:
 #   1. runs every example with each of its `# tilec-test:` parameter lines
-#      through `tilec run FILE --check --backend cuda`;
-#   2. runs every conformance case with its `# conform-params:` lines the
-#      same way, and `tilec conform --backend cuda` when it is available;
-#   3. runs compute-sanitizer memcheck and racecheck over a representative
-#      subset (GEMM, flash attention, reductions, cumsum, atomics-free
-#      copies), when compute-sanitizer is installed;
-#   4. with BENCH=1, the benchmarks of bench/cuda_bench.py.
-# Results go to $OUT (default build/gpu-results): results.txt (one line a
-# run: PASS/FAIL/ERROR, file, parameters), sanitizer.txt, bench.txt, and a
-# summary on stdout.  Exit status 0 only when every run passed.
+#      and every conformance case with each `# conform-params:` line through
+#      `tilec run FILE --check --backend cuda`;
+#   2. runs `tilec conform --backend cuda` (CONFORM=0 skips it);
+#   3. with BENCH=1, the benchmarks of bench/cuda_bench.py;
+#   4. compute-sanitizer memcheck and racecheck over a representative subset
+#      (GEMM f16/bf16 with tensor cores and cp.async, flash attention,
+#      softmax, reductions, cumsum, dynamic shapes, fp32 GEMM), when
+#      compute-sanitizer is installed (SANITIZE=0 skips it).
+# Results go to $OUT (default $O/gpu-results): results.txt (one line a run:
+# PASS/FAIL, file, parameters, tilec's result line), conform.txt/.json,
+# bench.txt/.json, sanitizer.txt, and a summary on stdout.  Exit status 0
+# only when every run passed.
 set -u
 B=${O:-build}
 OUT=${OUT:-$B/gpu-results}

@@ -46,7 +46,9 @@ typedef enum tilec_simt_half_mode {
     TILEC_SIMT_HALF_BITS = 0,
     /* Global tensors are pointers to half_type and are read and written with
      * the half_load/half_store templates (OpenCL vload_half/vstore_half_rte
-     * without cl_khr_fp16); on-chip buffers use BITS storage. */
+     * without cl_khr_fp16); on-chip buffers hold 16-bit patterns and go
+     * through the same templates with their pointer cast to half_type *
+     * (qualified by shared_ptr_qual or private_qual). */
     TILEC_SIMT_HALF_FUNCS = 1,
     /* half_type is a native type everywhere (OpenCL half with cl_khr_fp16,
      * CUDA __half): values convert with half_to_float/half_from_float (or
