@@ -25,15 +25,17 @@
 
 #include "conform.h"
 
+static const char conform_usage[] =
+    "usage: tilec conform [--backend NAME | --plugin PATH] [--device N] [--junit FILE] [--json FILE]\n"
+    "                     [--cert FILE | --no-cert] [--cases DIR] [--known-failures FILE]\n"
+    "                     [--broken-dir DIR] [--no-abi] [--timeout S] [-j N] [--seed N] [--filter TEXT] [-v]\n"
+    "       tilec conform --verify CERT (--plugin PATH | --backend NAME)\n";
+
 static int usage(const char *fmt, const char *arg)
 {
     fprintf(stderr, "tilec conform: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr,
-            "\nusage: tilec conform [--backend NAME | --plugin PATH] [--device N] [--junit FILE] [--json FILE]\n"
-            "                     [--cert FILE | --no-cert] [--cases DIR] [--known-failures FILE]\n"
-            "                     [--broken-dir DIR] [--no-abi] [--timeout S] [-j N] [--seed N] [--filter TEXT] [-v]\n"
-            "       tilec conform --verify CERT (--plugin PATH | --backend NAME)\n");
+    fprintf(stderr, "\n%s", conform_usage);
     return 2;
 }
 
@@ -202,6 +204,10 @@ int conform_main(int argc, char **argv)
         i++; \
     } while (0)
         unsigned long long u;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(conform_usage, stdout);
+            return 0;
+        }
         if (!strcmp(a, "--backend")) { VAL(); backend = v; }
         else if (!strcmp(a, "--plugin")) { VAL(); plugin = v; }
         else if (!strcmp(a, "--device")) { VAL(); if (parse_u(v, &device) || device > UINT32_MAX) return usage("bad --device '%s'", v); }

@@ -1244,6 +1244,22 @@ static void gen_print(cg_t *g, const tilec_ir_stmt_t *s)
 
 static void gen_stmts(cg_t *g, const tilec_ir_stmt_t *s);
 
+/* Does the statement list contain an atomic?  T.Parallel iterations are
+ * independent except for atomics, which may hit the same element (a
+ * histogram): such a loop must not be vectorized on trust. */
+static int has_atomic(const tilec_ir_stmt_t *s)
+{
+    for (; s; s = s->next) {
+        if (s->kind == TILEC_ST_ATOMIC)
+            return 1;
+        if (s->kind == TILEC_ST_FOR && has_atomic(s->u.loop.body))
+            return 1;
+        if (s->kind == TILEC_ST_IF && (has_atomic(s->u.cond.then) || has_atomic(s->u.cond.els)))
+            return 1;
+    }
+    return 0;
+}
+
 static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
 {
     switch (s->kind) {
@@ -1266,7 +1282,8 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
         switch (s->u.loop.kind) {
         case TILEC_LOOP_PARALLEL:
         case TILEC_LOOP_VECTORIZED:
-            line(g, "TC_IVDEP");
+            if (!has_atomic(s->u.loop.body))
+                line(g, "TC_IVDEP");
             break;
         case TILEC_LOOP_UNROLL:
             if (c > 0 && c <= 64) {
