@@ -84,6 +84,12 @@ done
 grep -v ' rc=0 ' "$out/check.txt" | head -n 60
 echo "check: $pass passed, $fail failed"
 
+# ---- the conformance suite ----------------------------------------------------------
+build/tilec conform --backend opencl --json "$out/conform.json" --junit "$out/conform.xml" \
+    --no-cert -j 8 > "$out/conform.txt" 2>&1
+echo "conform: exit $?"
+tail -n 25 "$out/conform.txt"
+
 # ---- benchmarks (no --check: the interpreter is slow at these sizes) ----------------
 # BENCH=0 skips them.
 if [ "${BENCH:-1}" = 0 ]; then
@@ -97,12 +103,14 @@ bench() {
 }
 bench examples/gemm.py -D M=4096 -D N=4096 -D K=4096
 bench examples/gemm.py -D M=4096 -D N=4096 -D K=4096 -D block_M=64 -D block_N=128 -D block_K=32
-bench examples/gemm_fp32.py -D M=2048 -D N=2048 -D K=2048
+bench examples/gemm_fp32.py -D M=4096 -D N=4096 -D K=4096
 bench examples/softmax.py -D M=8192 -D N=1024
 bench examples/layernorm.py -D M=8192 -D N=1024
 # block sizes that fit the 48 KiB of local memory NVIDIA OpenCL offers (all
 # fragments live in local memory in the SIMT kit v1)
 bench examples/flash_attention.py -D batch=4 -D heads=16 -D seq_len=1024 -D dim=64 -D block_M=32 -D block_N=32
 bench examples/elementwise_add.py -D M=8192 -D N=8192
+# the references (PyTorch: cuBLAS, torch.softmax) in the same run
+python3 bench/opencl_ref.py "$out" 2>&1 | tee "$out/ref.txt"
 [ $fail -eq 0 ] || exit 1
 exit 0
