@@ -137,10 +137,10 @@ test-cuda:
 	O=$(O) sh tests/gpu/run_cuda.sh
 
 # Benchmarks beside the reference libraries (OpenBLAS on the CPU).
-bench: all $(O)/bench/cpu_gemm
-	sh bench/run_cpu.sh $(O)
+bench: all $(O)/bench/host_bench
+	sh bench/run_host.sh $(O)
 
-$(O)/bench/cpu_gemm: bench/cpu_gemm.c $(O)/libtilec.so
+$(O)/bench/host_bench: bench/host_bench.c $(O)/libtilec.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -I/usr/include/x86_64-linux-gnu/openblas-pthread -o $@ $< -L$(O) -ltilec \
 	    -Wl,-rpath,'$$ORIGIN/..' -lopenblas $(LDLIBS_CORE)
