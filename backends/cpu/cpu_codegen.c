@@ -44,67 +44,6 @@
 /* LOCAL/VAR buffers up to this many bytes become C locals. */
 #define CG_LOCAL_MAX_BYTES 1024
 
-/* ---- growable string ----------------------------------------------------- */
-
-void cpu_str_putn(cpu_str_t *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-void cpu_str_vprintf(cpu_str_t *b, const char *fmt, va_list ap)
-{
-    va_list ap2;
-    va_copy(ap2, ap);
-    char small[256];
-    int n = vsnprintf(small, sizeof small, fmt, ap2);
-    va_end(ap2);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        cpu_str_putn(b, small, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        b->oom = 1;
-        return;
-    }
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    cpu_str_putn(b, big, (size_t)n);
-    free(big);
-}
-
-void cpu_str_printf(cpu_str_t *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    cpu_str_vprintf(b, fmt, ap);
-    va_end(ap);
-}
-
-void cpu_str_free(cpu_str_t *b)
-{
-    free(b->s);
-    b->s = NULL;
-    b->len = b->cap = 0;
-    b->oom = 0;
-}
 
 /* ---- generator state ------------------------------------------------------ */
 
@@ -112,7 +51,7 @@ enum { PLACE_PARAM = 0, PLACE_SCRATCH, PLACE_LOCAL };
 
 typedef struct cg {
     const tilec_ir_kernel_t *k;
-    cpu_str_t *o;
+    tilec_sdk_str_t *o;
     tilec_arena_t ar;      /* temporary strings, freed at the end */
     char *err;
     size_t errlen;
@@ -161,12 +100,12 @@ static void line(cg_t *g, const char *f, ...) __attribute__((format(printf, 2, 3
 static void line(cg_t *g, const char *f, ...)
 {
     for (int i = 0; i < g->ind; i++)
-        cpu_str_putn(g->o, "  ", 2);
+        tilec_sdk_str_putn(g->o, "  ", 2);
     va_list ap;
     va_start(ap, f);
-    cpu_str_vprintf(g->o, f, ap);
+    tilec_sdk_str_vprintf(g->o, f, ap);
     va_end(ap);
-    cpu_str_putn(g->o, "\n", 1);
+    tilec_sdk_str_putn(g->o, "\n", 1);
 }
 
 static int newtmp(cg_t *g) { return g->tmp++; }
@@ -1158,24 +1097,24 @@ static void gen_atomic(cg_t *g, const tilec_ir_stmt_t *s)
  * pct: double every %% for a printf format). */
 static const char *c_string(cg_t *g, const char *s, int pct)
 {
-    cpu_str_t b = {0};
-    cpu_str_putn(&b, "\"", 1);
+    tilec_sdk_str_t b = {0};
+    tilec_sdk_str_putn(&b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
         if (*p == '"' || *p == '\\' || *p == '?') {
             char e[3] = {'\\', (char)*p, 0};
-            cpu_str_putn(&b, e, 2);
+            tilec_sdk_str_putn(&b, e, 2);
         } else if (*p < 32 || *p >= 127 || (pct && *p == '%')) {
             if (*p == '%')
-                cpu_str_putn(&b, "%%", 2);
+                tilec_sdk_str_putn(&b, "%%", 2);
             else
-                cpu_str_printf(&b, "\\%03o", *p);
+                tilec_sdk_str_printf(&b, "\\%03o", *p);
         } else {
-            cpu_str_putn(&b, (const char *)p, 1);
+            tilec_sdk_str_putn(&b, (const char *)p, 1);
         }
     }
-    cpu_str_putn(&b, "\"", 1);
+    tilec_sdk_str_putn(&b, "\"", 1);
     const char *r = b.oom ? "\"\"" : fmt(g, "%s", b.s);
-    cpu_str_free(&b);
+    tilec_sdk_str_free(&b);
     return r;
 }
 
@@ -1287,7 +1226,7 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
             break;
         case TILEC_LOOP_UNROLL:
             if (c > 0 && c <= 64) {
-                cpu_str_printf(g->o, "#if defined(__clang__)\n#pragma unroll\n#elif defined(__GNUC__)\n"
+                tilec_sdk_str_printf(g->o, "#if defined(__clang__)\n#pragma unroll\n#elif defined(__GNUC__)\n"
                                      "#pragma GCC unroll %d\n#endif\n", (int)c);
             }
             break;
@@ -1444,13 +1383,13 @@ static void gen_layout(cg_t *g, const tilec_ir_stmt_t *body)
 static void gen_kernel(cg_t *g)
 {
     const tilec_ir_kernel_t *k = g->k;
-    cpu_str_t *o = g->o;
-    cpu_str_printf(o, "/* tilec CPU kernel \"");
+    tilec_sdk_str_t *o = g->o;
+    tilec_sdk_str_printf(o, "/* tilec CPU kernel \"");
     for (const char *p = k->name ? k->name : ""; *p; p++)
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')
-            cpu_str_putn(o, p, 1);
-    cpu_str_printf(o, "\": %d params, %d syms, %d buffers */\n", k->nparams, g->nsyms, k->nbufs);
-    cpu_str_putn(o, cpu_prelude, sizeof cpu_prelude - 1);
+            tilec_sdk_str_putn(o, p, 1);
+    tilec_sdk_str_printf(o, "\": %d params, %d syms, %d buffers */\n", k->nparams, g->nsyms, k->nbufs);
+    tilec_sdk_str_putn(o, cpu_prelude, sizeof cpu_prelude - 1);
     line(g, "TC_EXPORT int tilec_cpu_module_abi(void) { return %d; }", TILEC_CPU_MODULE_ABI);
     line(g, "TC_EXPORT uint32_t tilec_nparams(void) { return %d; }", k->nparams);
     line(g, "TC_EXPORT uint32_t tilec_nsyms(void) { return %d; }", g->nsyms);
@@ -1596,7 +1535,7 @@ static int check_kernel(cg_t *g)
     return 0;
 }
 
-int cpu_codegen(const tilec_ir_module_t *m, cpu_str_t *out, char *err, size_t errlen)
+int cpu_codegen(const tilec_ir_module_t *m, tilec_sdk_str_t *out, char *err, size_t errlen)
 {
     cg_t g;
     memset(&g, 0, sizeof g);

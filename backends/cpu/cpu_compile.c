@@ -58,12 +58,12 @@ void cpu_log(const char *topic, const char *fmtstr, ...)
         return;
     va_list ap;
     va_start(ap, fmtstr);
-    cpu_str_t b = {0};
-    cpu_str_vprintf(&b, fmtstr, ap);
+    tilec_sdk_str_t b = {0};
+    tilec_sdk_str_vprintf(&b, fmtstr, ap);
     va_end(ap);
     if (!b.oom && b.s)
         cpu_host.log(cpu_host.log_user, topic, b.s);
-    cpu_str_free(&b);
+    tilec_sdk_str_free(&b);
 }
 
 /* ---- the compiler command --------------------------------------------------- */
@@ -197,7 +197,7 @@ static int run_capture(char *const *argv, char **out)
         errno = rc;
         return -1;
     }
-    cpu_str_t b = {0};
+    tilec_sdk_str_t b = {0};
     char buf[4096];
     for (;;) {
         ssize_t n = read(fds[0], buf, sizeof buf);
@@ -207,13 +207,13 @@ static int run_capture(char *const *argv, char **out)
             break;
         /* keep at most 64 KiB of compiler chatter */
         if (b.len < 65536)
-            cpu_str_putn(&b, buf, (size_t)n);
+            tilec_sdk_str_putn(&b, buf, (size_t)n);
     }
     close(fds[0]);
     int st;
     while (waitpid(pid, &st, 0) < 0) {
         if (errno != EINTR) {
-            cpu_str_free(&b);
+            tilec_sdk_str_free(&b);
             return -1;
         }
     }
@@ -366,7 +366,7 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
     tilec_arena_init(&ar);
     tilec_ir_module_t *m = NULL;
     char err[512];
-    cpu_str_t src = {0};
+    tilec_sdk_str_t src = {0};
     argv_list_t flags = {0}, cmd = {0};
     char *cache_path = NULL, *tmpdir = NULL, *cc_out = NULL, *cflags = NULL;
     char *cache_dir = cache_dir_dup();
@@ -500,9 +500,9 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
             free(sopath);
             goto done;
         }
-        cpu_str_t cl = {0};
+        tilec_sdk_str_t cl = {0};
         for (int i = 0; i < cmd.n; i++)
-            cpu_str_printf(&cl, "%s%s", i ? " " : "", cmd.v[i]);
+            tilec_sdk_str_printf(&cl, "%s%s", i ? " " : "", cmd.v[i]);
         cpu_log("compile", "cpu: %s", cl.s ? cl.s : "");
         double t1 = now_ms();
         int rc = run_capture(cmd.v, &cc_out);
@@ -513,13 +513,13 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
             else
                 tilec_sdk_error_set("cpu: C compiler failed (status %d): %s\n%s", rc,
                                     cl.s ? cl.s : "", cc_out ? cc_out : "");
-            cpu_str_free(&cl);
+            tilec_sdk_str_free(&cl);
             st = TILEC_PS_COMPILE_ERROR;
             free(cpath);
             free(sopath);
             goto done;
         }
-        cpu_str_free(&cl);
+        tilec_sdk_str_free(&cl);
         cpu_log("compile", "cpu: compiled in %.1f ms", now_ms() - t1);
         if (tilec_sdk_file_read(sopath, &mod->binary, &mod->binary_len) != 0) {
             tilec_sdk_error_set("cpu: compiler produced no output %s: %s", sopath,
@@ -563,7 +563,7 @@ done:
     free(cflags);
     argv_free(&flags);
     argv_free(&cmd);
-    cpu_str_free(&src);
+    tilec_sdk_str_free(&src);
     tilec_arena_destroy(&ar);
     return st;
 }

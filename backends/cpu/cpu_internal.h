@@ -17,21 +17,9 @@
 
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
+#include "tilec/sdk.h"
 
 #define TILEC_CPU_PLUGIN_VERSION "0.1.0"
-
-/* ---- growable string --------------------------------------------------- */
-
-typedef struct cpu_str {
-    char *s;      /* owned, NUL-terminated when cap > 0 */
-    size_t len, cap;
-    int oom;      /* set once an allocation failed; later appends are no-ops */
-} cpu_str_t;
-
-void cpu_str_printf(cpu_str_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void cpu_str_vprintf(cpu_str_t *b, const char *fmt, va_list ap);
-void cpu_str_putn(cpu_str_t *b, const char *s, size_t n);
-void cpu_str_free(cpu_str_t *b);
 
 /* ---- code generation (cpu_codegen.c) ------------------------------------ */
 
@@ -55,7 +43,7 @@ typedef void (*cpu_block_fn)(int32_t bx, int32_t by, int32_t bz, void *const *ar
 
 /* Generates the C translation unit for module m into out.  Returns 0, or -1
  * with a message in err (an IR construct the generator rejects). */
-int cpu_codegen(const tilec_ir_module_t *m, cpu_str_t *out, char *err, size_t errlen);
+int cpu_codegen(const tilec_ir_module_t *m, tilec_sdk_str_t *out, char *err, size_t errlen);
 
 /* ---- compile and load (cpu_compile.c) ----------------------------------- */
 

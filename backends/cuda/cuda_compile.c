@@ -65,12 +65,12 @@ void cuda_log(const char *topic, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    cuda_str_t b = {0};
-    cuda_str_vprintf(&b, fmt, ap);
+    tilec_sdk_str_t b = {0};
+    tilec_sdk_str_vprintf(&b, fmt, ap);
     va_end(ap);
     if (!b.oom && b.s)
         log(user, topic, b.s);
-    cuda_str_free(&b);
+    tilec_sdk_str_free(&b);
 }
 
 static double now_ms(void)
@@ -297,10 +297,10 @@ tilec_pstatus_t cuda_compile_module(const char *ir, size_t ir_len, const char *a
     for (int i = 0; i < m->kernel->nvars; i++)
         if (m->kernel->vars[i]->kind == TILEC_VAR_SYM)
             mod->nsyms++;
-    cuda_str_t src = {0};
+    tilec_sdk_str_t src = {0};
     if (cuda_codegen(m, sm, &src, &mod->info, err, sizeof err) != 0) {
         tilec_sdk_error_set("cuda: codegen: %s", err);
-        cuda_str_free(&src);
+        tilec_sdk_str_free(&src);
         cuda_module_free(mod);
         return TILEC_PS_UNSUPPORTED;
     }

@@ -19,6 +19,7 @@
 
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
+#include "tilec/sdk.h"
 
 #define TILEC_CUDA_PLUGIN_VERSION "0.1.0"
 
@@ -107,19 +108,6 @@ const cuda_driver_api_t *cuda_driver(void);
  * returns the plugin status that fits r. */
 tilec_pstatus_t cuda_fail(const char *call, CUresult r, tilec_pstatus_t st);
 
-/* ---- growable string ----------------------------------------------------- */
-
-typedef struct cuda_str {
-    char *s;      /* owned, NUL-terminated when cap > 0 */
-    size_t len, cap;
-    int oom;
-} cuda_str_t;
-
-void cuda_str_printf(cuda_str_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void cuda_str_vprintf(cuda_str_t *b, const char *fmt, va_list ap);
-void cuda_str_puts(cuda_str_t *b, const char *s);
-void cuda_str_free(cuda_str_t *b);
-
 /* ---- code generation (cuda_codegen.c) ------------------------------------ */
 
 /* Facts about the generated kernel the launcher needs. */
@@ -133,7 +121,7 @@ typedef struct cuda_kinfo {
  * extern "C" tilec_kernel(params..., int syms...).  sm is the target's
  * compute capability times ten (e.g. 90), which picks tensor-core and
  * cp.async lowerings.  0, or -1 with a message in err. */
-int cuda_codegen(const tilec_ir_module_t *m, int sm, cuda_str_t *out, cuda_kinfo_t *info,
+int cuda_codegen(const tilec_ir_module_t *m, int sm, tilec_sdk_str_t *out, cuda_kinfo_t *info,
                  char *err, size_t errlen);
 
 /* ---- modules (cuda_compile.c) -------------------------------------------- */

@@ -14,6 +14,7 @@
 #ifndef TILEC_SDK_H
 #define TILEC_SDK_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,6 +56,21 @@ int tilec_sdk_cache_write(const char *path, const void *data, size_t len);
  * byte is appended, not counted in *len).  0, or -1 with errno set
  * (ENOENT when the entry is absent). */
 int tilec_sdk_file_read(const char *path, void **data, size_t *len);
+
+/* ---- growable string (code generators) -------------------------------------- */
+
+typedef struct tilec_sdk_str {
+    char *s;      /* owned, NUL-terminated once anything was appended */
+    size_t len, cap;
+    int oom;      /* set once an allocation failed; later appends are no-ops */
+} tilec_sdk_str_t;
+
+void tilec_sdk_str_putn(tilec_sdk_str_t *b, const char *s, size_t n);
+void tilec_sdk_str_puts(tilec_sdk_str_t *b, const char *s);
+void tilec_sdk_str_vprintf(tilec_sdk_str_t *b, const char *fmt, va_list ap);
+void tilec_sdk_str_printf(tilec_sdk_str_t *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void tilec_sdk_str_free(tilec_sdk_str_t *b);
 
 /* ---- last error ----------------------------------------------------------- */
 
