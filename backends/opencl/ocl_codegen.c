@@ -10,7 +10,8 @@
  * global tensors and 16-bit patterns on chip.  bfloat16 is always 16-bit
  * storage with software conversions.  The prelude hook enables the
  * extensions a kernel needs (cl_khr_fp16, cl_khr_fp64,
- * cl_khr_int64_base_atomics).
+ * cl_khr_int64_base_atomics).  Tile copies between global and local
+ * memory use vloadN/vstoreN where the kit finds them aligned (vec_width).
  */
 #include <string.h>
 
@@ -100,4 +101,9 @@ void ocl_dialect(const ocl_dev_t *dev, tilec_simt_dialect_t *d)
     d->prelude_hook = ocl_prelude;
     d->shared_align = 16;
     d->printf_i64 = "%ld";
+    /* vector copies: vloadN/vstoreN need only element alignment; the kit
+     * keeps W * element size within shared_align (16 bytes) */
+    d->vec_width = 16;
+    d->vec_load = "vload$n(0, $p)";
+    d->vec_store = "vstore$n($v, 0, $p);";
 }

@@ -358,23 +358,12 @@ static int coop_for(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *dst)
     return !c->per_thread && !simt_is_private(dst);
 }
 
-static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+/* The scalar element loop of a copy: reads of a global source outside
+ * its tensor give zero, writes of a global destination outside it are
+ * skipped (unless the region is wholly inside: tc_in<t>). */
+static void copy_scalar(tilec_simt_ctx_t *c, const tilec_ir_region_t *rs, const tilec_ir_region_t *rd, int ts,
+                        int td, const char *ins, const char *ind, int64_t nd)
 {
-    const tilec_ir_region_t *rs = &s->u.copy.src, *rd = &s->u.copy.dst;
-    if (!simt_buf_ok(c, rs->buf) || !simt_buf_ok(c, rd->buf))
-        return;
-    tilec_simt_emit(c, "{ /* copy %s -> %s */", rs->buf->name ? rs->buf->name : "?", rd->buf->name ? rd->buf->name : "?");
-    c->ind++;
-    int64_t ns, nd;
-    int ts = region_bases(c, rs, &ns), td = region_bases(c, rd, &nd);
-    if (ts < 0 || td < 0)
-        return;
-    if (ns != nd) {
-        tilec_simt_fail(c, "copy: regions have %" PRId64 " and %" PRId64 " elements", ns, nd);
-        return;
-    }
-    const char *ins = rs->buf->scope == TILEC_SCOPE_GLOBAL ? region_inside(c, rs, ts) : NULL;
-    const char *ind = rd->buf->scope == TILEC_SCOPE_GLOBAL ? region_inside(c, rd, td) : NULL;
     const char *e = open_elem_loop(c, nd, coop_for(c, rd->buf));
     const char *is[TILEC_IR_MAX_DIMS], *id[TILEC_IR_MAX_DIMS];
     region_idx(c, rs, ts, e, is);
@@ -393,6 +382,123 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     else
         tilec_simt_emit(c, "%s", st);
     close_block(c);
+}
+
+/* Vector width usable for the copy rs -> rd (see vec_width in tilec/simt.h),
+ * 1 when the copy stays scalar; only checks what is known statically. */
+static int64_t copy_vec_width(tilec_simt_ctx_t *c, const tilec_ir_region_t *rs, const tilec_ir_region_t *rd)
+{
+    const tilec_simt_dialect_t *d = &c->dl;
+    if (d->vec_width < 2 || !d->vec_load || !d->vec_store || !coop_for(c, rd->buf))
+        return 1;
+    const tilec_ir_buffer_t *bs = rs->buf, *bd = rd->buf;
+    if (simt_is_private(bs) || simt_is_private(bd) || bs->dtype != bd->dtype || bs->dtype == TILEC_BOOL ||
+        bs->ndim < 1 || bd->ndim < 1 || strcmp(simt_st_type(c, bs), simt_st_type(c, bd)) != 0)
+        return 1;
+    size_t esz = tilec_dtype_size(bs->dtype);
+    int64_t w = 1;
+    while (w * 2 <= (int64_t)d->vec_width && w * 2 <= 16 && (size_t)(w * 2) * esz <= d->shared_align)
+        w *= 2;
+    const tilec_ir_region_t *rr[2] = {rs, rd};
+    for (; w > 1; w /= 2) {
+        int ok = 1;
+        for (int i = 0; i < 2 && ok; i++) {
+            const tilec_ir_region_t *r = rr[i];
+            int last = r->buf->ndim - 1;
+            int64_t v;
+            if (r->extent[last] % w != 0)
+                ok = 0;
+            else if (last > 0 && r->buf->shape && tilec_ir_is_const_int(r->buf->shape[last], &v) && v % w != 0)
+                ok = 0;
+            else if (tilec_ir_is_const_int(r->base[last], &v) && v % w != 0)
+                ok = 0;
+        }
+        if (ok)
+            return w;
+    }
+    return 1;
+}
+
+/* Run-time condition for the vector loop of region r (bases tc_r<t>_*, in
+ * bounds flag in or NULL), or NULL when it always holds. */
+static const char *copy_vec_cond(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t, const char *in, int64_t w)
+{
+    const char *cond = in;
+    int last = r->buf->ndim - 1;
+    int64_t v;
+    const char *parts[2] = {NULL, NULL};
+    if (last > 0 && !(r->buf->shape && tilec_ir_is_const_int(r->buf->shape[last], &v)))
+        parts[0] = simt_fmt(c, "%s %% %" PRId64 " == 0", tilec_simt_dim(c, r->buf, last), w);
+    if (!tilec_ir_is_const_int(r->base[last], &v))
+        parts[1] = simt_fmt(c, "tc_r%d_%d %% %" PRId64 " == 0", t, last, w);
+    for (int i = 0; i < 2; i++)
+        if (parts[i])
+            cond = cond ? simt_fmt(c, "%s && %s", cond, parts[i]) : parts[i];
+    return cond;
+}
+
+static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_region_t *rs = &s->u.copy.src, *rd = &s->u.copy.dst;
+    if (!simt_buf_ok(c, rs->buf) || !simt_buf_ok(c, rd->buf))
+        return;
+    tilec_simt_emit(c, "{ /* copy %s -> %s */", rs->buf->name ? rs->buf->name : "?", rd->buf->name ? rd->buf->name : "?");
+    c->ind++;
+    int64_t ns, nd;
+    int ts = region_bases(c, rs, &ns), td = region_bases(c, rd, &nd);
+    if (ts < 0 || td < 0)
+        return;
+    if (ns != nd) {
+        tilec_simt_fail(c, "copy: regions have %" PRId64 " and %" PRId64 " elements", ns, nd);
+        return;
+    }
+    const char *ins = rs->buf->scope == TILEC_SCOPE_GLOBAL ? region_inside(c, rs, ts) : NULL;
+    const char *ind = rd->buf->scope == TILEC_SCOPE_GLOBAL ? region_inside(c, rd, td) : NULL;
+    int64_t w = copy_vec_width(c, rs, rd);
+    if (w > 1) {
+        /* W consecutive elements of the flat order stay in one row of both
+         * regions (innermost extents are multiples of W) */
+        const char *cs = copy_vec_cond(c, rs, ts, ins, w);
+        const char *cd = copy_vec_cond(c, rd, td, ind, w);
+        const char *cond = cs && cd ? simt_fmt(c, "%s && %s", cs, cd) : cs ? cs : cd;
+        if (cond) {
+            tilec_simt_emit(c, "if (%s) { /* vector copy, %" PRId64 " elements at a time */", cond, w);
+            c->ind++;
+        } else {
+            tilec_simt_emit(c, "{ /* vector copy, %" PRId64 " elements at a time */", w);
+            c->ind++;
+        }
+        const char *v = open_elem_loop(c, nd / w, 1);
+        /* 64-bit when the element count needs it (as open_elem_loop does) */
+        const char *e = nd > INT32_MAX - 65536
+                            ? simt_fmt(c, "((%s)%s * %" PRId64 ")", c->dl.type_name[TILEC_INT64], v, w)
+                            : simt_fmt(c, "(%s * %" PRId64 ")", v, w);
+        const char *is[TILEC_IR_MAX_DIMS], *id[TILEC_IR_MAX_DIMS];
+        region_idx(c, rs, ts, e, is);
+        region_idx(c, rd, td, e, id);
+        const char *wn = simt_fmt(c, "%" PRId64, w);
+        const char *ps = simt_fmt(c, "(%s + %s)", tilec_simt_buf_name(c, rs->buf), offset_str(c, rs->buf, is));
+        const char *pd = simt_fmt(c, "(%s + %s)", tilec_simt_buf_name(c, rd->buf), offset_str(c, rd->buf, id));
+        const char *lk[] = {"n", "t", "p"}, *lv[] = {wn, simt_st_type(c, rs->buf), ps};
+        const char *ld = simt_subst(c, c->dl.vec_load, 3, lk, lv);
+        const char *sk[] = {"n", "t", "p", "v"}, *sv[] = {wn, simt_st_type(c, rd->buf), pd, ld};
+        const char *st = simt_subst(c, c->dl.vec_store, 4, sk, sv);
+        size_t n = strlen(st);
+        tilec_simt_emit(c, "%s%s", st, n && st[n - 1] == ';' ? "" : ";");
+        close_block(c);
+        if (!cond) {
+            close_block(c);
+            close_block(c);
+            return;
+        }
+        c->ind--;
+        tilec_simt_emit(c, "} else {");
+        c->ind++;
+        copy_scalar(c, rs, rd, ts, td, ins, ind, nd);
+        close_block(c);
+    } else {
+        copy_scalar(c, rs, rd, ts, td, ins, ind, nd);
+    }
     close_block(c);
 }
 

@@ -177,6 +177,31 @@ typedef struct tilec_simt_dialect {
      * a pointer into it at a shared_align-aligned offset, and
      * tilec_simt_result_t.shared_bytes is the size to launch with. */
     const char *shared_dynamic_decl;
+    /* Vector copies (optional; vec_width 0 or a NULL template: every copy
+     * moves one element at a time, as before).  vec_width is the widest
+     * vector in elements the dialect offers (2, 4, 8 or 16); a COPY between
+     * two non-private buffers (global <-> shared/fragment, or shared <->
+     * shared) of the same dtype and storage type (not bool), run
+     * cooperatively at block level, moves W elements at a time, W the
+     * largest power of two <= vec_width with W * element size <=
+     * shared_align, when the innermost extent of both regions is a multiple
+     * of W and no constant shape or base rules it out.  The vector loop runs
+     * only when, at run time, both global regions lie wholly inside their
+     * tensors and the flattened element offset of every row start is a
+     * multiple of W on both sides (innermost dimension and base of the
+     * innermost dimension divisible by W); otherwise the scalar,
+     * bounds-checked loop runs.  So every vector access is at an element
+     * offset that is a multiple of W from the start of its buffer
+     * (block-wide arrays are shared_align-aligned; a dialect using typed
+     * vector pointers relies on its allocator aligning global tensors).
+     * Templates: $n W, $t the storage type of the buffer, $p a pointer to
+     * the first element (e.g. "(b0 + off)"), $v the vector value.
+     * vec_load is an expression: "vload$n(0, $p)" (OpenCL, element
+     * alignment suffices) / "*(const $t$n *)($p)" (CUDA); vec_store a
+     * statement: "vstore$n($v, 0, $p);" / "*($t$n *)($p) = $v;". */
+    uint32_t vec_width;
+    const char *vec_load;
+    const char *vec_store;
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */
