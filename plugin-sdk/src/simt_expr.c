@@ -21,63 +21,6 @@
 
 #include "simt_internal.h"
 
-/* ---- strings --------------------------------------------------------------- */
-
-void simt_str_putn(simt_str_t *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-void simt_str_puts(simt_str_t *b, const char *s) { simt_str_putn(b, s, strlen(s)); }
-
-void simt_str_vprintf(simt_str_t *b, const char *fmt, va_list ap)
-{
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    if (n < 0)
-        return;
-    char *t = malloc((size_t)n + 1);
-    if (!t) {
-        b->oom = 1;
-        return;
-    }
-    vsnprintf(t, (size_t)n + 1, fmt, ap);
-    simt_str_putn(b, t, (size_t)n);
-    free(t);
-}
-
-void simt_str_printf(simt_str_t *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    simt_str_vprintf(b, fmt, ap);
-    va_end(ap);
-}
-
-void simt_str_free(simt_str_t *b)
-{
-    free(b->s);
-    memset(b, 0, sizeof *b);
-}
-
 char *simt_fmt(tilec_simt_ctx_t *c, const char *f, ...)
 {
     va_list ap, ap2;
@@ -99,14 +42,14 @@ char *simt_fmt(tilec_simt_ctx_t *c, const char *f, ...)
 const char *simt_subst(tilec_simt_ctx_t *c, const char *tpl, int n, const char *const *keys,
                        const char *const *vals)
 {
-    simt_str_t b = {0};
+    tilec_sdk_str_t b = {0};
     for (const char *p = tpl; *p; p++) {
         if (*p != '$') {
-            simt_str_putn(&b, p, 1);
+            tilec_sdk_str_putn(&b, p, 1);
             continue;
         }
         if (p[1] == '$') {
-            simt_str_putn(&b, "$", 1);
+            tilec_sdk_str_putn(&b, "$", 1);
             p++;
             continue;
         }
@@ -114,22 +57,22 @@ const char *simt_subst(tilec_simt_ctx_t *c, const char *tpl, int n, const char *
         for (int i = 0; i < n && !hit; i++) {
             size_t kl = strlen(keys[i]);
             if (strncmp(p + 1, keys[i], kl) == 0) {
-                simt_str_puts(&b, vals[i]);
+                tilec_sdk_str_puts(&b, vals[i]);
                 p += kl;
                 hit = 1;
             }
         }
         if (!hit)
-            simt_str_putn(&b, p, 1);
+            tilec_sdk_str_putn(&b, p, 1);
     }
     if (b.oom || !b.s) {
-        simt_str_free(&b);
+        tilec_sdk_str_free(&b);
         if (b.oom)
             tilec_simt_fail(c, "out of memory");
         return "";
     }
     const char *r = simt_fmt(c, "%s", b.s);
-    simt_str_free(&b);
+    tilec_sdk_str_free(&b);
     return r;
 }
 
@@ -687,30 +630,30 @@ static tilec_dtype_t unsigned_twin(tilec_dtype_t t)
     }
 }
 
-void simt_emit_helpers(tilec_simt_ctx_t *c, simt_str_t *o)
+void simt_emit_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o)
 {
     const char *q = c->dl.func_qual;
     const char *F = c->dl.type_name[TILEC_FLOAT32], *D = c->dl.type_name[TILEC_FLOAT64];
     const char *U32 = c->dl.type_name[TILEC_UINT32], *U16 = c->dl.type_name[TILEC_UINT16];
     const char *I32 = c->dl.type_name[TILEC_INT32];
     if (c->helpers & SH_FLT) {
-        simt_str_printf(o, "%s %s tc_minf(%s a, %s b) { return a < b ? a : b; }\n", q, F, F, F);
-        simt_str_printf(o, "%s %s tc_maxf(%s a, %s b) { return a > b ? a : b; }\n", q, F, F, F);
-        simt_str_printf(o, "%s %s tc_fmodf(%s a, %s b) { %s r = %s(a, b); if (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) r += b; return r; }\n",
+        tilec_sdk_str_printf(o, "%s %s tc_minf(%s a, %s b) { return a < b ? a : b; }\n", q, F, F, F);
+        tilec_sdk_str_printf(o, "%s %s tc_maxf(%s a, %s b) { return a > b ? a : b; }\n", q, F, F, F);
+        tilec_sdk_str_printf(o, "%s %s tc_fmodf(%s a, %s b) { %s r = %s(a, b); if (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) r += b; return r; }\n",
                         q, F, F, F, F, mathf(c, "fmod", 0));
-        simt_str_printf(o, "%s %s tc_sigmoidf(%s x) { return 1.0f / (1.0f + %s(-x)); }\n", q, F, F, mathf(c, "exp", 0));
+        tilec_sdk_str_printf(o, "%s %s tc_sigmoidf(%s x) { return 1.0f / (1.0f + %s(-x)); }\n", q, F, F, mathf(c, "exp", 0));
     }
     if (c->helpers & SH_DBL) {
-        simt_str_printf(o, "%s %s tc_mind(%s a, %s b) { return a < b ? a : b; }\n", q, D, D, D);
-        simt_str_printf(o, "%s %s tc_maxd(%s a, %s b) { return a > b ? a : b; }\n", q, D, D, D);
-        simt_str_printf(o, "%s %s tc_fmodd(%s a, %s b) { %s r = fmod(a, b); if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b; return r; }\n",
+        tilec_sdk_str_printf(o, "%s %s tc_mind(%s a, %s b) { return a < b ? a : b; }\n", q, D, D, D);
+        tilec_sdk_str_printf(o, "%s %s tc_maxd(%s a, %s b) { return a > b ? a : b; }\n", q, D, D, D);
+        tilec_sdk_str_printf(o, "%s %s tc_fmodd(%s a, %s b) { %s r = fmod(a, b); if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b; return r; }\n",
                         q, D, D, D, D);
-        simt_str_printf(o, "%s %s tc_sigmoidd(%s x) { return 1.0 / (1.0 + exp(-x)); }\n", q, D, D);
+        tilec_sdk_str_printf(o, "%s %s tc_sigmoidd(%s x) { return 1.0 / (1.0 + exp(-x)); }\n", q, D, D);
     }
     const char *ab = c->dl.f32_as_bits, *ba = c->dl.bits_as_f32;
     if (c->helpers & SH_F16) {
         /* float -> float16 bits, round to nearest even, NaN kept quiet */
-        simt_str_printf(o,
+        tilec_sdk_str_printf(o,
             "%s %s tc_f2h(%s f) {\n"
             "  %s x = %s(f); %s s = (x >> 16) & 0x8000u; %s a = x & 0x7fffffffu;\n"
             "  if (a >= 0x7f800000u) return (%s)(s | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));\n"
@@ -727,7 +670,7 @@ void simt_emit_helpers(tilec_simt_ctx_t *c, simt_str_t *o)
             "  return (%s)(s | h);\n"
             "}\n",
             q, U16, F, U32, ab, U32, U32, U16, U16, U16, U32, U32, U16, U32, U16);
-        simt_str_printf(o,
+        tilec_sdk_str_printf(o,
             "%s %s tc_h2f(%s h) {\n"
             "  %s s = ((%s)h & 0x8000u) << 16, e = ((%s)h >> 10) & 0x1fu, m = (%s)h & 0x3ffu;\n"
             "  if (e == 0u) { %s f = (%s)m * 5.9604644775390625e-8f; return s ? -f : f; }\n"
@@ -735,10 +678,10 @@ void simt_emit_helpers(tilec_simt_ctx_t *c, simt_str_t *o)
             "  return %s(s | ((e + 112u) << 23) | (m << 13));\n"
             "}\n",
             q, F, U16, U32, U32, U32, U32, F, F, ba, ba);
-        simt_str_printf(o, "%s %s tc_rh(%s f) { return tc_h2f(tc_f2h(f)); }\n", q, F, F);
+        tilec_sdk_str_printf(o, "%s %s tc_rh(%s f) { return tc_h2f(tc_f2h(f)); }\n", q, F, F);
     }
     if (c->helpers & SH_BF16) {
-        simt_str_printf(o,
+        tilec_sdk_str_printf(o,
             "%s %s tc_f2b(%s f) {\n"
             "  %s x = %s(f);\n"
             "  if ((x & 0x7fffffffu) > 0x7f800000u) return (%s)((x >> 16) | 0x40u);\n"
@@ -746,8 +689,8 @@ void simt_emit_helpers(tilec_simt_ctx_t *c, simt_str_t *o)
             "  return (%s)(x >> 16);\n"
             "}\n",
             q, U16, F, U32, ab, U16, U16);
-        simt_str_printf(o, "%s %s tc_b2f(%s h) { return %s((%s)h << 16); }\n", q, F, U16, ba, U32);
-        simt_str_printf(o, "%s %s tc_rb(%s f) { return tc_b2f(tc_f2b(f)); }\n", q, F, F);
+        tilec_sdk_str_printf(o, "%s %s tc_b2f(%s h) { return %s((%s)h << 16); }\n", q, F, U16, ba, U32);
+        tilec_sdk_str_printf(o, "%s %s tc_rb(%s f) { return tc_b2f(tc_f2b(f)); }\n", q, F, F);
     }
     for (int t = 0; t < TILEC_DTYPE_COUNT; t++) {
         if (!(c->int_helpers & (1u << t)))
@@ -756,21 +699,21 @@ void simt_emit_helpers(tilec_simt_ctx_t *c, simt_str_t *o)
         const char *s = isfx((tilec_dtype_t)t);
         int sg = tilec_dtype_is_signed((tilec_dtype_t)t);
         /* division by zero gives 0; MIN / -1 wraps (never traps) */
-        simt_str_printf(o, "%s %s tc_div_%s(%s a, %s b) { if (b == 0) return 0;%s return (%s)(a / b); }\n",
+        tilec_sdk_str_printf(o, "%s %s tc_div_%s(%s a, %s b) { if (b == 0) return 0;%s return (%s)(a / b); }\n",
                         q, T, s, T, T,
                         sg ? simt_fmt(c, " if (b == (%s)-1) return (%s)((%s)0 - (%s)a);", T, T, U, U) : "", T);
-        simt_str_printf(o, "%s %s tc_fdiv_%s(%s a, %s b) { if (b == 0) return 0;%s %s qq = (%s)(a / b);%s return qq; }\n",
+        tilec_sdk_str_printf(o, "%s %s tc_fdiv_%s(%s a, %s b) { if (b == 0) return 0;%s %s qq = (%s)(a / b);%s return qq; }\n",
                         q, T, s, T, T,
                         sg ? simt_fmt(c, " if (b == (%s)-1) return (%s)((%s)0 - (%s)a);", T, T, U, U) : "", T, T,
                         sg ? simt_fmt(c, " if ((%s)(a %% b) != 0 && ((a < 0) != (b < 0))) qq = (%s)(qq - 1);", T, T) : "");
-        simt_str_printf(o, "%s %s tc_fmod_%s(%s a, %s b) { if (b == 0%s) return 0; %s r = (%s)(a %% b);%s return r; }\n",
+        tilec_sdk_str_printf(o, "%s %s tc_fmod_%s(%s a, %s b) { if (b == 0%s) return 0; %s r = (%s)(a %% b);%s return r; }\n",
                         q, T, s, T, T, sg ? simt_fmt(c, " || b == (%s)-1", T) : "", T, T,
                         sg ? simt_fmt(c, " if (r != 0 && ((r < 0) != (b < 0))) r = (%s)(r + b);", T) : "");
-        simt_str_printf(o, "%s %s tc_min_%s(%s a, %s b) { return a < b ? a : b; }\n", q, T, s, T, T);
-        simt_str_printf(o, "%s %s tc_max_%s(%s a, %s b) { return a > b ? a : b; }\n", q, T, s, T, T);
-        simt_str_printf(o, "%s %s tc_abs_%s(%s a) { return %s; }\n", q, T, s, T,
+        tilec_sdk_str_printf(o, "%s %s tc_min_%s(%s a, %s b) { return a < b ? a : b; }\n", q, T, s, T, T);
+        tilec_sdk_str_printf(o, "%s %s tc_max_%s(%s a, %s b) { return a > b ? a : b; }\n", q, T, s, T, T);
+        tilec_sdk_str_printf(o, "%s %s tc_abs_%s(%s a) { return %s; }\n", q, T, s, T,
                         sg ? simt_fmt(c, "a < 0 ? (%s)((%s)0 - (%s)a) : a", T, U, U) : "a");
-        simt_str_printf(o,
+        tilec_sdk_str_printf(o,
             "%s %s tc_pow_%s(%s a, %s e) {%s %s r = 1, x = (%s)a, n = (%s)e; while (n) { if (n & 1u) r = (%s)(r * x); x = (%s)(x * x); n >>= 1; } return (%s)r; }\n",
             q, T, s, T, T,
             sg ? simt_fmt(c, " if (e < 0) return (%s)(a == 1 ? 1 : a == (%s)-1 ? (((%s)e & 1u) ? -1 : 1) : 0);", T, T, U) : "",

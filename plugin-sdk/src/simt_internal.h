@@ -11,22 +11,10 @@
 #include <stdint.h>
 
 #include "tilec/ir.h"
+#include "tilec/sdk.h"
 #include "tilec/simt.h"
 
 #define SIMT_MAX_DEPTH 600
-
-/* Growable string; oom is sticky. */
-typedef struct simt_str {
-    char *s;
-    size_t len, cap;
-    int oom;
-} simt_str_t;
-
-void simt_str_putn(simt_str_t *b, const char *s, size_t n);
-void simt_str_puts(simt_str_t *b, const char *s);
-void simt_str_vprintf(simt_str_t *b, const char *fmt, va_list ap);
-void simt_str_printf(simt_str_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void simt_str_free(simt_str_t *b);
 
 /* Helper functions of the prelude, emitted only when used. */
 enum {
@@ -40,8 +28,8 @@ struct tilec_simt_ctx {
     const tilec_ir_kernel_t *k;
     const tilec_simt_dialect_t *d;
     tilec_simt_dialect_t dl;   /* d copied with defaults filled in */
-    simt_str_t *o;             /* where lines go (body, or the prelude while the hook runs) */
-    simt_str_t body;
+    tilec_sdk_str_t *o;             /* where lines go (body, or the prelude while the hook runs) */
+    tilec_sdk_str_t body;
     tilec_arena_t ar;          /* temporary strings */
     char *err;
     size_t errlen;
@@ -80,6 +68,6 @@ const char *simt_add(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *a, const 
 /* Bits of a 16-bit float compute value and back (software or native). */
 const char *simt_half_bits(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *v);
 const char *simt_half_from_bits(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *bits);
-void simt_emit_helpers(tilec_simt_ctx_t *c, simt_str_t *out);
+void simt_emit_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *out);
 
 #endif
