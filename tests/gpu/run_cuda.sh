@@ -3,8 +3,7 @@
 #
 # Meant for a machine with an NVIDIA GPU, its driver and NVRTC (the H200
 # of the device tool).  It builds tilec and libtilec-cuda.so in $O (default
-# build; when the tree does not build, binaries carried in .gpu-bin are
-# used), lists the devices, then:
+# build), lists the devices, then:
 #   1. runs every example with each of its `# tilec-test:` parameter lines
 #      and every conformance case with each `# conform-params:` line through
 #      `tilec run FILE --check --backend cuda`;
@@ -27,13 +26,7 @@ export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-/tmp/tilec-cuda-cache}
 : > "$OUT/results.txt"
 
 if ! make -j"$JOBS" WERROR= O="$B" "$B/tilec" "$B/libtilec-cuda.so" > "$OUT/build.log" 2>&1; then
-    # a tree mid-edit may not build: fall back to binaries carried in .gpu-bin
-    if [ -x .gpu-bin/tilec ]; then
-        echo "build failed; using the carried binaries in .gpu-bin"; tail -5 "$OUT/build.log"
-        mkdir -p "$B" && cp -a .gpu-bin/. "$B/"
-    else
-        echo "build failed"; tail -30 "$OUT/build.log"; exit 2
-    fi
+    echo "build failed"; tail -30 "$OUT/build.log"; exit 2
 fi
 "$B/tilec" devices 2>&1 | tee "$OUT/devices.txt"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv 2>/dev/null | tee -a "$OUT/devices.txt"
