@@ -241,8 +241,10 @@ Test(opencl_plugin, binary_cache)
 {
     char dir[] = "/tmp/tilec-ocl-cache-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
-    if (load_plugin(dir))
+    if (load_plugin(dir)) {
+        rmdir(dir);
         return;
+    }
     tilec_pdevice_t *d = open0();
     tilec_pmodule_t *m1 = NULL, *m2 = NULL;
     cr_assert_eq(P->compile(d, IR_SCALE, strlen(IR_SCALE), NULL, &m1), TILEC_PS_OK, "%s", P->last_error());
