@@ -120,8 +120,8 @@ $(O)/tests/test_conform: tests/test_conform.c $(CONFORM_OBJ) $(O)/libtilec.a
 	$(CC) $(CFLAGS) -Itests -Iconformance -Itools -o $@ $< $(CONFORM_OBJ) $(O)/libtilec.a -lcriterion $(LDLIBS_CORE)
 
 test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE)
-	@TILEC_BUILD_DIR=$(abspath $(O)) O=$(O) sh tests/run.sh $(TESTS)
 	@O=$(O) sh tests/conform.sh
+	@TILEC_BUILD_DIR=$(abspath $(O)) O=$(O) sh tests/run.sh $(TESTS)
 
 # The conformance suite alone, on the cpu backend and on the template.
 conform: all $(BROKEN) $(TEMPLATE_SO)
