@@ -453,67 +453,49 @@ static int lookup_reduce(const char *s) { return tilec_irx_reduce_op_from_name(s
 static int lookup_atomic(const char *s) { return tilec_irx_atomic_op_from_name(s); }
 static int lookup_policy(const char *s) { return tilec_irx_policy_from_name(s); }
 
-/* Resolves the current identifier as a var / buffer and advances. */
-static tilec_ir_var_t *read_var_ref(reader_t *r)
+/* Resolves the current identifier in map (what: "variable" or "buffer")
+ * and advances; the index, or -1 after reporting the error. */
+static int read_ref(reader_t *r, const tilec_irx_map_t *map, const char *what)
 {
     char d[40];
     char *tmp;
     int i;
     if (r->failed) {
-        return NULL;
+        return -1;
     }
     if (r->t.kind != T_IDENT) {
-        FAIL(r, "expected a variable name, found %s", tok_desc(&r->t, d, sizeof d));
-        return NULL;
+        FAIL(r, "expected a %s name, found %s", what, tok_desc(&r->t, d, sizeof d));
+        return -1;
     }
     tmp = malloc(r->t.n + 1);
     if (!tmp) {
         FAIL(r, "out of memory");
-        return NULL;
+        return -1;
     }
     memcpy(tmp, r->t.s, r->t.n);
     tmp[r->t.n] = '\0';
-    i = tilec_irx_map_get(&r->vars, tmp);
+    i = tilec_irx_map_get(map, tmp);
     if (i < 0) {
-        FAIL(r, "unknown variable %s", tok_desc(&r->t, d, sizeof d));
+        FAIL(r, "unknown %s %s", what, tok_desc(&r->t, d, sizeof d));
     }
     free(tmp);
     if (i < 0) {
-        return NULL;
+        return -1;
     }
     next_tok(r);
-    return r->failed ? NULL : r->k->vars[i];
+    return r->failed ? -1 : i;
+}
+
+static tilec_ir_var_t *read_var_ref(reader_t *r)
+{
+    int i = read_ref(r, &r->vars, "variable");
+    return i < 0 ? NULL : r->k->vars[i];
 }
 
 static tilec_ir_buffer_t *read_buf_ref(reader_t *r)
 {
-    char d[40];
-    char *tmp;
-    int i;
-    if (r->failed) {
-        return NULL;
-    }
-    if (r->t.kind != T_IDENT) {
-        FAIL(r, "expected a buffer name, found %s", tok_desc(&r->t, d, sizeof d));
-        return NULL;
-    }
-    tmp = malloc(r->t.n + 1);
-    if (!tmp) {
-        FAIL(r, "out of memory");
-        return NULL;
-    }
-    memcpy(tmp, r->t.s, r->t.n);
-    tmp[r->t.n] = '\0';
-    i = tilec_irx_map_get(&r->bufs, tmp);
-    if (i < 0) {
-        FAIL(r, "unknown buffer %s", tok_desc(&r->t, d, sizeof d));
-    }
-    free(tmp);
-    if (i < 0) {
-        return NULL;
-    }
-    next_tok(r);
-    return r->failed ? NULL : r->k->bufs[i];
+    int i = read_ref(r, &r->bufs, "buffer");
+    return i < 0 ? NULL : r->k->bufs[i];
 }
 
 static const char *read_string(reader_t *r)
