@@ -169,6 +169,25 @@ void tilec_api_ctx_unref(tilec_context_t *ctx)
  * tilec_program_compile_for with an explicit arch can still call
  * compile(NULL, ...).  The context is still reported as unavailable; memory
  * and launches fail with the reason. */
+/* Makes list entry i the context's plugin (name, path, loader handle); the
+ * caller sets the table once it may be used.  0, or -1 when out of memory. */
+static int ctx_adopt(tilec_context_t *ctx, tilec_loader_list_t *list, int i)
+{
+    tilec_loader_entry_t *e = &list->items[i];
+    char *name = strdup(e->name), *path = strdup(e->path);
+    if (!name || !path) {
+        free(name);
+        free(path);
+        return -1;
+    }
+    free(ctx->backend);
+    free(ctx->plugin_path);
+    ctx->backend = name;
+    ctx->plugin_path = path;
+    ctx->handle = tilec_loader_take(list, i);
+    return 0;
+}
+
 static void keep_compile_only(tilec_context_t *ctx, tilec_loader_list_t *list, const char *spec)
 {
     size_t n = strcspn(spec, ":");
@@ -178,19 +197,10 @@ static void keep_compile_only(tilec_context_t *ctx, tilec_loader_list_t *list, c
             strncmp(e->name, spec, n) != 0) {
             continue;
         }
-        char *name = strdup(e->name), *path = strdup(e->path);
-        if (!name || !path) {
-            free(name);
-            free(path);
-            return;
+        if (ctx_adopt(ctx, list, i) == 0) {
+            ctx->table = e->table;
+            ctx->dev = NULL;
         }
-        free(ctx->backend);
-        free(ctx->plugin_path);
-        ctx->backend = name;
-        ctx->plugin_path = path;
-        ctx->handle = tilec_loader_take(list, i);
-        ctx->table = e->table;
-        ctx->dev = NULL;
         return;
     }
 }
@@ -245,25 +255,17 @@ TILEC_API tilec_status_t tilec_context_create(const char *backend, tilec_context
     }
     {
         tilec_loader_entry_t *e = &list.items[idx];
-        char *name = strdup(e->name), *path = strdup(e->path);
-        if (!name || !path) {
-            free(name);
-            free(path);
+        if (ctx_adopt(ctx, &list, idx) != 0) {
             tilec_loader_release(&list);
             ctx->no_backend = TILEC_E_NOMEM;
             return TILEC_E_NOMEM;
         }
-        free(ctx->backend);
-        free(ctx->plugin_path);
-        ctx->backend = name;
-        ctx->plugin_path = path;
-        ctx->handle = tilec_loader_take(&list, idx);
         ctx->devindex = dev;
         ctx->info = e->devices[dev];
         ps = e->table->device_open(dev, &ctx->dev);
         if (ps != TILEC_PS_OK || !ctx->dev) {
             const char *err = e->table->last_error();
-            msg = tilec_strfmt("backend '%s': cannot open device %u: %s", name, dev,
+            msg = tilec_strfmt("backend '%s': cannot open device %u: %s", ctx->backend, dev,
                                err && *err ? err : "device_open failed");
             ctx->dev = NULL;
             tilec_loader_release(&list);
