@@ -51,25 +51,6 @@ const char *conform_status_name(conform_status_t s)
     }
 }
 
-static char *xfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xfmt(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        return NULL;
-    }
-    char *s = malloc((size_t)n + 1);
-    if (s) {
-        va_start(ap, fmt);
-        vsnprintf(s, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-    }
-    return s;
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -239,7 +220,7 @@ static int parse_params(conform_item_t *it, const char *line, char **err)
     it->defs_buf = malloc(len + 1);
     it->defs = calloc(len / 2 + 1, sizeof *it->defs);
     if (!it->params_text || !it->defs_buf || !it->defs) {
-        *err = xfmt("out of memory");
+        *err = check_strfmt("out of memory");
         return -1;
     }
     memcpy(it->defs_buf, line, len + 1);
@@ -253,17 +234,17 @@ static int parse_params(conform_item_t *it, const char *line, char **err)
         } else if (!strcmp(tok, "--entry")) {
             char *e = strtok_r(NULL, " \t", &save);
             if (!e || !(it->entry = strdup(e))) {
-                *err = xfmt("--entry needs a name");
+                *err = check_strfmt("--entry needs a name");
                 return -1;
             }
             continue;
         } else {
-            *err = xfmt("unexpected '%s' in parameters (want -D NAME=VALUE or --entry NAME)", tok);
+            *err = check_strfmt("unexpected '%s' in parameters (want -D NAME=VALUE or --entry NAME)", tok);
             return -1;
         }
         char *eq = def ? strchr(def, '=') : NULL;
         if (!eq || eq == def) {
-            *err = xfmt("-D expects NAME=VALUE in '%s'", line);
+            *err = check_strfmt("-D expects NAME=VALUE in '%s'", line);
             return -1;
         }
         *eq = '\0';
@@ -292,7 +273,7 @@ int conform_load_case(conform_run_t *run, const char *path, char **err)
     size_t len;
     *err = NULL;
     if (tilec_sdk_file_read(path, &data, &len) != 0) {
-        *err = xfmt("%s: cannot read: %s", path, strerror(errno));
+        *err = check_strfmt("%s: cannot read: %s", path, strerror(errno));
         return -1;
     }
     uint64_t caps = 0;
@@ -305,7 +286,7 @@ int conform_load_case(conform_run_t *run, const char *path, char **err)
     char *name = strdup(base);
     if (!name) {
         free(data);
-        *err = xfmt("out of memory");
+        *err = check_strfmt("out of memory");
         return -1;
     }
     if (strlen(name) > 3 && !strcmp(name + strlen(name) - 3, ".py")) {
@@ -318,7 +299,7 @@ int conform_load_case(conform_run_t *run, const char *path, char **err)
         lineno++;
         if (!strncmp(line, "# conform-params:", 17)) {
             if (nparams == 64) {
-                *err = xfmt("%s: more than 64 parameter sets", path);
+                *err = check_strfmt("%s: more than 64 parameter sets", path);
                 rc = -1;
             } else {
                 params[nparams++] = trim(line + 17);
@@ -328,7 +309,7 @@ int conform_load_case(conform_run_t *run, const char *path, char **err)
             for (char *kv = strtok_r(line + 10, " \t\r", &s2); kv && !rc; kv = strtok_r(NULL, " \t\r", &s2)) {
                 char *eq = strchr(kv, '=');
                 if (!eq) {
-                    *err = xfmt("%s: '# conform:' expects KEY=VALUE, got '%s'", path, kv);
+                    *err = check_strfmt("%s: '# conform:' expects KEY=VALUE, got '%s'", path, kv);
                     rc = -1;
                     break;
                 }
@@ -337,14 +318,14 @@ int conform_load_case(conform_run_t *run, const char *path, char **err)
                 if (!strcmp(kv, "caps")) {
                     uint64_t c;
                     if (conform_caps_parse(v, &c) != 0) {
-                        *err = xfmt("%s: unknown capability in 'caps=%s'", path, v);
+                        *err = check_strfmt("%s: unknown capability in 'caps=%s'", path, v);
                         rc = -1;
                     }
                     caps |= c;
                 } else if (!strcmp(kv, "tol")) {
                     int t = check_tol_from_name(v);
                     if (t < 0) {
-                        *err = xfmt("%s: unknown tolerance class '%s' (auto, fp16, fp32, exact)", path, v);
+                        *err = check_strfmt("%s: unknown tolerance class '%s' (auto, fp16, fp32, exact)", path, v);
                         rc = -1;
                     }
                     tol = (check_tol_t)t;
@@ -353,7 +334,7 @@ int conform_load_case(conform_run_t *run, const char *path, char **err)
                 } else if (!strcmp(kv, "covers")) {
                     /* documentation only: the primitives the case exercises */
                 } else {
-                    *err = xfmt("%s: unknown key '%s' in '# conform:'", path, kv);
+                    *err = check_strfmt("%s: unknown key '%s' in '# conform:'", path, kv);
                     rc = -1;
                 }
             }
@@ -371,7 +352,7 @@ int conform_load_case(conform_run_t *run, const char *path, char **err)
         }
         conform_item_t *it = conform_item_add(run, id, CONFORM_KIND_CASE);
         if (!it || !(it->file = strdup(path))) {
-            *err = xfmt("out of memory");
+            *err = check_strfmt("out of memory");
             rc = -1;
             break;
         }
@@ -379,7 +360,7 @@ int conform_load_case(conform_run_t *run, const char *path, char **err)
         it->tol = tol;
         it->timeout_s = timeout;
         if (parse_params(it, params[i], err) != 0) {
-            char *e = xfmt("%s: %s", path, *err ? *err : "bad parameters");
+            char *e = check_strfmt("%s: %s", path, *err ? *err : "bad parameters");
             free(*err);
             *err = e;
             rc = -1;
@@ -405,7 +386,7 @@ int conform_load_cases(conform_run_t *run, const char *dir, char **err)
     DIR *d = opendir(dir);
     *err = NULL;
     if (!d) {
-        *err = xfmt("%s: cannot open the case directory: %s", dir, strerror(errno));
+        *err = check_strfmt("%s: cannot open the case directory: %s", dir, strerror(errno));
         return -1;
     }
     char **names = NULL;
@@ -425,7 +406,7 @@ int conform_load_cases(conform_run_t *run, const char *dir, char **err)
             }
             names = nn;
         }
-        if (!(names[n] = xfmt("%s/%s", dir, de->d_name))) {
+        if (!(names[n] = check_strfmt("%s/%s", dir, de->d_name))) {
             rc = -1;
             break;
         }
@@ -433,7 +414,7 @@ int conform_load_cases(conform_run_t *run, const char *dir, char **err)
     }
     closedir(d);
     if (rc) {
-        *err = xfmt("out of memory");
+        *err = check_strfmt("out of memory");
     }
     if (n > 1) {
         qsort(names, (size_t)n, sizeof *names, cmp_str);
@@ -467,7 +448,7 @@ int conform_load_known(conform_run_t *run, const char *path, char **err)
     FILE *f = fopen(path, "r");
     *err = NULL;
     if (!f) {
-        *err = xfmt("%s: cannot open the known-failures file: %s", path, strerror(errno));
+        *err = check_strfmt("%s: cannot open the known-failures file: %s", path, strerror(errno));
         return -1;
     }
     char *line = NULL;
@@ -483,7 +464,7 @@ int conform_load_known(conform_run_t *run, const char *path, char **err)
         char *reason = trim(s + idl);
         s[idl] = '\0';
         if (!*reason) {
-            *err = xfmt("%s:%d: entry '%s' has no reason (write: ID REASON)", path, lineno, s);
+            *err = check_strfmt("%s:%d: entry '%s' has no reason (write: ID REASON)", path, lineno, s);
             rc = -1;
             break;
         }
@@ -531,7 +512,7 @@ static int probe_device(conform_run_t *run, const char *path, char **err)
     probe_msg_t m;
     memset(&m, 0, sizeof m);
     if (pipe(fds) != 0) {
-        *err = xfmt("pipe: %s", strerror(errno));
+        *err = check_strfmt("pipe: %s", strerror(errno));
         return -1;
     }
     fflush(NULL);
@@ -539,7 +520,7 @@ static int probe_device(conform_run_t *run, const char *path, char **err)
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
-        *err = xfmt("fork: %s", strerror(errno));
+        *err = check_strfmt("fork: %s", strerror(errno));
         return -1;
     }
     if (pid == 0) {
@@ -590,14 +571,14 @@ static int probe_device(conform_run_t *run, const char *path, char **err)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (got != sizeof m) {
-        *err = WIFSIGNALED(status) ? xfmt("%s: the plugin crashed while being queried or probing its devices "
+        *err = WIFSIGNALED(status) ? check_strfmt("%s: the plugin crashed while being queried or probing its devices "
                                           "(signal %d, %s)", path, WTERMSIG(status), strsignal(WTERMSIG(status)))
-                                   : xfmt("%s: the plugin probe gave no answer", path);
+                                   : check_strfmt("%s: the plugin probe gave no answer", path);
         return -1;
     }
     if (!m.ok) {
         m.why[sizeof m.why - 1] = '\0';
-        *err = xfmt("%s", m.why);
+        *err = check_strfmt("%s", m.why);
         return -1;
     }
     run->info = m.info;
@@ -610,9 +591,9 @@ static int probe_device(conform_run_t *run, const char *path, char **err)
 static int load_table(conform_run_t *run, const char *path, char **err)
 {
     /* dlopen searches the library path for a bare name. */
-    char *rel = strchr(path, '/') ? strdup(path) : xfmt("./%s", path);
+    char *rel = strchr(path, '/') ? strdup(path) : check_strfmt("./%s", path);
     if (!rel) {
-        *err = xfmt("out of memory");
+        *err = check_strfmt("out of memory");
         return -1;
     }
     dlerror();
@@ -620,12 +601,12 @@ static int load_table(conform_run_t *run, const char *path, char **err)
     free(rel);
     if (!run->handle) {
         const char *e = dlerror();
-        *err = xfmt("%s: not a loadable shared object: %s", path, e ? e : "?");
+        *err = check_strfmt("%s: not a loadable shared object: %s", path, e ? e : "?");
         return -1;
     }
     tilec_plugin_query_fn q = (tilec_plugin_query_fn)dlsym(run->handle, TILEC_PLUGIN_QUERY_SYMBOL);
     if (!q) {
-        *err = xfmt("%s: does not export %s", path, TILEC_PLUGIN_QUERY_SYMBOL);
+        *err = check_strfmt("%s: does not export %s", path, TILEC_PLUGIN_QUERY_SYMBOL);
         return -1;
     }
     /* Plugins may keep the host struct: it lives as long as the process. */
@@ -639,7 +620,7 @@ static int load_table(conform_run_t *run, const char *path, char **err)
     uint32_t abi = 0;
     tilec_pstatus_t st = q(&keep, &abi, &t);
     if (st != TILEC_PS_OK || !t) {
-        *err = xfmt("%s: tilec_plugin_query failed (status %d): no common ABI version or no table",
+        *err = check_strfmt("%s: tilec_plugin_query failed (status %d): no common ABI version or no table",
                     path, (int)st);
         return -1;
     }
@@ -647,7 +628,7 @@ static int load_table(conform_run_t *run, const char *path, char **err)
         !t->last_error || !t->device_count || !t->device_info || !t->device_open ||
         !t->device_close || !t->compile || !t->module_data || !t->module_free || !t->mem_alloc ||
         !t->mem_write || !t->mem_read || !t->mem_free || !t->launch) {
-        *err = xfmt("%s: the plugin table is incomplete (the loader would reject it)", path);
+        *err = check_strfmt("%s: the plugin table is incomplete (the loader would reject it)", path);
         return -1;
     }
     run->table = t;
@@ -661,7 +642,7 @@ int conform_open_plugin(conform_run_t *run, const char *path, uint32_t device, c
     run->plugin_path = path;
     run->device = device;
     if (conform_file_sha256(path, run->sha256) != 0) {
-        *err = xfmt("%s: cannot read the plugin file: %s", path, strerror(errno));
+        *err = check_strfmt("%s: cannot read the plugin file: %s", path, strerror(errno));
         return -1;
     }
     /* First everything in a child (a plugin that crashes in its query or

@@ -14,6 +14,7 @@
  * error is rendered; later calls just count.
  */
 #include "diag.h"
+#include "lexer.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,33 +39,6 @@ static void buf_puts(diag_buf_t *b, const char *s)
 {
     for (; *s; s++)
         buf_putc(b, *s);
-}
-
-/* Length of the valid UTF-8 sequence at s[0..n), or 0 when s[0] does not
- * start one (overlongs, surrogates and code points past U+10FFFF are
- * invalid). */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
-    else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0f; }
-    else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07; }
-    else return 0;
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
 }
 
 /* Finds line `line` (1-based) in src: *start and *end (exclusive, before
@@ -100,7 +74,8 @@ static void echo_slice(diag_buf_t *line, diag_buf_t *pre, const unsigned char *s
 {
     size_t i = from;
     while (i < to) {
-        size_t k = utf8_seq_len(s + i, to - i);
+        unsigned cp;
+        size_t k = tilec_utf8_decode(s + i, to - i, &cp);
         unsigned c = s[i];
         if (k == 1 && (c == '\t' || (c >= 0x20 && c != 0x7f))) {
             buf_putc(line, (char)c);

@@ -97,7 +97,7 @@ static int cur_col(const tilec_lexer_t *lx, size_t pos)
 }
 
 /* Length of a valid UTF-8 sequence at s[0..n) and its code point, or 0. */
-static size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cp_out)
+size_t tilec_utf8_decode(const unsigned char *s, size_t n, unsigned *cp_out)
 {
     unsigned c = s[0], cp;
     size_t len;
@@ -126,7 +126,7 @@ static int bad_char(tilec_lexer_t *lx, size_t pos)
     const unsigned char *s = (const unsigned char *)lx->src + pos;
     unsigned cp;
     int col = cur_col(lx, pos);
-    if (s[0] >= 0x80 && utf8_decode(s, lx->len - pos, &cp) > 1)
+    if (s[0] >= 0x80 && tilec_utf8_decode(s, lx->len - pos, &cp) > 1)
         return lex_error_at(lx, lx->line, col,
                             "non-ASCII character U+%04X is not allowed outside strings and "
                             "comments (names must be ASCII)", cp);
@@ -156,7 +156,7 @@ static int skip_comment(tilec_lexer_t *lx)
     while (lx->pos < lx->len && !is_newline_at(lx, lx->pos)) {
         const unsigned char *s = (const unsigned char *)lx->src + lx->pos;
         unsigned cp;
-        size_t k = s[0] ? utf8_decode(s, lx->len - lx->pos, &cp) : 0;
+        size_t k = s[0] ? tilec_utf8_decode(s, lx->len - lx->pos, &cp) : 0;
         if (k == 0)
             return lex_error_at(lx, lx->line, cur_col(lx, lx->pos), "invalid byte 0x%02x", s[0]);
         lx->pos += k;
@@ -490,7 +490,7 @@ static int lex_string(tilec_lexer_t *lx, tilec_token_t *t, int raw, int line, in
         if (c == 0)
             return lex_error_at(lx, lx->line, cur_col(lx, lx->pos), "invalid byte 0x00");
         if (c >= 0x80) {
-            size_t k = utf8_decode(s, end - lx->pos, &cp);
+            size_t k = tilec_utf8_decode(s, end - lx->pos, &cp);
             if (k == 0)
                 return lex_error_at(lx, lx->line, cur_col(lx, lx->pos), "invalid byte 0x%02x", c);
             memcpy(out + n, s, k);

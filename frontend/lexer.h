@@ -108,4 +108,9 @@ const char *tilec_lexer_kw_text(int kw);
  * "'('", "NEWLINE", "end of file".  Written into buf (always terminated). */
 const char *tilec_lexer_describe(const tilec_token_t *t, char *buf, size_t n);
 
+/* Decodes one UTF-8 sequence at s (n bytes available): its length, with
+ * the code point in *cp_out, or 0 when the bytes are not valid UTF-8
+ * (overlong forms, surrogates and values past U+10FFFF included). */
+size_t tilec_utf8_decode(const unsigned char *s, size_t n, unsigned *cp_out);
+
 #endif

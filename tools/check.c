@@ -146,8 +146,7 @@ const char *check_tol_name(check_tol_t t)
     return "?";
 }
 
-static char *strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *strfmt(const char *fmt, ...)
+char *check_strfmt(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -212,14 +211,14 @@ check_rc_t check_set_make(const tilec_program_t *p, const char *file, uint64_t s
                     const char *sname;
                     int64_t v;
                     if (tilec_program_sym(p, k, &sname, &v) == TILEC_OK && v < 0) {
-                        *msg = strfmt("%s: error: T.dynamic symbol '%s' has no value; pass -D %s=N "
+                        *msg = check_strfmt("%s: error: T.dynamic symbol '%s' has no value; pass -D %s=N "
                                       "to give tensor '%s' a size",
                                       file, sname, sname, t->name);
                         check_set_free(set);
                         return CHECK_E_UNBOUND;
                     }
                 }
-                *msg = strfmt("%s: error: tensor '%s' has an unbound dimension %d", file, t->name, d);
+                *msg = check_strfmt("%s: error: tensor '%s' has an unbound dimension %d", file, t->name, d);
                 check_set_free(set);
                 return CHECK_E_UNBOUND;
             }
@@ -231,7 +230,7 @@ check_rc_t check_set_make(const tilec_program_t *p, const char *file, uint64_t s
         }
         if (t->count == SIZE_MAX ||
             __builtin_mul_overflow(t->count, tilec_dtype_size((tilec_dtype_t)t->elem), &t->bytes)) {
-            *msg = strfmt("tensor '%s' is too large: its size overflows the address space", t->name);
+            *msg = check_strfmt("tensor '%s' is too large: its size overflows the address space", t->name);
             check_set_free(set);
             return CHECK_E_NOMEM;
         }
@@ -240,7 +239,7 @@ check_rc_t check_set_make(const tilec_program_t *p, const char *file, uint64_t s
         t->out = malloc(alloc);
         t->ref = malloc(alloc);
         if (!t->init || !t->out || !t->ref) {
-            *msg = strfmt("out of memory for tensor '%s' (%zu bytes)", t->name, t->bytes);
+            *msg = check_strfmt("out of memory for tensor '%s' (%zu bytes)", t->name, t->bytes);
             check_set_free(set);
             return CHECK_E_NOMEM;
         }
@@ -286,7 +285,7 @@ void check_set_judge(const check_set_t *set, check_tol_t tol, check_verdict_t *v
         int exact = !tilec_dtype_is_float((tilec_dtype_t)t->elem) || tol == CHECK_TOL_EXACT;
         int tensor_ok = !s.has_nan && (exact ? s.mismatches == 0 : s.rel_fro <= v->tol);
         if (!tensor_ok && v->detail) {
-            char *line = strfmt("tensor '%s' differs from the reference: rel_fro_err=%.3e "
+            char *line = check_strfmt("tensor '%s' differs from the reference: rel_fro_err=%.3e "
                                 "max_abs_err=%.3e mismatches=%zu/%zu%s\n",
                                 t->name, s.rel_fro, s.max_abs, s.mismatches, t->count,
                                 s.has_nan ? " (NaN in the output or the reference)" : "");

@@ -84,4 +84,7 @@ typedef struct check_verdict {
 /* Compares out against ref for every tensor under class tol. */
 void check_set_judge(const check_set_t *set, check_tol_t tol, check_verdict_t *v);
 
+/* printf into a new malloc'd string (caller frees); NULL when out of memory. */
+char *check_strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif
