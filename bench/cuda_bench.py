@@ -22,25 +22,10 @@ import sys
 
 import torch
 
+from torch_timing import median_ms
+
 OUT = os.environ.get("OUT", "build")
 TILEC = os.environ.get("TILEC", "build/tilec")
-
-
-def t_torch(fn, warm=5, reps=20):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def t_tilec(example, defs):
@@ -79,7 +64,7 @@ def main():
     # copy bandwidth (bytes read + written)
     x = torch.randint(0, 256, (1 << 30,), dtype=torch.uint8, device="cuda")
     y = torch.empty_like(x)
-    ms = t_torch(lambda: y.copy_(x))
+    ms = median_ms(lambda: y.copy_(x))
     copy_gbs = 2 * x.numel() / (ms * 1e-3) / 1e9
     print(f"copy bandwidth: {copy_gbs:.0f} GB/s", flush=True)
     del x, y
@@ -87,7 +72,7 @@ def main():
     for n in (4096, 8192):
         a = torch.rand(n, n, dtype=torch.float16, device="cuda") * 2 - 1
         b = torch.rand(n, n, dtype=torch.float16, device="cuda") * 2 - 1
-        ref = t_torch(lambda: a @ b)
+        ref = median_ms(lambda: a @ b)
         ms, err = t_tilec("examples/gemm.py", dict(M=n, N=n, K=n, block_M=128, block_N=128,
                                                    block_K=32, num_stages=3))
         add(f"gemm fp16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "cuBLAS", err)
@@ -98,7 +83,7 @@ def main():
         q = torch.randn(bt, h, s, d, dtype=torch.float16, device="cuda")
         k = torch.randn_like(q)
         v = torch.randn_like(q)
-        ref = t_torch(lambda: torch.nn.functional.scaled_dot_product_attention(
+        ref = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(
             q, k, v, is_causal=causal))
         ms, err = t_tilec("examples/flash_attention.py",
                           dict(batch=bt, heads=h, seq_len=s, dim=d, causal=causal,
@@ -110,7 +95,7 @@ def main():
 
     M, N = 16384, 4096
     xs = torch.randn(M, N, dtype=torch.float16, device="cuda")
-    ref = t_torch(lambda: torch.softmax(xs, dim=1))
+    ref = median_ms(lambda: torch.softmax(xs, dim=1))
     ms, err = t_tilec("examples/softmax.py", dict(M=M, N=N, block_M=4))
     nbytes = 2 * M * N * 2
     add(f"softmax fp16 {M}x{N}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
@@ -118,7 +103,7 @@ def main():
     print(f"  (torch.softmax: {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
     xr = torch.randn(M, N, dtype=torch.float32, device="cuda")
     w = torch.randn(N, dtype=torch.float32, device="cuda")
-    ref = t_torch(lambda: torch.nn.functional.rms_norm(xr, (N,), w, 1e-6))
+    ref = median_ms(lambda: torch.nn.functional.rms_norm(xr, (N,), w, 1e-6))
     ms, err = t_tilec("examples/rmsnorm.py", dict(M=M, N=N, block_M=2))
     nbytes = 2 * M * N * 4
     add(f"rmsnorm fp32 {M}x{N}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,

@@ -13,22 +13,7 @@ import sys
 
 import torch
 
-
-def median_ms(fn, warm=5, reps=30):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    times.sort()
-    return times[len(times) // 2]
+from torch_timing import median_ms
 
 
 def tilec_ms(bench_txt, key):
