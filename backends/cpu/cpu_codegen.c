@@ -14,6 +14,8 @@
  * float16 and bfloat16 are stored as uint16_t and computed in float
  * (rounded to the 16-bit format on a cast and on every store); bool is
  * stored as uint8_t and computed as int.  Global offsets are int64.
+ * Scalar expressions are written by the SDK's shared C-family emitter
+ * (tilec/cexpr.h) through the C hooks of expr() below.
  * Integer division and modulo never trap (x/0 == 0, see cpu_prelude.h);
  * signed int32/int64 overflow in index arithmetic is undefined, as in CUDA
  * C, which lets the C compiler vectorize the usual affine accesses.
@@ -38,6 +40,7 @@
 #include <string.h>
 
 #include "cpu_internal.h"
+#include "tilec/cexpr.h"
 #include "cpu_prelude.h"
 
 #define CG_MAX_DEPTH 200
@@ -77,14 +80,12 @@ static void cg_fail(cg_t *g, const char *fmt, ...)
 }
 
 /* printf into the arena: the building block of expression strings. */
-static char *fmt(cg_t *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static char *fmt(cg_t *g, const char *f, ...)
+static char *vfmt(void *u, const char *f, va_list ap)
 {
-    va_list ap, ap2;
-    va_start(ap, f);
+    cg_t *g = u;
+    va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, f, ap);
-    va_end(ap);
     char *s = n < 0 ? NULL : tilec_arena_alloc(&g->ar, (size_t)n + 1);
     if (!s) {
         va_end(ap2);
@@ -93,6 +94,16 @@ static char *fmt(cg_t *g, const char *f, ...)
     }
     vsnprintf(s, (size_t)n + 1, f, ap2);
     va_end(ap2);
+    return s;
+}
+
+static char *fmt(cg_t *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static char *fmt(cg_t *g, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = vfmt(g, f, ap);
+    va_end(ap);
     return s;
 }
 
@@ -156,21 +167,6 @@ static size_t st_size(tilec_dtype_t t)
 
 static int is_flt(tilec_dtype_t t) { return t == TILEC_FLOAT16 || t == TILEC_BFLOAT16 || t == TILEC_FLOAT32 || t == TILEC_FLOAT64; }
 static int is_sint(tilec_dtype_t t) { return t >= TILEC_INT8 && t <= TILEC_INT64; }
-
-/* suffix of the integer helper family (bool uses the int32 family) */
-static const char *isfx(tilec_dtype_t t)
-{
-    switch (t) {
-    case TILEC_INT8: return "i8";
-    case TILEC_INT16: return "i16";
-    case TILEC_INT64: return "i64";
-    case TILEC_UINT8: return "u8";
-    case TILEC_UINT16: return "u16";
-    case TILEC_UINT32: return "u32";
-    case TILEC_UINT64: return "u64";
-    default: return "i32";
-    }
-}
 
 /* ---- conversions between representations ------------------------------------ */
 
@@ -299,223 +295,41 @@ static const char *offset_of_exprs(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir
 
 /* ---- expressions ------------------------------------------------------------------ */
 
-static const char *unary(cg_t *g, const tilec_ir_expr_t *e, const char *a)
+/* Hooks of the shared C-family emitter (tilec/cexpr.h) for plain C. */
+static void cx_fail(void *u, const char *msg) { cg_fail(u, "%s", msg); }
+static const char *cx_ctype(void *u, tilec_dtype_t t) { (void)u; return ct_type(t); }
+
+static const char *cx_int_lit(void *u, int64_t v, tilec_dtype_t t)
 {
-    tilec_dtype_t t = e->u.un.a ? e->u.un.a->dtype : e->dtype;
-    int dbl = t == TILEC_FLOAT64;
-    switch (e->u.un.op) {
-    case TILEC_UN_NEG:
-        if (is_flt(t))
-            return fmt(g, "(-(%s))", a);
-        if (t == TILEC_BOOL)
-            return fmt(g, "((%s) != 0)", a);
-        return fmt(g, "((%s)(0 - (uint64_t)(%s)))", ct_type(t), a);
-    case TILEC_UN_NOT:
-        return fmt(g, "(!(%s))", a);
-    case TILEC_UN_ABS:
-        if (is_flt(t))
-            return fmt(g, dbl ? "fabs(%s)" : "fabsf(%s)", a);
-        if (t == TILEC_BOOL)
-            return a;
-        return fmt(g, "tc_abs_%s(%s)", isfx(t), a);
-    case TILEC_UN_FLOOR:
-    case TILEC_UN_CEIL:
-        if (!is_flt(t))
-            return a;
-        return fmt(g, "%s%s(%s)", e->u.un.op == TILEC_UN_FLOOR ? "floor" : "ceil", dbl ? "" : "f", a);
-    default:
-        break;
-    }
-    /* math functions: on ints (not expected after typing), go through double */
-    const char *x = a;
-    int fdbl = dbl;
-    if (!is_flt(t)) {
-        x = fmt(g, "(double)(%s)", a);
-        fdbl = 1;
-    }
-    const char *f = fdbl ? "" : "f", *r;
-    switch (e->u.un.op) {
-    case TILEC_UN_EXP: r = fmt(g, "exp%s(%s)", f, x); break;
-    case TILEC_UN_EXP2: r = fmt(g, "exp2%s(%s)", f, x); break;
-    case TILEC_UN_LOG: r = fmt(g, "log%s(%s)", f, x); break;
-    case TILEC_UN_LOG2: r = fmt(g, "log2%s(%s)", f, x); break;
-    case TILEC_UN_SQRT: r = fmt(g, "sqrt%s(%s)", f, x); break;
-    case TILEC_UN_RSQRT: r = fmt(g, fdbl ? "(1.0 / sqrt(%s))" : "(1.0f / sqrtf(%s))", x); break;
-    case TILEC_UN_TANH: r = fmt(g, "tanh%s(%s)", f, x); break;
-    case TILEC_UN_SIGMOID: r = fmt(g, fdbl ? "tc_sigmoidd(%s)" : "tc_sigmoidf(%s)", x); break;
-    default:
-        cg_fail(g, "unknown unary operator %d", (int)e->u.un.op);
-        return "0";
-    }
-    if (!is_flt(t))
-        r = fmt(g, "((%s)(%s))", ct_type(t), r);
-    return r;
+    if (t == TILEC_BOOL)
+        return v ? "1" : "0";
+    return fmt(u, "((%s)%s)", ct_type(t), int_lit(u, v));
 }
 
-static const char *binary(cg_t *g, const tilec_ir_expr_t *e, const char *a, const char *b)
+static const char *cx_flt_lit(void *u, double v, tilec_dtype_t t) { return flt_lit(u, v, t); }
+
+static const char *cx_load(void *u, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx)
 {
-    tilec_dtype_t t = e->u.bin.a->dtype;
-    int dbl = t == TILEC_FLOAT64;
-    int op = e->u.bin.op;
-    switch (op) {
-    case TILEC_BIN_EQ: return fmt(g, "((%s) == (%s))", a, b);
-    case TILEC_BIN_NE: return fmt(g, "((%s) != (%s))", a, b);
-    case TILEC_BIN_LT: return fmt(g, "((%s) < (%s))", a, b);
-    case TILEC_BIN_LE: return fmt(g, "((%s) <= (%s))", a, b);
-    case TILEC_BIN_GT: return fmt(g, "((%s) > (%s))", a, b);
-    case TILEC_BIN_GE: return fmt(g, "((%s) >= (%s))", a, b);
-    case TILEC_BIN_AND: return fmt(g, "((%s) && (%s))", a, b);
-    case TILEC_BIN_OR: return fmt(g, "((%s) || (%s))", a, b);
-    default: break;
-    }
-    if (is_flt(t)) {
-        switch (op) {
-        case TILEC_BIN_ADD: return fmt(g, "((%s) + (%s))", a, b);
-        case TILEC_BIN_SUB: return fmt(g, "((%s) - (%s))", a, b);
-        case TILEC_BIN_MUL: return fmt(g, "((%s) * (%s))", a, b);
-        case TILEC_BIN_DIV: return fmt(g, "((%s) / (%s))", a, b);
-        case TILEC_BIN_FLOORDIV: return fmt(g, dbl ? "floor((%s) / (%s))" : "floorf((%s) / (%s))", a, b);
-        case TILEC_BIN_FLOORMOD: return fmt(g, dbl ? "tc_fmodd(%s, %s)" : "tc_fmodf(%s, %s)", a, b);
-        case TILEC_BIN_POW: return fmt(g, dbl ? "pow(%s, %s)" : "powf(%s, %s)", a, b);
-        case TILEC_BIN_MIN: return fmt(g, dbl ? "tc_mind(%s, %s)" : "tc_minf(%s, %s)", a, b);
-        case TILEC_BIN_MAX: return fmt(g, dbl ? "tc_maxd(%s, %s)" : "tc_maxf(%s, %s)", a, b);
-        default: break;
-        }
-    } else {
-        const char *ct = ct_type(t), *sf = isfx(t);
-        int wide = t == TILEC_INT32 || t == TILEC_INT64 || t == TILEC_UINT32 || t == TILEC_UINT64;
-        const char *res = NULL;
-        switch (op) {
-        case TILEC_BIN_ADD:
-        case TILEC_BIN_SUB:
-        case TILEC_BIN_MUL: {
-            const char *o = op == TILEC_BIN_ADD ? "+" : op == TILEC_BIN_SUB ? "-" : "*";
-            if (wide)
-                res = fmt(g, "((%s) %s (%s))", a, o, b);
-            else /* narrow types promote to int: compute wrapped in uint32 */
-                res = fmt(g, "((%s)((uint32_t)(%s) %s (uint32_t)(%s)))", ct, a, o, b);
-            break;
-        }
-        case TILEC_BIN_DIV: res = fmt(g, "tc_div_%s(%s, %s)", sf, a, b); break;
-        case TILEC_BIN_FLOORDIV: res = fmt(g, "tc_fdiv_%s(%s, %s)", sf, a, b); break;
-        case TILEC_BIN_FLOORMOD: res = fmt(g, "tc_fmod_%s(%s, %s)", sf, a, b); break;
-        case TILEC_BIN_POW: res = fmt(g, "tc_pow_%s(%s, %s)", sf, a, b); break;
-        case TILEC_BIN_MIN: res = fmt(g, "tc_min_%s(%s, %s)", sf, a, b); break;
-        case TILEC_BIN_MAX: res = fmt(g, "tc_max_%s(%s, %s)", sf, a, b); break;
-        default: break;
-        }
-        if (res) {
-            if (t == TILEC_BOOL)
-                res = fmt(g, "((%s) != 0)", res);
-            return res;
-        }
-    }
-    cg_fail(g, "unknown binary operator %d", op);
-    return "0";
+    cg_t *g = u;
+    if (!buf_ok(g, b))
+        return NULL;
+    const char *off = offset_of_exprs(g, b, idx);
+    return from_store(g, fmt(g, "b%d[%s]", b->id, off), b->dtype);
 }
+
+static const char *cx_conv(void *u, const char *v, tilec_dtype_t s, tilec_dtype_t t) { return conv(u, v, s, t); }
 
 static const char *expr(cg_t *g, const tilec_ir_expr_t *e)
 {
-    if (g->failed)
-        return "0";
-    if (!e) {
-        cg_fail(g, "missing expression");
-        return "0";
-    }
-    if (!valid_dtype((int)e->dtype)) {
-        cg_fail(g, "expression with an invalid dtype");
-        return "0";
-    }
-    if (++g->depth > CG_MAX_DEPTH * 4) {
-        cg_fail(g, "expression nested deeper than %d levels", CG_MAX_DEPTH * 4);
-        g->depth--;
-        return "0";
-    }
-    const char *r = "0";
-    switch (e->kind) {
-    case TILEC_EX_INT:
-        if (is_flt(e->dtype))
-            r = flt_lit(g, (double)e->u.i, e->dtype);
-        else if (e->dtype == TILEC_BOOL)
-            r = e->u.i ? "1" : "0";
-        else
-            r = fmt(g, "((%s)%s)", ct_type(e->dtype), int_lit(g, e->u.i));
-        break;
-    case TILEC_EX_FLOAT:
-        if (is_flt(e->dtype))
-            r = flt_lit(g, e->u.f, e->dtype);
-        else if (e->dtype == TILEC_BOOL)
-            r = e->u.f != 0 ? "1" : "0";
-        else
-            r = fmt(g, "((%s)%s)", ct_type(e->dtype), flt_lit(g, e->u.f, TILEC_FLOAT64));
-        break;
-    case TILEC_EX_VAR: {
-        const tilec_ir_var_t *v = e->u.var;
-        if (!v || v->id < 0 || v->id >= g->k->nvars || g->k->vars[v->id] != v) {
-            cg_fail(g, "reference to a variable not declared by the kernel");
-            break;
-        }
-        r = conv(g, fmt(g, "v%d", v->id), v->dtype, e->dtype);
-        break;
-    }
-    case TILEC_EX_LOAD: {
-        const tilec_ir_buffer_t *b = e->u.load.buf;
-        if (!buf_ok(g, b))
-            break;
-        const char *off = offset_of_exprs(g, b, e->u.load.idx);
-        r = conv(g, from_store(g, fmt(g, "b%d[%s]", b->id, off), b->dtype), b->dtype, e->dtype);
-        break;
-    }
-    case TILEC_EX_UNARY: {
-        if (!e->u.un.a || !valid_dtype((int)e->u.un.a->dtype)) {
-            cg_fail(g, "unary operator without a valid operand");
-            break;
-        }
-        const char *a = expr(g, e->u.un.a);
-        r = unary(g, e, a);
-        tilec_dtype_t rt = e->u.un.op == TILEC_UN_NOT ? TILEC_BOOL : e->u.un.a->dtype;
-        r = conv(g, r, rt, e->dtype);
-        break;
-    }
-    case TILEC_EX_BINARY: {
-        if (!e->u.bin.a || !e->u.bin.b || !valid_dtype((int)e->u.bin.a->dtype) ||
-            !valid_dtype((int)e->u.bin.b->dtype)) {
-            cg_fail(g, "binary operator without valid operands");
-            break;
-        }
-        tilec_dtype_t ta = e->u.bin.a->dtype;
-        const char *a = expr(g, e->u.bin.a);
-        /* operands have equal dtypes after typing; coerce b defensively */
-        const char *b = conv(g, expr(g, e->u.bin.b), e->u.bin.b->dtype, ta);
-        r = binary(g, e, a, b);
-        int cmp = e->u.bin.op >= TILEC_BIN_EQ;
-        r = conv(g, r, cmp ? TILEC_BOOL : ta, e->dtype);
-        break;
-    }
-    case TILEC_EX_SELECT: {
-        if (!e->u.sel.cond || !e->u.sel.a || !e->u.sel.b) {
-            cg_fail(g, "select without operands");
-            break;
-        }
-        const char *c = expr(g, e->u.sel.cond);
-        const char *a = conv(g, expr(g, e->u.sel.a), e->u.sel.a->dtype, e->dtype);
-        const char *b = conv(g, expr(g, e->u.sel.b), e->u.sel.b->dtype, e->dtype);
-        r = fmt(g, "((%s) ? (%s) : (%s))", c, a, b);
-        break;
-    }
-    case TILEC_EX_CAST:
-        if (!e->u.cast.a || !valid_dtype((int)e->u.cast.a->dtype)) {
-            cg_fail(g, "cast without a valid operand");
-            break;
-        }
-        r = conv(g, expr(g, e->u.cast.a), e->u.cast.a->dtype, e->dtype);
-        break;
-    default:
-        cg_fail(g, "unknown expression kind %d", (int)e->kind);
-        break;
-    }
-    g->depth--;
-    return r;
+    const tilec_cexpr_t x = {
+        .u = g, .k = g->k, .failed = &g->failed, .depth = &g->depth, .max_depth = CG_MAX_DEPTH * 4,
+        .vfmt = vfmt, .fail = cx_fail, .ctype = cx_ctype, .int_lit = cx_int_lit, .flt_lit = cx_flt_lit,
+        .load = cx_load, .conv = cx_conv,
+        .uint32_name = "uint32_t", .uint64_name = "uint64_t", .float32_name = "float",
+        .float_lit_via = TILEC_FLOAT64, .int_math_via_double = 1, .bool_minmax_ne0 = 1,
+        .msg_missing = "missing expression", .msg_bad_dtype = "expression with an invalid dtype",
+    };
+    return tilec_cexpr_emit(&x, e);
 }
 
 /* ---- regions (COPY, FILL) ------------------------------------------------------- */
@@ -874,7 +688,7 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
             line(g, "memset(gc, 0, (size_t)(M * N) * sizeof(%s));", T);
     }
     line(g, "tc_gemm_%s(M, N, K, ga, gb, gc);",
-         ct == TILEC_FLOAT32 ? "f32" : ct == TILEC_FLOAT64 ? "f64" : isfx(ct));
+         ct == TILEC_FLOAT32 ? "f32" : ct == TILEC_FLOAT64 ? "f64" : tilec_cexpr_isfx(ct));
     if (C->dtype != ct)
         line(g, "for (int64_t i = 0; i < M * N; ++i) b%d[i] = %s;", C->id,
              to_store(g, "gc[i]", ct, C->dtype));
@@ -936,7 +750,7 @@ static const char *absval(cg_t *g, const char *x, tilec_dtype_t t)
     if (is_flt(t))
         return fmt(g, "fabsf(%s)", x);
     if (is_sint(t))
-        return fmt(g, "tc_abs_%s(%s)", isfx(t), x);
+        return fmt(g, "tc_abs_%s(%s)", tilec_cexpr_isfx(t), x);
     return x;
 }
 
@@ -946,7 +760,7 @@ static const char *maxof(cg_t *g, const char *a, const char *b, tilec_dtype_t t,
         return fmt(g, "tc_%sd(%s, %s)", mx ? "max" : "min", a, b);
     if (is_flt(t))
         return fmt(g, "tc_%sf(%s, %s)", mx ? "max" : "min", a, b);
-    return fmt(g, "tc_%s_%s(%s, %s)", mx ? "max" : "min", isfx(t), a, b);
+    return fmt(g, "tc_%s_%s(%s, %s)", mx ? "max" : "min", tilec_cexpr_isfx(t), a, b);
 }
 
 static const char *addof(cg_t *g, const char *a, const char *b, tilec_dtype_t t)
@@ -1074,7 +888,7 @@ static void gen_atomic(cg_t *g, const tilec_ir_stmt_t *s)
         case TILEC_FLOAT32: sfx = "f32"; break;
         case TILEC_FLOAT64: sfx = "f64"; break;
         case TILEC_BOOL: sfx = "u8"; val = fmt(g, "(uint8_t)((%s) != 0)", val); break;
-        default: sfx = isfx(t); break;
+        default: sfx = tilec_cexpr_isfx(t); break;
         }
         if (t == TILEC_BOOL && op == TILEC_ATOMIC_ADD)
             opn = "max"; /* bool + bool saturates: or */

@@ -2,7 +2,9 @@
  * simt_expr.c — the expression half of the SIMT lowering kit.
  *
  * Types, literals, conversions and tile IR expressions rendered as C-family
- * text in the dialect the backend describes (tilec/simt.h), plus the helper
+ * text in the dialect the backend describes (tilec/simt.h); the expression
+ * walk and its operators are the shared emitter of cexpr.c, given this
+ * dialect's hooks (cx_of).  Plus the helper
  * functions the generated code calls (integer floor division and friends,
  * software float16/bfloat16 conversions, min/max/fmod/sigmoid with the
  * reference interpreter's semantics), emitted into the prelude only when
@@ -20,14 +22,15 @@
 #include <string.h>
 
 #include "simt_internal.h"
+#include "tilec/cexpr.h"
 
-char *simt_fmt(tilec_simt_ctx_t *c, const char *f, ...)
+/* printf into the context arena; "0" (and a failure) when out of memory. */
+static char *cx_vfmt(void *u, const char *f, va_list ap)
 {
-    va_list ap, ap2;
-    va_start(ap, f);
+    tilec_simt_ctx_t *c = u;
+    va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, f, ap);
-    va_end(ap);
     char *s = n < 0 ? NULL : tilec_arena_alloc(&c->ar, (size_t)n + 1);
     if (!s) {
         va_end(ap2);
@@ -36,6 +39,15 @@ char *simt_fmt(tilec_simt_ctx_t *c, const char *f, ...)
     }
     vsnprintf(s, (size_t)n + 1, f, ap2);
     va_end(ap2);
+    return s;
+}
+
+char *simt_fmt(tilec_simt_ctx_t *c, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = cx_vfmt(c, f, ap);
+    va_end(ap);
     return s;
 }
 
@@ -351,270 +363,73 @@ const char *tilec_simt_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, t
     return o;
 }
 
-/* ---- operators ------------------------------------------------------------------------------- */
+/* ---- operators and expressions: the shared C-family emitter (tilec/cexpr.h) ------------------- */
 
-static const char *isfx(tilec_dtype_t t)
+static void cx_fail(void *u, const char *msg) { tilec_simt_fail(u, "%s", msg); }
+static const char *cx_ctype(void *u, tilec_dtype_t t) { return tilec_simt_ctype(u, t); }
+static const char *cx_int_lit(void *u, int64_t v, tilec_dtype_t t) { return simt_int_lit(u, v, t); }
+static const char *cx_flt_lit(void *u, double v, tilec_dtype_t t) { return flt_lit(u, v, t); }
+
+static const char *cx_load(void *u, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx)
 {
-    switch (t) {
-    case TILEC_INT8: return "i8";
-    case TILEC_INT16: return "i16";
-    case TILEC_INT64: return "i64";
-    case TILEC_UINT8: return "u8";
-    case TILEC_UINT16: return "u16";
-    case TILEC_UINT32: return "u32";
-    case TILEC_UINT64: return "u64";
-    default: return "i32";
-    }
+    tilec_simt_ctx_t *c = u;
+    if (!simt_buf_ok(c, b))
+        return NULL;
+    const char *off = tilec_simt_offset(c, b, idx);
+    return tilec_simt_load(c, b, off);
 }
 
-static tilec_dtype_t ihelper_type(tilec_dtype_t t) { return t == TILEC_BOOL ? TILEC_INT32 : t; }
-
-static const char *ihelper(tilec_simt_ctx_t *c, const char *op, tilec_dtype_t t, const char *a, const char *b)
+static const char *cx_conv(void *u, const char *v, tilec_dtype_t s, tilec_dtype_t t)
 {
-    t = ihelper_type(t);
-    c->int_helpers |= 1u << t;
-    return b ? simt_fmt(c, "tc_%s_%s(%s, %s)", op, isfx(t), a, b) : simt_fmt(c, "tc_%s_%s(%s)", op, isfx(t), a);
+    return tilec_simt_convert(u, v, s, t);
+}
+
+static void cx_use_flt(void *u, int dbl) { ((tilec_simt_ctx_t *)u)->helpers |= dbl ? SH_DBL : SH_FLT; }
+static void cx_use_int(void *u, tilec_dtype_t t) { ((tilec_simt_ctx_t *)u)->int_helpers |= 1u << t; }
+
+/* The emitter's description of the dialect of c. */
+static tilec_cexpr_t cx_of(tilec_simt_ctx_t *c)
+{
+    tilec_cexpr_t x = {
+        .u = c, .k = c->k, .failed = &c->failed, .depth = &c->depth, .max_depth = SIMT_MAX_DEPTH,
+        .vfmt = cx_vfmt, .fail = cx_fail, .ctype = cx_ctype, .int_lit = cx_int_lit, .flt_lit = cx_flt_lit,
+        .load = cx_load, .conv = cx_conv, .use_flt_helpers = cx_use_flt, .use_int_helpers = cx_use_int,
+        .uint32_name = c->dl.type_name[TILEC_UINT32], .uint64_name = c->dl.type_name[TILEC_UINT64],
+        .float32_name = c->dl.type_name[TILEC_FLOAT32], .float_lit_via = TILEC_FLOAT32,
+        .math_generic = c->dl.math_generic, .has_rsqrt = c->dl.has_rsqrt,
+        .msg_missing = "missing or ill-typed expression", .msg_bad_dtype = "missing or ill-typed expression",
+    };
+    return x;
 }
 
 static const char *mathf(tilec_simt_ctx_t *c, const char *base, int dbl)
 {
-    if (c->dl.math_generic || dbl)
-        return base;
-    return simt_fmt(c, "%sf", base);
+    tilec_cexpr_t x = cx_of(c);
+    return tilec_cexpr_math(&x, base, dbl);
 }
 
 const char *simt_minmax(tilec_simt_ctx_t *c, int is_max, tilec_dtype_t t, const char *a, const char *b)
 {
-    if (simt_is_flt(t)) {
-        int dbl = t == TILEC_FLOAT64;
-        c->helpers |= dbl ? SH_DBL : SH_FLT;
-        return simt_fmt(c, "tc_%s%s(%s, %s)", is_max ? "max" : "min", dbl ? "d" : "f", a, b);
-    }
-    return ihelper(c, is_max ? "max" : "min", t, a, b);
+    tilec_cexpr_t x = cx_of(c);
+    return tilec_cexpr_minmax(&x, is_max, t, a, b);
 }
 
 const char *simt_abs(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *a)
 {
-    if (simt_is_flt(t))
-        return simt_fmt(c, "%s(%s)", mathf(c, "fabs", t == TILEC_FLOAT64), a);
-    if (t == TILEC_BOOL)
-        return a;
-    return ihelper(c, "abs", t, a, NULL);
-}
-
-static int wide_int(tilec_dtype_t t)
-{
-    return t == TILEC_INT32 || t == TILEC_INT64 || t == TILEC_UINT32 || t == TILEC_UINT64;
-}
-
-static const char *arith(tilec_simt_ctx_t *c, const char *o, tilec_dtype_t t, const char *a, const char *b)
-{
-    if (simt_is_flt(t) || wide_int(t))
-        return simt_fmt(c, "((%s) %s (%s))", a, o, b);
-    /* narrow types promote to int: compute wrapped in uint32 */
-    const char *u = c->dl.type_name[TILEC_UINT32];
-    const char *r = simt_fmt(c, "((%s)((%s)(%s) %s (%s)(%s)))", tilec_simt_ctype(c, t), u, a, o, u, b);
-    if (t == TILEC_BOOL)
-        r = simt_fmt(c, "((%s) != 0)", r);
-    return r;
+    tilec_cexpr_t x = cx_of(c);
+    return tilec_cexpr_abs(&x, t, a);
 }
 
 const char *simt_add(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *a, const char *b)
 {
-    return arith(c, "+", t, a, b);
+    tilec_cexpr_t x = cx_of(c);
+    return tilec_cexpr_arith(&x, "+", t, a, b);
 }
-
-static const char *unary(tilec_simt_ctx_t *c, const tilec_ir_expr_t *e, const char *a)
-{
-    tilec_dtype_t t = e->u.un.a->dtype;
-    int dbl = t == TILEC_FLOAT64;
-    switch (e->u.un.op) {
-    case TILEC_UN_NEG:
-        if (simt_is_flt(t))
-            return simt_fmt(c, "(-(%s))", a);
-        if (t == TILEC_BOOL)
-            return simt_fmt(c, "((%s) != 0)", a);
-        return simt_fmt(c, "((%s)(0 - (%s)(%s)))", tilec_simt_ctype(c, t), c->dl.type_name[TILEC_UINT64], a);
-    case TILEC_UN_NOT: return simt_fmt(c, "(!(%s))", a);
-    case TILEC_UN_ABS: return simt_abs(c, t, a);
-    case TILEC_UN_FLOOR:
-    case TILEC_UN_CEIL:
-        if (!simt_is_flt(t))
-            return a;
-        return simt_fmt(c, "%s(%s)", mathf(c, e->u.un.op == TILEC_UN_FLOOR ? "floor" : "ceil", dbl), a);
-    default: break;
-    }
-    const char *x = a;
-    int isf = simt_is_flt(t);
-    if (!isf) /* math on integers (not produced by the frontend): through float */
-        x = simt_fmt(c, "((%s)(%s))", c->dl.type_name[TILEC_FLOAT32], a);
-    const char *r;
-    switch (e->u.un.op) {
-    case TILEC_UN_EXP: r = simt_fmt(c, "%s(%s)", mathf(c, "exp", dbl), x); break;
-    case TILEC_UN_EXP2: r = simt_fmt(c, "%s(%s)", mathf(c, "exp2", dbl), x); break;
-    case TILEC_UN_LOG: r = simt_fmt(c, "%s(%s)", mathf(c, "log", dbl), x); break;
-    case TILEC_UN_LOG2: r = simt_fmt(c, "%s(%s)", mathf(c, "log2", dbl), x); break;
-    case TILEC_UN_SQRT: r = simt_fmt(c, "%s(%s)", mathf(c, "sqrt", dbl), x); break;
-    case TILEC_UN_TANH: r = simt_fmt(c, "%s(%s)", mathf(c, "tanh", dbl), x); break;
-    case TILEC_UN_RSQRT:
-        if (c->dl.has_rsqrt)
-            r = simt_fmt(c, "%s(%s)", mathf(c, "rsqrt", dbl), x);
-        else
-            r = simt_fmt(c, dbl ? "(1.0 / %s(%s))" : "(1.0f / %s(%s))", mathf(c, "sqrt", dbl), x);
-        break;
-    case TILEC_UN_SIGMOID:
-        c->helpers |= dbl ? SH_DBL : SH_FLT;
-        r = simt_fmt(c, "tc_sigmoid%s(%s)", dbl ? "d" : "f", x);
-        break;
-    default:
-        tilec_simt_fail(c, "unknown unary operator %d", (int)e->u.un.op);
-        return "0";
-    }
-    if (!isf)
-        r = simt_fmt(c, "((%s)(%s))", tilec_simt_ctype(c, t), r);
-    return r;
-}
-
-static const char *binary(tilec_simt_ctx_t *c, const tilec_ir_expr_t *e, const char *a, const char *b)
-{
-    tilec_dtype_t t = e->u.bin.a->dtype;
-    int dbl = t == TILEC_FLOAT64;
-    int op = e->u.bin.op;
-    switch (op) {
-    case TILEC_BIN_EQ: return simt_fmt(c, "((%s) == (%s))", a, b);
-    case TILEC_BIN_NE: return simt_fmt(c, "((%s) != (%s))", a, b);
-    case TILEC_BIN_LT: return simt_fmt(c, "((%s) < (%s))", a, b);
-    case TILEC_BIN_LE: return simt_fmt(c, "((%s) <= (%s))", a, b);
-    case TILEC_BIN_GT: return simt_fmt(c, "((%s) > (%s))", a, b);
-    case TILEC_BIN_GE: return simt_fmt(c, "((%s) >= (%s))", a, b);
-    case TILEC_BIN_AND: return simt_fmt(c, "((%s) && (%s))", a, b);
-    case TILEC_BIN_OR: return simt_fmt(c, "((%s) || (%s))", a, b);
-    case TILEC_BIN_ADD: return arith(c, "+", t, a, b);
-    case TILEC_BIN_SUB: return arith(c, "-", t, a, b);
-    case TILEC_BIN_MUL: return arith(c, "*", t, a, b);
-    case TILEC_BIN_MIN: return simt_minmax(c, 0, t, a, b);
-    case TILEC_BIN_MAX: return simt_minmax(c, 1, t, a, b);
-    default: break;
-    }
-    if (simt_is_flt(t)) {
-        switch (op) {
-        case TILEC_BIN_DIV: return simt_fmt(c, "((%s) / (%s))", a, b);
-        case TILEC_BIN_FLOORDIV: return simt_fmt(c, "%s((%s) / (%s))", mathf(c, "floor", dbl), a, b);
-        case TILEC_BIN_FLOORMOD:
-            c->helpers |= dbl ? SH_DBL : SH_FLT;
-            return simt_fmt(c, "tc_fmod%s(%s, %s)", dbl ? "d" : "f", a, b);
-        case TILEC_BIN_POW: return simt_fmt(c, "%s(%s, %s)", mathf(c, "pow", dbl), a, b);
-        default: break;
-        }
-    } else {
-        const char *r = NULL;
-        switch (op) {
-        case TILEC_BIN_DIV: r = ihelper(c, "div", t, a, b); break;
-        case TILEC_BIN_FLOORDIV: r = ihelper(c, "fdiv", t, a, b); break;
-        case TILEC_BIN_FLOORMOD: r = ihelper(c, "fmod", t, a, b); break;
-        case TILEC_BIN_POW: r = ihelper(c, "pow", t, a, b); break;
-        default: break;
-        }
-        if (r)
-            return t == TILEC_BOOL ? simt_fmt(c, "((%s) != 0)", r) : r;
-    }
-    tilec_simt_fail(c, "unknown binary operator %d", op);
-    return "0";
-}
-
-static int valid_dtype(int t) { return t >= 0 && t < TILEC_DTYPE_COUNT; }
 
 const char *tilec_simt_expr(tilec_simt_ctx_t *c, const tilec_ir_expr_t *e)
 {
-    if (c->failed)
-        return "0";
-    if (!e || !valid_dtype((int)e->dtype)) {
-        tilec_simt_fail(c, "missing or ill-typed expression");
-        return "0";
-    }
-    if (++c->depth > SIMT_MAX_DEPTH) {
-        tilec_simt_fail(c, "expression nested deeper than %d levels", SIMT_MAX_DEPTH);
-        c->depth--;
-        return "0";
-    }
-    const char *r = "0";
-    switch (e->kind) {
-    case TILEC_EX_INT:
-        r = simt_is_flt(e->dtype) ? flt_lit(c, (double)e->u.i, e->dtype) : simt_int_lit(c, e->u.i, e->dtype);
-        break;
-    case TILEC_EX_FLOAT:
-        if (simt_is_flt(e->dtype))
-            r = flt_lit(c, e->u.f, e->dtype);
-        else if (e->dtype == TILEC_BOOL)
-            r = e->u.f != 0 ? "1" : "0";
-        else
-            r = simt_fmt(c, "((%s)%s)", tilec_simt_ctype(c, e->dtype), flt_lit(c, e->u.f, TILEC_FLOAT32));
-        break;
-    case TILEC_EX_VAR: {
-        const tilec_ir_var_t *v = e->u.var;
-        if (!v || v->id < 0 || v->id >= c->k->nvars || c->k->vars[v->id] != v) {
-            tilec_simt_fail(c, "reference to a variable not declared by the kernel");
-            break;
-        }
-        r = tilec_simt_convert(c, simt_fmt(c, "v%d", v->id), v->dtype, e->dtype);
-        break;
-    }
-    case TILEC_EX_LOAD: {
-        const tilec_ir_buffer_t *b = e->u.load.buf;
-        if (!simt_buf_ok(c, b))
-            break;
-        const char *off = tilec_simt_offset(c, b, e->u.load.idx);
-        r = tilec_simt_convert(c, tilec_simt_load(c, b, off), b->dtype, e->dtype);
-        break;
-    }
-    case TILEC_EX_UNARY: {
-        if (!e->u.un.a || !valid_dtype((int)e->u.un.a->dtype)) {
-            tilec_simt_fail(c, "unary operator without a valid operand");
-            break;
-        }
-        r = unary(c, e, tilec_simt_expr(c, e->u.un.a));
-        tilec_dtype_t rt = e->u.un.op == TILEC_UN_NOT ? TILEC_BOOL : e->u.un.a->dtype;
-        r = tilec_simt_convert(c, r, rt, e->dtype);
-        break;
-    }
-    case TILEC_EX_BINARY: {
-        if (!e->u.bin.a || !e->u.bin.b || !valid_dtype((int)e->u.bin.a->dtype) ||
-            !valid_dtype((int)e->u.bin.b->dtype)) {
-            tilec_simt_fail(c, "binary operator without valid operands");
-            break;
-        }
-        tilec_dtype_t ta = e->u.bin.a->dtype;
-        const char *a = tilec_simt_expr(c, e->u.bin.a);
-        const char *b = tilec_simt_convert(c, tilec_simt_expr(c, e->u.bin.b), e->u.bin.b->dtype, ta);
-        r = binary(c, e, a, b);
-        int cmp = e->u.bin.op >= TILEC_BIN_EQ;
-        r = tilec_simt_convert(c, r, cmp ? TILEC_BOOL : ta, e->dtype);
-        break;
-    }
-    case TILEC_EX_SELECT: {
-        if (!e->u.sel.cond || !e->u.sel.a || !e->u.sel.b) {
-            tilec_simt_fail(c, "select without operands");
-            break;
-        }
-        const char *cd = tilec_simt_expr(c, e->u.sel.cond);
-        const char *a = tilec_simt_convert(c, tilec_simt_expr(c, e->u.sel.a), e->u.sel.a->dtype, e->dtype);
-        const char *b = tilec_simt_convert(c, tilec_simt_expr(c, e->u.sel.b), e->u.sel.b->dtype, e->dtype);
-        r = simt_fmt(c, "((%s) ? (%s) : (%s))", cd, a, b);
-        break;
-    }
-    case TILEC_EX_CAST:
-        if (!e->u.cast.a || !valid_dtype((int)e->u.cast.a->dtype)) {
-            tilec_simt_fail(c, "cast without a valid operand");
-            break;
-        }
-        r = tilec_simt_convert(c, tilec_simt_expr(c, e->u.cast.a), e->u.cast.a->dtype, e->dtype);
-        break;
-    default:
-        tilec_simt_fail(c, "unknown expression kind %d", (int)e->kind);
-        break;
-    }
-    c->depth--;
-    return r;
+    tilec_cexpr_t x = cx_of(c);
+    return tilec_cexpr_emit(&x, e);
 }
 
 /* ---- prelude helpers -------------------------------------------------------------------------- */
@@ -696,7 +511,7 @@ void simt_emit_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o)
         if (!(c->int_helpers & (1u << t)))
             continue;
         const char *T = c->dl.type_name[t], *U = c->dl.type_name[unsigned_twin((tilec_dtype_t)t)];
-        const char *s = isfx((tilec_dtype_t)t);
+        const char *s = tilec_cexpr_isfx((tilec_dtype_t)t);
         int sg = tilec_dtype_is_signed((tilec_dtype_t)t);
         /* division by zero gives 0; MIN / -1 wraps (never traps) */
         tilec_sdk_str_printf(o, "%s %s tc_div_%s(%s a, %s b) { if (b == 0) return 0;%s return (%s)(a / b); }\n",

@@ -1,0 +1,330 @@
+/*
+ * cexpr.c — the C-family scalar-expression emitter shared by the CPU
+ * backend and the SIMT lowering kit (tilec/cexpr.h).
+ *
+ * Walks a tile IR expression and writes it as one C expression in its
+ * compute type: literals, variables v<id>, buffer loads, unary and binary
+ * operators with the reference interpreter's semantics (wrapping integer
+ * arithmetic, floor division/modulo helpers, min/max that follow the
+ * interpreter), select and casts.  Everything target-specific goes through
+ * the hooks of tilec_cexpr_t, so both generators print exactly what they
+ * printed when each had its own copy of this walk.  Nesting is bounded by
+ * the caller's max_depth.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "tilec/cexpr.h"
+
+static char *xfmt(const tilec_cexpr_t *x, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static char *xfmt(const tilec_cexpr_t *x, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = x->vfmt(x->u, f, ap);
+    va_end(ap);
+    return s;
+}
+
+static void xfail(const tilec_cexpr_t *x, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static void xfail(const tilec_cexpr_t *x, const char *f, ...)
+{
+    char msg[160];
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(msg, sizeof msg, f, ap);
+    va_end(ap);
+    x->fail(x->u, msg);
+}
+
+static int valid_dtype(int t) { return t >= 0 && t < TILEC_DTYPE_COUNT; }
+
+int tilec_cexpr_is_flt(tilec_dtype_t t)
+{
+    return t == TILEC_FLOAT16 || t == TILEC_BFLOAT16 || t == TILEC_FLOAT32 || t == TILEC_FLOAT64;
+}
+
+const char *tilec_cexpr_isfx(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_INT8: return "i8";
+    case TILEC_INT16: return "i16";
+    case TILEC_INT64: return "i64";
+    case TILEC_UINT8: return "u8";
+    case TILEC_UINT16: return "u16";
+    case TILEC_UINT32: return "u32";
+    case TILEC_UINT64: return "u64";
+    default: return "i32";
+    }
+}
+
+const char *tilec_cexpr_math(const tilec_cexpr_t *x, const char *base, int dbl)
+{
+    if (x->math_generic || dbl)
+        return base;
+    return xfmt(x, "%sf", base);
+}
+
+static void use_flt(const tilec_cexpr_t *x, int dbl)
+{
+    if (x->use_flt_helpers)
+        x->use_flt_helpers(x->u, dbl);
+}
+
+/* Call of integer helper tc_<op>_<sfx>; bool uses the int32 family. */
+static const char *ihelper(const tilec_cexpr_t *x, const char *op, tilec_dtype_t t, const char *a, const char *b)
+{
+    if (t == TILEC_BOOL)
+        t = TILEC_INT32;
+    if (x->use_int_helpers)
+        x->use_int_helpers(x->u, t);
+    const char *s = tilec_cexpr_isfx(t);
+    return b ? xfmt(x, "tc_%s_%s(%s, %s)", op, s, a, b) : xfmt(x, "tc_%s_%s(%s)", op, s, a);
+}
+
+static int wide_int(tilec_dtype_t t)
+{
+    return t == TILEC_INT32 || t == TILEC_INT64 || t == TILEC_UINT32 || t == TILEC_UINT64;
+}
+
+const char *tilec_cexpr_arith(const tilec_cexpr_t *x, const char *o, tilec_dtype_t t, const char *a, const char *b)
+{
+    if (tilec_cexpr_is_flt(t) || wide_int(t))
+        return xfmt(x, "((%s) %s (%s))", a, o, b);
+    /* narrow types promote to int: compute wrapped in uint32 */
+    const char *u = x->uint32_name;
+    const char *r = xfmt(x, "((%s)((%s)(%s) %s (%s)(%s)))", x->ctype(x->u, t), u, a, o, u, b);
+    if (t == TILEC_BOOL)
+        r = xfmt(x, "((%s) != 0)", r);
+    return r;
+}
+
+const char *tilec_cexpr_minmax(const tilec_cexpr_t *x, int is_max, tilec_dtype_t t, const char *a, const char *b)
+{
+    if (tilec_cexpr_is_flt(t)) {
+        int dbl = t == TILEC_FLOAT64;
+        use_flt(x, dbl);
+        return xfmt(x, "tc_%s%s(%s, %s)", is_max ? "max" : "min", dbl ? "d" : "f", a, b);
+    }
+    const char *r = ihelper(x, is_max ? "max" : "min", t, a, b);
+    if (t == TILEC_BOOL && x->bool_minmax_ne0)
+        r = xfmt(x, "((%s) != 0)", r);
+    return r;
+}
+
+const char *tilec_cexpr_abs(const tilec_cexpr_t *x, tilec_dtype_t t, const char *a)
+{
+    if (tilec_cexpr_is_flt(t))
+        return xfmt(x, "%s(%s)", tilec_cexpr_math(x, "fabs", t == TILEC_FLOAT64), a);
+    if (t == TILEC_BOOL)
+        return a;
+    return ihelper(x, "abs", t, a, NULL);
+}
+
+static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const char *a)
+{
+    tilec_dtype_t t = e->u.un.a->dtype;
+    int dbl = t == TILEC_FLOAT64;
+    int isf = tilec_cexpr_is_flt(t);
+    switch (e->u.un.op) {
+    case TILEC_UN_NEG:
+        if (isf)
+            return xfmt(x, "(-(%s))", a);
+        if (t == TILEC_BOOL)
+            return xfmt(x, "((%s) != 0)", a);
+        return xfmt(x, "((%s)(0 - (%s)(%s)))", x->ctype(x->u, t), x->uint64_name, a);
+    case TILEC_UN_NOT: return xfmt(x, "(!(%s))", a);
+    case TILEC_UN_ABS: return tilec_cexpr_abs(x, t, a);
+    case TILEC_UN_FLOOR:
+    case TILEC_UN_CEIL:
+        if (!isf)
+            return a;
+        return xfmt(x, "%s(%s)", tilec_cexpr_math(x, e->u.un.op == TILEC_UN_FLOOR ? "floor" : "ceil", dbl), a);
+    default: break;
+    }
+    /* math on integers (not produced by the frontend): through double or float */
+    const char *v = a;
+    if (!isf) {
+        if (x->int_math_via_double) {
+            v = xfmt(x, "(double)(%s)", a);
+            dbl = 1;
+        } else {
+            v = xfmt(x, "((%s)(%s))", x->float32_name, a);
+        }
+    }
+    const char *r;
+    switch (e->u.un.op) {
+    case TILEC_UN_EXP: r = xfmt(x, "%s(%s)", tilec_cexpr_math(x, "exp", dbl), v); break;
+    case TILEC_UN_EXP2: r = xfmt(x, "%s(%s)", tilec_cexpr_math(x, "exp2", dbl), v); break;
+    case TILEC_UN_LOG: r = xfmt(x, "%s(%s)", tilec_cexpr_math(x, "log", dbl), v); break;
+    case TILEC_UN_LOG2: r = xfmt(x, "%s(%s)", tilec_cexpr_math(x, "log2", dbl), v); break;
+    case TILEC_UN_SQRT: r = xfmt(x, "%s(%s)", tilec_cexpr_math(x, "sqrt", dbl), v); break;
+    case TILEC_UN_TANH: r = xfmt(x, "%s(%s)", tilec_cexpr_math(x, "tanh", dbl), v); break;
+    case TILEC_UN_RSQRT:
+        if (x->has_rsqrt)
+            r = xfmt(x, "%s(%s)", tilec_cexpr_math(x, "rsqrt", dbl), v);
+        else
+            r = xfmt(x, dbl ? "(1.0 / %s(%s))" : "(1.0f / %s(%s))", tilec_cexpr_math(x, "sqrt", dbl), v);
+        break;
+    case TILEC_UN_SIGMOID:
+        use_flt(x, dbl);
+        r = xfmt(x, "tc_sigmoid%s(%s)", dbl ? "d" : "f", v);
+        break;
+    default:
+        xfail(x, "unknown unary operator %d", (int)e->u.un.op);
+        return "0";
+    }
+    if (!isf)
+        r = xfmt(x, "((%s)(%s))", x->ctype(x->u, t), r);
+    return r;
+}
+
+static const char *binary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const char *a, const char *b)
+{
+    tilec_dtype_t t = e->u.bin.a->dtype;
+    int dbl = t == TILEC_FLOAT64;
+    int op = e->u.bin.op;
+    switch (op) {
+    case TILEC_BIN_EQ: return xfmt(x, "((%s) == (%s))", a, b);
+    case TILEC_BIN_NE: return xfmt(x, "((%s) != (%s))", a, b);
+    case TILEC_BIN_LT: return xfmt(x, "((%s) < (%s))", a, b);
+    case TILEC_BIN_LE: return xfmt(x, "((%s) <= (%s))", a, b);
+    case TILEC_BIN_GT: return xfmt(x, "((%s) > (%s))", a, b);
+    case TILEC_BIN_GE: return xfmt(x, "((%s) >= (%s))", a, b);
+    case TILEC_BIN_AND: return xfmt(x, "((%s) && (%s))", a, b);
+    case TILEC_BIN_OR: return xfmt(x, "((%s) || (%s))", a, b);
+    case TILEC_BIN_ADD: return tilec_cexpr_arith(x, "+", t, a, b);
+    case TILEC_BIN_SUB: return tilec_cexpr_arith(x, "-", t, a, b);
+    case TILEC_BIN_MUL: return tilec_cexpr_arith(x, "*", t, a, b);
+    case TILEC_BIN_MIN: return tilec_cexpr_minmax(x, 0, t, a, b);
+    case TILEC_BIN_MAX: return tilec_cexpr_minmax(x, 1, t, a, b);
+    default: break;
+    }
+    if (tilec_cexpr_is_flt(t)) {
+        switch (op) {
+        case TILEC_BIN_DIV: return xfmt(x, "((%s) / (%s))", a, b);
+        case TILEC_BIN_FLOORDIV: return xfmt(x, "%s((%s) / (%s))", tilec_cexpr_math(x, "floor", dbl), a, b);
+        case TILEC_BIN_FLOORMOD:
+            use_flt(x, dbl);
+            return xfmt(x, "tc_fmod%s(%s, %s)", dbl ? "d" : "f", a, b);
+        case TILEC_BIN_POW: return xfmt(x, "%s(%s, %s)", tilec_cexpr_math(x, "pow", dbl), a, b);
+        default: break;
+        }
+    } else {
+        const char *r = NULL;
+        switch (op) {
+        case TILEC_BIN_DIV: r = ihelper(x, "div", t, a, b); break;
+        case TILEC_BIN_FLOORDIV: r = ihelper(x, "fdiv", t, a, b); break;
+        case TILEC_BIN_FLOORMOD: r = ihelper(x, "fmod", t, a, b); break;
+        case TILEC_BIN_POW: r = ihelper(x, "pow", t, a, b); break;
+        default: break;
+        }
+        if (r)
+            return t == TILEC_BOOL ? xfmt(x, "((%s) != 0)", r) : r;
+    }
+    xfail(x, "unknown binary operator %d", op);
+    return "0";
+}
+
+static const char *conv(const tilec_cexpr_t *x, const char *v, tilec_dtype_t s, tilec_dtype_t t)
+{
+    return x->conv(x->u, v, s, t);
+}
+
+const char *tilec_cexpr_emit(const tilec_cexpr_t *x, const tilec_ir_expr_t *e)
+{
+    if (*x->failed)
+        return "0";
+    if (!e) {
+        xfail(x, "%s", x->msg_missing);
+        return "0";
+    }
+    if (!valid_dtype((int)e->dtype)) {
+        xfail(x, "%s", x->msg_bad_dtype);
+        return "0";
+    }
+    if (++*x->depth > x->max_depth) {
+        xfail(x, "expression nested deeper than %d levels", x->max_depth);
+        --*x->depth;
+        return "0";
+    }
+    const char *r = "0";
+    switch (e->kind) {
+    case TILEC_EX_INT:
+        r = tilec_cexpr_is_flt(e->dtype) ? x->flt_lit(x->u, (double)e->u.i, e->dtype)
+                                         : x->int_lit(x->u, e->u.i, e->dtype);
+        break;
+    case TILEC_EX_FLOAT:
+        if (tilec_cexpr_is_flt(e->dtype))
+            r = x->flt_lit(x->u, e->u.f, e->dtype);
+        else if (e->dtype == TILEC_BOOL)
+            r = e->u.f != 0 ? "1" : "0";
+        else
+            r = xfmt(x, "((%s)%s)", x->ctype(x->u, e->dtype), x->flt_lit(x->u, e->u.f, x->float_lit_via));
+        break;
+    case TILEC_EX_VAR: {
+        const tilec_ir_var_t *v = e->u.var;
+        if (!v || v->id < 0 || v->id >= x->k->nvars || x->k->vars[v->id] != v) {
+            xfail(x, "reference to a variable not declared by the kernel");
+            break;
+        }
+        r = conv(x, xfmt(x, "v%d", v->id), v->dtype, e->dtype);
+        break;
+    }
+    case TILEC_EX_LOAD: {
+        const tilec_ir_buffer_t *b = e->u.load.buf;
+        const char *l = x->load(x->u, b, e->u.load.idx);
+        if (l)
+            r = conv(x, l, b->dtype, e->dtype);
+        break;
+    }
+    case TILEC_EX_UNARY: {
+        if (!e->u.un.a || !valid_dtype((int)e->u.un.a->dtype)) {
+            xfail(x, "unary operator without a valid operand");
+            break;
+        }
+        r = unary(x, e, tilec_cexpr_emit(x, e->u.un.a));
+        tilec_dtype_t rt = e->u.un.op == TILEC_UN_NOT ? TILEC_BOOL : e->u.un.a->dtype;
+        r = conv(x, r, rt, e->dtype);
+        break;
+    }
+    case TILEC_EX_BINARY: {
+        if (!e->u.bin.a || !e->u.bin.b || !valid_dtype((int)e->u.bin.a->dtype) ||
+            !valid_dtype((int)e->u.bin.b->dtype)) {
+            xfail(x, "binary operator without valid operands");
+            break;
+        }
+        tilec_dtype_t ta = e->u.bin.a->dtype;
+        const char *a = tilec_cexpr_emit(x, e->u.bin.a);
+        /* operands have equal dtypes after typing; coerce b defensively */
+        const char *b = conv(x, tilec_cexpr_emit(x, e->u.bin.b), e->u.bin.b->dtype, ta);
+        r = binary(x, e, a, b);
+        int cmp = e->u.bin.op >= TILEC_BIN_EQ;
+        r = conv(x, r, cmp ? TILEC_BOOL : ta, e->dtype);
+        break;
+    }
+    case TILEC_EX_SELECT: {
+        if (!e->u.sel.cond || !e->u.sel.a || !e->u.sel.b) {
+            xfail(x, "select without operands");
+            break;
+        }
+        const char *c = tilec_cexpr_emit(x, e->u.sel.cond);
+        const char *a = conv(x, tilec_cexpr_emit(x, e->u.sel.a), e->u.sel.a->dtype, e->dtype);
+        const char *b = conv(x, tilec_cexpr_emit(x, e->u.sel.b), e->u.sel.b->dtype, e->dtype);
+        r = xfmt(x, "((%s) ? (%s) : (%s))", c, a, b);
+        break;
+    }
+    case TILEC_EX_CAST:
+        if (!e->u.cast.a || !valid_dtype((int)e->u.cast.a->dtype)) {
+            xfail(x, "cast without a valid operand");
+            break;
+        }
+        r = conv(x, tilec_cexpr_emit(x, e->u.cast.a), e->u.cast.a->dtype, e->dtype);
+        break;
+    default:
+        xfail(x, "unknown expression kind %d", (int)e->kind);
+        break;
+    }
+    --*x->depth;
+    return r;
+}
