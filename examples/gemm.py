@@ -7,6 +7,7 @@
 # tilec-test: -D M=64 -D N=64 -D K=64
 # tilec-test: -D block_M=32 -D block_N=32 -D block_K=16
 # tilec-test: -D dtype=bfloat16
+# tilec-test: -D threads=256 -D block_M=128 -D block_N=128
 
 import tilelang
 import tilelang.language as T
@@ -14,12 +15,12 @@ import tilelang.language as T
 
 @tilelang.jit(out_idx=[-1])
 def matmul(M=200, N=136, K=120, block_M=64, block_N=64, block_K=32,
-           dtype="float16", accum_dtype="float32", num_stages=3):
+           dtype="float16", accum_dtype="float32", num_stages=3, threads=128):
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype),
              B: T.Tensor((K, N), dtype),
              C: T.Tensor((M, N), dtype)):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
             A_shared = T.alloc_shared((block_M, block_K), dtype)
             B_shared = T.alloc_shared((block_K, block_N), dtype)
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
