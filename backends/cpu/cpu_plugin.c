@@ -500,11 +500,9 @@ static tilec_pstatus_t cpu_mem_write(tilec_pdevice_t *dev, tilec_pmem_t *mem, si
         BAD_ARG("cpu: mem_write: invalid device handle");
     if (!mem_ok(mem))
         BAD_ARG("cpu: mem_write: invalid memory handle");
-    if (!src && size)
-        BAD_ARG("cpu: mem_write: src is NULL");
-    if (offset > mem->size || size > mem->size - offset)
-        BAD_ARG("cpu: mem_write: range [%zu, +%zu) outside the allocation of %zu bytes", offset,
-                size, mem->size);
+    tilec_pstatus_t st = tilec_sdk_check_copy("cpu: mem_write", "src", src, offset, size, mem->size);
+    if (st != TILEC_PS_OK)
+        return st;
     if (size)
         memcpy((char *)mem->data + offset, src, size);
     return TILEC_PS_OK;
@@ -517,11 +515,9 @@ static tilec_pstatus_t cpu_mem_read(tilec_pdevice_t *dev, tilec_pmem_t *mem, siz
         BAD_ARG("cpu: mem_read: invalid device handle");
     if (!mem_ok(mem))
         BAD_ARG("cpu: mem_read: invalid memory handle");
-    if (!dst && size)
-        BAD_ARG("cpu: mem_read: dst is NULL");
-    if (offset > mem->size || size > mem->size - offset)
-        BAD_ARG("cpu: mem_read: range [%zu, +%zu) outside the allocation of %zu bytes", offset,
-                size, mem->size);
+    tilec_pstatus_t st = tilec_sdk_check_copy("cpu: mem_read", "dst", dst, offset, size, mem->size);
+    if (st != TILEC_PS_OK)
+        return st;
     if (size)
         memcpy(dst, (char *)mem->data + offset, size);
     return TILEC_PS_OK;

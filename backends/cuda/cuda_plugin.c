@@ -319,11 +319,9 @@ static tilec_pstatus_t cu_mem_write(tilec_pdevice_t *dev, tilec_pmem_t *mem, siz
         BAD_ARG("cuda: mem_write: invalid device handle");
     if (!mem_ok(mem))
         BAD_ARG("cuda: mem_write: invalid memory handle");
-    if (!src && size)
-        BAD_ARG("cuda: mem_write: src is NULL");
-    if (offset > mem->size || size > mem->size - offset)
-        BAD_ARG("cuda: mem_write: range [%zu, +%zu) outside the allocation of %zu bytes", offset,
-                size, mem->size);
+    tilec_pstatus_t st = tilec_sdk_check_copy("cuda: mem_write", "src", src, offset, size, mem->size);
+    if (st != TILEC_PS_OK)
+        return st;
     if (!size)
         return TILEC_PS_OK;
     if (mem->scope == TILEC_PMEM_HOST) {
@@ -333,7 +331,7 @@ static tilec_pstatus_t cu_mem_write(tilec_pdevice_t *dev, tilec_pmem_t *mem, siz
     const cuda_driver_api_t *d = cuda_driver();
     if (!d)
         return TILEC_PS_UNAVAILABLE;
-    tilec_pstatus_t st = ctx_push(d, dev);
+    st = ctx_push(d, dev);
     if (st != TILEC_PS_OK)
         return st;
     CUresult r = d->MemcpyHtoD(mem->ptr + offset, src, size);
@@ -350,17 +348,15 @@ static tilec_pstatus_t cu_mem_read(tilec_pdevice_t *dev, tilec_pmem_t *mem, size
         BAD_ARG("cuda: mem_read: invalid device handle");
     if (!mem_ok(mem))
         BAD_ARG("cuda: mem_read: invalid memory handle");
-    if (!dst && size)
-        BAD_ARG("cuda: mem_read: dst is NULL");
-    if (offset > mem->size || size > mem->size - offset)
-        BAD_ARG("cuda: mem_read: range [%zu, +%zu) outside the allocation of %zu bytes", offset,
-                size, mem->size);
+    tilec_pstatus_t st = tilec_sdk_check_copy("cuda: mem_read", "dst", dst, offset, size, mem->size);
+    if (st != TILEC_PS_OK)
+        return st;
     if (!size)
         return TILEC_PS_OK;
     const cuda_driver_api_t *d = cuda_driver();
     if (!d)
         return TILEC_PS_UNAVAILABLE;
-    tilec_pstatus_t st = ctx_push(d, dev);
+    st = ctx_push(d, dev);
     if (st != TILEC_PS_OK)
         return st;
     CUresult r;

@@ -557,10 +557,9 @@ static tilec_pstatus_t ocl_mem_write(tilec_pdevice_t *dev, tilec_pmem_t *mem, si
         BAD_ARG("opencl: mem_write: invalid device handle");
     if (!mem_ok(mem))
         BAD_ARG("opencl: mem_write: invalid memory handle");
-    if (!src && size)
-        BAD_ARG("opencl: mem_write: src is NULL");
-    if (offset > mem->size || size > mem->size - offset)
-        BAD_ARG("opencl: mem_write: range [%zu, +%zu) outside the allocation of %zu bytes", offset, size, mem->size);
+    tilec_pstatus_t st = tilec_sdk_check_copy("opencl: mem_write", "src", src, offset, size, mem->size);
+    if (st != TILEC_PS_OK)
+        return st;
     if (!size)
         return TILEC_PS_OK;
     cl_int e = ocl_state()->cl.EnqueueWriteBuffer(dev->q, mem->m, CL_TRUE, offset, size, src, 0, NULL, NULL);
@@ -577,10 +576,9 @@ static tilec_pstatus_t ocl_mem_read(tilec_pdevice_t *dev, tilec_pmem_t *mem, siz
         BAD_ARG("opencl: mem_read: invalid device handle");
     if (!mem_ok(mem))
         BAD_ARG("opencl: mem_read: invalid memory handle");
-    if (!dst && size)
-        BAD_ARG("opencl: mem_read: dst is NULL");
-    if (offset > mem->size || size > mem->size - offset)
-        BAD_ARG("opencl: mem_read: range [%zu, +%zu) outside the allocation of %zu bytes", offset, size, mem->size);
+    tilec_pstatus_t st = tilec_sdk_check_copy("opencl: mem_read", "dst", dst, offset, size, mem->size);
+    if (st != TILEC_PS_OK)
+        return st;
     if (!size)
         return TILEC_PS_OK;
     cl_int e = ocl_state()->cl.EnqueueReadBuffer(dev->q, mem->m, CL_TRUE, offset, size, dst, 0, NULL, NULL);

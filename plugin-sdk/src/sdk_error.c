@@ -131,3 +131,18 @@ const char *tilec_sdk_error_get(void)
         return "out of memory (no error buffer)";
     return b->msg ? b->msg : "";
 }
+
+tilec_pstatus_t tilec_sdk_check_copy(const char *who, const char *ptr_name, const void *ptr,
+                                     size_t offset, size_t size, size_t alloc)
+{
+    if (!ptr && size) {
+        tilec_sdk_error_set("%s: %s is NULL", who, ptr_name);
+        return TILEC_PS_INVALID_ARGUMENT;
+    }
+    if (offset > alloc || size > alloc - offset) {
+        tilec_sdk_error_set("%s: range [%zu, +%zu) outside the allocation of %zu bytes", who,
+                            offset, size, alloc);
+        return TILEC_PS_INVALID_ARGUMENT;
+    }
+    return TILEC_PS_OK;
+}

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tilec/plugin.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -71,6 +73,16 @@ void tilec_sdk_str_vprintf(tilec_sdk_str_t *b, const char *fmt, va_list ap);
 void tilec_sdk_str_printf(tilec_sdk_str_t *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void tilec_sdk_str_free(tilec_sdk_str_t *b);
+
+/* ---- argument checks -------------------------------------------------------- */
+
+/* The checks every plugin's mem_write / mem_read makes once its handles are
+ * known to be valid: the host pointer (named ptr_name, "src" or "dst") is
+ * not NULL unless size is 0, and [offset, offset + size) lies inside an
+ * allocation of alloc bytes.  TILEC_PS_OK, or TILEC_PS_INVALID_ARGUMENT
+ * with the thread's last error set to "WHO: ..." (who: "cpu: mem_write"). */
+tilec_pstatus_t tilec_sdk_check_copy(const char *who, const char *ptr_name, const void *ptr,
+                                     size_t offset, size_t size, size_t alloc);
 
 /* ---- last error ----------------------------------------------------------- */
 
