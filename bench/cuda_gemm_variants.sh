@@ -12,8 +12,10 @@ a = torch.rand($n, $n, dtype=torch.float16, device='cuda') * 2 - 1
 b = torch.rand($n, $n, dtype=torch.float16, device='cuda') * 2 - 1
 print(median_ms(lambda: a @ b))")
 echo "cuBLAS (torch.matmul) fp16 ${n}^3: median_ms=$ref"
-for v in "128 128 32 3 128" "128 128 32 3 256" "128 256 32 3 256" "128 128 64 3 256" "128 128 32 4 256" "256 128 32 3 256"; do
-    set -- $v
+# VARIANTS: block_M:block_N:block_K:stages:threads, comma separated
+for v in $(echo "${VARIANTS:-128:128:32:3:128,128:128:64:3:128,128:128:64:4:256,128:256:64:3:256,128:256:64:4:256,256:128:64:3:256,128:256:32:4:256}" | tr , " "); do
+    # shellcheck disable=SC2046
+    set -- $(echo "$v" | tr : " ")
     args="-D block_M=$1 -D block_N=$2 -D block_K=$3 -D num_stages=$4 -D threads=$5"
     # shellcheck disable=SC2086
     chk=$(build/tilec run examples/gemm.py -D M=300 -D N=264 -D K=200 $args --check --backend cuda 2>&1 | tail -n 1 | cut -c1-4)

@@ -74,9 +74,12 @@ typedef struct cg {
     int ind;
     int tmp;
     int sm;
+    int wgmma;               /* target has sm_90a's wgmma */
+    int any_swz;             /* some buffer is swizzled for wgmma */
     int nthreads;
     uint64_t *smem_off;      /* [nbufs] byte offset in shared memory */
     int64_t *pitch;          /* [nbufs] row pitch in elements (shared 2-D: padded) */
+    int *swz;                /* [nbufs] >0: wgmma operand layout, swizzle width in elements */
     uint64_t smem_bytes;
     cuda_kinfo_t *info;
     /* a GEMM whose accumulator lives in registers across the enclosing
@@ -101,6 +104,9 @@ typedef struct mma_plan {
     int64_t WM, WN;      /* warp tile */
     int mt, nt;          /* 16x8 mma tiles per warp along M and N */
     int bf16;
+    int wg;              /* 1: wgmma (sm_90a) by warpgroups of 4 warps */
+    int gm, gn;          /* warpgroups along M and N (wg) */
+    int mstride;         /* rows between a warp's mma tiles: 16, or 64 for wg */
 } mma_plan_t;
 
 static void cg_fail(cg_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -219,6 +225,14 @@ static void emit_float_const(cg_t *g, double d, tilec_dtype_t t)
         out(g, "(%.9ef)", (double)f);
 }
 
+static int64_t const_dim(const tilec_ir_buffer_t *b, int d)
+{
+    int64_t v = 1;
+    if (!tilec_ir_is_const_int(b->shape[d], &v))
+        return -1;
+    return v;
+}
+
 /* element offset of buf[idx...] */
 static void emit_offset(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx)
 {
@@ -234,6 +248,14 @@ static void emit_offset(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *co
             emit_expr(g, idx[d]);
             out(g, "))");
         }
+        return;
+    }
+    if (g->swz[b->id] > 0) {
+        out(g, "tl_swz<%d, %" PRId64 ">((int)(", g->swz[b->id], const_dim(b, 0));
+        emit_expr(g, idx[0]);
+        out(g, "), (int)(");
+        emit_expr(g, idx[1]);
+        out(g, "))");
         return;
     }
     int64_t stride = 1;
@@ -549,17 +571,17 @@ static void emit_block(cg_t *g, const tilec_ir_stmt_t *s, int par);
 static const char *w_start(const who_t *w) { return w->coop ? "tl_tid" : "0"; }
 static void w_stride(cg_t *g, const who_t *w) { out(g, "%d", w->coop ? g->nthreads : 1); }
 
-static void emit_sync(cg_t *g) { line(g, "__syncthreads();"); }
+/* A barrier; with wgmma in the kernel, each thread first makes its
+ * shared-memory writes visible to the async proxy that wgmma reads with. */
+static void emit_sync(cg_t *g)
+{
+    if (g->any_swz)
+        line(g, "tl_fence_proxy();");
+    line(g, "__syncthreads();");
+}
 
 static int per_thread_scope(tilec_scope_t s) { return s == TILEC_SCOPE_LOCAL || s == TILEC_SCOPE_VAR; }
 
-static int64_t const_dim(const tilec_ir_buffer_t *b, int d)
-{
-    int64_t v = 1;
-    if (!tilec_ir_is_const_int(b->shape[d], &v))
-        return -1;
-    return v;
-}
 
 /* Writes the linear index decomposition of loop counter `k` over extents
  * ext[n] into locals tl_<base>_<i>. */
@@ -612,6 +634,14 @@ static void region_offset(cg_t *g, const tilec_ir_region_t *r, int hb, int ib)
             region_index(g, r, d, hb, ib, &nu);
             out(g, ")");
         }
+        return;
+    }
+    if (g->swz[b->id] > 0) {
+        out(g, "tl_swz<%d, %" PRId64 ">((int)", g->swz[b->id], const_dim(b, 0));
+        region_index(g, r, 0, hb, ib, &nu);
+        out(g, ", (int)");
+        region_index(g, r, 1, hb, ib, &nu);
+        out(g, ")");
         return;
     }
     int64_t stride = 1;
@@ -1006,9 +1036,88 @@ static void emit_gemm(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
  * loads its operands with ldmatrix (.trans for a K-major B or an M-major
  * A), and reads/writes C in shared memory before/after the K loop — or
  * once around a whole loop when the accumulator is loop-resident. */
+/* Swizzle width (elements) that a 16-bit 2-D on-chip buffer would get as
+ * a wgmma operand: its rows are cut into column blocks of 64, 32 or 16
+ * elements (128-, 64- or 32-byte swizzle), each block R rows of W
+ * elements with the 16-byte chunks of row r XOR-permuted by bits of r --
+ * the canonical layouts wgmma reads K-major (rows are M or N) and
+ * MN-major (rows are K) alike.  0 when the buffer can't be laid out so. */
+static int swz_width(const tilec_ir_buffer_t *b)
+{
+    if (b->ndim != 2 || !is_f16ish(b->dtype) ||
+        (b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT))
+        return 0;
+    int64_t R = const_dim(b, 0), C = const_dim(b, 1);
+    if (R <= 0 || R % 8 || C <= 0)
+        return 0;
+    return C % 64 == 0 ? 64 : C == 32 ? 32 : C == 16 ? 16 : 0;
+}
+
+/* Warpgroup GEMM (sm_90a): A and B 16-bit in swizzled shared memory, C a
+ * float32 fragment.  The nthreads/128 warpgroups tile C as gm x gn; each
+ * issues wgmma.m64nWNk16 for every 64 rows of its (M/gm) x WN tile.  Warp
+ * w of a group holds rows 16w..16w+15 of each 64, in the same register
+ * layout as mma.sync's m16n8 accumulators, so the rest of the generator
+ * (accumulator loads, stores, register-only fragments) serves both.
+ * need_swz=0 asks only whether the shapes allow it (before layouts are
+ * chosen). */
+static int wgmma_plan(cg_t *g, const tilec_ir_stmt_t *s, mma_plan_t *p, int need_swz)
+{
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
+    if (!g->wgmma || g->nthreads % 128 != 0 || A->dtype != B->dtype || !is_f16ish(A->dtype) ||
+        C->dtype != TILEC_FLOAT32 || C->ndim != 2 || A == B || A == C || B == C ||
+        (C->scope != TILEC_SCOPE_SHARED && C->scope != TILEC_SCOPE_FRAGMENT))
+        return 0;
+    int wa = swz_width(A), wb = swz_width(B);
+    if (!wa || !wb || (need_swz && (g->swz[A->id] != wa || g->swz[B->id] != wb)))
+        return 0;
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
+    int64_t M = const_dim(C, 0), N = const_dim(C, 1);
+    int64_t K = ta ? const_dim(A, 0) : const_dim(A, 1);
+    if (M <= 0 || N <= 0 || K <= 0 || K % 16 || (tb ? const_dim(B, 1) : const_dim(B, 0)) != K)
+        return 0;
+    int ng = g->nthreads / 128, best = -1;
+    for (int gm = ng; gm >= 1; gm--) {
+        if (ng % gm)
+            continue;
+        int gn = ng / gm;
+        int64_t WM = M / gm, WN = N / gn;
+        if (M % gm || N % gn || WM % 64 || WN % 8 || WN > 256 || (!tb && WN % wb))
+            continue;
+        if ((WM / 64) * (WN / 8) * 4 > 128)
+            continue; /* accumulators beyond 128 registers a thread spill */
+        best = gm; /* fewest groups along N: the widest instructions */
+        break;
+    }
+    if (best < 0)
+        return 0;
+    memset(p, 0, sizeof *p);
+    p->M = M;
+    p->N = N;
+    p->K = K;
+    p->wg = 1;
+    p->gm = best;
+    p->gn = ng / best;
+    p->wm = g->nthreads / 32; /* for the accumulator code: one warp a 16-row slice */
+    p->wn = 1;
+    p->WM = M / p->gm;
+    p->WN = N / p->gn;
+    p->mt = (int)(p->WM / 64);
+    p->nt = (int)(p->WN / 8);
+    p->mstride = 64;
+    p->bf16 = A->dtype == TILEC_BFLOAT16;
+    return 1;
+}
+
 static int mma_plan(cg_t *g, const tilec_ir_stmt_t *s, mma_plan_t *p)
 {
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
+    if (wgmma_plan(g, s, p, 1))
+        return 1;
+    memset(p, 0, sizeof *p);
+    p->mstride = 16;
+    if (g->swz[A->id] || g->swz[B->id])
+        return 0;
     if (g->sm < 80 || g->nthreads % 32 != 0 || A->dtype != B->dtype ||
         !is_f16ish(A->dtype) || C->dtype != TILEC_FLOAT32)
         return 0;
@@ -1072,8 +1181,13 @@ static int mma_plan(cg_t *g, const tilec_ir_stmt_t *s, mma_plan_t *p)
 static void mma_decl(cg_t *g, const mma_plan_t *p, int id)
 {
     line(g, "const int tl_w%d = tl_tid >> 5, tl_l%d = tl_tid & 31;", id, id);
-    line(g, "const int tl_wm%d = (tl_w%d / %d) * %lld, tl_wn%d = (tl_w%d %% %d) * %lld;", id, id,
-         p->wn, (long long)p->WM, id, id, p->wn, (long long)p->WN);
+    if (p->wg)
+        line(g, "const int tl_wm%d = ((tl_w%d >> 2) / %d) * %lld + (tl_w%d & 3) * 16, "
+             "tl_wn%d = ((tl_w%d >> 2) %% %d) * %lld;", id, id, p->gn, (long long)p->WM, id, id,
+             id, p->gn, (long long)p->WN);
+    else
+        line(g, "const int tl_wm%d = (tl_w%d / %d) * %lld, tl_wn%d = (tl_w%d %% %d) * %lld;", id,
+             id, p->wn, (long long)p->WM, id, id, p->wn, (long long)p->WN);
     line(g, "float tl_c%d[%d][%d][4];", id, p->mt, p->nt);
 }
 
@@ -1091,8 +1205,8 @@ static void mma_cmove(cg_t *g, const mma_plan_t *p, const tilec_ir_buffer_t *C, 
         line(g, "tl_c%d[tl_mi][tl_ni][0] = tl_c%d[tl_mi][tl_ni][1] = tl_c%d[tl_mi][tl_ni][2] = "
              "tl_c%d[tl_mi][tl_ni][3] = 0.0f;", id, id, id, id);
     } else {
-        line(g, "const int tl_r = tl_wm%d + tl_mi * 16 + (tl_l%d >> 2), tl_q = tl_wn%d + tl_ni * 8 "
-             "+ (tl_l%d & 3) * 2;", id, id, id, id);
+        line(g, "const int tl_r = tl_wm%d + tl_mi * %d + (tl_l%d >> 2), tl_q = tl_wn%d + tl_ni * 8 "
+             "+ (tl_l%d & 3) * 2;", id, p->mstride, id, id, id);
         line(g, "float2 *tl_p0 = (float2 *)&b%d[tl_r * %lld + tl_q];", C->id, (long long)pc);
         line(g, "float2 *tl_p1 = (float2 *)&b%d[(tl_r + 8) * %lld + tl_q];", C->id, (long long)pc);
         if (load) {
@@ -1108,9 +1222,71 @@ static void mma_cmove(cg_t *g, const mma_plan_t *p, const tilec_ir_buffer_t *C, 
     line(g, "}");
 }
 
+/* name of the wgmma helper for a plan and transposes (see emit_wgmma_fns) */
+static void wg_name(char *buf, size_t n, const mma_plan_t *p, int ta, int tb)
+{
+    snprintf(buf, n, "tl_wgmma_%lld%s%s%s", (long long)p->WN, p->bf16 ? "_bf16" : "",
+             ta ? "_ta" : "", tb ? "_tb" : "");
+}
+
+/* descriptor arguments of a swizzled operand read by wgmma: kmajor = rows
+ * of the buffer are M or N and K runs along them; else rows are K */
+static void wg_desc(cg_t *g, const tilec_ir_buffer_t *b, int kmajor, const char *mn,
+                    const char *dst)
+{
+    int W = g->swz[b->id];
+    int64_t R = const_dim(b, 0);
+    int mode = W == 64 ? 1 : W == 32 ? 2 : 3;
+    if (kmajor)
+        line(g, "const tl_u64 %s = tl_desc(tl_sa(b%d) + 2u * (tl_u32)((tl_k0 / %d) * %lld + (%s) * %d "
+             "+ (tl_k0 %% %d)), 16u, %du, %d);", dst, b->id, W, (long long)(R * W), mn, W, W,
+             16 * W, mode);
+    else
+        line(g, "const tl_u64 %s = tl_desc(tl_sa(b%d) + 2u * (tl_u32)(((%s) / %d) * %lld + tl_k0 * %d), "
+             "%lldu, %du, %d);", dst, b->id, mn, W, (long long)(R * W), W, (long long)(R * W * 2),
+             16 * W, mode);
+}
+
+/* The K loop on wgmma: each warpgroup issues, for every 16 of K and every
+ * 64 rows of its tile, one wgmma.m64nWNk16 reading A and B through
+ * shared-memory descriptors, then waits for them all. */
+static void wg_kloop(cg_t *g, const tilec_ir_stmt_t *s, const mma_plan_t *p, int id)
+{
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b;
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
+    char fn[64];
+    wg_name(fn, sizeof fn, p, ta, tb);
+    g->info->wgmma++;
+    line(g, "tl_keep_acc<%d>(&tl_c%d[0][0][0]);", p->mt * p->nt * 4, id);
+    line(g, "tl_wg_fence();");
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_k0 = 0; tl_k0 < %lld; tl_k0 += 16) {", (long long)p->K);
+    g->ind++;
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_mi = 0; tl_mi < %d; tl_mi++) {", p->mt);
+    g->ind++;
+    char mrow[64], ncol[64];
+    snprintf(mrow, sizeof mrow, "(tl_wm%d & ~63) + tl_mi * 64", id);
+    snprintf(ncol, sizeof ncol, "tl_wn%d", id);
+    wg_desc(g, A, !ta, mrow, "tl_da");
+    wg_desc(g, B, tb, ncol, "tl_db");
+    line(g, "%s(tl_c%d[tl_mi], tl_da, tl_db);", fn, id);
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    line(g, "tl_wg_commit();");
+    line(g, "tl_wg_wait<0>();");
+    line(g, "tl_keep_acc<%d>(&tl_c%d[0][0][0]);", p->mt * p->nt * 4, id);
+}
+
 /* the K loop of mma.sync over the accumulators tl_c<id> */
 static void mma_kloop(cg_t *g, const tilec_ir_stmt_t *s, const mma_plan_t *p, int id)
 {
+    if (p->wg) {
+        wg_kloop(g, s, p, id);
+        return;
+    }
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b;
     int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
     int64_t pa = g->pitch[A->id] > 0 ? g->pitch[A->id] : const_dim(A, 1);
@@ -1180,9 +1356,14 @@ static int try_gemm_mma(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
         return 0;
     g->info->mma++;
     const tilec_ir_buffer_t *C = s->u.gemm.c;
-    line(g, "/* gemm %s = %s%s x %s%s on tensor cores: %dx%d warps of %lldx%lld */", C->name,
-         s->u.gemm.a->name, s->u.gemm.trans_a ? "^T" : "", s->u.gemm.b->name,
-         s->u.gemm.trans_b ? "^T" : "", p.wm, p.wn, (long long)p.WM, (long long)p.WN);
+    if (p.wg)
+        line(g, "/* gemm %s = %s%s x %s%s on tensor cores (wgmma): %dx%d warpgroups of %lldx%lld */",
+             C->name, s->u.gemm.a->name, s->u.gemm.trans_a ? "^T" : "", s->u.gemm.b->name,
+             s->u.gemm.trans_b ? "^T" : "", p.gm, p.gn, (long long)p.WM, (long long)p.WN);
+    else
+        line(g, "/* gemm %s = %s%s x %s%s on tensor cores: %dx%d warps of %lldx%lld */", C->name,
+             s->u.gemm.a->name, s->u.gemm.trans_a ? "^T" : "", s->u.gemm.b->name,
+             s->u.gemm.trans_b ? "^T" : "", p.wm, p.wn, (long long)p.WM, (long long)p.WN);
     if (g->resident == s) {
         /* accumulators already in registers (loop-resident) */
         if (s->u.gemm.clear_accum)
@@ -1671,22 +1852,34 @@ static int stmts_ref(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b,
 /* Padding plan: shared/fragment 2-D buffers that feed tensor-core GEMMs get
  * their rows padded by 16 bytes (conflict-free ldmatrix), unless a
  * statement that assumes dense rows (reduce, cumsum, print) uses them. */
-static void plan_walk(cg_t *g, const tilec_ir_stmt_t *s, int *want, int *dense, int depth)
+typedef struct layout_plan {
+    int *want;   /* mma.sync operand: pad its rows */
+    int *wantz;  /* wgmma operand: swizzle it */
+    int *block;  /* operand of a GEMM that can't read a swizzled layout */
+    int *dense;  /* read by code that assumes dense rows */
+} layout_plan_t;
+
+static void plan_walk(cg_t *g, const tilec_ir_stmt_t *s, layout_plan_t *lp, int depth)
 {
+    int *dense = lp->dense;
     if (depth > CG_MAX_DEPTH)
         return;
     for (; s; s = s->next) {
         switch (s->kind) {
-        case TILEC_ST_FOR: plan_walk(g, s->u.loop.body, want, dense, depth + 1); break;
+        case TILEC_ST_FOR: plan_walk(g, s->u.loop.body, lp, depth + 1); break;
         case TILEC_ST_IF:
-            plan_walk(g, s->u.cond.then, want, dense, depth + 1);
-            plan_walk(g, s->u.cond.els, want, dense, depth + 1);
+            plan_walk(g, s->u.cond.then, lp, depth + 1);
+            plan_walk(g, s->u.cond.els, lp, depth + 1);
             break;
         case TILEC_ST_GEMM: {
             mma_plan_t p;
-            if (mma_plan(g, s, &p)) {
-                want[s->u.gemm.a->id] = 1;
-                want[s->u.gemm.b->id] = 1;
+            int a = s->u.gemm.a->id, b = s->u.gemm.b->id;
+            if (wgmma_plan(g, s, &p, 0)) {
+                lp->wantz[a] = lp->wantz[b] = 1;
+            } else {
+                lp->block[a] = lp->block[b] = 1;
+                if (mma_plan(g, s, &p))
+                    lp->want[a] = lp->want[b] = 1;
             }
             break;
         }
@@ -1702,6 +1895,72 @@ static void plan_walk(cg_t *g, const tilec_ir_stmt_t *s, int *want, int *dense, 
             break;
         default:
             break;
+        }
+    }
+}
+
+/* GEMMs that could run on wgmma but lost a swizzled operand (to a dense
+ * use or to another GEMM) give up the other one too; returns the number
+ * of buffers changed */
+static int swz_fix(cg_t *g, const tilec_ir_stmt_t *s, int depth)
+{
+    int n = 0;
+    if (depth > CG_MAX_DEPTH)
+        return 0;
+    for (; s; s = s->next) {
+        if (s->kind == TILEC_ST_FOR) {
+            n += swz_fix(g, s->u.loop.body, depth + 1);
+        } else if (s->kind == TILEC_ST_IF) {
+            n += swz_fix(g, s->u.cond.then, depth + 1) + swz_fix(g, s->u.cond.els, depth + 1);
+        } else if (s->kind == TILEC_ST_GEMM) {
+            mma_plan_t p;
+            int a = s->u.gemm.a->id, b = s->u.gemm.b->id;
+            if (wgmma_plan(g, s, &p, 0) && !wgmma_plan(g, s, &p, 1) && (g->swz[a] || g->swz[b])) {
+                g->swz[a] = g->swz[b] = 0;
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+/* Emits one wgmma helper per distinct instruction the kernel's GEMMs use:
+ * tl_wgmma_<N>[_bf16][_ta][_tb](acc, descA, descB) with the N/2
+ * accumulators of a warp's 64xN slice as operands. */
+static void emit_wgmma_fns(cg_t *g, const tilec_ir_stmt_t *s, char (*seen)[64], int *nseen,
+                           int depth)
+{
+    if (depth > CG_MAX_DEPTH)
+        return;
+    for (; s; s = s->next) {
+        if (s->kind == TILEC_ST_FOR) {
+            emit_wgmma_fns(g, s->u.loop.body, seen, nseen, depth + 1);
+        } else if (s->kind == TILEC_ST_IF) {
+            emit_wgmma_fns(g, s->u.cond.then, seen, nseen, depth + 1);
+            emit_wgmma_fns(g, s->u.cond.els, seen, nseen, depth + 1);
+        } else if (s->kind == TILEC_ST_GEMM) {
+            mma_plan_t p;
+            if (!wgmma_plan(g, s, &p, 1))
+                continue;
+            int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b, dup = 0;
+            char fn[64];
+            wg_name(fn, sizeof fn, &p, ta, tb);
+            for (int i = 0; i < *nseen; i++)
+                dup |= strcmp(seen[i], fn) == 0;
+            if (dup || *nseen >= 64)
+                continue;
+            snprintf(seen[(*nseen)++], 64, "%s", fn);
+            int nr = (int)(p.WN / 2);
+            const char *ab = p.bf16 ? "bf16" : "f16";
+            out(g, "TL_INLINE void %s(float (*d)[4], tl_u64 da, tl_u64 db) {\n", fn);
+            out(g, "  asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0;\\n\"\n", nr + 2);
+            out(g, "    \"wgmma.mma_async.sync.aligned.m64n%lldk16.f32.%s.%s {", (long long)p.WN, ab, ab);
+            for (int i = 0; i < nr; i++)
+                out(g, "%s%%%d", i ? "," : "", i);
+            out(g, "}, %%%d, %%%d, p, 1, 1, %d, %d; }\"\n    : ", nr, nr + 1, ta, !tb);
+            for (int i = 0; i < nr; i++)
+                out(g, "%s\"+f\"(d[%d][%d])", i ? ", " : "", i / 4, i % 4);
+            out(g, "\n    : \"l\"(da), \"l\"(db), \"r\"(1));\n}\n");
         }
     }
 }
@@ -1826,7 +2085,8 @@ static void emit_regonly_copy(cg_t *g, const tilec_ir_stmt_t *s, const mma_plan_
     line(g, "#pragma unroll");
     line(g, "for (int tl_e = 0; tl_e < 4; tl_e++) {");
     g->ind++;
-    line(g, "const int tl_%d_0 = tl_wm%d + tl_mi * 16 + (tl_l%d >> 2) + (tl_e >> 1) * 8;", ib, id2, id2);
+    line(g, "const int tl_%d_0 = tl_wm%d + tl_mi * %d + (tl_l%d >> 2) + (tl_e >> 1) * 8;", ib, id2,
+         p->mstride, id2);
     line(g, "const int tl_%d_1 = tl_wn%d + tl_ni * 8 + (tl_l%d & 3) * 2 + (tl_e & 1);", ib, id2, id2);
     out(g, "%*sif (", 2 * (g->ind + 1), "");
     region_inbounds(g, dst, hd, ib);
@@ -2335,8 +2595,8 @@ static int64_t find_swizzle(const tilec_ir_stmt_t *s)
     return 0;
 }
 
-int cuda_codegen(const tilec_ir_module_t *m, int sm, tilec_sdk_str_t *o, cuda_kinfo_t *info,
-                 char *err, size_t errlen)
+int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t *o,
+                 cuda_kinfo_t *info, char *err, size_t errlen)
 {
     cg_t g;
     memset(&g, 0, sizeof g);
@@ -2345,6 +2605,7 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, tilec_sdk_str_t *o, cuda_ki
     g.errlen = errlen;
     g.o = o;
     g.sm = sm;
+    g.wgmma = wgmma;
     g.info = info;
     if (!m || !m->kernel) {
         snprintf(err, errlen, "no kernel");
@@ -2362,7 +2623,9 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, tilec_sdk_str_t *o, cuda_ki
     g.pitch = calloc((size_t)k->nbufs + 1, sizeof *g.pitch);
     g.stages = calloc((size_t)k->nbufs + 1, sizeof *g.stages);
     g.stage_bytes = calloc((size_t)k->nbufs + 1, sizeof *g.stage_bytes);
-    if (!g.smem_off || !g.pitch || !g.stages || !g.stage_bytes) {
+    g.swz = calloc((size_t)k->nbufs + 1, sizeof *g.swz);
+    if (!g.smem_off || !g.pitch || !g.stages || !g.stage_bytes || !g.swz) {
+        free(g.swz);
         free(g.smem_off);
         free(g.pitch);
         free(g.stages);
@@ -2370,22 +2633,32 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, tilec_sdk_str_t *o, cuda_ki
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    /* padding plan, then the shared memory plan */
+    /* layout plan (swizzled wgmma operands, padded mma.sync operands),
+     * then the shared memory plan */
     {
-        int *want = calloc((size_t)k->nbufs + 1, sizeof *want);
-        int *dense = calloc((size_t)k->nbufs + 1, sizeof *dense);
-        if (want && dense) {
-            plan_walk(&g, k->body, want, dense, 0);
+        size_t nb = (size_t)k->nbufs + 1;
+        layout_plan_t lp = {calloc(nb, sizeof(int)), calloc(nb, sizeof(int)),
+                            calloc(nb, sizeof(int)), calloc(nb, sizeof(int))};
+        if (lp.want && lp.wantz && lp.block && lp.dense) {
+            plan_walk(&g, k->body, &lp, 0);
+            for (int i = k->nparams; i < k->nbufs; i++)
+                if (lp.wantz[i] && !lp.block[i] && !lp.dense[i])
+                    g.swz[i] = swz_width(k->bufs[i]);
+            while (swz_fix(&g, k->body, 0) > 0)
+                ;
             for (int i = k->nparams; i < k->nbufs; i++) {
                 const tilec_ir_buffer_t *b = k->bufs[i];
                 int64_t last = b->ndim == 2 ? const_dim(b, 1) : -1;
-                if (want[i] && !dense[i] && last > 0 && last % 8 == 0 &&
+                g.any_swz |= g.swz[i] > 0;
+                if (lp.want[i] && !lp.dense[i] && !g.swz[i] && last > 0 && last % 8 == 0 &&
                     (b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT))
                     g.pitch[i] = last + 8;
             }
         }
-        free(want);
-        free(dense);
+        free(lp.want);
+        free(lp.wantz);
+        free(lp.block);
+        free(lp.dense);
     }
     pipe_walk(&g, k->body, 0, 0);
     plan_regonly(&g, k->body, 0);
@@ -2405,9 +2678,11 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, tilec_sdk_str_t *o, cuda_ki
         }
         if (g.pitch[i] > 0)
             n = n / const_dim(b, b->ndim - 1) * g.pitch[i];
-        off = (off + 127) & ~(uint64_t)127;
+        /* swizzle patterns repeat every 1024 bytes of the address */
+        uint64_t al = g.swz[i] ? 1023 : 127;
+        off = (off + al) & ~al;
         g.smem_off[i] = off;
-        g.stage_bytes[i] = ((uint64_t)n * tilec_dtype_size(b->dtype) + 127) & ~(uint64_t)127;
+        g.stage_bytes[i] = ((uint64_t)n * tilec_dtype_size(b->dtype) + al) & ~al;
         off += g.stages[i] > 1 ? g.stage_bytes[i] * (uint64_t)g.stages[i]
                                : (uint64_t)n * tilec_dtype_size(b->dtype);
     }
@@ -2416,6 +2691,16 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, tilec_sdk_str_t *o, cuda_ki
 
     tilec_sdk_str_puts(o, "/* generated by tilec's CUDA backend */\n");
     tilec_sdk_str_puts(o, cuda_prelude);
+    if (g.any_swz) {
+        char(*seen)[64] = calloc(64, sizeof *seen);
+        int nseen = 0;
+        tilec_sdk_str_puts(o, cuda_prelude_wgmma);
+        if (seen)
+            emit_wgmma_fns(&g, k->body, seen, &nseen, 0);
+        else
+            cg_fail(&g, "out of memory");
+        free(seen);
+    }
     out(&g, "\nextern \"C\" __global__ void __launch_bounds__(%d) tilec_kernel(", g.nthreads);
     int first = 1;
     for (int i = 0; i < k->nparams; i++) {
@@ -2429,7 +2714,9 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, tilec_sdk_str_t *o, cuda_ki
     if (first)
         out(&g, "void");
     out(&g, ")\n{\n");
-    line(&g, "extern __shared__ __align__(128) unsigned char tl_smem[];");
+    line(&g, "extern __shared__ __align__(1024) unsigned char tl_smem[];");
+    if (g.any_swz) /* the swizzle is of absolute addresses: check the base */
+        line(&g, "if ((tl_sa(tl_smem) & 1023u) != 0u) __trap();");
     line(&g, "const int tl_tid = (int)(threadIdx.x + %d * (threadIdx.y + %d * threadIdx.z));",
          k->threads[0], k->threads[1]);
     /* variables */
@@ -2534,6 +2821,7 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, tilec_sdk_str_t *o, cuda_ki
     free(g.pitch);
     free(g.stages);
     free(g.stage_bytes);
+    free(g.swz);
     if (!g.failed && o->oom) {
         snprintf(err, errlen, "out of memory");
         return -1;

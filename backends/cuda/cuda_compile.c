@@ -100,6 +100,12 @@ int cuda_arch_sm(const char *arch)
     return v;
 }
 
+int cuda_arch_has_wgmma(const char *arch)
+{
+    size_t n = arch ? strlen(arch) : 0;
+    return cuda_arch_sm(arch) == 90 && n > 0 && arch[n - 1] == 'a';
+}
+
 /* ---- integer expressions on the host ---------------------------------------- */
 
 static int eval(const tilec_ir_kernel_t *k, const tilec_ir_expr_t *e, const int64_t *syms,
@@ -298,7 +304,7 @@ tilec_pstatus_t cuda_compile_module(const char *ir, size_t ir_len, const char *a
         if (m->kernel->vars[i]->kind == TILEC_VAR_SYM)
             mod->nsyms++;
     tilec_sdk_str_t src = {0};
-    if (cuda_codegen(m, sm, &src, &mod->info, err, sizeof err) != 0) {
+    if (cuda_codegen(m, sm, cuda_arch_has_wgmma(arch), &src, &mod->info, err, sizeof err) != 0) {
         tilec_sdk_error_set("cuda: codegen: %s", err);
         tilec_sdk_str_free(&src);
         cuda_module_free(mod);

@@ -115,14 +115,19 @@ typedef struct cuda_kinfo {
     uint64_t smem_bytes;   /* dynamic shared memory per block */
     int mma;               /* number of GEMMs lowered to tensor cores */
     int cp_async;          /* number of copies lowered to cp.async */
+    int wgmma;             /* number of GEMMs lowered to wgmma (sm_90a) */
 } cuda_kinfo_t;
 
 /* Generates the CUDA C++ translation unit for m into out; the kernel is
  * extern "C" tilec_kernel(params..., int syms...).  sm is the target's
  * compute capability times ten (e.g. 90), which picks tensor-core and
- * cp.async lowerings.  0, or -1 with a message in err. */
-int cuda_codegen(const tilec_ir_module_t *m, int sm, tilec_sdk_str_t *out, cuda_kinfo_t *info,
-                 char *err, size_t errlen);
+ * cp.async lowerings; wgmma says the target is sm_90a, whose
+ * warpgroup MMA the GEMMs then use.  0, or -1 with a message in err. */
+int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t *out,
+                 cuda_kinfo_t *info, char *err, size_t errlen);
+
+/* 1 when arch names an sm_90a-style target ("sm_90a", "compute_90a"). */
+int cuda_arch_has_wgmma(const char *arch);
 
 /* ---- modules (cuda_compile.c) -------------------------------------------- */
 

@@ -182,7 +182,9 @@ static tilec_pstatus_t cu_device_open(uint32_t index, tilec_pdevice_t **out)
     d->DeviceGetAttribute(&dev->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                           dev->cudev);
     dev->sm = maj * 10 + min;
-    snprintf(dev->arch, sizeof dev->arch, "sm_%d%d", maj, min);
+    /* compute capability 9.0 gets its arch-specific target, sm_90a, whose
+     * cubins use wgmma (they run on 9.0 devices only, like any sm_90 one) */
+    snprintf(dev->arch, sizeof dev->arch, "sm_%d%d%s", maj, min, dev->sm == 90 ? "a" : "");
     dev->magic = CUDA_DEV_MAGIC;
     dev->index = index;
     *out = dev;

@@ -41,6 +41,14 @@ static const char cuda_prelude[] =
 "}\n"
 "TL_INLINE float tl_rh(float f) { return tl_h2f(tl_f2h(f)); }\n"
 "TL_INLINE float tl_rb(float f) { return tl_b2f(tl_f2b(f)); }\n"
+"TL_INLINE tl_u32 tl_sa(const void *p) { return (tl_u32)__cvta_generic_to_shared(p); }\n"
+/* element (r, c) of an R-row 16-bit buffer in wgmma's swizzled layout:
+ * column blocks of W elements, 16-byte chunks XOR-permuted by the bits of
+ * the address that count 128-byte lines (see swz_width in the generator) */
+"template <int W, int R> TL_INLINE int tl_swz(int r, int c) {\n"
+"  int e = r * W + (c & (W - 1));\n"
+"  return (c / W) * (R * W) + (e ^ (((e >> 6) & (W / 8 - 1)) << 3));\n"
+"}\n"
 "TL_INLINE float tl_inff(void) { return __int_as_float(0x7f800000); }\n"
 "TL_INLINE double tl_infd(void) { return __longlong_as_double(0x7ff0000000000000LL); }\n"
 /* integer helpers */
@@ -129,5 +137,22 @@ static const char cuda_prelude[] =
 "TL_INLINE void tl_cp_commit(void) { asm volatile(\"cp.async.commit_group;\"); }\n"
 "template <int N> TL_INLINE void tl_cp_wait(void) { asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N)); }\n"
 "#endif\n";
+
+/* The sm_90a pieces, added when a kernel has wgmma GEMMs: shared-memory
+ * matrix descriptors, the warpgroup fences, and the async-proxy fence
+ * that orders ordinary shared-memory stores before wgmma reads them. */
+static const char cuda_prelude_wgmma[] =
+"TL_INLINE tl_u64 tl_desc(tl_u32 a, tl_u32 lbo, tl_u32 sbo, int mode) {\n"
+"  return (tl_u64)((a & 0x3FFFFu) >> 4) | ((tl_u64)((lbo & 0x3FFFFu) >> 4) << 16) |\n"
+"         ((tl_u64)((sbo & 0x3FFFFu) >> 4) << 32) | ((tl_u64)mode << 62);\n"
+"}\n"
+"TL_INLINE void tl_wg_fence(void) { asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); }\n"
+"TL_INLINE void tl_wg_commit(void) { asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\"); }\n"
+"template <int N> TL_INLINE void tl_wg_wait(void) { asm volatile(\"wgmma.wait_group.sync.aligned %0;\" :: \"n\"(N) : \"memory\"); }\n"
+"TL_INLINE void tl_fence_proxy(void) { asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }\n"
+/* keeps the compiler from moving accumulator accesses across wgmma */
+"template <int N> TL_INLINE void tl_keep_acc(float *c) {\n"
+"  _Pragma(\"unroll\") for (int i = 0; i < N; i++) asm volatile(\"\" : \"+f\"(c[i]) :: \"memory\");\n"
+"}\n";
 
 #endif

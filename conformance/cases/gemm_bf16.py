@@ -2,6 +2,7 @@
 # conform: tol=auto covers=gemm,Pipelined,copy,clear
 # conform-params: -D M=64 -D N=64 -D K=64
 # conform-params: -D M=50 -D N=40 -D K=30
+# conform-params: -D M=130 -D N=200 -D K=100 -D bm=64 -D bn=64 -D bk=32
 import tilelang
 import tilelang.language as T
 

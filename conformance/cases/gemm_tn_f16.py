@@ -2,6 +2,9 @@
 # conform: tol=auto covers=gemm,Pipelined,copy,clear
 # conform-params: -D M=64 -D N=64 -D K=64
 # conform-params: -D M=70 -D N=45 -D K=50
+# conform-params: -D M=130 -D N=200 -D K=100 -D bm=64 -D bn=64 -D bk=32
+# conform-params: -D M=128 -D N=256 -D K=144 -D bm=64 -D bn=128 -D bk=64 -D stages=3
+# conform-params: -D M=96 -D N=72 -D K=40 -D bm=64 -D bn=64 -D bk=16
 import tilelang
 import tilelang.language as T
 
