@@ -86,6 +86,9 @@ typedef struct cg {
      * loop (see emit_loop_with_resident_acc) */
     const tilec_ir_stmt_t *resident;
     int resident_id;
+    /* a wgmma GEMM whose wait is deferred by one iteration (see
+     * emit_pipelined) */
+    const tilec_ir_stmt_t *wg_defer;
     /* a float32 accumulator that never touches shared memory: cleared by
      * fills, accumulated by one loop-resident GEMM, written out by copies
      * to a tensor (see plan_regonly) */
@@ -777,6 +780,89 @@ static void emit_copy(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
  * both regions is the copied row: thread t moves vector t, t + nthreads,
  * ...; a vector that crosses the tensor's edge or is misaligned falls back
  * to element copies with the usual bounds checks. */
+/* The fast path of a tile copy tensor -> on-chip of one dtype: when the
+ * whole tile is inside the tensor and its rows are 16-byte aligned (the
+ * common case away from the edges), thread t moves the vectors of one
+ * column in rows t / vr + j * dr, j = 0, 1, ...: one address computed,
+ * then constant steps, no bounds checks.  Opens "if (fast) { ... } else {"
+ * and returns 1, or emits nothing and returns 0 when the tile's shape
+ * doesn't divide among the threads. */
+static int copy_fast(cg_t *g, const tilec_ir_stmt_t *s, int id, int vec, const int64_t *ext, int n,
+                     int hs, int hd, int async)
+{
+    const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
+    const tilec_ir_buffer_t *sb = src->buf, *db = dst->buf;
+    if (n != 2 || db->ndim != 2 || (db->scope != TILEC_SCOPE_SHARED && db->scope != TILEC_SCOPE_FRAGMENT))
+        return 0;
+    int64_t rows = ext[0], vr = ext[1] / vec;
+    if (vr <= 0 || g->nthreads % vr || (rows * vr) % g->nthreads)
+        return 0;
+    int64_t dr = g->nthreads / vr, per = rows * vr / g->nthreads;
+    int srow = -1, last = sb->ndim - 1;
+    for (int d = 0; d < last; d++)
+        if (src->extent[d] > 1)
+            srow = d;
+    if (srow < 0 || dst->extent[0] != rows)
+        return 0;
+    int ib = id * 3 + 3000000, ie = ib + 1;
+    /* first and last element of the tile in range, the first aligned */
+    line(g, "const int tl_%d_0 = 0, tl_%d_1 = 0, tl_%d_0 = %lld, tl_%d_1 = %lld;", ib, ib, ie,
+         (long long)rows - 1, ie, (long long)ext[1] - 1);
+    out(g, "%*sconst %s *tl_fs%d = &b%d[", 2 * (g->ind + 1), "", stype(sb->dtype), id, sb->id);
+    region_offset(g, src, hs, ib);
+    out(g, "];\n");
+    out(g, "%*sif (", 2 * (g->ind + 1), "");
+    region_inbounds(g, src, hs, ib);
+    out(g, " && ");
+    region_inbounds(g, src, hs, ie);
+    out(g, " && (((tl_u64)tl_fs%d | (tl_u64)(tl_s%d_%d * %d)) & 15) == 0) {\n", id, sb->id, last,
+        (int)tilec_dtype_size(sb->dtype));
+    g->ind++;
+    line(g, "const int tl_%d_0 = tl_tid / %lld, tl_%d_1 = (tl_tid %% %lld) * %d;", ib, (long long)vr,
+         ib, (long long)vr, vec);
+    /* the source row stride in elements */
+    out(g, "%*sconst tl_i64 tl_fst%d = (tl_i64)1", 2 * (g->ind + 1), "", id);
+    for (int d = srow + 1; d <= last; d++)
+        out(g, " * tl_s%d_%d", sb->id, d);
+    out(g, ";\n");
+    out(g, "%*sconst %s *tl_fp%d = &b%d[", 2 * (g->ind + 1), "", stype(sb->dtype), id, sb->id);
+    region_offset(g, src, hs, ib);
+    out(g, "];\n");
+    /* rows r and r + 8m share their swizzle pattern, so a constant step
+     * works for swizzled buffers when dr is a multiple of 8 */
+    int64_t pitch = g->pitch[db->id] > 0 ? g->pitch[db->id] : const_dim(db, 1);
+    int linear = !g->swz[db->id] || dr % 8 == 0;
+    int64_t dstep = g->swz[db->id] ? dr * g->swz[db->id] : dr * pitch;
+    if (linear) {
+        out(g, "%*s%s *tl_fd%d = &b%d[", 2 * (g->ind + 1), "", stype(db->dtype), id, db->id);
+        region_offset(g, dst, hd, ib);
+        out(g, "];\n");
+    }
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_j = 0; tl_j < %lld; tl_j++) {", (long long)per);
+    g->ind++;
+    if (linear) {
+        line(g, "%s *tl_d = tl_fd%d + tl_j * %lld;", stype(db->dtype), id, (long long)dstep);
+    } else {
+        line(g, "const int tl_%d_0 = tl_%d_0 + tl_j * %lld, tl_%d_1 = tl_%d_1;", ie, ib,
+             (long long)dr, ie, ib);
+        out(g, "%*s%s *tl_d = &b%d[", 2 * (g->ind + 1), "", stype(db->dtype), db->id);
+        region_offset(g, dst, hd, ie);
+        out(g, "];\n");
+    }
+    if (async)
+        line(g, "tl_cp_async16(tl_d, tl_fp%d + tl_j * %lld * tl_fst%d, 1);", id, (long long)dr, id);
+    else
+        line(g, "*(uint4 *)tl_d = *(const uint4 *)(tl_fp%d + tl_j * %lld * tl_fst%d);", id,
+             (long long)dr, id);
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "} else {");
+    g->ind++;
+    return 1;
+}
+
 static int copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w, int async)
 {
     const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
@@ -824,6 +910,7 @@ static int copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w, int async
     g->ind++;
     hoist_bases(g, src, hs);
     hoist_bases(g, dst, hd);
+    int fast = !conv && sg && copy_fast(g, s, id, vec, ext, n, hs, hd, async);
     line(g, "for (tl_i64 tl_k%d = tl_tid; tl_k%d < %" PRId64 "; tl_k%d += %d) {", id, id,
          total / vec, id, g->nthreads);
     g->ind++;
@@ -913,6 +1000,10 @@ static int copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w, int async
     line(g, "}");
     g->ind--;
     line(g, "}");
+    if (fast) {
+        g->ind--;
+        line(g, "}");
+    }
     g->ind--;
     line(g, "}");
     if (!async)
@@ -1276,7 +1367,7 @@ static void wg_kloop(cg_t *g, const tilec_ir_stmt_t *s, const mma_plan_t *p, int
     g->ind--;
     line(g, "}");
     line(g, "tl_wg_commit();");
-    line(g, "tl_wg_wait<0>();");
+    line(g, "tl_wg_wait<%d>();", g->wg_defer == s ? 1 : 0);
     line(g, "tl_keep_acc<%d>(&tl_c%d[0][0][0]);", p->mt * p->nt * 4, id);
 }
 
@@ -1369,7 +1460,8 @@ static int try_gemm_mma(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
         if (s->u.gemm.clear_accum)
             mma_cmove(g, &p, C, g->resident_id, 1, 1);
         mma_kloop(g, s, &p, g->resident_id);
-        emit_sync(g);
+        if (g->wg_defer != s)
+            emit_sync(g);
         return 1;
     }
     int id = g->tmp++;
@@ -2305,10 +2397,33 @@ static void pipe_issue(cg_t *g, const tilec_ir_stmt_t *loop, int n)
  * iteration i have landed) and a barrier makes everyone's visible.  The
  * barrier at the end of the body keeps a stage from being refilled while
  * it is being read. */
+/* The loop's register-resident GEMM when it runs on wgmma from operands
+ * that only this loop's cp.async ring writes: its wait can then trail by
+ * one iteration (see emit_pipelined). */
+static const tilec_ir_stmt_t *deferrable_wgmma(cg_t *g, const tilec_ir_stmt_t *loop, int n)
+{
+    const tilec_ir_stmt_t *rg = g->resident, *t;
+    mma_plan_t p;
+    if (!rg || !mma_plan(g, rg, &p) || !p.wg)
+        return NULL;
+    for (t = loop->u.loop.body; t && t != rg; t = t->next)
+        ;
+    if (!t)
+        return NULL;
+    int ha = 0, hb = 0;
+    t = loop->u.loop.body;
+    for (int i = 0; i < n; i++, t = t->next) {
+        ha |= t->u.copy.dst.buf == rg->u.gemm.a;
+        hb |= t->u.copy.dst.buf == rg->u.gemm.b;
+    }
+    return ha && hb ? rg : NULL;
+}
+
 static void emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop, int n)
 {
     int S = g->stages[loop->u.loop.body->u.copy.dst.buf->id];
     int v = loop->u.loop.var->id, id = g->tmp++;
+    const tilec_ir_stmt_t *defer = deferrable_wgmma(g, loop, n);
     g->info->cp_async += n;
     line(g, "{ /* T.Pipelined: %d copies issued %d iterations ahead with cp.async */", n, S - 1);
     g->ind++;
@@ -2331,6 +2446,22 @@ static void emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop, int n)
     line(g, "}");
     line(g, "for (v%d = 0; v%d < tl_n%d; v%d++) {", v, v, id, v);
     g->ind++;
+    if (defer) {
+        /* wgmma of iteration v runs on while the threads wait for the
+         * copies of v + 1 and refill the stage that v - 1 read, which the
+         * wait for all but the newest wgmma group and the barrier after the
+         * body have freed */
+        line(g, "tl_cp_wait<%d>();", S - 2);
+        emit_sync(g);
+        pipe_point(g, loop, n, it);
+        g->wg_defer = defer;
+        const tilec_ir_stmt_t *rest = loop->u.loop.body;
+        for (int i = 0; i < n; i++)
+            rest = rest->next;
+        emit_block(g, rest, 0);
+        g->wg_defer = NULL;
+        emit_sync(g);
+    }
     line(g, "{ /* issue iteration v + %d */", S - 1);
     g->ind++;
     line(g, "const int tl_cur%d = v%d;", id, v);
@@ -2345,16 +2476,24 @@ static void emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop, int n)
     line(g, "v%d = tl_cur%d;", v, id);
     g->ind--;
     line(g, "}");
-    line(g, "tl_cp_wait<%d>();", S - 1);
-    emit_sync(g);
-    pipe_point(g, loop, n, it);
-    const tilec_ir_stmt_t *rest = loop->u.loop.body;
-    for (int i = 0; i < n; i++)
-        rest = rest->next;
-    emit_block(g, rest, 0);
-    emit_sync(g);
+    if (!defer) {
+        line(g, "tl_cp_wait<%d>();", S - 1);
+        emit_sync(g);
+        pipe_point(g, loop, n, it);
+        const tilec_ir_stmt_t *rest = loop->u.loop.body;
+        for (int i = 0; i < n; i++)
+            rest = rest->next;
+        emit_block(g, rest, 0);
+        emit_sync(g);
+    }
     g->ind--;
     line(g, "}");
+    if (defer) {
+        mma_plan_t p;
+        mma_plan(g, defer, &p);
+        line(g, "tl_wg_wait<0>();");
+        line(g, "tl_keep_acc<%d>(&tl_c%d[0][0][0]);", p.mt * p.nt * 4, g->resident_id);
+    }
     line(g, "tl_cp_wait<0>();");
     g->ind--;
     line(g, "}");
