@@ -835,6 +835,133 @@ Test(cli, check_fail_exits_1)
     proc_free(&p);
 }
 
+/* ---- --check --reference BACKEND ---------------------------------------------- */
+
+/* The reference computed on the cpu backend: PASS, and the line keeps every
+ * field of the interpreter's line, in order, with reference=cpu appended. */
+Test(cli, reference_cpu_passes_and_is_named_last)
+{
+    proc_t p;
+    TILEC(&p, "run", "examples/gemm.py", "--check", "--reference", "cpu");
+    EXPECT_STATUS(&p, 0);
+    cr_assert_eq(count_lines(p.out), 1, "expected one line, got:\n%s", p.out);
+    cr_assert(!strncmp(p.out, "PASS examples/gemm.py backend=cpu ", 34), "%s", p.out);
+    static const char *const order[] = {" backend=", " max_abs_err=", " max_rel_err=", " rel_fro_err=",
+                                        " tol=", " worst=", " seed=", " reference="};
+    const char *prev = p.out;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const char *at = strstr(p.out, order[i]);
+        cr_assert(at && at > prev, "'%s' missing or out of order in: %s", order[i], p.out);
+        prev = at;
+    }
+    size_t len = strlen(p.out);
+    cr_assert(len > 15 && !strcmp(p.out + len - 15, " reference=cpu\n"), "%s", p.out);
+    cr_assert_float_eq(field(p.out, "tol"), 1e-2, 1e-12);
+    cr_assert_leq(field(p.out, "rel_fro_err"), field(p.out, "tol"));
+    EXPECT_IN(p.out, " worst=C seed=0 ");
+    cr_assert_eq(p.err_len, 0, "unexpected stderr: %s", p.err);
+    proc_free(&p);
+
+    /* Without --reference the line is unchanged: no reference field. */
+    TILEC(&p, "run", "examples/gemm.py", "--check");
+    EXPECT_STATUS(&p, 0);
+    cr_assert_null(strstr(p.out, "reference="), "%s", p.out);
+    proc_free(&p);
+}
+
+/* The defines, the entry's symbols and the seed reach the reference run:
+ * a T.dynamic size that only -D gives, and another seed. */
+Test(cli, reference_gets_the_same_defines_and_seed)
+{
+    proc_t p;
+    TILEC(&p, "run", "examples/dynamic_shape.py", "-D", "m=77", "--check", "--seed", "7", "--reference",
+          "cpu:0");
+    EXPECT_STATUS(&p, 0);
+    cr_assert(!strncmp(p.out, "PASS ", 5), "%s", p.out);
+    EXPECT_IN(p.out, " seed=7 reference=cpu\n");
+    proc_free(&p);
+}
+
+/* The reference really comes from the named backend: broken_good's launch
+ * does nothing, so as the reference it makes a correct cpu run FAIL, and
+ * against itself it PASSes with no error at all (the interpreter would fail
+ * it, see check_fail_exits_1). */
+Test(cli, reference_backend_is_really_used)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "TILEC_PLUGIN_PATH=%s", plugin_dir);
+    proc_t p;
+    TILEC_ENV(&p, ENV(path), "run", "examples/elementwise_add.py", "--backend", "cpu", "--check",
+              "--reference", "broken_good");
+    EXPECT_STATUS(&p, 1);
+    cr_assert_eq(count_lines(p.out), 1, "%s", p.out);
+    cr_assert(!strncmp(p.out, "FAIL examples/elementwise_add.py backend=cpu ", 45), "%s", p.out);
+    EXPECT_IN(p.out, " reference=broken_good\n");
+    cr_assert_gt(field(p.out, "rel_fro_err"), field(p.out, "tol"));
+    EXPECT_IN(p.err, "tilec: tensor 'C' differs from the reference");
+    cr_assert_null(strstr(p.err, "tensor 'A'"), "%s", p.err);
+    proc_free(&p);
+
+    TILEC_ENV(&p, ENV(path), "run", "examples/elementwise_add.py", "--backend", "broken_good", "--check",
+              "--reference", "broken_good");
+    EXPECT_STATUS(&p, 0);
+    cr_assert(!strncmp(p.out, "PASS ", 5), "%s", p.out);
+    EXPECT_IN(p.out, "backend=broken_good ");
+    EXPECT_IN(p.out, " reference=broken_good\n");
+    cr_assert_eq(field(p.out, "max_abs_err"), 0.0, "%s", p.out);
+    proc_free(&p);
+}
+
+Test(cli, reference_without_check_is_a_usage_error)
+{
+    proc_t p;
+    TILEC(&p, "run", "examples/gemm.py", "--reference", "cpu");
+    EXPECT_STATUS(&p, 2);
+    EXPECT_IN(p.err, "--reference");
+    EXPECT_IN(p.err, "add --check");
+    cr_assert_eq(p.out_len, 0, "%s", p.out);
+    proc_free(&p);
+
+    TILEC(&p, "compile", "examples/gemm.py", "--emit", "ir", "--reference", "cpu");
+    EXPECT_STATUS(&p, 2);
+    EXPECT_IN(p.err, "--reference");
+    cr_assert_eq(p.out_len, 0, "%s", p.out);
+    proc_free(&p);
+
+    TILEC(&p, "run", "examples/gemm.py", "--check", "--reference");
+    EXPECT_STATUS(&p, 2);
+    EXPECT_IN(p.err, "--reference needs a value");
+    proc_free(&p);
+}
+
+Test(cli, unknown_or_unavailable_reference_is_a_clear_error)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "TILEC_PLUGIN_PATH=%s", plugin_dir);
+    proc_t p;
+    TILEC(&p, "run", "examples/gemm.py", "--check", "--reference", "nosuchbackend");
+    EXPECT_STATUS(&p, 3);
+    EXPECT_IN(p.err, "tilec: reference backend 'nosuchbackend'");
+    /* Then the context's own reason: what the loader found instead. */
+    const char *why = strstr(p.err, "'nosuchbackend'");
+    cr_assert(why && strstr(why + 1, "nosuchbackend") && strstr(why, "cpu"), "%s", p.err);
+    cr_assert_eq(p.out_len, 0, "%s", p.out);
+    proc_free(&p);
+
+    TILEC_ENV(&p, ENV(path), "run", "examples/gemm.py", "--check", "--reference", "broken_unavailable");
+    EXPECT_STATUS(&p, 3);
+    EXPECT_IN(p.err, "reference backend 'broken_unavailable'");
+    EXPECT_IN(p.err, "libwidget.so.1");
+    cr_assert_eq(p.out_len, 0, "%s", p.out);
+    proc_free(&p);
+
+    TILEC(&p, "run", "examples/gemm.py", "--check", "--reference", "cpu:7");
+    EXPECT_STATUS(&p, 3);
+    EXPECT_IN(p.err, "reference backend 'cpu:7'");
+    EXPECT_IN(p.err, " has ");
+    proc_free(&p);
+}
+
 /* ---- exit status 2: bad programs and bad usage ------------------------------ */
 
 Test(cli, malformed_programs_exit_2_with_diagnostic)

@@ -98,8 +98,9 @@ static int is_cubin(const void *data, size_t len)
     return data && len > 64 && memcmp(data, "\177ELF", 4) == 0;
 }
 
-/* Compiles every file matching pattern (with its default parameters). */
-static void compile_all(const char *pattern, int *count)
+/* Compiles every file matching pattern (with its default parameters) for
+ * arch; counts the files and those whose source has a wgmma GEMM. */
+static void compile_all(const char *pattern, const char *arch, int *count, int *nwgmma)
 {
     int dev = 0;
     tilec_context_t *ctx = cuda_ctx(&dev);
@@ -110,7 +111,7 @@ static void compile_all(const char *pattern, int *count)
         tilec_executable_t *e = NULL;
         tilec_status_t st = tilec_program_load_file(ctx, gl.gl_pathv[i], NULL, 0, NULL, &p);
         cr_assert_eq(st, TILEC_OK, "%s: %s", gl.gl_pathv[i], tilec_context_message(ctx));
-        st = tilec_program_compile_for(ctx, p, "sm_90", &e);
+        st = tilec_program_compile_for(ctx, p, arch, &e);
         if (st != TILEC_OK && strstr(tilec_context_message(ctx), "NVRTC not found")) {
             globfree(&gl);
             no_nvrtc(tilec_context_message(ctx));
@@ -122,6 +123,8 @@ static void compile_all(const char *pattern, int *count)
         cr_expect(is_cubin(bin, blen), "%s: binary is not a cubin (%zu bytes)", gl.gl_pathv[i], blen);
         cr_expect(src && strstr(src, "extern \"C\" __global__"), "%s: no kernel in the source",
                   gl.gl_pathv[i]);
+        if (src && strstr(src, "wgmma.mma_async"))
+            (*nwgmma)++;
         tilec_executable_free(e);
         tilec_program_free(p);
         (*count)++;
@@ -134,15 +137,33 @@ TestSuite(cuda, .init = setup, .timeout = 600);
 
 Test(cuda, every_example_compiles_for_sm_90)
 {
-    int n = 0;
-    compile_all("examples/*.py", &n);
+    int n = 0, nw = 0;
+    compile_all("examples/*.py", "sm_90", &n, &nw);
     cr_expect_geq(n, 10, "only %d examples", n);
+    cr_expect_eq(nw, 0, "wgmma used for plain sm_90 in %d examples", nw);
 }
 
 Test(cuda, every_conformance_case_compiles_for_sm_90)
 {
-    int n = 0;
-    compile_all("conformance/cases/*.py", &n);
+    int n = 0, nw = 0;
+    compile_all("conformance/cases/*.py", "sm_90", &n, &nw);
+    cr_expect_geq(n, 1);
+}
+
+/* sm_90a: the GEMMs of gemm.py, gemm_transpose_b.py and both of
+ * flash_attention.py's go to wgmma */
+Test(cuda, every_example_compiles_for_sm_90a)
+{
+    int n = 0, nw = 0;
+    compile_all("examples/*.py", "sm_90a", &n, &nw);
+    cr_expect_geq(n, 10, "only %d examples", n);
+    cr_expect_geq(nw, 3, "only %d examples use wgmma", nw);
+}
+
+Test(cuda, every_conformance_case_compiles_for_sm_90a)
+{
+    int n = 0, nw = 0;
+    compile_all("conformance/cases/*.py", "sm_90a", &n, &nw);
     cr_expect_geq(n, 1);
 }
 
@@ -165,6 +186,76 @@ Test(cuda, gemm_uses_tensor_cores_and_cp_async_on_sm_90)
     size_t blen = 0;
     const void *bin = tilec_executable_binary(e, &blen);
     cr_expect(is_cubin(bin, blen), "binary of %zu bytes is not a cubin", blen);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
+Test(cuda, gemm_uses_wgmma_from_swizzled_shared_memory_on_sm_90a)
+{
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    cr_assert_eq(compile_src(ctx, gemm_src, "sm_90a", &p, &e), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    const char *src = tilec_executable_source(e, NULL);
+    cr_expect(strstr(src, "on tensor cores (wgmma): 1x1 warpgroups of 64x64"), "no wgmma GEMM");
+    /* A (64x32, K-major) and B (32x64, N-major) in one 64x64 instruction */
+    cr_expect(strstr(src, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"), "no m64n64k16");
+    cr_expect(strstr(src, "p, 1, 1, 0, 1;"), "B should be read N-major (imm-trans-b = 1)");
+    /* As: 64-byte rows, 64-byte swizzle; Bs: 128-byte rows, 128-byte swizzle */
+    cr_expect(strstr(src, "tl_swz<32, 64>") && strstr(src, "tl_swz<64, 32>"), "operands not swizzled");
+    cr_expect(strstr(src, "16u, 512u, 2)") && strstr(src, "4096u, 1024u, 1)"),
+              "descriptor strides/modes not the canonical ones");
+    /* the wait trails one iteration behind the pipeline; the async proxy
+     * fence precedes the barriers */
+    cr_expect(strstr(src, "tl_wg_wait<1>()") && strstr(src, "tl_wg_wait<0>()"), "no deferred wait");
+    cr_expect(strstr(src, "tl_fence_proxy();\n"), "no async-proxy fence");
+    cr_expect_null(strstr(src, "tl_ldsm_x4(tl_a"), "ldmatrix used beside wgmma");
+    cr_expect_null(strstr(src, "* 40 +"), "wgmma operands must not be padded");
+    size_t blen = 0;
+    const void *bin = tilec_executable_binary(e, &blen);
+    cr_expect(is_cubin(bin, blen), "no cubin");
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
+/* As is also reduced (code that assumes dense rows), so it can't be
+ * swizzled: the GEMM gives up wgmma, Bs stays unswizzled with it, and
+ * mma.sync runs from padded rows. */
+Test(cuda, gemm_without_a_swizzled_operand_falls_back_to_mma_sync)
+{
+    static const char src_text[] =
+        "import tilelang.language as T\n"
+        "def mm(M=128, N=128, K=64, dtype=\"float16\"):\n"
+        "    @T.prim_func\n"
+        "    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),\n"
+        "             C: T.Tensor((M, N), dtype), R: T.Tensor((M,), \"float32\")):\n"
+        "        with T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128) as (bx, by):\n"
+        "            As = T.alloc_shared((64, 32), dtype)\n"
+        "            Bs = T.alloc_shared((32, 64), dtype)\n"
+        "            Cl = T.alloc_fragment((64, 64), \"float32\")\n"
+        "            Rs = T.alloc_fragment((64,), \"float32\")\n"
+        "            T.clear(Cl)\n"
+        "            for k in T.serial(T.ceildiv(K, 32)):\n"
+        "                T.copy(A[by * 64, k * 32], As)\n"
+        "                T.copy(B[k * 32, bx * 64], Bs)\n"
+        "                T.gemm(As, Bs, Cl)\n"
+        "            T.reduce_sum(As, Rs, dim=1)\n"
+        "            T.copy(Cl, C[by * 64, bx * 64])\n"
+        "            T.copy(Rs, R[by * 64])\n"
+        "    return main\n";
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    cr_assert_eq(compile_src(ctx, src_text, "sm_90a", &p, &e), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    const char *src = tilec_executable_source(e, NULL);
+    cr_expect(strstr(src, "on tensor cores: "), "no mma.sync GEMM");
+    cr_expect_null(strstr(src, "(wgmma)"), "wgmma chosen without a swizzled A");
+    cr_expect_null(strstr(src, "tl_swz<"), "a buffer stayed swizzled");
+    cr_expect(strstr(src, "* 72 +"), "Bs rows not padded for ldmatrix");
     tilec_executable_free(e);
     tilec_program_free(p);
     tilec_context_destroy(ctx);

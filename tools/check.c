@@ -265,6 +265,76 @@ tilec_status_t check_set_reference(tilec_context_t *ctx, const tilec_program_t *
     return s;
 }
 
+tilec_status_t check_set_reference_backend(tilec_context_t *rctx, const char *file,
+                                           const tilec_define_kv_t *defs, int ndefs,
+                                           const char *entry, check_set_t *set, char **msg)
+{
+    tilec_program_t *prog = NULL;
+    tilec_executable_t *exe = NULL;
+    tilec_buffer_t **bufs = calloc((size_t)set->n + 1, sizeof *bufs);
+    tilec_status_t s = TILEC_E_NOMEM;
+    *msg = NULL;
+    if (!bufs) {
+        goto out;
+    }
+    s = tilec_program_load_file(rctx, file, defs, ndefs, entry, &prog);
+    if (s != TILEC_OK) {
+        *msg = check_strfmt("%s", tilec_context_message(rctx));
+        goto out;
+    }
+    /* The same file and defines give the same parameters; should the file
+     * change in between, refuse rather than compare unlike tensors. */
+    s = TILEC_E_INVALID;
+    if (tilec_program_num_params(prog) != set->n) {
+        *msg = check_strfmt("%s: the reference program has %d tensor parameters, not %d", file,
+                            tilec_program_num_params(prog), set->n);
+        goto out;
+    }
+    for (int i = 0; i < set->n; i++) {
+        const check_tensor_t *t = &set->t[i];
+        const char *name;
+        tilec_elem_t elem;
+        int ndim;
+        int64_t shape[8];
+        if (tilec_program_param(prog, i, &name, &elem, &ndim, shape) != TILEC_OK || elem != t->elem ||
+            ndim != t->ndim || memcmp(shape, t->shape, (size_t)ndim * sizeof shape[0]) != 0) {
+            *msg = check_strfmt("%s: tensor '%s' differs between the program and its reference run",
+                                file, t->name);
+            goto out;
+        }
+    }
+    if ((s = tilec_program_compile(rctx, prog, &exe)) != TILEC_OK) {
+        *msg = check_strfmt("%s", tilec_context_message(rctx));
+        goto out;
+    }
+    for (int i = 0; i < set->n; i++) {
+        const check_tensor_t *t = &set->t[i];
+        if ((s = tilec_buffer_create(rctx, t->elem, t->ndim, t->shape, &bufs[i])) != TILEC_OK ||
+            (s = tilec_buffer_write(bufs[i], t->init, t->bytes)) != TILEC_OK) {
+            *msg = check_strfmt("%s", tilec_context_message(rctx));
+            goto out;
+        }
+    }
+    if ((s = tilec_launch(rctx, exe, bufs, set->n, NULL)) != TILEC_OK) {
+        *msg = check_strfmt("%s", tilec_context_message(rctx));
+        goto out;
+    }
+    for (int i = 0; i < set->n; i++) {
+        if ((s = tilec_buffer_read(bufs[i], set->t[i].ref, set->t[i].bytes)) != TILEC_OK) {
+            *msg = check_strfmt("%s", tilec_context_message(rctx));
+            goto out;
+        }
+    }
+out:
+    for (int i = 0; bufs && i < set->n; i++) {
+        tilec_buffer_free(bufs[i]);
+    }
+    free(bufs);
+    tilec_executable_free(exe);
+    tilec_program_free(prog);
+    return s;
+}
+
 void check_set_judge(const check_set_t *set, check_tol_t tol, check_verdict_t *v)
 {
     int any16 = 0;

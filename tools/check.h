@@ -72,6 +72,16 @@ check_rc_t check_set_make(const tilec_program_t *p, const char *file, uint64_t s
 void check_set_free(check_set_t *set);
 /* Runs the reference interpreter on ref (reset to init first). */
 tilec_status_t check_set_reference(tilec_context_t *ctx, const tilec_program_t *p, check_set_t *set);
+/* The reference from another backend instead (tilec run --reference):
+ * loads FILE again in rctx with the same defines and entry, checks that
+ * its parameters match the set's, compiles it, uploads every init, launches
+ * once and reads every tensor back into ref.  For full-size problems, where
+ * the interpreter is far too slow; rctx's backend should be a certified one
+ * (e.g. cpu).  On failure *msg gets a malloc'd message (the context's, or
+ * ours when the parameters differ; NULL when out of memory). */
+tilec_status_t check_set_reference_backend(tilec_context_t *rctx, const char *file,
+                                           const tilec_define_kv_t *defs, int ndefs,
+                                           const char *entry, check_set_t *set, char **msg);
 
 typedef struct check_verdict {
     int ok;

@@ -2,7 +2,7 @@
  * tools/tilec.c — the `tilec` command line (DESIGN.md §3).
  *
  *   tilec run FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME]
- *             [--check] [--bench] [--seed N]
+ *             [--check [--reference BACKEND]] [--bench] [--seed N]
  *   tilec compile FILE [-D ...] [--entry NAME] [--backend NAME]
  *             --emit ir|source|binary [--arch ARCH] [-o OUT]
  *   tilec devices [--json]
@@ -35,6 +35,7 @@ typedef struct options {
     const char *file;
     const char *entry;
     const char *backend;
+    const char *reference; /* --reference: the backend that computes the reference */
     const char *emit;
     const char *arch;
     const char *out;
@@ -48,7 +49,11 @@ typedef struct options {
 static void usage(FILE *f)
 {
     fputs("usage:\n"
-          "  tilec run FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME] [--check] [--bench] [--seed N]\n"
+          "  tilec run FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME] [--check [--reference BACKEND]]\n"
+          "            [--bench] [--seed N]\n"
+          "      --check              compare every tensor with a reference run: the IR interpreter by default\n"
+          "      --reference BACKEND  with --check: compute the reference on BACKEND[:N] instead (e.g. cpu),\n"
+          "                           for problems too large for the interpreter; use a certified backend\n"
           "  tilec compile FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME] --emit ir|source|binary\n"
           "                [--arch ARCH] [-o OUT]\n"
           "  tilec devices [--json]\n"
@@ -136,6 +141,12 @@ static int parse_args(options_t *o, int argc, char **argv)
         } else if (!strcmp(a, "--backend")) {
             NEED_ARG();
             o->backend = next;
+        } else if (!strcmp(a, "--reference")) {
+            NEED_ARG();
+            if (!*next) {
+                return usage_error("--reference expects a backend name, got '%s'", next);
+            }
+            o->reference = next;
         } else if (!strcmp(a, "--emit")) {
             NEED_ARG();
             o->emit = next;
@@ -199,7 +210,10 @@ static tilec_status_t upload(const check_set_t *set, tilec_buffer_t **bufs)
     return TILEC_OK;
 }
 
-static int check_results(const options_t *o, const check_set_t *set, const char *backend)
+/* reference: the reference backend's name, or NULL for the interpreter
+ * (then the line is as it always was; --reference only appends a field). */
+static int check_results(const options_t *o, const check_set_t *set, const char *backend,
+                         const char *reference)
 {
     check_verdict_t v;
     check_set_judge(set, CHECK_TOL_AUTO, &v);
@@ -208,9 +222,10 @@ static int check_results(const options_t *o, const check_set_t *set, const char 
     }
     free(v.detail);
     printf("%s %s backend=%s max_abs_err=%.3e max_rel_err=%.3e rel_fro_err=%.3e tol=%.0e "
-           "worst=%s seed=%llu\n",
+           "worst=%s seed=%llu%s%s\n",
            v.ok ? "PASS" : "FAIL", o->file, backend, v.worst.max_abs, v.worst.max_rel,
-           v.worst.rel_fro, v.tol, v.worst_name, (unsigned long long)o->seed);
+           v.worst.rel_fro, v.tol, v.worst_name, (unsigned long long)o->seed,
+           reference ? " reference=" : "", reference ? reference : "");
     return v.ok ? EXIT_PASS : EXIT_CHECK_FAIL;
 }
 
@@ -241,9 +256,27 @@ static int bench(tilec_context_t *ctx, tilec_executable_t *e, tilec_buffer_t **a
     return 0;
 }
 
+/* The reference of --check --reference: the same program on another
+ * backend, in its own context (check.c).  Its failures are backend errors
+ * (exit 3), named after the reference backend. */
+static int run_reference(const options_t *o, tilec_context_t *rctx, check_set_t *set)
+{
+    char *msg = NULL;
+    tilec_status_t s = check_set_reference_backend(rctx, o->file, o->defs, o->ndefs, o->entry, set, &msg);
+    if (s == TILEC_OK) {
+        return 0;
+    }
+    const char *m = msg ? msg : "out of memory";
+    size_t n = strlen(m);
+    fprintf(stderr, "tilec: reference backend '%s' failed: %s%s", o->reference, m,
+            n && m[n - 1] == '\n' ? "" : "\n");
+    free(msg);
+    return EXIT_BACKEND;
+}
+
 static int cmd_run(const options_t *o)
 {
-    tilec_context_t *ctx = NULL;
+    tilec_context_t *ctx = NULL, *rctx = NULL;
     tilec_program_t *prog = NULL;
     tilec_executable_t *exe = NULL;
     check_set_t set = {0};
@@ -252,6 +285,16 @@ static int cmd_run(const options_t *o)
     tilec_status_t s = tilec_context_create(o->backend, &ctx);
     if (s != TILEC_OK) {
         rc = report(ctx, s);
+        goto out;
+    }
+    /* The reference backend before any work, so that a wrong name fails at
+     * once rather than after a long run on the device. */
+    if (o->reference && (s = tilec_context_create(o->reference, &rctx)) != TILEC_OK) {
+        const char *m = rctx ? tilec_context_message(rctx) : "out of memory";
+        size_t len = strlen(m);
+        fprintf(stderr, "tilec: reference backend '%s' is not usable: %s%s", o->reference, m,
+                len && m[len - 1] == '\n' ? "" : "\n");
+        rc = EXIT_BACKEND;
         goto out;
     }
     s = tilec_program_load_file(ctx, o->file, o->defs, o->ndefs, o->entry, &prog);
@@ -299,7 +342,17 @@ static int cmd_run(const options_t *o)
             goto out;
         }
     }
-    if (o->check) {
+    if (o->check && rctx) {
+        if ((rc = run_reference(o, rctx, &set)) != 0) {
+            goto out;
+        }
+        /* Its memory is no longer needed (the bench runs without it). */
+        char *rname = strdup(tilec_context_backend(rctx));
+        tilec_context_destroy(rctx);
+        rctx = NULL;
+        rc = check_results(o, &set, tilec_context_backend(ctx), rname ? rname : o->reference);
+        free(rname);
+    } else if (o->check) {
         s = check_set_reference(ctx, prog, &set);
         if (s != TILEC_OK) {
             fprintf(stderr, "tilec: reference interpreter: %s\n", tilec_context_message(ctx));
@@ -308,7 +361,7 @@ static int cmd_run(const options_t *o)
                    tilec_context_backend(ctx));
             goto out;
         }
-        rc = check_results(o, &set, tilec_context_backend(ctx));
+        rc = check_results(o, &set, tilec_context_backend(ctx), NULL);
     } else {
         printf("ran %s on %s (%s): %d tensors\n", o->file, tilec_context_backend(ctx),
                tilec_context_device(ctx), n);
@@ -328,6 +381,7 @@ out:
     check_set_free(&set);
     tilec_executable_free(exe);
     tilec_program_free(prog);
+    tilec_context_destroy(rctx);
     tilec_context_destroy(ctx);
     return rc;
 }
@@ -593,6 +647,11 @@ int main(int argc, char **argv)
         if (!strcmp(o.cmd, "run") || !strcmp(o.cmd, "compile")) {
             if (!o.file) {
                 rc = usage_error("%s needs a FILE", o.cmd);
+            } else if (o.reference && strcmp(o.cmd, "run")) {
+                rc = usage_error("--reference only applies to 'tilec run --check', not to '%s'", o.cmd);
+            } else if (o.reference && !o.check) {
+                rc = usage_error("--reference needs --check: add --check (the reference backend "
+                                 "computes what --check compares with)%s", "");
             } else if (!strcmp(o.cmd, "run")) {
                 rc = cmd_run(&o);
             } else {

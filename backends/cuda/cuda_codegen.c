@@ -1966,13 +1966,14 @@ static void plan_walk(cg_t *g, const tilec_ir_stmt_t *s, layout_plan_t *lp, int 
         case TILEC_ST_GEMM: {
             mma_plan_t p;
             int a = s->u.gemm.a->id, b = s->u.gemm.b->id;
-            if (wgmma_plan(g, s, &p, 0)) {
+            if (wgmma_plan(g, s, &p, 0))
                 lp->wantz[a] = lp->wantz[b] = 1;
-            } else {
+            else
                 lp->block[a] = lp->block[b] = 1;
-                if (mma_plan(g, s, &p))
-                    lp->want[a] = lp->want[b] = 1;
-            }
+            /* padding, for when the swizzle doesn't happen after all (no
+             * layout is chosen yet, so this asks about mma.sync) */
+            if (mma_plan(g, s, &p))
+                lp->want[a] = lp->want[b] = 1;
             break;
         }
         case TILEC_ST_REDUCE:
