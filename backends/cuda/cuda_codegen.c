@@ -64,6 +64,18 @@
 
 /* ---- generator state ------------------------------------------------------ */
 
+/* Warp tiling of a tensor-core GEMM. */
+typedef struct mma_plan {
+    int64_t M, N, K;
+    int wm, wn;          /* warps along M and N */
+    int64_t WM, WN;      /* warp tile */
+    int mt, nt;          /* 16x8 mma tiles per warp along M and N */
+    int bf16;
+    int wg;              /* 1: wgmma (sm_90a) by warpgroups of 4 warps */
+    int gm, gn;          /* warpgroups along M and N (wg) */
+    int mstride;         /* rows between a warp's mma tiles: 16, or 64 for wg */
+} mma_plan_t;
+
 typedef struct cg {
     const tilec_ir_kernel_t *k;
     tilec_sdk_str_t *o;
@@ -89,28 +101,18 @@ typedef struct cg {
     /* a wgmma GEMM whose wait is deferred by one iteration (see
      * emit_pipelined) */
     const tilec_ir_stmt_t *wg_defer;
-    /* a float32 accumulator that never touches shared memory: cleared by
-     * fills, accumulated by one loop-resident GEMM, written out by copies
-     * to a tensor (see plan_regonly) */
-    const tilec_ir_buffer_t *regonly;
-    const tilec_ir_stmt_t *regonly_loop;
-    const tilec_ir_stmt_t *regonly_gemm;
-    int regonly_id;
+    /* fragments that live in registers (see plan_regfrags) */
+    int *rf;                 /* [nbufs] RF_ACC, RF_ROW or 0 */
+    mma_plan_t *rf_plan;     /* [nbufs] an RF_ACC fragment's GEMM plan */
+    int *rf_id;              /* [nbufs] its registers are tl_c<id> */
+    mma_plan_t rf_rows;      /* the row map every register fragment shares */
+    int rf_rowid;            /* the id whose tl_wm / tl_l give the rows */
+    int any_rf;
+    int rf_nest;             /* emitting for one element (1) or one row (2) */
     int *stages;             /* [nbufs] >1: shared buffer in a cp.async ring of that many stages */
     uint64_t *stage_bytes;   /* [nbufs] bytes of one stage */
 } cg_t;
 
-/* Warp tiling of a tensor-core GEMM. */
-typedef struct mma_plan {
-    int64_t M, N, K;
-    int wm, wn;          /* warps along M and N */
-    int64_t WM, WN;      /* warp tile */
-    int mt, nt;          /* 16x8 mma tiles per warp along M and N */
-    int bf16;
-    int wg;              /* 1: wgmma (sm_90a) by warpgroups of 4 warps */
-    int gm, gn;          /* warpgroups along M and N (wg) */
-    int mstride;         /* rows between a warp's mma tiles: 16, or 64 for wg */
-} mma_plan_t;
 
 static void cg_fail(cg_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void cg_fail(cg_t *g, const char *fmt, ...)
@@ -304,8 +306,14 @@ static void emit_load_conv_open(cg_t *g, tilec_dtype_t t)
         out(g, "(");
 }
 
+static void rf_ref(cg_t *g, const tilec_ir_buffer_t *b);
+
 static void emit_load(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx)
 {
+    if (g->rf[b->id]) { /* a register fragment, in a nest on registers */
+        rf_ref(g, b);
+        return;
+    }
     emit_load_conv_open(g, b->dtype);
     out(g, "b%d[", b->id);
     emit_offset(g, b, idx);
@@ -1279,7 +1287,7 @@ static void mma_decl(cg_t *g, const mma_plan_t *p, int id)
     else
         line(g, "const int tl_wm%d = (tl_w%d / %d) * %lld, tl_wn%d = (tl_w%d %% %d) * %lld;", id,
              id, p->wn, (long long)p->WM, id, id, p->wn, (long long)p->WN);
-    line(g, "float tl_c%d[%d][%d][4];", id, p->mt, p->nt);
+    line(g, "float tl_c%d[%d][%d][4] = {};", id, p->mt, p->nt);
 }
 
 /* C (shared memory) <-> registers; load=1 reads, 0 writes; zero=1 clears */
@@ -1455,11 +1463,13 @@ static int try_gemm_mma(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
         line(g, "/* gemm %s = %s%s x %s%s on tensor cores: %dx%d warps of %lldx%lld */", C->name,
              s->u.gemm.a->name, s->u.gemm.trans_a ? "^T" : "", s->u.gemm.b->name,
              s->u.gemm.trans_b ? "^T" : "", p.wm, p.wn, (long long)p.WM, (long long)p.WN);
-    if (g->resident == s) {
-        /* accumulators already in registers (loop-resident) */
+    if (g->resident == s || g->rf[C->id]) {
+        /* accumulators already in registers (loop-resident, or the
+         * fragment's home) */
+        int id = g->resident == s ? g->resident_id : g->rf_id[C->id];
         if (s->u.gemm.clear_accum)
-            mma_cmove(g, &p, C, g->resident_id, 1, 1);
-        mma_kloop(g, s, &p, g->resident_id);
+            mma_cmove(g, &p, C, id, 1, 1);
+        mma_kloop(g, s, &p, id);
         if (g->wg_defer != s)
             emit_sync(g);
         return 1;
@@ -2080,30 +2090,6 @@ static const tilec_ir_stmt_t *resident_gemm(cg_t *g, const tilec_ir_stmt_t *loop
     return found;
 }
 
-/* ---- register-only accumulators ---------------------------------------------- */
-
-/* statements that mention b, counted recursively (a loop counts for its
- * body's statements, not itself) */
-static int count_refs(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int depth)
-{
-    int n = 0;
-    if (depth > CG_MAX_DEPTH)
-        return 1000000;
-    for (; s; s = s->next) {
-        if (s->kind == TILEC_ST_FOR) {
-            n += count_refs(s->u.loop.body, b, depth + 1) + (expr_refs(s->u.loop.extent, b, 0) ? 1 : 0);
-        } else if (s->kind == TILEC_ST_IF) {
-            n += count_refs(s->u.cond.then, b, depth + 1) + count_refs(s->u.cond.els, b, depth + 1) +
-                 (expr_refs(s->u.cond.cond, b, 0) ? 1 : 0);
-        } else {
-            tilec_ir_stmt_t one = *s; /* look at this one statement */
-            one.next = NULL;
-            n += stmts_ref(&one, b, NULL, depth);
-        }
-    }
-    return n;
-}
-
 static int whole_region(const tilec_ir_region_t *r)
 {
     for (int d = 0; d < r->buf->ndim; d++) {
@@ -2114,82 +2100,627 @@ static int whole_region(const tilec_ir_region_t *r)
     return 1;
 }
 
-static int ro_fill_ok(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *c)
+/* ---- fragments in registers --------------------------------------------------
+ *
+ * Layout inference for the flash-attention pattern.  A float32 fragment
+ * that tensor-core GEMMs (all with one plan) accumulate into lives in
+ * registers in the accumulator layout (RF_ACC): thread (warp w, lane l)
+ * holds element e of tile (mi, ni) at row tl_wm + mi * mstride + l / 4 +
+ * 8 * (e / 2) and column tl_wn + ni * 8 + 2 * (l % 4) + e % 2.  A float32
+ * 1-D fragment as long as those rows lives in registers in the matching
+ * row layout (RF_ROW): each thread holds the rows it owns, which needs
+ * each row inside one warp.  The registers support, and nothing else may
+ * touch such a fragment:
+ *  - GEMMs accumulating into it;
+ *  - fills of all of it;
+ *  - T.Parallel(M, N) nests that index accumulator fragments [i, j] and
+ *    read row fragments [i], each thread running the elements it holds;
+ *    T.Parallel(M) nests over row fragments [i] that write no memory, each
+ *    thread running its rows;
+ *  - reduce along dim 1 of an accumulator into a row fragment (a thread's
+ *    own columns, then shuffles within the quad of lanes sharing a row);
+ *  - copies between row fragments, and of a whole fragment to or from
+ *    another buffer of its shape.
+ * Anything else demotes the fragment to shared memory, until nothing
+ * changes.  All register fragments of a kernel share one row map, the
+ * first accumulator's. */
+enum { RF_NONE = 0, RF_ACC, RF_ROW };
+
+static int rows_eq(const mma_plan_t *a, const mma_plan_t *b)
 {
-    return s->kind == TILEC_ST_FILL && s->u.fill.dst.buf == c && whole_region(&s->u.fill.dst) &&
-           (s->u.fill.value->kind == TILEC_EX_FLOAT || s->u.fill.value->kind == TILEC_EX_INT);
+    return a->M == b->M && a->wg == b->wg && a->wm == b->wm && a->wn == b->wn && a->gm == b->gm &&
+           a->gn == b->gn && a->mt == b->mt && a->mstride == b->mstride && a->WM == b->WM;
 }
 
-static int ro_copy_ok(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *c)
+static int plan_eq(const mma_plan_t *a, const mma_plan_t *b)
 {
-    if (s->kind != TILEC_ST_COPY || s->u.copy.src.buf != c || !whole_region(&s->u.copy.src) ||
-        s->u.copy.dst.buf->scope != TILEC_SCOPE_GLOBAL)
+    return rows_eq(a, b) && a->N == b->N && a->nt == b->nt && a->WN == b->WN;
+}
+
+/* every row of C inside one warp */
+static int full_rows(const mma_plan_t *p) { return p->wg ? p->gn == 1 : p->wn == 1; }
+
+static int is_var(const tilec_ir_expr_t *e, const tilec_ir_var_t *v)
+{
+    return e && e->kind == TILEC_EX_VAR && e->u.var == v;
+}
+
+static int rf_demote(cg_t *g, const tilec_ir_buffer_t *b)
+{
+    if (!b || !g->rf[b->id])
         return 0;
-    int64_t ext[TILEC_IR_MAX_DIMS];
-    return region_shape(&s->u.copy.dst, ext) == 2 && ext[0] == const_dim(c, 0) &&
-           ext[1] == const_dim(c, 1);
+    g->rf[b->id] = RF_NONE;
+    return 1;
 }
 
-/* Finds, in list L at uniform level, [fills of C] ... loop with a resident
- * GEMM into C ... [copies of C to tensors], with C mentioned nowhere else
- * in the kernel.  Only the first such accumulator of a kernel is taken. */
-static void plan_regonly(cg_t *g, const tilec_ir_stmt_t *list, int depth)
+/* demotes the register fragments expression e loads; returns how many */
+static int rf_demote_expr(cg_t *g, const tilec_ir_expr_t *e, int depth)
 {
-    if (g->regonly || depth > CG_MAX_DEPTH)
-        return;
-    for (const tilec_ir_stmt_t *s = list; s && !g->regonly; s = s->next) {
-        if (s->kind != TILEC_ST_FOR || s->u.loop.kind == TILEC_LOOP_PARALLEL)
-            continue;
-        const tilec_ir_stmt_t *rg = resident_gemm(g, s);
-        if (rg && !rg->u.gemm.clear_accum) {
-            const tilec_ir_buffer_t *c = rg->u.gemm.c;
-            int allowed = 1, nfill = 0, ncopy = 0;
-            for (const tilec_ir_stmt_t *t = list; t != s; t = t->next)
-                if (ro_fill_ok(t, c))
-                    nfill++;
-            for (const tilec_ir_stmt_t *t = s->next; t; t = t->next)
-                if (ro_copy_ok(t, c))
-                    ncopy++;
-            allowed += nfill + ncopy;
-            if (nfill > 0 && ncopy > 0 && c->scope == TILEC_SCOPE_FRAGMENT &&
-                count_refs(g->k->body, c, 0) == allowed) {
-                g->regonly = c;
-                g->regonly_loop = s;
-                return;
-            }
-        }
-        plan_regonly(g, s->u.loop.body, depth + 1);
+    int n = 0;
+    if (!e || depth > CG_MAX_DEPTH)
+        return 0;
+    switch (e->kind) {
+    case TILEC_EX_LOAD:
+        n = rf_demote(g, e->u.load.buf);
+        for (int d = 0; d < e->u.load.buf->ndim; d++)
+            n += rf_demote_expr(g, e->u.load.idx[d], depth + 1);
+        return n;
+    case TILEC_EX_UNARY: return rf_demote_expr(g, e->u.un.a, depth + 1);
+    case TILEC_EX_BINARY:
+        return rf_demote_expr(g, e->u.bin.a, depth + 1) + rf_demote_expr(g, e->u.bin.b, depth + 1);
+    case TILEC_EX_SELECT:
+        return rf_demote_expr(g, e->u.sel.cond, depth + 1) + rf_demote_expr(g, e->u.sel.a, depth + 1) +
+               rf_demote_expr(g, e->u.sel.b, depth + 1);
+    case TILEC_EX_CAST: return rf_demote_expr(g, e->u.cast.a, depth + 1);
+    default: return 0;
     }
 }
 
-/* registers of the accumulator -> a tensor, converted, bounds-checked */
-static void emit_regonly_copy(cg_t *g, const tilec_ir_stmt_t *s, const mma_plan_t *p)
+static int rf_demote_region(cg_t *g, const tilec_ir_region_t *r)
 {
-    const tilec_ir_region_t *dst = &s->u.copy.dst;
-    int id = g->tmp++, id2 = g->regonly_id;
-    int hd = id * 3 + 1000000, ib = hd + 2;
-    line(g, "{ /* copy %s (registers) -> %s */", s->u.copy.src.buf->name, dst->buf->name);
+    int n = rf_demote(g, r->buf);
+    for (int d = 0; d < r->buf->ndim; d++)
+        n += rf_demote_expr(g, r->base[d], 0);
+    return n;
+}
+
+/* demotes every register fragment statements s mention */
+static int rf_demote_stmts(cg_t *g, const tilec_ir_stmt_t *s, int depth)
+{
+    int n = 0;
+    if (depth > CG_MAX_DEPTH)
+        return 0;
+    for (; s; s = s->next) {
+        switch (s->kind) {
+        case TILEC_ST_FOR:
+            n += rf_demote_expr(g, s->u.loop.extent, 0) + rf_demote_stmts(g, s->u.loop.body, depth + 1);
+            break;
+        case TILEC_ST_IF:
+            n += rf_demote_expr(g, s->u.cond.cond, 0) + rf_demote_stmts(g, s->u.cond.then, depth + 1) +
+                 rf_demote_stmts(g, s->u.cond.els, depth + 1);
+            break;
+        case TILEC_ST_STORE:
+            n += rf_demote(g, s->u.store.buf) + rf_demote_expr(g, s->u.store.value, 0);
+            for (int d = 0; d < s->u.store.buf->ndim; d++)
+                n += rf_demote_expr(g, s->u.store.idx[d], 0);
+            break;
+        case TILEC_ST_ASSIGN: n += rf_demote_expr(g, s->u.assign.value, 0); break;
+        case TILEC_ST_COPY:
+            n += rf_demote_region(g, &s->u.copy.src) + rf_demote_region(g, &s->u.copy.dst);
+            break;
+        case TILEC_ST_FILL:
+            n += rf_demote_region(g, &s->u.fill.dst) + rf_demote_expr(g, s->u.fill.value, 0);
+            break;
+        case TILEC_ST_GEMM:
+            n += rf_demote(g, s->u.gemm.a) + rf_demote(g, s->u.gemm.b) + rf_demote(g, s->u.gemm.c);
+            break;
+        case TILEC_ST_REDUCE: n += rf_demote(g, s->u.reduce.src) + rf_demote(g, s->u.reduce.dst); break;
+        case TILEC_ST_CUMSUM: n += rf_demote(g, s->u.cumsum.src) + rf_demote(g, s->u.cumsum.dst); break;
+        case TILEC_ST_ATOMIC:
+            n += rf_demote(g, s->u.atomic.buf) + rf_demote_expr(g, s->u.atomic.value, 0);
+            for (int d = 0; d < s->u.atomic.buf->ndim; d++)
+                n += rf_demote_expr(g, s->u.atomic.idx[d], 0);
+            break;
+        case TILEC_ST_PRINT:
+            n += rf_demote(g, s->u.print.buf) + rf_demote_expr(g, s->u.print.value, 0);
+            break;
+        default: break;
+        }
+    }
+    return n;
+}
+
+/* A T.Parallel nest as the registers see it. */
+typedef struct rf_nest {
+    const tilec_ir_stmt_t *loop[2];
+    int n;                         /* parallel loops in the nest: 1 or 2 */
+    const tilec_ir_buffer_t *acc;  /* an accumulator fragment it indexes */
+    int refs;                      /* register-fragment accesses */
+    int writes_mem;                /* stores to shared or global memory */
+    int kind;                      /* 0 none, 1 element nest, 2 row nest, -1 neither */
+} rf_nest_t;
+
+/* an access to register fragment b with indices idx: acc[i, j] in a 2-deep
+ * nest (one plan for all), row[i] */
+static int rf_access_ok(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx,
+                        rf_nest_t *nn)
+{
+    nn->refs++;
+    if (g->rf[b->id] == RF_ROW)
+        return is_var(idx[0], nn->loop[0]->u.loop.var);
+    if (nn->n != 2 || !is_var(idx[0], nn->loop[0]->u.loop.var) ||
+        !is_var(idx[1], nn->loop[1]->u.loop.var))
+        return 0;
+    if (!nn->acc)
+        nn->acc = b;
+    return plan_eq(&g->rf_plan[b->id], &g->rf_plan[nn->acc->id]);
+}
+
+static int rf_expr_ok(cg_t *g, const tilec_ir_expr_t *e, rf_nest_t *nn, int depth)
+{
+    if (!e || depth > CG_MAX_DEPTH)
+        return 0;
+    switch (e->kind) {
+    case TILEC_EX_LOAD:
+        for (int d = 0; d < e->u.load.buf->ndim; d++)
+            if (!rf_expr_ok(g, e->u.load.idx[d], nn, depth + 1))
+                return 0;
+        return !g->rf[e->u.load.buf->id] || rf_access_ok(g, e->u.load.buf, e->u.load.idx, nn);
+    case TILEC_EX_UNARY: return rf_expr_ok(g, e->u.un.a, nn, depth + 1);
+    case TILEC_EX_BINARY:
+        return rf_expr_ok(g, e->u.bin.a, nn, depth + 1) && rf_expr_ok(g, e->u.bin.b, nn, depth + 1);
+    case TILEC_EX_SELECT:
+        return rf_expr_ok(g, e->u.sel.cond, nn, depth + 1) && rf_expr_ok(g, e->u.sel.a, nn, depth + 1) &&
+               rf_expr_ok(g, e->u.sel.b, nn, depth + 1);
+    case TILEC_EX_CAST: return rf_expr_ok(g, e->u.cast.a, nn, depth + 1);
+    default: return 1;
+    }
+}
+
+/* does one statement (a tile operation) mention a register fragment? */
+static int rf_mentioned(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    tilec_ir_stmt_t one = *s;
+    one.next = NULL;
+    for (int i = g->k->nparams; i < g->k->nbufs; i++)
+        if (g->rf[i] && stmts_ref(&one, g->k->bufs[i], NULL, 0))
+            return 1;
+    return 0;
+}
+
+static int rf_body_ok(cg_t *g, const tilec_ir_stmt_t *s, rf_nest_t *nn, int depth)
+{
+    if (depth > CG_MAX_DEPTH)
+        return 0;
+    for (; s; s = s->next) {
+        switch (s->kind) {
+        case TILEC_ST_FOR:
+            if (!rf_expr_ok(g, s->u.loop.extent, nn, 0) || !rf_body_ok(g, s->u.loop.body, nn, depth + 1))
+                return 0;
+            break;
+        case TILEC_ST_IF:
+            if (!rf_expr_ok(g, s->u.cond.cond, nn, 0) || !rf_body_ok(g, s->u.cond.then, nn, depth + 1) ||
+                !rf_body_ok(g, s->u.cond.els, nn, depth + 1))
+                return 0;
+            break;
+        case TILEC_ST_STORE: {
+            const tilec_ir_buffer_t *b = s->u.store.buf;
+            if (!rf_expr_ok(g, s->u.store.value, nn, 0))
+                return 0;
+            for (int d = 0; d < b->ndim; d++)
+                if (!rf_expr_ok(g, s->u.store.idx[d], nn, 0))
+                    return 0;
+            if (g->rf[b->id] == RF_ROW && nn->n != 1)
+                return 0; /* every column of a row would write it */
+            if (g->rf[b->id] && !rf_access_ok(g, b, s->u.store.idx, nn))
+                return 0;
+            if (!g->rf[b->id] && !per_thread_scope(b->scope))
+                nn->writes_mem = 1;
+            break;
+        }
+        case TILEC_ST_ASSIGN:
+            if (!rf_expr_ok(g, s->u.assign.value, nn, 0))
+                return 0;
+            break;
+        case TILEC_ST_SYNC:
+        case TILEC_ST_HINT:
+            break;
+        default: /* tile operations run serially in the thread */
+            if (rf_mentioned(g, s))
+                return 0;
+            nn->writes_mem = 1;
+            break;
+        }
+    }
+    return 1;
+}
+
+static void rf_nest_analyze(cg_t *g, const tilec_ir_stmt_t *s, rf_nest_t *nn)
+{
+    memset(nn, 0, sizeof *nn);
+    nn->loop[0] = s;
+    nn->n = 1;
+    const tilec_ir_stmt_t *b = s->u.loop.body;
+    if (b && !b->next && b->kind == TILEC_ST_FOR && b->u.loop.kind == TILEC_LOOP_PARALLEL) {
+        nn->loop[1] = b;
+        nn->n = 2;
+    }
+    int ok = rf_body_ok(g, nn->loop[nn->n - 1]->u.loop.body, nn, 0);
+    if (nn->n == 2 && !rf_expr_ok(g, nn->loop[1]->u.loop.extent, nn, 0))
+        ok = 0;
+    if (!nn->refs) {
+        nn->kind = 0;
+        return;
+    }
+    int64_t e0 = -1, e1 = -1;
+    tilec_ir_is_const_int(nn->loop[0]->u.loop.extent, &e0);
+    if (nn->n == 2)
+        tilec_ir_is_const_int(nn->loop[1]->u.loop.extent, &e1);
+    if (ok && nn->n == 2 && nn->acc && e0 == g->rf_rows.M && e1 == g->rf_plan[nn->acc->id].N)
+        nn->kind = 1;
+    else if (ok && nn->n == 1 && !nn->acc && e0 == g->rf_rows.M && !nn->writes_mem)
+        nn->kind = 2;
+    else
+        nn->kind = -1;
+}
+
+/* the region's non-unit extents equal buffer b's shape */
+static int region_fits(const tilec_ir_region_t *r, const tilec_ir_buffer_t *b)
+{
+    int64_t ext[TILEC_IR_MAX_DIMS];
+    int n = region_shape(r, ext);
+    if (n != b->ndim)
+        return 0;
+    for (int d = 0; d < n; d++)
+        if (ext[d] != const_dim(b, d))
+            return 0;
+    return 1;
+}
+
+/* One pass over uniform code; returns the number of demotions. */
+static int rf_check(cg_t *g, const tilec_ir_stmt_t *s, int depth)
+{
+    int n = 0;
+    if (depth > CG_MAX_DEPTH)
+        return 0;
+    for (; s; s = s->next) {
+        tilec_ir_stmt_t one = *s;
+        one.next = NULL;
+        switch (s->kind) {
+        case TILEC_ST_FOR:
+            n += rf_demote_expr(g, s->u.loop.extent, 0);
+            if (s->u.loop.kind != TILEC_LOOP_PARALLEL) {
+                n += rf_check(g, s->u.loop.body, depth + 1);
+            } else if (writes_per_thread(s->u.loop.body, 0)) {
+                n += rf_demote_stmts(g, s->u.loop.body, depth + 1);
+            } else {
+                rf_nest_t nn;
+                rf_nest_analyze(g, s, &nn);
+                if (nn.kind < 0)
+                    n += rf_demote_stmts(g, &one, depth + 1);
+            }
+            break;
+        case TILEC_ST_IF:
+            n += rf_demote_expr(g, s->u.cond.cond, 0) + rf_check(g, s->u.cond.then, depth + 1) +
+                 rf_check(g, s->u.cond.els, depth + 1);
+            break;
+        case TILEC_ST_COPY: {
+            const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
+            int rs = g->rf[src->buf->id], rd = g->rf[dst->buf->id], ok = 1;
+            for (int d = 0; d < src->buf->ndim; d++)
+                n += rf_demote_expr(g, src->base[d], 0);
+            for (int d = 0; d < dst->buf->ndim; d++)
+                n += rf_demote_expr(g, dst->base[d], 0);
+            if (rs && rd)
+                ok = rs == RF_ROW && rd == RF_ROW && whole_region(src) && whole_region(dst);
+            else if (rs)
+                ok = whole_region(src) && !per_thread_scope(dst->buf->scope) && region_fits(dst, src->buf);
+            else if (rd)
+                ok = whole_region(dst) && !per_thread_scope(src->buf->scope) && region_fits(src, dst->buf);
+            if (!ok)
+                n += rf_demote(g, src->buf) + rf_demote(g, dst->buf);
+            break;
+        }
+        case TILEC_ST_FILL:
+            n += rf_demote_expr(g, s->u.fill.value, 0);
+            for (int d = 0; d < s->u.fill.dst.buf->ndim; d++)
+                n += rf_demote_expr(g, s->u.fill.dst.base[d], 0);
+            if (g->rf[s->u.fill.dst.buf->id] && !whole_region(&s->u.fill.dst))
+                n += rf_demote(g, s->u.fill.dst.buf);
+            break;
+        case TILEC_ST_GEMM: {
+            mma_plan_t p;
+            const tilec_ir_buffer_t *c = s->u.gemm.c;
+            n += rf_demote(g, s->u.gemm.a) + rf_demote(g, s->u.gemm.b);
+            if (g->rf[c->id] && (g->rf[c->id] != RF_ACC || !mma_plan(g, s, &p) ||
+                                 !plan_eq(&p, &g->rf_plan[c->id])))
+                n += rf_demote(g, c);
+            break;
+        }
+        case TILEC_ST_REDUCE: {
+            const tilec_ir_buffer_t *a = s->u.reduce.src, *b = s->u.reduce.dst;
+            if ((g->rf[a->id] || g->rf[b->id]) &&
+                !(g->rf[a->id] == RF_ACC && g->rf[b->id] == RF_ROW && s->u.reduce.dim == 1 &&
+                  full_rows(&g->rf_plan[a->id])))
+                n += rf_demote(g, a) + rf_demote(g, b);
+            break;
+        }
+        default:
+            n += rf_demote_stmts(g, &one, depth + 1);
+            break;
+        }
+    }
+    return n;
+}
+
+/* accumulators of tensor-core GEMMs in uniform code: the candidates */
+static void rf_seed(cg_t *g, const tilec_ir_stmt_t *s, int *bad, int depth)
+{
+    if (depth > CG_MAX_DEPTH)
+        return;
+    for (; s; s = s->next) {
+        if (s->kind == TILEC_ST_FOR && s->u.loop.kind != TILEC_LOOP_PARALLEL) {
+            rf_seed(g, s->u.loop.body, bad, depth + 1);
+        } else if (s->kind == TILEC_ST_IF) {
+            rf_seed(g, s->u.cond.then, bad, depth + 1);
+            rf_seed(g, s->u.cond.els, bad, depth + 1);
+        } else if (s->kind == TILEC_ST_GEMM) {
+            const tilec_ir_buffer_t *c = s->u.gemm.c;
+            mma_plan_t p;
+            if (c->scope != TILEC_SCOPE_FRAGMENT || c->dtype != TILEC_FLOAT32 || !mma_plan(g, s, &p))
+                bad[c->id] = 1;
+            else if (!g->rf[c->id])
+                g->rf[c->id] = RF_ACC, g->rf_plan[c->id] = p;
+            else if (!plan_eq(&p, &g->rf_plan[c->id]))
+                bad[c->id] = 1;
+        }
+    }
+}
+
+static void plan_regfrags(cg_t *g)
+{
+    const tilec_ir_kernel_t *k = g->k;
+    int *bad = calloc((size_t)k->nbufs + 1, sizeof *bad);
+    if (!bad)
+        return;
+    rf_seed(g, k->body, bad, 0);
+    int rows = -1;
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        if (g->rf[i] && bad[i])
+            g->rf[i] = RF_NONE;
+        if (g->rf[i] && rows < 0) {
+            rows = i;
+            g->rf_rows = g->rf_plan[i];
+        } else if (g->rf[i] && !rows_eq(&g->rf_plan[i], &g->rf_rows)) {
+            g->rf[i] = RF_NONE;
+        }
+    }
+    free(bad);
+    if (rows < 0)
+        return;
+    if (full_rows(&g->rf_rows))
+        for (int i = k->nparams; i < k->nbufs; i++) {
+            const tilec_ir_buffer_t *b = k->bufs[i];
+            if (b->scope == TILEC_SCOPE_FRAGMENT && b->dtype == TILEC_FLOAT32 && b->ndim == 1 &&
+                const_dim(b, 0) == g->rf_rows.M)
+                g->rf[i] = RF_ROW;
+        }
+    while (rf_check(g, k->body, 0) > 0)
+        ;
+    g->rf_rowid = -1;
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        if (!g->rf[i])
+            continue;
+        g->any_rf = 1;
+        g->rf_id[i] = g->tmp++;
+        if (g->rf[i] == RF_ACC && g->rf_rowid < 0)
+            g->rf_rowid = g->rf_id[i];
+    }
+    if (g->rf_rowid < 0) /* row fragments without an accumulator: no row map */
+        for (int i = k->nparams; i < k->nbufs; i++)
+            g->rf[i] = RF_NONE, g->any_rf = 0;
+}
+
+/* the register of fragment b for the element (row nest: row) being
+ * emitted */
+static void rf_ref(cg_t *g, const tilec_ir_buffer_t *b)
+{
+    if (g->rf[b->id] == RF_ACC)
+        out(g, "tl_c%d[tl_mi][tl_ni][tl_e]", g->rf_id[b->id]);
+    else
+        out(g, "tl_c%d[tl_mi][%s]", g->rf_id[b->id], g->rf_nest == 1 ? "tl_e >> 1" : "tl_h");
+}
+
+/* row of the current element / row of a register fragment */
+static void rf_row(cg_t *g, const char *half)
+{
+    out(g, "tl_wm%d + tl_mi * %d + (tl_l%d >> 2) + %s * 8", g->rf_rowid, g->rf_rows.mstride,
+        g->rf_rowid, half);
+}
+
+/* opens the loops over the registers of fragment b: (tl_mi, tl_ni, tl_e)
+ * for an accumulator, (tl_mi, tl_h) for rows; closed by rf_loops_close */
+static void rf_loops_open(cg_t *g, const tilec_ir_buffer_t *b)
+{
+    const mma_plan_t *p = g->rf[b->id] == RF_ACC ? &g->rf_plan[b->id] : &g->rf_rows;
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_mi = 0; tl_mi < %d; tl_mi++)", p->mt);
+    if (g->rf[b->id] == RF_ACC) {
+        line(g, "#pragma unroll");
+        line(g, "for (int tl_ni = 0; tl_ni < %d; tl_ni++)", p->nt);
+        line(g, "#pragma unroll");
+        line(g, "for (int tl_e = 0; tl_e < 4; tl_e++) {");
+    } else {
+        line(g, "#pragma unroll");
+        line(g, "for (int tl_h = 0; tl_h < 2; tl_h++) {");
+    }
     g->ind++;
-    hoist_bases(g, dst, hd);
+}
+
+static void rf_loops_close(cg_t *g)
+{
+    g->ind--;
+    line(g, "}");
+}
+
+/* the current element's row and column into variables rv and cv (names) */
+static void rf_coords(cg_t *g, const tilec_ir_buffer_t *b, const char *rv, const char *cv)
+{
+    out(g, "%*s%s = ", 2 * (g->ind + 1), "", rv);
+    rf_row(g, g->rf[b->id] == RF_ACC ? "(tl_e >> 1)" : "tl_h");
+    out(g, ";\n");
+    if (cv)
+        line(g, "%s = tl_wn%d + tl_ni * 8 + (tl_l%d & 3) * 2 + (tl_e & 1);", cv, g->rf_id[b->id],
+             g->rf_rowid);
+}
+
+static void emit_rf_nest(cg_t *g, const rf_nest_t *nn)
+{
+    const tilec_ir_buffer_t *lead = nn->acc;
+    char rv[32], cv[32];
+    snprintf(rv, sizeof rv, "v%d", nn->loop[0]->u.loop.var->id);
+    if (nn->n == 2)
+        snprintf(cv, sizeof cv, "v%d", nn->loop[1]->u.loop.var->id);
+    if (!lead) /* a row nest: any row fragment it touches gives the loops */
+        for (int i = g->k->nparams; i < g->k->nbufs && !lead; i++)
+            if (g->rf[i] == RF_ROW)
+                lead = g->k->bufs[i];
+    line(g, "{ /* parallel nest on registers: each thread its own %s */",
+         nn->kind == 1 ? "elements" : "rows");
+    g->ind++;
+    rf_loops_open(g, lead);
+    rf_coords(g, lead, rv, nn->kind == 1 ? cv : NULL);
+    g->rf_nest = nn->kind;
+    emit_block(g, nn->loop[nn->n - 1]->u.loop.body, 1);
+    g->rf_nest = 0;
+    rf_loops_close(g);
+    g->ind--;
+    line(g, "}");
+    if (nn->writes_mem)
+        emit_sync(g);
+}
+
+static void emit_rf_fill(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *b = s->u.fill.dst.buf;
+    int id = g->rf_id[b->id];
+    int n = g->rf[b->id] == RF_ACC ? g->rf_plan[b->id].mt * g->rf_plan[b->id].nt * 4
+                                   : g->rf_rows.mt * 2;
+    out(g, "%*s{ const float tl_fv = ", 2 * (g->ind + 1), "");
+    emit_expr(g, s->u.fill.value);
+    out(g, ";\n");
+    line(g, "#pragma unroll");
+    line(g, "  for (int tl_i = 0; tl_i < %d; tl_i++) (&tl_c%d[0][0]%s)[tl_i] = tl_fv; }", n, id,
+         g->rf[b->id] == RF_ACC ? "[0]" : "");
+}
+
+/* copies that involve a register fragment (see rf_check for the forms) */
+static void emit_rf_copy(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
+    const tilec_ir_buffer_t *sb = src->buf, *db = dst->buf;
+    if (g->rf[sb->id] && g->rf[db->id]) {
+        line(g, "#pragma unroll");
+        line(g, "for (int tl_i = 0; tl_i < %d; tl_i++) (&tl_c%d[0][0])[tl_i] = (&tl_c%d[0][0])[tl_i];",
+             g->rf_rows.mt * 2, g->rf_id[db->id], g->rf_id[sb->id]);
+        return;
+    }
+    int tor = g->rf[sb->id] != 0; /* registers -> memory */
+    const tilec_ir_buffer_t *rb = tor ? sb : db;
+    const tilec_ir_region_t *mr = tor ? dst : src;
+    int id = g->tmp++, hb = id * 3 + 1000000, ib = hb + 2;
+    line(g, "{ /* copy %s -> %s, registers %s memory */", sb->name, db->name, tor ? "to" : "from");
+    g->ind++;
+    hoist_bases(g, mr, hb);
+    rf_loops_open(g, rb);
+    char rv[32], cv[32];
+    snprintf(rv, sizeof rv, "const int tl_%d_0", ib);
+    snprintf(cv, sizeof cv, "const int tl_%d_1", ib);
+    rf_coords(g, rb, rv, g->rf[rb->id] == RF_ACC ? cv : NULL);
+    g->rf_nest = g->rf[rb->id] == RF_ACC ? 1 : 2;
+    int glob = mr->buf->scope == TILEC_SCOPE_GLOBAL;
+    if (tor) {
+        /* a row is held by the four lanes of a quad: the first writes it */
+        out(g, "%*sif (%s", 2 * (g->ind + 1), "", g->rf[rb->id] == RF_ROW ? "" : "1");
+        if (g->rf[rb->id] == RF_ROW)
+            out(g, "(tl_l%d & 3) == 0", g->rf_rowid);
+        if (glob) {
+            out(g, " && ");
+            region_inbounds(g, dst, hb, ib);
+        }
+        out(g, ") b%d[", db->id);
+        region_offset(g, dst, hb, ib);
+        out(g, "] = ");
+        store_open(g, db->dtype);
+        rf_ref(g, rb);
+        out(g, ");\n");
+    } else {
+        out(g, "%*s", 2 * (g->ind + 1), "");
+        rf_ref(g, rb);
+        out(g, " = ");
+        if (glob) {
+            out(g, "!");
+            region_inbounds(g, src, hb, ib);
+            out(g, " ? 0.0f : ");
+        }
+        out(g, "(float)");
+        emit_load_conv_open(g, sb->dtype);
+        out(g, "b%d[", sb->id);
+        region_offset(g, src, hb, ib);
+        out(g, "]);\n");
+    }
+    g->rf_nest = 0;
+    rf_loops_close(g);
+    g->ind--;
+    line(g, "}");
+    if (tor)
+        emit_sync(g);
+}
+
+/* reduce along dim 1 of an accumulator into a row fragment */
+static void emit_rf_reduce(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
+    const mma_plan_t *p = &g->rf_plan[src->id];
+    tilec_reduce_op_t op = s->u.reduce.op;
+    int is_sum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
+    int is_abs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
+    const char *fn = op == TILEC_RED_MIN ? "tl_min" : "tl_max";
+    int cs = g->rf_id[src->id], cd = g->rf_id[dst->id];
+    line(g, "/* reduce %s %s -> %s dim 1 on registers: own columns, then the quad */",
+         tilec_reduce_op_name(op), src->name, dst->name);
     line(g, "#pragma unroll");
     line(g, "for (int tl_mi = 0; tl_mi < %d; tl_mi++)", p->mt);
     line(g, "#pragma unroll");
+    line(g, "for (int tl_h = 0; tl_h < 2; tl_h++) {");
+    g->ind++;
+    line(g, "float tl_a = %s;", is_sum || op == TILEC_RED_ABSMAX ? "0.0f"
+                                : op == TILEC_RED_MAX ? "-tl_inff()" : "tl_inff()");
+    line(g, "#pragma unroll");
     line(g, "for (int tl_ni = 0; tl_ni < %d; tl_ni++)", p->nt);
     line(g, "#pragma unroll");
-    line(g, "for (int tl_e = 0; tl_e < 4; tl_e++) {");
-    g->ind++;
-    line(g, "const int tl_%d_0 = tl_wm%d + tl_mi * %d + (tl_l%d >> 2) + (tl_e >> 1) * 8;", ib, id2,
-         p->mstride, id2);
-    line(g, "const int tl_%d_1 = tl_wn%d + tl_ni * 8 + (tl_l%d & 3) * 2 + (tl_e & 1);", ib, id2, id2);
-    out(g, "%*sif (", 2 * (g->ind + 1), "");
-    region_inbounds(g, dst, hd, ib);
-    out(g, ") b%d[", dst->buf->id);
-    region_offset(g, dst, hd, ib);
-    out(g, "] = ");
-    store_open(g, dst->buf->dtype);
-    out(g, "tl_c%d[tl_mi][tl_ni][tl_e]);\n", id2);
-    g->ind--;
+    line(g, "for (int tl_e = 0; tl_e < 2; tl_e++) {");
+    line(g, "  const float tl_x = %s(tl_c%d[tl_mi][tl_ni][tl_h * 2 + tl_e]);", is_abs ? "tl_abs" : "",
+         cs);
+    if (is_sum)
+        line(g, "  tl_a += tl_x;");
+    else
+        line(g, "  tl_a = %s(tl_a, tl_x);", fn);
     line(g, "}");
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_s = 1; tl_s < 4; tl_s <<= 1) {");
+    line(g, "  const float tl_y = __shfl_xor_sync(0xffffffffu, tl_a, tl_s);");
+    if (is_sum)
+        line(g, "  tl_a += tl_y;");
+    else
+        line(g, "  tl_a = %s(tl_a, tl_y);", fn);
+    line(g, "}");
+    if (s->u.reduce.clear)
+        line(g, "tl_c%d[tl_mi][tl_h] = tl_a;", cd);
+    else if (is_sum)
+        line(g, "tl_c%d[tl_mi][tl_h] += tl_a;", cd);
+    else
+        line(g, "tl_c%d[tl_mi][tl_h] = %s(tl_c%d[tl_mi][tl_h], tl_a);", cd, fn, cd);
     g->ind--;
     line(g, "}");
 }
@@ -2570,16 +3101,23 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
     switch (s->kind) {
     case TILEC_ST_FOR:
         if (!par && s->u.loop.kind == TILEC_LOOP_PARALLEL && !writes_per_thread(s->u.loop.body, 0)) {
-            emit_parallel_nest(g, s);
+            rf_nest_t nn;
+            nn.kind = 0;
+            if (g->any_rf)
+                rf_nest_analyze(g, s, &nn);
+            if (nn.kind > 0)
+                emit_rf_nest(g, &nn);
+            else
+                emit_parallel_nest(g, s);
         } else {
             int emit_stmt_loop_ro = 0;
             const tilec_ir_stmt_t *rg = !par && s->u.loop.kind != TILEC_LOOP_PARALLEL
                                             ? resident_gemm(g, s) : NULL;
             mma_plan_t rp;
             int rid = 0;
-            if (rg && g->regonly_loop == s) {
-                /* register-only accumulator: declared at kernel entry */
-                rid = g->regonly_id;
+            if (rg && g->rf[rg->u.gemm.c->id]) {
+                /* an accumulator in registers: declared at kernel entry */
+                rid = g->rf_id[rg->u.gemm.c->id];
                 g->resident = rg;
                 g->resident_id = rid;
                 mma_plan(g, rg, &rp);
@@ -2633,6 +3171,14 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         break;
     case TILEC_ST_STORE: {
         const tilec_ir_buffer_t *b = s->u.store.buf;
+        if (g->rf[b->id]) {
+            out(g, "%*s", 2 * (g->ind + 1), "");
+            rf_ref(g, b);
+            out(g, " = (float)(");
+            emit_expr(g, s->u.store.value);
+            out(g, ");\n");
+            break;
+        }
         int guard = !par && !per_thread_scope(b->scope);
         out(g, "%*s%sb%d[", 2 * (g->ind + 1), "", guard ? "if (tl_tid == 0) " : "", b->id);
         emit_offset(g, b, s->u.store.idx);
@@ -2650,24 +3196,15 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         out(g, ");\n");
         break;
     case TILEC_ST_COPY:
-        if (g->regonly && s->u.copy.src.buf == g->regonly) {
-            mma_plan_t rp;
-            mma_plan(g, g->regonly_gemm, &rp);
-            emit_regonly_copy(g, s, &rp);
+        if (g->rf[s->u.copy.src.buf->id] || g->rf[s->u.copy.dst.buf->id]) {
+            emit_rf_copy(g, s);
             break;
         }
         emit_copy(g, s, !par && !per_thread_scope(s->u.copy.dst.buf->scope) ? &coop : &solo);
         break;
     case TILEC_ST_FILL:
-        if (g->regonly && s->u.fill.dst.buf == g->regonly) {
-            mma_plan_t rp;
-            mma_plan(g, g->regonly_gemm, &rp);
-            out(g, "%*sconst float tl_fv%d = ", 2 * (g->ind + 1), "", g->regonly_id);
-            emit_expr(g, s->u.fill.value);
-            out(g, ";\n");
-            line(g, "#pragma unroll");
-            line(g, "for (int tl_i = 0; tl_i < %d; tl_i++) (&tl_c%d[0][0][0])[tl_i] = tl_fv%d;",
-                 rp.mt * rp.nt * 4, g->regonly_id, g->regonly_id);
+        if (g->rf[s->u.fill.dst.buf->id]) {
+            emit_rf_fill(g, s);
             break;
         }
         emit_fill(g, s, !par && !per_thread_scope(s->u.fill.dst.buf->scope) ? &coop : &solo);
@@ -2676,6 +3213,10 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         emit_gemm(g, s, !par && !per_thread_scope(s->u.gemm.c->scope) ? &coop : &solo);
         break;
     case TILEC_ST_REDUCE:
+        if (g->rf[s->u.reduce.src->id]) {
+            emit_rf_reduce(g, s);
+            break;
+        }
         emit_reduce(g, s, !par && !per_thread_scope(s->u.reduce.dst->scope) ? &coop : &solo);
         break;
     case TILEC_ST_CUMSUM:
@@ -2764,8 +3305,15 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
     g.stages = calloc((size_t)k->nbufs + 1, sizeof *g.stages);
     g.stage_bytes = calloc((size_t)k->nbufs + 1, sizeof *g.stage_bytes);
     g.swz = calloc((size_t)k->nbufs + 1, sizeof *g.swz);
-    if (!g.smem_off || !g.pitch || !g.stages || !g.stage_bytes || !g.swz) {
+    g.rf = calloc((size_t)k->nbufs + 1, sizeof *g.rf);
+    g.rf_id = calloc((size_t)k->nbufs + 1, sizeof *g.rf_id);
+    g.rf_plan = calloc((size_t)k->nbufs + 1, sizeof *g.rf_plan);
+    if (!g.smem_off || !g.pitch || !g.stages || !g.stage_bytes || !g.swz || !g.rf || !g.rf_id ||
+        !g.rf_plan) {
         free(g.swz);
+        free(g.rf);
+        free(g.rf_id);
+        free(g.rf_plan);
         free(g.smem_off);
         free(g.pitch);
         free(g.stages);
@@ -2801,15 +3349,11 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         free(lp.dense);
     }
     pipe_walk(&g, k->body, 0, 0);
-    plan_regonly(&g, k->body, 0);
-    if (g.regonly) {
-        g.regonly_gemm = resident_gemm(&g, g.regonly_loop);
-        g.regonly_id = g.tmp++;
-    }
+    plan_regfrags(&g);
     uint64_t off = 0;
     for (int i = k->nparams; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
-        if ((b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT) || b == g.regonly)
+        if ((b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT) || g.rf[i])
             continue;
         int64_t n = tilec_ir_buffer_const_size(b);
         if (n < 0) {
@@ -2910,11 +3454,12 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
     /* on-chip buffers */
     for (int i = k->nparams; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
-        if (b == g.regonly) {
-            mma_plan_t rp;
-            mma_plan(&g, g.regonly_gemm, &rp);
-            line(&g, "/* fragment %s lives in registers (tl_c%d) */", b->name, g.regonly_id);
-            mma_decl(&g, &rp, g.regonly_id);
+        if (g.rf[i] == RF_ACC) {
+            line(&g, "/* fragment %s lives in registers (tl_c%d) */", b->name, g.rf_id[i]);
+            mma_decl(&g, &g.rf_plan[i], g.rf_id[i]);
+        } else if (g.rf[i] == RF_ROW) {
+            line(&g, "float tl_c%d[%d][2] = {}; /* fragment %s lives in registers, by rows */",
+                 g.rf_id[i], g.rf_rows.mt, b->name);
         } else if (b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT) {
             line(&g, "%s *%sb%d = (%s *)(tl_smem + %llu); /* %s %s%s */", stype(b->dtype),
                  g.stages[i] > 1 ? "" : "const ", i, stype(b->dtype),
@@ -2939,7 +3484,7 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         for (int i = k->nparams; i < k->nbufs; i++) {
             const tilec_ir_buffer_t *b = k->bufs[i];
             if ((b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT) ||
-                b == g.regonly || (zero && !zero[i]))
+                g.rf[i] || (zero && !zero[i]))
                 continue;
             int64_t n = tilec_ir_buffer_const_size(b);
             if (g.pitch[i] > 0)
@@ -2962,6 +3507,9 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
     free(g.stages);
     free(g.stage_bytes);
     free(g.swz);
+    free(g.rf);
+    free(g.rf_id);
+    free(g.rf_plan);
     if (!g.failed && o->oom) {
         snprintf(err, errlen, "out of memory");
         return -1;
