@@ -98,7 +98,7 @@ def main():
                 print(f"  {name}: unavailable ({str(e).splitlines()[0]})")
         ms, err = t_tilec("examples/flash_attention.py",
                           dict(batch=bt, heads=h, seq_len=s, dim=d, causal=causal,
-                               block_M=64, block_N=64, threads=128, num_stages=2))
+                               block_M=128, block_N=128, threads=256, num_stages=2))
         flops = 4.0 * bt * h * s * s * d * (0.5 if causal else 1.0)
         for name, ref in refs.items():
             add(f"flash fp16 b{bt} h{h} s{s} d{d}{' causal' if causal else ''}", "TFLOP/s", flops,

@@ -7,9 +7,9 @@
 out=${1:-build/profile}
 mkdir -p "$out"
 make -j"$(nproc)" WERROR= build/tilec build/libtilec-cuda.so > "$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 2; }
-args="-D M=8192 -D N=8192 -D K=8192 -D block_M=128 -D block_N=128 -D block_K=32 -D num_stages=3"
+args="-D M=8192 -D N=8192 -D K=8192 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256"
 # shellcheck disable=SC2086
-build/tilec compile examples/gemm.py $args --backend cuda --arch sm_90 --emit source -o "$out/gemm.cu"
+build/tilec compile examples/gemm.py $args --backend cuda --arch sm_90a --emit source -o "$out/gemm.cu"
 # shellcheck disable=SC2086
 TILEC_CACHE=0 ncu --clock-control none -c 1 \
     --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
