@@ -1,24 +1,26 @@
-# rmsnorm.py — RMS normalization of each row of an (M, N) float32 matrix:
+# rmsnorm.py — RMS normalization of each row of an (M, N) matrix:
 #     Y[i, :] = X[i, :] / sqrt(mean(X[i, :]^2) + eps) * W
-# One block handles block_M whole rows; the weight row is staged in shared
-# memory with a 1-D corner copy.
+# computed in float32 whatever the storage dtype.  One block handles block_M
+# whole rows; the weight row is staged in shared memory with a 1-D corner
+# copy.
 # tilec-test:
 # tilec-test: -D M=5 -D N=48 -D eps=0.001
 # tilec-test: -D dtype=bfloat16
+# tilec-test: -D dtype=float16 -D N=1000
 
 import tilelang
 import tilelang.language as T
 
 
-def rms_norm(M=100, N=384, block_M=16, eps=1e-6, dtype="float32"):
+def rms_norm(M=100, N=384, block_M=16, eps=1e-6, dtype="float32", accum_dtype="float32"):
     @T.prim_func
     def main(X: T.Tensor((M, N), dtype),
              W: T.Tensor((N,), dtype),
              Y: T.Tensor((M, N), dtype)):
         with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
-            x = T.alloc_fragment((block_M, N), dtype)
-            sq = T.alloc_fragment((block_M, N), dtype)
-            sum_sq = T.alloc_fragment((block_M,), dtype)
+            x = T.alloc_fragment((block_M, N), accum_dtype)
+            sq = T.alloc_fragment((block_M, N), accum_dtype)
+            sum_sq = T.alloc_fragment((block_M,), accum_dtype)
             w = T.alloc_shared((N,), dtype)
 
             T.copy(X[bx * block_M, 0], x)
