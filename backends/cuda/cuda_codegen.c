@@ -58,6 +58,7 @@
 
 #include "cuda_internal.h"
 #include "cuda_prelude.h"
+#include "tilec/cexpr.h"
 
 #define CG_MAX_DEPTH 600
 #define CG_LOCAL_MAX_ELEMS 4096
@@ -83,6 +84,7 @@ typedef struct cg {
     size_t errlen;
     int failed;
     int depth;
+    tilec_arena_t ar;        /* the strings of the expression being written */
     int ind;
     int tmp;
     int sm;
@@ -187,48 +189,17 @@ static int is_flt(tilec_dtype_t t) { return tilec_dtype_is_float(t); }
 
 /* ---- expressions ---------------------------------------------------------- */
 
+/* Expressions are written by the C-family emitter the SDK shares
+ * (tilec/cexpr.h, also behind the CPU backend and the SIMT kit), which
+ * builds each one as a string in g->ar; emit_expr then writes it out.  The
+ * hooks below give it CUDA's text: literals, compute types (bool is bool,
+ * 16-bit floats are float), loads through emit_load (register fragments,
+ * swizzled and padded shared-memory offsets), conversions, and the
+ * rounding of every inexact float16/bfloat16 operation to its format.  The
+ * helpers the emitted text calls (tc_div_i32 ..., tc_minf, tc_fmodf,
+ * tc_sigmoidf ...) are in cuda_prelude.h. */
+
 static void emit_expr(cg_t *g, const tilec_ir_expr_t *e);
-
-static void emit_int_const(cg_t *g, int64_t v, tilec_dtype_t t)
-{
-    if (t == TILEC_BOOL) {
-        out(g, "%s", v ? "true" : "false");
-    } else if (t == TILEC_UINT64) {
-        out(g, "((tl_u64)0x%" PRIx64 "ULL)", (uint64_t)v);
-    } else if (v == INT64_MIN) {
-        out(g, "((%s)(-9223372036854775807LL - 1))", stype(t));
-    } else if (t == TILEC_INT32 && v >= INT32_MIN && v <= INT32_MAX) {
-        out(g, "%s%" PRId64 "%s", v < 0 ? "(" : "", v, v < 0 ? ")" : "");
-    } else {
-        out(g, "((%s)%" PRId64 "LL)", stype(t), v);
-    }
-}
-
-static void emit_float_const(cg_t *g, double d, tilec_dtype_t t)
-{
-    if (t == TILEC_FLOAT64) {
-        if (isnan(d))
-            out(g, "__longlong_as_double(0x7ff8000000000000LL)");
-        else if (isinf(d))
-            out(g, "%stl_infd()", d < 0 ? "-" : "");
-        else
-            out(g, "(%.17e)", d);
-        return;
-    }
-    float f;
-    if (t == TILEC_FLOAT16)
-        f = tilec_f16_to_f32(tilec_f64_to_f16(d));
-    else if (t == TILEC_BFLOAT16)
-        f = tilec_bf16_to_f32(tilec_f64_to_bf16(d));
-    else
-        f = (float)d;
-    if (isnan(f))
-        out(g, "__int_as_float(0x7fc00000)");
-    else if (isinf(f))
-        out(g, "%stl_inff()", f < 0 ? "-" : "");
-    else
-        out(g, "(%.9ef)", (double)f);
-}
 
 static int64_t const_dim(const tilec_ir_buffer_t *b, int d)
 {
@@ -320,241 +291,131 @@ static void emit_load(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *cons
     out(g, "])");
 }
 
-/* conversion of a computed value of dtype from to dtype to (compute types) */
-static void emit_cast(cg_t *g, tilec_dtype_t to, const tilec_ir_expr_t *a)
+/* printf into g->ar; "0" (and a failure) when out of memory */
+static char *cx_vfmt(void *u, const char *f, va_list ap)
 {
-    tilec_dtype_t from = a->dtype;
-    if (to == TILEC_BOOL) {
-        out(g, "(0 != (");
-        emit_expr(g, a);
-        out(g, "))");
-        return;
+    cg_t *g = u;
+    char *s = tilec_cexpr_vprintf(&g->ar, f, ap);
+    if (!s) {
+        cg_fail(g, "out of memory");
+        return "0";
     }
-    if (is_f16ish(to)) {
-        const char *r = to == TILEC_FLOAT16 ? "tl_h2f(tl_d2h((double)(" : "tl_b2f(tl_d2b((double)(";
-        const char *close = ")))";
-        if (from == TILEC_FLOAT32 || from == to || (is_f16ish(from)) ||
-            (tilec_dtype_is_int(from) && tilec_dtype_size(from) <= 2) || from == TILEC_BOOL) {
-            r = to == TILEC_FLOAT16 ? "tl_rh((float)(" : "tl_rb((float)(";
-            close = "))";
-        }
-        out(g, "%s", r);
-        emit_expr(g, a);
-        out(g, "%s", close);
-        return;
-    }
-    out(g, "((%s)(", ctype(to));
-    emit_expr(g, a);
-    out(g, "))");
+    return s;
 }
 
-static const char *unop_fn(tilec_unop_t op)
+static char *sfmt(cg_t *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static char *sfmt(cg_t *g, const char *f, ...)
 {
-    switch (op) {
-    case TILEC_UN_EXP: return "tl_exp";
-    case TILEC_UN_EXP2: return "tl_exp2";
-    case TILEC_UN_LOG: return "tl_log";
-    case TILEC_UN_LOG2: return "tl_log2";
-    case TILEC_UN_SQRT: return "tl_sqrt";
-    case TILEC_UN_RSQRT: return "tl_rsqrt";
-    case TILEC_UN_TANH: return "tl_tanh";
-    case TILEC_UN_SIGMOID: return "tl_sigmoid";
-    case TILEC_UN_FLOOR: return "tl_floor";
-    case TILEC_UN_CEIL: return "tl_ceil";
-    default: return NULL;
-    }
+    va_list ap;
+    va_start(ap, f);
+    char *s = cx_vfmt(g, f, ap);
+    va_end(ap);
+    return s;
 }
 
-/* rounding of a float-computed result to a 16-bit float dtype */
-static void round_open(cg_t *g, tilec_dtype_t t)
+static void cx_fail(void *u, const char *msg) { cg_fail(u, "%s", msg); }
+static const char *cx_ctype(void *u, tilec_dtype_t t) { (void)u; return ctype(t); }
+
+static const char *cx_int_lit(void *u, int64_t v, tilec_dtype_t t)
+{
+    cg_t *g = u;
+    if (t == TILEC_BOOL)
+        return v ? "true" : "false";
+    if (t == TILEC_UINT64)
+        return sfmt(g, "((tl_u64)0x%" PRIx64 "ULL)", (uint64_t)v);
+    if (v == INT64_MIN)
+        return sfmt(g, "((%s)(-9223372036854775807LL - 1))", stype(t));
+    if (t == TILEC_INT32 && v >= INT32_MIN && v <= INT32_MAX)
+        return sfmt(g, v < 0 ? "(%" PRId64 ")" : "%" PRId64, v);
+    return sfmt(g, "((%s)%" PRId64 "LL)", stype(t), v);
+}
+
+static const char *cx_flt_lit(void *u, double d, tilec_dtype_t t)
+{
+    cg_t *g = u;
+    if (t == TILEC_FLOAT64) {
+        if (isnan(d))
+            return "__longlong_as_double(0x7ff8000000000000LL)";
+        if (isinf(d))
+            return d < 0 ? "-tl_infd()" : "tl_infd()";
+        return sfmt(g, "(%.17e)", d);
+    }
+    float f;
+    if (t == TILEC_FLOAT16)
+        f = tilec_f16_to_f32(tilec_f64_to_f16(d));
+    else if (t == TILEC_BFLOAT16)
+        f = tilec_bf16_to_f32(tilec_f64_to_bf16(d));
+    else
+        f = (float)d;
+    if (isnan(f))
+        return "__int_as_float(0x7fc00000)";
+    if (isinf(f))
+        return f < 0 ? "-tl_inff()" : "tl_inff()";
+    return sfmt(g, "(%.9ef)", (double)f);
+}
+
+/* emit_load's text, captured */
+static const char *cx_load(void *u, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx)
+{
+    cg_t *g = u;
+    tilec_sdk_str_t *o = g->o, t = {0};
+    g->o = &t;
+    emit_load(g, b, idx);
+    g->o = o;
+    if (t.oom)
+        cg_fail(g, "out of memory");
+    const char *r = g->failed ? NULL : sfmt(g, "%s", t.s ? t.s : "");
+    tilec_sdk_str_free(&t);
+    return g->failed ? NULL : r;
+}
+
+/* value v of dtype s converted to dtype t (compute types); a 16-bit float
+ * goes through float when that rounds once (from float32, a 16-bit float,
+ * bool or a narrow integer), else from double */
+static const char *cx_conv(void *u, const char *v, tilec_dtype_t s, tilec_dtype_t t)
+{
+    cg_t *g = u;
+    if (s == t)
+        return v;
+    if (t == TILEC_BOOL)
+        return sfmt(g, "(0 != (%s))", v);
+    if (is_f16ish(t)) {
+        if (s == TILEC_FLOAT32 || is_f16ish(s) || (tilec_dtype_is_int(s) && tilec_dtype_size(s) <= 2) ||
+            s == TILEC_BOOL)
+            return sfmt(g, "%s((float)(%s))", t == TILEC_FLOAT16 ? "tl_rh" : "tl_rb", v);
+        return sfmt(g, "%s((double)(%s)))", t == TILEC_FLOAT16 ? "tl_h2f(tl_d2h" : "tl_b2f(tl_d2b", v);
+    }
+    return sfmt(g, "((%s)(%s))", ctype(t), v);
+}
+
+/* an inexact float operation's result: 16-bit floats round to their format */
+static const char *cx_flt_result(void *u, const char *v, tilec_dtype_t t)
 {
     if (t == TILEC_FLOAT16)
-        out(g, "tl_rh(");
-    else if (t == TILEC_BFLOAT16)
-        out(g, "tl_rb(");
-    else
-        out(g, "(");
+        return sfmt(u, "tl_rh(%s)", v);
+    if (t == TILEC_BFLOAT16)
+        return sfmt(u, "tl_rb(%s)", v);
+    return v;
 }
 
 static void emit_expr(cg_t *g, const tilec_ir_expr_t *e)
 {
-    if (g->failed)
-        return;
-    if (!e) {
-        cg_fail(g, "NULL expression");
-        return;
+    const tilec_cexpr_t x = {
+        .u = g, .k = g->k, .failed = &g->failed, .depth = &g->depth, .max_depth = CG_MAX_DEPTH,
+        .vfmt = cx_vfmt, .fail = cx_fail, .ctype = cx_ctype, .int_lit = cx_int_lit,
+        .flt_lit = cx_flt_lit, .load = cx_load, .conv = cx_conv, .flt_result = cx_flt_result,
+        .uint32_name = "tl_u32", .uint64_name = "tl_u64", .float32_name = "float",
+        .float_lit_via = TILEC_FLOAT64, .int_math_via_double = 1, .bool_minmax_ne0 = 1,
+        .msg_missing = "NULL expression", .msg_bad_dtype = "expression with an invalid dtype",
+    };
+    int top = g->depth == 0; /* not inside a load's indices */
+    const char *s = tilec_cexpr_emit(&x, e);
+    if (!g->failed)
+        out(g, "%s", s);
+    if (top) { /* the strings are written out: free them */
+        tilec_arena_destroy(&g->ar);
+        tilec_arena_init(&g->ar);
     }
-    if (++g->depth > CG_MAX_DEPTH) {
-        cg_fail(g, "expression nested too deeply");
-        g->depth--;
-        return;
-    }
-    tilec_dtype_t t = e->dtype;
-    switch (e->kind) {
-    case TILEC_EX_INT:
-        if (is_flt(t))
-            emit_float_const(g, (double)e->u.i, t);
-        else
-            emit_int_const(g, e->u.i, t);
-        break;
-    case TILEC_EX_FLOAT:
-        if (is_flt(t))
-            emit_float_const(g, e->u.f, t);
-        else
-            emit_int_const(g, (int64_t)e->u.f, t);
-        break;
-    case TILEC_EX_VAR:
-        out(g, "v%d", e->u.var->id);
-        break;
-    case TILEC_EX_LOAD:
-        emit_load(g, e->u.load.buf, e->u.load.idx);
-        break;
-    case TILEC_EX_CAST:
-        emit_cast(g, t, e->u.cast.a);
-        break;
-    case TILEC_EX_SELECT:
-        out(g, "((");
-        emit_expr(g, e->u.sel.cond);
-        out(g, ") ? (");
-        emit_expr(g, e->u.sel.a);
-        out(g, ") : (");
-        emit_expr(g, e->u.sel.b);
-        out(g, "))");
-        break;
-    case TILEC_EX_UNARY: {
-        tilec_unop_t op = e->u.un.op;
-        const tilec_ir_expr_t *a = e->u.un.a;
-        if (op == TILEC_UN_NOT) {
-            out(g, "(!(");
-            emit_expr(g, a);
-            out(g, "))");
-        } else if (op == TILEC_UN_NEG) {
-            if (is_flt(t)) {
-                out(g, "(-(");
-                emit_expr(g, a);
-                out(g, "))");
-            } else {
-                out(g, "((%s)(0 - (", ctype(t));
-                emit_expr(g, a);
-                out(g, ")))");
-            }
-        } else if (op == TILEC_UN_ABS) {
-            out(g, is_flt(t) ? "tl_abs(" : "tl_iabs<%s>(", ctype(t));
-            emit_expr(g, a);
-            out(g, ")");
-        } else {
-            const char *fn = unop_fn(op);
-            if (!fn || !is_flt(t)) {
-                cg_fail(g, "unsupported unary operator %s on %s", tilec_unop_name(op),
-                        tilec_dtype_name(t));
-                break;
-            }
-            round_open(g, t);
-            out(g, "%s((%s)(", fn, ctype(t));
-            emit_expr(g, a);
-            out(g, ")))");
-        }
-        break;
-    }
-    case TILEC_EX_BINARY: {
-        tilec_binop_t op = e->u.bin.op;
-        const tilec_ir_expr_t *a = e->u.bin.a, *b = e->u.bin.b;
-        tilec_dtype_t at = a->dtype;
-        const char *sym = NULL;
-        switch (op) {
-        case TILEC_BIN_EQ: sym = "=="; break;
-        case TILEC_BIN_NE: sym = "!="; break;
-        case TILEC_BIN_LT: sym = "<"; break;
-        case TILEC_BIN_LE: sym = "<="; break;
-        case TILEC_BIN_GT: sym = ">"; break;
-        case TILEC_BIN_GE: sym = ">="; break;
-        case TILEC_BIN_AND: sym = "&&"; break;
-        case TILEC_BIN_OR: sym = "||"; break;
-        default: break;
-        }
-        if (sym) {
-            out(g, "((");
-            emit_expr(g, a);
-            out(g, ") %s (", sym);
-            emit_expr(g, b);
-            out(g, "))");
-            break;
-        }
-        if (is_flt(at)) {
-            const char *fn = NULL;
-            switch (op) {
-            case TILEC_BIN_ADD: sym = "+"; break;
-            case TILEC_BIN_SUB: sym = "-"; break;
-            case TILEC_BIN_MUL: sym = "*"; break;
-            case TILEC_BIN_DIV: sym = "/"; break;
-            case TILEC_BIN_POW: fn = "tl_pow"; break;
-            case TILEC_BIN_MIN: fn = "tl_min"; break;
-            case TILEC_BIN_MAX: fn = "tl_max"; break;
-            case TILEC_BIN_FLOORMOD: fn = "tl_fmod"; break;
-            case TILEC_BIN_FLOORDIV: break;
-            default: break;
-            }
-            round_open(g, t);
-            if (op == TILEC_BIN_FLOORDIV) {
-                out(g, "tl_floor((%s)(", ctype(t));
-                emit_expr(g, a);
-                out(g, ") / (%s)(", ctype(t));
-                emit_expr(g, b);
-                out(g, "))");
-            } else if (fn) {
-                out(g, "%s((%s)(", fn, ctype(t));
-                emit_expr(g, a);
-                out(g, "), (%s)(", ctype(t));
-                emit_expr(g, b);
-                out(g, "))");
-            } else if (sym) {
-                out(g, "(");
-                emit_expr(g, a);
-                out(g, ") %s (", sym);
-                emit_expr(g, b);
-                out(g, ")");
-            } else {
-                cg_fail(g, "unsupported float operator %s", tilec_binop_name(op));
-            }
-            out(g, ")");
-            break;
-        }
-        /* integers (and bools used as numbers) */
-        const char *ct = ctype(t);
-        const char *fn = NULL;
-        switch (op) {
-        case TILEC_BIN_ADD: sym = "+"; break;
-        case TILEC_BIN_SUB: sym = "-"; break;
-        case TILEC_BIN_MUL: sym = "*"; break;
-        case TILEC_BIN_DIV: fn = "tl_div"; break;
-        case TILEC_BIN_FLOORDIV: fn = "tl_floordiv"; break;
-        case TILEC_BIN_FLOORMOD: fn = "tl_floormod"; break;
-        case TILEC_BIN_POW: fn = "tl_ipow"; break;
-        case TILEC_BIN_MIN: fn = "tl_imin"; break;
-        case TILEC_BIN_MAX: fn = "tl_imax"; break;
-        default: break;
-        }
-        if (sym) {
-            out(g, "((%s)((", ct);
-            emit_expr(g, a);
-            out(g, ") %s (", sym);
-            emit_expr(g, b);
-            out(g, ")))");
-        } else if (fn) {
-            out(g, "%s<%s>((%s)(", fn, ct, ct);
-            emit_expr(g, a);
-            out(g, "), (%s)(", ct);
-            emit_expr(g, b);
-            out(g, "))");
-        } else {
-            cg_fail(g, "unsupported integer operator %s", tilec_binop_name(op));
-        }
-        break;
-    }
-    default:
-        cg_fail(g, "unknown expression kind %d", (int)e->kind);
-    }
-    g->depth--;
 }
 
 /* storage conversion of a computed value text for a store into dtype t */
@@ -3288,6 +3149,7 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
     g.sm = sm;
     g.wgmma = wgmma;
     g.info = info;
+    tilec_arena_init(&g.ar);
     if (!m || !m->kernel) {
         snprintf(err, errlen, "no kernel");
         return -1;
@@ -3510,6 +3372,7 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
     free(g.rf);
     free(g.rf_id);
     free(g.rf_plan);
+    tilec_arena_destroy(&g.ar);
     if (!g.failed && o->oom) {
         snprintf(err, errlen, "out of memory");
         return -1;

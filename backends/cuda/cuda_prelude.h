@@ -7,7 +7,9 @@
  * conversions written with PTX cvt instructions (float16) and bit
  * arithmetic (bfloat16, round to nearest even, the SDK's results),
  * integer division helpers with Python floor semantics that never trap
- * (x/0 gives 0), float math overloads, read-modify-write atomics for the
+ * (x/0 gives 0) under the tc_<op>_<type> names the shared expression
+ * emitter (tilec/cexpr.h) calls, float min/max/fmod/sigmoid helpers and
+ * overloads, read-modify-write atomics for the
  * types the hardware lacks (compare-and-swap loops, sub-word ones on the
  * enclosing 32-bit word), and the pieces of the tensor-core GEMM
  * (ldmatrix, mma.sync m16n8k16) and of cp.async.  Included only by
@@ -71,23 +73,30 @@ static const char cuda_prelude[] =
 "template <typename T> TL_INLINE T tl_imin(T a, T b) { return a < b ? a : b; }\n"
 "template <typename T> TL_INLINE T tl_imax(T a, T b) { return a > b ? a : b; }\n"
 "template <typename T> TL_INLINE T tl_iabs(T a) { return a < (T)0 ? (T)(0 - a) : a; }\n"
-/* float math, float and double overloads */
+/* the names the shared expression emitter calls (tilec/cexpr.h):
+ * tc_<op>_<type> for every integer type, bool using int32's */
+"#define TL_IFAM(S, T) \\\n"
+"  TL_INLINE T tc_div_##S(T a, T b) { return tl_div(a, b); } \\\n"
+"  TL_INLINE T tc_fdiv_##S(T a, T b) { return tl_floordiv(a, b); } \\\n"
+"  TL_INLINE T tc_fmod_##S(T a, T b) { return tl_floormod(a, b); } \\\n"
+"  TL_INLINE T tc_pow_##S(T a, T b) { return tl_ipow(a, b); } \\\n"
+"  TL_INLINE T tc_min_##S(T a, T b) { return tl_imin(a, b); } \\\n"
+"  TL_INLINE T tc_max_##S(T a, T b) { return tl_imax(a, b); } \\\n"
+"  TL_INLINE T tc_abs_##S(T a) { return tl_iabs(a); }\n"
+"TL_IFAM(i8, tl_i8) TL_IFAM(i16, tl_i16) TL_IFAM(i32, tl_i32) TL_IFAM(i64, tl_i64)\n"
+"TL_IFAM(u8, tl_u8) TL_IFAM(u16, tl_u16) TL_IFAM(u32, tl_u32) TL_IFAM(u64, tl_u64)\n"
+"#undef TL_IFAM\n"
+/* float helpers, float and double overloads (tile operations), and the
+ * tc_ names the expression emitter calls (math itself it writes as expf,
+ * exp ...); min/max ignore a NaN operand like the interpreter's fmin/fmax */
 "TL_INLINE float tl_abs(float x) { return fabsf(x); } TL_INLINE double tl_abs(double x) { return fabs(x); }\n"
-"TL_INLINE float tl_exp(float x) { return expf(x); } TL_INLINE double tl_exp(double x) { return exp(x); }\n"
-"TL_INLINE float tl_exp2(float x) { return exp2f(x); } TL_INLINE double tl_exp2(double x) { return exp2(x); }\n"
-"TL_INLINE float tl_log(float x) { return logf(x); } TL_INLINE double tl_log(double x) { return log(x); }\n"
-"TL_INLINE float tl_log2(float x) { return log2f(x); } TL_INLINE double tl_log2(double x) { return log2(x); }\n"
-"TL_INLINE float tl_sqrt(float x) { return sqrtf(x); } TL_INLINE double tl_sqrt(double x) { return sqrt(x); }\n"
-"TL_INLINE float tl_rsqrt(float x) { return 1.0f / sqrtf(x); } TL_INLINE double tl_rsqrt(double x) { return 1.0 / sqrt(x); }\n"
-"TL_INLINE float tl_tanh(float x) { return tanhf(x); } TL_INLINE double tl_tanh(double x) { return tanh(x); }\n"
-"TL_INLINE float tl_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); } TL_INLINE double tl_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }\n"
-"TL_INLINE float tl_floor(float x) { return floorf(x); } TL_INLINE double tl_floor(double x) { return floor(x); }\n"
-"TL_INLINE float tl_ceil(float x) { return ceilf(x); } TL_INLINE double tl_ceil(double x) { return ceil(x); }\n"
-"TL_INLINE float tl_pow(float x, float y) { return powf(x, y); } TL_INLINE double tl_pow(double x, double y) { return pow(x, y); }\n"
 "TL_INLINE float tl_min(float x, float y) { return fminf(x, y); } TL_INLINE double tl_min(double x, double y) { return fmin(x, y); }\n"
 "TL_INLINE float tl_max(float x, float y) { return fmaxf(x, y); } TL_INLINE double tl_max(double x, double y) { return fmax(x, y); }\n"
-"TL_INLINE float tl_fmod(float a, float b) { float r = fmodf(a, b); if (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) r += b; return r; }\n"
-"TL_INLINE double tl_fmod(double a, double b) { double r = fmod(a, b); if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b; return r; }\n"
+"TL_INLINE float tc_minf(float x, float y) { return fminf(x, y); } TL_INLINE double tc_mind(double x, double y) { return fmin(x, y); }\n"
+"TL_INLINE float tc_maxf(float x, float y) { return fmaxf(x, y); } TL_INLINE double tc_maxd(double x, double y) { return fmax(x, y); }\n"
+"TL_INLINE float tc_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); } TL_INLINE double tc_sigmoidd(double x) { return 1.0 / (1.0 + exp(-x)); }\n"
+"TL_INLINE float tc_fmodf(float a, float b) { float r = fmodf(a, b); if (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) r += b; return r; }\n"
+"TL_INLINE double tc_fmodd(double a, double b) { double r = fmod(a, b); if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b; return r; }\n"
 /* atomics: read-modify-write with compare-and-swap */
 "template <typename F> TL_INLINE void tl_rmw32(void *p, F f) {\n"
 "  tl_u32 *w = (tl_u32 *)p; tl_u32 old = *(volatile tl_u32 *)w, as;\n"

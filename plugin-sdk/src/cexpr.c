@@ -1,15 +1,16 @@
 /*
  * cexpr.c — the C-family scalar-expression emitter shared by the CPU
- * backend and the SIMT lowering kit (tilec/cexpr.h).
+ * backend, the SIMT lowering kit and the CUDA backend (tilec/cexpr.h).
  *
  * Walks a tile IR expression and writes it as one C expression in its
  * compute type: literals, variables v<id>, buffer loads, unary and binary
  * operators with the reference interpreter's semantics (wrapping integer
  * arithmetic, floor division/modulo helpers, min/max that follow the
  * interpreter), select and casts.  Everything target-specific goes through
- * the hooks of tilec_cexpr_t, so both generators print exactly what they
- * printed when each had its own copy of this walk.  Nesting is bounded by
- * the caller's max_depth.
+ * the hooks of tilec_cexpr_t, so each generator prints what it printed
+ * when it had its own copy of this walk (the CUDA backend: the same
+ * semantics, respelled; its hooks round float16/bfloat16 results).
+ * Nesting is bounded by the caller's max_depth.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +36,18 @@ static void xfail(const tilec_cexpr_t *x, const char *f, ...)
     vsnprintf(msg, sizeof msg, f, ap);
     va_end(ap);
     x->fail(x->u, msg);
+}
+
+char *tilec_cexpr_vprintf(tilec_arena_t *a, const char *f, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, f, ap);
+    char *s = n < 0 ? NULL : tilec_arena_alloc(a, (size_t)n + 1);
+    if (s)
+        vsnprintf(s, (size_t)n + 1, f, ap2);
+    va_end(ap2);
+    return s;
 }
 
 static int valid_dtype(int t) { return t >= 0 && t < TILEC_DTYPE_COUNT; }
@@ -121,6 +134,14 @@ const char *tilec_cexpr_abs(const tilec_cexpr_t *x, tilec_dtype_t t, const char 
     return ihelper(x, "abs", t, a, NULL);
 }
 
+/* Float result r of dtype t through the flt_result hook (when set). */
+static const char *fres(const tilec_cexpr_t *x, const char *r, tilec_dtype_t t)
+{
+    if (!x->flt_result || !tilec_cexpr_is_flt(t))
+        return r;
+    return x->flt_result(x->u, r, t);
+}
+
 static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const char *a)
 {
     tilec_dtype_t t = e->u.un.a->dtype;
@@ -139,7 +160,8 @@ static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const
     case TILEC_UN_CEIL:
         if (!isf)
             return a;
-        return xfmt(x, "%s(%s)", tilec_cexpr_math(x, e->u.un.op == TILEC_UN_FLOOR ? "floor" : "ceil", dbl), a);
+        return fres(x, xfmt(x, "%s(%s)", tilec_cexpr_math(x, e->u.un.op == TILEC_UN_FLOOR ? "floor" : "ceil", dbl), a),
+                    t);
     default: break;
     }
     /* math on integers (not produced by the frontend): through double or float */
@@ -176,7 +198,7 @@ static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const
     }
     if (!isf)
         r = xfmt(x, "((%s)(%s))", x->ctype(x->u, t), r);
-    return r;
+    return fres(x, r, t);
 }
 
 static const char *binary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const char *a, const char *b)
@@ -193,21 +215,22 @@ static const char *binary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, cons
     case TILEC_BIN_GE: return xfmt(x, "((%s) >= (%s))", a, b);
     case TILEC_BIN_AND: return xfmt(x, "((%s) && (%s))", a, b);
     case TILEC_BIN_OR: return xfmt(x, "((%s) || (%s))", a, b);
-    case TILEC_BIN_ADD: return tilec_cexpr_arith(x, "+", t, a, b);
-    case TILEC_BIN_SUB: return tilec_cexpr_arith(x, "-", t, a, b);
-    case TILEC_BIN_MUL: return tilec_cexpr_arith(x, "*", t, a, b);
-    case TILEC_BIN_MIN: return tilec_cexpr_minmax(x, 0, t, a, b);
-    case TILEC_BIN_MAX: return tilec_cexpr_minmax(x, 1, t, a, b);
+    case TILEC_BIN_ADD: return fres(x, tilec_cexpr_arith(x, "+", t, a, b), t);
+    case TILEC_BIN_SUB: return fres(x, tilec_cexpr_arith(x, "-", t, a, b), t);
+    case TILEC_BIN_MUL: return fres(x, tilec_cexpr_arith(x, "*", t, a, b), t);
+    case TILEC_BIN_MIN: return fres(x, tilec_cexpr_minmax(x, 0, t, a, b), t);
+    case TILEC_BIN_MAX: return fres(x, tilec_cexpr_minmax(x, 1, t, a, b), t);
     default: break;
     }
     if (tilec_cexpr_is_flt(t)) {
         switch (op) {
-        case TILEC_BIN_DIV: return xfmt(x, "((%s) / (%s))", a, b);
-        case TILEC_BIN_FLOORDIV: return xfmt(x, "%s((%s) / (%s))", tilec_cexpr_math(x, "floor", dbl), a, b);
+        case TILEC_BIN_DIV: return fres(x, xfmt(x, "((%s) / (%s))", a, b), t);
+        case TILEC_BIN_FLOORDIV:
+            return fres(x, xfmt(x, "%s((%s) / (%s))", tilec_cexpr_math(x, "floor", dbl), a, b), t);
         case TILEC_BIN_FLOORMOD:
             use_flt(x, dbl);
-            return xfmt(x, "tc_fmod%s(%s, %s)", dbl ? "d" : "f", a, b);
-        case TILEC_BIN_POW: return xfmt(x, "%s(%s, %s)", tilec_cexpr_math(x, "pow", dbl), a, b);
+            return fres(x, xfmt(x, "tc_fmod%s(%s, %s)", dbl ? "d" : "f", a, b), t);
+        case TILEC_BIN_POW: return fres(x, xfmt(x, "%s(%s, %s)", tilec_cexpr_math(x, "pow", dbl), a, b), t);
         default: break;
         }
     } else {

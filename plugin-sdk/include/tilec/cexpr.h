@@ -1,7 +1,7 @@
 /*
  * tilec/cexpr.h — one C-family scalar-expression emitter for the code
  * generators that write C-like source (the CPU backend's C, the SIMT kit's
- * CUDA/HIP/OpenCL dialects).
+ * CUDA/HIP/OpenCL dialects, the CUDA backend's CUDA C++).
  *
  * The tree walk over tile IR expressions and the operator spellings that
  * every C-family target shares live here; what differs between targets is
@@ -54,6 +54,13 @@ struct tilec_cexpr {
                                         else via float32 */
     int bool_minmax_ne0;             /* integer min/max of bool wrapped in != 0 */
     const char *msg_missing, *msg_bad_dtype; /* messages for a NULL / ill-typed expression */
+    /* Added later (callers that do not set it get NULL, the old output):
+     * result v of an operation on float dtype t that may not be exact in t
+     * (+ - * / // % ** min max, and exp exp2 log log2 sqrt rsqrt tanh
+     * sigmoid floor ceil; not neg, abs, comparisons); returns v rounded as
+     * the target wants (the CUDA backend rounds float16/bfloat16 after
+     * every such operation).  NULL: v as it is. */
+    const char *(*flt_result)(void *u, const char *v, tilec_dtype_t t);
 };
 
 /* Float dtypes (float16, bfloat16, float32, float64). */
@@ -70,5 +77,8 @@ const char *tilec_cexpr_minmax(const tilec_cexpr_t *x, int is_max, tilec_dtype_t
 const char *tilec_cexpr_abs(const tilec_cexpr_t *x, tilec_dtype_t t, const char *a);
 /* Name of float math function base for float (dbl=0) or double (dbl=1). */
 const char *tilec_cexpr_math(const tilec_cexpr_t *x, const char *base, int dbl);
+/* Added later: printf into arena a, for a vfmt hook; NULL when out of
+ * memory (the hook then fails and returns "0"). */
+char *tilec_cexpr_vprintf(tilec_arena_t *a, const char *f, va_list ap);
 
 #endif
