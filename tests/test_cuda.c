@@ -252,6 +252,49 @@ Test(cuda, gemm_without_a_swizzled_operand_falls_back_to_mma_sync)
     tilec_context_destroy(ctx);
 }
 
+/* Softmax's row block never touches shared memory: rows over warps in
+ * registers, warp-wide reductions, 16-byte loads and stores of the float16
+ * tensor; flash attention's accumulators and row vectors live in
+ * registers in the mma layout. */
+Test(cuda, fragments_live_in_registers)
+{
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    tilec_define_kv_t defs[] = {{"M", "64"}, {"N", "1024"}, {"block_M", "4"}};
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/softmax.py", defs, 3, NULL, &p), TILEC_OK,
+                 "%s", tilec_context_message(ctx));
+    tilec_status_t st = tilec_program_compile_for(ctx, p, "sm_90a", &e);
+    if (st != TILEC_OK && strstr(tilec_context_message(ctx), "NVRTC not found"))
+        no_nvrtc(tilec_context_message(ctx));
+    cr_assert_eq(st, TILEC_OK, "%s", tilec_context_message(ctx));
+    const char *src = tilec_executable_source(e, NULL);
+    cr_expect(strstr(src, "fragment x lives in registers, rows over warps"), "x not in registers");
+    cr_expect(strstr(src, "fragment row_max lives in registers, by rows"), "row_max not in registers");
+    cr_expect(strstr(src, "registers from memory, 16-byte vectors") &&
+              strstr(src, "registers to memory, 16-byte vectors"), "copies not vectorized");
+    cr_expect(strstr(src, "then the warp */"), "row reduction not across the warp");
+    cr_expect_null(strstr(src, "tl_smem + "), "a buffer still in shared memory");
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    p = NULL;
+    e = NULL;
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", NULL, 0, NULL, &p),
+                 TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_assert_eq(tilec_program_compile_for(ctx, p, "sm_90a", &e), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    src = tilec_executable_source(e, NULL);
+    cr_expect(strstr(src, "fragment acc_s lives in registers (tl_c") &&
+              strstr(src, "fragment acc_o lives in registers (tl_c"), "accumulators not in registers");
+    cr_expect(strstr(src, "fragment scores_max lives in registers, by rows"), "row vectors not in registers");
+    cr_expect(strstr(src, "then the quad */"), "row reduction not across the quad");
+    cr_expect(strstr(src, "parallel nest on registers: each thread its own elements") &&
+              strstr(src, "parallel nest on registers: each thread its own rows"), "nests not on registers");
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
 Test(cuda, gemm_falls_back_to_cuda_cores_on_sm_75)
 {
     tilec_context_t *ctx = cuda_ctx(NULL);

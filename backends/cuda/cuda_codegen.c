@@ -75,6 +75,7 @@ typedef struct mma_plan {
     int wg;              /* 1: wgmma (sm_90a) by warpgroups of 4 warps */
     int gm, gn;          /* warpgroups along M and N (wg) */
     int mstride;         /* rows between a warp's mma tiles: 16, or 64 for wg */
+    int ev;              /* registers of one tile: 4 (m16n8), or the vector of a row layout */
 } mma_plan_t;
 
 typedef struct cg {
@@ -108,7 +109,8 @@ typedef struct cg {
     mma_plan_t *rf_plan;     /* [nbufs] an RF_ACC fragment's GEMM plan */
     int *rf_id;              /* [nbufs] its registers are tl_c<id> */
     mma_plan_t rf_rows;      /* the row map every register fragment shares */
-    int rf_rowid;            /* the id whose tl_wm / tl_l give the rows */
+    int rf_rowid;            /* the id whose tl_wm / tl_l (tl_w / tl_l) give the rows */
+    int rf_warprows;         /* the layout is rows over warps (no GEMM), not mma's */
     int any_rf;
     int rf_nest;             /* emitting for one element (1) or one row (2) */
     int *stages;             /* [nbufs] >1: shared buffer in a cp.async ring of that many stages */
@@ -1065,6 +1067,7 @@ static int wgmma_plan(cg_t *g, const tilec_ir_stmt_t *s, mma_plan_t *p, int need
     p->mt = (int)(p->WM / 64);
     p->nt = (int)(p->WN / 8);
     p->mstride = 64;
+    p->ev = 4;
     p->bf16 = A->dtype == TILEC_BFLOAT16;
     return 1;
 }
@@ -1076,6 +1079,7 @@ static int mma_plan(cg_t *g, const tilec_ir_stmt_t *s, mma_plan_t *p)
         return 1;
     memset(p, 0, sizeof *p);
     p->mstride = 16;
+    p->ev = 4;
     if (g->swz[A->id] || g->swz[B->id])
         return 0;
     if (g->sm < 80 || g->nthreads % 32 != 0 || A->dtype != B->dtype ||
@@ -1995,11 +1999,45 @@ static int rows_eq(const mma_plan_t *a, const mma_plan_t *b)
 
 static int plan_eq(const mma_plan_t *a, const mma_plan_t *b)
 {
-    return rows_eq(a, b) && a->N == b->N && a->nt == b->nt && a->WN == b->WN;
+    return rows_eq(a, b) && a->N == b->N && a->nt == b->nt && a->WN == b->WN && a->ev == b->ev;
 }
 
-/* every row of C inside one warp */
-static int full_rows(const mma_plan_t *p) { return p->wg ? p->gn == 1 : p->wn == 1; }
+/* every row inside one warp (the rows-over-warps layout always) */
+static int full_rows(const cg_t *g, const mma_plan_t *p)
+{
+    return g->rf_warprows || (p->wg ? p->gn == 1 : p->wn == 1);
+}
+
+/* The rows-over-warps layout of an R x C float32 fragment that no GEMM
+ * touches (a block of rows loaded from a tensor, as in softmax): warp w
+ * holds rows w, w + nw, ... (mt of them), lane l the ev consecutive
+ * columns at (ni * 32 + l) * ev for ni < nt, ev up to 8 so that copies
+ * move 16 bytes of a 16-bit tensor; a row is reduced across its warp.
+ * Returns 0 when C is not a multiple of 32 or the registers would pass
+ * 128 a thread. */
+static int warprows_plan(const cg_t *g, const tilec_ir_buffer_t *b, mma_plan_t *p)
+{
+    int64_t R = const_dim(b, 0), C = const_dim(b, 1);
+    int nw = g->nthreads / 32;
+    if (nw < 1 || g->nthreads % 32 || R <= 0 || C <= 0 || C % 32)
+        return 0;
+    int ev = C % 256 == 0 ? 8 : C % 128 == 0 ? 4 : C % 64 == 0 ? 2 : 1;
+    int64_t mt = (R + nw - 1) / nw;
+    if (mt * (C / 32) > 128)
+        return 0;
+    memset(p, 0, sizeof *p);
+    p->M = R;
+    p->N = C;
+    p->wm = nw;
+    p->wn = 1;
+    p->WM = 1;
+    p->WN = ev;
+    p->mt = (int)mt;
+    p->nt = (int)(C / (32 * ev));
+    p->ev = ev;
+    p->mstride = nw;
+    return 1;
+}
 
 static int is_var(const tilec_ir_expr_t *e, const tilec_ir_var_t *v)
 {
@@ -2096,7 +2134,6 @@ typedef struct rf_nest {
     const tilec_ir_stmt_t *loop[2];
     int n;                         /* parallel loops in the nest: 1 or 2 */
     const tilec_ir_buffer_t *acc;  /* an accumulator fragment it indexes */
-    int refs;                      /* register-fragment accesses */
     int writes_mem;                /* stores to shared or global memory */
     int kind;                      /* 0 none, 1 element nest, 2 row nest, -1 neither */
 } rf_nest_t;
@@ -2106,7 +2143,6 @@ typedef struct rf_nest {
 static int rf_access_ok(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx,
                         rf_nest_t *nn)
 {
-    nn->refs++;
     if (g->rf[b->id] == RF_ROW)
         return is_var(idx[0], nn->loop[0]->u.loop.var);
     if (nn->n != 2 || !is_var(idx[0], nn->loop[0]->u.loop.var) ||
@@ -2206,13 +2242,13 @@ static void rf_nest_analyze(cg_t *g, const tilec_ir_stmt_t *s, rf_nest_t *nn)
         nn->loop[1] = b;
         nn->n = 2;
     }
-    int ok = rf_body_ok(g, nn->loop[nn->n - 1]->u.loop.body, nn, 0);
-    if (nn->n == 2 && !rf_expr_ok(g, nn->loop[1]->u.loop.extent, nn, 0))
-        ok = 0;
-    if (!nn->refs) {
+    if (!rf_mentioned(g, s)) {
         nn->kind = 0;
         return;
     }
+    int ok = rf_body_ok(g, nn->loop[nn->n - 1]->u.loop.body, nn, 0);
+    if (nn->n == 2 && !rf_expr_ok(g, nn->loop[1]->u.loop.extent, nn, 0))
+        ok = 0;
     int64_t e0 = -1, e1 = -1;
     tilec_ir_is_const_int(nn->loop[0]->u.loop.extent, &e0);
     if (nn->n == 2)
@@ -2302,7 +2338,7 @@ static int rf_check(cg_t *g, const tilec_ir_stmt_t *s, int depth)
             const tilec_ir_buffer_t *a = s->u.reduce.src, *b = s->u.reduce.dst;
             if ((g->rf[a->id] || g->rf[b->id]) &&
                 !(g->rf[a->id] == RF_ACC && g->rf[b->id] == RF_ROW && s->u.reduce.dim == 1 &&
-                  full_rows(&g->rf_plan[a->id])))
+                  full_rows(g, &g->rf_plan[a->id])))
                 n += rf_demote(g, a) + rf_demote(g, b);
             break;
         }
@@ -2356,10 +2392,28 @@ static void plan_regfrags(cg_t *g)
             g->rf[i] = RF_NONE;
         }
     }
+    if (rows < 0) {
+        /* no GEMM accumulator: 2-D float32 fragments no GEMM touches get
+         * rows over warps, all with the first one's row count */
+        for (int i = k->nparams; i < k->nbufs; i++) {
+            const tilec_ir_buffer_t *b = k->bufs[i];
+            mma_plan_t p;
+            if (bad[i] || b->scope != TILEC_SCOPE_FRAGMENT || b->dtype != TILEC_FLOAT32 ||
+                b->ndim != 2 || !warprows_plan(g, b, &p) || (rows >= 0 && !rows_eq(&p, &g->rf_rows)))
+                continue;
+            if (rows < 0) {
+                rows = i;
+                g->rf_rows = p;
+                g->rf_warprows = 1;
+            }
+            g->rf[i] = RF_ACC;
+            g->rf_plan[i] = p;
+        }
+    }
     free(bad);
     if (rows < 0)
         return;
-    if (full_rows(&g->rf_rows))
+    if (full_rows(g, &g->rf_rows))
         for (int i = k->nparams; i < k->nbufs; i++) {
             const tilec_ir_buffer_t *b = k->bufs[i];
             if (b->scope == TILEC_SCOPE_FRAGMENT && b->dtype == TILEC_FLOAT32 && b->ndim == 1 &&
@@ -2389,14 +2443,33 @@ static void rf_ref(cg_t *g, const tilec_ir_buffer_t *b)
     if (g->rf[b->id] == RF_ACC)
         out(g, "tl_c%d[tl_mi][tl_ni][tl_e]", g->rf_id[b->id]);
     else
-        out(g, "tl_c%d[tl_mi][%s]", g->rf_id[b->id], g->rf_nest == 1 ? "tl_e >> 1" : "tl_h");
+        out(g, "tl_c%d[tl_mi][%s]", g->rf_id[b->id],
+            g->rf_nest != 1 ? "tl_h" : g->rf_warprows ? "0" : "tl_e >> 1");
 }
+
+/* row values a thread holds per row slot: 2 (rows l/4 and l/4 + 8 of an
+ * mma tile), 1 for rows over warps */
+static int rf_halves(const cg_t *g) { return g->rf_warprows ? 1 : 2; }
 
 /* row of the current element / row of a register fragment */
 static void rf_row(cg_t *g, const char *half)
 {
-    out(g, "tl_wm%d + tl_mi * %d + (tl_l%d >> 2) + %s * 8", g->rf_rowid, g->rf_rows.mstride,
-        g->rf_rowid, half);
+    if (g->rf_warprows)
+        out(g, "tl_w%d + tl_mi * %d", g->rf_rowid, g->rf_rows.mstride);
+    else
+        out(g, "tl_wm%d + tl_mi * %d + (tl_l%d >> 2) + %s * 8", g->rf_rowid, g->rf_rows.mstride,
+            g->rf_rowid, half);
+}
+
+/* rows over warps whose count isn't a multiple of the warps: the slots
+ * past the last row are skipped (a whole warp at a time) */
+static void rf_row_guard(cg_t *g)
+{
+    if (!g->rf_warprows || g->rf_rows.M % g->rf_rows.mstride == 0)
+        return;
+    out(g, "%*sif (", 2 * (g->ind + 1), "");
+    rf_row(g, "0");
+    out(g, " >= %lld) continue;\n", (long long)g->rf_rows.M);
 }
 
 /* opens the loops over the registers of fragment b: (tl_mi, tl_ni, tl_e)
@@ -2410,12 +2483,13 @@ static void rf_loops_open(cg_t *g, const tilec_ir_buffer_t *b)
         line(g, "#pragma unroll");
         line(g, "for (int tl_ni = 0; tl_ni < %d; tl_ni++)", p->nt);
         line(g, "#pragma unroll");
-        line(g, "for (int tl_e = 0; tl_e < 4; tl_e++) {");
+        line(g, "for (int tl_e = 0; tl_e < %d; tl_e++) {", p->ev);
     } else {
         line(g, "#pragma unroll");
-        line(g, "for (int tl_h = 0; tl_h < 2; tl_h++) {");
+        line(g, "for (int tl_h = 0; tl_h < %d; tl_h++) {", rf_halves(g));
     }
     g->ind++;
+    rf_row_guard(g);
 }
 
 static void rf_loops_close(cg_t *g)
@@ -2430,7 +2504,9 @@ static void rf_coords(cg_t *g, const tilec_ir_buffer_t *b, const char *rv, const
     out(g, "%*s%s = ", 2 * (g->ind + 1), "", rv);
     rf_row(g, g->rf[b->id] == RF_ACC ? "(tl_e >> 1)" : "tl_h");
     out(g, ";\n");
-    if (cv)
+    if (cv && g->rf_warprows)
+        line(g, "%s = (tl_ni * 32 + tl_l%d) * %d + tl_e;", cv, g->rf_rowid, g->rf_plan[b->id].ev);
+    else if (cv)
         line(g, "%s = tl_wn%d + tl_ni * 8 + (tl_l%d & 3) * 2 + (tl_e & 1);", cv, g->rf_id[b->id],
              g->rf_rowid);
 }
@@ -2465,8 +2541,8 @@ static void emit_rf_fill(cg_t *g, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_buffer_t *b = s->u.fill.dst.buf;
     int id = g->rf_id[b->id];
-    int n = g->rf[b->id] == RF_ACC ? g->rf_plan[b->id].mt * g->rf_plan[b->id].nt * 4
-                                   : g->rf_rows.mt * 2;
+    const mma_plan_t *p = &g->rf_plan[b->id];
+    int n = g->rf[b->id] == RF_ACC ? p->mt * p->nt * p->ev : g->rf_rows.mt * rf_halves(g);
     out(g, "%*s{ const float tl_fv = ", 2 * (g->ind + 1), "");
     emit_expr(g, s->u.fill.value);
     out(g, ";\n");
@@ -2475,15 +2551,122 @@ static void emit_rf_fill(cg_t *g, const tilec_ir_stmt_t *s)
          g->rf[b->id] == RF_ACC ? "[0]" : "");
 }
 
+/* A copy between a tensor and a rows-over-warps fragment whose ev
+ * consecutive columns a thread holds make one 4-, 8- or 16-byte access:
+ * one vector per (row slot, column chunk) where it lies inside the tensor
+ * and is aligned, elements otherwise.  Returns 0 (nothing emitted) when
+ * the copy isn't such a one. */
+static int emit_rf_copy_vec(cg_t *g, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
+    int tor = g->rf[src->buf->id] != 0;
+    const tilec_ir_buffer_t *rb = tor ? src->buf : dst->buf;
+    const tilec_ir_region_t *mr = tor ? dst : src;
+    const tilec_ir_buffer_t *mb = mr->buf;
+    const mma_plan_t *p = &g->rf_plan[rb->id];
+    int last = mb->ndim - 1;
+    size_t es = tilec_dtype_size(mb->dtype), bytes = es * (size_t)p->ev;
+    if (!g->rf_warprows || g->rf[rb->id] != RF_ACC || mb->scope != TILEC_SCOPE_GLOBAL ||
+        mr->extent[last] != p->N || p->ev < 2 || (bytes != 4 && bytes != 8 && bytes % 16 != 0) ||
+        !(is_flt(mb->dtype) && mb->dtype != TILEC_FLOAT64))
+        return 0;
+    /* nv vectors of vb bytes, per elements each */
+    size_t vb = bytes > 16 ? 16 : bytes;
+    int nv = (int)(bytes / vb), per = (int)(vb / es);
+    const char *vt = vb == 16 ? "uint4" : vb == 8 ? "uint2" : "unsigned int";
+    int id = g->tmp++, hb = id * 3 + 1000000, ib = hb + 2, ie = hb + 1;
+    line(g, "{ /* copy %s -> %s, registers %s memory, %d-byte vectors */", src->buf->name,
+         dst->buf->name, tor ? "to" : "from", (int)bytes);
+    g->ind++;
+    hoist_bases(g, mr, hb);
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_mi = 0; tl_mi < %d; tl_mi++)", p->mt);
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_ni = 0; tl_ni < %d; tl_ni++) {", p->nt);
+    g->ind++;
+    rf_row_guard(g);
+    out(g, "%*sconst int tl_%d_0 = ", 2 * (g->ind + 1), "", ib);
+    rf_row(g, "0");
+    out(g, ";\n");
+    line(g, "const int tl_%d_1 = (tl_ni * 32 + tl_l%d) * %d;", ib, g->rf_rowid, p->ev);
+    line(g, "const int tl_%d_0 = tl_%d_0, tl_%d_1 = tl_%d_1 + %d;", ie, ib, ie, ib, p->ev - 1);
+    out(g, "%*s%s%s *tl_vp = &b%d[", 2 * (g->ind + 1), "", tor ? "" : "const ", stype(mb->dtype),
+        mb->id);
+    region_offset(g, mr, hb, ib);
+    out(g, "];\n");
+    out(g, "%*sif ((((tl_u64)tl_vp) & %d) == 0 && ", 2 * (g->ind + 1), "", (int)vb - 1);
+    region_inbounds(g, mr, hb, ib);
+    out(g, " && ");
+    region_inbounds(g, mr, hb, ie);
+    out(g, ") {\n");
+    g->ind++;
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_k = 0; tl_k < %d; tl_k++) {", nv);
+    g->ind++;
+    if (tor) {
+        line(g, "%s tl_v; %s *tl_ve = (%s *)&tl_v;", vt, stype(mb->dtype), stype(mb->dtype));
+        line(g, "#pragma unroll");
+        out(g, "%*sfor (int tl_e = 0; tl_e < %d; tl_e++) tl_ve[tl_e] = ", 2 * (g->ind + 1), "", per);
+        store_open(g, mb->dtype);
+        out(g, "tl_c%d[tl_mi][tl_ni][tl_k * %d + tl_e]);\n", g->rf_id[rb->id], per);
+        line(g, "((%s *)tl_vp)[tl_k] = tl_v;", vt);
+    } else {
+        line(g, "const %s tl_v = ((const %s *)tl_vp)[tl_k]; const %s *tl_ve = (const %s *)&tl_v;",
+             vt, vt, stype(mb->dtype), stype(mb->dtype));
+        line(g, "#pragma unroll");
+        out(g, "%*sfor (int tl_e = 0; tl_e < %d; tl_e++) tl_c%d[tl_mi][tl_ni][tl_k * %d + tl_e] = (float)",
+            2 * (g->ind + 1), "", per, g->rf_id[rb->id], per);
+        emit_load_conv_open(g, mb->dtype);
+        out(g, "tl_ve[tl_e]);\n");
+    }
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "} else {");
+    g->ind++;
+    line(g, "#pragma unroll");
+    line(g, "for (int tl_e = 0; tl_e < %d; tl_e++) {", p->ev);
+    line(g, "  const int tl_%d_0 = tl_%d_0, tl_%d_1 = tl_%d_1 + tl_e;", ie, ib, ie, ib);
+    if (tor) {
+        out(g, "%*s  if (", 2 * (g->ind + 1), "");
+        region_inbounds(g, mr, hb, ie);
+        out(g, ") b%d[", mb->id);
+        region_offset(g, mr, hb, ie);
+        out(g, "] = ");
+        store_open(g, mb->dtype);
+        out(g, "tl_c%d[tl_mi][tl_ni][tl_e]);\n", g->rf_id[rb->id]);
+    } else {
+        out(g, "%*s  tl_c%d[tl_mi][tl_ni][tl_e] = !", 2 * (g->ind + 1), "", g->rf_id[rb->id]);
+        region_inbounds(g, mr, hb, ie);
+        out(g, " ? 0.0f : (float)");
+        emit_load_conv_open(g, mb->dtype);
+        out(g, "b%d[", mb->id);
+        region_offset(g, mr, hb, ie);
+        out(g, "]);\n");
+    }
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    if (tor)
+        emit_sync(g);
+    return 1;
+}
+
 /* copies that involve a register fragment (see rf_check for the forms) */
 static void emit_rf_copy(cg_t *g, const tilec_ir_stmt_t *s)
 {
+    if (emit_rf_copy_vec(g, s))
+        return;
     const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
     const tilec_ir_buffer_t *sb = src->buf, *db = dst->buf;
     if (g->rf[sb->id] && g->rf[db->id]) {
         line(g, "#pragma unroll");
         line(g, "for (int tl_i = 0; tl_i < %d; tl_i++) (&tl_c%d[0][0])[tl_i] = (&tl_c%d[0][0])[tl_i];",
-             g->rf_rows.mt * 2, g->rf_id[db->id], g->rf_id[sb->id]);
+             g->rf_rows.mt * rf_halves(g), g->rf_id[db->id], g->rf_id[sb->id]);
         return;
     }
     int tor = g->rf[sb->id] != 0; /* registers -> memory */
@@ -2504,7 +2687,7 @@ static void emit_rf_copy(cg_t *g, const tilec_ir_stmt_t *s)
         /* a row is held by the four lanes of a quad: the first writes it */
         out(g, "%*sif (%s", 2 * (g->ind + 1), "", g->rf[rb->id] == RF_ROW ? "" : "1");
         if (g->rf[rb->id] == RF_ROW)
-            out(g, "(tl_l%d & 3) == 0", g->rf_rowid);
+            out(g, "(tl_l%d & %d) == 0", g->rf_rowid, g->rf_warprows ? 31 : 3);
         if (glob) {
             out(g, " && ");
             region_inbounds(g, dst, hb, ib);
@@ -2548,28 +2731,32 @@ static void emit_rf_reduce(cg_t *g, const tilec_ir_stmt_t *s)
     int is_abs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
     const char *fn = op == TILEC_RED_MIN ? "tl_min" : "tl_max";
     int cs = g->rf_id[src->id], cd = g->rf_id[dst->id];
-    line(g, "/* reduce %s %s -> %s dim 1 on registers: own columns, then the quad */",
-         tilec_reduce_op_name(op), src->name, dst->name);
+    /* a row's values: the thread's columns, then the lanes that share
+     * the row (the quad of an mma tile, or the whole warp) */
+    int wr = g->rf_warprows, ne = wr ? p->ev : 2;
+    line(g, "/* reduce %s %s -> %s dim 1 on registers: own columns, then the %s */",
+         tilec_reduce_op_name(op), src->name, dst->name, wr ? "warp" : "quad");
     line(g, "#pragma unroll");
     line(g, "for (int tl_mi = 0; tl_mi < %d; tl_mi++)", p->mt);
     line(g, "#pragma unroll");
-    line(g, "for (int tl_h = 0; tl_h < 2; tl_h++) {");
+    line(g, "for (int tl_h = 0; tl_h < %d; tl_h++) {", rf_halves(g));
     g->ind++;
+    rf_row_guard(g);
     line(g, "float tl_a = %s;", is_sum || op == TILEC_RED_ABSMAX ? "0.0f"
                                 : op == TILEC_RED_MAX ? "-tl_inff()" : "tl_inff()");
     line(g, "#pragma unroll");
     line(g, "for (int tl_ni = 0; tl_ni < %d; tl_ni++)", p->nt);
     line(g, "#pragma unroll");
-    line(g, "for (int tl_e = 0; tl_e < 2; tl_e++) {");
-    line(g, "  const float tl_x = %s(tl_c%d[tl_mi][tl_ni][tl_h * 2 + tl_e]);", is_abs ? "tl_abs" : "",
-         cs);
+    line(g, "for (int tl_e = 0; tl_e < %d; tl_e++) {", ne);
+    line(g, "  const float tl_x = %s(tl_c%d[tl_mi][tl_ni][tl_h * %d + tl_e]);", is_abs ? "tl_abs" : "",
+         cs, ne);
     if (is_sum)
         line(g, "  tl_a += tl_x;");
     else
         line(g, "  tl_a = %s(tl_a, tl_x);", fn);
     line(g, "}");
     line(g, "#pragma unroll");
-    line(g, "for (int tl_s = 1; tl_s < 4; tl_s <<= 1) {");
+    line(g, "for (int tl_s = 1; tl_s < %d; tl_s <<= 1) {", wr ? 32 : 4);
     line(g, "  const float tl_y = __shfl_xor_sync(0xffffffffu, tl_a, tl_s);");
     if (is_sum)
         line(g, "  tl_a += tl_y;");
@@ -3316,12 +3503,18 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
     /* on-chip buffers */
     for (int i = k->nparams; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
-        if (g.rf[i] == RF_ACC) {
+        if (g.rf[i] == RF_ACC && g.rf_warprows) {
+            line(&g, "/* fragment %s lives in registers, rows over warps (tl_c%d) */", b->name,
+                 g.rf_id[i]);
+            line(&g, "const int tl_w%d = tl_tid >> 5, tl_l%d = tl_tid & 31;", g.rf_id[i], g.rf_id[i]);
+            line(&g, "float tl_c%d[%d][%d][%d] = {};", g.rf_id[i], g.rf_plan[i].mt, g.rf_plan[i].nt,
+                 g.rf_plan[i].ev);
+        } else if (g.rf[i] == RF_ACC) {
             line(&g, "/* fragment %s lives in registers (tl_c%d) */", b->name, g.rf_id[i]);
             mma_decl(&g, &g.rf_plan[i], g.rf_id[i]);
         } else if (g.rf[i] == RF_ROW) {
-            line(&g, "float tl_c%d[%d][2] = {}; /* fragment %s lives in registers, by rows */",
-                 g.rf_id[i], g.rf_rows.mt, b->name);
+            line(&g, "float tl_c%d[%d][%d] = {}; /* fragment %s lives in registers, by rows */",
+                 g.rf_id[i], g.rf_rows.mt, rf_halves(&g), b->name);
         } else if (b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT) {
             line(&g, "%s *%sb%d = (%s *)(tl_smem + %llu); /* %s %s%s */", stype(b->dtype),
                  g.stages[i] > 1 ? "" : "const ", i, stype(b->dtype),
