@@ -83,17 +83,11 @@ static void cg_fail(cg_t *g, const char *fmt, ...)
 static char *vfmt(void *u, const char *f, va_list ap)
 {
     cg_t *g = u;
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, f, ap);
-    char *s = n < 0 ? NULL : tilec_arena_alloc(&g->ar, (size_t)n + 1);
+    char *s = tilec_cexpr_vprintf(&g->ar, f, ap);
     if (!s) {
-        va_end(ap2);
         cg_fail(g, "out of memory");
         return "0";
     }
-    vsnprintf(s, (size_t)n + 1, f, ap2);
-    va_end(ap2);
     return s;
 }
 

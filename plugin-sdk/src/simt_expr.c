@@ -28,17 +28,11 @@
 static char *cx_vfmt(void *u, const char *f, va_list ap)
 {
     tilec_simt_ctx_t *c = u;
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, f, ap);
-    char *s = n < 0 ? NULL : tilec_arena_alloc(&c->ar, (size_t)n + 1);
+    char *s = tilec_cexpr_vprintf(&c->ar, f, ap);
     if (!s) {
-        va_end(ap2);
         tilec_simt_fail(c, "out of memory");
         return "0";
     }
-    vsnprintf(s, (size_t)n + 1, f, ap2);
-    va_end(ap2);
     return s;
 }
 
