@@ -292,6 +292,19 @@ Test(cuda, fragments_live_in_registers)
               strstr(src, "parallel nest on registers: each thread its own rows"), "nests not on registers");
     tilec_executable_free(e);
     tilec_program_free(p);
+    p = NULL;
+    e = NULL;
+    /* an accumulator reduced along dim 0 and read transposed: everything
+     * falls back to shared memory, and the GEMM still runs on wgmma */
+    cr_assert_eq(tilec_program_load_file(ctx, "conformance/cases/fragment_fallbacks.py", NULL, 0, NULL,
+                                         &p), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_assert_eq(tilec_program_compile_for(ctx, p, "sm_90a", &e), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    src = tilec_executable_source(e, NULL);
+    cr_expect_null(strstr(src, "lives in registers"), "a fragment kept in registers");
+    cr_expect(strstr(src, "tensor cores (wgmma)"), "GEMM not on wgmma");
+    tilec_executable_free(e);
+    tilec_program_free(p);
     tilec_context_destroy(ctx);
 }
 
