@@ -54,7 +54,6 @@
 #define CPU_DEV_MAGIC 0x74634456u
 
 /* smallest input structs accepted (ABI 1.0) */
-#define HOST_MIN_SIZE (offsetof(tilec_plugin_host_t, reserved))
 #define INFO_MIN_SIZE (offsetof(tilec_pdevice_info_t, name))
 #define FIELD_END(type, f) (offsetof(type, f) + sizeof(((type *)0)->f))
 
@@ -706,19 +705,10 @@ CPU_QUERY_VISIBILITY tilec_pstatus_t CPU_QUERY_NAME(const tilec_plugin_host_t *h
                                                     uint32_t *abi_out,
                                                     const tilec_plugin_t **table_out)
 {
-    if (!host || !abi_out || !table_out)
-        BAD_ARG("cpu: query: NULL argument");
-    if (host->struct_size < HOST_MIN_SIZE)
-        BAD_ARG("cpu: query: host struct_size %u is smaller than %zu", host->struct_size,
-                HOST_MIN_SIZE);
+    tilec_pstatus_t st = tilec_sdk_check_host("cpu", host, abi_out, table_out);
+    if (st != TILEC_PS_OK)
+        return st;
     const uint32_t mine = TILEC_PLUGIN_ABI_VERSION;
-    if (host->abi_min > host->abi_max || mine < host->abi_min || mine > host->abi_max) {
-        tilec_sdk_error_set("cpu: query: host speaks ABI %u.%u..%u.%u, this plugin speaks %u.%u",
-                            TILEC_ABI_MAJOR(host->abi_min), TILEC_ABI_MINOR(host->abi_min),
-                            TILEC_ABI_MAJOR(host->abi_max), TILEC_ABI_MINOR(host->abi_max),
-                            TILEC_ABI_MAJOR(mine), TILEC_ABI_MINOR(mine));
-        return TILEC_PS_UNSUPPORTED;
-    }
     /* host fields past the version range are optional (zero when absent) */
     char *dir = NULL;
     if (host->struct_size >= FIELD_END(tilec_plugin_host_t, cache_dir) && host->cache_dir &&

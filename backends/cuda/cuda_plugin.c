@@ -27,7 +27,6 @@
 
 #define CUDA_MEM_MAGIC 0x74634d43u
 #define CUDA_DEV_MAGIC 0x74634443u
-#define HOST_MIN_SIZE (offsetof(tilec_plugin_host_t, reserved))
 #define INFO_MIN_SIZE (offsetof(tilec_pdevice_info_t, name))
 #define FIELD_END(type, f) (offsetof(type, f) + sizeof(((type *)0)->f))
 #define MAX_ARGS 256
@@ -588,19 +587,10 @@ TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t
                                                        uint32_t *abi_out,
                                                        const tilec_plugin_t **table_out)
 {
-    if (!host || !abi_out || !table_out)
-        BAD_ARG("cuda: query: NULL argument");
-    if (host->struct_size < HOST_MIN_SIZE)
-        BAD_ARG("cuda: query: host struct_size %u is smaller than %zu", host->struct_size,
-                HOST_MIN_SIZE);
+    tilec_pstatus_t st = tilec_sdk_check_host("cuda", host, abi_out, table_out);
+    if (st != TILEC_PS_OK)
+        return st;
     const uint32_t mine = TILEC_PLUGIN_ABI_VERSION;
-    if (host->abi_min > host->abi_max || mine < host->abi_min || mine > host->abi_max) {
-        tilec_sdk_error_set("cuda: query: host speaks ABI %u.%u..%u.%u, this plugin speaks %u.%u",
-                            TILEC_ABI_MAJOR(host->abi_min), TILEC_ABI_MINOR(host->abi_min),
-                            TILEC_ABI_MAJOR(host->abi_max), TILEC_ABI_MINOR(host->abi_max),
-                            TILEC_ABI_MAJOR(mine), TILEC_ABI_MINOR(mine));
-        return TILEC_PS_UNSUPPORTED;
-    }
     int has_log = host->struct_size >= FIELD_END(tilec_plugin_host_t, log_user);
     int has_cache = host->struct_size >= FIELD_END(tilec_plugin_host_t, cache_dir);
     cuda_host_set(has_cache ? host->cache_dir : NULL, has_log ? host->log : NULL,

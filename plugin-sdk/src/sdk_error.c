@@ -9,6 +9,7 @@
  * string rather than failing.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,30 @@ tilec_pstatus_t tilec_sdk_check_copy(const char *who, const char *ptr_name, cons
         tilec_sdk_error_set("%s: range [%zu, +%zu) outside the allocation of %zu bytes", who,
                             offset, size, alloc);
         return TILEC_PS_INVALID_ARGUMENT;
+    }
+    return TILEC_PS_OK;
+}
+
+tilec_pstatus_t tilec_sdk_check_host(const char *who, const tilec_plugin_host_t *host,
+                                     const void *abi_out, const void *table_out)
+{
+    const size_t min = offsetof(tilec_plugin_host_t, reserved);
+    if (!host || !abi_out || !table_out) {
+        tilec_sdk_error_set("%s: query: NULL argument", who);
+        return TILEC_PS_INVALID_ARGUMENT;
+    }
+    if (host->struct_size < min) {
+        tilec_sdk_error_set("%s: query: host struct_size %u is smaller than %zu", who,
+                            host->struct_size, min);
+        return TILEC_PS_INVALID_ARGUMENT;
+    }
+    const uint32_t mine = TILEC_PLUGIN_ABI_VERSION;
+    if (host->abi_min > host->abi_max || mine < host->abi_min || mine > host->abi_max) {
+        tilec_sdk_error_set("%s: query: host speaks ABI %u.%u..%u.%u, this plugin speaks %u.%u",
+                            who, TILEC_ABI_MAJOR(host->abi_min), TILEC_ABI_MINOR(host->abi_min),
+                            TILEC_ABI_MAJOR(host->abi_max), TILEC_ABI_MINOR(host->abi_max),
+                            TILEC_ABI_MAJOR(mine), TILEC_ABI_MINOR(mine));
+        return TILEC_PS_UNSUPPORTED;
     }
     return TILEC_PS_OK;
 }

@@ -84,6 +84,15 @@ void tilec_sdk_str_free(tilec_sdk_str_t *b);
 tilec_pstatus_t tilec_sdk_check_copy(const char *who, const char *ptr_name, const void *ptr,
                                      size_t offset, size_t size, size_t alloc);
 
+/* The checks every tilec_plugin_query starts with: host, abi_out and
+ * table_out not NULL, host->struct_size reaching at least up to its
+ * reserved field, and this SDK's ABI (TILEC_PLUGIN_ABI_VERSION) inside the
+ * host's [abi_min, abi_max].  TILEC_PS_OK, else TILEC_PS_INVALID_ARGUMENT
+ * or TILEC_PS_UNSUPPORTED with the thread's last error set to
+ * "WHO: query: ..." (who: the plugin's name, "cuda"). */
+tilec_pstatus_t tilec_sdk_check_host(const char *who, const tilec_plugin_host_t *host,
+                                     const void *abi_out, const void *table_out);
+
 /* ---- last error ----------------------------------------------------------- */
 
 /* Formats the message of the calling thread's last error (any length). */
