@@ -1352,20 +1352,32 @@ static int try_gemm_mma(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
     return 1;
 }
 
+/* src seen as [outer][R][inner] around dimension dim, for reduce and
+ * cumsum, which need dense rows: 0 (and a failure) for padded buffers */
+static int split_dims(cg_t *g, const tilec_ir_buffer_t *src, const tilec_ir_buffer_t *dst, int dim,
+                      const char *what, int64_t *outer, int64_t *R, int64_t *inner)
+{
+    *outer = *inner = 1;
+    *R = const_dim(src, dim);
+    for (int d = 0; d < dim; d++)
+        *outer *= const_dim(src, d);
+    for (int d = dim + 1; d < src->ndim; d++)
+        *inner *= const_dim(src, d);
+    if (g->pitch[src->id] > 0 || g->pitch[dst->id] > 0) {
+        cg_fail(g, "%s: padded buffers are not supported", what);
+        return 0;
+    }
+    return 1;
+}
+
 static void emit_reduce(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
 {
     const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
     int dim = s->u.reduce.dim;
     tilec_reduce_op_t op = s->u.reduce.op;
-    int64_t outer = 1, R = const_dim(src, dim), inner = 1;
-    for (int d = 0; d < dim; d++)
-        outer *= const_dim(src, d);
-    for (int d = dim + 1; d < src->ndim; d++)
-        inner *= const_dim(src, d);
-    if (g->pitch[src->id] > 0 || g->pitch[dst->id] > 0) {
-        cg_fail(g, "reduce: padded buffers are not supported");
+    int64_t outer, R, inner;
+    if (!split_dims(g, src, dst, dim, "reduce", &outer, &R, &inner))
         return;
-    }
     int id = g->tmp++;
     tilec_dtype_t t = src->dtype;
     const char *acc;
@@ -1498,15 +1510,9 @@ static void emit_cumsum(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
 {
     const tilec_ir_buffer_t *src = s->u.cumsum.src, *dst = s->u.cumsum.dst;
     int dim = s->u.cumsum.dim;
-    int64_t outer = 1, R = const_dim(src, dim), inner = 1;
-    for (int d = 0; d < dim; d++)
-        outer *= const_dim(src, d);
-    for (int d = dim + 1; d < src->ndim; d++)
-        inner *= const_dim(src, d);
-    if (g->pitch[src->id] > 0 || g->pitch[dst->id] > 0) {
-        cg_fail(g, "cumsum: padded buffers are not supported");
+    int64_t outer, R, inner;
+    if (!split_dims(g, src, dst, dim, "cumsum", &outer, &R, &inner))
         return;
-    }
     int id = g->tmp++;
     tilec_dtype_t t = src->dtype;
     const char *acc = is_flt(t) ? (t == TILEC_FLOAT64 ? "double" : "float")
