@@ -39,7 +39,8 @@ typedef enum ast_expr_kind {
     AST_LIST,       /* [a, b, ...] */
     AST_STARRED,    /* *value (in calls and tuples) */
     AST_DICT,       /* {k: v, ...}: seq.items alternate key, value; seq.n = 2 * pairs */
-    AST_COMP        /* [elt for t in it if c ...], (elt for ...), {k: v for ...}: comp */
+    AST_COMP,       /* [elt for t in it if c ...], (elt for ...), {k: v for ...}: comp */
+    AST_FSTRING     /* f"...{x!r:>8}...": fstr (literal parts are AST_STR) */
 } ast_expr_kind_t;
 
 enum {
@@ -78,6 +79,9 @@ struct ast_expr {
         struct { int bracket;            /* '[' list, '(' generator, '{' dict */
                  ast_expr_t *elt, *value; /* value: dict comprehensions only */
                  int nfor; ast_comp_for_t *fors; } comp;         /* COMP */
+        struct { int n; ast_expr_t **parts;
+                 const char **specs;     /* [n]: format spec of an expression part, NULL for literals */
+                 char *convs; } fstr;    /* [n]: 'r', 's', 'a' or 0 */     /* FSTRING */
     } u;
 };
 

@@ -376,21 +376,6 @@ value_t *v_iter_items(ev_t *ev, value_t *v, ast_loc_t loc)
     return to_seq(ev, v, 0, loc);
 }
 
-static value_t *value_str(ev_t *ev, value_t *v, ast_loc_t loc)
-{
-    char buf[64];
-    switch (v->kind) {
-    case V_STR: return v;
-    case V_INT: snprintf(buf, sizeof buf, "%lld", (long long)v->u.i); break;
-    case V_BOOL: snprintf(buf, sizeof buf, "%s", v->u.i ? "True" : "False"); break;
-    case V_FLOAT: snprintf(buf, sizeof buf, "%.17g", v->u.f); break;
-    case V_NONE: snprintf(buf, sizeof buf, "None"); break;
-    case V_DTYPE: snprintf(buf, sizeof buf, "%s", tilec_dtype_name(v->u.dt)); break;
-    default: ev_fail(ev, loc, "str() of %s is not supported", v_kind_name(v));
-    }
-    return v_str(ev, buf, strlen(buf));
-}
-
 static tilec_ir_expr_t *limit_value(ev_t *ev, tilec_dtype_t t, int is_max)
 {
     double f;
@@ -802,7 +787,7 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     }
     case BI_STR:
         if (ar.n != 1 || ar.nkw) ev_fail(ev, at, "str() takes one argument");
-        return value_str(ev, ar.v[0], at);
+        return v_to_str(ev, ar.v[0], 0, at);
     case BI_TUPLE: case BI_LIST:
         if (ar.nkw || ar.n > 1) ev_fail(ev, at, "%s() takes one argument", bi_name(id));
         if (ar.n == 0) return v_seq(ev, 0, id == BI_LIST);

@@ -472,6 +472,7 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
     case AST_STARRED:
         ev_fail(ev, e->loc, "*value is only allowed in calls and tuples");
     case AST_COMP: return eval_comp(ev, e);
+    case AST_FSTRING: return v_fstring(ev, e);
     case AST_DICT: {
         value_t *d = v_new(ev, V_DICT);
         int i;

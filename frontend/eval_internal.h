@@ -259,6 +259,11 @@ typedef struct args {
 } args_t;
 void ev_eval_args(ev_t *ev, ast_expr_t *call, args_t *out);
 
+/* ---- pystr.c ---- */
+value_t *v_to_str(ev_t *ev, value_t *v, int repr, ast_loc_t loc);      /* str(v) / repr(v) */
+value_t *v_format(ev_t *ev, value_t *v, const char *spec, ast_loc_t loc); /* format(v, spec) */
+value_t *v_fstring(ev_t *ev, ast_expr_t *e);
+
 /* ---- modules.c ---- */
 value_t *mod_opaque(ev_t *ev, const char *path);
 value_t *mod_lookup(ev_t *ev, const char *path);       /* `import path`: a namespace or an opaque value */

@@ -180,6 +180,21 @@ static void dump_expr(sbuf_t *b, const ast_expr_t *e)
     case AST_LIST: put(b, "(list"); dump_list(b, e->u.seq.n, e->u.seq.items); put(b, ")"); break;
     case AST_DICT: put(b, "(dict"); dump_list(b, e->u.seq.n, e->u.seq.items); put(b, ")"); break;
     case AST_STARRED: put(b, "(* "); dump_expr(b, e->u.star.value); put(b, ")"); break;
+    case AST_FSTRING:
+        put(b, "(fstr");
+        for (int i = 0; i < e->u.fstr.n; i++) {
+            put(b, " ");
+            dump_expr(b, e->u.fstr.parts[i]);
+            if (e->u.fstr.specs[i] && (e->u.fstr.specs[i][0] || e->u.fstr.convs[i])) {
+                char cv[2] = {e->u.fstr.convs[i], 0};
+                put(b, "!");
+                put(b, cv);
+                put(b, ":");
+                put(b, e->u.fstr.specs[i]);
+            }
+        }
+        put(b, ")");
+        break;
     case AST_COMP: {
         char br[2] = {(char)e->u.comp.bracket, 0};
         put(b, "(comp");
@@ -364,7 +379,7 @@ static char *dump_src(const char *src)
 #define EXPECT_AST(src, want)                                                    \
     do {                                                                         \
         char *got_ = dump_src(src);                                              \
-        cr_expect_str_eq(got_, want, "tree of %s", #src);                        \
+        cr_expect_str_eq(got_, want, "tree of %s: %s", #src, got_);                        \
         free(got_);                                                              \
     } while (0)
 
@@ -662,6 +677,16 @@ Test(parser, comprehensions)
     EXPECT_EXPR("[\n    a\n    for a in b]", "(comp[ a (for a b))");
 }
 
+Test(parser, fstrings)
+{
+    EXPECT_EXPR("f'a{x}b'", "(fstr \"a\" x \"b\")");
+    EXPECT_EXPR("f\"{x!r:>8} {{y}}\" 'z'", "(fstr x!r:>8 \" {y}\" \"z\")");
+    EXPECT_EXPR("f'{d[\"k\"] + 1:.3f}'", "(fstr (+ ([] d \"k\") 1)!:.3f)");
+    expect_error("x = f'{y'\n", 1, 7, "f-string: expected '}'");
+    expect_error("x = f'a}'\n", 1, 8, "single '}' is not allowed in an f-string");
+    expect_error("x = f'{y +}'\n", 1, 11, "expected expression, found NEWLINE");
+}
+
 Test(parser, unsupported_constructs)
 {
     expect_error("class A:\n    pass\n", 1, 1, "'class' is not supported in tile programs");
@@ -685,7 +710,6 @@ Test(parser, unsupported_constructs)
     expect_error("def f(a, /):\n    pass\n", 1, 10, "the positional-only marker '/' is not supported in tile programs");
     expect_error("with a, b:\n    pass\n", 1, 7,
                  "more than one context manager in a 'with' statement is not supported in tile programs");
-    expect_error("x = f'{y}'\n", 1, 5, "f-strings are not supported in tile programs");
     expect_error("if (y := 1):\n    pass\n", 1, 7, "the walrus operator ':=' is not supported in tile programs");
 }
 
