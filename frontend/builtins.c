@@ -82,6 +82,7 @@ const char *bi_name(int id)
     n = find_name(tilelang_members, id);
     if (n) return n;
     n = find_name(py_members, id);
+    if (!n) n = py_name(id);
     return n ? n : "builtin";
 }
 
@@ -137,7 +138,7 @@ value_t *bi_lookup_python(ev_t *ev, const char *name)
     const bientry_t *t;
     for (t = py_members; t->name; t++)
         if (!strcmp(t->name, name)) return mk_builtin(ev, t->id);
-    return NULL;
+    return py_lookup(ev, name);
 }
 
 /* ---- argument binding ------------------------------------------------------ */
@@ -307,9 +308,29 @@ static value_t *ceildiv(ev_t *ev, value_t *a, value_t *b, ast_loc_t loc)
 
 static value_t *py_minmax(ev_t *ev, args_t *ar, int is_max)
 {
-    value_t **items = ar->v, *r;
+    value_t **items = ar->v, *r, *key = NULL, *dflt = NULL;
     int n = ar->n, i;
-    if (ar->nkw) ev_fail(ev, ar->at, "%s() keyword arguments are not supported", is_max ? "max" : "min");
+    for (i = 0; i < ar->nkw; i++) {
+        if (!strcmp(ar->kwn[i], "key")) key = ar->kwv[i]->kind == V_NONE ? NULL : ar->kwv[i];
+        else if (!strcmp(ar->kwn[i], "default")) dflt = ar->kwv[i];
+        else ev_fail(ev, ar->kwloc[i], "%s() has no keyword argument '%s'", is_max ? "max" : "min", ar->kwn[i]);
+    }
+    if (key && key->kind != V_FUNC) ev_fail(ev, ar->at, "key= must be a function or lambda of the program");
+    if (key || (dflt && n == 1)) {
+        /* the general form: one iterable (or several values), a key, a default */
+        value_t *s = n == 1 ? v_iter_items(ev, ar->v[0], ar->loc[0]) : NULL, *best = NULL, *bk = NULL;
+        int m = s ? s->u.seq.n : n;
+        for (i = 0; i < m; i++) {
+            value_t *x = s ? s->u.seq.items[i] : ar->v[i];
+            value_t *k = key ? ev_call_func(ev, key->u.fn, 1, &x, 0, NULL, NULL, ar->at) : x;
+            if (!best || v_truth(ev, v_compare(ev, is_max ? AST_OP_GT : AST_OP_LT, k, bk, ar->at), ar->at)) {
+                best = x;
+                bk = k;
+            }
+        }
+        if (!best && !dflt) ev_fail(ev, ar->at, "%s() of an empty sequence", is_max ? "max" : "min");
+        return best ? best : dflt;
+    }
     if (n == 1) {
         value_t *s = ar->v[0];
         if (s->kind == V_SEQ) {
@@ -460,7 +481,8 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     if (id == BI_ANNOTATE_LAYOUT) return call_annotate_layout(ev, call);
     if (id >= BI_MODULE_FIRST) {
         ev_eval_args(ev, call, &ar);
-        return mod_call(ev, id, &ar);
+        if (id == BI_METHOD) return py_method_call(ev, fnv->u.bi.self, fnv->u.bi.meth, &ar);
+        return id >= BI_PY_FIRST ? py_call(ev, id, &ar) : mod_call(ev, id, &ar);
     }
     if (id == BI_IF_THEN_ELSE) ev->guarded++;
     ev_eval_args(ev, call, &ar);

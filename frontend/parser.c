@@ -779,43 +779,59 @@ static ast_expr_t *parse_atom(parser_t *p)
     }
 }
 
-/* 'lambda' [NAME (',' NAME)*] ':' test, as a call argument only.  Lambdas
- * cannot be evaluated, but layout hints spell layouts with them
- * (T.annotate_layout({s: T.Layout(shape, lambda i, j: ...)})) and hints are
- * accepted unevaluated, so the parser keeps such a lambda as a call of the
- * keyword name "lambda" (params..., body); the evaluator rejects it where
- * it is evaluated.  Anywhere else 'lambda' stays a syntax error. */
+/* 'lambda' [NAME ['=' test] (',' NAME ['=' test])*] ':' test.  The lambda
+ * becomes a def named "<lambda>" whose body returns the expression, so the
+ * evaluator calls it like any other function. */
 static ast_expr_t *parse_lambda(parser_t *p)
 {
     ast_loc_t loc = here(p);
-    expr_vec_t args = { 0 };
+    ast_param_t *params = NULL;
+    int n = 0, cap = 0;
     if (enter(p) < 0 || advance(p) < 0)
         return NULL;
-    while (p->tok.kind == TILEC_TOK_NAME && !p->tok.kw) {
-        ast_expr_t *n = new_expr(p, AST_NAME, here(p));
-        if (!n || !(n->u.name = tok_name(p)) || push_expr(p, &args, n) < 0 || advance(p) < 0)
+    while (!is_op(p, TILEC_OP_COLON)) {
+        if (is_op(p, TILEC_OP_STAR) || is_op(p, TILEC_OP_DSTAR))
+            return unsupported(p, "'*args' and '**kwargs' in a lambda"), NULL;
+        if (p->tok.kind != TILEC_TOK_NAME || p->tok.kw)
+            return expected(p, "a parameter name or ':' in 'lambda'"), NULL;
+        ast_param_t *np = grow(p, params, n, &cap, sizeof *np);
+        if (!np)
             return NULL;
-        if (!is_op(p, TILEC_OP_COMMA))
-            break;
-        if (advance(p) < 0)
+        params = np;
+        memset(&params[n], 0, sizeof params[n]);
+        params[n].loc = here(p);
+        if (!(params[n].name = tok_name(p)) || advance(p) < 0)
             return NULL;
+        if (is_op(p, TILEC_OP_ASSIGN) && (advance(p) < 0 || !(params[n].dflt = parse_test(p))))
+            return NULL;
+        n++;
+        if (is_op(p, TILEC_OP_COMMA)) {
+            if (advance(p) < 0)
+                return NULL;
+        } else if (!is_op(p, TILEC_OP_COLON)) {
+            return expected(p, "':' after the parameters of 'lambda'"), NULL;
+        }
     }
-    if (!is_op(p, TILEC_OP_COLON))
-        return expected(p, "':' after the parameters of 'lambda'"), NULL;
     if (advance(p) < 0)
         return NULL;
     ast_expr_t *body = parse_test(p);
-    if (!body || push_expr(p, &args, body) < 0)
+    if (!body)
         return NULL;
     leave(p);
-    ast_expr_t *f = new_expr(p, AST_NAME, loc), *c = new_expr(p, AST_CALL, loc);
-    if (!f || !c)
+    ast_stmt_t *d = new_stmt(p, AST_S_DEF, loc), *r = new_stmt(p, AST_S_RETURN, body->loc);
+    ast_stmt_t **blk = alloc(p, sizeof *blk);
+    ast_expr_t *e = new_expr(p, AST_LAMBDA, loc);
+    if (!d || !r || !blk || !e)
         return NULL;
-    f->u.name = "lambda";
-    c->u.call.func = f;
-    c->u.call.nargs = args.n;
-    c->u.call.args = args.v;
-    return c;
+    r->u.ret.value = body;
+    blk[0] = r;
+    d->u.def.name = "<lambda>";
+    d->u.def.nparams = n;
+    d->u.def.params = params;
+    d->u.def.body.n = 1;
+    d->u.def.body.s = blk;
+    e->u.lam.def = d;
+    return e;
 }
 
 /* '(' args ')' after func; tok is '('. */
@@ -834,7 +850,7 @@ static ast_expr_t *parse_call(parser_t *p, ast_expr_t *func, ast_loc_t loc)
             if (!s || push_expr(p, &args, s) < 0)
                 return NULL;
         } else {
-            ast_expr_t *e = is_kw(p, TILEC_KW_LAMBDA) ? parse_lambda(p) : parse_test(p);
+            ast_expr_t *e = parse_test(p);
             if (!e)
                 return NULL;
             if (is_kw(p, TILEC_KW_FOR) && !(e = parse_comp(p, '(', e, NULL)))   /* f(x for x in s) */
@@ -845,7 +861,7 @@ static ast_expr_t *parse_call(parser_t *p, ast_expr_t *func, ast_loc_t loc)
                                 "expected a parameter name before '=' in keyword argument"), NULL;
                 if (advance(p) < 0)
                     return NULL;
-                ast_expr_t *v = is_kw(p, TILEC_KW_LAMBDA) ? parse_lambda(p) : parse_test(p);
+                ast_expr_t *v = parse_test(p);
                 if (!v)
                     return NULL;
                 ast_keyword_t *nk = grow(p, kw, nkw, &kwcap, sizeof *nk);
@@ -1200,7 +1216,7 @@ static ast_expr_t *parse_or(parser_t *p)
 static ast_expr_t *parse_test(parser_t *p)
 {
     if (is_kw(p, TILEC_KW_LAMBDA))
-        return unsupported(p, "'lambda'"), NULL;
+        return parse_lambda(p);
     ast_expr_t *a = parse_or(p);
     if (!a || !is_kw(p, TILEC_KW_IF))
         return a;
@@ -1808,7 +1824,17 @@ static ast_stmt_t *parse_small(parser_t *p)
         case TILEC_KW_GLOBAL: return unsupported(p, "'global'"), NULL;
         case TILEC_KW_NONLOCAL: return unsupported(p, "'nonlocal'"), NULL;
         case TILEC_KW_DEL: return unsupported(p, "'del'"), NULL;
-        case TILEC_KW_RAISE: return unsupported(p, "'raise'"), NULL;
+        case TILEC_KW_RAISE:
+            s = new_stmt(p, AST_S_RAISE, loc);
+            if (!s || advance(p) < 0)
+                return NULL;
+            if (starts_expr(p) && !(s->u.ret.value = parse_test(p)))
+                return NULL;
+            if (is_kw(p, TILEC_KW_FROM)) {   /* raise X from Y: the cause is not kept */
+                if (advance(p) < 0 || !parse_test(p))
+                    return NULL;
+            }
+            return s;
         case TILEC_KW_YIELD: return unsupported(p, "'yield'"), NULL;
         case TILEC_KW_CLASS: return unsupported(p, "'class'"), NULL;
         case TILEC_KW_TRY: return unsupported(p, "'try'"), NULL;

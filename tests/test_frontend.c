@@ -829,9 +829,21 @@ Test(frontend_errors, macro_recursion)
                "    with T.Kernel(1) as bx:\n        rec(A)\n", 6, "calls nested too deeply");
 }
 
+/* while runs at compile time: bounded, and only on compile-time conditions */
 Test(frontend_errors, while_loop)
 {
-    expect_err(KERNEL_HEAD "        while True:\n            pass\n", 7, "while loops are not supported");
+    expect_err(KERNEL_HEAD "        while True:\n            pass\n", 8, "compile-time evaluation takes too long");
+    expect_err(KERNEL_HEAD "        i = bx\n        while i < 2:\n            i += 1\n", 8,
+               "a while loop runs at compile time and needs a compile-time condition");
+}
+
+Test(frontend_errors, raise_and_python_values)
+{
+    expect_err(HDR "n = 3\nif n % 2:\n    raise NotImplementedError(f'odd n={n}')\n", 6, "NotImplementedError: odd n=3");
+    expect_err(HDR "x = [1, 2].push(3)\n", 4, "list has no attribute 'push'");
+    expect_err(HDR "x = sorted([3, 1], key=len)\n", 4, "key must be a function or lambda defined in the program");
+    expect_err(HDR "x = '{}'.format()\n", 4, "str.format: not enough arguments");
+    expect_err(HDR "x = f'{1:q}'\n", 4, "unknown format type 'q'");
 }
 
 Test(frontend_errors, undefined_name)

@@ -884,6 +884,17 @@ Test(lang, eager_jit_kernel)
     run_free(&r);
 }
 
+Test(lang, compile_time_python)
+{
+    static const double w[4] = {1, 2, 3, 4};
+    run_t r;
+    int64_t k;
+    run_file(&r, "tests/lang/ct_python.py", NULL, 0, fill_pattern);
+    cr_assert_eq(r.count[1], 16);
+    for (k = 0; k < 16; k++) EXPECT_NEAR(F(r, 1)[k], pattern(0, k) * w[k % 4] + 10, "Y[%lld]", (long long)k);
+    run_free(&r);
+}
+
 static void fill_u8(int i, void *data, int64_t count, tilec_elem_t e)
 {
     int64_t k;

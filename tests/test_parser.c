@@ -180,6 +180,16 @@ static void dump_expr(sbuf_t *b, const ast_expr_t *e)
     case AST_LIST: put(b, "(list"); dump_list(b, e->u.seq.n, e->u.seq.items); put(b, ")"); break;
     case AST_DICT: put(b, "(dict"); dump_list(b, e->u.seq.n, e->u.seq.items); put(b, ")"); break;
     case AST_STARRED: put(b, "(* "); dump_expr(b, e->u.star.value); put(b, ")"); break;
+    case AST_LAMBDA:
+        put(b, "(lambda");
+        for (int i = 0; i < e->u.lam.def->u.def.nparams; i++) {
+            put(b, " ");
+            put(b, e->u.lam.def->u.def.params[i].name);
+        }
+        put(b, " ");
+        dump_expr(b, e->u.lam.def->u.def.body.s[0]->u.ret.value);
+        put(b, ")");
+        break;
     case AST_FSTRING:
         put(b, "(fstr");
         for (int i = 0; i < e->u.fstr.n; i++) {
@@ -303,6 +313,7 @@ static void dump_stmt(sbuf_t *b, const ast_stmt_t *s)
         put(b, ")");
         break;
     case AST_S_RETURN: put(b, "(return "); dump_opt(b, s->u.ret.value); put(b, ")"); break;
+    case AST_S_RAISE: put(b, "(raise "); dump_opt(b, s->u.ret.value); put(b, ")"); break;
     case AST_S_PASS: put(b, "pass"); break;
     case AST_S_BREAK: put(b, "break"); break;
     case AST_S_CONTINUE: put(b, "continue"); break;
@@ -677,6 +688,14 @@ Test(parser, comprehensions)
     EXPECT_EXPR("[\n    a\n    for a in b]", "(comp[ a (for a b))");
 }
 
+Test(parser, lambda_and_raise)
+{
+    EXPECT_EXPR("lambda: 1", "(lambda 1)");
+    EXPECT_EXPR("sorted(c, key=lambda x, y=2: x * y)", "(call sorted c key=(lambda x y (* x y)))");
+    EXPECT_AST("raise ValueError(f'bad {n}') from e\n", "[(raise (call ValueError (fstr \"bad \" n)))]");
+    EXPECT_AST("raise\n", "[(raise _)]");
+}
+
 Test(parser, fstrings)
 {
     EXPECT_EXPR("f'a{x}b'", "(fstr \"a\" x \"b\")");
@@ -690,12 +709,11 @@ Test(parser, fstrings)
 Test(parser, unsupported_constructs)
 {
     expect_error("class A:\n    pass\n", 1, 1, "'class' is not supported in tile programs");
-    expect_error("f = lambda x: x\n", 1, 5, "'lambda' is not supported in tile programs");
+    expect_error("f = lambda *a: a\n", 1, 12, "'*args' and '**kwargs' in a lambda is not supported in tile programs");
     expect_error("try:\n    pass\nexcept E:\n    pass\n", 1, 1, "'try' is not supported in tile programs");
     expect_error("global x\n", 1, 1, "'global' is not supported in tile programs");
     expect_error("nonlocal x\n", 1, 1, "'nonlocal' is not supported in tile programs");
     expect_error("del x\n", 1, 1, "'del' is not supported in tile programs");
-    expect_error("raise E\n", 1, 1, "'raise' is not supported in tile programs");
     expect_error("def f():\n    yield 1\n", 2, 5, "'yield' is not supported in tile programs");
     expect_error("x = yield\n", 1, 5, "'yield' is not supported in tile programs");
     expect_error("async def f():\n    pass\n", 1, 1, "'async' is not supported in tile programs");
