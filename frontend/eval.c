@@ -11,6 +11,7 @@
  * calls are inlined.  See eval_internal.h for the error model (longjmp to
  * the entry point; everything lives in arenas).
  */
+#include "autotune.h"
 #include "eval_internal.h"
 
 #include <stdarg.h>
@@ -975,8 +976,8 @@ static void exec_def(ev_t *ev, ast_stmt_t *s)
             fn->jit = 1;
             fn->nout = dv->u.jit.nout;
             fn->out_idx = dv->u.jit.out_idx;
-        } else if (dv->kind == V_BUILTIN && dv->u.bi.id == BI_AUTOTUNE) {
-            /* accepted, ignored */
+        } else if (at_apply(ev, fn, dv)) {
+            /* the tuning space, kept (autotune.c) */
         } else {
             ev_fail(ev, de->loc, "unsupported decorator: use @T.prim_func, @T.macro or @tilelang.jit(...)");
         }
@@ -1290,7 +1291,7 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
 {
     ast_stmt_t *chosen = NULL;
     func_t *fn, *factory = NULL, *prim;
-    value_t *pv;
+    value_t *pv, **args = NULL;
     int i;
     if (tilec_parse(&ev->s, ev->d, path, src, len, &ev->mod) < 0 || !ev->mod) longjmp(ev->jb, 1);
     ev->k = ev_chk(ev, tilec_ir_kernel_new(ev->a, "kernel"));
@@ -1329,7 +1330,7 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
         prim = fn;
     } else {
         ast_stmt_t *d = chosen;
-        value_t **args = ev_alloc(ev, sizeof *args * (size_t)(d->u.def.nparams + 1));
+        args = ev_alloc(ev, sizeof *args * (size_t)(d->u.def.nparams + 1));
         factory = fn;
         for (i = 0; i < d->u.def.nparams; i++) {
             evdef_t *df = find_def(ev, d->u.def.params[i].name);
@@ -1338,6 +1339,8 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
                 args[i] = df->val;
             } else if (fn->defaults[i]) {
                 args[i] = fn->defaults[i];
+            } else if ((args[i] = at_fallback(ev, fn, i, args)) != NULL) {
+                /* a parameter only the autotune configs supply: the first config's */
             } else {
                 ev_fail(ev, d->u.def.params[i].loc, "parameter '%s' of '%s' has no default value: pass -D %s=VALUE",
                         d->u.def.params[i].name, d->u.def.name, d->u.def.params[i].name);
@@ -1355,6 +1358,7 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
     if (prim->jit) ev->k->out_mask |= out_mask_of(ev, prim, prim->def->loc);
     check_defines(ev, factory);
     finish(ev, out, chosen->u.def.name);
+    if (factory) at_finish(ev, factory, args, out);
 }
 
 /* Fills the result: the module and the launch values of the symbols. */

@@ -72,6 +72,7 @@ typedef struct func {
     value_t **defaults;      /* [nparams], NULL where none (evaluated at def time) */
     int jit;                 /* decorated with tilelang.jit */
     int nout; int64_t *out_idx;
+    struct at_space *tune;   /* @autotune(configs=...) of a factory (autotune.c), or NULL */
 } func_t;
 
 typedef struct loopiter {
