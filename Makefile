@@ -89,12 +89,19 @@ $(O)/examples/api_demo: examples/api_demo.c $(O)/libtilec.so
 # ---- tests ------------------------------------------------------------------
 
 # Deliberately broken plugins for the loader tests, all from one source.
-BROKEN_KINDS := notplugin nosymbol nulltable noversion smallstruct badabi badname nullentry crashquery unavailable shadow good
-BROKEN := $(foreach k,$(BROKEN_KINDS),$(O)/tests/plugins/libtilec-broken_$(k).so)
+BROKEN_KINDS := notplugin nosymbol nulltable noversion smallstruct badabi badname nullentry crashquery \
+                crashcount crashinfo exitctor exitquery handlerexit unavailable shadow good
+# Kinds that would slow or change every test that scans tests/plugins.
+BROKEN_EXTRA := hangcount sighost
+BROKEN := $(foreach k,$(BROKEN_KINDS),$(O)/tests/plugins/libtilec-broken_$(k).so) \
+          $(foreach k,$(BROKEN_EXTRA),$(O)/tests/plugins-extra/libtilec-broken_$(k).so)
 $(O)/tests/plugins/libtilec-broken_notplugin.so:
 	@mkdir -p $(dir $@)
 	printf 'this is not an ELF shared object\n' > $@
 $(O)/tests/plugins/libtilec-broken_%.so: tests/plugins/broken.c $(O)/libtilec-sdk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -DBROKEN_KIND_$* -o $@ $< $(O)/libtilec-sdk.a
+$(O)/tests/plugins-extra/libtilec-broken_%.so: tests/plugins/broken.c $(O)/libtilec-sdk.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -DBROKEN_KIND_$* -o $@ $< $(O)/libtilec-sdk.a
 
