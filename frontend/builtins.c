@@ -25,7 +25,7 @@ enum {
     BI_UNROLL, BI_VECTORIZED, BI_DYNAMIC, BI_CEILDIV, BI_TMAX, BI_TMIN, BI_ABS, BI_EXP, BI_EXP2,
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
-    BI_CONST, BI_EMPTY,
+    BI_CONST, BI_EMPTY, BI_SAFE_VALUE,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -49,6 +49,7 @@ static const bientry_t t_members[] = {
     {"if_then_else", BI_IF_THEN_ELSE}, {"infinity", BI_INFINITY}, {"cast", BI_CAST}, {"Cast", BI_CAST},
     {"pow", BI_POW}, {"floordiv", BI_FLOORDIV}, {"floormod", BI_FLOORMOD}, {"truncdiv", BI_TRUNCDIV},
     {"max_value", BI_MAX_VALUE}, {"min_value", BI_MIN_VALUE}, {"const", BI_CONST}, {"empty", BI_EMPTY},
+    {"annotate_safe_value", BI_SAFE_VALUE},
     {NULL, 0}
 };
 
@@ -580,6 +581,33 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         v->u.tt.shape = shape_seq(ev, a_[0], l_[0], 1);
         v->u.tt.dt = a_[1] ? v_want_dtype(ev, a_[1], l_[1]) : TILEC_FLOAT32;
         return v;
+    }
+    case BI_SAFE_VALUE: {
+        /* T.annotate_safe_value({A: v}): what guarded loads of A read past its edge
+         * (core/pass_safe_memory.c consumes the attribute) */
+        BIND("T.annotate_safe_value", 1, "safe_value_map");
+        value_t *d = a_[0];
+        int i;
+        if (d->kind != V_DICT) ev_fail(ev, l_[0], "T.annotate_safe_value takes a dict {tensor: value}");
+        for (i = 0; i + 1 < d->u.seq.n; i += 2) {
+            value_t *k = d->u.seq.items[i], *v = d->u.seq.items[i + 1];
+            tilec_ir_attr_t at;
+            if (k->kind != V_BUF || k->u.buf->scope != TILEC_SCOPE_GLOBAL)
+                ev_fail(ev, l_[0], "T.annotate_safe_value: the keys must be kernel tensors, got %s", v_kind_name(k));
+            if (!v_is_num(v)) ev_fail(ev, l_[0], "T.annotate_safe_value: the value for '%s' must be a compile-time "
+                                      "number, got %s", k->u.buf->name, v_kind_name(v));
+            memset(&at, 0, sizeof at);
+            at.key = "frontend.safe_value";
+            if (v->kind == V_FLOAT) {
+                at.kind = TILEC_ATTR_FLOAT;
+                at.f = v->u.f;
+            } else {
+                at.kind = TILEC_ATTR_INT;
+                at.i = v->u.i;
+            }
+            if (tilec_ir_attr_set(ev->a, &k->u.buf->nattrs, &k->u.buf->attrs, &at) < 0) ev_fail(ev, l_[0], "out of memory");
+        }
+        return ev->none;
     }
     case BI_CONST: {
         BIND("T.const", 1, "names", "dtype");
