@@ -1,6 +1,6 @@
 /*
  * core/api.c — contexts, programs, executables and launch of the public C
- * API (include/tilec/tilec.h).  Buffers and DLPack are in api_buffer.c.
+ * API (include/tilec/tilec.h).  Buffers are in api_buffer.c, DLPack in dlpack.c.
  *
  * A context is one selected plugin (core/loader.c) with one opened device
  * and the message of its last failure.  A program is the frontend's tile IR

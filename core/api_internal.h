@@ -1,7 +1,7 @@
 /*
  * core/api_internal.h — the objects behind the public C API (tilec.h),
  * shared by core/api.c (contexts, programs, executables, launch) and
- * core/api_buffer.c (buffers, DLPack).
+ * core/api_buffer.c (buffers) and core/dlpack.c (DLPack).
  *
  * Lifetimes: contexts, programs and executables are reference counted so
  * the public *_free/_destroy calls may come in any order: a buffer or an
@@ -67,8 +67,10 @@ struct tilec_executable {
 };
 
 struct tilec_buffer {
+    int refs;                       /* the handle, plus each zero-copy DLPack export */
     tilec_context_t *ctx;           /* counted reference */
     tilec_pmem_t *mem;              /* plugin-owned */
+    int shared;                     /* mem wraps a DLPack tensor's memory (core/dlpack.c) */
     tilec_elem_t elem;
     int ndim;
     int64_t shape[TILEC_IR_MAX_DIMS];
@@ -91,6 +93,15 @@ void tilec_api_ctx_unref(tilec_context_t *ctx);
 tilec_status_t tilec_program_load_ir(tilec_context_t *ctx, const char *name, const char *text,
                                      size_t len, tilec_program_t **out);
 size_t tilec_api_elem_size(tilec_elem_t e);
+/* Total bytes of elem x shape into *out; -1 (message set) on a bad shape or
+ * overflow. */
+int tilec_api_shape_bytes(tilec_context_t *ctx, tilec_elem_t elem, int ndim, const int64_t *shape,
+                          size_t *out);
+/* A buffer of ctx around plugin memory mem (taken over: freed with the
+ * buffer, also on failure). */
+tilec_status_t tilec_api_buffer_wrap(tilec_context_t *ctx, tilec_elem_t elem, int ndim,
+                                     const int64_t *shape, size_t bytes, tilec_pmem_t *mem,
+                                     int shared, tilec_buffer_t **out);
 const char *tilec_api_elem_name(tilec_elem_t e);
 
 #endif
