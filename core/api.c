@@ -1,6 +1,7 @@
 /*
- * core/api.c — contexts, programs, executables and launch of the public C
- * API (include/tilec/tilec.h).  Buffers and DLPack are in api_buffer.c.
+ * core/api.c — contexts, programs and launch of the public C API
+ * (include/tilec/tilec.h).  Compile, lowering, executables and device
+ * properties are in api_compile.c; buffers and DLPack in api_buffer.c.
  *
  * A context is one selected plugin (core/loader.c) with one opened device
  * and the message of its last failure.  A program is the frontend's tile IR
@@ -131,7 +132,7 @@ const char *tilec_api_elem_name(tilec_elem_t e)
     return (unsigned)e < sizeof n / sizeof n[0] ? n[e] : "?";
 }
 
-static double now_ms(void)
+double tilec_api_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -185,6 +186,9 @@ static int ctx_adopt(tilec_context_t *ctx, tilec_loader_list_t *list, int i)
     ctx->backend = name;
     ctx->plugin_path = path;
     ctx->handle = tilec_loader_take(list, i);
+    ctx->abi_version = e->abi_version;
+    ctx->ir_min = e->ir_min;
+    ctx->ir_max = e->ir_max;
     return 0;
 }
 
@@ -262,6 +266,7 @@ TILEC_API tilec_status_t tilec_context_create(const char *backend, tilec_context
         }
         ctx->devindex = dev;
         ctx->info = e->devices[dev];
+        ctx->props = e->props[dev];
         ps = e->table->device_open(dev, &ctx->dev);
         if (ps != TILEC_PS_OK || !ctx->dev) {
             const char *err = e->table->last_error();
@@ -379,7 +384,7 @@ static int dim_symbol(const tilec_program_t *p, const tilec_ir_expr_t *e)
     return -1;
 }
 
-static void program_unref(tilec_program_t *p)
+void tilec_api_program_unref(tilec_program_t *p)
 {
     if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) != 0) {
         return;
@@ -391,7 +396,7 @@ static void program_unref(tilec_program_t *p)
 
 TILEC_API void tilec_program_free(tilec_program_t *p)
 {
-    program_unref(p);
+    tilec_api_program_unref(p);
 }
 
 /* Fills the symbol and parameter tables from the module. */
@@ -460,18 +465,18 @@ static tilec_status_t program_finish(tilec_context_t *ctx, tilec_program_t *p, c
     err[0] = '\0';
     if (tilec_passes_run(&p->arena, p->mod, err, sizeof err) != 0) {
         tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s: error: %s", name, err[0] ? err : "invalid tile IR");
-        program_unref(p);
+        tilec_api_program_unref(p);
         return TILEC_E_PROGRAM;
     }
     p->ir = tilec_ir_print(p->mod);
     if (!p->ir || program_tables(p, r) != 0) {
-        program_unref(p);
+        tilec_api_program_unref(p);
         return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
     }
     p->ir_len = strlen(p->ir);
     tilec_log("compile", "%s: kernel '%s' with %d parameter(s), %d symbol(s), %zu bytes of IR "
               "in %.2f ms", name, p->mod->kernel->name, p->nparams, p->nsyms, p->ir_len,
-              now_ms() - t0);
+              tilec_api_now_ms() - t0);
     *out = p;
     return TILEC_OK;
 }
@@ -485,7 +490,7 @@ TILEC_API tilec_status_t tilec_program_load_string(tilec_context_t *ctx, const c
     tilec_diag_t *d;
     tilec_frontend_result_t r;
     tilec_define_t *fd = NULL;
-    double t0 = now_ms();
+    double t0 = tilec_api_now_ms();
     if (out) {
         *out = NULL;
     }
@@ -530,7 +535,7 @@ TILEC_API tilec_status_t tilec_program_load_string(tilec_context_t *ctx, const c
         tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s", t && *t ? t : "invalid program");
         free(fd);
         free(d);
-        program_unref(p);
+        tilec_api_program_unref(p);
         return TILEC_E_PROGRAM;
     }
     free(fd);
@@ -565,10 +570,10 @@ tilec_status_t tilec_program_load_ir(tilec_context_t *ctx, const char *name, con
     if (tilec_ir_read(&p->arena, text, len, &p->mod, err, sizeof err) != 0 || !p->mod ||
         !p->mod->kernel) {
         tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s:%s", name, err[0] ? err : " error: invalid tile IR");
-        program_unref(p);
+        tilec_api_program_unref(p);
         return TILEC_E_PROGRAM;
     }
-    return program_finish(ctx, p, name, &r, now_ms(), out);
+    return program_finish(ctx, p, name, &r, tilec_api_now_ms(), out);
 }
 
 TILEC_API tilec_status_t tilec_program_load_file(tilec_context_t *ctx, const char *path,
@@ -674,108 +679,6 @@ TILEC_API tilec_status_t tilec_program_param(const tilec_program_t *p, int i, co
         }
     }
     return TILEC_OK;
-}
-
-/* ---- compile ------------------------------------------------------------ */
-
-TILEC_API tilec_status_t tilec_program_compile_for(tilec_context_t *ctx, const tilec_program_t *p,
-                                                   const char *arch, tilec_executable_t **out)
-{
-    tilec_pcompile_options_t opts;
-    tilec_pmodule_t *mod = NULL;
-    tilec_executable_t *e;
-    tilec_pstatus_t ps;
-    tilec_status_t st;
-    const void *data;
-    size_t size;
-    double t0;
-    if (out) {
-        *out = NULL;
-    }
-    if (!ctx) {
-        return TILEC_E_INVALID;
-    }
-    if (!p || !out) {
-        return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_compile: bad arguments");
-    }
-    /* without a device only an explicit target can be compiled for */
-    if ((!ctx->table || !arch) && (st = tilec_api_need_backend(ctx)) != TILEC_OK) {
-        return st;
-    }
-    memset(&opts, 0, sizeof opts);
-    opts.struct_size = sizeof opts;
-    opts.opt_level = 3;
-    opts.arch = arch;
-    opts.extra = NULL;
-    tilec_log("compile", "backend '%s': compiling kernel '%s' (%zu bytes of IR)%s%s", ctx->backend,
-              p->mod->kernel->name, p->ir_len, arch ? " for " : "", arch ? arch : "");
-    t0 = now_ms();
-    ps = ctx->table->compile(ctx->dev, p->ir, p->ir_len, &opts, &mod);
-    if (ps != TILEC_PS_OK || !mod) {
-        return tilec_api_plugin_fail(ctx, ps == TILEC_PS_OK ? TILEC_PS_INTERNAL : ps,
-                                     TILEC_E_COMPILE, "compile");
-    }
-    tilec_log("compile", "backend '%s': compiled in %.2f ms", ctx->backend, now_ms() - t0);
-    e = calloc(1, sizeof *e);
-    if (!e) {
-        ctx->table->module_free(mod);
-        return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
-    }
-    e->mod = mod;
-    if (ctx->table->module_data(mod, TILEC_PDATA_SOURCE, &data, &size) == TILEC_PS_OK && data) {
-        e->source = malloc(size + 1);
-        if (e->source) {
-            memcpy(e->source, data, size);
-            e->source[size] = '\0';
-            e->source_len = size;
-        }
-    }
-    if (ctx->table->module_data(mod, TILEC_PDATA_BINARY, &data, &size) == TILEC_PS_OK && data) {
-        e->binary = data;
-        e->binary_len = size;
-    }
-    tilec_api_ctx_ref(ctx);
-    e->ctx = ctx;
-    __atomic_add_fetch(&((tilec_program_t *)p)->refs, 1, __ATOMIC_RELAXED);
-    e->prog = (tilec_program_t *)p;
-    *out = e;
-    return TILEC_OK;
-}
-
-TILEC_API tilec_status_t tilec_program_compile(tilec_context_t *ctx, const tilec_program_t *p,
-                                               tilec_executable_t **out)
-{
-    return tilec_program_compile_for(ctx, p, NULL, out);
-}
-
-TILEC_API void tilec_executable_free(tilec_executable_t *e)
-{
-    if (!e) {
-        return;
-    }
-    if (e->mod) {
-        e->ctx->table->module_free(e->mod);
-    }
-    free(e->source);
-    program_unref(e->prog);
-    tilec_api_ctx_unref(e->ctx);
-    free(e);
-}
-
-TILEC_API const void *tilec_executable_binary(const tilec_executable_t *e, size_t *len)
-{
-    if (len) {
-        *len = e ? e->binary_len : 0;
-    }
-    return e ? e->binary : NULL;
-}
-
-TILEC_API const char *tilec_executable_source(const tilec_executable_t *e, size_t *len)
-{
-    if (len) {
-        *len = e ? e->source_len : 0;
-    }
-    return e ? e->source : NULL;
 }
 
 /* ---- launch ------------------------------------------------------------- */
@@ -930,9 +833,9 @@ TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *
             tilec_log("launch", "  %s = %lld", p->sym_names[s], (long long)syms[s]);
         }
     }
-    t0 = now_ms();
+    t0 = tilec_api_now_ms();
     ps = ctx->table->launch(ctx->dev, e->mod, &l);
-    t0 = now_ms() - t0;
+    t0 = tilec_api_now_ms() - t0;
     if (ps != TILEC_PS_OK) {
         st = tilec_api_plugin_fail(ctx, ps, TILEC_E_LAUNCH, "launch");
         goto out;
