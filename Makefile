@@ -1,6 +1,7 @@
 # tilec — one build for everything.
 #   make            libtilec.so, the tilec CLI, every plugin, the SDK library
-#   make test       unit tests (Criterion), malformed-program corpus, every example
+#   make test       unit tests (Criterion), malformed-program corpus, every example,
+#                   the Python package's tests (tests/python, when numpy and pytest exist)
 #   make run        the GEMM example on the CPU backend with --check
 #   make conform    the conformance suite on the cpu backend and the template plugin
 #   make clang      the same build with clang (house style: clean with both)
@@ -85,13 +86,20 @@ $(O)/examples/api_demo: examples/api_demo.c $(O)/libtilec.so
 # ---- tests ------------------------------------------------------------------
 
 # Deliberately broken plugins for the loader tests, all from one source.
-BROKEN_KINDS := notplugin nosymbol nulltable noversion smallstruct badabi badname nullentry crashquery unavailable shadow good \
+BROKEN_KINDS := notplugin nosymbol nulltable noversion smallstruct badabi badname nullentry crashquery \
+                crashcount crashinfo exitctor exitquery handlerexit unavailable shadow good \
                 v11 small11 nullprop badir
-BROKEN := $(foreach k,$(BROKEN_KINDS),$(O)/tests/plugins/libtilec-broken_$(k).so)
+# Kinds that would slow or change every test that scans tests/plugins.
+BROKEN_EXTRA := hangcount sighost
+BROKEN := $(foreach k,$(BROKEN_KINDS),$(O)/tests/plugins/libtilec-broken_$(k).so) \
+          $(foreach k,$(BROKEN_EXTRA),$(O)/tests/plugins-extra/libtilec-broken_$(k).so)
 $(O)/tests/plugins/libtilec-broken_notplugin.so:
 	@mkdir -p $(dir $@)
 	printf 'this is not an ELF shared object\n' > $@
 $(O)/tests/plugins/libtilec-broken_%.so: tests/plugins/broken.c $(O)/libtilec-sdk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -DBROKEN_KIND_$* -o $@ $< $(O)/libtilec-sdk.a
+$(O)/tests/plugins-extra/libtilec-broken_%.so: tests/plugins/broken.c $(O)/libtilec-sdk.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -DBROKEN_KIND_$* -o $@ $< $(O)/libtilec-sdk.a
 
@@ -126,6 +134,7 @@ $(O)/tests/test_conform: tests/test_conform.c $(CONFORM_OBJ) $(O)/libtilec.a
 test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE)
 	@O=$(O) sh tests/conform.sh
 	@TILEC_BUILD_DIR=$(abspath $(O)) O=$(O) sh tests/run.sh $(TESTS)
+	@O=$(O) sh tests/python/run.sh
 
 # The conformance suite alone, on the cpu backend and on the template.
 conform: all $(BROKEN) $(TEMPLATE_SO)
