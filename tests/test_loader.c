@@ -610,6 +610,7 @@ Test(abi11, compile_options_are_mapped_once)
     cr_expect_eq(tilec_api_map_options(NULL, &in, &o, list), TILEC_E_INVALID);
     in.npass_configs = -1;
     cr_expect_eq(tilec_api_map_options(NULL, &in, &o, list), TILEC_E_INVALID);
+}
 
 /* ---- plugins that misbehave anywhere (issue 11) -------------------------- */
 
