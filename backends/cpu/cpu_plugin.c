@@ -37,7 +37,8 @@
 #endif
 
 typedef struct cpu_mem {
-    void *data; /* 64-byte aligned, at least 64 bytes */
+    void *data;  /* 64-byte aligned, at least 64 bytes; a wrapped one: the caller's */
+    int wrapped; /* mem_wrap: data belongs to the caller, mem_free keeps it */
 } cpu_mem_t;
 
 static int online_cpus(void)
@@ -192,7 +193,43 @@ static tilec_pstatus_t cpu_mem_read(void *dev, void *mem, size_t offset, void *d
 static void cpu_mem_free(void *dev, void *mem)
 {
     (void)dev;
-    free(((cpu_mem_t *)mem)->data);
+    cpu_mem_t *m = mem;
+    if (!m->wrapped)
+        free(m->data);
+}
+
+/* DLPack's device types the cpu backend addresses: host memory, and CUDA's
+ * pinned and managed memory, which are host-addressable too. */
+#define DL_CPU 1
+#define DL_CUDA_HOST 3
+#define DL_CUDA_MANAGED 13
+
+/* The generated code reads every element with its natural alignment (and
+ * vectors as may_alias, element-aligned), so host memory aligned to the
+ * element size is used in place; the host checks that alignment. */
+static tilec_pstatus_t cpu_mem_wrap(void *dev, int dl_type, int dl_id, void *ptr, size_t size,
+                                    void *mem)
+{
+    (void)dev;
+    (void)dl_id;
+    (void)size;
+    if (dl_type != DL_CPU && dl_type != DL_CUDA_HOST && dl_type != DL_CUDA_MANAGED) {
+        tilec_sdk_error_set("cpu: memory of DLPack device type %d is not host memory", dl_type);
+        return TILEC_PS_UNSUPPORTED;
+    }
+    cpu_mem_t *m = mem;
+    m->data = ptr;
+    m->wrapped = 1;
+    return TILEC_PS_OK;
+}
+
+static tilec_pstatus_t cpu_mem_address(void *dev, void *mem, int *dl_type, int *dl_id, void **ptr)
+{
+    (void)dev;
+    *dl_type = DL_CPU;
+    *dl_id = 0;
+    *ptr = ((cpu_mem_t *)mem)->data;
+    return TILEC_PS_OK;
 }
 
 static tilec_pstatus_t cpu_launch(void *dev, tilec_shell_module_t *sm, const tilec_shell_launch_t *a)
@@ -254,6 +291,8 @@ static const tilec_shell_backend_t cpu_backend = {
     .mem_read = cpu_mem_read,
     .mem_free = cpu_mem_free,
     .launch = cpu_launch,
+    .mem_wrap = cpu_mem_wrap,
+    .mem_address = cpu_mem_address,
 };
 
 CPU_QUERY_VISIBILITY tilec_pstatus_t CPU_QUERY_NAME(const tilec_plugin_host_t *host,

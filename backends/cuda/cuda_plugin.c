@@ -47,6 +47,7 @@ typedef struct cuda_mem {
     tilec_pmem_scope_t scope;
     CUdeviceptr ptr;
     void *host;             /* pinned host memory (HOST scope) */
+    int wrapped;            /* mem_wrap: the caller's memory, mem_free keeps it */
 } cuda_mem_t;
 
 /* driver + NVRTC, or NULL with the reason */
@@ -322,13 +323,60 @@ static void cu_mem_free(void *state, void *mstate)
     cuda_dev_t *dev = state;
     cuda_mem_t *mem = mstate;
     const cuda_driver_api_t *d = cuda_driver();
-    if (d && dev && ctx_push(d, dev) == TILEC_PS_OK) {
+    if (!mem->wrapped && d && dev && ctx_push(d, dev) == TILEC_PS_OK) {
         if (mem->scope == TILEC_PMEM_HOST)
             d->MemFreeHost(mem->host);
         else
             d->MemFree(mem->ptr);
         ctx_pop(d);
     }
+}
+
+/* DLPack's device types for CUDA memory (dlpack.h). */
+#define DL_CUDA 2
+#define DL_CUDA_HOST 3
+#define DL_CUDA_MANAGED 13
+
+/* A framework's CUDA allocation (a torch tensor's data) used in place: the
+ * kernel gets the pointer itself.  Device memory must be on this device;
+ * managed memory is addressable from any. */
+static tilec_pstatus_t cu_mem_wrap(void *state, int dl_type, int dl_id, void *ptr, size_t size,
+                                   void *mstate)
+{
+    cuda_dev_t *dev = state;
+    cuda_mem_t *m = mstate;
+    (void)size;
+    if (dl_type != DL_CUDA && dl_type != DL_CUDA_MANAGED) {
+        tilec_sdk_error_set("cuda: memory of DLPack device type %d is not CUDA device memory",
+                            dl_type);
+        return TILEC_PS_UNSUPPORTED;
+    }
+    if (dl_type == DL_CUDA && dl_id != (int)dev->index) {
+        tilec_sdk_error_set("cuda: the memory is on CUDA device %d, this context's device is %u",
+                            dl_id, dev->index);
+        return TILEC_PS_UNSUPPORTED;
+    }
+    m->scope = TILEC_PMEM_DEVICE;
+    m->ptr = (CUdeviceptr)(uintptr_t)ptr;
+    m->wrapped = 1;
+    return TILEC_PS_OK;
+}
+
+static tilec_pstatus_t cu_mem_address(void *state, void *mstate, int *dl_type, int *dl_id,
+                                      void **ptr)
+{
+    cuda_dev_t *dev = state;
+    cuda_mem_t *mem = mstate;
+    if (mem->scope == TILEC_PMEM_HOST) {
+        *dl_type = DL_CUDA_HOST;
+        *dl_id = 0;
+        *ptr = mem->host;
+    } else {
+        *dl_type = DL_CUDA;
+        *dl_id = (int)dev->index;
+        *ptr = (void *)(uintptr_t)mem->ptr;
+    }
+    return TILEC_PS_OK;
 }
 
 /* Loads the module's cubin on dev (context pushed). */
@@ -505,6 +553,8 @@ static const tilec_shell_backend_t cuda_backend = {
     .mem_read = cu_mem_read,
     .mem_free = cu_mem_free,
     .launch = cu_launch,
+    .mem_wrap = cu_mem_wrap,
+    .mem_address = cu_mem_address,
 };
 
 TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t *host,

@@ -662,6 +662,47 @@ static void sh_mem_free(tilec_pdevice_t *dev, tilec_pmem_t *mem)
     free(mem);
 }
 
+static tilec_pstatus_t sh_mem_wrap(tilec_pdevice_t *dev, int dl_type, int dl_id, void *ptr,
+                                   size_t size, tilec_pmem_t **out)
+{
+    if (!dev_ok(dev)) {
+        BAD_ARG("%s: mem_wrap: invalid device handle", be->name);
+    }
+    if (!out || !ptr) {
+        BAD_ARG("%s: mem_wrap: NULL argument", be->name);
+    }
+    tilec_pmem_t *m = calloc(1, sizeof *m + be->mem_size);
+    if (!m) {
+        tilec_sdk_error_set("%s: mem_wrap: out of memory", be->name);
+        return TILEC_PS_OUT_OF_MEMORY;
+    }
+    tilec_pstatus_t st = be->mem_wrap(dev->state, dl_type, dl_id, ptr, size, m->state);
+    if (st != TILEC_PS_OK) {
+        free(m);
+        return st;
+    }
+    m->magic = MEM_MAGIC;
+    m->scope = TILEC_PMEM_DEVICE;
+    m->size = size;
+    *out = m;
+    return TILEC_PS_OK;
+}
+
+static tilec_pstatus_t sh_mem_address(tilec_pdevice_t *dev, tilec_pmem_t *mem, int *dl_type,
+                                      int *dl_id, void **ptr)
+{
+    if (!dev_ok(dev)) {
+        BAD_ARG("%s: mem_address: invalid device handle", be->name);
+    }
+    if (!mem_ok(mem)) {
+        BAD_ARG("%s: mem_address: invalid memory handle", be->name);
+    }
+    if (!dl_type || !dl_id || !ptr) {
+        BAD_ARG("%s: mem_address: NULL argument", be->name);
+    }
+    return be->mem_address(dev->state, mem->state, dl_type, dl_id, ptr);
+}
+
 /* ---- entry point: launch ------------------------------------------------------------ */
 
 static tilec_pstatus_t sh_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
@@ -797,6 +838,8 @@ static void tables_fill(void)
     t.mem_read = sh_mem_read;
     t.mem_free = sh_mem_free;
     t.launch = sh_launch;
+    t.mem_wrap = be->mem_wrap && be->mem_address ? sh_mem_wrap : NULL;
+    t.mem_address = be->mem_wrap && be->mem_address ? sh_mem_address : NULL;
     t.ir_min = be->ir_min;
     t.ir_max = be->ir_max;
     t.device_property = sh_device_property;

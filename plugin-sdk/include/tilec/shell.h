@@ -127,6 +127,13 @@ typedef struct tilec_shell_backend {
     tilec_pstatus_t (*mem_write)(void *dev, void *mem, size_t offset, const void *src, size_t size);
     tilec_pstatus_t (*mem_read)(void *dev, void *mem, size_t offset, void *dst, size_t size);
     void (*mem_free)(void *dev, void *mem);
+    /* Optional, both or neither (DLPack zero-copy): mem_wrap makes mem's
+     * state a handle on size bytes the caller owns at ptr, where DLPack's
+     * device type dl_type and id dl_id say (mem_free must then leave that
+     * memory alone); TILEC_PS_UNSUPPORTED when the device cannot address it.
+     * mem_address tells where a buffer lies for another framework. */
+    tilec_pstatus_t (*mem_wrap)(void *dev, int dl_type, int dl_id, void *ptr, size_t size, void *mem);
+    tilec_pstatus_t (*mem_address)(void *dev, void *mem, int *dl_type, int *dl_id, void **ptr);
 
     /* Launch (required): a module compiled with a device (or, without
      * TILEC_SHELL_MODULE_ON_ITS_DEVICE, for this backend at all). */
