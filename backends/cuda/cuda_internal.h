@@ -20,6 +20,7 @@
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
 #include "tilec/sdk.h"
+#include "tilec/target.h"
 
 #define TILEC_CUDA_PLUGIN_VERSION "0.1.0"
 
@@ -164,6 +165,10 @@ void cuda_host_fini(void);
 /* Parses an arch string ("sm_90", "sm_90a", "compute_90", "90") into
  * its compute capability times ten; -1 when malformed. */
 int cuda_arch_sm(const char *arch);
+
+/* The target description of the SDK's lowering passes for an arch
+ * (cuda_target.c); NULL when the arch is malformed. */
+const tilec_target_desc_t *cuda_target_desc(const char *arch);
 
 /* Full compile: IR text -> module (cubin, not loaded).  arch is "sm_XY". */
 tilec_pstatus_t cuda_compile_module(const char *ir, size_t ir_len, const char *arch,
