@@ -15,6 +15,7 @@
  * process, so environment changes (CC) stay local to a test.
  */
 #include <criterion/criterion.h>
+#include <sched.h>
 #include <dirent.h>
 #include <errno.h>
 #include <dlfcn.h>
@@ -1447,8 +1448,9 @@ Test(cpu_kernel, fork_while_launching, .init = setup, .fini = teardown)
     P->module_free(mod);
 }
 
-/* Two threads launching at once on one device (launches serialize), and
- * two more on a second handle with its own pool; every result is right. */
+/* Two threads launching at once on one device, and two more on a second
+ * handle (all four share the process's pool and take turns); every result
+ * is right. */
 Test(cpu_kernel, concurrent_launches, .init = setup, .fini = teardown)
 {
     tilec_pmodule_t *mod = vadd_module();
@@ -1471,6 +1473,122 @@ Test(cpu_kernel, concurrent_launches, .init = setup, .fini = teardown)
             P->mem_free(l[t].dev, l[t].args[i]);
     }
     P->device_close(D2);
+    P->module_free(mod);
+}
+
+/* ---- TILEC_NUM_THREADS ----------------------------------------------------------------- */
+
+/* Threads of this process (entries of /proc/self/task). */
+static int task_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    cr_assert_not_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void device_name(char *out, size_t n)
+{
+    tilec_pdevice_info_t info = {.struct_size = sizeof info};
+    cr_assert_eq(P->device_info(0, &info), TILEC_PS_OK);
+    snprintf(out, n, "%s", info.name);
+}
+
+/* The pool has TILEC_NUM_THREADS threads in all (the launcher is one of
+ * them), is resized when the value changes, and is shared: a second
+ * device handle adds no threads. */
+Test(cpu_pool, num_threads_sizes_the_pool, .init = setup, .fini = teardown)
+{
+    tilec_pmodule_t *mod = vadd_module();
+    tilec_pmem_t *args[3];
+    vadd_args(D, args);
+    int base = task_count();
+    static const int sizes[] = {3, 1, 5, 2};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        char v[16], name[256], want[32];
+        snprintf(v, sizeof v, "%d", sizes[k]);
+        cr_assert_eq(setenv("TILEC_NUM_THREADS", v, 1), 0);
+        cr_assert_eq(vadd_check(D, mod, args), 0, "TILEC_NUM_THREADS=%s", v);
+        cr_assert_eq(task_count(), base + sizes[k] - 1, "TILEC_NUM_THREADS=%s", v);
+        device_name(name, sizeof name);
+        snprintf(want, sizeof want, "(%d threads)", sizes[k]);
+        cr_assert(strstr(name, want) != NULL, "%s for TILEC_NUM_THREADS=%s", name, v);
+    }
+    tilec_pdevice_t *D2 = NULL;
+    cr_assert_eq(P->device_open(0, &D2), TILEC_PS_OK, "%s", P->last_error());
+    tilec_pmem_t *args2[3];
+    vadd_args(D2, args2);
+    cr_assert_eq(vadd_check(D2, mod, args2), 0);
+    cr_assert_eq(task_count(), base + 1, "a second handle started its own threads");
+    for (int i = 0; i < 3; i++)
+        P->mem_free(D2, args2[i]);
+    P->device_close(D2);
+    cr_assert_eq(vadd_check(D, mod, args), 0, "the pool survives closing another handle");
+    for (int i = 0; i < 3; i++)
+        P->mem_free(D, args[i]);
+    P->device_close(D);
+    D = NULL;
+    cr_assert_eq(task_count(), base, "closing the last handle joins the workers");
+    P->module_free(mod);
+}
+
+/* Unset or empty: the CPUs of the affinity mask. */
+Test(cpu_pool, default_is_the_affinity_mask, .init = setup, .fini = teardown)
+{
+    cr_assert_eq(unsetenv("TILEC_NUM_THREADS"), 0);
+    cpu_set_t all, one;
+    cr_assert_eq(sched_getaffinity(0, sizeof all, &all), 0);
+    char name[256], want[32];
+    device_name(name, sizeof name);
+    snprintf(want, sizeof want, "(%d threads)", CPU_COUNT(&all));
+    cr_assert(strstr(name, want) != NULL, "%s, want %s", name, want);
+    int first = 0;
+    while (!CPU_ISSET(first, &all))
+        first++;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
+    cr_assert_eq(setenv("TILEC_NUM_THREADS", "", 1), 0);
+    device_name(name, sizeof name);
+    cr_assert(strstr(name, "(1 threads)") != NULL, "%s", name);
+    tilec_pmodule_t *mod = vadd_module();
+    tilec_pmem_t *args[3];
+    vadd_args(D, args);
+    int base = task_count();
+    cr_assert_eq(vadd_check(D, mod, args), 0);
+    cr_assert_eq(task_count(), base, "one CPU: no workers");
+    for (int i = 0; i < 3; i++)
+        P->mem_free(D, args[i]);
+    P->module_free(mod);
+    sched_setaffinity(0, sizeof all, &all);
+}
+
+/* A value that is not a thread count fails the launch with a message that
+ * names it (and the device name falls back to the default count). */
+Test(cpu_pool, bad_values_are_errors, .init = setup, .fini = teardown)
+{
+    tilec_pmodule_t *mod = vadd_module();
+    tilec_pmem_t *args[3];
+    vadd_args(D, args);
+    static const char *bad[] = {"0", "-2", "abc", "4x", "1.5", "99999", "99999999999999999999", " "};
+    static const int64_t syms[1] = {FN};
+    tilec_plaunch_t la = {.struct_size = sizeof la, .nargs = 3, .args = args, .nsyms = 1, .syms = syms};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        cr_assert_eq(setenv("TILEC_NUM_THREADS", bad[k], 1), 0);
+        cr_assert_eq(P->launch(D, mod, &la), TILEC_PS_INVALID_ARGUMENT, "value \"%s\"", bad[k]);
+        cr_assert(strstr(P->last_error(), "TILEC_NUM_THREADS") != NULL, "%s", P->last_error());
+        char name[256];
+        device_name(name, sizeof name);
+        cr_assert(strstr(name, "threads)") != NULL, "%s", name);
+    }
+    cr_assert_eq(setenv("TILEC_NUM_THREADS", " 2 ", 1), 0); /* blanks around a number are fine */
+    cr_assert_eq(vadd_check(D, mod, args), 0, "%s", P->last_error());
+    for (int i = 0; i < 3; i++)
+        P->mem_free(D, args[i]);
     P->module_free(mod);
 }
 

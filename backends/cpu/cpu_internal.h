@@ -3,8 +3,8 @@
  *
  * The CPU backend turns tile IR into C (cpu_codegen.c), compiles that C
  * with the system compiler into a shared object and loads it with dlopen
- * (cpu_compile.c), and runs the kernel's blocks over a pool of host threads
- * (cpu_plugin.c, which also holds the ABI table).  The same sources build
+ * (cpu_compile.c), and runs the kernel's blocks over the process's pool of
+ * host threads (cpu_pool.c); cpu_plugin.c holds the ABI table.  The same sources build
  * the stand-alone plugin libtilec-cpu.so and, with -DTILEC_EMBEDDED, the
  * copy embedded in libtilec.
  */
@@ -87,8 +87,29 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
                                    const tilec_pcompile_options_t *opts, tilec_pmodule_t **out);
 void cpu_module_free(tilec_pmodule_t *mod);
 
+/* ---- the worker pool (cpu_pool.c) ---------------------------------------- */
+
+#define CPU_POOL_MAX_THREADS 1024
+
+/* CPUs in the process's affinity mask (online CPUs when unknown), >= 1. */
+int cpu_affinity_cpus(void);
+/* Threads a launch uses: TILEC_NUM_THREADS, or cpu_affinity_cpus() when it
+ * is unset or empty; -1 (with a message in err, when given) for a value
+ * that is not an integer from 1 to CPU_POOL_MAX_THREADS. */
+int cpu_pool_threads(char *err, size_t errlen);
+/* An open device handle uses the pool (acquire: registers the fork
+ * handlers once; 0, or -1 when they cannot be); the last release joins the
+ * workers. */
+int cpu_pool_acquire(void);
+void cpu_pool_release(void);
+/* Runs blocks 0..nblocks-1 of grid g (x fastest) on the pool, one launch
+ * at a time per process; *ms (when given) is the wall time once the pool
+ * was ours.  Sets the SDK error on failure. */
+tilec_pstatus_t cpu_pool_run(tilec_pmodule_t *mod, void *const *args, const int64_t *syms,
+                             const int64_t g[3], int64_t nblocks, size_t scratch, double *ms);
+
 /* fork() safety for cpu_compile.c's locks (cpu_host_lock, the compiler
- * identity's lock), called from cpu_plugin.c's pthread_atfork handlers:
+ * identity's lock), called from cpu_pool.c's pthread_atfork handlers:
  * prepare takes them, parent and child release them (the child's only
  * thread is the forking one, which held them across the fork). */
 void cpu_compile_fork_prepare(void);

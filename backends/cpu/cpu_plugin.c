@@ -3,22 +3,10 @@
  * memory, module access and launch.
  *
  * The CPU is one device.  Memory is 64-byte-aligned host memory, read and
- * written with bounds checks.  A launch runs the kernel's blocks on a
- * persistent pool of worker threads owned by the device (one per online
- * CPU, the launching thread included, started at the first launch with
- * more than one block and joined by device_close); workers take block
- * numbers from a shared atomic counter, and each has its own scratch area
- * for the block's on-chip buffers (zeroed before every block, like the
- * reference interpreter's).  Launches on one device are serialized.
- *
- * fork(): the conformance runner and the CLI fork per case, and the child
- * must be able to launch.  pthread_atfork handlers (registered at the
- * first device_open) take every open device's locks before the fork, so
- * no launch is in flight and no lock is held by a thread that will not
- * exist in the child; the child releases them, re-creates the condition
- * variables and drops the parent's pool (its threads are gone), and its
- * next launch starts a new one.  A fork therefore waits for launches in
- * other threads to finish.
+ * written with bounds checks.  A launch checks its arguments against the
+ * kernel and runs the blocks on the process's worker pool (cpu_pool.c:
+ * TILEC_NUM_THREADS, one launch at a time, fork handling), which every
+ * device handle shares.
  *
  * Built twice from the same source: as libtilec-cpu.so exporting
  * tilec_plugin_query, and with -DTILEC_EMBEDDED inside libtilec, where the
@@ -36,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cpu_internal.h"
@@ -72,213 +59,18 @@ struct tilec_pmem {
     void *data; /* 64-byte aligned, at least 64 bytes */
 };
 
-/* ---- devices and the worker pool ------------------------------------------------ */
+/* ---- devices ------------------------------------------------------------------- */
 
-typedef struct cpu_job {
-    tilec_pmodule_t *mod;
-    void *const *args;
-    const int64_t *syms;
-    int64_t g[3];
-    int64_t nblocks;
-    int64_t next;         /* atomic: next block number to run */
-    size_t scratch;       /* bytes each worker needs */
-    int failed;           /* atomic: a worker could not get scratch memory */
-} cpu_job_t;
-
-typedef struct cpu_worker {
-    struct tilec_pdevice *dev;
-    pthread_t th;
-    uint64_t seen;        /* last job generation taken (d->gen at creation) */
-    void *scratch;
-    size_t scratch_cap;
-} cpu_worker_t;
-
+/* Every handle shares the process's worker pool (cpu_pool.c). */
 struct tilec_pdevice {
     uint32_t magic;
     uint32_t index;
-    pthread_mutex_t launch_lock; /* one launch at a time */
-    pthread_mutex_t m;
-    pthread_cond_t cv_work, cv_done;
-    int nworkers;                /* pool threads, not counting the launcher */
-    cpu_worker_t *workers;
-    int started;
-    int stop;
-    uint64_t gen;                /* job generation, bumped per launch */
-    int pending;                 /* workers still on the current job */
-    cpu_job_t *job;
-    cpu_worker_t self;           /* the launching thread's scratch */
-    struct tilec_pdevice *next_open; /* open_devs list, under open_devs_lock */
 };
-
-/* Open devices, for the fork handlers.  Lock order: open_devs_lock, then a
- * device's launch_lock, then its m (cpu_compile.c's locks after all). */
-static pthread_mutex_t open_devs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct tilec_pdevice *open_devs;
 
 static int online_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
-}
-
-/* Grows w's scratch to n bytes; 0 or -1. */
-static int scratch_reserve(cpu_worker_t *w, size_t n)
-{
-    if (n <= w->scratch_cap && w->scratch)
-        return 0;
-    size_t cap = (n + 63) & ~(size_t)63;
-    if (cap < 64)
-        cap = 64;
-    void *p = aligned_alloc(64, cap);
-    if (!p)
-        return -1;
-    free(w->scratch);
-    w->scratch = p;
-    w->scratch_cap = cap;
-    return 0;
-}
-
-static void run_blocks(cpu_job_t *j, cpu_worker_t *w)
-{
-    if (scratch_reserve(w, j->scratch) != 0) {
-        __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    for (;;) {
-        int64_t b = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-        if (b >= j->nblocks || __atomic_load_n(&j->failed, __ATOMIC_RELAXED))
-            break;
-        int64_t bx = b % j->g[0], r = b / j->g[0];
-        int64_t by = r % j->g[1], bz = r / j->g[1];
-        /* on-chip buffers start at zero in every block, as in the
-         * reference interpreter */
-        if (j->scratch)
-            memset(w->scratch, 0, j->scratch);
-        j->mod->block((int32_t)bx, (int32_t)by, (int32_t)bz, j->args, j->syms, w->scratch);
-    }
-}
-
-/* A worker takes each job generation after the one current when it was
- * created exactly once.  (Starting from 0 instead would make a worker of a
- * pool restarted after fork, where d->gen is already past 0, take a job
- * that is not there yet.) */
-static void *worker_main(void *arg)
-{
-    cpu_worker_t *w = arg;
-    struct tilec_pdevice *d = w->dev;
-    for (;;) {
-        pthread_mutex_lock(&d->m);
-        while (!d->stop && d->gen == w->seen)
-            pthread_cond_wait(&d->cv_work, &d->m);
-        if (d->stop) {
-            pthread_mutex_unlock(&d->m);
-            break;
-        }
-        w->seen = d->gen;
-        cpu_job_t *j = d->job;
-        pthread_mutex_unlock(&d->m);
-        run_blocks(j, w);
-        pthread_mutex_lock(&d->m);
-        if (--d->pending == 0)
-            pthread_cond_signal(&d->cv_done);
-        pthread_mutex_unlock(&d->m);
-    }
-    return NULL;
-}
-
-/* Starts the pool (under launch_lock).  With fewer threads than asked for
- * it still works: the launcher runs what the pool does not. */
-static void pool_start(struct tilec_pdevice *d)
-{
-    if (d->started)
-        return;
-    d->started = 1;
-    int n = online_cpus() - 1;
-    if (n <= 0)
-        return;
-    d->workers = calloc((size_t)n, sizeof *d->workers);
-    if (!d->workers)
-        return;
-    for (int i = 0; i < n; i++) {
-        d->workers[i].dev = d;
-        d->workers[i].seen = d->gen; /* gen changes only under launch_lock, held here */
-        if (pthread_create(&d->workers[i].th, NULL, worker_main, &d->workers[i]) != 0)
-            break;
-        d->nworkers++;
-    }
-}
-
-static void pool_stop(struct tilec_pdevice *d)
-{
-    pthread_mutex_lock(&d->m);
-    d->stop = 1;
-    pthread_cond_broadcast(&d->cv_work);
-    pthread_mutex_unlock(&d->m);
-    for (int i = 0; i < d->nworkers; i++) {
-        pthread_join(d->workers[i].th, NULL);
-        free(d->workers[i].scratch);
-    }
-    free(d->workers);
-    d->workers = NULL;
-    d->nworkers = 0;
-}
-
-/* ---- fork ------------------------------------------------------------------------- */
-
-/* Before fork: wait for launches in flight and hold every lock, so the
- * child's copy of each device is quiescent (no job, idle pool). */
-static void fork_prepare(void)
-{
-    pthread_mutex_lock(&open_devs_lock);
-    for (struct tilec_pdevice *d = open_devs; d; d = d->next_open) {
-        pthread_mutex_lock(&d->launch_lock);
-        pthread_mutex_lock(&d->m);
-    }
-    cpu_compile_fork_prepare();
-}
-
-static void fork_parent(void)
-{
-    cpu_compile_fork_parent();
-    for (struct tilec_pdevice *d = open_devs; d; d = d->next_open) {
-        pthread_mutex_unlock(&d->m);
-        pthread_mutex_unlock(&d->launch_lock);
-    }
-    pthread_mutex_unlock(&open_devs_lock);
-}
-
-/* In the child only the forking thread exists, holding the locks that
- * fork_prepare took: it releases them.  The pool's threads are gone but
- * the condition variables may still count them as waiters (destroying
- * one would then wait for ever), so those are re-created, and the pool is
- * dropped; the next launch with several blocks starts a new one. */
-static void fork_child(void)
-{
-    cpu_compile_fork_child();
-    for (struct tilec_pdevice *d = open_devs; d; d = d->next_open) {
-        pthread_cond_init(&d->cv_work, NULL);
-        pthread_cond_init(&d->cv_done, NULL);
-        for (int i = 0; i < d->nworkers; i++)
-            free(d->workers[i].scratch);
-        free(d->workers);
-        d->workers = NULL;
-        d->nworkers = 0;
-        d->started = 0;
-        d->stop = 0;
-        d->pending = 0;
-        d->job = NULL;
-        pthread_mutex_unlock(&d->m);
-        pthread_mutex_unlock(&d->launch_lock);
-    }
-    pthread_mutex_unlock(&open_devs_lock);
-}
-
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-static int fork_registered;
-
-static void fork_register(void)
-{
-    fork_registered = pthread_atfork(fork_prepare, fork_parent, fork_child) == 0;
 }
 
 /* ---- entry points ------------------------------------------------------------------ */
@@ -324,7 +116,8 @@ static void cpu_name(char *out, size_t n)
         free(line);
         fclose(f);
     }
-    snprintf(out, n, "%s (%d threads)", model, online_cpus());
+    int threads = cpu_pool_threads(NULL, 0);
+    snprintf(out, n, "%s (%d threads)", model, threads > 0 ? threads : cpu_affinity_cpus());
 }
 
 static tilec_pstatus_t cpu_device_info(uint32_t index, tilec_pdevice_info_t *info)
@@ -370,26 +163,18 @@ static tilec_pstatus_t cpu_device_open(uint32_t index, tilec_pdevice_t **out)
         tilec_sdk_error_set("cpu: %s", why);
         return TILEC_PS_UNAVAILABLE;
     }
-    pthread_once(&fork_once, fork_register);
-    if (!fork_registered) {
-        tilec_sdk_error_set("cpu: device_open: cannot register fork handlers");
-        return TILEC_PS_OUT_OF_MEMORY;
-    }
     struct tilec_pdevice *d = calloc(1, sizeof *d);
     if (!d) {
         tilec_sdk_error_set("cpu: out of memory");
         return TILEC_PS_OUT_OF_MEMORY;
     }
+    if (cpu_pool_acquire() != 0) {
+        free(d);
+        tilec_sdk_error_set("cpu: device_open: cannot register fork handlers");
+        return TILEC_PS_OUT_OF_MEMORY;
+    }
     d->magic = CPU_DEV_MAGIC;
     d->index = index;
-    pthread_mutex_init(&d->launch_lock, NULL);
-    pthread_mutex_init(&d->m, NULL);
-    pthread_cond_init(&d->cv_work, NULL);
-    pthread_cond_init(&d->cv_done, NULL);
-    pthread_mutex_lock(&open_devs_lock);
-    d->next_open = open_devs;
-    open_devs = d;
-    pthread_mutex_unlock(&open_devs_lock);
     *out = d;
     return TILEC_PS_OK;
 }
@@ -400,25 +185,9 @@ static void cpu_device_close(tilec_pdevice_t *d)
 {
     if (!dev_ok(d))
         return;
-    /* off the fork list first (lock order: open_devs_lock before
-     * launch_lock); a launch in flight on another thread finishes first,
-     * but launching on a device while or after closing it is the caller's
+    /* launching on a device while or after closing it is the caller's
      * error, as for every handle */
-    pthread_mutex_lock(&open_devs_lock);
-    for (struct tilec_pdevice **p = &open_devs; *p; p = &(*p)->next_open)
-        if (*p == d) {
-            *p = d->next_open;
-            break;
-        }
-    pthread_mutex_unlock(&open_devs_lock);
-    pthread_mutex_lock(&d->launch_lock);
-    pool_stop(d);
-    pthread_mutex_unlock(&d->launch_lock);
-    free(d->self.scratch);
-    pthread_mutex_destroy(&d->launch_lock);
-    pthread_mutex_destroy(&d->m);
-    pthread_cond_destroy(&d->cv_work);
-    pthread_cond_destroy(&d->cv_done);
+    cpu_pool_release();
     d->magic = 0;
     free(d);
 }
@@ -532,13 +301,6 @@ static void cpu_mem_free(tilec_pdevice_t *dev, tilec_pmem_t *mem)
     free(mem);
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static tilec_pstatus_t cpu_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
                                   const tilec_plaunch_t *a)
 {
@@ -593,7 +355,7 @@ static tilec_pstatus_t cpu_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
         }
         ptrs[i] = m->data;
     }
-    cpu_job_t j;
+    struct { int64_t g[3], nblocks; size_t scratch; } j;
     memset(&j, 0, sizeof j);
     if (st == TILEC_PS_OK) {
         mod->grid(syms, j.g);
@@ -621,45 +383,16 @@ static tilec_pstatus_t cpu_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
             free(ptrs);
         return st;
     }
-    j.mod = mod;
-    j.args = ptrs;
-    j.syms = syms;
-
-    pthread_mutex_lock(&dev->launch_lock);
-    double t0 = now_ms();
-    if (j.nblocks > 1)
-        pool_start(dev);
-    int helpers = j.nblocks > 1 ? dev->nworkers : 0;
-    if (helpers > 0) {
-        pthread_mutex_lock(&dev->m);
-        dev->job = &j;
-        dev->pending = helpers;
-        dev->gen++;
-        pthread_cond_broadcast(&dev->cv_work);
-        pthread_mutex_unlock(&dev->m);
-    }
-    if (j.nblocks > 0)
-        run_blocks(&j, &dev->self);
-    if (helpers > 0) {
-        pthread_mutex_lock(&dev->m);
-        while (dev->pending > 0)
-            pthread_cond_wait(&dev->cv_done, &dev->m);
-        dev->job = NULL;
-        pthread_mutex_unlock(&dev->m);
-    }
-    double t1 = now_ms();
-    pthread_mutex_unlock(&dev->launch_lock);
+    double ms = 0;
+    st = cpu_pool_run(mod, ptrs, syms, j.g, j.nblocks, j.scratch, &ms);
     if (ptrs != stackargs)
         free(ptrs);
-    if (j.failed) {
-        tilec_sdk_error_set("cpu: launch: out of memory for %zu bytes of on-chip buffers",
-                            j.scratch);
-        return TILEC_PS_OUT_OF_MEMORY;
-    }
+    if (st != TILEC_PS_OK)
+        return st;
     if (a->timed)
-        *a->elapsed_ms = t1 - t0;
+        *a->elapsed_ms = ms;
     cpu_log("launch", "cpu: %lld blocks (%lld x %lld x %lld) in %.3f ms", (long long)j.nblocks,
-            (long long)j.g[0], (long long)j.g[1], (long long)j.g[2], t1 - t0);
+            (long long)j.g[0], (long long)j.g[1], (long long)j.g[2], ms);
     return TILEC_PS_OK;
 }
 
