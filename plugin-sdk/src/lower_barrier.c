@@ -16,7 +16,10 @@
  * a ring stage is not refilled while it is read); both branches of an if
  * start from the state before it and join.  An async copy writes its
  * destination when issued; the barrier that makes the data visible lands
- * after its wait, before the first reader.  T.sync_threads and existing
+ * after its wait, before the first reader.  Async copies do not conflict
+ * with earlier async copies into the same buffer: they fill distinct
+ * stages, and two pending writes to one element are an error the
+ * interpreter reports, so the schedule, not a barrier, keeps them apart.  T.sync_threads and existing
  * barriers clear the sets.
  */
 #include <stdlib.h>
@@ -26,6 +29,7 @@
 
 typedef struct bstate {
     unsigned char *r, *w;     /* [nbufs] read / written since the last barrier */
+    unsigned char *wa;        /* [nbufs] written by async copies since the last barrier */
 } bstate_t;
 
 typedef struct bar {
@@ -41,29 +45,31 @@ static int tracked(const tilec_ir_buffer_t *b)
     return b->scope == TILEC_SCOPE_FRAGMENT && (!b->layout || b->layout->kind != TILEC_LAYOUT_REGS);
 }
 
-static int st_new(bar_t *B, bstate_t *s)
-{
-    s->r = calloc((size_t)B->nb + 1, 1);
-    s->w = calloc((size_t)B->nb + 1, 1);
-    if (!s->r || !s->w) {
-        free(s->r);
-        free(s->w);
-        s->r = s->w = NULL;
-        return lower_oom(B->c);
-    }
-    return 0;
-}
-
 static void st_free(bstate_t *s)
 {
     free(s->r);
     free(s->w);
+    free(s->wa);
+}
+
+static int st_new(bar_t *B, bstate_t *s)
+{
+    s->r = calloc((size_t)B->nb + 1, 1);
+    s->w = calloc((size_t)B->nb + 1, 1);
+    s->wa = calloc((size_t)B->nb + 1, 1);
+    if (!s->r || !s->w || !s->wa) {
+        st_free(s);
+        s->r = s->w = s->wa = NULL;
+        return lower_oom(B->c);
+    }
+    return 0;
 }
 
 static void st_copy(bar_t *B, bstate_t *d, const bstate_t *s)
 {
     memcpy(d->r, s->r, (size_t)B->nb);
     memcpy(d->w, s->w, (size_t)B->nb);
+    memcpy(d->wa, s->wa, (size_t)B->nb);
 }
 
 /* d |= s; returns 1 when d changed */
@@ -71,9 +77,10 @@ static int st_join(bar_t *B, bstate_t *d, const bstate_t *s)
 {
     int ch = 0;
     for (int i = 0; i < B->nb; i++) {
-        ch |= (s->r[i] && !d->r[i]) || (s->w[i] && !d->w[i]);
+        ch |= (s->r[i] && !d->r[i]) || (s->w[i] && !d->w[i]) || (s->wa[i] && !d->wa[i]);
         d->r[i] |= s->r[i];
         d->w[i] |= s->w[i];
+        d->wa[i] |= s->wa[i];
     }
     return ch;
 }
@@ -82,6 +89,7 @@ static void st_clear(bar_t *B, bstate_t *s)
 {
     memset(s->r, 0, (size_t)B->nb);
     memset(s->w, 0, (size_t)B->nb);
+    memset(s->wa, 0, (size_t)B->nb);
 }
 
 typedef struct acc {
@@ -91,13 +99,12 @@ typedef struct acc {
 static void acc_cb(void *user, tilec_ir_stmt_t *s, tilec_ir_buffer_t *b, int how)
 {
     acc_t *a = user;
-    (void)s;
     if (!tracked(b))
         return;
     if (how & LOWER_READ)
         a->st->r[b->id] = 1;
     if (how & LOWER_WRITE)
-        a->st->w[b->id] = 1;
+        (s->kind == TILEC_ST_COPY_ASYNC ? a->st->wa : a->st->w)[b->id] = 1;
 }
 
 static int loads_pre(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
@@ -111,7 +118,8 @@ static int loads_pre(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
 static int conflicts(bar_t *B, const bstate_t *st, const bstate_t *op)
 {
     for (int i = 0; i < B->nb; i++)
-        if ((op->r[i] && st->w[i]) || (op->w[i] && (st->r[i] || st->w[i])))
+        if ((op->r[i] && (st->w[i] || st->wa[i])) || (op->w[i] && (st->r[i] || st->w[i] || st->wa[i])) ||
+            (op->wa[i] && (st->r[i] || st->w[i])))
             return 1;
     return 0;
 }

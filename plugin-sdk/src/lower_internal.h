@@ -51,6 +51,9 @@ tilec_ir_expr_t *lower_int(lower_ctx_t *c, int64_t v);
  * x/1, x%1) simplified; NULL when an operand is NULL or on OOM */
 tilec_ir_expr_t *lower_op(lower_ctx_t *c, tilec_binop_t op, tilec_ir_expr_t *x, tilec_ir_expr_t *y);
 tilec_ir_expr_t *lower_opi(lower_ctx_t *c, tilec_binop_t op, tilec_ir_expr_t *x, int64_t y);
+/* x // d and x % d for 0 <= x < bound, folded when bound <= d */
+tilec_ir_expr_t *lower_divb(lower_ctx_t *c, tilec_ir_expr_t *x, int64_t d, int64_t bound);
+tilec_ir_expr_t *lower_modb(lower_ctx_t *c, tilec_ir_expr_t *x, int64_t d, int64_t bound);
 /* e with every reference to var v replaced by a copy of `by` (a new tree) */
 tilec_ir_expr_t *lower_subst(lower_ctx_t *c, const tilec_ir_expr_t *e, const tilec_ir_var_t *v,
                              tilec_ir_expr_t *by);

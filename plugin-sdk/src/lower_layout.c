@@ -580,19 +580,19 @@ static void acc_layout(lay_t *L, tilec_ir_buffer_t *b, const fplan_t *p)
 {
     lower_ctx_t *c = L->c;
     int T = c->nthreads;
-    lb_t B;
+    lb_t B = {NULL, NULL};
     if (p->form == FORM_MMA) {
         const tilec_target_mma_t *mm = p->mma;
         int64_t WM = p->M / p->gm, WN = p->N / p->gn, rpt = mm->m * p->inst_n / mm->threads;
         if (regs_layout(c, b, "mma.acc", T, (int64_t)p->mt * p->nt * rpt, 1, &B))
             return;
         tilec_ir_expr_t *i0 = iv(&B, 0), *i1 = iv(&B, 1);
-        tilec_ir_expr_t *grp = OP(ADD, OPI(MUL, OPI(FLOORDIV, i0, WM), p->gn), OPI(FLOORDIV, i1, WN));
-        tilec_ir_expr_t *rr = OPI(FLOORMOD, i0, WM), *cc = OPI(FLOORMOD, i1, WN);
+        tilec_ir_expr_t *grp = OP(ADD, OPI(MUL, lower_divb(c, i0, WM, p->M), p->gn), lower_divb(c, i1, WN, p->N));
+        tilec_ir_expr_t *rr = lower_modb(c, i0, WM, p->M), *cc = lower_modb(c, i1, WN, p->N);
         tilec_ir_expr_t *thr = OPI(MUL, grp, mm->threads), *reg = lower_int(c, 0);
-        axis(c, mm->row_modes, mm->nrow_modes, mm->m, OPI(FLOORMOD, rr, mm->m), 0, &thr, NULL, NULL);
+        tilec_ir_expr_t *r = lower_modb(c, rr, mm->m, WM), *cl = lower_modb(c, cc, p->inst_n, WN);
+        axis(c, mm->row_modes, mm->nrow_modes, mm->m, r, 0, &thr, NULL, NULL);
         /* registers: the modes' own strides */
-        tilec_ir_expr_t *r = OPI(FLOORMOD, rr, mm->m), *cl = OPI(FLOORMOD, cc, p->inst_n);
         int64_t pre = 1;
         for (int j = 0; j < mm->nrow_modes; j++) {
             int32_t e = mode_ext(mm->row_modes, mm->nrow_modes, j, mm->m);
@@ -607,7 +607,7 @@ static void acc_layout(lay_t *L, tilec_ir_buffer_t *b, const fplan_t *p)
             thr = OP(ADD, thr, OPI(MUL, co, mm->col_modes[j].thread_stride));
             pre *= e;
         }
-        tilec_ir_expr_t *tile = OP(ADD, OPI(MUL, OPI(FLOORDIV, rr, mm->m), p->nt), OPI(FLOORDIV, cc, p->inst_n));
+        tilec_ir_expr_t *tile = OP(ADD, OPI(MUL, lower_divb(c, rr, mm->m, WM), p->nt), lower_divb(c, cc, p->inst_n, WN));
         B.lay->thread = thr;
         B.lay->local = OP(ADD, OPI(MUL, tile, rpt), reg);
     } else if (p->form == FORM_SIMT) {
@@ -635,7 +635,7 @@ static void row_layout(lay_t *L, tilec_ir_buffer_t *b)
     lower_ctx_t *c = L->c;
     const fplan_t *p = &L->rows;
     int T = c->nthreads, w = row_width(L, p);
-    lb_t B;
+    lb_t B = {NULL, NULL};
     if (p->form == FORM_MMA) {
         const tilec_target_mma_t *mm = p->mma;
         int64_t WM = p->M / p->gm, rcount = 1;
@@ -645,13 +645,13 @@ static void row_layout(lay_t *L, tilec_ir_buffer_t *b)
                 rpt *= mm->row_modes[j].extent;
         if (regs_layout(c, b, "rows", T, p->mt * rpt, w, &B))
             return;
-        tilec_ir_expr_t *i0 = iv(&B, 0), *rr = OPI(FLOORMOD, i0, WM);
-        tilec_ir_expr_t *thr = OPI(MUL, OPI(MUL, OPI(FLOORDIV, i0, WM), p->gn), mm->threads);
+        tilec_ir_expr_t *i0 = iv(&B, 0), *rr = lower_modb(c, i0, WM, p->M);
+        tilec_ir_expr_t *thr = OPI(MUL, OPI(MUL, lower_divb(c, i0, WM, p->M), p->gn), mm->threads);
         tilec_ir_expr_t *reg = lower_int(c, 0);
-        axis(c, mm->row_modes, mm->nrow_modes, mm->m, OPI(FLOORMOD, rr, mm->m), 0, &thr, &reg, &rcount);
+        axis(c, mm->row_modes, mm->nrow_modes, mm->m, lower_modb(c, rr, mm->m, WM), 0, &thr, &reg, &rcount);
         axis(c, mm->col_modes, mm->ncol_modes, p->inst_n, iv(&B, -1), 1, &thr, NULL, NULL);
         B.lay->thread = thr;
-        B.lay->local = OP(ADD, OPI(MUL, OPI(FLOORDIV, rr, mm->m), rcount), reg);
+        B.lay->local = OP(ADD, OPI(MUL, lower_divb(c, rr, mm->m, WM), rcount), reg);
     } else if (p->form == FORM_SIMT) {
         if (regs_layout(c, b, "rows", T, p->M / p->ty, w, &B))
             return;
@@ -672,7 +672,7 @@ static void local_layout(lay_t *L, tilec_ir_buffer_t *b)
 {
     lower_ctx_t *c = L->c;
     int64_t n = tilec_ir_buffer_const_size(b);
-    lb_t B;
+    lb_t B = {NULL, NULL};
     if (n < 1 || n > (1 << 20) || regs_layout(c, b, "replicated", c->nthreads, n, c->nthreads, &B))
         return;
     tilec_ir_expr_t *lin = lower_int(c, 0);
@@ -737,7 +737,7 @@ int lower_layout(lower_ctx_t *c)
             acc_layout(&L, b, &L.plan[i]);
         else if (L.rf[i] == RF_ROW && any_acc)
             row_layout(&L, b);
-        else if (per_thread(b))
+        else if (b->scope == TILEC_SCOPE_LOCAL)
             local_layout(&L, b);
         if (L.rf[i] == RF_ROW && !any_acc)
             L.rf[i] = RF_NONE;

@@ -68,10 +68,18 @@ tilec_ir_expr_t *lower_op(lower_ctx_t *c, tilec_binop_t op, tilec_ir_expr_t *x, 
     case TILEC_BIN_FLOORDIV:
         if (cb && b == 1)
             return x;
+        /* (x % a) // b = 0 when a <= b */
+        if (cb && b > 0 && x->kind == TILEC_EX_BINARY && x->u.bin.op == TILEC_BIN_FLOORMOD &&
+            tilec_ir_is_const_int(x->u.bin.b, &a) && a > 0 && a <= b)
+            return lower_int(c, 0);
         break;
     case TILEC_BIN_FLOORMOD:
         if (cb && b == 1)
             return lower_int(c, 0);
+        /* (x % a) % b = x % b when b divides a */
+        if (cb && b > 0 && x->kind == TILEC_EX_BINARY && x->u.bin.op == TILEC_BIN_FLOORMOD &&
+            tilec_ir_is_const_int(x->u.bin.b, &a) && a > 0 && a % b == 0)
+            return lower_op(c, op, x->u.bin.a, y);
         break;
     default:
         break;
@@ -85,6 +93,16 @@ tilec_ir_expr_t *lower_op(lower_ctx_t *c, tilec_binop_t op, tilec_ir_expr_t *x, 
 tilec_ir_expr_t *lower_opi(lower_ctx_t *c, tilec_binop_t op, tilec_ir_expr_t *x, int64_t y)
 {
     return lower_op(c, op, x, lower_int(c, y));
+}
+
+tilec_ir_expr_t *lower_divb(lower_ctx_t *c, tilec_ir_expr_t *x, int64_t d, int64_t bound)
+{
+    return bound <= d ? lower_int(c, 0) : lower_opi(c, TILEC_BIN_FLOORDIV, x, d);
+}
+
+tilec_ir_expr_t *lower_modb(lower_ctx_t *c, tilec_ir_expr_t *x, int64_t d, int64_t bound)
+{
+    return bound <= d ? x : lower_opi(c, TILEC_BIN_FLOORMOD, x, d);
 }
 
 /* a deep copy, with v replaced by `by` */
