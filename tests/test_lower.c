@@ -12,8 +12,9 @@
  *    agree within the case's tolerance class (exactly for integers).  The
  *    interpreter runs async copies as pending until their wait, so a wrong
  *    pipeline schedule fails here.
- *  - Golden tests of single passes as data: tests/lower/NAME.tir starts
- *    with "# lower: PASS[,PASS...] target: TARGET" and NAME.expected holds
+ *  - Golden tests of single passes as data: the second line of
+ *    tests/lower/NAME.tir is "# lower: PASS[,PASS...] target: TARGET"
+ *    (a comment of the text form) and NAME.expected holds
  *    the printed module after those passes.
  *  - What the passes decide for known kernels (GEMM on sm_90a: wgmma,
  *    swizzled operands, a 3-stage ring; sm_80: mma.sync, padding).
@@ -219,7 +220,8 @@ static char *slurp(const char *path)
 static int parse_header(const char *text, uint32_t *skip, const tilec_target_desc_t **t)
 {
     char passes[128], tname[64];
-    if (sscanf(text, "# lower: %127s target: %63s", passes, tname) != 2)
+    const char *h = strstr(text, "\n# lower: ");
+    if (!h || sscanf(h + 1, "# lower: %127s target: %63s", passes, tname) != 2)
         return -1;
     *t = target_named(tname);
     uint32_t want = 0;
