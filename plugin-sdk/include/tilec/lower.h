@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "tilec/ir.h"
+#include "tilec/plugin.h"
 #include "tilec/target.h"
 
 #ifdef __cplusplus
@@ -82,6 +83,16 @@ void tilec_lower_log_stderr(void *user, const char *pass, const char *text);
  * or NULL with st set. */
 char *tilec_lower_text(const char *ir, size_t len, const tilec_target_desc_t *t,
                        const tilec_lower_options_t *opts, tilec_lower_status_t *st);
+
+/* The whole of a plugin's lower entry (--emit lowered, lower_plugin.c):
+ * reads ir, lowers it for t (NULL: the arch has no description), returns
+ * the printed module (malloc'd, *out_len its length) or NULL with *st the
+ * ABI status and the SDK's last error "NAME: lower: why".  When TILEC_LOG
+ * names "ir", log(log_user, "ir", text) gets the module after every pass
+ * (log may be NULL: no trace). */
+char *tilec_lower_plugin_text(const char *name, const char *ir, size_t len, const tilec_target_desc_t *t,
+                              void (*log)(void *, const char *, const char *), void *log_user,
+                              size_t *out_len, tilec_pstatus_t *st);
 
 #ifdef __cplusplus
 }
