@@ -29,6 +29,7 @@
 #include "conform.h"
 #include "interp.h"
 #include "tilec/lower.h"
+#include "tilec/sdk.h"
 #include "tilec/target.h"
 
 const tilec_target_desc_t *cuda_target_desc(const char *arch);
@@ -53,6 +54,25 @@ static const tilec_target_desc_t *target_named(const char *name)
         if (strcmp(targets[i].name, name) == 0)
             return targets[i].get(targets[i].arch);
     return NULL;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        s = NULL;
+    }
+    if (s)
+        s[n] = 0;
+    fclose(f);
+    return s;
 }
 
 Test(lower_target, descriptions_are_consistent)
@@ -195,26 +215,152 @@ Test(lower_check, every_conformance_case_keeps_its_meaning, .timeout = 300)
     cr_assert_eq(nfail, 0, "%d of %d lowerings changed a result:\n%s", nfail, checked, report);
 }
 
-/* ---- golden tests: tests/lower/ -------------------------------------------------------- */
-
-static char *slurp(const char *path)
+/* the -D values of a file's first "# tilec-test:" line (symbols need one) */
+static int test_defs(const char *path, char *buf, size_t len, tilec_define_kv_t *defs, int max)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
+    char *text = slurp(path);
+    int n = 0;
+    const char *line = text ? strstr(text, "# tilec-test:") : NULL;
+    if (line) {
+        const char *end = strchr(line, '\n');
+        size_t l = end ? (size_t)(end - line) : strlen(line);
+        snprintf(buf, len, "%.*s", (int)l - 13, line + 13);
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, " ", &save); tok && n < max; tok = strtok_r(NULL, " ", &save)) {
+            char *eq = strcmp(tok, "-D") == 0 ? NULL : strchr(tok, '=');
+            if (!eq)
+                continue;
+            *eq = 0;
+            defs[n].name = tok;
+            defs[n].value = eq + 1;
+            n++;
+        }
     }
-    if (s)
-        s[n] = 0;
-    fclose(f);
-    return s;
+    free(text);
+    return n;
 }
+
+/* The examples and the language tests at their default parameters: lowered
+ * for every target (verified and round-tripped after each pass) and
+ * interpreted against the original. */
+Test(lower_check, examples_and_language_programs_keep_their_meaning, .timeout = 300)
+{
+    const char *dirs[] = {"examples", "tests/lang"};
+    tilec_context_t *ctx = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
+    int files = 0, nfail = 0;
+    char report[8192] = "";
+    size_t rl = 0;
+    for (int di = 0; di < 2; di++) {
+        DIR *d = opendir(dirs[di]);
+        cr_assert_not_null(d, "%s", dirs[di]);
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            size_t len = strlen(de->d_name);
+            if (len < 4 || strcmp(de->d_name + len - 3, ".py") != 0)
+                continue;
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", dirs[di], de->d_name);
+            tilec_program_t *p = NULL;
+            char dbuf[512];
+            tilec_define_kv_t defs[8];
+            int nd = test_defs(path, dbuf, sizeof dbuf, defs, 8);
+            cr_assert_eq(tilec_program_load_file(ctx, path, defs, nd, NULL, &p), TILEC_OK, "%s: %s", path,
+                         tilec_context_message(ctx));
+            check_set_t set;
+            memset(&set, 0, sizeof set);
+            char *msg = NULL, err[512];
+            cr_assert_eq(check_set_make(p, path, 0, &set, &msg), CHECK_OK, "%s: %s", path, msg ? msg : "");
+            cr_assert_eq(interp_into(p->mod->kernel, &set, 0, err, sizeof err), 0, "%s: %s", path, err);
+            for (int ti = 0; ti < NTARGETS; ti++) {
+                tilec_arena_t ar;
+                tilec_arena_init(&ar);
+                tilec_lower_status_t st;
+                const char *why = NULL;
+                tilec_ir_module_t *m = lower_for(&ar, tilec_program_ir(p), targets[ti].get(targets[ti].arch), 1, &st);
+                check_verdict_t v;
+                memset(&v, 0, sizeof v);
+                if (!m)
+                    why = st.msg;
+                else if (interp_into(m->kernel, &set, 1, err, sizeof err) != 0)
+                    why = err;
+                else if (check_set_judge(&set, CHECK_TOL_AUTO, &v), !v.ok)
+                    why = v.detail ? v.detail : "results differ";
+                if (why) {
+                    nfail++;
+                    int n = snprintf(report + rl, sizeof report - rl, "%s on %s: %s\n", path, targets[ti].name, why);
+                    if (n > 0 && rl + (size_t)n < sizeof report)
+                        rl += (size_t)n;
+                }
+                free(v.detail);
+                tilec_arena_destroy(&ar);
+            }
+            check_set_free(&set);
+            tilec_program_free(p);
+            files++;
+        }
+        closedir(d);
+    }
+    tilec_context_destroy(ctx);
+    cr_assert_gt(files, 50);
+    cr_assert_eq(nfail, 0, "%d lowerings changed a result:\n%s", nfail, report);
+}
+
+/* ---- the plugin entry ------------------------------------------------------------------ */
+
+typedef struct trace {
+    int calls;
+    int saw_barrier;
+} trace_t;
+
+static void trace_log(void *user, const char *topic, const char *text)
+{
+    trace_t *t = user;
+    cr_assert_str_eq(topic, "ir");
+    t->calls++;
+    if (strstr(text, "ir after barrier:"))
+        t->saw_barrier = 1;
+}
+
+Test(lower_plugin, statuses_messages_and_trace)
+{
+    const char *ok = "tileir 1.0\nkernel k {\n  var bx int32 block\n  param X global float32 [64]\n"
+                     "  alloc s shared float32 [64]\n  grid [bx = 1]\n  threads 64 1 1\n  body {\n"
+                     "    copy X[0 +: 64] -> s[0 +: 64]\n    copy s[0 +: 64] -> X[0 +: 64]\n  }\n}\n";
+    size_t n = 0;
+    tilec_pstatus_t st;
+    char *out = tilec_lower_plugin_text("mygpu", ok, strlen(ok), cuda_target_desc("sm_80"), NULL, NULL, &n, &st);
+    cr_assert_not_null(out, "%s", tilec_sdk_error_get());
+    cr_assert_eq(st, TILEC_PS_OK);
+    cr_assert_eq(n, strlen(out));
+    cr_assert(strstr(out, "barrier"), "RAW on s needs a barrier:\n%s", out);
+    free(out);
+    /* bad text */
+    cr_assert_null(tilec_lower_plugin_text("mygpu", "tileir 9.0\n", 11, cuda_target_desc("sm_80"), NULL, NULL, &n, &st));
+    cr_assert_eq(st, TILEC_PS_INVALID_ARGUMENT);
+    cr_assert(strstr(tilec_sdk_error_get(), "mygpu: lower:"), "%s", tilec_sdk_error_get());
+    /* no description for the arch */
+    cr_assert_null(tilec_lower_plugin_text("mygpu", ok, strlen(ok), NULL, NULL, NULL, &n, &st));
+    cr_assert_eq(st, TILEC_PS_UNSUPPORTED);
+    /* more shared memory than the target has */
+    const char *big = "tileir 1.0\nkernel k {\n  var bx int32 block\n  param X global float32 [64]\n"
+                      "  alloc s shared float32 [20000]\n  grid [bx = 1]\n  threads 64 1 1\n  body {\n"
+                      "    copy X[0 +: 64] -> s[0 +: 64]\n  }\n}\n";
+    cr_assert_null(tilec_lower_plugin_text("opencl", big, strlen(big), ocl_target_desc(NULL), NULL, NULL, &n, &st));
+    cr_assert_eq(st, TILEC_PS_UNSUPPORTED);
+    cr_assert(strstr(tilec_sdk_error_get(), "shared memory"), "%s", tilec_sdk_error_get());
+    /* TILEC_LOG=ir: the module after the input and every pass */
+    trace_t t = {0, 0};
+    setenv("TILEC_LOG", "compile,ir", 1);
+    out = tilec_lower_plugin_text("mygpu", ok, strlen(ok), cuda_target_desc("sm_80"), trace_log, &t, &n, &st);
+    unsetenv("TILEC_LOG");
+    cr_assert_not_null(out);
+    free(out);
+    cr_assert_eq(t.calls, TILEC_LOWER_NPASSES + 1);
+    cr_assert(t.saw_barrier);
+}
+
+/* ---- golden tests: tests/lower/ -------------------------------------------------------- */
 
 /* "# lower: PASS[,PASS] target: NAME" -> skip mask, target */
 static int parse_header(const char *text, uint32_t *skip, const tilec_target_desc_t **t)
