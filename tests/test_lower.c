@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api_internal.h"
 #include "conform.h"
@@ -454,4 +455,58 @@ Test(lower_decide, gemm_on_hopper_and_ampere)
     char *o = lowered_example("examples/gemm.py", NULL, 0, "opencl");
     cr_assert_null(strstr(o, "copy_async"), "OpenCL has no async copies:\n%s", o);
     free(o);
+}
+
+/* ---- layout pictures ------------------------------------------------------------------------ */
+
+Test(lower_svg, pictures_of_register_and_shared_layouts)
+{
+    char *t = lowered_example("examples/gemm.py", NULL, 0, "cuda-sm_80");
+    tilec_arena_t ar;
+    tilec_arena_init(&ar);
+    tilec_ir_module_t *m = NULL;
+    char err[256];
+    cr_assert_eq(tilec_ir_read(&ar, t, strlen(t), &m, err, sizeof err), 0, "%s", err);
+    free(t);
+    int seen_regs = 0, seen_smem = 0;
+    for (int i = 0; i < m->kernel->nbufs; i++) {
+        const tilec_ir_buffer_t *b = m->kernel->bufs[i];
+        char *svg = NULL;
+        if (!b->layout) {
+            cr_assert_neq(tilec_layout_svg(b, &svg), 0);
+            continue;
+        }
+        cr_assert_eq(tilec_layout_svg(b, &svg), 0, "%s", b->name);
+        cr_assert(strncmp(svg, "<svg ", 5) == 0);
+        cr_assert(strstr(svg, "</svg>"));
+        if (b->layout->kind == TILEC_LAYOUT_REGS) {
+            /* mma.sync m16n8: element (0, 0) is lane 0 register 0; (0, 2) lane 1 */
+            cr_assert(strstr(svg, ">T0</text><text x=\"32\" y=\"70\">r0<"), "%.600s", svg);
+            cr_assert(strstr(svg, ">T1<"));
+            seen_regs = 1;
+        } else {
+            /* padded rows: row 1 starts at the padded pitch, in another bank than row 0 */
+            cr_assert(strstr(svg, "pad"), "%.300s", svg);
+            seen_smem = 1;
+        }
+        free(svg);
+    }
+    cr_assert(seen_regs && seen_smem);
+    char dir[] = "/tmp/tilec-svg-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    int n = 0;
+    cr_assert_eq(tilec_layout_svg_dir(m, dir, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 3);
+    char path[600];
+    snprintf(path, sizeof path, "%s/C_local.svg", dir);
+    char *f = slurp(path);
+    cr_assert_not_null(f, "%s", path);
+    free(f);
+    const char *names[] = {"A_shared", "B_shared", "C_local"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s.svg", dir, names[i]);
+        cr_assert_eq(remove(path), 0, "%s", path);
+    }
+    rmdir(dir);
+    tilec_arena_destroy(&ar);
 }

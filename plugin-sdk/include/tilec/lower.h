@@ -94,6 +94,14 @@ char *tilec_lower_plugin_text(const char *name, const char *ir, size_t len, cons
                               void (*log)(void *, const char *, const char *), void *log_user,
                               size_t *out_len, tilec_pstatus_t *st);
 
+/* An SVG picture of buffer b's layout (layout_svg.c): a register fragment's
+ * thread/register map, a shared buffer's addresses and banks, over its last
+ * two dimensions.  0 with *svg malloc'd, or -1 (no layout, symbolic shape). */
+int tilec_layout_svg(const tilec_ir_buffer_t *b, char **svg);
+/* One DIR/NAME.svg per buffer of m that has a layout (--emit layout -o DIR);
+ * *nfiles counts them.  0, or -1 with a message in err. */
+int tilec_layout_svg_dir(const tilec_ir_module_t *m, const char *dir, int *nfiles, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif
