@@ -510,3 +510,48 @@ Test(lower_svg, pictures_of_register_and_shared_layouts)
     rmdir(dir);
     tilec_arena_destroy(&ar);
 }
+
+/* ---- tilec compile --emit lowered, through the plugins ---------------------------------------- */
+
+static char *run_cli(const char *args)
+{
+    const char *b = getenv("TILEC_BUILD_DIR");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "TILEC_PLUGIN_PATH=%s/template %s/tilec %s 2>&1", b && *b ? b : "build",
+             b && *b ? b : "build", args);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f, "%s", cmd);
+    tilec_sdk_str_t s = {0};
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        tilec_sdk_str_putn(&s, buf, n);
+    int rc = pclose(f);
+    cr_assert_eq(rc, 0, "%s failed:\n%s", cmd, s.s ? s.s : "");
+    cr_assert_not_null(s.s);
+    return s.s;
+}
+
+Test(lower_cli, emit_lowered_shows_layouts_and_pipelines, .timeout = 120)
+{
+    char *g = run_cli("compile examples/gemm.py --backend cuda --arch sm_90a --emit lowered");
+    cr_assert(strncmp(g, "tileir 1.1\n", 11) == 0, "%.200s", g);
+    cr_assert(strstr(g, "layout regs \"mma.acc\""), "%s", g);
+    cr_assert(strstr(g, "layout smem \"swizzle"), "%s", g);
+    cr_assert(strstr(g, "copy_async") && strstr(g, "async_wait 2"), "%s", g);
+    free(g);
+    char *f = run_cli("compile examples/flash_attention.py --backend cuda --arch sm_90a --emit lowered");
+    cr_assert(strstr(f, "layout regs \"rows\""), "%s", f);
+    cr_assert(strstr(f, "lower.reduce = \"shuffle\""), "%s", f);
+    free(f);
+    char *s = run_cli("compile examples/softmax.py --backend cuda --arch sm_90a --emit lowered");
+    cr_assert(strstr(s, "layout regs \"rows_over_warps\""), "%s", s);
+    free(s);
+    char *o = run_cli("compile examples/gemm.py --backend opencl --emit lowered");
+    cr_assert(strstr(o, "layout regs \"simt.acc\""), "%s", o);
+    cr_assert_null(strstr(o, "copy_async"));
+    free(o);
+    char *t = run_cli("compile examples/gemm.py --backend template --emit lowered");
+    cr_assert(strstr(t, "layout regs \"simt.acc\""), "%s", t);
+    free(t);
+}

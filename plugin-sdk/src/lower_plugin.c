@@ -12,6 +12,7 @@
 
 #include "tilec/lower.h"
 #include "tilec/sdk.h"
+#include "tilec/shell.h"
 
 typedef struct plog {
     const char *name;
@@ -63,4 +64,18 @@ char *tilec_lower_plugin_text(const char *name, const char *ir, size_t len, cons
     tilec_sdk_error_set("%s: %s", pl.name, ls.msg);
     *out_len = 0;
     return NULL;
+}
+
+static void shell_log(void *user, const char *topic, const char *text)
+{
+    (void)user;
+    tilec_shell_log(topic, "%s", text);
+}
+
+tilec_pstatus_t tilec_lower_shell(const char *name, const tilec_target_desc_t *t, tilec_shell_module_t *mod)
+{
+    tilec_pstatus_t st;
+    mod->lowered = tilec_lower_plugin_text(name, mod->ir_text, mod->ir_len, t, shell_log, NULL,
+                                           &mod->lowered_len, &st);
+    return st;
 }

@@ -20,6 +20,7 @@
 
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
+#include "tilec/shell.h"
 #include "tilec/target.h"
 
 #ifdef __cplusplus
@@ -93,6 +94,9 @@ char *tilec_lower_text(const char *ir, size_t len, const tilec_target_desc_t *t,
 char *tilec_lower_plugin_text(const char *name, const char *ir, size_t len, const tilec_target_desc_t *t,
                               void (*log)(void *, const char *, const char *), void *log_user,
                               size_t *out_len, tilec_pstatus_t *st);
+/* The same as a plugin shell's lower hook: fills mod->lowered (and
+ * lowered_len) from mod->ir_text, tracing through tilec_shell_log. */
+tilec_pstatus_t tilec_lower_shell(const char *name, const tilec_target_desc_t *t, tilec_shell_module_t *mod);
 
 /* An SVG picture of buffer b's layout (layout_svg.c): a register fragment's
  * thread/register map, a shared buffer's addresses and banks, over its last
