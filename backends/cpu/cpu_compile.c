@@ -369,6 +369,7 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
     tilec_sdk_str_t src = {0};
     argv_list_t flags = {0}, cmd = {0};
     char *cache_path = NULL, *tmpdir = NULL, *cc_out = NULL, *cflags = NULL;
+    char cache_key[65] = "";
     char *cache_dir = cache_dir_dup();
     tilec_pmodule_t *mod = NULL;
     double t0 = now_ms();
@@ -446,8 +447,14 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
         tilec_sha256_final(&h, dg);
         tilec_sha256_hex(dg, hex);
         cache_path = tilec_sdk_cache_path(cache_dir, "cpu-", hex, ".so");
-        if (cache_path && access(cache_path, R_OK) == 0 &&
-            tilec_sdk_file_read(cache_path, &mod->binary, &mod->binary_len) == 0) {
+        memcpy(cache_key, hex, sizeof cache_key);
+        char why[256];
+        tilec_sdk_cache_result_t cr =
+            cache_path ? tilec_sdk_cache_load(cache_path, hex, &mod->binary, &mod->binary_len, why,
+                                              sizeof why)
+                       : TILEC_SDK_CACHE_MISS;
+        if (cr == TILEC_SDK_CACHE_HIT) {
+            /* verified: payload, size and key match the entry's trailer */
             if (module_bind(mod, cache_path) == 0) {
                 cpu_log("compile", "cpu: cache hit %s (%.1f ms)", cache_path, now_ms() - t0);
                 st = TILEC_PS_OK;
@@ -458,6 +465,9 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
             free(mod->binary);
             mod->binary = NULL;
             mod->binary_len = 0;
+        } else if (cr == TILEC_SDK_CACHE_BAD) {
+            cpu_log("compile", "cpu: cache entry %s rejected: %s; removed, recompiling", cache_path,
+                    why);
         } else if (cache_path) {
             cpu_log("compile", "cpu: cache miss %s", cache_path);
         }
@@ -538,7 +548,7 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
         free(cpath);
         free(sopath);
         if (cache_path) {
-            if (tilec_sdk_cache_write(cache_path, mod->binary, mod->binary_len) != 0)
+            if (tilec_sdk_cache_store(cache_path, cache_key, mod->binary, mod->binary_len) != 0)
                 cpu_log("compile", "cpu: cannot write cache entry %s: %s", cache_path,
                         strerror(errno));
             else

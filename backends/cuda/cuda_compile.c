@@ -318,7 +318,7 @@ tilec_pstatus_t cuda_compile_module(const char *ir, size_t ir_len, const char *a
         return TILEC_PS_UNAVAILABLE;
     }
     char *dir = cache_dir_dup();
-    char *path = NULL;
+    char *path = NULL, key[65] = "";
     if (dir) {
         tilec_sha256_t h;
         uint8_t dg[32];
@@ -337,15 +337,20 @@ tilec_pstatus_t cuda_compile_module(const char *ir, size_t ir_len, const char *a
         tilec_sha256_final(&h, dg);
         tilec_sha256_hex(dg, hex);
         path = tilec_sdk_cache_path(dir, "cuda-", hex, ".cubin");
-        if (path && access(path, R_OK) == 0 &&
-            tilec_sdk_file_read(path, &mod->binary, &mod->binary_len) == 0 &&
-            mod->binary_len > 4 && memcmp(mod->binary, "\177ELF", 4) == 0) {
+        memcpy(key, hex, sizeof key);
+        char why[256];
+        tilec_sdk_cache_result_t cr =
+            path ? tilec_sdk_cache_load(path, key, &mod->binary, &mod->binary_len, why, sizeof why)
+                 : TILEC_SDK_CACHE_MISS;
+        if (cr == TILEC_SDK_CACHE_HIT && mod->binary_len > 4 && memcmp(mod->binary, "\177ELF", 4) == 0) {
             cuda_log("compile", "cuda: cache hit %s (%.1f ms)", path, now_ms() - t0);
             free(path);
             free(dir);
             *out = mod;
             return TILEC_PS_OK;
         }
+        if (cr == TILEC_SDK_CACHE_BAD)
+            cuda_log("compile", "cuda: cache entry %s rejected: %s; removed, rebuilding", path, why);
         free(mod->binary);
         mod->binary = NULL;
         mod->binary_len = 0;
@@ -353,7 +358,7 @@ tilec_pstatus_t cuda_compile_module(const char *ir, size_t ir_len, const char *a
     tilec_pstatus_t st = nvrtc_compile(nv, mod->source, arch, opt_level, extra, &mod->binary,
                                        &mod->binary_len);
     if (st == TILEC_PS_OK && path) {
-        if (tilec_sdk_cache_write(path, mod->binary, mod->binary_len) != 0)
+        if (tilec_sdk_cache_store(path, key, mod->binary, mod->binary_len) != 0)
             cuda_log("compile", "cuda: cannot write cache entry %s", path);
     }
     free(path);

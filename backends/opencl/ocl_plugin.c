@@ -314,6 +314,7 @@ static tilec_pstatus_t compile_module(struct tilec_pdevice *dv, const char *ir, 
     tilec_pstatus_t st = TILEC_PS_INTERNAL;
     char err[1024];
     char *cache_dir = cache_dir_dup(), *cache_path = NULL, *options = NULL;
+    char cache_key[65] = "";
     double t0 = now_ms();
     tilec_pmodule_t *m = calloc(1, sizeof *m);
     if (!m) {
@@ -398,9 +399,16 @@ static tilec_pstatus_t compile_module(struct tilec_pdevice *dv, const char *ir, 
         tilec_sha256_final(&h, dg);
         tilec_sha256_hex(dg, hex);
         cache_path = tilec_sdk_cache_path(cache_dir, "opencl-", hex, ".bin");
+        memcpy(cache_key, hex, sizeof cache_key);
         void *bin = NULL;
         size_t blen = 0;
-        if (cache_path && tilec_sdk_file_read(cache_path, &bin, &blen) == 0 && blen > 0) {
+        char why[256];
+        tilec_sdk_cache_result_t cr =
+            cache_path ? tilec_sdk_cache_load(cache_path, hex, &bin, &blen, why, sizeof why)
+                       : TILEC_SDK_CACHE_MISS;
+        if (cr == TILEC_SDK_CACHE_BAD) {
+            ocl_log("compile", "opencl: cache entry %s rejected: %s; removed, rebuilding", cache_path, why);
+        } else if (cr == TILEC_SDK_CACHE_HIT && blen > 0) {
             const unsigned char *bp = bin;
             cl_int bst = CL_SUCCESS;
             m->prog = s->cl.CreateProgramWithBinary(dv->ctx, 1, &d->id, &blen, &bp, &bst, &e);
@@ -416,10 +424,10 @@ static tilec_pstatus_t compile_module(struct tilec_pdevice *dv, const char *ir, 
                     s->cl.ReleaseProgram(m->prog);
                 m->prog = NULL;
             }
-            free(bin);
         } else if (cache_path) {
             ocl_log("compile", "opencl: cache miss %s", cache_path);
         }
+        free(bin);
     }
     if (!m->prog) {
         const char *src = m->source;
@@ -441,7 +449,7 @@ static tilec_pstatus_t compile_module(struct tilec_pdevice *dv, const char *ir, 
         }
         ocl_log("compile", "opencl: built kernel '%s' for %s in %.1f ms", k->name, d->name, now_ms() - t0);
         if (fetch_binary(s, m) == 0 && cache_path) {
-            if (tilec_sdk_cache_write(cache_path, m->binary, m->binary_len) != 0)
+            if (tilec_sdk_cache_store(cache_path, cache_key, m->binary, m->binary_len) != 0)
                 ocl_log("compile", "opencl: cannot write cache entry %s", cache_path);
         }
     }

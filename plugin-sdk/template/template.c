@@ -505,14 +505,16 @@ static tilec_pstatus_t t_compile(tilec_pdevice_t *dev, const char *ir, size_t ir
     /* The kernel cache: the object for this exact source, if built before. */
     const char *cache = g_host && g_host_size >= offsetof(tilec_plugin_host_t, cache_dir) + sizeof(char *)
                             ? g_host->cache_dir : NULL;
-    char *cpath = NULL;
+    char *cpath = NULL, hex[65] = "";
     if (cache) {
         uint8_t dg[32];
-        char hex[65];
+        char why[256];
         tilec_sha256(m->source, m->source_len, dg);
         tilec_sha256_hex(dg, hex);
         cpath = tilec_sdk_cache_path(cache, TEMPLATE_NAME "-", hex, ".so");
-        if (cpath && tilec_sdk_file_read(cpath, &m->binary, &m->binary_len) != 0) {
+        /* verified entries only (checksum and key); a bad one is removed */
+        if (cpath && tilec_sdk_cache_load(cpath, hex, &m->binary, &m->binary_len, why, sizeof why) !=
+                         TILEC_SDK_CACHE_HIT) {
             m->binary = NULL;
         }
     }
@@ -520,7 +522,7 @@ static tilec_pstatus_t t_compile(tilec_pdevice_t *dev, const char *ir, size_t ir
     if (!m->binary) {
         st = cc_build(m->source, m->source_len, &m->binary, &m->binary_len);
         if (st == TILEC_PS_OK && cpath) {
-            (void)tilec_sdk_cache_write(cpath, m->binary, m->binary_len);
+            (void)tilec_sdk_cache_store(cpath, hex, m->binary, m->binary_len);
         }
     }
     free(cpath);
