@@ -25,6 +25,9 @@ SDK_SRC  := $(wildcard plugin-sdk/src/*.c)
 CORE_SRC := $(wildcard core/*.c) $(wildcard frontend/*.c)
 CPU_SRC  := $(wildcard backends/cpu/*.c)
 CLI_SRC  := $(wildcard tools/*.c) $(wildcard conformance/*.c)
+# The check harness lives in core (the tuner validates candidates with it)
+# and is linked into the CLI as well: libtilec.so hides its symbols.
+CLI_EXTRA_OBJ := $(O)/core/check.o
 TEST_SRC := $(wildcard tests/test_*.c)
 
 SDK_OBJ  := $(SDK_SRC:%.c=$(O)/%.o)
@@ -66,8 +69,8 @@ $(O)/libtilec.so: $(CORE_OBJ) $(CPU_EMB_OBJ) $(SDK_OBJ)
 	ln -sf $(SONAME) $@
 
 # The CLI uses the public API, plus the SDK for dtype conversions.
-$(O)/tilec: $(CLI_OBJ) $(O)/libtilec.so $(O)/libtilec-sdk.a
-	$(CC) -o $@ $(CLI_OBJ) -L$(O) -ltilec $(O)/libtilec-sdk.a -Wl,-rpath,'$$ORIGIN' $(LDLIBS_CORE)
+$(O)/tilec: $(CLI_OBJ) $(CLI_EXTRA_OBJ) $(O)/libtilec.so $(O)/libtilec-sdk.a
+	$(CC) -o $@ $(CLI_OBJ) $(CLI_EXTRA_OBJ) -L$(O) -ltilec $(O)/libtilec-sdk.a -Wl,-rpath,'$$ORIGIN' $(LDLIBS_CORE)
 
 # A plugin exports exactly tilec_plugin_query (plugin-sdk/plugin.map).
 $(O)/libtilec-cpu.so: $(CPU_OBJ) $(O)/libtilec-sdk.a plugin-sdk/plugin.map
@@ -106,6 +109,13 @@ $(O)/tests/%: tests/%.c $(O)/libtilec.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(O)/libtilec.a -lcriterion $(LDLIBS_CORE)
 
+# The tuner's crashing plugin: the cpu backend whose compile segfaults on
+# a marked kernel (tests/plugins/tune_crash.c).
+TUNE_PLUGINS := $(O)/tests/tune-plugins/libtilec-tunecrash.so
+$(O)/tests/tune-plugins/libtilec-tunecrash.so: tests/plugins/tune_crash.c $(O)/libtilec-cpu.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -o $@ $< -ldl
+
 # Conformance (conformance/README.md): the template plugin built from the
 # SDK alone (plugin-sdk/template), its deliberately mis-lowered twin, and
 # misbehaving fake plugins for the runner's own tests.  The two template
@@ -122,12 +132,12 @@ $(O)/tests/conform-plugins/libtilec-fake_%.so: tests/plugins/conform_fake.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -DFAKE_KIND_$* -o $@ $<
 # The runner's tests link its objects (they are part of the CLI, not libtilec).
-CONFORM_OBJ := $(patsubst %.c,$(O)/%.o,$(wildcard conformance/*.c)) $(O)/tools/check.o
+CONFORM_OBJ := $(patsubst %.c,$(O)/%.o,$(wildcard conformance/*.c)) $(O)/core/check.o
 $(O)/tests/test_conform: tests/test_conform.c $(CONFORM_OBJ) $(O)/libtilec.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -Iconformance -Itools -o $@ $< $(CONFORM_OBJ) $(O)/libtilec.a -lcriterion $(LDLIBS_CORE)
 
-test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE)
+test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE) $(TUNE_PLUGINS)
 	@O=$(O) sh tests/conform.sh
 	@TILEC_BUILD_DIR=$(abspath $(O)) O=$(O) sh tests/run.sh $(TESTS)
 	@O=$(O) sh tests/python/run.sh
