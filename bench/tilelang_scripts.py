@@ -3,6 +3,7 @@ many run to the end (exit status 0), host code, torch references and checks
 included.
 
     python3 bench/tilelang_scripts.py TILELANG_CHECKOUT [--timeout S] [--out FILE.md]
+        [--filter SUBSTRING] [--commit TILELANG_COMMIT]
 
 Every examples/**/example_*.py of the checkout runs in its own directory with
 tilelang resolved to tilec (PYTHONPATH=python, TILEC_LIBRARY=build/libtilec.so
@@ -33,6 +34,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--out")
     ap.add_argument("--filter", default="", help="only scripts whose path contains this")
+    ap.add_argument("--commit", help="TileLang's commit, when the checkout is not a git tree")
     a = ap.parse_args()
     scripts = sorted(glob.glob(os.path.join(a.tilelang, "examples", "**", "example_*.py"),
                                recursive=True))
@@ -64,7 +66,7 @@ def main():
             f.write("# TileLang example scripts under `python -m tilec`\n\n")
             f.write("Machine: %s, %s; Python %s.  tilec %s, TileLang %s.  Command: `%s`.\n\n" % (
                 platform.node(), platform.processor() or platform.machine(),
-                platform.python_version(), commit(ROOT), commit(a.tilelang),
+                platform.python_version(), commit(ROOT), a.commit or commit(a.tilelang),
                 " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])))
             f.write("**%s.**\n\n| script | result | seconds | last error line |\n"
                     "| --- | --- | --- | --- |\n" % summary)
