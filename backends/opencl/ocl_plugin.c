@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "ocl_internal.h"
+#include "tilec/lower.h"
 #include "tilec/sdk.h"
 #include "tilec/shell.h"
 
@@ -232,6 +233,13 @@ static char *build_options(const tilec_pcompile_options_t *opts)
     return o;
 }
 
+/* --emit lowered: the SDK's lowering passes for the OpenCL description */
+static tilec_pstatus_t ocl_lower(void *devstate, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
+{
+    (void)devstate;
+    return tilec_lower_shell("opencl", ocl_target_desc(opts->arch), sm);
+}
+
 static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_t *opts,
                                    tilec_shell_module_t *sm)
 {
@@ -242,6 +250,7 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
     tilec_pstatus_t st = TILEC_PS_INTERNAL;
     char err[1024];
     char *cache_dir = tilec_shell_cache_dir(), *cache_path = NULL, *options = NULL;
+    char cache_key[65] = "";
     double t0 = now_ms();
     const tilec_ir_kernel_t *k = sm->kernel;
     tilec_simt_dialect_t dl;
@@ -314,9 +323,17 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
         tilec_sha256_final(&h, dg);
         tilec_sha256_hex(dg, hex);
         cache_path = tilec_sdk_cache_path(cache_dir, "opencl-", hex, ".bin");
+        memcpy(cache_key, hex, sizeof cache_key);
         void *bin = NULL;
         size_t blen = 0;
-        if (cache_path && tilec_sdk_file_read(cache_path, &bin, &blen) == 0 && blen > 0) {
+        char why[256];
+        tilec_sdk_cache_result_t cr =
+            cache_path ? tilec_sdk_cache_load(cache_path, hex, &bin, &blen, why, sizeof why)
+                       : TILEC_SDK_CACHE_MISS;
+        if (cr == TILEC_SDK_CACHE_BAD) {
+            tilec_shell_log("compile", "opencl: cache entry %s rejected: %s; removed, rebuilding",
+                            cache_path, why);
+        } else if (cr == TILEC_SDK_CACHE_HIT && blen > 0) {
             const unsigned char *bp = bin;
             cl_int bst = CL_SUCCESS;
             m->prog = s->cl.CreateProgramWithBinary(dv->ctx, 1, &d->id, &blen, &bp, &bst, &e);
@@ -332,10 +349,10 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
                     s->cl.ReleaseProgram(m->prog);
                 m->prog = NULL;
             }
-            free(bin);
         } else if (cache_path) {
             tilec_shell_log("compile", "opencl: cache miss %s", cache_path);
         }
+        free(bin);
     }
     if (!m->prog) {
         const char *src = sm->source;
@@ -357,7 +374,7 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
         }
         tilec_shell_log("compile", "opencl: built kernel '%s' for %s in %.1f ms", k->name, d->name, now_ms() - t0);
         if (fetch_binary(s, m, sm) == 0 && cache_path) {
-            if (tilec_sdk_cache_write(cache_path, sm->binary, sm->binary_len) != 0)
+            if (tilec_sdk_cache_store(cache_path, cache_key, sm->binary, sm->binary_len) != 0)
                 tilec_shell_log("compile", "opencl: cannot write cache entry %s", cache_path);
         }
     }
@@ -542,6 +559,7 @@ static const tilec_shell_backend_t ocl_backend = {
     .device_open = ocl_device_open,
     .device_close = ocl_device_close,
     .compile = ocl_compile,
+    .lower = ocl_lower,
     .module_info = ocl_module_info,
     .module_free = ocl_module_free,
     .mem_alloc = ocl_mem_alloc,
