@@ -25,7 +25,7 @@ enum {
     BI_UNROLL, BI_VECTORIZED, BI_DYNAMIC, BI_CEILDIV, BI_TMAX, BI_TMIN, BI_ABS, BI_EXP, BI_EXP2,
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
-    BI_CONST, BI_EMPTY, BI_SAFE_VALUE,
+    BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -46,10 +46,11 @@ static const bientry_t t_members[] = {
     {"symbolic", BI_DYNAMIC}, {"ceildiv", BI_CEILDIV}, {"max", BI_TMAX}, {"min", BI_TMIN}, {"abs", BI_ABS},
     {"exp", BI_EXP}, {"exp2", BI_EXP2}, {"log", BI_LOG}, {"log2", BI_LOG2}, {"sqrt", BI_SQRT},
     {"rsqrt", BI_RSQRT}, {"tanh", BI_TANH}, {"sigmoid", BI_SIGMOID}, {"floor", BI_FLOOR}, {"ceil", BI_CEIL},
-    {"if_then_else", BI_IF_THEN_ELSE}, {"infinity", BI_INFINITY}, {"cast", BI_CAST}, {"Cast", BI_CAST},
+    {"if_then_else", BI_IF_THEN_ELSE}, {"infinity", BI_INFINITY}, {"cast", BI_CAST}, {"Cast", BI_TCAST},
     {"pow", BI_POW}, {"floordiv", BI_FLOORDIV}, {"floormod", BI_FLOORMOD}, {"truncdiv", BI_TRUNCDIV},
     {"max_value", BI_MAX_VALUE}, {"min_value", BI_MIN_VALUE}, {"const", BI_CONST}, {"empty", BI_EMPTY},
-    {"annotate_safe_value", BI_SAFE_VALUE},
+    {"annotate_safe_value", BI_SAFE_VALUE}, {"disable_warp_group_reg_alloc", BI_NOOP_HINT},
+    {"set_max_nreg", BI_NOOP_HINT}, {"no_set_max_nreg", BI_NOOP_HINT}, {"dtype", BI_DTYPE_OF},
     {NULL, 0}
 };
 
@@ -62,6 +63,41 @@ static const bientry_t py_members[] = {
     {"int", BI_INT}, {"float", BI_FLOAT}, {"bool", BI_BOOL}, {"str", BI_STR}, {"tuple", BI_TUPLE},
     {"list", BI_LIST}, {"isinstance", BI_ISINSTANCE}, {NULL, 0}
 };
+
+/* T members tilec knows but does not support, with the reason. */
+static const struct { const char *name, *why; } t_unsupported[] = {
+    {"get_thread_binding", "thread-level programming (per-thread indices) is outside tilec's block-level semantics"},
+    {"thread_binding", "thread-level programming (per-thread loops) is outside tilec's block-level semantics"},
+    {"alloc_barrier", "explicit mbarriers are Hopper-specific and not in the subset (the lowering places barriers)"},
+    {"alloc_tmem", "tensor memory is Blackwell-specific and not in the subset"},
+    {"tcgen05_gemm", "tcgen05 GEMMs are Blackwell-specific and not in the subset; use T.gemm"},
+    {"ws", "warp specialization is decided by the lowering, not written in the program"},
+    {"ClusterKernel", "thread-block clusters are not in the subset"},
+    {"Persistent", "persistent-kernel loops are not in the subset yet; write the grid loop with T.Kernel"},
+    {"alloc_global", "T.alloc_global (device scratch memory) is not in the subset yet"},
+    {"alloc_reducer", "T.alloc_reducer is not in the subset yet"},
+    {"call_extern", "external device functions cannot be called on every backend"},
+    {"import_source", "external device sources cannot be compiled on every backend"},
+    {"gemm_sp", "sparse GEMMs are not in the subset"},
+    {"float8_e4m3fn", "8-bit float dtypes are not in tilec's IR yet"},
+    {"float8_e4m3", "8-bit float dtypes are not in tilec's IR yet"},
+    {"float8_e5m2", "8-bit float dtypes are not in tilec's IR yet"},
+    {"float8_e4m3fnuz", "8-bit float dtypes are not in tilec's IR yet"},
+    {"float8_e5m2fnuz", "8-bit float dtypes are not in tilec's IR yet"},
+    {"float4_e2m1fn", "4-bit float dtypes are not in tilec's IR yet"},
+    {"int4", "4-bit integer dtypes are not in tilec's IR yet"},
+    {"uint4", "4-bit integer dtypes are not in tilec's IR yet"},
+    {"tfloat32", "tfloat32 is a tensor-core input format, not a storage dtype in tilec's IR"},
+    {NULL, NULL}
+};
+
+const char *bi_unsupported_reason(const char *name)
+{
+    int i;
+    for (i = 0; t_unsupported[i].name; i++)
+        if (!strcmp(t_unsupported[i].name, name)) return t_unsupported[i].why;
+    return NULL;
+}
 
 static value_t *mk_builtin(ev_t *ev, int id)
 {
@@ -779,6 +815,22 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         BIND("T.cast", 2, "value", "dtype", "span");
         return v_cast(ev, a_[0], v_want_dtype(ev, a_[1], l_[1]), at);
     }
+    case BI_TCAST: {
+        /* TVM's Cast(dtype, value); tilec's older (value, dtype) order is still read */
+        BIND("T.Cast", 2, "dtype", "value", "span");
+        tilec_dtype_t t;
+        if (!v_as_dtype(a_[0], &t) && v_as_dtype(a_[1], &t)) return v_cast(ev, a_[0], t, at);
+        return v_cast(ev, a_[1], v_want_dtype(ev, a_[0], l_[0]), at);
+    }
+    case BI_DTYPE_OF: {
+        BIND("T.dtype", 1, "dtype");
+        value_t *v = v_new(ev, V_DTYPE);
+        v->u.dt = v_want_dtype(ev, a_[0], l_[0]);
+        return v;
+    }
+    case BI_NOOP_HINT:
+        /* register-allocation hints of warp-specialized kernels: no effect on results */
+        return ev->none;
     case BI_POW: {
         BIND("T.pow", 2, "x", "y");
         return v_binop(ev, AST_OP_POW, a_[0], a_[1], at);

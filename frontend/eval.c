@@ -1087,6 +1087,9 @@ static value_t *import_member(ev_t *ev, const char *from, ast_import_name_t *in)
     char *path;
     if (m->kind == V_NS) {
         v = bi_lookup_ns(ev, m->u.ns, in->name);
+        if (!v && m->u.ns == NS_T && bi_unsupported_reason(in->name))
+            ev_fail(ev, in->loc, "T.%s is outside the subset tilec supports: %s", in->name,
+                    bi_unsupported_reason(in->name));
         if (!v && m->u.ns == NS_T)
             ev_fail(ev, in->loc, "'tilelang.language' has no member '%s' in the supported subset of TileLang", in->name);
         if (v) return v;

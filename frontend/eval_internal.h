@@ -44,7 +44,7 @@ typedef enum vkind {
 
 enum {
     NS_T = 0, NS_TILELANG, NS_POLICY, NS_PASSCFG, NS_MATH, NS_ITERTOOLS, NS_TORCH, NS_TL_MATH,
-    NS_AUTOTUNER, NS_CARVER, NS_CARVER_ARCH, NS_DRIVER
+    NS_AUTOTUNER, NS_CARVER, NS_CARVER_ARCH, NS_DRIVER, NS_TVM, NS_TIRX
 };
 
 /* What tilelang.carver.arch.driver.get_num_sms() answers: the frontend does
@@ -240,6 +240,7 @@ value_t *bi_lookup_ns(ev_t *ev, int ns, const char *name);
 value_t *bi_lookup_python(ev_t *ev, const char *name);
 value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call);
 value_t *bi_subscript(ev_t *ev, value_t *fnv, ast_expr_t *e);   /* T.Tensor[shape, dtype] */
+const char *bi_unsupported_reason(const char *name);  /* a T member tilec rejects, or NULL */
 const char *bi_name(int id);
 enum { BI_PRIM_FUNC = 1, BI_MACRO, BI_JIT, BI_AUTOTUNE };
 /* ids of module functions (modules.c answers calls of ids >= BI_MODULE_FIRST) */
@@ -247,7 +248,7 @@ enum {
     BI_MODULE_FIRST = 300,
     BI_M_SQRT = BI_MODULE_FIRST, BI_M_LOG, BI_M_LOG2, BI_M_LOG10, BI_M_EXP, BI_M_POW, BI_M_CEIL, BI_M_FLOOR,
     BI_M_TRUNC, BI_M_FABS, BI_M_GCD, BI_M_LCM, BI_M_ISQRT, BI_M_PROD, BI_M_LOG1P, BI_M_TANH, BI_M_ISCLOSE,
-    BI_M_ISINF, BI_M_ISNAN, BI_PRODUCT, BI_NEXT_POW2, BI_NUM_SMS
+    BI_M_ISINF, BI_M_ISNAN, BI_PRODUCT, BI_NEXT_POW2, BI_NUM_SMS, BI_TIRX_CONST
 };
 /* ids of the Python builtins and methods of pyfuncs.c (>= BI_PY_FIRST) */
 enum {

@@ -51,7 +51,8 @@ static const struct { const char *path; int ns; } known[] = {
     {"tilelang.math", NS_TL_MATH}, {"tilelang.autotuner", NS_AUTOTUNER},
     {"tilelang.carver.arch.driver", NS_DRIVER}, {"tilelang.carver.arch", NS_CARVER_ARCH},
     {"tilelang.carver", NS_CARVER}, {"math", NS_MATH}, {"itertools", NS_ITERTOOLS},
-    {"torch", NS_TORCH}, {NULL, 0}
+    {"torch", NS_TORCH}, {"tvm", NS_TVM}, {"tilelang.tvm", NS_TVM}, {"tvm.tirx", NS_TIRX}, {"tvm.tir", NS_TIRX},
+    {"tilelang.tvm.tirx", NS_TIRX}, {"tilelang.tvm.tir", NS_TIRX}, {NULL, 0}
 };
 
 value_t *mod_lookup(ev_t *ev, const char *path)
@@ -134,6 +135,7 @@ static const struct { const char *n; int id; } math_fns[] = {
  * member (for T and the policy namespace, builtins.c answers first). */
 value_t *mod_member(ev_t *ev, int id, const char *name)
 {
+    value_t *r;
     int i;
     switch (id) {
     case NS_PASSCFG: return pass_config_key(ev, name);
@@ -162,6 +164,17 @@ value_t *mod_member(ev_t *ev, int id, const char *name)
     case NS_CARVER_ARCH:
         if (!strcmp(name, "driver")) return ns(ev, NS_DRIVER);
         return mod_opaque(ev, join(ev, "tilelang.carver.arch", name));
+    case NS_TVM:
+        if (!strcmp(name, "tirx") || !strcmp(name, "tir")) return ns(ev, NS_TIRX);
+        if (!strcmp(name, "DataType")) return bi_lookup_ns(ev, NS_T, "dtype");
+        return mod_opaque(ev, join(ev, "tvm", name));
+    case NS_TIRX:
+        /* the TVM expressions kernels use, mapped to tile-IR ones */
+        if (!strcmp(name, "const")) return builtin(ev, BI_TIRX_CONST);
+        if (!strcmp(name, "Cast")) return bi_lookup_ns(ev, NS_T, "Cast");
+        if (!strcmp(name, "PrimExpr") || !strcmp(name, "Var")) return mod_opaque(ev, join(ev, "tvm.tirx", name));
+        r = bi_lookup_ns(ev, NS_T, name);   /* tirx.max, tirx.exp, ... are T's */
+        return r ? r : mod_opaque(ev, join(ev, "tvm.tirx", name));
     case NS_DRIVER:
         if (!strcmp(name, "get_num_sms")) return builtin(ev, BI_NUM_SMS);
         return mod_opaque(ev, join(ev, "tilelang.carver.arch.driver", name));
@@ -237,6 +250,13 @@ value_t *mod_call(ev_t *ev, int id, args_t *ar)
     for (i = 0; math_fns[i].n; i++)
         if (math_fns[i].id == id) fn = math_fns[i].n;
     if (id == BI_PRODUCT) return product(ev, ar);
+    if (id == BI_TIRX_CONST) {
+        tilec_dtype_t t;
+        if (ar->n < 1 || ar->n > 2 || !v_is_num(ar->v[0])) ev_fail(ev, at, "tirx.const(value, dtype) needs a compile-time number");
+        if (ar->n == 1) return ar->v[0];
+        t = v_want_dtype(ev, ar->v[1], ar->loc[1]);
+        return v_cast(ev, v_expr(ev, ex_as(ev, ar->v[0], t, at)), t, at);
+    }
     if (id == BI_NUM_SMS) {
         if (ar->n || ar->nkw) ev_fail(ev, at, "get_num_sms() takes no arguments");
         return v_int(ev, TILEC_FRONTEND_NUM_SMS);

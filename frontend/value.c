@@ -1045,6 +1045,8 @@ value_t *v_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc)
     case V_NS:
         r = bi_lookup_ns(ev, v->u.ns, name);
         if (r) return r;
+        if (v->u.ns == NS_T && bi_unsupported_reason(name))
+            ev_fail(ev, loc, "T.%s is outside the subset tilec supports: %s", name, bi_unsupported_reason(name));
         ev_fail(ev, loc, "'%s' has no member '%s' in the supported subset of TileLang", mod_ns_name(v->u.ns), name);
     case V_OPAQUE: {
         size_t n = strlen(v->u.opq) + strlen(name) + 2;

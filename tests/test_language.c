@@ -916,6 +916,15 @@ Test(lang, ragged_direct_accesses_are_safe)
     run_free(&r);
 }
 
+Test(lang, tvm_helpers)
+{
+    run_t r;
+    int k;
+    run_file(&r, "tests/lang/tvm_helpers.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 8; k++) EXPECT_NEAR(F(r, 1)[k], 3 * pattern(0, k), "B[%d]", k);
+    run_free(&r);
+}
+
 static void fill_u8(int i, void *data, int64_t count, tilec_elem_t e)
 {
     int64_t k;
