@@ -15,6 +15,11 @@ on random data, and prints a table with the ratio tilec/reference:
   softmax, rmsnorm fp16 32768x4096 vs the device-to-device copy bandwidth,
                              GB/s (torch's own kernels printed beside)
 
+When the `tilelang` package imports (TileLang 0.1.15 carried as wheels on
+the H200), the same example file with the same parameters is also compiled
+by TileLang (bench/tilelang_ref.py) and timed the same way: its column and
+its ratio to the reference are printed beside tilec's.
+
 Results are also written as JSON to $OUT/bench.json (or build/bench.json).
 """
 import json
@@ -26,6 +31,7 @@ import sys
 import torch
 
 from torch_timing import median_ms
+import tilelang_ref
 
 OUT = os.environ.get("OUT", "build")
 TILEC = os.environ.get("TILEC", "build/tilec")
@@ -46,18 +52,38 @@ def t_tilec(example, defs):
 
 
 rows = []
+TL_OK, TL_WHY = tilelang_ref.available()
 
 
-def add(name, unit, work, ms_tilec, ms_ref, ref_name, err=None):
+def t_tilelang(example, factory, defs, out_idx, inputs):
+    """TileLang's time for the same file and parameters: (ms, None) or (None, why)."""
+    if not TL_OK:
+        return None, TL_WHY
+    kern, err = tilelang_ref.load(example, factory, defs, out_idx)
+    if kern is None:
+        return None, err
+    try:
+        return median_ms(lambda: kern(*inputs)), None
+    except Exception as e:
+        return None, f"{type(e).__name__}: {str(e).strip().splitlines()[-1:]}"[:200]
+
+
+def add(name, unit, work, ms_tilec, ms_ref, ref_name, err=None, tl=(None, None)):
     val = lambda ms: (work / (ms * 1e-3) / (1e12 if unit == "TFLOP/s" else 1e9)) if ms else None
+    ms_tl, tl_err = tl
     rows.append(dict(name=name, unit=unit, tilec_ms=ms_tilec, ref_ms=ms_ref, ref=ref_name,
                      tilec=val(ms_tilec), reference=val(ms_ref),
-                     ratio=(ms_ref / ms_tilec) if ms_tilec and ms_ref else None, error=err))
+                     ratio=(ms_ref / ms_tilec) if ms_tilec and ms_ref else None, error=err,
+                     tilelang_ms=ms_tl, tilelang=val(ms_tl),
+                     tilelang_ratio=(ms_ref / ms_tl) if ms_tl and ms_ref else None,
+                     tilelang_error=tl_err))
     t = f"{val(ms_tilec):9.1f}" if ms_tilec else "     n/a "
+    tlc = (f"  TileLang {val(ms_tl):7.1f} ratio {ms_ref / ms_tl:.3f}" if ms_tl
+           else f"  TileLang n/a [{tl_err}]")
     print(f"{name:34s} tilec {t} {unit:7s} ({ms_tilec if ms_tilec else float('nan'):8.3f} ms)  "
           f"{ref_name} {val(ms_ref):9.1f} ({ms_ref:8.3f} ms)  "
           f"ratio {rows[-1]['ratio'] if rows[-1]['ratio'] else float('nan'):.3f}"
-          + (f"  [{err}]" if err else ""), flush=True)
+          + (f"  [{err}]" if err else "") + tlc, flush=True)
 
 
 def main():
@@ -77,8 +103,10 @@ def main():
         a = torch.rand(n, n, dtype=torch.float16, device="cuda") * 2 - 1
         b = torch.rand(n, n, dtype=torch.float16, device="cuda") * 2 - 1
         ref = median_ms(lambda: a @ b)
-        ms, err = t_tilec("examples/gemm.py", dict(M=n, N=n, K=n, **gemm_cfg))
-        add(f"gemm fp16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "cuBLAS", err)
+        defs = dict(M=n, N=n, K=n, **gemm_cfg)
+        ms, err = t_tilec("examples/gemm.py", defs)
+        tl = t_tilelang("examples/gemm.py", "matmul", defs, [-1], (a, b))
+        add(f"gemm fp16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "cuBLAS", err, tl)
         del a, b
 
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -96,33 +124,39 @@ def main():
                         q, k, v, is_causal=causal))
             except RuntimeError as e:
                 print(f"  {name}: unavailable ({str(e).splitlines()[0]})")
-        ms, err = t_tilec("examples/flash_attention.py",
-                          dict(batch=bt, heads=h, seq_len=s, dim=d, causal=causal,
-                               block_M=128, block_N=128, threads=256, num_stages=2))
+        defs = dict(batch=bt, heads=h, seq_len=s, dim=d, causal=causal,
+                    block_M=128, block_N=128, threads=256, num_stages=2)
+        ms, err = t_tilec("examples/flash_attention.py", defs)
+        tl = t_tilelang("examples/flash_attention.py", "flash_attention", defs, [3], (q, k, v))
         flops = 4.0 * bt * h * s * s * d * (0.5 if causal else 1.0)
         for name, ref in refs.items():
             add(f"flash fp16 b{bt} h{h} s{s} d{d}{' causal' if causal else ''}", "TFLOP/s", flops,
-                ms, ref, name, err)
+                ms, ref, name, err, tl)
         del q, k, v
 
     M, N = 32768, 4096
     xs = torch.randn(M, N, dtype=torch.float16, device="cuda")
     ref = median_ms(lambda: torch.softmax(xs, dim=1))
-    ms, err = t_tilec("examples/softmax.py", dict(M=M, N=N, block_M=4))
+    defs = dict(M=M, N=N, block_M=4)
+    ms, err = t_tilec("examples/softmax.py", defs)
+    tl = t_tilelang("examples/softmax.py", "softmax", defs, [1], (xs,))
     nbytes = 2 * M * N * 2
     add(f"softmax fp16 {M}x{N}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
-        "copy-bw", err)
+        "copy-bw", err, tl)
     print(f"  (torch.softmax: {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
     w = torch.randn(N, dtype=torch.float16, device="cuda")
     ref = median_ms(lambda: torch.nn.functional.rms_norm(xs, (N,), w, 1e-6))
-    ms, err = t_tilec("examples/rmsnorm.py", dict(M=M, N=N, block_M=4, dtype="float16"))
+    defs = dict(M=M, N=N, block_M=4, dtype="float16")
+    ms, err = t_tilec("examples/rmsnorm.py", defs)
+    tl = t_tilelang("examples/rmsnorm.py", "rms_norm", defs, [2], (xs, w))
     add(f"rmsnorm fp16 {M}x{N}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
-        "copy-bw", err)
+        "copy-bw", err, tl)
     print(f"  (torch rms_norm: {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
 
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "bench.json"), "w") as f:
-        json.dump(dict(device=dev, torch=torch.__version__, copy_gbs=copy_gbs, rows=rows), f,
+        json.dump(dict(device=dev, torch=torch.__version__, copy_gbs=copy_gbs, rows=rows,
+                       tilelang=None if not TL_OK else __import__("tilelang").__version__), f,
                   indent=1)
 
 
