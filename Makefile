@@ -1,6 +1,7 @@
 # tilec — one build for everything.
 #   make            libtilec.so, the tilec CLI, every plugin, the SDK library
-#   make test       unit tests (Criterion), malformed-program corpus, every example
+#   make test       unit tests (Criterion), malformed-program corpus, every example,
+#                   the Python package's tests (tests/python, when numpy and pytest exist)
 #   make run        the GEMM example on the CPU backend with --check
 #   make conform    the conformance suite on the cpu backend and the template plugin
 #   make clang      the same build with clang (house style: clean with both)
@@ -122,6 +123,7 @@ $(O)/tests/test_conform: tests/test_conform.c $(CONFORM_OBJ) $(O)/libtilec.a
 test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE)
 	@O=$(O) sh tests/conform.sh
 	@TILEC_BUILD_DIR=$(abspath $(O)) O=$(O) sh tests/run.sh $(TESTS)
+	@O=$(O) sh tests/python/run.sh
 
 # The conformance suite alone, on the cpu backend and on the template.
 conform: all $(BROKEN) $(TEMPLATE_SO)

@@ -536,6 +536,10 @@ TILEC_API tilec_status_t tilec_program_load_string(tilec_context_t *ctx, const c
     free(fd);
     free(d);
     p->mod = r.module;
+    /* pass_configs are not compile options yet (ABI 1.0 has none): listed */
+    for (int i = 0; i < r.npass_configs; i++)
+        tilec_log("compile", "pass_configs: %s = %s (recorded, not passed to the backend)", r.pass_config_keys[i],
+                  r.pass_config_values[i]);
     return program_finish(ctx, p, name, &r, t0, out);
 }
 

@@ -38,7 +38,8 @@ typedef enum ast_expr_kind {
     AST_TUPLE,      /* (a, b, ...) or a, b */
     AST_LIST,       /* [a, b, ...] */
     AST_STARRED,    /* *value (in calls and tuples) */
-    AST_DICT        /* {k: v, ...}: seq.items alternate key, value; seq.n = 2 * pairs */
+    AST_DICT,       /* {k: v, ...}: seq.items alternate key, value; seq.n = 2 * pairs */
+    AST_COMP        /* [elt for t in it if c ...], (elt for ...), {k: v for ...}: comp */
 } ast_expr_kind_t;
 
 enum {
@@ -49,6 +50,9 @@ enum {
     AST_OP_EQ, AST_OP_NE, AST_OP_LT, AST_OP_LE, AST_OP_GT, AST_OP_GE,
     AST_OP_IN, AST_OP_NOTIN, AST_OP_IS, AST_OP_ISNOT
 };
+
+/* One `for target in iter if c1 if c2` clause of a comprehension. */
+typedef struct ast_comp_for { ast_expr_t *target, *iter; int nifs; ast_expr_t **ifs; } ast_comp_for_t;
 
 typedef struct ast_keyword { const char *name; ast_expr_t *value; ast_loc_t loc; } ast_keyword_t;
 
@@ -71,6 +75,9 @@ struct ast_expr {
         struct { ast_expr_t *lo, *hi, *step; } slice;            /* SLICE */
         struct { int n; ast_expr_t **items; } seq;               /* TUPLE, LIST, DICT */
         struct { ast_expr_t *value; } star;                      /* STARRED */
+        struct { int bracket;            /* '[' list, '(' generator, '{' dict */
+                 ast_expr_t *elt, *value; /* value: dict comprehensions only */
+                 int nfor; ast_comp_for_t *fors; } comp;         /* COMP */
     } u;
 };
 

@@ -24,6 +24,7 @@ enum {
     BI_UNROLL, BI_VECTORIZED, BI_DYNAMIC, BI_CEILDIV, BI_TMAX, BI_TMIN, BI_ABS, BI_EXP, BI_EXP2,
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
+    BI_CONST, BI_EMPTY,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -46,7 +47,7 @@ static const bientry_t t_members[] = {
     {"rsqrt", BI_RSQRT}, {"tanh", BI_TANH}, {"sigmoid", BI_SIGMOID}, {"floor", BI_FLOOR}, {"ceil", BI_CEIL},
     {"if_then_else", BI_IF_THEN_ELSE}, {"infinity", BI_INFINITY}, {"cast", BI_CAST}, {"Cast", BI_CAST},
     {"pow", BI_POW}, {"floordiv", BI_FLOORDIV}, {"floormod", BI_FLOORMOD}, {"truncdiv", BI_TRUNCDIV},
-    {"max_value", BI_MAX_VALUE}, {"min_value", BI_MIN_VALUE},
+    {"max_value", BI_MAX_VALUE}, {"min_value", BI_MIN_VALUE}, {"const", BI_CONST}, {"empty", BI_EMPTY},
     {NULL, 0}
 };
 
@@ -102,15 +103,19 @@ value_t *bi_lookup_ns(ev_t *ev, int ns, const char *name)
         return NULL;
     }
     if (ns == NS_TILELANG) {
-        if (!strcmp(name, "language")) {
+        char path[128];
+        if (!strcmp(name, "PassConfigKey")) {
             v = v_new(ev, V_NS);
-            v->u.ns = NS_T;
+            v->u.ns = NS_PASSCFG;
             return v;
         }
         for (t = tilelang_members; t->name; t++)
             if (!strcmp(t->name, name)) return mk_builtin(ev, t->id);
-        return NULL;
+        /* a submodule (tilelang.language, tilelang.math, ...) or an opaque name */
+        snprintf(path, sizeof path, "tilelang.%s", name);
+        return mod_lookup(ev, path);
     }
+    if (ns != NS_T) return mod_member(ev, ns, name);
     if (!strcmp(name, "GemmWarpPolicy")) {
         v = v_new(ev, V_NS);
         v->u.ns = NS_POLICY;
@@ -360,6 +365,17 @@ static value_t *to_seq(ev_t *ev, value_t *v, int is_list, ast_loc_t loc)
     ev_fail(ev, loc, "cannot convert %s to a %s", v_kind_name(v), is_list ? "list" : "tuple");
 }
 
+value_t *v_iter_items(ev_t *ev, value_t *v, ast_loc_t loc)
+{
+    if (v->kind == V_DICT) {
+        value_t *r = v_seq(ev, v->u.seq.n / 2, 0);
+        int i;
+        for (i = 0; i + 1 < v->u.seq.n; i += 2) r->u.seq.items[i / 2] = v->u.seq.items[i];
+        return r;
+    }
+    return to_seq(ev, v, 0, loc);
+}
+
 static value_t *value_str(ev_t *ev, value_t *v, ast_loc_t loc)
 {
     char buf[64];
@@ -421,12 +437,46 @@ static value_t *call_annotate_layout(ev_t *ev, ast_expr_t *call)
     return ev->none;
 }
 
+static void check_pass_configs(ev_t *ev, value_t *d, ast_loc_t loc)
+{
+    int i;
+    for (i = 0; i + 1 < d->u.seq.n; i += 2) {
+        value_t *k = d->u.seq.items[i], *v = d->u.seq.items[i + 1];
+        if (k->kind != V_STR)
+            ev_fail(ev, loc, "a pass_configs key must be a string or a tilelang.PassConfigKey member, got %s",
+                    v_kind_name(k));
+        if (!v_is_num(v) && v->kind != V_STR && v->kind != V_NONE)
+            ev_fail(ev, loc, "the value of pass_configs key '%s' must be a bool, number or string, got %s", k->u.s.s,
+                    v_kind_name(v));
+    }
+}
+
+value_t *bi_subscript(ev_t *ev, value_t *fnv, ast_expr_t *e)
+{
+    value_t *v, *dt = NULL;
+    ast_expr_t *shape_e;
+    if (fnv->u.bi.id != BI_TENSOR)
+        ev_fail(ev, e->loc, "%s cannot be subscripted", bi_name(fnv->u.bi.id));
+    if (e->u.sub.n < 1 || e->u.sub.n > 2) ev_fail(ev, e->loc, "T.Tensor[shape, dtype] takes a shape and a dtype");
+    shape_e = e->u.sub.items[0];
+    if (shape_e->kind == AST_SLICE) ev_fail(ev, shape_e->loc, "T.Tensor[shape, dtype] takes a shape, not a slice");
+    v = v_new(ev, V_TENSORTYPE);
+    v->u.tt.shape = shape_seq(ev, ev_eval(ev, shape_e), shape_e->loc, 1);
+    if (e->u.sub.n == 2) dt = ev_eval(ev, e->u.sub.items[1]);
+    v->u.tt.dt = dt ? v_want_dtype(ev, dt, e->u.sub.items[1]->loc) : TILEC_FLOAT32;
+    return v;
+}
+
 value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
 {
     int id = fnv->u.bi.id;
     args_t ar;
     ast_loc_t at = call->loc;
     if (id == BI_ANNOTATE_LAYOUT) return call_annotate_layout(ev, call);
+    if (id >= BI_MODULE_FIRST) {
+        ev_eval_args(ev, call, &ar);
+        return mod_call(ev, id, &ar);
+    }
     if (id == BI_IF_THEN_ELSE) ev->guarded++;
     ev_eval_args(ev, call, &ar);
     if (id == BI_IF_THEN_ELSE) ev->guarded--;
@@ -438,13 +488,26 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     case BI_PRIM_FUNC: case BI_MACRO:
         ev_fail(ev, at, "T.%s is a decorator: write @T.%s above a def", bi_name(id), bi_name(id));
     case BI_JIT: {
-        BIND("tilelang.jit", 0, "func", "out_idx", "target", "execution_backend", "target_host", "verbose",
-             "pass_configs", "debug_root_path", "compile_flags");
-        value_t *v = v_new(ev, V_JIT);
-        if (a_[0]) ev_fail(ev, l_[0], "use tilelang.jit as a decorator: @tilelang.jit or @tilelang.jit(out_idx=...)");
-        if (a_[1] && a_[1]->kind != V_NONE) {
-            value_t *o = a_[1];
-            int i;
+        /* TileLang's keywords (target=, execution_backend=, verbose=, ...)
+         * are all accepted; out_idx marks outputs and pass_configs is kept
+         * for the backend (see pass_configs in frontend.h). */
+        value_t *v = v_new(ev, V_JIT), *o = NULL;
+        ast_loc_t ol = at;
+        int i;
+        if (ar.n) ev_fail(ev, ar.loc[0], "use tilelang.jit as a decorator: @tilelang.jit or @tilelang.jit(out_idx=...)");
+        for (i = 0; i < ar.nkw; i++) {
+            if (!strcmp(ar.kwn[i], "out_idx")) {
+                o = ar.kwv[i];
+                ol = ar.kwloc[i];
+            } else if (!strcmp(ar.kwn[i], "pass_configs") && ar.kwv[i]->kind != V_NONE) {
+                if (ar.kwv[i]->kind != V_DICT) ev_fail(ev, ar.kwloc[i], "pass_configs must be a dict, got %s",
+                                                       v_kind_name(ar.kwv[i]));
+                v->u.jit.pass_configs = ar.kwv[i];
+                v->u.jit.pc_loc = ar.kwloc[i];
+                check_pass_configs(ev, ar.kwv[i], ar.kwloc[i]);
+            }
+        }
+        if (o && o->kind != V_NONE) {
             if (o->kind == V_INT) {
                 v->u.jit.nout = 1;
                 v->u.jit.out_idx = ev_alloc(ev, sizeof(int64_t));
@@ -453,9 +516,9 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
                 v->u.jit.nout = o->u.seq.n;
                 v->u.jit.out_idx = ev_alloc(ev, sizeof(int64_t) * (size_t)(o->u.seq.n + 1));
                 for (i = 0; i < o->u.seq.n; i++)
-                    v->u.jit.out_idx[i] = v_want_int(ev, o->u.seq.items[i], l_[1], "an out_idx entry");
+                    v->u.jit.out_idx[i] = v_want_int(ev, o->u.seq.items[i], ol, "an out_idx entry");
             } else {
-                ev_fail(ev, l_[1], "out_idx must be an integer or a list of integers");
+                ev_fail(ev, ol, "out_idx must be an integer or a list of integers");
             }
         }
         return v;
@@ -509,6 +572,17 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         v->u.tt.shape = shape_seq(ev, a_[0], l_[0], 1);
         v->u.tt.dt = a_[1] ? v_want_dtype(ev, a_[1], l_[1]) : TILEC_FLOAT32;
         return v;
+    }
+    case BI_CONST: {
+        BIND("T.const", 1, "names", "dtype");
+        return ev_const_names(ev, a_[0], l_[0]);
+    }
+    case BI_EMPTY: {
+        BIND("T.empty", 1, "shape", "dtype");
+        value_t *tt = v_new(ev, V_TENSORTYPE);
+        tt->u.tt.shape = shape_seq(ev, a_[0], l_[0], 1);
+        tt->u.tt.dt = a_[1] ? v_want_dtype(ev, a_[1], l_[1]) : TILEC_FLOAT32;
+        return ev_eager_tensor(ev, ev->name_hint, tt, 1, at);
     }
     case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_ALLOC_LOCAL: {
         BIND(bi_name(id), 2, "shape", "dtype", "scope");

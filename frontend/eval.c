@@ -318,6 +318,62 @@ void ev_eval_args(ev_t *ev, ast_expr_t *call, args_t *out)
     }
 }
 
+static void assign_to(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc);
+
+/* Comprehensions run at compile time over compile-time iterables, in a
+ * scope of their own (as in Python 3); a generator expression gives a
+ * tuple. */
+static void comp_clause(ev_t *ev, ast_expr_t *e, int fi, value_t *out, value_t ***items, int *n, int *cap)
+{
+    ast_comp_for_t *f;
+    value_t *seq;
+    int i, j;
+    if (fi == e->u.comp.nfor) {
+        if (e->u.comp.bracket == '{')
+            v_dict_set(ev, out, ev_eval(ev, e->u.comp.elt), ev_eval(ev, e->u.comp.value), e->loc);
+        else
+            seq_push(ev, items, n, cap, ev_eval(ev, e->u.comp.elt), e->loc);
+        return;
+    }
+    f = &e->u.comp.fors[fi];
+    seq = ev_eval(ev, f->iter);
+    if (v_is_rt(seq) || (seq->kind == V_LOOPITER && seq->u.it->kind != TILEC_LOOP_SERIAL))
+        ev_fail(ev, f->iter->loc, "a comprehension runs at compile time; it cannot loop over %s", v_kind_name(seq));
+    seq = v_iter_items(ev, seq, f->iter->loc);
+    for (i = 0; i < seq->u.seq.n; i++) {
+        int keep = 1;
+        ev_step(ev, f->iter->loc);
+        assign_to(ev, f->target, seq->u.seq.items[i], f->target->loc);
+        for (j = 0; j < f->nifs && keep; j++) {
+            value_t *c = ev_eval(ev, f->ifs[j]);
+            if (v_is_rt(c))
+                ev_fail(ev, f->ifs[j]->loc, "the condition of a comprehension must be known at compile time");
+            keep = v_truth(ev, c, f->ifs[j]->loc);
+        }
+        if (keep) comp_clause(ev, e, fi + 1, out, items, n, cap);
+    }
+}
+
+static value_t *eval_comp(ev_t *ev, ast_expr_t *e)
+{
+    env_t *saved = ev->env;
+    value_t *out = NULL, **items = NULL;
+    int n = 0, cap = 0;
+    if (e->u.comp.bracket == '{') {
+        out = v_new(ev, V_DICT);
+        out->u.seq.n = 0;
+        out->u.seq.items = NULL;
+    }
+    ev->env = env_new(ev, saved);
+    comp_clause(ev, e, 0, out, &items, &n, &cap);
+    ev->env = saved;
+    if (!out) {
+        out = v_seq(ev, n, e->u.comp.bracket == '[');
+        if (n) memcpy(out->u.seq.items, items, (size_t)n * sizeof *items);
+    }
+    return out;
+}
+
 static value_t *eval_compare(ev_t *ev, ast_expr_t *e)
 {
     value_t *left = ev_eval(ev, e->u.cmp.operands[0]), *result = NULL;
@@ -400,6 +456,9 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
         if (f->kind == V_JIT) {
             ev_fail(ev, e->loc, "tilelang.jit(...) is only supported as a decorator");
         }
+        if (f->kind == V_OPAQUE)
+            ev_fail(ev, e->loc, "'%s(...)' is outside the subset tilec supports: tilec runs no Python; only tilelang, "
+                    "math, itertools and torch dtype names are evaluated", f->u.opq);
         ev_fail(ev, e->loc, "%s is not callable", v_kind_name(f));
     }
     case AST_ATTR:
@@ -412,6 +471,7 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
     case AST_LIST: return eval_seq(ev, e, 1);
     case AST_STARRED:
         ev_fail(ev, e->loc, "*value is only allowed in calls and tuples");
+    case AST_COMP: return eval_comp(ev, e);
     case AST_DICT: {
         value_t *d = v_new(ev, V_DICT);
         int i;
@@ -685,6 +745,13 @@ static void exec_annassign(ev_t *ev, ast_stmt_t *s)
     ast_expr_t *t = s->u.ann.target;
     value_t *ann = ev_eval(ev, s->u.ann.annotation), *v;
     tilec_dtype_t dt;
+    if (!s->u.ann.value && ann->kind == V_TENSORTYPE && t->kind == AST_NAME) {
+        if (!ev->eager)
+            ev_fail(ev, t->loc, "`%s: T.Tensor(...)` declares a tensor only in an eager-style @tilelang.jit kernel; "
+                    "in a @T.prim_func, annotate its parameter instead", t->u.name);
+        env_set(ev, ev->env, t->u.name, ev_eager_tensor(ev, t->u.name, ann, 0, t->loc));
+        return;
+    }
     if (!s->u.ann.value) {
         if (t->kind == AST_NAME && ann->kind == V_DTYPE)
             ev_fail(ev, t->loc, "a scalar declaration needs a value (write `%s: %s = 0`, or use "
@@ -975,8 +1042,13 @@ static void exec_def(ev_t *ev, ast_stmt_t *s)
             fn->jit = 1;
             fn->nout = dv->u.jit.nout;
             fn->out_idx = dv->u.jit.out_idx;
+            fn->pass_configs = dv->u.jit.pass_configs;
+            fn->pc_loc = dv->u.jit.pc_loc;
         } else if (dv->kind == V_BUILTIN && dv->u.bi.id == BI_AUTOTUNE) {
             /* accepted, ignored */
+        } else if (dv->kind == V_OPAQUE) {
+            ev_fail(ev, de->loc, "decorator '%s' is outside the subset tilec supports: use @T.prim_func, @T.macro, "
+                    "@tilelang.jit(...) or @autotune(...)", dv->u.opq);
         } else {
             ev_fail(ev, de->loc, "unsupported decorator: use @T.prim_func, @T.macro or @tilelang.jit(...)");
         }
@@ -989,42 +1061,61 @@ static void exec_def(ev_t *ev, ast_stmt_t *s)
     env_set(ev, ev->env, s->u.def.name, v);
 }
 
+/* The value `from MODULE import NAME` binds: a member tilec evaluates, a
+ * submodule, or an opaque stand-in (modules.c). */
+static value_t *import_member(ev_t *ev, const char *from, ast_import_name_t *in)
+{
+    value_t *m = mod_lookup(ev, from), *v = NULL;
+    size_t n;
+    char *path;
+    if (m->kind == V_NS) {
+        v = bi_lookup_ns(ev, m->u.ns, in->name);
+        if (!v && m->u.ns == NS_T)
+            ev_fail(ev, in->loc, "'tilelang.language' has no member '%s' in the supported subset of TileLang", in->name);
+        if (v) return v;
+    }
+    n = strlen(from) + strlen(in->name) + 2;
+    path = ev_alloc(ev, n);
+    snprintf(path, n, "%s.%s", from, in->name);
+    return mod_lookup(ev, path);
+}
+
 static void exec_import(ev_t *ev, ast_stmt_t *s)
 {
     int i;
     for (i = 0; i < s->u.import.n; i++) {
         ast_import_name_t *in = &s->u.import.names[i];
-        value_t *v = NULL;
+        value_t *v;
         const char *bind = in->asname;
+        const char *from = s->u.import.from;
         if (!in->name) ev_fail(ev, in->loc, "malformed import");
-        if (!s->u.import.from) {
-            if (!strcmp(in->name, "tilelang")) {
-                v = v_new(ev, V_NS);
-                v->u.ns = NS_TILELANG;
-                if (!bind) bind = "tilelang";
-            } else if (!strcmp(in->name, "tilelang.language")) {
-                v = v_new(ev, V_NS);
-                v->u.ns = bind ? NS_T : NS_TILELANG;
-                if (!bind) bind = "tilelang";
+        if (!from) {
+            if (bind) {
+                v = mod_lookup(ev, in->name);
+            } else {
+                /* `import a.b.c` binds `a` */
+                const char *dot = strchr(in->name, '.');
+                size_t n = dot ? (size_t)(dot - in->name) : strlen(in->name);
+                char *first = ev_alloc(ev, n + 1);
+                memcpy(first, in->name, n);
+                bind = first;
+                v = mod_lookup(ev, first);
             }
-        } else if (!strcmp(s->u.import.from, "tilelang")) {
-            v = bi_lookup_ns(ev, NS_TILELANG, in->name);
+        } else if (!strcmp(in->name, "*")) {
+            if (!strcmp(from, "tilelang.autotuner")) {
+                /* what TileLang's examples take from it */
+                env_set(ev, ev->env, "autotune", bi_lookup_ns(ev, NS_TILELANG, "autotune"));
+                env_set(ev, ev->env, "AutoTuner", mod_opaque(ev, "tilelang.autotuner.AutoTuner"));
+                continue;
+            }
+            if (!strcmp(from, "tilelang.language"))
+                ev_fail(ev, in->loc, "`from tilelang.language import *` is not supported; use `import tilelang.language "
+                        "as T`");
+            ev_fail(ev, in->loc, "`from %s import *` is outside the subset tilec supports: it cannot know which names "
+                    "it binds; import the names you use", from);
+        } else {
+            v = import_member(ev, from, in);
             if (!bind) bind = in->name;
-        } else if (!strcmp(s->u.import.from, "tilelang.autotuner") && !strcmp(in->name, "autotune")) {
-            /* TileLang's usual spelling of the (ignored) autotune decorator */
-            v = bi_lookup_ns(ev, NS_TILELANG, "autotune");
-            if (!bind) bind = in->name;
-        } else if (!strcmp(s->u.import.from, "tilelang.language")) {
-            if (!strcmp(in->name, "*")) ev_fail(ev, in->loc, "`from tilelang.language import *` is not supported; "
-                                                "use `import tilelang.language as T`");
-            v = bi_lookup_ns(ev, NS_T, in->name);
-            if (!bind) bind = in->name;
-        }
-        if (!v) {
-            const char *what = s->u.import.from ? s->u.import.from : in->name;
-            ev_fail(ev, in->loc, "only tilelang can be imported (`import tilelang`, `import tilelang.language as T`); "
-                    "'%s%s%s' is not available to tile programs", what, s->u.import.from ? "." : "",
-                    s->u.import.from ? in->name : "");
         }
         env_set(ev, ev->env, bind, v);
     }
@@ -1050,11 +1141,11 @@ static void exec_stmt(ev_t *ev, ast_stmt_t *s)
     case AST_S_DEF: exec_def(ev, s); break;
     case AST_S_RETURN:
         if (ev->at_module) ev_fail(ev, s->loc, "return outside a function");
-        if (ev->in_prim && s->u.ret.value)
+        if (ev->in_prim && s->u.ret.value && !ev->eager)
             ev_fail(ev, s->loc, "a @T.prim_func cannot return a value; write results into an output tensor");
         if (ev->rt_depth > 0)
             ev_fail(ev, s->loc, "return inside a run-time `if` or kernel loop is not supported");
-        ev->retval = s->u.ret.value ? ev_eval(ev, s->u.ret.value) : ev->none;
+        ev->retval = s->u.ret.value && !(ev->in_prim && ev->eager) ? ev_eval(ev, s->u.ret.value) : ev->none;
         ev->ctl = CTL_RETURN;
         break;
     case AST_S_PASS: break;
@@ -1195,6 +1286,135 @@ static void build_kernel(ev_t *ev, func_t *fn)
         ev_fail(ev, d->loc, "@T.prim_func '%s' has no `with T.Kernel(...)` block", d->u.def.name);
 }
 
+/* ---- eager-style kernels -------------------------------------------------- *
+ * TileLang's newer style writes the kernel as the @tilelang.jit function
+ * itself: tensors are parameters declared by `A: T.Tensor(shape, dtype)`
+ * statements, sizes come from `M, N = T.const("M, N")`, outputs are
+ * `C = T.empty(shape, dtype)`, and `return C` ends it.  The other parameters
+ * are compile-time constants like a factory's.  Kernel parameters are the
+ * declared tensors in the order of their declarations. */
+
+value_t *ev_eager_tensor(ev_t *ev, const char *name, value_t *tt, int is_out, ast_loc_t loc)
+{
+    tilec_ir_expr_t *shape[TILEC_IR_MAX_DIMS];
+    tilec_ir_buffer_t *b;
+    value_t *bv;
+    int j, nd;
+    if (!ev->eager || !ev->in_prim)
+        ev_fail(ev, loc, "%s declares a kernel tensor only in an eager-style @tilelang.jit kernel",
+                is_out ? "T.empty" : "a T.Tensor annotation");
+    if (ev->tail || ev->kernel_done || ev->k->nbufs != ev->k->nparams)
+        ev_fail(ev, loc, "declare every tensor (`A: T.Tensor(...)`, `C = T.empty(...)`) before the `with T.Kernel` block");
+    if (ev->k->nparams >= 32) ev_fail(ev, loc, "a kernel takes at most 32 tensor parameters");
+    nd = tt->u.tt.shape->u.seq.n;
+    for (j = 0; j < nd; j++) shape[j] = ex_index(ev, tt->u.tt.shape->u.seq.items[j], loc);
+    b = ev_chk(ev, tilec_ir_buffer_add(ev->a, ev->k, ev_unique_buf(ev, name ? name : "out"), TILEC_SCOPE_GLOBAL,
+                                       tt->u.tt.dt, nd, shape));
+    if (is_out) ev->k->out_mask |= 1u << ev->k->nparams;
+    ev->k->nparams++;
+    bv = v_new(ev, V_BUF);
+    bv->u.buf = b;
+    return bv;
+}
+
+value_t *ev_const_names(ev_t *ev, value_t *names, ast_loc_t loc)
+{
+    value_t *items[64], *r;
+    const char *p;
+    int n = 0, i;
+    if (names->kind != V_STR) ev_fail(ev, loc, "T.const takes the names as one string: T.const(\"M, N, K\")");
+    for (p = names->u.s.s; *p;) {
+        const char *q;
+        char *nm;
+        evdef_t *d;
+        while (*p == ' ' || *p == ',') p++;
+        if (!*p) break;
+        for (q = p; *q && *q != ' ' && *q != ','; q++)
+            if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_' || (*q >= '0' && *q <= '9')))
+                ev_fail(ev, loc, "T.const: '%s' is not a list of names", names->u.s.s);
+        if (*p >= '0' && *p <= '9') ev_fail(ev, loc, "T.const: '%s' is not a list of names", names->u.s.s);
+        if (n == 64) ev_fail(ev, loc, "T.const takes at most 64 names");
+        nm = ev_alloc(ev, (size_t)(q - p) + 1);
+        memcpy(nm, p, (size_t)(q - p));
+        d = find_def(ev, nm);
+        if (d && !d->used) {
+            if (d->val->kind != V_INT || d->val->u.i < 1)
+                ev_fail(ev, loc, "-D %s=%s: the size '%s' must be a positive integer", d->name, d->text, nm);
+            d->used = 1;
+            items[n++] = d->val;
+        } else {
+            value_t *sv = v_new(ev, V_SYM);
+            sv->u.sym = ev_new_sym(ev, nm, loc);
+            items[n++] = sv;
+        }
+        p = q;
+    }
+    if (n == 0) ev_fail(ev, loc, "T.const needs at least one name");
+    if (n == 1) return items[0];
+    r = v_seq(ev, n, 0);
+    for (i = 0; i < n; i++) r->u.seq.items[i] = items[i];
+    return r;
+}
+
+static int body_has_with(const ast_block_t *b, int depth)
+{
+    int i;
+    if (depth > 50) return 0;
+    for (i = 0; i < b->n; i++) {
+        ast_stmt_t *s = b->s[i];
+        if (s->kind == AST_S_WITH) return 1;
+        if (s->kind == AST_S_IF &&
+            (body_has_with(&s->u.cond.body, depth + 1) || body_has_with(&s->u.cond.orelse, depth + 1)))
+            return 1;
+    }
+    return 0;
+}
+
+static int is_tensor_decl(const ast_block_t *b, const char *name)
+{
+    int i;
+    for (i = 0; i < b->n; i++) {
+        ast_stmt_t *s = b->s[i];
+        if (s->kind == AST_S_ANNASSIGN && !s->u.ann.value && s->u.ann.target->kind == AST_NAME &&
+            !strcmp(s->u.ann.target->u.name, name))
+            return 1;
+    }
+    return 0;
+}
+
+static void build_eager(ev_t *ev, func_t *fn)
+{
+    ast_stmt_t *d = fn->def;
+    env_t *env = env_new(ev, fn->closure);
+    int i;
+    for (i = 0; i < d->u.def.nparams; i++) {
+        ast_param_t *p = &d->u.def.params[i];
+        evdef_t *df;
+        if (is_tensor_decl(&d->u.def.body, p->name)) continue;
+        df = find_def(ev, p->name);
+        if (df) {
+            df->used = 1;
+            env_set(ev, env, p->name, df->val);
+        } else if (fn->defaults[i]) {
+            env_set(ev, env, p->name, fn->defaults[i]);
+        } else {
+            ev_fail(ev, p->loc, "parameter '%s' of '%s' has no default value: pass -D %s=VALUE", p->name,
+                    d->u.def.name, p->name);
+        }
+    }
+    ev->env = env;
+    ev->at_module = 0;
+    ev->in_prim = 1;
+    ev->eager = 1;
+    ev->ctl = CTL_NONE;
+    ev_exec_block(ev, &d->u.def.body);
+    ev->ctl = CTL_NONE;
+    ev->in_prim = 0;
+    ev->eager = 0;
+    if (!ev->kernel_done)
+        ev_fail(ev, d->loc, "eager-style kernel '%s' has no `with T.Kernel(...)` block", d->u.def.name);
+}
+
 static uint32_t out_mask_of(ev_t *ev, func_t *fn, ast_loc_t loc)
 {
     uint32_t m = 0;
@@ -1325,6 +1545,15 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
                 "and returns it", path ? path : "the program");
     }
     fn = entry_func(ev, chosen);
+    ev->pass_configs = fn->pass_configs;
+    if (fn->kind == FN_PLAIN && !body_has_prim(&chosen->u.def.body, 0) && body_has_with(&chosen->u.def.body, 0)) {
+        ev->k->name = ev_irstr(ev, chosen->u.def.name);
+        build_eager(ev, fn);
+        if (fn->nout) ev->k->out_mask |= out_mask_of(ev, fn, chosen->loc);
+        check_defines(ev, fn);
+        finish(ev, out, chosen->u.def.name);
+        return;
+    }
     if (fn->kind == FN_PRIM) {
         prim = fn;
     } else {
@@ -1348,6 +1577,7 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
             ev_fail(ev, chosen->loc, "kernel factory '%s' must return its @T.prim_func (it returned %s)",
                     d->u.def.name, v_kind_name(pv));
         prim = pv->u.fn;
+        if (!ev->pass_configs) ev->pass_configs = prim->pass_configs;
     }
     ev->k->name = ev_irstr(ev, chosen->u.def.name);
     build_kernel(ev, prim);
@@ -1378,6 +1608,26 @@ static void finish(ev_t *ev, tilec_frontend_result_t *out, const char *entry)
         }
         out->nsyms = nsym;
         out->module = m;
+        if (ev->pass_configs) {
+            value_t *pc = ev->pass_configs;
+            int np = pc->u.seq.n / 2;
+            out->pass_config_keys = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(char *) * (size_t)(np + 1)));
+            out->pass_config_values = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(char *) * (size_t)(np + 1)));
+            for (i = 0; i < np; i++) {
+                value_t *k = pc->u.seq.items[2 * i], *v = pc->u.seq.items[2 * i + 1];
+                char buf[64];
+                const char *txt = buf;
+                if (v->kind == V_BOOL) txt = v->u.i ? "True" : "False";
+                else if (v->kind == V_INT) snprintf(buf, sizeof buf, "%lld", (long long)v->u.i);
+                else if (v->kind == V_FLOAT) snprintf(buf, sizeof buf, "%.17g", v->u.f);
+                else if (v->kind == V_STR) txt = v->u.s.s;
+                else if (v->kind == V_NONE) txt = "None";
+                else txt = v_kind_name(v);   /* checked by tilelang.jit (builtins.c) */
+                out->pass_config_keys[i] = ev_irstr(ev, k->u.s.s);
+                out->pass_config_values[i] = ev_irstr(ev, txt);
+            }
+            out->npass_configs = np;
+        }
         out->entry = ev_irstr(ev, entry);
     }
 }

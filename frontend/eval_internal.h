@@ -38,10 +38,18 @@ typedef enum vkind {
     V_NONE = 0, V_BOOL, V_INT, V_FLOAT, V_STR, V_SEQ, V_RANGE, V_DICT,
     V_DTYPE, V_SYM, V_EXPR, V_BUF, V_REGION, V_FUNC, V_BUILTIN, V_NS,
     V_POLICY, V_TENSORTYPE, V_JIT, V_KERNEL, V_LOOPITER,
-    V_DEADLOOP               /* a kernel loop's variable after its loop (reading it is an error) */
+    V_DEADLOOP,              /* a kernel loop's variable after its loop (reading it is an error) */
+    V_OPAQUE                 /* something imported that tilec does not evaluate (modules.c) */
 } vkind_t;
 
-enum { NS_T = 0, NS_TILELANG, NS_POLICY };
+enum {
+    NS_T = 0, NS_TILELANG, NS_POLICY, NS_PASSCFG, NS_MATH, NS_ITERTOOLS, NS_TORCH, NS_TL_MATH,
+    NS_AUTOTUNER, NS_CARVER, NS_CARVER_ARCH, NS_DRIVER
+};
+
+/* What tilelang.carver.arch.driver.get_num_sms() answers: the frontend does
+ * not see the device, so it is the SM count of the H100/H200 family. */
+#define TILEC_FRONTEND_NUM_SMS 132
 enum { FN_PLAIN = 0, FN_PRIM, FN_MACRO };
 
 typedef struct value value_t;
@@ -72,6 +80,8 @@ typedef struct func {
     value_t **defaults;      /* [nparams], NULL where none (evaluated at def time) */
     int jit;                 /* decorated with tilelang.jit */
     int nout; int64_t *out_idx;
+    value_t *pass_configs;   /* tilelang.jit(pass_configs={...}), or NULL */
+    ast_loc_t pc_loc;
 } func_t;
 
 typedef struct loopiter {
@@ -100,9 +110,10 @@ struct value {
         int ns;                                                /* NS */
         int policy;                                            /* POLICY */
         struct { value_t *shape; tilec_dtype_t dt; } tt;       /* TENSORTYPE */
-        struct { int nout; int64_t *out_idx; } jit;            /* JIT */
+        struct { int nout; int64_t *out_idx; value_t *pass_configs; ast_loc_t pc_loc; } jit; /* JIT */
         struct { int ngrid; value_t *grid[3]; int threads[3]; } kern; /* KERNEL */
         loopiter_t *it;                                        /* LOOPITER */
+        const char *opq;                                       /* OPAQUE: dotted name */
     } u;
 };
 
@@ -150,6 +161,8 @@ typedef struct ev {
     const void **mk; int32_t *md; int64_t *ms; size_t mcap, mn; /* expr -> depth, tree size */
     int guarded;               /* inside a run-time if / select: skip loop-range index checks */
     int64_t *loop_ext; int nloop_ext; /* constant extent of loop var by id, -1 unknown */
+    int eager;                 /* running an eager-style @tilelang.jit kernel (eval.c: build_eager) */
+    value_t *pass_configs;     /* the entry's tilelang.jit(pass_configs=...), or NULL */
     value_t *none, *vtrue, *vfalse;
 } ev_t;
 
@@ -175,6 +188,11 @@ void ev_step(ev_t *ev, ast_loc_t loc);
 sym_t *ev_new_sym(ev_t *ev, const char *name, ast_loc_t loc);
 void ev_set_loop_extent(ev_t *ev, tilec_ir_var_t *v, tilec_ir_expr_t *extent);
 int64_t ev_loop_extent(ev_t *ev, const tilec_ir_var_t *v);
+/* Eager style: declares the next kernel parameter (an `A: T.Tensor(...)`
+ * statement, or `C = T.empty(...)` for an output) and returns its buffer. */
+value_t *ev_eager_tensor(ev_t *ev, const char *name, value_t *tt, int is_out, ast_loc_t loc);
+/* T.const("M, N"): -D values, else T.dynamic symbols */
+value_t *ev_const_names(ev_t *ev, value_t *names, ast_loc_t loc);
 
 /* ---- value.c ---- */
 value_t *v_new(ev_t *ev, vkind_t k);
@@ -220,8 +238,18 @@ tilec_dtype_t dt_promote(tilec_dtype_t x, tilec_dtype_t y);
 value_t *bi_lookup_ns(ev_t *ev, int ns, const char *name);
 value_t *bi_lookup_python(ev_t *ev, const char *name);
 value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call);
+value_t *bi_subscript(ev_t *ev, value_t *fnv, ast_expr_t *e);   /* T.Tensor[shape, dtype] */
 const char *bi_name(int id);
 enum { BI_PRIM_FUNC = 1, BI_MACRO, BI_JIT, BI_AUTOTUNE };
+/* ids of module functions (modules.c answers calls of ids >= BI_MODULE_FIRST) */
+enum {
+    BI_MODULE_FIRST = 300,
+    BI_M_SQRT = BI_MODULE_FIRST, BI_M_LOG, BI_M_LOG2, BI_M_LOG10, BI_M_EXP, BI_M_POW, BI_M_CEIL, BI_M_FLOOR,
+    BI_M_TRUNC, BI_M_FABS, BI_M_GCD, BI_M_LCM, BI_M_ISQRT, BI_M_PROD, BI_M_LOG1P, BI_M_TANH, BI_M_ISCLOSE,
+    BI_M_ISINF, BI_M_ISNAN, BI_PRODUCT, BI_NEXT_POW2, BI_NUM_SMS
+};
+/* the items of a compile-time iterable (tuple, list, range, str, dict keys) as a tuple */
+value_t *v_iter_items(ev_t *ev, value_t *v, ast_loc_t loc);
 
 /* argument lists of calls */
 typedef struct args {
@@ -230,6 +258,13 @@ typedef struct args {
     ast_loc_t at;
 } args_t;
 void ev_eval_args(ev_t *ev, ast_expr_t *call, args_t *out);
+
+/* ---- modules.c ---- */
+value_t *mod_opaque(ev_t *ev, const char *path);
+value_t *mod_lookup(ev_t *ev, const char *path);       /* `import path`: a namespace or an opaque value */
+value_t *mod_member(ev_t *ev, int ns, const char *name); /* NULL when missing */
+const char *mod_ns_name(int ns);
+value_t *mod_call(ev_t *ev, int id, args_t *ar);
 
 /* ---- tileops.c ---- */
 region_t *rg_of(ev_t *ev, value_t *v, ast_loc_t loc, const char *what);

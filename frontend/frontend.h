@@ -25,6 +25,12 @@ typedef struct tilec_frontend_result {
     int nsyms;
     int64_t *sym_values;       /* arena array [nsyms] */
     const char *entry;         /* name of the factory / prim_func used */
+    /* tilelang.jit(pass_configs={...}) of the entry, in order: keys as
+     * TileLang spells them ("tl.enable_fast_math" for
+     * tilelang.PassConfigKey.TL_ENABLE_FAST_MATH) and values as text
+     * ("True", "16"), kept for the backend's compile options. */
+    int npass_configs;
+    const char **pass_config_keys, **pass_config_values;   /* arena arrays */
 } tilec_frontend_result_t;
 
 /* entry may be NULL (the last top-level factory or prim_func).  A define

@@ -253,11 +253,15 @@ static int starts_expr(const parser_t *p)
     }
 }
 
-static int comprehension_error(parser_t *p)
+/* A 'for' where no comprehension can start: after other items, or in a set. */
+static int comprehension_error(parser_t *p, int set)
 {
     char hint[80];
-    return perr(p, p->tok.line, p->tok.col, "comprehensions ('for' inside brackets) are not supported in tile programs%s",
-                bracket_hint(p, hint, sizeof hint));
+    if (*bracket_hint(p, hint, sizeof hint))
+        return perr(p, p->tok.line, p->tok.col, "unexpected 'for' inside brackets%s", hint);
+    if (set)
+        return perr(p, p->tok.line, p->tok.col, "set comprehensions are not supported in tile programs");
+    return perr(p, p->tok.line, p->tok.col, "a comprehension must be the only item inside its brackets");
 }
 
 /* '*' value, or a test. */
@@ -278,6 +282,57 @@ static ast_expr_t *parse_star_or_test(parser_t *p)
     return e;
 }
 
+static ast_expr_t *parse_or(parser_t *p);
+static ast_expr_t *parse_exprlist(parser_t *p, int targets);
+static int check_target(parser_t *p, const ast_expr_t *e, const char *ctx);
+
+/* The `for ... in ... [if ...]` clauses of a comprehension whose element
+ * (elt, and value for a dict) is parsed; tok is 'for'.  The closing bracket
+ * is left for the caller. */
+static ast_expr_t *parse_comp(parser_t *p, int bracket, ast_expr_t *elt, ast_expr_t *value)
+{
+    ast_comp_for_t *fors = NULL;
+    int nfor = 0, cap = 0;
+    char hint[80];
+    if (*bracket_hint(p, hint, sizeof hint))   /* a bracket left open before a `for` statement */
+        return perr(p, p->tok.line, p->tok.col, "unexpected 'for' inside brackets%s", hint), NULL;
+    if (elt->kind == AST_STARRED)
+        return perr(p, elt->loc.line, elt->loc.col, "a starred element cannot be used in a comprehension"), NULL;
+    while (is_kw(p, TILEC_KW_FOR)) {
+        ast_comp_for_t *nf = grow(p, fors, nfor, &cap, sizeof *nf);
+        expr_vec_t ifs = { 0 };
+        if (!nf || advance(p) < 0)
+            return NULL;
+        fors = nf;
+        memset(&fors[nfor], 0, sizeof fors[nfor]);
+        if (!(fors[nfor].target = parse_exprlist(p, 1)))
+            return NULL;
+        if (!is_kw(p, TILEC_KW_IN))
+            return expected(p, "'in' in a comprehension"), NULL;
+        if (check_target(p, fors[nfor].target, "a comprehension") < 0 || advance(p) < 0)
+            return NULL;
+        if (!(fors[nfor].iter = parse_or(p)))
+            return NULL;
+        while (is_kw(p, TILEC_KW_IF)) {
+            ast_expr_t *c;
+            if (advance(p) < 0 || !(c = parse_or(p)) || push_expr(p, &ifs, c) < 0)
+                return NULL;
+        }
+        fors[nfor].nifs = ifs.n;
+        fors[nfor].ifs = ifs.v;
+        nfor++;
+    }
+    ast_expr_t *e = new_expr(p, AST_COMP, elt->loc);
+    if (e) {
+        e->u.comp.bracket = bracket;
+        e->u.comp.elt = elt;
+        e->u.comp.value = value;
+        e->u.comp.nfor = nfor;
+        e->u.comp.fors = fors;
+    }
+    return e;
+}
+
 /* Items after an opening bracket up to the closer (not consumed): used for
  * '(' (tuples), '['; `first` is already parsed. */
 static int parse_items(parser_t *p, expr_vec_t *vec, int closer, const char *what)
@@ -292,7 +347,7 @@ static int parse_items(parser_t *p, expr_vec_t *vec, int closer, const char *wha
             return -1;
     }
     if (is_kw(p, TILEC_KW_FOR))
-        return comprehension_error(p);
+        return comprehension_error(p, 0);
     if (!is_op(p, closer))
         return expected(p, what);
     return 0;
@@ -355,8 +410,12 @@ static ast_expr_t *parse_paren(parser_t *p)
     ast_expr_t *first = parse_star_or_test(p);
     if (!first)
         return NULL;
-    if (is_kw(p, TILEC_KW_FOR))
-        return comprehension_error(p), NULL;
+    if (is_kw(p, TILEC_KW_FOR)) {
+        ast_expr_t *g = parse_comp(p, '(', first, NULL);
+        if (!g || expect_op(p, TILEC_OP_RPAR, "')' after a generator expression") < 0)
+            return NULL;
+        return g;
+    }
     const char *what = "',' or ')'";
     if (is_op(p, TILEC_OP_RPAR)) {
         if (advance(p) < 0)
@@ -386,7 +445,15 @@ static ast_expr_t *parse_list(parser_t *p)
     expr_vec_t items = { 0 };
     if (!is_op(p, TILEC_OP_RSQB)) {
         ast_expr_t *first = parse_star_or_test(p);
-        if (!first || push_expr(p, &items, first) < 0)
+        if (!first)
+            return NULL;
+        if (is_kw(p, TILEC_KW_FOR)) {
+            ast_expr_t *c = parse_comp(p, '[', first, NULL);
+            if (!c || expect_op(p, TILEC_OP_RSQB, "']' after a list comprehension") < 0)
+                return NULL;
+            return c;
+        }
+        if (push_expr(p, &items, first) < 0)
             return NULL;
         if (parse_items(p, &items, TILEC_OP_RSQB, "',' or ']' in list") < 0)
             return NULL;
@@ -416,14 +483,22 @@ static ast_expr_t *parse_dict(parser_t *p)
         if (items.n == 0 && (is_op(p, TILEC_OP_COMMA) || is_op(p, TILEC_OP_RBRACE)))
             return perr(p, k->loc.line, k->loc.col, "set literals are not supported in tile programs"), NULL;
         if (is_kw(p, TILEC_KW_FOR))
-            return comprehension_error(p), NULL;
+            return comprehension_error(p, 1), NULL;
         if (expect_op(p, TILEC_OP_COLON, "':' after dict key") < 0)
             return NULL;
         ast_expr_t *v = parse_test(p);
-        if (!v || push_expr(p, &items, k) < 0 || push_expr(p, &items, v) < 0)
+        if (!v)
+            return NULL;
+        if (is_kw(p, TILEC_KW_FOR) && items.n == 0) {
+            ast_expr_t *c = parse_comp(p, '{', k, v);
+            if (!c || expect_op(p, TILEC_OP_RBRACE, "'}' after a dict comprehension") < 0)
+                return NULL;
+            return c;
+        }
+        if (push_expr(p, &items, k) < 0 || push_expr(p, &items, v) < 0)
             return NULL;
         if (is_kw(p, TILEC_KW_FOR))
-            return comprehension_error(p), NULL;
+            return comprehension_error(p, 0), NULL;
         if (is_op(p, TILEC_OP_COMMA)) {
             if (advance(p) < 0)
                 return NULL;
@@ -562,8 +637,8 @@ static ast_expr_t *parse_call(parser_t *p, ast_expr_t *func, ast_loc_t loc)
             ast_expr_t *e = is_kw(p, TILEC_KW_LAMBDA) ? parse_lambda(p) : parse_test(p);
             if (!e)
                 return NULL;
-            if (is_kw(p, TILEC_KW_FOR))
-                return comprehension_error(p), NULL;
+            if (is_kw(p, TILEC_KW_FOR) && !(e = parse_comp(p, '(', e, NULL)))   /* f(x for x in s) */
+                return NULL;
             if (is_op(p, TILEC_OP_ASSIGN)) {
                 if (e->kind != AST_NAME)
                     return perr(p, p->tok.line, p->tok.col,

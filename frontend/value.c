@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,6 +185,7 @@ const char *v_kind_name(const value_t *v)
     case V_KERNEL: return "T.Kernel";
     case V_LOOPITER: return "loop range";
     case V_DEADLOOP: return "ended loop variable";
+    case V_OPAQUE: return v->u.opq;
     }
     return "value";
 }
@@ -1035,8 +1037,13 @@ value_t *v_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc)
     case V_NS:
         r = bi_lookup_ns(ev, v->u.ns, name);
         if (r) return r;
-        ev_fail(ev, loc, "'%s' has no member '%s' in the supported subset of TileLang",
-                v->u.ns == NS_T ? "T" : v->u.ns == NS_TILELANG ? "tilelang" : "T.GemmWarpPolicy", name);
+        ev_fail(ev, loc, "'%s' has no member '%s' in the supported subset of TileLang", mod_ns_name(v->u.ns), name);
+    case V_OPAQUE: {
+        size_t n = strlen(v->u.opq) + strlen(name) + 2;
+        char *p = ev_alloc(ev, n);
+        snprintf(p, n, "%s.%s", v->u.opq, name);
+        return mod_opaque(ev, p);
+    }
     case V_BUF:
         if (!strcmp(name, "shape")) return shape_tuple(ev, v->u.buf);
         if (!strcmp(name, "dtype")) {
@@ -1290,6 +1297,7 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
     tilec_ir_expr_t **idx;
     int i, n, nslice = 0;
     if (v->kind == V_SEQ || v->kind == V_STR) return seq_subscript(ev, v, e);
+    if (v->kind == V_BUILTIN) return bi_subscript(ev, v, e);
     if (v->kind == V_RANGE) {
         int64_t len = 0, s = v->u.range.start, st = v->u.range.step, k;
         if (st > 0 && v->u.range.stop > s) len = (v->u.range.stop - s + st - 1) / st;

@@ -871,6 +871,19 @@ Test(lang, tilelang_idioms)
     run_free(&r);
 }
 
+Test(lang, eager_jit_kernel)
+{
+    run_t r;
+    int64_t k;
+    tilec_define_kv_t defs[] = {{"block", "8"}, {"M", "24"}, {"N", "6"}};
+    run_file(&r, "tests/lang/eager_jit.py", defs, 3, fill_pattern);
+    cr_assert_eq(r.n, 2, "A and the T.empty output B");
+    cr_assert_eq(r.shape[1][0], 24);
+    cr_assert_eq(r.shape[1][1], 6);
+    for (k = 0; k < r.count[1]; k++) EXPECT_NEAR(F(r, 1)[k], pattern(0, k) * 2 + 4, "B[%lld]", (long long)k);
+    run_free(&r);
+}
+
 static void fill_u8(int i, void *data, int64_t count, tilec_elem_t e)
 {
     int64_t k;

@@ -180,6 +180,31 @@ static void dump_expr(sbuf_t *b, const ast_expr_t *e)
     case AST_LIST: put(b, "(list"); dump_list(b, e->u.seq.n, e->u.seq.items); put(b, ")"); break;
     case AST_DICT: put(b, "(dict"); dump_list(b, e->u.seq.n, e->u.seq.items); put(b, ")"); break;
     case AST_STARRED: put(b, "(* "); dump_expr(b, e->u.star.value); put(b, ")"); break;
+    case AST_COMP: {
+        char br[2] = {(char)e->u.comp.bracket, 0};
+        put(b, "(comp");
+        put(b, br);
+        put(b, " ");
+        dump_expr(b, e->u.comp.elt);
+        if (e->u.comp.value) {
+            put(b, " ");
+            dump_expr(b, e->u.comp.value);
+        }
+        for (int i = 0; i < e->u.comp.nfor; i++) {
+            put(b, " (for ");
+            dump_expr(b, e->u.comp.fors[i].target);
+            put(b, " ");
+            dump_expr(b, e->u.comp.fors[i].iter);
+            for (int j = 0; j < e->u.comp.fors[i].nifs; j++) {
+                put(b, " (if ");
+                dump_expr(b, e->u.comp.fors[i].ifs[j]);
+                put(b, ")");
+            }
+            put(b, ")");
+        }
+        put(b, ")");
+        break;
+    }
     }
 }
 
@@ -600,11 +625,8 @@ Test(parser, syntax_errors)
                  "expected ',' or ')' after argument, found name 'z' (is the '(' on line 1 missing its ')'?)");
     /* no hint when the line is a continuation, indented further */
     expect_error("if a:\n    f(x,\n      y z)\n", 3, 9, "expected ',' or ')' after argument, found name 'z'");
-    expect_error("x = [\n    a\n    for a in b]\n", 3, 5,
-                 "comprehensions ('for' inside brackets) are not supported in tile programs");
     expect_error("if a:\n    T.clear(C\n    for k in x:\n", 3, 5,
-                 "comprehensions ('for' inside brackets) are not supported in tile programs "
-                 "(is the '(' on line 2 missing its ')'?)");
+                 "unexpected 'for' inside brackets (is the '(' on line 2 missing its ')'?)");
     expect_error("x = )\n", 1, 5, "unmatched ')'");
     expect_error("return return\n", 1, 8, "expected NEWLINE or ';' after statement, found keyword 'return'");
     expect_error("x = ...\n", 1, 5,
@@ -631,6 +653,15 @@ Test(parser, bad_targets)
     expect_error("() = x\n", 1, 1, "cannot assign to () in an assignment");
 }
 
+Test(parser, comprehensions)
+{
+    EXPECT_EXPR("[i * 2 for i in y]", "(comp[ (* i 2) (for i y))");
+    EXPECT_EXPR("(a for a, b in z if a if b)", "(comp( a (for (tuple a b) z (if a) (if b)))");
+    EXPECT_EXPR("{k: v for k in a for v in b}", "(comp{ k v (for k a) (for v b))");
+    EXPECT_EXPR("sum(x for x in r)", "(call sum (comp( x (for x r)))");
+    EXPECT_EXPR("[\n    a\n    for a in b]", "(comp[ a (for a b))");
+}
+
 Test(parser, unsupported_constructs)
 {
     expect_error("class A:\n    pass\n", 1, 1, "'class' is not supported in tile programs");
@@ -644,8 +675,8 @@ Test(parser, unsupported_constructs)
     expect_error("x = yield\n", 1, 5, "'yield' is not supported in tile programs");
     expect_error("async def f():\n    pass\n", 1, 1, "'async' is not supported in tile programs");
     expect_error("x = await y\n", 1, 5, "'await' is not supported in tile programs");
-    expect_error("x = [i for i in y]\n", 1, 8, "comprehensions ('for' inside brackets) are not supported in tile programs");
-    expect_error("x = f(i for i in y)\n", 1, 9, "comprehensions ('for' inside brackets) are not supported in tile programs");
+    expect_error("x = {i for i in y}\n", 1, 8, "set comprehensions are not supported in tile programs");
+    expect_error("x = [a, b for b in y]\n", 1, 11, "a comprehension must be the only item inside its brackets");
     expect_error("x = {1, 2}\n", 1, 6, "set literals are not supported in tile programs");
     expect_error("f(**kw)\n", 1, 3, "'**' argument unpacking is not supported in tile programs");
     expect_error("def f(*args):\n    pass\n", 1, 7,

@@ -1,0 +1,45 @@
+"""tilec: TileLang-style tile programs compiled by libtilec, from Python.
+
+    import tilec
+    import tilec.language as T
+
+    @tilec.jit(out_idx=[-1])
+    def matmul(M, N, K, block_M=64, block_N=64, block_K=32, dtype="float32"):
+        @T.prim_func
+        def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
+                 C: T.Tensor((M, N), dtype)):
+            ...
+        return main
+
+    kernel = matmul(256, 256, 256)   # compiled on TILEC_BACKEND, through the cache
+    C = kernel(A, B)                 # numpy arrays, torch tensors, any __dlpack__
+
+The factory's source goes to libtilec's C frontend; Python never runs the
+kernel.  See python/README.md.
+"""
+from . import language
+from ._lib import ProgramError, TilecError
+from ._jit import JITKernel, compile, context, jit
+from ._autotune import autotune
+from . import testing
+
+__version__ = "0.1.0"
+
+__all__ = ["jit", "compile", "autotune", "language", "testing", "JITKernel", "TilecError",
+           "ProgramError", "context", "cdiv"]
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def library_path():
+    """The path of the libtilec that was loaded."""
+    from . import _lib
+    return _lib.lib().path
+
+
+class TensorSupplyType:
+    """tilelang.TensorSupplyType's names (the profiler fills inputs uniformly
+    in [-1, 1] whichever is asked)."""
+    Integer, Uniform, Normal, Randn, Zero, One, Auto = range(7)
