@@ -473,6 +473,11 @@ static int bin_signed(tilec_ictx_t *c, tilec_binop_t op, int64_t x, int64_t y, t
     case TILEC_BIN_POW: return ipow(c, x, y, &r->i);
     case TILEC_BIN_MIN: r->i = x < y ? x : y; break;
     case TILEC_BIN_MAX: r->i = x > y ? x : y; break;
+    case TILEC_BIN_BITAND: r->i = x & y; break;
+    case TILEC_BIN_BITOR: r->i = x | y; break;
+    case TILEC_BIN_BITXOR: r->i = x ^ y; break;
+    case TILEC_BIN_SHL: r->u = (uint64_t)x << y; break; /* count checked by eval_binary */
+    case TILEC_BIN_SHR: r->i = x < 0 ? ~(~x >> y) : x >> y; break;
     default:
         return tilec_interp_fail(c, "unknown binary operator %d", (int)op);
     }
@@ -507,6 +512,11 @@ static int bin_unsigned(tilec_ictx_t *c, tilec_binop_t op, uint64_t x, uint64_t 
     }
     case TILEC_BIN_MIN: r->u = x < y ? x : y; break;
     case TILEC_BIN_MAX: r->u = x > y ? x : y; break;
+    case TILEC_BIN_BITAND: r->u = x & y; break;
+    case TILEC_BIN_BITOR: r->u = x | y; break;
+    case TILEC_BIN_BITXOR: r->u = x ^ y; break;
+    case TILEC_BIN_SHL: r->u = x << y; break;
+    case TILEC_BIN_SHR: r->u = x >> y; break;
     default:
         return tilec_interp_fail(c, "unknown binary operator %d", (int)op);
     }
@@ -569,6 +579,13 @@ static int eval_binary(tilec_ictx_t *c, const tilec_ir_expr_t *e, tilec_ival_t *
         }
         *out = bool_val(cmp_op(op, lt, eq), e->dtype);
         return 0;
+    }
+    if ((op == TILEC_BIN_SHL || op == TILEC_BIN_SHR) && wide != TILEC_FLOAT64) {
+        int bits = (int)tilec_dtype_size(ea->dtype) * 8;
+        if ((wide == TILEC_INT64 && b.i < 0) || b.u >= (uint64_t)bits) {
+            return tilec_interp_fail(c, "shift count %lld out of range for %s", (long long)b.i,
+                                     tilec_dtype_name(ea->dtype));
+        }
     }
     int rc;
     r.i = 0;
@@ -760,6 +777,8 @@ static int exec_stmt(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
     case TILEC_ST_SYNC: /* blocks run whole, in order: nothing to wait for */
     case TILEC_ST_HINT: /* layout and swizzle hints do not change results */
         return 0;
+    default:
+        break;
     }
     return tilec_interp_fail(c, "unknown statement kind %d", (int)s->kind);
 }

@@ -24,7 +24,6 @@
  */
 #include "passes.h"
 #include "log.h"
-#include "../plugin-sdk/src/ir_internal.h"
 
 #include <math.h>
 #include <stdio.h>

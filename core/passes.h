@@ -13,9 +13,7 @@
 
 #include <stddef.h>
 #include "tilec/ir.h"
-
-/* 0 when valid; else -1 and a message naming the statement in err. */
-int tilec_ir_verify(const tilec_ir_module_t *m, char *err, size_t errlen);
+#include "tilec/ir_verify.h" /* tilec_ir_verify (in the SDK since IR 1.1) */
 
 /* Runs the pass pipeline in place (new nodes come from a).  The module is
  * verified before the first pass and after the last. */

@@ -19,6 +19,7 @@
 #include "frontend.h"
 #include "passes.h"
 #include "tilec/ir.h"
+#include "tilec/ir_walk.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -88,7 +89,9 @@ static char *round_trip(const tilec_ir_module_t *m)
     char *t1 = tilec_ir_print(m), *t2;
     tilec_ir_module_t *m2 = NULL;
     cr_assert_not_null(t1);
-    cr_assert_eq(strncmp(t1, "tileir 1.0\n", 11), 0, "header: %.20s", t1);
+    /* the version rule: 1.0 unless a 1.1 construct is used */
+    cr_assert_eq(strncmp(t1, tilec_ir_module_minor_needed(m) ? "tileir 1.1\n" : "tileir 1.0\n", 11), 0,
+                 "header: %.20s", t1);
     cr_assert_eq(tilec_ir_read(&A, t1, strlen(t1), &m2, err, sizeof err), 0, "read failed: %s\n%s", err, t1);
     t2 = tilec_ir_print(m2);
     cr_assert_not_null(t2);
@@ -610,7 +613,9 @@ Test(ir, every_binop_and_unop_round_trips)
     tilec_ir_expr_t *e = F32(1.0), *ie = I32(1), *be = tilec_ir_int(&A, 1, TILEC_BOOL);
     int op;
     for (op = 0; op < TILEC_BIN_COUNT; op++) {
-        if (op >= TILEC_BIN_EQ) {
+        if (op >= TILEC_BIN_BITAND) { /* 1.1: integers only */
+            ie = tilec_ir_binary(&A, (tilec_binop_t)op, ie, I32(3));
+        } else if (op >= TILEC_BIN_EQ) {
             be = BIN(AND, be, tilec_ir_binary(&A, (tilec_binop_t)op, e, F32(2.5)));
         } else {
             e = tilec_ir_binary(&A, (tilec_binop_t)op, e, F32(0.5));
@@ -625,6 +630,7 @@ Test(ir, every_binop_and_unop_round_trips)
     s->u.print.value = tilec_ir_select(&A, tilec_ir_unary(&A, TILEC_UN_NOT, be), e, tilec_ir_cast(&A, TILEC_FLOAT32, ie));
     s->next = k->body;
     k->body = s;
+    cr_assert_eq(tilec_ir_module_minor_needed(m), 1, "bitwise operators are IR 1.1");
     free(round_trip(m));
 }
 
@@ -746,7 +752,8 @@ Test(ir, reader_rejects_malformed)
     expect_reject("    store X[0, j] = 1.0", "unknown variable 'j'", 0);
     expect_reject("    store X[0, 99999999999999999999] = 1.0", "integer literal out of range", 0);
     expect_reject("    store X[0, 0] = 1e999", "float literal out of range", 0);
-    expect_reject("    store X[0, 0] = (1.0 ^ 2.0)", "unexpected character '^'", 0);
+    expect_reject("    store X[0, 0] = (1.0 @ 2.0)", "unexpected character '@'", 0);
+    expect_reject("    store X[0, 0] = (1 ^ 2)", "a bitwise operator needs tileir 1.1 (the header says 1.0)", 0);
     expect_reject("    store X[0, 0] = (1.0 + 2.0", "expected ')'", 0);
     expect_reject("    store X[0, 0] = frob(1.0)", "unknown function 'frob'", 0);
     expect_reject("    store X[0, 0] = exp(1.0, 2.0)", "takes 1 argument", 0);
@@ -1260,4 +1267,361 @@ Test(ir, examples_compile_verify_and_round_trip)
     }
     closedir(dp);
     cr_assert_gt(nfiles, 0);
+}
+
+/* ---- IR 1.1 ----------------------------------------------------------- */
+
+/* tests/ir/gemm_pipelined.tir: a hand-lowered 2-stage GEMM that uses every
+ * 1.1 construct (attributes, both layout kinds with a swizzle and a
+ * padding, mbarriers, copy_async/commit/wait, barrier, gemm stage indices,
+ * bitwise operators).  Read, verified and printed, it is the same text. */
+static tilec_ir_module_t *read_fixture(const char *path, char **text)
+{
+    char err[512];
+    size_t len;
+    tilec_ir_module_t *m = NULL;
+    char *src = slurp(path, &len);
+    if (!src) {
+        char alt[256];
+        snprintf(alt, sizeof alt, "../%s", path);
+        src = slurp(alt, &len);
+    }
+    cr_assert_not_null(src, "cannot read %s", path);
+    cr_assert_eq(tilec_ir_read(&A, src, len, &m, err, sizeof err), 0, "%s: %s", path, err);
+    if (text) {
+        *text = src;
+    } else {
+        free(src);
+    }
+    return m;
+}
+
+static tilec_ir_stmt_t *find_stmt(tilec_ir_stmt_t *s, tilec_stmt_kind_t kind)
+{
+    for (; s; s = s->next) {
+        tilec_ir_stmt_t *r = NULL;
+        if (s->kind == kind) {
+            return s;
+        }
+        if (s->kind == TILEC_ST_FOR) {
+            r = find_stmt(s->u.loop.body, kind);
+        } else if (s->kind == TILEC_ST_IF) {
+            r = find_stmt(s->u.cond.then, kind);
+        }
+        if (r) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+Test(ir, ir11_fixture_round_trips_and_verifies)
+{
+    char err[512], *text, *out;
+    tilec_ir_module_t *m = read_fixture("tests/ir/gemm_pipelined.tir", &text);
+    tilec_ir_kernel_t *k = m->kernel;
+    const tilec_ir_attr_t *at;
+    tilec_ir_stmt_t *g;
+    cr_assert_eq(tilec_ir_verify(m, err, sizeof err), 0, "%s", err);
+    out = tilec_ir_print(m);
+    cr_assert_str_eq(out, text);
+    free(out);
+    free(round_trip(m));
+    /* the in-memory model behind the text */
+    cr_assert_eq(m->version_minor, 1);
+    cr_assert_eq(tilec_ir_module_minor_needed(m), 1);
+    cr_assert_eq(k->nmbars, 1);
+    cr_assert_eq(k->mbars[0]->size, 2);
+    cr_assert_eq(k->mbars[0]->arrive, 1);
+    cr_assert_eq(k->bufs[3]->layout->kind, TILEC_LAYOUT_SMEM);
+    cr_assert_eq(k->bufs[3]->layout->offset, 0);
+    cr_assert_eq(k->bufs[4]->layout->size, 9216);
+    cr_assert_eq(k->bufs[5]->layout->nlocal, 32);
+    cr_assert_eq(k->bufs[6]->layout->replicate, 128);
+    at = tilec_ir_attr_get(k->bufs[4]->nattrs, k->bufs[4]->attrs, "cuda.bias");
+    cr_assert(at && at->kind == TILEC_ATTR_INT && at->i == -3);
+    at = tilec_ir_attr_get(k->bufs[4]->nattrs, k->bufs[4]->attrs, "cuda.ratio");
+    cr_assert(at && at->kind == TILEC_ATTR_FLOAT && at->f == 0.5);
+    g = find_stmt(k->body, TILEC_ST_GEMM);
+    cr_assert(g && g->u.gemm.a_lead && g->u.gemm.b_lead);
+    at = tilec_ir_attr_get(g->nattrs, g->attrs, "lower.mma_shape");
+    cr_assert(at && at->kind == TILEC_ATTR_TUPLE && at->n == 3 && at->tuple[2] == 16);
+    cr_assert_eq(find_stmt(k->body, TILEC_ST_ASYNC_WAIT)->u.wait.n, 1);
+    free(text);
+}
+
+Test(ir, ir11_version_rule)
+{
+    char err[256], *t;
+    tilec_ir_module_t *m = build_gemm(0), *m2;
+    tilec_ir_stmt_t *s = m->kernel->body;
+    t = tilec_ir_print(m);
+    cr_assert_eq(strncmp(t, "tileir 1.0\n", 11), 0, "%.12s", t);
+    /* a 1.1 header on a module that needs nothing newer reads back and prints 1.0 */
+    t[9] = '1';
+    cr_assert_eq(tilec_ir_read(&A, t, strlen(t), &m2, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(m2->version_minor, 1);
+    cr_assert_eq(tilec_ir_module_minor_needed(m2), 0);
+    free(t);
+    t = tilec_ir_print(m2);
+    cr_assert_eq(strncmp(t, "tileir 1.0\n", 11), 0, "%.12s", t);
+    free(t);
+    /* one attribute makes it 1.1 */
+    cr_assert_eq(tilec_ir_attr_set_int(&A, &s->nattrs, &s->attrs, "cuda.x", 7), 0);
+    cr_assert_eq(tilec_ir_attr_set_int(&A, &s->nattrs, &s->attrs, "cuda.x", 8), 0); /* replaces */
+    cr_assert_eq(s->nattrs, 1);
+    cr_assert_eq(tilec_ir_module_minor_needed(m), 1);
+    t = round_trip(m);
+    cr_assert_not_null(strstr(t, "attrs {cuda.x = 8}"), "%s", t);
+    free(t);
+}
+
+Test(ir, ir11_reader_rejects)
+{
+    static const char *const P11 = "tileir 1.1\nkernel k {\n  var bx int32 block\n  var i int32 loop\n"
+                                   "  param X global float32 [16, 4]\n";
+    char text[2048];
+    /* 1.1 constructs under a 1.0 header */
+    expect_reject("    barrier", "barrier needs tileir 1.1 (the header says 1.0)", 0);
+    expect_reject("    async_wait 0", "async_wait needs tileir 1.1", 0);
+    expect_reject("    sync attrs {cuda.x = 1}", "'attrs' needs tileir 1.1", 0);
+    expect_reject("tileir 1.0\nkernel k {\n  alloc S shared float32 [4] layout smem \"x\"() offset=0 size=16 addr=_i0\n",
+                  "'layout' needs tileir 1.1", 1);
+    expect_reject("tileir 1.0\nkernel k {\n  mbarrier b[1] arrive=1\n", "'mbarrier' needs tileir 1.1", 1);
+    /* malformed 1.1 */
+    snprintf(text, sizeof text, "%s  grid [bx = 1]\n  threads 1 1 1\n  body {\n    sync attrs {x = 1}\n  }\n}\n", P11);
+    expect_reject(text, "has no namespace", 1);
+    snprintf(text, sizeof text, "%s  grid [bx = 1]\n  threads 1 1 1\n  body {\n    sync attrs {a.b = 1, a.b = 2}\n  }\n}\n",
+             P11);
+    expect_reject(text, "duplicate attribute 'a.b'", 1);
+    snprintf(text, sizeof text, "%s  grid [bx = 1]\n  threads 1 1 1\n  body {\n    sync attrs {a.b = }\n  }\n}\n", P11);
+    expect_reject(text, "expected an attribute value", 1);
+    snprintf(text, sizeof text, "%s  alloc S shared float32 [4] layout smem \"x\"() offset=0 size=16 addr=(_i0 + bx)\n",
+             P11);
+    expect_reject(text, "unknown variable 'bx' in a layout", 1);
+    snprintf(text, sizeof text, "%s  alloc S shared float32 [4] layout tiles \"x\"() offset=0\n", P11);
+    expect_reject(text, "unknown layout kind 'tiles'", 1);
+    snprintf(text, sizeof text, "%s  grid [bx = 1]\n  threads 1 1 1\n  body {\n    barrier_arrive nb[0]\n  }\n}\n", P11);
+    expect_reject(text, "unknown mbarrier 'nb'", 1);
+    snprintf(text, sizeof text, "%s  mbarrier b[2] arrive=1\n  mbarrier b[2] arrive=1\n", P11);
+    expect_reject(text, "duplicate mbarrier 'b'", 1);
+    snprintf(text, sizeof text,
+             "%s  alloc S fragment float32 [4, 4]\n  grid [bx = 1]\n  threads 1 1 1\n  body {\n"
+             "    gemm S[0], S, S trans_a=0 trans_b=0 clear_accum=0 policy=square\n  }\n}\n", P11);
+    expect_reject(text, "takes no leading indices", 1);
+}
+
+Test(ir, ir11_verifier_rejects)
+{
+    tilec_ir_module_t *m = read_fixture("tests/ir/gemm_pipelined.tir", NULL);
+    tilec_ir_kernel_t *k = m->kernel;
+    tilec_ir_buffer_t *As = k->bufs[3], *Bs = k->bufs[4], *Cl = k->bufs[5];
+    tilec_ir_layout_t *la = As->layout, *lc = Cl->layout;
+    tilec_ir_stmt_t *g = find_stmt(k->body, TILEC_ST_GEMM), *ca = find_stmt(k->body, TILEC_ST_COPY_ASYNC);
+    tilec_ir_stmt_t *w = find_stmt(k->body, TILEC_ST_ASYNC_WAIT), *arr = find_stmt(k->body, TILEC_ST_MBAR_ARRIVE);
+    tilec_ir_expr_t *saved;
+    char err[512];
+    int64_t tup[2] = {2, 0};
+
+    /* REGS: a register holding two elements, a thread out of range */
+    saved = lc->local;
+    lc->local = I32(0);
+    expect_invalid(m, "layout of 'C_l' is not injective: elements [0, 0] and [2, 0] share thread/register slot 0");
+    lc->local = saved;
+    lc->threads = 64;
+    expect_invalid(m, "in thread 64, register 0; threads=64 nlocal=32");
+    lc->threads = 128;
+    /* SMEM: the swizzle without the row term collides; an address past the end */
+    saved = la->addr;
+    la->addr = BIN(BITXOR, VAR(la->ivar[2]), I32(1));
+    expect_invalid(m, "layout of 'A_s' is not injective");
+    la->addr = BIN(ADD, saved, I32(4096));
+    expect_invalid(m, "at address 4096, outside its 8192 bytes");
+    la->addr = saved;
+    /* a kernel variable inside a layout */
+    la->addr = BIN(ADD, saved, VAR(k->vars[0]));
+    expect_invalid(m, "layout expression uses 'bx'");
+    la->addr = saved;
+    /* SMEM plan: overlapping buffers unless marked as a reuse */
+    Bs->layout->offset = 4096;
+    expect_invalid(m, "shared buffers 'A_s' [0, 8192) and 'B_s' [4096, 13312) overlap");
+    cr_assert_eq(tilec_ir_attr_set_str(&A, &Bs->nattrs, &Bs->attrs, "lower.reuse_of", "A_s"), 0);
+    cr_assert_eq(tilec_ir_verify(m, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tilec_ir_attr_set_str(&A, &Bs->nattrs, &Bs->attrs, "lower.reuse_of", "nothing"), 0);
+    expect_invalid(m, "lower.reuse_of names 'nothing', which is not another shared buffer");
+    Bs->nattrs = 0;
+    Bs->layout->offset = 8192;
+    /* a REGS layout on a shared buffer */
+    As->layout = lc;
+    expect_invalid(m, "'A_s' is shared; a regs layout needs a fragment or local buffer");
+    As->layout = la;
+    /* attribute types of lower.* keys; unknown lower keys; other namespaces pass */
+    cr_assert_eq(tilec_ir_attr_set_tuple(&A, &g->nattrs, &g->attrs, "lower.warp", tup, 2), 0);
+    expect_invalid(m, "gemm: attribute 'lower.warp' must be >= 1");
+    cr_assert_eq(tilec_ir_attr_set_int(&A, &g->nattrs, &g->attrs, "lower.warp", 4), 0);
+    expect_invalid(m, "attribute 'lower.warp' must be a tuple of 2 ints");
+    tup[1] = 2;
+    cr_assert_eq(tilec_ir_attr_set_tuple(&A, &g->nattrs, &g->attrs, "lower.warp", tup, 2), 0);
+    cr_assert_eq(tilec_ir_attr_set_int(&A, &g->nattrs, &g->attrs, "lower.frobs", 1), 0);
+    expect_invalid(m, "unknown attribute 'lower.frobs'");
+    g->nattrs--;
+    cr_assert_eq(tilec_ir_attr_set_int(&A, &g->nattrs, &g->attrs, "vendorx.frobs", 1), 0);
+    cr_assert_eq(tilec_ir_verify(m, err, sizeof err), 0, "%s", err);
+    /* gemm on a staged buffer without its stage index */
+    saved = g->u.gemm.a_lead[0];
+    g->u.gemm.a_lead = NULL;
+    expect_invalid(m, "A operand 'A_s' has rank 3; give its 1 leading indices");
+    g->u.gemm.a_lead = g->u.gemm.b_lead;
+    g->u.gemm.a_lead[0] = I32(2);
+    expect_invalid(m, "leading index 2 of 'A_s' is outside dimension 0 of size 2");
+    g->u.gemm.a_lead[0] = saved;
+    /* async copies go from global to shared */
+    ca->u.copy.dst.buf = Cl;
+    expect_invalid(m, "copy_async: ");
+    ca->u.copy.dst.buf = As;
+    w->u.wait.n = -1;
+    expect_invalid(m, "async_wait -1: the count must be >= 0");
+    w->u.wait.n = 1;
+    saved = arr->u.mbar.idx;
+    arr->u.mbar.idx = I32(2);
+    expect_invalid(m, "index 2 is outside mbarrier 'full' of size 2");
+    arr->u.mbar.idx = saved;
+    /* placeholders stay inside their layout */
+    saved = arr->u.mbar.idx;
+    arr->u.mbar.idx = VAR(lc->ivar[0]);
+    expect_invalid(m, "layout placeholder '_i0' used outside its layout");
+    arr->u.mbar.idx = saved;
+    cr_assert_eq(tilec_ir_verify(m, err, sizeof err), 0, "%s", err);
+}
+
+/* ---- walker and integer evaluator ------------------------------------- */
+
+static int count_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
+{
+    (void)s;
+    (*(int *)w->user)++;
+    return TILEC_WALK_CONTINUE;
+}
+
+/* removes every barrier, puts a sync before every async_commit, replaces
+ * async_wait by two barriers */
+static int edit_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
+{
+    if (s->kind == TILEC_ST_BARRIER) {
+        tilec_ir_walk_remove(w);
+    } else if (s->kind == TILEC_ST_ASYNC_COMMIT) {
+        tilec_ir_walk_insert_before(w, tilec_ir_stmt(&A, TILEC_ST_SYNC));
+    } else if (s->kind == TILEC_ST_ASYNC_WAIT) {
+        tilec_ir_stmt_t *a = tilec_ir_stmt(&A, TILEC_ST_BARRIER);
+        a->next = tilec_ir_stmt(&A, TILEC_ST_BARRIER);
+        tilec_ir_walk_replace(w, a);
+    }
+    return TILEC_WALK_CONTINUE;
+}
+
+/* k -> 3 everywhere (expr_post replaces slots) */
+static int subst_k(tilec_ir_walk_t *w, tilec_ir_expr_t **slot)
+{
+    if ((*slot)->kind == TILEC_EX_VAR && (*slot)->u.var == (tilec_ir_var_t *)w->user) {
+        *slot = I32(3);
+    }
+    return TILEC_WALK_CONTINUE;
+}
+
+static int stop_at_gemm(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
+{
+    (*(int *)w->user)++;
+    return s->kind == TILEC_ST_GEMM ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
+}
+
+static int count_kind(tilec_ir_stmt_t *s, tilec_stmt_kind_t kind)
+{
+    int n = 0;
+    for (; s; s = s->next) {
+        n += s->kind == kind;
+        if (s->kind == TILEC_ST_FOR) {
+            n += count_kind(s->u.loop.body, kind);
+        } else if (s->kind == TILEC_ST_IF) {
+            n += count_kind(s->u.cond.then, kind) + count_kind(s->u.cond.els, kind);
+        }
+    }
+    return n;
+}
+
+Test(ir, walk_visits_and_edits)
+{
+    tilec_ir_module_t *m = read_fixture("tests/ir/gemm_pipelined.tir", NULL);
+    tilec_ir_kernel_t *k = m->kernel;
+    tilec_ir_walk_t w;
+    char err[512], *t;
+    int n = 0;
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = count_stmt;
+    w.user = &n;
+    cr_assert_eq(tilec_ir_walk_kernel(&w, k), 0);
+    cr_assert_eq(n, 19, "statements visited: %d", n);
+    n = 0;
+    w.stmt_pre = stop_at_gemm;
+    cr_assert_eq(tilec_ir_walk_kernel(&w, k), 1);
+    cr_assert_eq(n, 13, "statements before the gemm, inclusive: %d", n);
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = edit_stmt;
+    cr_assert_eq(tilec_ir_walk_kernel(&w, k), 0);
+    cr_assert_eq(count_kind(k->body, TILEC_ST_BARRIER), 4); /* 2 removed, 2 x 2 added */
+    cr_assert_eq(count_kind(k->body, TILEC_ST_SYNC), 2);
+    cr_assert_eq(count_kind(k->body, TILEC_ST_ASYNC_WAIT), 0);
+    cr_assert_eq(count_kind(k->body, TILEC_ST_ASYNC_COMMIT), 2);
+    memset(&w, 0, sizeof w);
+    w.expr_post = subst_k;
+    w.user = k->vars[2];
+    cr_assert_eq(tilec_ir_walk_kernel(&w, k), 0);
+    t = tilec_ir_print(m);
+    cr_assert_not_null(strstr(t, "gemm A_s[(3 % 2)], B_s[(3 % 2)]"), "%s", t);
+    cr_assert_not_null(strstr(t, "    sync\n    async_commit\n    for k"), "%s", t);
+    cr_assert_null(strstr(t, "async_wait"), "%s", t);
+    free(t);
+    /* the edited module is still valid IR */
+    cr_assert_eq(tilec_ir_verify(m, err, sizeof err), 0, "%s", err);
+}
+
+static int bind_two(void *ctx, const tilec_ir_var_t *v, int64_t *out)
+{
+    (void)ctx;
+    if (strcmp(v->name, "x") != 0) {
+        return -1;
+    }
+    *out = 2;
+    return 0;
+}
+
+Test(ir, eval_int)
+{
+    tilec_ir_kernel_t *k = tilec_ir_kernel_new(&A, "e");
+    tilec_ir_var_t *x = tilec_ir_var_add(&A, k, "x", TILEC_INT32, TILEC_VAR_SYM);
+    tilec_ir_var_t *y = tilec_ir_var_add(&A, k, "y", TILEC_INT32, TILEC_VAR_SYM);
+    int64_t v;
+    tilec_ir_expr_t *e = BIN(FLOORDIV, BIN(SUB, I32(-7), VAR(x)), I32(2)); /* (-7 - 2) // 2 = -5 */
+    cr_assert_eq(tilec_ir_eval_int(e, bind_two, NULL, &v), 0);
+    cr_assert_eq(v, -5);
+    cr_assert_eq(tilec_ir_eval_int(BIN(FLOORMOD, I32(-7), VAR(x)), bind_two, NULL, &v), 0);
+    cr_assert_eq(v, 1);
+    cr_assert_eq(tilec_ir_eval_int(BIN(SHL, I32(1), I32(31)), NULL, NULL, &v), 0);
+    cr_assert_eq(v, INT32_MIN); /* wraps to int32 */
+    cr_assert_eq(tilec_ir_eval_int(BIN(SHR, I32(-16), I32(2)), NULL, NULL, &v), 0);
+    cr_assert_eq(v, -4); /* arithmetic on signed */
+    cr_assert_eq(tilec_ir_eval_int(BIN(SHR, tilec_ir_int(&A, 0xfffffff0, TILEC_UINT32), tilec_ir_int(&A, 4, TILEC_UINT32)),
+                                   NULL, NULL, &v), 0);
+    cr_assert_eq(v, 0x0fffffff); /* logical on unsigned */
+    cr_assert_eq(tilec_ir_eval_int(BIN(BITXOR, BIN(BITAND, I32(12), I32(10)), BIN(BITOR, I32(1), I32(4))), NULL, NULL,
+                                   &v), 0);
+    cr_assert_eq(v, (12 & 10) ^ (1 | 4));
+    cr_assert_eq(tilec_ir_eval_int(BIN(MUL, I32(65536), I32(65536)), NULL, NULL, &v), 0);
+    cr_assert_eq(v, 0);
+    cr_assert_eq(tilec_ir_eval_int(tilec_ir_select(&A, BIN(LT, VAR(x), I32(3)), I32(10), I32(20)), bind_two, NULL, &v), 0);
+    cr_assert_eq(v, 10);
+    /* what it cannot answer */
+    cr_assert_eq(tilec_ir_eval_int(BIN(ADD, VAR(y), I32(1)), bind_two, NULL, &v), -1);
+    cr_assert_eq(tilec_ir_eval_int(BIN(DIV, I32(1), I32(0)), NULL, NULL, &v), -1);
+    cr_assert_eq(tilec_ir_eval_int(BIN(SHL, I32(1), I32(32)), NULL, NULL, &v), -1);
+    cr_assert_eq(tilec_ir_eval_int(F32(1.0), NULL, NULL, &v), -1);
 }

@@ -1220,7 +1220,7 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
     case TILEC_ST_SYNC: line(g, "/* sync_threads: a block runs on one thread */"); break;
     case TILEC_ST_PRINT: gen_print(g, s); break;
     case TILEC_ST_HINT: line(g, "/* layout/swizzle hint ignored */"); break;
-    default: cg_fail(g, "unknown statement kind %d", (int)s->kind); break;
+    default: cg_fail(g, "statement '%s' is not supported by the cpu backend yet", tilec_stmt_kind_name(s->kind)); break;
     }
 }
 

@@ -3306,7 +3306,7 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
     case TILEC_ST_HINT:
         break; /* use_swizzle is applied at kernel entry; layouts are ours */
     default:
-        cg_fail(g, "unknown statement kind %d", (int)s->kind);
+        cg_fail(g, "statement '%s' is not supported by the cuda backend yet", tilec_stmt_kind_name(s->kind));
     }
     g->depth--;
 }

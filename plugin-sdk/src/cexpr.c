@@ -240,6 +240,14 @@ static const char *binary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, cons
         case TILEC_BIN_FLOORDIV: r = ihelper(x, "fdiv", t, a, b); break;
         case TILEC_BIN_FLOORMOD: r = ihelper(x, "fmod", t, a, b); break;
         case TILEC_BIN_POW: r = ihelper(x, "pow", t, a, b); break;
+        /* IR 1.1 bitwise operators (integer operands only) */
+        case TILEC_BIN_BITAND: r = tilec_cexpr_arith(x, "&", t, a, b); break;
+        case TILEC_BIN_BITOR: r = tilec_cexpr_arith(x, "|", t, a, b); break;
+        case TILEC_BIN_BITXOR: r = tilec_cexpr_arith(x, "^", t, a, b); break;
+        case TILEC_BIN_SHL: r = tilec_cexpr_arith(x, "<<", t, a, b); break;
+        case TILEC_BIN_SHR: /* promotion keeps the sign: arithmetic on signed, logical on unsigned */
+            r = xfmt(x, "((%s)((%s) >> (%s)))", x->ctype(x->u, t), a, b);
+            break;
         default: break;
         }
         if (r)

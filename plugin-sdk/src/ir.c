@@ -12,8 +12,10 @@
  */
 #include "tilec/ir.h"
 #include "ir_internal.h"
+#include "tilec/ir_walk.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,6 +302,7 @@ static const char *const unop_names[] = {
 static const char *const binop_names[] = {
     "add", "sub", "mul", "div", "floordiv", "floormod", "pow", "min", "max",
     "eq", "ne", "lt", "le", "gt", "ge", "and", "or",
+    "bitand", "bitor", "bitxor", "shl", "shr",
 };
 static const char *const loop_names[] = {"serial", "parallel", "pipelined", "unroll", "vectorized"};
 static const char *const reduce_names[] = {"sum", "max", "min", "abssum", "absmax"};
@@ -321,10 +324,22 @@ const char *tilec_reduce_op_name(tilec_reduce_op_t op) { return NAMEOF(reduce_na
 const char *tilec_atomic_op_name(tilec_atomic_op_t op) { return NAMEOF(atomic_names, op); }
 const char *tilec_policy_name(tilec_gemm_policy_t p) { return NAMEOF(policy_names, p); }
 
-static const char *const var_kind_names[] = {"block", "loop", "sym", "let"};
+static const char *const var_kind_names[] = {"block", "loop", "sym", "let", "layout"};
+static const char *const stmt_names[] = {
+    "for", "if", "store", "assign", "copy", "fill", "gemm", "reduce", "cumsum", "atomic", "sync", "print", "hint",
+    "copy_async", "async_commit", "async_wait", "barrier", "barrier_init", "barrier_arrive", "barrier_wait",
+};
+static const char *const layout_names[] = {"regs", "smem"};
 
-const char *tilec_irx_var_kind_name(tilec_var_kind_t k) { return NAMEOF(var_kind_names, k); }
-int tilec_irx_var_kind_from_name(const char *name) { return find_name(var_kind_names, COUNTOF(var_kind_names), name); }
+_Static_assert(sizeof(stmt_names) / sizeof(stmt_names[0]) == TILEC_ST_KIND_COUNT, "statement names");
+
+const char *tilec_var_kind_name(tilec_var_kind_t k) { return NAMEOF(var_kind_names, k); }
+const char *tilec_stmt_kind_name(tilec_stmt_kind_t k) { return NAMEOF(stmt_names, k); }
+const char *tilec_layout_kind_name(tilec_layout_kind_t k) { return NAMEOF(layout_names, k); }
+int tilec_irx_stmt_kind_from_name(const char *name) { return find_name(stmt_names, COUNTOF(stmt_names), name); }
+/* "layout" is not a declarable kind: placeholders are never in a kernel's table */
+int tilec_irx_var_kind_from_name(const char *name) { return find_name(var_kind_names, TILEC_VAR_LET + 1, name); }
+int tilec_irx_layout_kind_from_name(const char *name) { return find_name(layout_names, COUNTOF(layout_names), name); }
 int tilec_irx_loop_kind_from_name(const char *name) { return find_name(loop_names, COUNTOF(loop_names), name); }
 int tilec_irx_reduce_op_from_name(const char *name) { return find_name(reduce_names, COUNTOF(reduce_names), name); }
 int tilec_irx_atomic_op_from_name(const char *name) { return find_name(atomic_names, COUNTOF(atomic_names), name); }
@@ -680,6 +695,163 @@ tilec_ir_stmt_t *tilec_ir_stmt(tilec_arena_t *a, tilec_stmt_kind_t kind)
     return s;
 }
 
+tilec_ir_mbarrier_t *tilec_ir_mbarrier_add(tilec_arena_t *a, tilec_ir_kernel_t *k, const char *name, int size,
+                                           int arrive)
+{
+    tilec_ir_mbarrier_t *b = tilec_arena_alloc(a, sizeof *b);
+    void **nt;
+    if (!b || k->nmbars < 0 || k->nmbars == INT32_MAX) {
+        return NULL;
+    }
+    b->name = tilec_arena_strdup(a, name ? name : "bar");
+    if (!b->name) {
+        return NULL;
+    }
+    b->size = size;
+    b->arrive = arrive;
+    b->id = k->nmbars;
+    nt = table_push(a, (void **)k->mbars, k->nmbars, b);
+    if (!nt) {
+        return NULL;
+    }
+    k->mbars = (tilec_ir_mbarrier_t **)nt;
+    k->nmbars++;
+    return b;
+}
+
+/* ---- attributes and layouts (1.1) ------------------------------------- */
+
+const tilec_ir_attr_t *tilec_ir_attr_get(int n, const tilec_ir_attr_t *list, const char *key)
+{
+    int i;
+    if (!list || !key) {
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        if (list[i].key && strcmp(list[i].key, key) == 0) {
+            return &list[i];
+        }
+    }
+    return NULL;
+}
+
+int tilec_ir_attr_set(tilec_arena_t *a, int *n, tilec_ir_attr_t **list, const tilec_ir_attr_t *v)
+{
+    tilec_ir_attr_t c = *v, *slot = (tilec_ir_attr_t *)tilec_ir_attr_get(*n, *list, v->key);
+    if (!v->key || *n < 0 || *n >= 1 << 20) {
+        return -1;
+    }
+    c.key = tilec_arena_strdup(a, v->key);
+    c.s = v->kind == TILEC_ATTR_STRING ? tilec_arena_strdup(a, v->s ? v->s : "") : NULL;
+    c.tuple = NULL;
+    if (!c.key || (v->kind == TILEC_ATTR_STRING && !c.s)) {
+        return -1;
+    }
+    if (v->kind == TILEC_ATTR_TUPLE) {
+        if (v->n < 0 || (v->n > 0 && !v->tuple) || v->n > 1 << 16) {
+            return -1;
+        }
+        c.tuple = tilec_arena_alloc(a, (size_t)(v->n ? v->n : 1) * sizeof *c.tuple);
+        if (!c.tuple) {
+            return -1;
+        }
+        if (v->n) {
+            memcpy(c.tuple, v->tuple, (size_t)v->n * sizeof *c.tuple);
+        }
+    } else {
+        c.n = 0;
+    }
+    if (!slot) {
+        /* lists are small: grow by copying */
+        tilec_ir_attr_t *nl = tilec_arena_alloc(a, (size_t)(*n + 1) * sizeof *nl);
+        if (!nl) {
+            return -1;
+        }
+        if (*n) {
+            memcpy(nl, *list, (size_t)*n * sizeof *nl);
+        }
+        slot = &nl[*n];
+        *list = nl;
+        (*n)++;
+    }
+    *slot = c;
+    return 0;
+}
+
+int tilec_ir_attr_set_int(tilec_arena_t *a, int *n, tilec_ir_attr_t **list, const char *key, int64_t v)
+{
+    tilec_ir_attr_t x;
+    memset(&x, 0, sizeof x);
+    x.key = key;
+    x.kind = TILEC_ATTR_INT;
+    x.i = v;
+    return tilec_ir_attr_set(a, n, list, &x);
+}
+
+int tilec_ir_attr_set_str(tilec_arena_t *a, int *n, tilec_ir_attr_t **list, const char *key, const char *v)
+{
+    tilec_ir_attr_t x;
+    memset(&x, 0, sizeof x);
+    x.key = key;
+    x.kind = TILEC_ATTR_STRING;
+    x.s = v;
+    return tilec_ir_attr_set(a, n, list, &x);
+}
+
+int tilec_ir_attr_set_tuple(tilec_arena_t *a, int *n, tilec_ir_attr_t **list, const char *key,
+                            const int64_t *v, int count)
+{
+    tilec_ir_attr_t x;
+    memset(&x, 0, sizeof x);
+    x.key = key;
+    x.kind = TILEC_ATTR_TUPLE;
+    x.n = count;
+    x.tuple = (int64_t *)v;
+    return tilec_ir_attr_set(a, n, list, &x);
+}
+
+tilec_ir_layout_t *tilec_ir_layout_new(tilec_arena_t *a, tilec_layout_kind_t kind, const char *name, int ndim)
+{
+    tilec_ir_layout_t *l;
+    char nm[16];
+    int d;
+    if (ndim < 0 || ndim > TILEC_IR_MAX_DIMS) {
+        return NULL;
+    }
+    l = tilec_arena_alloc(a, sizeof *l);
+    if (!l) {
+        return NULL;
+    }
+    l->kind = kind;
+    l->name = tilec_arena_strdup(a, name ? name : "");
+    l->ndim = ndim;
+    l->threads = l->nlocal = l->replicate = 1;
+    for (d = 0; d <= ndim; d++) {
+        tilec_ir_var_t *v = tilec_arena_alloc(a, sizeof *v);
+        if (!v) {
+            return NULL;
+        }
+        if (d < ndim) {
+            snprintf(nm, sizeof nm, "_i%d", d);
+        } else {
+            memcpy(nm, "_r", 3);
+        }
+        v->name = tilec_arena_strdup(a, nm);
+        v->id = d;
+        v->dtype = TILEC_INT32;
+        v->kind = TILEC_VAR_LAYOUT;
+        if (!v->name) {
+            return NULL;
+        }
+        if (d < ndim) {
+            l->ivar[d] = v;
+        } else {
+            l->rvar = v;
+        }
+    }
+    return l->name ? l : NULL;
+}
+
 int tilec_ir_is_const_int(const tilec_ir_expr_t *e, int64_t *out)
 {
     if (!e || e->kind != TILEC_EX_INT) {
@@ -709,4 +881,46 @@ int64_t tilec_ir_buffer_const_size(const tilec_ir_buffer_t *b)
         n *= d;
     }
     return n;
+}
+
+/* ---- version rule ----------------------------------------------------- */
+
+static int needs_11_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
+{
+    (void)w;
+    return e->kind == TILEC_EX_BINARY && e->u.bin.op >= TILEC_BIN_BITAND ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
+}
+
+static int needs_11_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
+{
+    (void)w;
+    if (s->nattrs > 0 || s->kind >= TILEC_ST_COPY_ASYNC ||
+        (s->kind == TILEC_ST_GEMM && (s->u.gemm.a_lead || s->u.gemm.b_lead))) {
+        return TILEC_WALK_STOP;
+    }
+    return TILEC_WALK_CONTINUE;
+}
+
+int tilec_ir_module_minor_needed(const tilec_ir_module_t *m)
+{
+    tilec_ir_kernel_t *k = m ? m->kernel : NULL;
+    tilec_ir_walk_t w;
+    int i;
+    if (!k) {
+        return 0;
+    }
+    if (k->nmbars > 0) {
+        return 1;
+    }
+    for (i = 0; i < k->nbufs; i++) {
+        if (k->bufs[i] && (k->bufs[i]->layout || k->bufs[i]->nattrs > 0)) {
+            return 1;
+        }
+    }
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = needs_11_stmt;
+    w.expr_pre = needs_11_expr;
+    w.layouts = 1;
+    /* the walk only reads; the cast drops const for the walker's signature */
+    return tilec_ir_walk_kernel(&w, (tilec_ir_kernel_t *)k) == 1 ? 1 : 0;
 }

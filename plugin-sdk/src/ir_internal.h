@@ -1,6 +1,7 @@
 /*
- * plugin-sdk/src/ir_internal.h — helpers shared by ir.c, ir_print.c and
- * ir_read.c (and the core's verifier), not part of the SDK's public API.
+ * plugin-sdk/src/ir_internal.h — helpers shared by the SDK's IR files
+ * (ir.c, ir_print.c, ir_read.c, ir_verify.c), not part of the SDK's public
+ * API; the core does not include it.
  *
  * It holds the name tables that ir.h does not export (var kinds, and the
  * from_name direction of loop kinds, reduce/atomic ops and gemm policies),
@@ -12,12 +13,9 @@
 
 #include "tilec/ir.h"
 
-/* Deepest expression nesting and statement nesting the text form allows;
- * the reader rejects deeper input, the verifier rejects deeper IR. */
-#define TILEC_IR_MAX_DEPTH 512
-
-const char *tilec_irx_var_kind_name(tilec_var_kind_t k); /* "block" "loop" "sym" "let" */
-int tilec_irx_var_kind_from_name(const char *name);
+int tilec_irx_var_kind_from_name(const char *name); /* declarable kinds only */
+int tilec_irx_stmt_kind_from_name(const char *name);
+int tilec_irx_layout_kind_from_name(const char *name);
 int tilec_irx_loop_kind_from_name(const char *name);
 int tilec_irx_reduce_op_from_name(const char *name);
 int tilec_irx_atomic_op_from_name(const char *name);

@@ -1,6 +1,8 @@
 /*
  * plugin-sdk/src/ir_print.c — writes a tile IR module in its text form
- * ("tileir 1.0", grammar in docs/ir.md).
+ * ("tileir 1.x", grammar in docs/ir.md).  The header says 1.0 unless the
+ * module uses a 1.1 construct (tilec_ir_module_minor_needed), so modules
+ * without lowering decisions still read in 1.0 plugins.
  *
  * The text form is the serialized form that crosses the plugin ABI, so the
  * printer is exact: floats are printed with the fewest digits that read back
@@ -30,9 +32,10 @@ typedef struct out {
 typedef struct printer {
     out_t o;
     const tilec_ir_kernel_t *k;
-    int nvars, nbufs; /* table sizes, 0 when a table is missing */
+    int nvars, nbufs, nmbars; /* table sizes, 0 when a table is missing */
     char **vnames;    /* [nvars] malloc'd display names */
     char **bnames;    /* [nbufs] */
+    char **mnames;    /* [nmbars] */
 } printer_t;
 
 static void put(out_t *o, const char *s, size_t n)
@@ -214,6 +217,15 @@ static void put_var(printer_t *p, const tilec_ir_var_t *v)
         puts_(&p->o, "?");
         return;
     }
+    if (v->kind == TILEC_VAR_LAYOUT) {
+        /* layout placeholders are named by the layout: _i<d>, _r */
+        if (v->id >= 0 && v->id < TILEC_IR_MAX_DIMS && v->name && v->name[0] == '_' && v->name[1] == 'i') {
+            putf(&p->o, "_i%d", v->id);
+        } else {
+            puts_(&p->o, "_r");
+        }
+        return;
+    }
     if (v->id >= 0 && v->id < p->nvars && p->k->vars[v->id] == v) {
         puts_(&p->o, p->vnames[v->id]);
         return;
@@ -311,6 +323,7 @@ static int binop_is_bool(tilec_binop_t op)
 
 static const char *const binop_infix[TILEC_BIN_COUNT] = {
     "+", "-", "*", "/", "//", "%", "**", NULL, NULL, "==", "!=", "<", "<=", ">", ">=", "&&", "||",
+    "&", "|", "^", "<<", ">>",
 };
 
 static void put_expr(printer_t *p, const tilec_ir_expr_t *e, int depth);
@@ -431,6 +444,105 @@ static void put_expr(printer_t *p, const tilec_ir_expr_t *e, int depth)
     }
 }
 
+/* ---- attributes and layouts (1.1) ------------------------------------ */
+
+/* A key as the reader reads it: IDENT { "." IDENT }, invalid characters
+ * replaced by '_' (an empty key or segment becomes "_"). */
+static void put_key(out_t *o, const char *k)
+{
+    const char *seg = k ? k : "";
+    for (;;) {
+        const char *end = strchr(seg, '.');
+        size_t n = end ? (size_t)(end - seg) : strlen(seg), i;
+        if (n == 0 || !id_start((unsigned char)seg[0])) {
+            put(o, "_", 1);
+        }
+        for (i = 0; i < n; i++) {
+            put(o, id_char((unsigned char)seg[i]) ? &seg[i] : "_", 1);
+        }
+        if (!end) {
+            return;
+        }
+        put(o, ".", 1);
+        seg = end + 1;
+    }
+}
+
+static void put_attr_list(out_t *o, int n, const tilec_ir_attr_t *v)
+{
+    int i, j;
+    for (i = 0; v && i < n; i++) {
+        if (i) {
+            puts_(o, ", ");
+        }
+        put_key(o, v[i].key);
+        puts_(o, " = ");
+        switch (v[i].kind) {
+        case TILEC_ATTR_INT: putf(o, "%lld", (long long)v[i].i); break;
+        case TILEC_ATTR_FLOAT: put_double(o, v[i].f); break;
+        case TILEC_ATTR_STRING: put_string(o, v[i].s ? v[i].s : ""); break;
+        case TILEC_ATTR_TUPLE:
+            puts_(o, "(");
+            for (j = 0; v[i].tuple && j < v[i].n; j++) {
+                putf(o, j ? ", %lld" : "%lld", (long long)v[i].tuple[j]);
+            }
+            puts_(o, ")");
+            break;
+        default: puts_(o, "?"); break;
+        }
+    }
+}
+
+/* " attrs {k = v, ...}" when the list is not empty. */
+static void put_attrs(out_t *o, int n, const tilec_ir_attr_t *v)
+{
+    if (n <= 0 || !v) {
+        return;
+    }
+    puts_(o, " attrs {");
+    put_attr_list(o, n, v);
+    puts_(o, "}");
+}
+
+static void put_layout(printer_t *p, const tilec_ir_layout_t *l)
+{
+    out_t *o = &p->o;
+    puts_(o, " layout ");
+    puts_(o, tilec_layout_kind_name(l->kind));
+    puts_(o, " ");
+    put_string(o, l->name ? l->name : "");
+    puts_(o, "(");
+    put_attr_list(o, l->nparams, l->params);
+    puts_(o, ")");
+    if (l->kind == TILEC_LAYOUT_SMEM) {
+        putf(o, " offset=%lld", (long long)l->offset);
+        putf(o, " size=%lld", (long long)l->size);
+        puts_(o, " addr=");
+        put_expr(p, l->addr, 1);
+    } else {
+        putf(o, " threads=%d nlocal=%d replicate=%d thread=", l->threads, l->nlocal, l->replicate);
+        put_expr(p, l->thread, 1);
+        puts_(o, " local=");
+        put_expr(p, l->local, 1);
+    }
+}
+
+static void put_mbar(printer_t *p, const tilec_ir_mbarrier_t *b)
+{
+    int i;
+    if (b && b->id >= 0 && b->id < p->nmbars && p->k->mbars[b->id] == b) {
+        puts_(&p->o, p->mnames[b->id]);
+        return;
+    }
+    for (i = 0; b && i < p->nmbars; i++) {
+        if (p->k->mbars[i] == b) {
+            puts_(&p->o, p->mnames[i]);
+            return;
+        }
+    }
+    puts_(&p->o, "?");
+}
+
 static void put_region(printer_t *p, const tilec_ir_region_t *r)
 {
     int i;
@@ -456,6 +568,17 @@ static void put_region(printer_t *p, const tilec_ir_region_t *r)
 
 static void put_block(printer_t *p, const tilec_ir_stmt_t *s, int depth);
 
+/* "[e, ...]" for the leading (stage) indices of a gemm operand of rank > 2. */
+static void put_lead(printer_t *p, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *lead)
+{
+    if (!b || (b->ndim <= 2 && !lead)) {
+        return;
+    }
+    puts_(&p->o, "[");
+    put_expr_list(p, lead, b->ndim > 2 ? b->ndim - 2 : 0, 1);
+    puts_(&p->o, "]");
+}
+
 static void put_stmt(printer_t *p, const tilec_ir_stmt_t *s, int depth)
 {
     out_t *o = &p->o;
@@ -471,7 +594,9 @@ static void put_stmt(printer_t *p, const tilec_ir_stmt_t *s, int depth)
         if (s->u.loop.kind == TILEC_LOOP_PIPELINED) {
             putf(o, ", stages=%d", s->u.loop.num_stages);
         }
-        puts_(o, ") {\n");
+        puts_(o, ")");
+        put_attrs(o, s->nattrs, s->attrs);
+        puts_(o, " {\n");
         put_block(p, s->u.loop.body, depth + 1);
         indent(o, depth);
         puts_(o, "}\n");
@@ -479,6 +604,7 @@ static void put_stmt(printer_t *p, const tilec_ir_stmt_t *s, int depth)
     case TILEC_ST_IF:
         puts_(o, "if ");
         put_expr(p, s->u.cond.cond, 1);
+        put_attrs(o, s->nattrs, s->attrs);
         puts_(o, " {\n");
         put_block(p, s->u.cond.then, depth + 1);
         indent(o, depth);
@@ -520,8 +646,10 @@ static void put_stmt(printer_t *p, const tilec_ir_stmt_t *s, int depth)
     case TILEC_ST_GEMM:
         puts_(o, "gemm ");
         put_buf(p, s->u.gemm.a);
+        put_lead(p, s->u.gemm.a, s->u.gemm.a_lead);
         puts_(o, ", ");
         put_buf(p, s->u.gemm.b);
+        put_lead(p, s->u.gemm.b, s->u.gemm.b_lead);
         puts_(o, ", ");
         put_buf(p, s->u.gemm.c);
         putf(o, " trans_a=%d trans_b=%d clear_accum=%d policy=", s->u.gemm.trans_a, s->u.gemm.trans_b,
@@ -582,10 +710,42 @@ static void put_stmt(printer_t *p, const tilec_ir_stmt_t *s, int depth)
             put_buf(p, s->u.hint.buf);
         }
         break;
+    case TILEC_ST_COPY_ASYNC:
+        puts_(o, "copy_async ");
+        put_region(p, &s->u.copy.dst);
+        puts_(o, " <- ");
+        put_region(p, &s->u.copy.src);
+        break;
+    case TILEC_ST_ASYNC_COMMIT:
+        puts_(o, "async_commit");
+        break;
+    case TILEC_ST_ASYNC_WAIT:
+        putf(o, "async_wait %d", s->u.wait.n);
+        break;
+    case TILEC_ST_BARRIER:
+        puts_(o, "barrier");
+        break;
+    case TILEC_ST_MBAR_INIT:
+        puts_(o, "barrier_init ");
+        put_mbar(p, s->u.mbar.bar);
+        break;
+    case TILEC_ST_MBAR_ARRIVE:
+    case TILEC_ST_MBAR_WAIT:
+        puts_(o, s->kind == TILEC_ST_MBAR_ARRIVE ? "barrier_arrive " : "barrier_wait ");
+        put_mbar(p, s->u.mbar.bar);
+        puts_(o, "[");
+        put_expr(p, s->u.mbar.idx, 1);
+        puts_(o, "]");
+        if (s->kind == TILEC_ST_MBAR_WAIT) {
+            puts_(o, ", ");
+            put_expr(p, s->u.mbar.parity, 1);
+        }
+        break;
     default:
         puts_(o, "?");
         break;
     }
+    put_attrs(o, s->nattrs, s->attrs);
     puts_(o, "\n");
 }
 
@@ -632,7 +792,7 @@ static void put_kernel(printer_t *p)
             puts_(o, " ");
             puts_(o, tilec_dtype_name(v->dtype));
             puts_(o, " ");
-            puts_(o, tilec_irx_var_kind_name(v->kind));
+            puts_(o, tilec_var_kind_name(v->kind));
         }
         puts_(o, "\n");
     }
@@ -650,8 +810,18 @@ static void put_kernel(printer_t *p)
             if (i < k->nparams && i < 32 && (k->out_mask >> i) & 1u) {
                 puts_(o, " out");
             }
+            if (b->layout) {
+                put_layout(p, b->layout);
+            }
+            put_attrs(o, b->nattrs, b->attrs);
         }
         puts_(o, "\n");
+    }
+    for (i = 0; i < p->nmbars; i++) {
+        const tilec_ir_mbarrier_t *b = k->mbars[i];
+        puts_(o, "  mbarrier ");
+        puts_(o, p->mnames[i]);
+        putf(o, "[%d] arrive=%d\n", b ? b->size : 0, b ? b->arrive : 0);
     }
     puts_(o, "  grid [");
     for (i = 0; i < k->ngrid && i < 3; i++) {
@@ -684,7 +854,7 @@ char *tilec_ir_print(const tilec_ir_module_t *m)
     if (cloc) {
         old = uselocale(cloc);
     }
-    putf(&p.o, "tileir %d.%d\n", m->version_major, m->version_minor);
+    putf(&p.o, "tileir %d.%d\n", TILEC_IR_VERSION_MAJOR, tilec_ir_module_minor_needed(m));
     if (m->kernel) {
         const tilec_ir_kernel_t *k = m->kernel;
         const char **names;
@@ -692,7 +862,9 @@ char *tilec_ir_print(const tilec_ir_module_t *m)
         p.k = k;
         p.nvars = k->vars && k->nvars > 0 ? k->nvars : 0;
         p.nbufs = k->bufs && k->nbufs > 0 ? k->nbufs : 0;
+        p.nmbars = k->mbars && k->nmbars > 0 ? k->nmbars : 0;
         n = p.nvars > p.nbufs ? p.nvars : p.nbufs;
+        n = n > p.nmbars ? n : p.nmbars;
         names = calloc(n > 0 ? (size_t)n : 1, sizeof *names);
         if (!names) {
             p.o.oom = 1;
@@ -705,8 +877,12 @@ char *tilec_ir_print(const tilec_ir_module_t *m)
                 names[i] = k->bufs[i] ? k->bufs[i]->name : NULL;
             }
             p.bnames = make_names(names, p.nbufs);
+            for (i = 0; i < p.nmbars; i++) {
+                names[i] = k->mbars[i] ? k->mbars[i]->name : NULL;
+            }
+            p.mnames = make_names(names, p.nmbars);
             free(names);
-            if (!p.vnames || !p.bnames) {
+            if (!p.vnames || !p.bnames || !p.mnames) {
                 p.o.oom = 1;
             } else {
                 put_kernel(&p);
@@ -714,6 +890,7 @@ char *tilec_ir_print(const tilec_ir_module_t *m)
         }
         free_names(p.vnames, p.nvars);
         free_names(p.bnames, p.nbufs);
+        free_names(p.mnames, p.nmbars);
     }
     if (cloc) {
         uselocale(old);

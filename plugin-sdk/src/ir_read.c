@@ -12,7 +12,8 @@
  *
  * Structure: a hand-written lexer (next_tok) and a recursive-descent parser
  * with one function per grammar rule; errors set a flag and unwind by
- * return values.
+ * return values.  IR 1.1 constructs (attrs, layouts, mbarriers, the 1.1
+ * statements and operators) are accepted only when the header says 1.1.
  */
 #include "tilec/ir.h"
 #include "ir_internal.h"
@@ -41,7 +42,9 @@ typedef struct reader {
     tok_t t;             /* current token */
     tilec_arena_t *a;
     tilec_ir_kernel_t *k;
-    tilec_irx_map_t vars, bufs;
+    tilec_irx_map_t vars, bufs, mbars;
+    int minor;           /* the header's minor version */
+    const tilec_ir_layout_t *lay; /* layout whose expressions are being read */
     char *err;
     size_t errlen;
     int failed;
@@ -245,7 +248,8 @@ static void next_tok(reader_t *r)
         return;
     }
     {
-        static const char *const two[] = {"->", "+:", "//", "**", "==", "!=", "<=", ">=", "&&", "||", NULL};
+        static const char *const two[] = {"->", "+:", "//", "**", "==", "!=", "<=", ">=", "&&", "||",
+                                          "<<", ">>", NULL};
         int i;
         for (i = 0; two[i]; i++) {
             if (c == two[i][0] && peekc(r, 1) == two[i][1]) {
@@ -255,7 +259,7 @@ static void next_tok(reader_t *r)
                 return;
             }
         }
-        if (strchr("()[]{},:=+-*/%<>", c)) {
+        if (strchr("()[]{},:=+-*/%<>.&|^", c)) {
             t->kind = T_PUNCT;
             t->n = 1;
             adv(r, 1);
@@ -486,10 +490,49 @@ static int read_ref(reader_t *r, const tilec_irx_map_t *map, const char *what)
     return r->failed ? -1 : i;
 }
 
+/* Inside a layout only its placeholders (_i<d>, _r) are variables. */
+static tilec_ir_var_t *read_placeholder(reader_t *r)
+{
+    char d[40];
+    const tilec_ir_layout_t *l = r->lay;
+    tilec_ir_var_t *v = NULL;
+    int i;
+    if (r->t.kind == T_IDENT && r->t.n == 2 && memcmp(r->t.s, "_r", 2) == 0) {
+        v = l->rvar;
+    }
+    for (i = 0; i < l->ndim && !v; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "_i%d", i);
+        if (r->t.kind == T_IDENT && r->t.n == strlen(nm) && memcmp(r->t.s, nm, r->t.n) == 0) {
+            v = l->ivar[i];
+        }
+    }
+    if (!v) {
+        FAIL(r, "unknown variable %s in a layout (only _i0.._i%d and _r)", tok_desc(&r->t, d, sizeof d), l->ndim - 1);
+        return NULL;
+    }
+    next_tok(r);
+    return r->failed ? NULL : v;
+}
+
 static tilec_ir_var_t *read_var_ref(reader_t *r)
 {
-    int i = read_ref(r, &r->vars, "variable");
+    int i;
+    if (r->lay) {
+        return read_placeholder(r);
+    }
+    i = read_ref(r, &r->vars, "variable");
     return i < 0 ? NULL : r->k->vars[i];
+}
+
+/* A 1.1 construct in a text whose header says 1.0 is an error. */
+static int need_11(reader_t *r, const char *what)
+{
+    if (r->minor < 1) {
+        FAIL(r, "%s needs tileir 1.1 (the header says %d.%d)", what, TILEC_IR_VERSION_MAJOR, r->minor);
+        return -1;
+    }
+    return 0;
 }
 
 static tilec_ir_buffer_t *read_buf_ref(reader_t *r)
@@ -618,7 +661,8 @@ static tilec_ir_expr_t **read_index_list(reader_t *r, int n, const char *bufname
 static int binop_from_punct(const reader_t *r)
 {
     static const char *const ops[] = {"+", "-", "*", "/", "//", "%", "**", NULL, NULL,
-                                      "==", "!=", "<", "<=", ">", ">=", "&&", "||"};
+                                      "==", "!=", "<", "<=", ">", ">=", "&&", "||",
+                                      "&", "|", "^", "<<", ">>"};
     int i;
     if (r->t.kind != T_PUNCT) {
         return -1;
@@ -723,6 +767,9 @@ static tilec_ir_expr_t *read_primary(reader_t *r, int depth)
         op = binop_from_punct(r);
         if (op < 0) {
             FAIL(r, "expected a binary operator, found %s", tok_desc(&r->t, d, sizeof d));
+            return NULL;
+        }
+        if (op >= TILEC_BIN_BITAND && need_11(r, "a bitwise operator") < 0) {
             return NULL;
         }
         next_tok(r);
@@ -885,6 +932,301 @@ static int read_region(reader_t *r, tilec_ir_region_t *rg)
     return expect_punct(r, "]");
 }
 
+/* ---- attributes, layouts, mbarriers (1.1) ---------------------------- */
+
+/* key = IDENT { "." IDENT }, into the arena (at most 127 characters). */
+static char *read_key(reader_t *r)
+{
+    char d[40], buf[128];
+    size_t n = 0;
+    for (;;) {
+        if (r->t.kind != T_IDENT) {
+            FAIL(r, "expected an attribute key, found %s", tok_desc(&r->t, d, sizeof d));
+            return NULL;
+        }
+        if (n + r->t.n + 1 >= sizeof buf) {
+            FAIL(r, "attribute key too long");
+            return NULL;
+        }
+        memcpy(buf + n, r->t.s, r->t.n);
+        n += r->t.n;
+        next_tok(r);
+        if (r->failed || !is_punct(r, ".")) {
+            break;
+        }
+        buf[n++] = '.';
+        next_tok(r);
+    }
+    if (r->failed) {
+        return NULL;
+    }
+    {
+        char *k = tilec_arena_strndup(r->a, buf, n);
+        if (!k) {
+            oom(r);
+        }
+        return k;
+    }
+}
+
+static int read_attr_value(reader_t *r, tilec_ir_attr_t *v)
+{
+    char d[40];
+    if (r->t.kind == T_STRING) {
+        v->kind = TILEC_ATTR_STRING;
+        v->s = read_string(r);
+        return v->s ? 0 : -1;
+    }
+    if (is_punct(r, "(")) {
+        int cap = 0;
+        next_tok(r);
+        v->kind = TILEC_ATTR_TUPLE;
+        while (!r->failed && !is_punct(r, ")")) {
+            int64_t x;
+            if (v->n && expect_punct(r, ",") < 0) {
+                return -1;
+            }
+            if (v->n >= 64) {
+                FAIL(r, "tuple too long (limit 64)");
+                return -1;
+            }
+            if (read_int(r, INT64_MIN, INT64_MAX, &x, "tuple element") < 0) {
+                return -1;
+            }
+            if (v->n == cap) {
+                int64_t *nt;
+                cap = cap ? cap * 2 : 4;
+                nt = tilec_arena_alloc(r->a, (size_t)cap * sizeof *nt);
+                if (!nt) {
+                    oom(r);
+                    return -1;
+                }
+                if (v->n) {
+                    memcpy(nt, v->tuple, (size_t)v->n * sizeof *nt);
+                }
+                v->tuple = nt;
+            }
+            v->tuple[v->n++] = x;
+        }
+        if (!v->tuple) {
+            v->tuple = tilec_arena_alloc(r->a, sizeof *v->tuple);
+            if (!v->tuple) {
+                oom(r);
+                return -1;
+            }
+        }
+        return expect_punct(r, ")");
+    }
+    {
+        int neg = 0;
+        if (is_punct(r, "-")) {
+            neg = 1;
+            next_tok(r);
+            if (r->failed) {
+                return -1;
+            }
+        }
+        if (r->t.kind == T_INT) {
+            uint64_t u = r->t.u;
+            if (!neg && u > (uint64_t)INT64_MAX) {
+                FAIL(r, "integer literal out of range");
+                return -1;
+            }
+            v->kind = TILEC_ATTR_INT;
+            v->i = !neg ? (int64_t)u : u == (UINT64_C(1) << 63) ? INT64_MIN : -(int64_t)u;
+        } else if (r->t.kind == T_FLOAT || is_word(r, "inf") || (is_word(r, "nan") && !neg)) {
+            v->kind = TILEC_ATTR_FLOAT;
+            v->f = r->t.kind == T_FLOAT ? r->t.f : is_word(r, "inf") ? INFINITY : NAN;
+            if (neg) {
+                v->f = -v->f;
+            }
+        } else {
+            FAIL(r, "expected an attribute value (int, float, string or tuple), found %s",
+                 tok_desc(&r->t, d, sizeof d));
+            return -1;
+        }
+        next_tok(r);
+        return r->failed ? -1 : 0;
+    }
+}
+
+/* key = value { "," key = value } up to (not including) close. */
+static int read_attr_list(reader_t *r, const char *close, int *n, tilec_ir_attr_t **list, int need_ns)
+{
+    int cap = 0;
+    *n = 0;
+    *list = NULL;
+    while (!r->failed && !is_punct(r, close)) {
+        tilec_ir_attr_t v;
+        int line = r->t.line, col = r->t.col, i;
+        memset(&v, 0, sizeof v);
+        if (*n && expect_punct(r, ",") < 0) {
+            return -1;
+        }
+        if (*n >= 256) {
+            FAIL(r, "too many attributes (limit 256)");
+            return -1;
+        }
+        line = r->t.line;
+        col = r->t.col;
+        if (!(v.key = read_key(r)) || expect_punct(r, "=") < 0 || read_attr_value(r, &v) < 0) {
+            return -1;
+        }
+        if (need_ns && !strchr(v.key, '.')) {
+            fail_at(r, line, col, "attribute key '%s' has no namespace (write ns.%s)", v.key, v.key);
+            return -1;
+        }
+        for (i = 0; i < *n; i++) {
+            if (strcmp((*list)[i].key, v.key) == 0) {
+                fail_at(r, line, col, "duplicate attribute '%s'", v.key);
+                return -1;
+            }
+        }
+        if (*n == cap) {
+            tilec_ir_attr_t *nl;
+            cap = cap ? cap * 2 : 4;
+            nl = tilec_arena_alloc(r->a, (size_t)cap * sizeof *nl);
+            if (!nl) {
+                oom(r);
+                return -1;
+            }
+            if (*n) {
+                memcpy(nl, *list, (size_t)*n * sizeof *nl);
+            }
+            *list = nl;
+        }
+        (*list)[(*n)++] = v;
+    }
+    return r->failed ? -1 : 0;
+}
+
+/* [ "attrs" "{" list "}" ] */
+static int read_attrs_opt(reader_t *r, int *n, tilec_ir_attr_t **list)
+{
+    if (!is_word(r, "attrs")) {
+        return 0;
+    }
+    if (need_11(r, "'attrs'") < 0) {
+        return -1;
+    }
+    next_tok(r);
+    if (expect_punct(r, "{") < 0 || read_attr_list(r, "}", n, list, 1) < 0) {
+        return -1;
+    }
+    return expect_punct(r, "}");
+}
+
+static int lookup_layout(const char *s) { return tilec_irx_layout_kind_from_name(s); }
+
+/* NAME '=' expr, with the layout's placeholders in scope. */
+static tilec_ir_expr_t *read_layout_expr(reader_t *r, const char *name)
+{
+    if (expect_word(r, name) < 0 || expect_punct(r, "=") < 0) {
+        return NULL;
+    }
+    return read_expr(r, 1);
+}
+
+/* "layout" KIND STRING "(" params ")" fields, after a buffer's shape. */
+static int read_layout(reader_t *r, tilec_ir_buffer_t *b)
+{
+    tilec_ir_layout_t *l;
+    const char *name;
+    int kind, rc = -1, off;
+    int64_t v;
+    if (need_11(r, "'layout'") < 0) {
+        return -1;
+    }
+    next_tok(r);
+    if (read_enum(r, lookup_layout, "layout kind", &kind) < 0 || !(name = read_string(r))) {
+        return -1;
+    }
+    l = tilec_ir_layout_new(r->a, (tilec_layout_kind_t)kind, name, b->ndim);
+    if (!l) {
+        oom(r);
+        return -1;
+    }
+    if (expect_punct(r, "(") < 0 || read_attr_list(r, ")", &l->nparams, &l->params, 0) < 0 ||
+        expect_punct(r, ")") < 0) {
+        return -1;
+    }
+    r->lay = l;
+    if (kind == TILEC_LAYOUT_SMEM) {
+        if (read_attr(r, "offset", &off) < 0) {
+            goto out;
+        }
+        l->offset = off;
+        if (expect_word(r, "size") < 0 || expect_punct(r, "=") < 0 ||
+            read_int(r, 0, INT32_MAX, &v, "size") < 0 || !(l->addr = read_layout_expr(r, "addr"))) {
+            goto out;
+        }
+        l->size = v;
+    } else if (read_attr(r, "threads", &l->threads) < 0 || read_attr(r, "nlocal", &l->nlocal) < 0 ||
+               read_attr(r, "replicate", &l->replicate) < 0 || !(l->thread = read_layout_expr(r, "thread")) ||
+               !(l->local = read_layout_expr(r, "local"))) {
+        goto out;
+    }
+    b->layout = l;
+    rc = 0;
+out:
+    r->lay = NULL;
+    return r->failed ? -1 : rc;
+}
+
+/* "mbarrier" NAME "[" INT "]" "arrive" "=" INT */
+static int read_mbarrier(reader_t *r)
+{
+    int line = r->t.line, col = r->t.col, size, arrive, rc;
+    char *name;
+    tilec_ir_mbarrier_t *b;
+    if (need_11(r, "'mbarrier'") < 0) {
+        return -1;
+    }
+    next_tok(r);
+    if (!(name = take_ident(r, "mbarrier name")) || expect_punct(r, "[") < 0 ||
+        read_int32(r, &size, "mbarrier size") < 0 || expect_punct(r, "]") < 0 || read_attr(r, "arrive", &arrive) < 0) {
+        return -1;
+    }
+    b = tilec_ir_mbarrier_add(r->a, r->k, name, size, arrive);
+    if (!b) {
+        oom(r);
+        return -1;
+    }
+    rc = tilec_irx_map_put(&r->mbars, b->name, b->id);
+    if (rc != 0) {
+        if (rc > 0) {
+            fail_at(r, line, col, "duplicate mbarrier '%s'", name);
+        } else {
+            oom(r);
+        }
+        return -1;
+    }
+    return 0;
+}
+
+static tilec_ir_mbarrier_t *read_mbar_ref(reader_t *r)
+{
+    int i = read_ref(r, &r->mbars, "mbarrier");
+    return i < 0 ? NULL : r->k->mbars[i];
+}
+
+/* "[" e, ... "]" leading indices of a gemm operand (1.1), when present. */
+static int read_gemm_lead(reader_t *r, const tilec_ir_buffer_t *b, tilec_ir_expr_t ***lead)
+{
+    if (!is_punct(r, "[")) {
+        return 0;
+    }
+    if (need_11(r, "a gemm operand's leading index") < 0) {
+        return -1;
+    }
+    if (b->ndim <= 2) {
+        FAIL(r, "gemm operand '%s' has rank %d and takes no leading indices", b->name, b->ndim);
+        return -1;
+    }
+    *lead = read_index_list(r, b->ndim - 2, b->name, 0);
+    return *lead ? 0 : -1;
+}
+
 static tilec_ir_stmt_t *read_block(reader_t *r, int depth);
 
 static tilec_ir_stmt_t *new_stmt(reader_t *r, tilec_stmt_kind_t kind)
@@ -896,7 +1238,9 @@ static tilec_ir_stmt_t *new_stmt(reader_t *r, tilec_stmt_kind_t kind)
     return s;
 }
 
-static tilec_ir_stmt_t *read_stmt(reader_t *r, int depth)
+static tilec_ir_stmt_t *read_stmt_11(reader_t *r, const char *kw);
+
+static tilec_ir_stmt_t *read_stmt_kw(reader_t *r, int depth)
 {
     char d[40];
     char kw[16];
@@ -926,7 +1270,7 @@ static tilec_ir_stmt_t *read_stmt(reader_t *r, int depth)
                 return NULL;
             }
         }
-        if (expect_punct(r, ")") < 0) {
+        if (expect_punct(r, ")") < 0 || read_attrs_opt(r, &s->nattrs, &s->attrs) < 0) {
             return NULL;
         }
         s->u.loop.body = read_block(r, depth + 1);
@@ -934,7 +1278,8 @@ static tilec_ir_stmt_t *read_stmt(reader_t *r, int depth)
     }
     if (strcmp(kw, "if") == 0) {
         next_tok(r);
-        if (!(s = new_stmt(r, TILEC_ST_IF)) || !(s->u.cond.cond = read_expr(r, 1))) {
+        if (!(s = new_stmt(r, TILEC_ST_IF)) || !(s->u.cond.cond = read_expr(r, 1)) ||
+            read_attrs_opt(r, &s->nattrs, &s->attrs) < 0) {
             return NULL;
         }
         s->u.cond.then = read_block(r, depth + 1);
@@ -1004,8 +1349,10 @@ static tilec_ir_stmt_t *read_stmt(reader_t *r, int depth)
     }
     if (strcmp(kw, "gemm") == 0) {
         next_tok(r);
-        if (!(s = new_stmt(r, TILEC_ST_GEMM)) || !(s->u.gemm.a = read_buf_ref(r)) || expect_punct(r, ",") < 0 ||
-            !(s->u.gemm.b = read_buf_ref(r)) || expect_punct(r, ",") < 0 || !(s->u.gemm.c = read_buf_ref(r)) ||
+        if (!(s = new_stmt(r, TILEC_ST_GEMM)) || !(s->u.gemm.a = read_buf_ref(r)) ||
+            read_gemm_lead(r, s->u.gemm.a, &s->u.gemm.a_lead) < 0 || expect_punct(r, ",") < 0 ||
+            !(s->u.gemm.b = read_buf_ref(r)) || read_gemm_lead(r, s->u.gemm.b, &s->u.gemm.b_lead) < 0 ||
+            expect_punct(r, ",") < 0 || !(s->u.gemm.c = read_buf_ref(r)) ||
             read_attr(r, "trans_a", &s->u.gemm.trans_a) < 0 || read_attr(r, "trans_b", &s->u.gemm.trans_b) < 0 ||
             read_attr(r, "clear_accum", &s->u.gemm.clear_accum) < 0 || expect_word(r, "policy") < 0 ||
             expect_punct(r, "=") < 0 || read_enum(r, lookup_policy, "gemm policy", &v) < 0) {
@@ -1116,8 +1463,70 @@ static tilec_ir_stmt_t *read_stmt(reader_t *r, int depth)
         }
         return r->failed ? NULL : s;
     }
-    FAIL(r, "unknown statement '%s'", kw);
-    return NULL;
+    return read_stmt_11(r, kw);
+}
+
+/* The 1.1 statements. */
+static tilec_ir_stmt_t *read_stmt_11(reader_t *r, const char *kw)
+{
+    tilec_ir_stmt_t *s;
+    int k = tilec_irx_stmt_kind_from_name(kw);
+    if (k < TILEC_ST_COPY_ASYNC) {
+        FAIL(r, "unknown statement '%s'", kw);
+        return NULL;
+    }
+    if (need_11(r, tilec_stmt_kind_name((tilec_stmt_kind_t)k)) < 0) {
+        return NULL;
+    }
+    next_tok(r);
+    if (!(s = new_stmt(r, (tilec_stmt_kind_t)k))) {
+        return NULL;
+    }
+    switch (k) {
+    case TILEC_ST_COPY_ASYNC:
+        /* DST "<" "-" SRC: two tokens, so "(a<-1)" still lexes as less-than */
+        if (read_region(r, &s->u.copy.dst) < 0 || expect_punct(r, "<") < 0 || expect_punct(r, "-") < 0 ||
+            read_region(r, &s->u.copy.src) < 0) {
+            return NULL;
+        }
+        break;
+    case TILEC_ST_ASYNC_WAIT:
+        if (read_int32(r, &s->u.wait.n, "async_wait count") < 0) {
+            return NULL;
+        }
+        break;
+    case TILEC_ST_MBAR_INIT:
+        if (!(s->u.mbar.bar = read_mbar_ref(r))) {
+            return NULL;
+        }
+        break;
+    case TILEC_ST_MBAR_ARRIVE:
+    case TILEC_ST_MBAR_WAIT:
+        if (!(s->u.mbar.bar = read_mbar_ref(r)) || expect_punct(r, "[") < 0 || !(s->u.mbar.idx = read_expr(r, 1)) ||
+            expect_punct(r, "]") < 0) {
+            return NULL;
+        }
+        if (k == TILEC_ST_MBAR_WAIT && (expect_punct(r, ",") < 0 || !(s->u.mbar.parity = read_expr(r, 1)))) {
+            return NULL;
+        }
+        break;
+    default: /* async_commit, barrier: no operands */
+        break;
+    }
+    return r->failed ? NULL : s;
+}
+
+/* A statement, then its attributes (for and if read theirs before the body). */
+static tilec_ir_stmt_t *read_stmt(reader_t *r, int depth)
+{
+    tilec_ir_stmt_t *s = read_stmt_kw(r, depth);
+    if (!s || r->failed) {
+        return NULL;
+    }
+    if (s->kind != TILEC_ST_FOR && s->kind != TILEC_ST_IF && read_attrs_opt(r, &s->nattrs, &s->attrs) < 0) {
+        return NULL;
+    }
+    return s;
 }
 
 /* '{' stmt* '}' */
@@ -1258,6 +1667,13 @@ static int read_kernel(reader_t *r)
             } else {
                 seen_alloc = 1;
             }
+            if ((is_word(r, "layout") && read_layout(r, b) < 0) || read_attrs_opt(r, &b->nattrs, &b->attrs) < 0) {
+                return -1;
+            }
+        } else if (is_word(r, "mbarrier")) {
+            if (read_mbarrier(r) < 0) {
+                return -1;
+            }
         } else {
             break;
         }
@@ -1345,6 +1761,7 @@ static int read_header(reader_t *r, tilec_ir_module_t *m)
     }
     m->version_major = (int)maj;
     m->version_minor = (int)min;
+    r->minor = (int)min;
     r->col = 1 + (int)(p - r->p);
     r->p = p;
     return 0;
@@ -1382,6 +1799,7 @@ int tilec_ir_read(tilec_arena_t *a, const char *text, size_t len, tilec_ir_modul
     }
     tilec_irx_map_init(&r.vars);
     tilec_irx_map_init(&r.bufs);
+    tilec_irx_map_init(&r.mbars);
     cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     if (cloc) {
         old = uselocale(cloc);
@@ -1405,6 +1823,7 @@ int tilec_ir_read(tilec_arena_t *a, const char *text, size_t len, tilec_ir_modul
     }
     tilec_irx_map_free(&r.vars);
     tilec_irx_map_free(&r.bufs);
+    tilec_irx_map_free(&r.mbars);
     if (r.failed) {
         rc = -1;
         *out = NULL;

@@ -1185,7 +1185,7 @@ static void gen_simple(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         tilec_simt_emit(c, "/* hint %s ignored */", s->u.hint.name && strcmp(s->u.hint.name, "annotate_layout") == 0
                                                         ? "annotate_layout" : "use_swizzle");
         break;
-    default: tilec_simt_fail(c, "unknown statement kind %d", (int)s->kind); break;
+    default: tilec_simt_fail(c, "statement '%s' is not supported by the SIMT kit yet", tilec_stmt_kind_name(s->kind)); break;
     }
     if (thread0) {
         c->per_thread = 0;

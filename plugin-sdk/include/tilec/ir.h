@@ -2,10 +2,14 @@
  * tilec/ir.h — the in-memory model of the stable tile IR.
  *
  * The tile IR is what the backend-neutral core hands to every backend.  It
- * crosses the plugin ABI only in its serialized text form ("tileir 1", see
+ * crosses the plugin ABI only in its serialized text form ("tileir 1.x", see
  * docs/ir.md); each side parses that text into these structures in an arena
  * of its own, so no pointer ever crosses the ABI.  The core and the SDK share
  * this header and the code behind it (ir.c, ir_print.c, ir_read.c).
+ *
+ * IR 1.1 adds the lowering vocabulary (attributes, buffer layouts, bitwise
+ * operators, gemm stage indices, async copies, barriers; docs/ir.md §9).
+ * A module that uses none of it prints as "tileir 1.0".
  *
  * Ownership: every node, string and array reachable from a tilec_ir_module_t
  * lives in the tilec_arena_t that built it and is freed with it at once.
@@ -31,8 +35,11 @@ extern "C" {
 #endif
 
 #define TILEC_IR_VERSION_MAJOR 1
-#define TILEC_IR_VERSION_MINOR 0
+#define TILEC_IR_VERSION_MINOR 1   /* newest minor version this SDK reads and writes */
 #define TILEC_IR_MAX_DIMS 8
+/* Deepest expression nesting and statement nesting the text form allows;
+ * the reader rejects deeper input, the verifier rejects deeper IR. */
+#define TILEC_IR_MAX_DEPTH 512
 
 /* ---- arena ------------------------------------------------------------ */
 
@@ -93,17 +100,91 @@ typedef enum tilec_var_kind {
     TILEC_VAR_BLOCK = 0, /* block index bx/by/bz, int32 */
     TILEC_VAR_LOOP,      /* loop variable, int32, 0..extent-1 */
     TILEC_VAR_SYM,       /* T.dynamic shape symbol, int32, bound at launch */
-    TILEC_VAR_LET        /* scalar local assigned by TILEC_ST_ASSIGN */
+    TILEC_VAR_LET,       /* scalar local assigned by TILEC_ST_ASSIGN */
+    TILEC_VAR_LAYOUT     /* 1.1: placeholder index var of a layout (_i0.., _r); not in kernel vars */
 } tilec_var_kind_t;
 
+const char *tilec_var_kind_name(tilec_var_kind_t k); /* "block" "loop" "sym" "let" "layout" */
+
 typedef struct tilec_ir_var {
-    int id;                /* index in tilec_ir_kernel_t.vars */
+    int id;                /* index in tilec_ir_kernel_t.vars; LAYOUT: dimension (ndim for _r) */
     const char *name;      /* arena; unique within the kernel */
     tilec_dtype_t dtype;
     tilec_var_kind_t kind;
 } tilec_ir_var_t;
 
 typedef struct tilec_ir_expr tilec_ir_expr_t;
+
+/* ---- attributes (1.1) ----------------------------------------------------
+ * Decisions that do not change semantics, as an ordered list of key/value
+ * pairs on a statement or a buffer.  Keys are namespaced "ns.name": "lower.*"
+ * keys are set by the SDK's lowering passes (docs/ir.md lists them and the
+ * verifier checks their types), "<backend>.*" keys by a backend's own passes
+ * (the verifier ignores namespaces it does not know).  The interpreter
+ * ignores attributes.  Text: attrs {key = value, ...}. */
+
+typedef enum tilec_attr_kind {
+    TILEC_ATTR_INT = 0, /* i */
+    TILEC_ATTR_FLOAT,   /* f */
+    TILEC_ATTR_STRING,  /* s (arena, non-NULL) */
+    TILEC_ATTR_TUPLE    /* n ints in tuple (arena) */
+} tilec_attr_kind_t;
+
+typedef struct tilec_ir_attr {
+    const char *key;    /* arena */
+    tilec_attr_kind_t kind;
+    int64_t i;
+    double f;
+    const char *s;
+    int n;
+    int64_t *tuple;
+} tilec_ir_attr_t;
+
+/* The attribute named key in list (n entries), or NULL. */
+const tilec_ir_attr_t *tilec_ir_attr_get(int n, const tilec_ir_attr_t *list, const char *key);
+/* Sets (replaces or appends) *v in the list (*n entries at *list), copying key, string
+ * and tuple into arena a.  0, or -1 when out of memory. */
+int tilec_ir_attr_set(tilec_arena_t *a, int *n, tilec_ir_attr_t **list, const tilec_ir_attr_t *v);
+int tilec_ir_attr_set_int(tilec_arena_t *a, int *n, tilec_ir_attr_t **list, const char *key, int64_t v);
+int tilec_ir_attr_set_str(tilec_arena_t *a, int *n, tilec_ir_attr_t **list, const char *key, const char *v);
+int tilec_ir_attr_set_tuple(tilec_arena_t *a, int *n, tilec_ir_attr_t **list, const char *key,
+                            const int64_t *v, int count);
+
+/* ---- layouts (1.1) -------------------------------------------------------
+ * Where the elements of an on-chip buffer live, decided by the lowering.
+ * The expressions are int32 expressions over the layout's own placeholder
+ * variables: ivar[d] ("_i<d>", the element's index in dimension d) and rvar
+ * ("_r", the replica 0..replicate-1); they are not in the kernel's tables.
+ *  REGS (fragment/local buffers): element (i0..) of replica r is register
+ *       `local` (0..nlocal-1) of thread `thread` (0..threads-1).
+ *  SMEM (shared buffers): element (i0..) is element `addr` of the buffer's
+ *       bytes [offset, offset+size) of the block's shared memory (padding
+ *       and swizzles are written into addr).
+ * name + params name the form for printers ("mma.acc", "swizzle128", ...);
+ * the verifier and the interpreter use the explicit expressions. */
+
+typedef enum tilec_layout_kind { TILEC_LAYOUT_REGS = 0, TILEC_LAYOUT_SMEM } tilec_layout_kind_t;
+
+typedef struct tilec_ir_layout {
+    tilec_layout_kind_t kind;
+    const char *name;                 /* arena */
+    int nparams;
+    tilec_ir_attr_t *params;          /* arena [nparams]; keys need no namespace */
+    int ndim;                         /* rank of the buffer it describes */
+    tilec_ir_var_t *ivar[TILEC_IR_MAX_DIMS]; /* [ndim] placeholders _i0.. */
+    tilec_ir_var_t *rvar;             /* placeholder _r */
+    /* REGS */
+    int threads, nlocal, replicate;   /* each >= 1 */
+    tilec_ir_expr_t *thread, *local;
+    /* SMEM */
+    int64_t offset, size;             /* bytes */
+    tilec_ir_expr_t *addr;            /* in elements of the buffer's dtype */
+} tilec_ir_layout_t;
+
+/* A layout of kind for a rank-ndim buffer, with its placeholder vars made
+ * (int32, kind LAYOUT); replicate/threads/nlocal start at 1.  NULL on OOM. */
+tilec_ir_layout_t *tilec_ir_layout_new(tilec_arena_t *a, tilec_layout_kind_t kind, const char *name, int ndim);
+const char *tilec_layout_kind_name(tilec_layout_kind_t k); /* "regs" "smem" */
 
 typedef struct tilec_ir_buffer {
     int id;                  /* index in tilec_ir_kernel_t.bufs; params come first */
@@ -112,6 +193,9 @@ typedef struct tilec_ir_buffer {
     tilec_dtype_t dtype;
     int ndim;
     tilec_ir_expr_t **shape;    /* arena array [ndim]; constants or int exprs of symbols */
+    tilec_ir_layout_t *layout;  /* 1.1; NULL: not decided (always in 1.0) */
+    int nattrs;                 /* 1.1 */
+    tilec_ir_attr_t *attrs;     /* arena [nattrs] */
 } tilec_ir_buffer_t;
 
 /* ---- expressions ------------------------------------------------------- */
@@ -144,6 +228,9 @@ typedef enum tilec_binop {
     TILEC_BIN_MIN, TILEC_BIN_MAX,
     TILEC_BIN_EQ, TILEC_BIN_NE, TILEC_BIN_LT, TILEC_BIN_LE, TILEC_BIN_GT, TILEC_BIN_GE,
     TILEC_BIN_AND, TILEC_BIN_OR,   /* logical, on bools */
+    /* 1.1: on integers; shr is arithmetic on signed, logical on unsigned
+     * dtypes; a shift count outside [0, bits) is undefined behaviour. */
+    TILEC_BIN_BITAND, TILEC_BIN_BITOR, TILEC_BIN_BITXOR, TILEC_BIN_SHL, TILEC_BIN_SHR,
     TILEC_BIN_COUNT
 } tilec_binop_t;
 
@@ -194,8 +281,19 @@ typedef enum tilec_stmt_kind {
     TILEC_ST_ATOMIC,   /* buf[idx] = op(buf[idx], value), atomically */
     TILEC_ST_SYNC,     /* T.sync_threads */
     TILEC_ST_PRINT,    /* T.print: debug output of a value or buffer */
-    TILEC_ST_HINT      /* T.use_swizzle / T.annotate_layout: may be ignored */
+    TILEC_ST_HINT,     /* T.use_swizzle / T.annotate_layout: may be ignored */
+    /* 1.1: what the lowering decides (docs/ir.md §9) */
+    TILEC_ST_COPY_ASYNC,   /* dst (shared) <- src (global), pending until waited for */
+    TILEC_ST_ASYNC_COMMIT, /* closes the current group of pending async copies */
+    TILEC_ST_ASYNC_WAIT,   /* completes every committed group except the newest n */
+    TILEC_ST_BARRIER,      /* block-wide barrier inserted by the lowering */
+    TILEC_ST_MBAR_INIT,    /* barrier_init NAME: every barrier of the array, phase 0 */
+    TILEC_ST_MBAR_ARRIVE,  /* barrier_arrive NAME[idx] */
+    TILEC_ST_MBAR_WAIT     /* barrier_wait NAME[idx], parity */
 } tilec_stmt_kind_t;
+#define TILEC_ST_KIND_COUNT (TILEC_ST_MBAR_WAIT + 1)
+
+const char *tilec_stmt_kind_name(tilec_stmt_kind_t k); /* "for" "copy_async" ... (text IR keyword) */
 
 typedef enum tilec_loop_kind {
     TILEC_LOOP_SERIAL = 0,  /* T.serial, range */
@@ -222,10 +320,22 @@ const char *tilec_policy_name(tilec_gemm_policy_t p);    /* "square" ... */
 
 typedef struct tilec_ir_stmt tilec_ir_stmt_t;
 
+/* 1.1: an array of `size` barrier objects (mbarrier), each completing a
+ * phase after `arrive` barrier_arrive executions (the lowering counts
+ * block-level statements, not threads).  Declared at kernel level. */
+typedef struct tilec_ir_mbarrier {
+    int id;                /* index in tilec_ir_kernel_t.mbars */
+    const char *name;      /* arena; unique among the kernel's mbarriers */
+    int size;              /* >= 1 */
+    int arrive;            /* >= 1 */
+} tilec_ir_mbarrier_t;
+
 struct tilec_ir_stmt {
     tilec_stmt_kind_t kind;
     int line, col;            /* source position, 0 if unknown (not serialized) */
     tilec_ir_stmt_t *next;       /* next statement in the same block */
+    int nattrs;               /* 1.1 */
+    tilec_ir_attr_t *attrs;   /* arena [nattrs] */
     union {
         struct {
             tilec_ir_var_t *var; tilec_ir_expr_t *extent; tilec_loop_kind_t kind;
@@ -235,7 +345,7 @@ struct tilec_ir_stmt {
         struct { tilec_ir_expr_t *cond; tilec_ir_stmt_t *then, *els; } cond; /* els may be NULL */
         struct { tilec_ir_buffer_t *buf; tilec_ir_expr_t **idx; tilec_ir_expr_t *value; } store;
         struct { tilec_ir_var_t *var; tilec_ir_expr_t *value; } assign;
-        /* COPY semantics: after dropping extent-1 dimensions both regions
+        /* COPY (and COPY_ASYNC) semantics: after dropping extent-1 dimensions both regions
          * have the same extents; element k of src goes to element k of dst,
          * converted to dst's dtype.  Elements of a GLOBAL region outside
          * the tensor read as zero and are not written. */
@@ -243,10 +353,14 @@ struct tilec_ir_stmt {
         struct { tilec_ir_region_t dst; tilec_ir_expr_t *value; } fill;
         /* GEMM: C[M,N] (+)= A'[M,K] * B'[K,N] where A' = trans_a ? A^T : A
          * (A stored [K,M] when transposed) and likewise B (stored [N,K]).
-         * clear_accum zeroes C first.  A, B, C are whole 2-D buffers. */
+         * clear_accum zeroes C first.  A, B, C are whole 2-D buffers, or
+         * (1.1) A/B have leading dimensions selected by a_lead/b_lead
+         * (arena arrays [ndim-2], NULL when the buffer is 2-D): the operand
+         * is the 2-D slice A[a_lead..., :, :] (a pipeline stage). */
         struct {
             tilec_ir_buffer_t *a, *b, *c; int trans_a, trans_b, clear_accum;
             tilec_gemm_policy_t policy;
+            tilec_ir_expr_t **a_lead, **b_lead;
         } gemm;
         /* REDUCE: dst has src's shape without dimension dim.  clear: dst is
          * overwritten; otherwise the result is combined with dst's value. */
@@ -260,6 +374,11 @@ struct tilec_ir_stmt {
         /* HINT: name is "use_swizzle" or "annotate_layout"; args are
          * constant int expressions (may be empty). */
         struct { const char *name; int nargs; tilec_ir_expr_t **args; tilec_ir_buffer_t *buf; } hint;
+        /* ASYNC_WAIT: n >= 0 newest committed groups may stay pending. */
+        struct { int n; } wait;
+        /* MBAR_*: idx (ARRIVE, WAIT) selects the barrier of the array;
+         * parity (WAIT) is the parity of the phase waited for. */
+        struct { tilec_ir_mbarrier_t *bar; tilec_ir_expr_t *idx, *parity; } mbar;
     } u;
 };
 
@@ -278,11 +397,16 @@ typedef struct tilec_ir_kernel {
     int threads[3];            /* threads per block, x y z (unused ones 1) */
     uint32_t out_mask;         /* bit i: param i is an output (out_idx) */
     tilec_ir_stmt_t *body;
+    int nmbars;                /* 1.1 */
+    tilec_ir_mbarrier_t **mbars; /* arena array [nmbars] */
 } tilec_ir_kernel_t;
 
+/* version_major/minor: the version the text said (reader) or the newest
+ * (constructor).  The printer ignores them and writes the lowest version
+ * that can express the module (tilec_ir_module_minor_needed). */
 typedef struct tilec_ir_module {
     int version_major, version_minor;
-    tilec_ir_kernel_t *kernel;   /* one kernel per module in IR 1.0 */
+    tilec_ir_kernel_t *kernel;   /* one kernel per module in IR 1.x */
 } tilec_ir_module_t;
 
 /* ---- construction (ir.c) ------------------------------------------------
@@ -308,22 +432,42 @@ tilec_ir_expr_t *tilec_ir_binary(tilec_arena_t *a, tilec_binop_t op, tilec_ir_ex
 tilec_ir_expr_t *tilec_ir_select(tilec_arena_t *a, tilec_ir_expr_t *c, tilec_ir_expr_t *x, tilec_ir_expr_t *y);
 tilec_ir_expr_t *tilec_ir_cast(tilec_arena_t *a, tilec_dtype_t t, tilec_ir_expr_t *x);
 tilec_ir_stmt_t *tilec_ir_stmt(tilec_arena_t *a, tilec_stmt_kind_t kind);
+/* 1.1: appends an mbarrier array to the kernel. */
+tilec_ir_mbarrier_t *tilec_ir_mbarrier_add(tilec_arena_t *a, tilec_ir_kernel_t *k, const char *name, int size,
+                                           int arrive);
 
 /* Helpers on expressions. */
 int tilec_ir_is_const_int(const tilec_ir_expr_t *e, int64_t *out);
 /* Product of a buffer's shape when all constant; -1 otherwise. */
 int64_t tilec_ir_buffer_const_size(const tilec_ir_buffer_t *b);
+/* The lowest minor version (0 or 1) whose vocabulary covers the module:
+ * 1 when it uses any 1.1 construct (attributes, layouts, mbarriers, the
+ * 1.1 statements and binary operators, gemm leading indices). */
+int tilec_ir_module_minor_needed(const tilec_ir_module_t *m);
+
+/* ---- integer evaluation (ir_eval.c) -------------------------------------
+ * The one evaluator of integer expressions (grids, shapes, layout maps) for
+ * given variable values.  bind gives the value of a variable (0) or says it
+ * has none (-1).  Semantics are docs/ir.md §2's: every node's result wraps
+ * to its integer dtype, comparisons and logic give 0/1, casts between
+ * integer dtypes wrap.  Returns 0 with *out, or -1 when the expression reads
+ * memory, has a float node, an unbound variable, divides by zero, raises
+ * to a negative power or shifts outside [0, bits). */
+typedef int (*tilec_ir_bind_fn)(void *ctx, const tilec_ir_var_t *v, int64_t *out);
+int tilec_ir_eval_int(const tilec_ir_expr_t *e, tilec_ir_bind_fn bind, void *ctx, int64_t *out);
 
 /* ---- text form (ir_print.c / ir_read.c) --------------------------------
  * The text form is the serialized form: "tileir MAJOR.MINOR" then the
- * kernel.  print(read(print(m))) == print(m) byte for byte. */
+ * kernel.  print(read(print(m))) == print(m) byte for byte.  The header
+ * says 1.0 unless the module needs 1.1 (tilec_ir_module_minor_needed). */
 
 /* Returns a malloc'd NUL-terminated string (caller frees) or NULL on OOM. */
 char *tilec_ir_print(const tilec_ir_module_t *m);
 int tilec_ir_fprint(FILE *f, const tilec_ir_module_t *m);
 /* Parses text into a module in arena a.  On error returns -1 and writes
  * "LINE:COL: message" into err (errlen bytes).  Rejects a different major
- * version and a higher minor version than this reader knows. */
+ * version, a higher minor version than this reader knows, and a 1.1
+ * construct in a text that says 1.0. */
 int tilec_ir_read(tilec_arena_t *a, const char *text, size_t len,
                   tilec_ir_module_t **out, char *err, size_t errlen);
 

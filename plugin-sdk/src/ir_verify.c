@@ -1,5 +1,7 @@
 /*
- * core/verify.c — the tile IR verifier (tilec_ir_verify, see passes.h).
+ * plugin-sdk/src/ir_verify.c — the tile IR verifier (tilec_ir_verify, see
+ * tilec/ir_verify.h).  It lives in the SDK so the core and every plugin
+ * verify after their own passes with the same code.
  *
  * It checks what every backend is entitled to assume (docs/ir.md,
  * "Validity"): structure (no NULL where a node is required, tables whose
@@ -11,11 +13,19 @@
  * It stops at the first problem and names the statement kind, its source
  * position when known, and the buffer or variable involved.
  *
+ * IR 1.1 (docs/ir.md §9): attribute lists (namespaced keys, the types of
+ * the lower.* keys of the table below), layouts (checked by enumerating
+ * every element of a constant-shape buffer with tilec_ir_eval_int: REGS
+ * maps in range and injective, SMEM addresses in range and injective, SMEM
+ * byte ranges of shared buffers disjoint unless lower.reuse_of says one
+ * reuses the other), mbarrier declarations, the async-copy and barrier
+ * statements and gemm leading indices.
+ *
  * Recursion follows the IR's nesting and is limited to TILEC_IR_MAX_DEPTH,
  * the same limit the text reader enforces.
  */
-#include "passes.h"
-#include "../plugin-sdk/src/ir_internal.h"
+#include "tilec/ir_verify.h"
+#include "ir_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +35,7 @@
 typedef struct verifier {
     const tilec_ir_kernel_t *k;
     const tilec_ir_stmt_t *st; /* statement being checked, NULL at kernel level */
+    const tilec_ir_layout_t *lay; /* layout whose expressions are checked */
     unsigned char *bound;      /* [nvars]: loop var currently bound */
     unsigned char *assigned;   /* [nvars]: LET var assigned earlier in program order */
     char *err;
@@ -32,16 +43,10 @@ typedef struct verifier {
     int failed;
 } verifier_t;
 
-static const char *const stmt_names[] = {
-    "for", "if", "store", "assign", "copy", "fill", "gemm", "reduce", "cumsum", "atomic", "sync", "print", "hint",
-};
-
 static const char *stmt_name(const tilec_ir_stmt_t *s)
 {
-    if ((unsigned)s->kind < sizeof stmt_names / sizeof stmt_names[0]) {
-        return stmt_names[s->kind];
-    }
-    return "statement";
+    const char *n = tilec_stmt_kind_name(s->kind);
+    return strcmp(n, "?") == 0 ? "statement" : n;
 }
 
 static void fail(verifier_t *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -118,7 +123,7 @@ static int int_fits(int64_t x, tilec_dtype_t t)
     }
 }
 
-enum { CTX_BODY, CTX_SHAPE }; /* where an expression appears */
+enum { CTX_BODY, CTX_SHAPE, CTX_LAYOUT }; /* where an expression appears */
 
 static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int depth);
 
@@ -180,6 +185,21 @@ static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int dept
             fail(v, "variable reference without a variable");
             return -1;
         }
+        if (ctx == CTX_LAYOUT || x->kind == TILEC_VAR_LAYOUT) {
+            const tilec_ir_layout_t *l = v->lay;
+            if (ctx != CTX_LAYOUT || !l || x->kind != TILEC_VAR_LAYOUT ||
+                !(x == l->rvar || (x->id >= 0 && x->id < l->ndim && l->ivar[x->id] == x))) {
+                fail(v, ctx == CTX_LAYOUT ? "layout expression uses '%s'; only the layout's _i<d> and _r may appear"
+                                          : "layout placeholder '%s' used outside its layout",
+                     vname(x));
+                return -1;
+            }
+            if (e->dtype != TILEC_INT32 || x->dtype != TILEC_INT32) {
+                fail(v, "layout placeholder '%s' must be int32", vname(x));
+                return -1;
+            }
+            return 0;
+        }
         if (!var_in_table(v, x)) {
             fail(v, "variable '%s' is not declared in the kernel", vname(x));
             return -1;
@@ -208,8 +228,8 @@ static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int dept
         if (check_buf(v, b, "loaded") < 0) {
             return -1;
         }
-        if (ctx == CTX_SHAPE) {
-            fail(v, "load of '%s' in a shape or grid extent", bname(b));
+        if (ctx != CTX_BODY) {
+            fail(v, "load of '%s' in a %s", bname(b), ctx == CTX_LAYOUT ? "layout" : "shape or grid extent");
             return -1;
         }
         if (b->ndim > 0 && !e->u.load.idx) {
@@ -281,6 +301,11 @@ static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int dept
                 fail(v, "'%s' takes bool operands, not %s", tilec_binop_name(op), tilec_dtype_name(a->dtype));
                 return -1;
             }
+        } else if (op >= TILEC_BIN_BITAND) {
+            if (!tilec_dtype_is_int(a->dtype)) {
+                fail(v, "'%s' takes integer operands, not %s", tilec_binop_name(op), tilec_dtype_name(a->dtype));
+                return -1;
+            }
         } else if (op >= TILEC_BIN_EQ && op <= TILEC_BIN_GE) {
             if (op > TILEC_BIN_NE && !is_numeric(a->dtype)) {
                 fail(v, "'%s' on %s operands", tilec_binop_name(op), tilec_dtype_name(a->dtype));
@@ -290,7 +315,8 @@ static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int dept
             fail(v, "'%s' on %s operands", tilec_binop_name(op), tilec_dtype_name(a->dtype));
             return -1;
         }
-        if ((op >= TILEC_BIN_EQ) != (e->dtype == TILEC_BOOL) || (op < TILEC_BIN_EQ && e->dtype != a->dtype)) {
+        if ((op >= TILEC_BIN_EQ && op <= TILEC_BIN_OR) != (e->dtype == TILEC_BOOL) ||
+            ((op < TILEC_BIN_EQ || op > TILEC_BIN_OR) && e->dtype != a->dtype)) {
             fail(v, "'%s' of %s operands has dtype %s", tilec_binop_name(op), tilec_dtype_name(a->dtype),
                  tilec_dtype_name(e->dtype));
             return -1;
@@ -404,6 +430,420 @@ static int check_region(verifier_t *v, const tilec_ir_region_t *r, const char *r
     return 0;
 }
 
+/* ---- attributes (1.1) ------------------------------------------------- */
+
+/* The lower.* keys the SDK's lowering passes set (docs/ir.md §9.1).  Add a
+ * line here (and a row in the doc) for every new key. */
+static const struct lower_key {
+    const char *key;
+    tilec_attr_kind_t kind;
+    int n;        /* TUPLE: required length */
+    int positive; /* INT/TUPLE: every value >= 1 */
+} lower_keys[] = {
+    {"lower.warp", TILEC_ATTR_TUPLE, 2, 1},      /* gemm: warp grid (wm, wn) */
+    {"lower.mma", TILEC_ATTR_STRING, 0, 0},      /* gemm: instruction of the target description */
+    {"lower.mma_shape", TILEC_ATTR_TUPLE, 3, 1}, /* gemm: (m, n, k) of that instruction */
+    {"lower.vector", TILEC_ATTR_INT, 0, 1},      /* copy / parallel loop: elements per access */
+    {"lower.reduce", TILEC_ATTR_STRING, 0, 0},   /* reduce: strategy ("warp_shuffle", ...) */
+    {"lower.width", TILEC_ATTR_INT, 0, 1},       /* reduce: lanes that combine */
+    {"lower.reuse_of", TILEC_ATTR_STRING, 0, 0}, /* shared buffer: may share bytes with the named one */
+};
+
+static const char *const attr_kind_names[] = {"int", "float", "string", "tuple"};
+
+static int key_ok(const char *k, int need_ns)
+{
+    int start = 1, dots = 0;
+    if (!k || !*k) {
+        return 0;
+    }
+    for (; *k; k++) {
+        int c = (unsigned char)*k;
+        if (c == '.') {
+            if (start) {
+                return 0;
+            }
+            dots++;
+            start = 1;
+        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!start && c >= '0' && c <= '9')) {
+            start = 0;
+        } else {
+            return 0;
+        }
+    }
+    return !start && (dots > 0 || !need_ns);
+}
+
+/* what prefixes the messages: "" (a statement: fail() names it), "buffer 'X': ". */
+static int check_attrs(verifier_t *v, int n, const tilec_ir_attr_t *list, const char *what, int need_ns)
+{
+    int i, j;
+    if (n < 0 || (n > 0 && !list)) {
+        fail(v, "%sbad attribute list", what);
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        const tilec_ir_attr_t *a = &list[i];
+        if (!key_ok(a->key, need_ns)) {
+            fail(v, "%sattribute key '%s'; keys are %s", what, a->key ? a->key : "(null)",
+                 need_ns ? "namespaced identifiers (ns.name)" : "identifiers");
+            return -1;
+        }
+        for (j = 0; j < i; j++) {
+            if (strcmp(list[j].key, a->key) == 0) {
+                fail(v, "%sattribute '%s' appears twice", what, a->key);
+                return -1;
+            }
+        }
+        if ((unsigned)a->kind > TILEC_ATTR_TUPLE || (a->kind == TILEC_ATTR_STRING && !a->s) ||
+            (a->kind == TILEC_ATTR_TUPLE && (a->n < 0 || (a->n > 0 && !a->tuple)))) {
+            fail(v, "%sattribute '%s' has a malformed value", what, a->key);
+            return -1;
+        }
+        if (need_ns && strncmp(a->key, "lower.", 6) == 0) {
+            const struct lower_key *lk = NULL;
+            size_t t;
+            for (t = 0; t < sizeof lower_keys / sizeof lower_keys[0]; t++) {
+                if (strcmp(lower_keys[t].key, a->key) == 0) {
+                    lk = &lower_keys[t];
+                }
+            }
+            if (!lk) {
+                fail(v, "%sunknown attribute '%s' (the lower.* keys are listed in docs/ir.md)", what, a->key);
+                return -1;
+            }
+            if (a->kind != lk->kind || (lk->kind == TILEC_ATTR_TUPLE && a->n != lk->n)) {
+                if (lk->kind == TILEC_ATTR_TUPLE) {
+                    fail(v, "%sattribute '%s' must be a tuple of %d ints", what, a->key, lk->n);
+                } else {
+                    fail(v, "%sattribute '%s' must be a %s, not a %s", what, a->key, attr_kind_names[lk->kind],
+                         attr_kind_names[a->kind]);
+                }
+                return -1;
+            }
+            if (lk->positive) {
+                int bad = a->kind == TILEC_ATTR_INT && a->i < 1;
+                for (j = 0; a->kind == TILEC_ATTR_TUPLE && j < a->n; j++) {
+                    bad |= a->tuple[j] < 1;
+                }
+                if (bad) {
+                    fail(v, "%sattribute '%s' must be >= 1", what, a->key);
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- layouts (1.1) ---------------------------------------------------- */
+
+/* Largest number of elements (times replicas) a layout check enumerates,
+ * and the largest register/address table it builds. */
+#define LAYOUT_MAX_ELEMS (1 << 20)
+#define LAYOUT_MAX_SLOTS (1 << 22)
+
+typedef struct lbind {
+    const tilec_ir_layout_t *l;
+    int64_t idx[TILEC_IR_MAX_DIMS + 1]; /* [ndim] = replica */
+} lbind_t;
+
+static int lbind(void *ctx, const tilec_ir_var_t *x, int64_t *out)
+{
+    const lbind_t *b = ctx;
+    if (x->kind != TILEC_VAR_LAYOUT || x->id < 0 || x->id > b->l->ndim) {
+        return -1;
+    }
+    *out = b->idx[x->id];
+    return 0;
+}
+
+static int check_layout_expr(verifier_t *v, const tilec_ir_expr_t *e, const char *field, const tilec_ir_buffer_t *b)
+{
+    if (check_expr(v, e, CTX_LAYOUT, 0) < 0) {
+        return -1;
+    }
+    if (e->dtype != TILEC_INT32) {
+        fail(v, "layout of '%s': %s has dtype %s, must be int32", bname(b), field, tilec_dtype_name(e->dtype));
+        return -1;
+    }
+    return 0;
+}
+
+static void fmt_idx(char *out, size_t cap, const int64_t *idx, int n)
+{
+    size_t used = 0;
+    int d;
+    out[0] = '\0';
+    for (d = 0; d < n && used < cap; d++) {
+        int w = snprintf(out + used, cap - used, "%s%lld", d ? ", " : "", (long long)idx[d]);
+        if (w < 0) {
+            break;
+        }
+        used += (size_t)w;
+    }
+}
+
+/* Enumerates every element (and replica) of b: REGS maps in range and
+ * injective, SMEM addresses in range and injective. */
+static int enumerate_layout(verifier_t *v, const tilec_ir_buffer_t *b, const tilec_ir_layout_t *l)
+{
+    int64_t shape[TILEC_IR_MAX_DIMS], total = tilec_ir_buffer_const_size(b), nslots, e, reps;
+    int32_t *owner;
+    lbind_t bind;
+    int d, rc = -1;
+    size_t es = tilec_dtype_size(b->dtype);
+    reps = l->kind == TILEC_LAYOUT_REGS ? l->replicate : 1;
+    nslots = l->kind == TILEC_LAYOUT_REGS ? (int64_t)l->threads * l->nlocal : l->size / (int64_t)es;
+    if (total < 0 || total * reps > LAYOUT_MAX_ELEMS || nslots > LAYOUT_MAX_SLOTS) {
+        return 0; /* too large to enumerate: checked by the interpreter's tables */
+    }
+    for (d = 0; d < b->ndim; d++) {
+        tilec_ir_is_const_int(b->shape[d], &shape[d]);
+    }
+    owner = malloc((size_t)(nslots > 0 ? nslots : 1) * sizeof *owner);
+    if (!owner) {
+        fail(v, "out of memory checking the layout of '%s'", bname(b));
+        return -1;
+    }
+    memset(owner, 0xff, (size_t)(nslots > 0 ? nslots : 1) * sizeof *owner); /* -1: free */
+    memset(&bind, 0, sizeof bind);
+    bind.l = l;
+    for (e = 0; e < total; e++) {
+        int64_t rest = e, r;
+        for (d = b->ndim - 1; d >= 0; d--) {
+            bind.idx[d] = rest % shape[d];
+            rest /= shape[d];
+        }
+        for (r = 0; r < reps; r++) {
+            char is[160];
+            int64_t slot;
+            bind.idx[l->ndim] = r;
+            if (l->kind == TILEC_LAYOUT_REGS) {
+                int64_t t, loc;
+                if (tilec_ir_eval_int(l->thread, lbind, &bind, &t) < 0 ||
+                    tilec_ir_eval_int(l->local, lbind, &bind, &loc) < 0) {
+                    fmt_idx(is, sizeof is, bind.idx, b->ndim);
+                    fail(v, "layout of '%s' cannot be evaluated at element [%s]", bname(b), is);
+                    goto out;
+                }
+                if (t < 0 || t >= l->threads || loc < 0 || loc >= l->nlocal) {
+                    fmt_idx(is, sizeof is, bind.idx, b->ndim);
+                    fail(v, "layout of '%s' puts element [%s] (replica %lld) in thread %lld, register %lld; "
+                         "threads=%d nlocal=%d", bname(b), is, (long long)r, (long long)t, (long long)loc,
+                         l->threads, l->nlocal);
+                    goto out;
+                }
+                slot = t * l->nlocal + loc;
+            } else {
+                if (tilec_ir_eval_int(l->addr, lbind, &bind, &slot) < 0) {
+                    fmt_idx(is, sizeof is, bind.idx, b->ndim);
+                    fail(v, "layout of '%s' cannot be evaluated at element [%s]", bname(b), is);
+                    goto out;
+                }
+                if (slot < 0 || slot >= nslots) {
+                    fmt_idx(is, sizeof is, bind.idx, b->ndim);
+                    fail(v, "layout of '%s' puts element [%s] at address %lld, outside its %lld bytes", bname(b), is,
+                         (long long)slot, (long long)l->size);
+                    goto out;
+                }
+            }
+            if (owner[slot] >= 0 && owner[slot] != (int32_t)e) {
+                int64_t other[TILEC_IR_MAX_DIMS], rest2 = owner[slot];
+                char os[160];
+                for (d = b->ndim - 1; d >= 0; d--) {
+                    other[d] = rest2 % shape[d];
+                    rest2 /= shape[d];
+                }
+                fmt_idx(is, sizeof is, bind.idx, b->ndim);
+                fmt_idx(os, sizeof os, other, b->ndim);
+                fail(v, "layout of '%s' is not injective: elements [%s] and [%s] share %s %lld", bname(b), os, is,
+                     l->kind == TILEC_LAYOUT_REGS ? "thread/register slot" : "address", (long long)slot);
+                goto out;
+            }
+            owner[slot] = (int32_t)e;
+        }
+    }
+    rc = 0;
+out:
+    free(owner);
+    return rc;
+}
+
+static int check_layout(verifier_t *v, const tilec_ir_buffer_t *b)
+{
+    const tilec_ir_layout_t *l = b->layout;
+    int d, rc;
+    char what[160];
+    snprintf(what, sizeof what, "layout of '%s': ", bname(b));
+    if ((unsigned)l->kind > TILEC_LAYOUT_SMEM) {
+        fail(v, "%sinvalid kind %d", what, (int)l->kind);
+        return -1;
+    }
+    if (l->kind == TILEC_LAYOUT_REGS ? (b->scope != TILEC_SCOPE_FRAGMENT && b->scope != TILEC_SCOPE_LOCAL)
+                                     : b->scope != TILEC_SCOPE_SHARED) {
+        fail(v, "'%s' is %s; a %s layout needs a %s buffer", bname(b), tilec_scope_name(b->scope),
+             tilec_layout_kind_name(l->kind), l->kind == TILEC_LAYOUT_REGS ? "fragment or local" : "shared");
+        return -1;
+    }
+    if (!l->name || l->ndim != b->ndim || !l->rvar || l->rvar->id != l->ndim) {
+        fail(v, "%smalformed (name, rank %d for a rank-%d buffer, or placeholders)", what, l->ndim, b->ndim);
+        return -1;
+    }
+    for (d = 0; d < l->ndim; d++) {
+        if (!l->ivar[d] || l->ivar[d]->id != d || l->ivar[d]->kind != TILEC_VAR_LAYOUT) {
+            fail(v, "%smalformed placeholder _i%d", what, d);
+            return -1;
+        }
+    }
+    if (check_attrs(v, l->nparams, l->params, what, 0) < 0) {
+        return -1;
+    }
+    v->lay = l;
+    if (l->kind == TILEC_LAYOUT_REGS) {
+        int64_t nthreads = (int64_t)v->k->threads[0] * v->k->threads[1] * v->k->threads[2];
+        if (l->threads < 1 || l->nlocal < 1 || l->replicate < 1 || l->threads > nthreads) {
+            fail(v, "%sthreads=%d nlocal=%d replicate=%d (each >= 1, threads <= the block's %lld)", what,
+                 l->threads, l->nlocal, l->replicate, (long long)nthreads);
+            v->lay = NULL;
+            return -1;
+        }
+        rc = check_layout_expr(v, l->thread, "thread", b) < 0 || check_layout_expr(v, l->local, "local", b) < 0;
+    } else {
+        if (l->offset < 0 || l->size < (int64_t)tilec_dtype_size(b->dtype) || l->offset > INT32_MAX - l->size) {
+            fail(v, "%soffset=%lld size=%lld", what, (long long)l->offset, (long long)l->size);
+            v->lay = NULL;
+            return -1;
+        }
+        rc = check_layout_expr(v, l->addr, "addr", b) < 0;
+    }
+    v->lay = NULL;
+    if (rc) {
+        return -1;
+    }
+    return enumerate_layout(v, b, l);
+}
+
+/* SMEM byte ranges of shared buffers do not overlap unless one of the two
+ * says lower.reuse_of = "<the other>". */
+static int reuses(const tilec_ir_buffer_t *a, const tilec_ir_buffer_t *b)
+{
+    const tilec_ir_attr_t *r = tilec_ir_attr_get(a->nattrs, a->attrs, "lower.reuse_of");
+    return r && r->kind == TILEC_ATTR_STRING && strcmp(r->s, b->name) == 0;
+}
+
+static int check_smem_plan(verifier_t *v)
+{
+    const tilec_ir_kernel_t *k = v->k;
+    int i, j;
+    for (i = 0; i < k->nbufs; i++) {
+        const tilec_ir_buffer_t *a = k->bufs[i];
+        const tilec_ir_attr_t *r = tilec_ir_attr_get(a->nattrs, a->attrs, "lower.reuse_of");
+        if (r) {
+            for (j = 0; j < k->nbufs && strcmp(k->bufs[j]->name, r->s) != 0; j++) {
+            }
+            if (j == k->nbufs || j == i || k->bufs[j]->scope != TILEC_SCOPE_SHARED || a->scope != TILEC_SCOPE_SHARED) {
+                fail(v, "buffer '%s': lower.reuse_of names '%s', which is not another shared buffer", a->name, r->s);
+                return -1;
+            }
+        }
+        if (!a->layout || a->layout->kind != TILEC_LAYOUT_SMEM) {
+            continue;
+        }
+        for (j = 0; j < i; j++) {
+            const tilec_ir_buffer_t *b = k->bufs[j];
+            const tilec_ir_layout_t *la = a->layout, *lb = b->layout;
+            if (!lb || lb->kind != TILEC_LAYOUT_SMEM || reuses(a, b) || reuses(b, a)) {
+                continue;
+            }
+            if (la->offset < lb->offset + lb->size && lb->offset < la->offset + la->size) {
+                fail(v, "shared buffers '%s' [%lld, %lld) and '%s' [%lld, %lld) overlap (mark a reuse with "
+                     "lower.reuse_of)", b->name, (long long)lb->offset, (long long)(lb->offset + lb->size), a->name,
+                     (long long)la->offset, (long long)(la->offset + la->size));
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- mbarriers and the 1.1 statements --------------------------------- */
+
+static int check_mbar_ref(verifier_t *v, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_mbarrier_t *b = s->u.mbar.bar;
+    int64_t i;
+    if (!b || b->id < 0 || b->id >= v->k->nmbars || v->k->mbars[b->id] != b) {
+        fail(v, "mbarrier '%s' is missing or not declared", b && b->name ? b->name : "?");
+        return -1;
+    }
+    if (s->kind == TILEC_ST_MBAR_INIT) {
+        return 0;
+    }
+    if (check_int_expr(v, s->u.mbar.idx, "mbarrier index") < 0) {
+        return -1;
+    }
+    if (tilec_ir_is_const_int(s->u.mbar.idx, &i) && (i < 0 || i >= b->size)) {
+        fail(v, "index %lld is outside mbarrier '%s' of size %d", (long long)i, b->name, b->size);
+        return -1;
+    }
+    if (s->kind == TILEC_ST_MBAR_WAIT && check_int_expr(v, s->u.mbar.parity, "wait parity") < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static int check_copy(verifier_t *v, const tilec_ir_stmt_t *s);
+
+static int check_copy_async(verifier_t *v, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
+    if (check_copy(v, s) < 0) {
+        return -1;
+    }
+    if (dst->buf->scope != TILEC_SCOPE_SHARED || src->buf->scope != TILEC_SCOPE_GLOBAL) {
+        fail(v, "copies global into shared memory; '%s' is %s and '%s' is %s", bname(src->buf),
+             tilec_scope_name(src->buf->scope), bname(dst->buf), tilec_scope_name(dst->buf->scope));
+        return -1;
+    }
+    if (src->buf->dtype != dst->buf->dtype) {
+        fail(v, "'%s' (%s) and '%s' (%s) must share a dtype (an async copy moves bytes)", bname(src->buf),
+             tilec_dtype_name(src->buf->dtype), bname(dst->buf), tilec_dtype_name(dst->buf->dtype));
+        return -1;
+    }
+    return 0;
+}
+
+/* Leading (stage) indices of a gemm operand: present exactly when rank > 2. */
+static int check_gemm_lead(verifier_t *v, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *lead, const char *role)
+{
+    int i;
+    if (b->ndim <= 2) {
+        if (lead) {
+            fail(v, "%s operand '%s' is 2-D and takes no leading indices", role, bname(b));
+            return -1;
+        }
+        return 0;
+    }
+    if (!lead) {
+        fail(v, "%s operand '%s' has rank %d; give its %d leading indices (%s[s])", role, bname(b), b->ndim,
+             b->ndim - 2, bname(b));
+        return -1;
+    }
+    for (i = 0; i < b->ndim - 2; i++) {
+        int64_t x, dim;
+        if (check_index(v, lead[i], "leading index", b, CTX_BODY, 0) < 0) {
+            return -1;
+        }
+        if (tilec_ir_is_const_int(lead[i], &x) && const_dim(b, i, &dim) && (x < 0 || x >= dim)) {
+            fail(v, "leading index %lld of '%s' is outside dimension %d of size %lld", (long long)x, bname(b), i,
+                 (long long)dim);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* ---- statements ------------------------------------------------------- */
 
 static int scope_in(tilec_scope_t s, unsigned mask) { return (unsigned)s < 32 && ((mask >> s) & 1u); }
@@ -418,9 +858,12 @@ static int check_gemm(verifier_t *v, const tilec_ir_stmt_t *s)
     if (check_buf(v, a, "A") < 0 || check_buf(v, b, "B") < 0 || check_buf(v, c, "C") < 0) {
         return -1;
     }
-    if (a->ndim != 2 || b->ndim != 2 || c->ndim != 2) {
+    if (a->ndim < 2 || b->ndim < 2 || c->ndim != 2) {
         fail(v, "operands must be 2-D ('%s' %dD, '%s' %dD, '%s' %dD)", bname(a), a->ndim, bname(b), b->ndim,
              bname(c), c->ndim);
+        return -1;
+    }
+    if (check_gemm_lead(v, a, s->u.gemm.a_lead, "A") < 0 || check_gemm_lead(v, b, s->u.gemm.b_lead, "B") < 0) {
         return -1;
     }
     if (!scope_in(a->scope, SC(SHARED) | SC(FRAGMENT) | SC(LOCAL)) ||
@@ -446,7 +889,8 @@ static int check_gemm(verifier_t *v, const tilec_ir_stmt_t *s)
         fail(v, "invalid policy %d", (int)s->u.gemm.policy);
         return -1;
     }
-    if (const_dim(a, 0, &a0) && const_dim(a, 1, &a1) && const_dim(b, 0, &b0) && const_dim(b, 1, &b1) &&
+    if (const_dim(a, a->ndim - 2, &a0) && const_dim(a, a->ndim - 1, &a1) && const_dim(b, b->ndim - 2, &b0) &&
+        const_dim(b, b->ndim - 1, &b1) &&
         const_dim(c, 0, &c0) && const_dim(c, 1, &c1)) {
         int64_t m = s->u.gemm.trans_a ? a1 : a0, ka = s->u.gemm.trans_a ? a0 : a1;
         int64_t kb = s->u.gemm.trans_b ? b1 : b0, n = s->u.gemm.trans_b ? b0 : b1;
@@ -598,6 +1042,9 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
     const tilec_ir_stmt_t *outer = v->st;
     int rc = 0;
     v->st = s;
+    if (check_attrs(v, s->nattrs, s->attrs, "", 1) < 0) {
+        return -1;
+    }
     switch (s->kind) {
     case TILEC_ST_FOR: {
         const tilec_ir_var_t *x = s->u.loop.var;
@@ -654,7 +1101,7 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
             return -1;
         }
         if (x->kind != TILEC_VAR_LET) {
-            fail(v, "'%s' is a %s variable and cannot be assigned", vname(x), tilec_irx_var_kind_name(x->kind));
+            fail(v, "'%s' is a %s variable and cannot be assigned", vname(x), tilec_var_kind_name(x->kind));
             return -1;
         }
         if (check_value(v, s->u.assign.value, x->dtype, vname(x)) < 0) {
@@ -732,6 +1179,23 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
         }
         break;
     }
+    case TILEC_ST_COPY_ASYNC:
+        rc = check_copy_async(v, s);
+        break;
+    case TILEC_ST_ASYNC_COMMIT:
+    case TILEC_ST_BARRIER:
+        break;
+    case TILEC_ST_ASYNC_WAIT:
+        if (s->u.wait.n < 0) {
+            fail(v, "async_wait %d: the count must be >= 0", s->u.wait.n);
+            return -1;
+        }
+        break;
+    case TILEC_ST_MBAR_INIT:
+    case TILEC_ST_MBAR_ARRIVE:
+    case TILEC_ST_MBAR_WAIT:
+        rc = check_mbar_ref(v, s);
+        break;
     default:
         fail(v, "invalid statement kind %d", (int)s->kind);
         return -1;
@@ -788,7 +1252,7 @@ static int check_tables(verifier_t *v)
             goto out;
         }
         if (x->kind != TILEC_VAR_LET && x->dtype != TILEC_INT32) {
-            fail(v, "%s var '%s' must be int32, is %s", tilec_irx_var_kind_name(x->kind), x->name,
+            fail(v, "%s var '%s' must be int32, is %s", tilec_var_kind_name(x->kind), x->name,
                  tilec_dtype_name(x->dtype));
             goto out;
         }
@@ -841,10 +1305,40 @@ static int check_tables(verifier_t *v)
             fail(v, "var buffer '%s' must have shape (1,)", b->name);
             goto out;
         }
+        {
+            char what[160];
+            snprintf(what, sizeof what, "buffer '%s': ", b->name);
+            if (check_attrs(v, b->nattrs, b->attrs, what, 1) < 0 || (b->layout && check_layout(v, b) < 0)) {
+                goto out;
+            }
+        }
         if ((j = tilec_irx_map_put(&names, b->name, i)) != 0) {
             fail(v, j > 0 ? "duplicate buffer name '%s'" : "out of memory (buffer '%s')", b->name);
             goto out;
         }
+    }
+    tilec_irx_map_free(&names);
+    if (k->nmbars < 0 || (k->nmbars > 0 && !k->mbars)) {
+        fail(v, "bad mbarrier table");
+        goto out;
+    }
+    for (i = 0; i < k->nmbars; i++) {
+        const tilec_ir_mbarrier_t *b = k->mbars[i];
+        if (!b || !b->name || b->id != i || !key_ok(b->name, 0)) {
+            fail(v, "mbarrier %d is missing, unnamed or not entry %d of the table", i, i);
+            goto out;
+        }
+        if (b->size < 1 || b->arrive < 1) {
+            fail(v, "mbarrier '%s' has size %d and arrive count %d (each >= 1)", b->name, b->size, b->arrive);
+            goto out;
+        }
+        if ((j = tilec_irx_map_put(&names, b->name, i)) != 0) {
+            fail(v, j > 0 ? "duplicate mbarrier name '%s'" : "out of memory (mbarrier '%s')", b->name);
+            goto out;
+        }
+    }
+    if (check_smem_plan(v) < 0) {
+        goto out;
     }
     if (k->nparams < 32 && (k->out_mask >> k->nparams) != 0) {
         fail(v, "out_mask 0x%x marks buffers beyond the %d parameters", (unsigned)k->out_mask, k->nparams);
