@@ -25,6 +25,9 @@ SDK_SRC  := $(wildcard plugin-sdk/src/*.c)
 CORE_SRC := $(wildcard core/*.c) $(wildcard frontend/*.c)
 CPU_SRC  := $(wildcard backends/cpu/*.c)
 CLI_SRC  := $(wildcard tools/*.c) $(wildcard conformance/*.c)
+# The check harness lives in core (the tuner validates candidates with it)
+# and is linked into the CLI as well: libtilec.so hides its symbols.
+CLI_EXTRA_OBJ := $(O)/core/check.o
 TEST_SRC := $(wildcard tests/test_*.c)
 
 SDK_OBJ  := $(SDK_SRC:%.c=$(O)/%.o)
@@ -66,8 +69,8 @@ $(O)/libtilec.so: $(CORE_OBJ) $(CPU_EMB_OBJ) $(SDK_OBJ)
 	ln -sf $(SONAME) $@
 
 # The CLI uses the public API, plus the SDK for dtype conversions.
-$(O)/tilec: $(CLI_OBJ) $(O)/libtilec.so $(O)/libtilec-sdk.a
-	$(CC) -o $@ $(CLI_OBJ) -L$(O) -ltilec $(O)/libtilec-sdk.a -Wl,-rpath,'$$ORIGIN' $(LDLIBS_CORE)
+$(O)/tilec: $(CLI_OBJ) $(CLI_EXTRA_OBJ) $(O)/libtilec.so $(O)/libtilec-sdk.a
+	$(CC) -o $@ $(CLI_OBJ) $(CLI_EXTRA_OBJ) -L$(O) -ltilec $(O)/libtilec-sdk.a -Wl,-rpath,'$$ORIGIN' $(LDLIBS_CORE)
 
 # A plugin exports exactly tilec_plugin_query (plugin-sdk/plugin.map).
 $(O)/libtilec-cpu.so: $(CPU_OBJ) $(O)/libtilec-sdk.a plugin-sdk/plugin.map
@@ -86,18 +89,32 @@ $(O)/examples/api_demo: examples/api_demo.c $(O)/libtilec.so
 # ---- tests ------------------------------------------------------------------
 
 # Deliberately broken plugins for the loader tests, all from one source.
-BROKEN_KINDS := notplugin nosymbol nulltable noversion smallstruct badabi badname nullentry crashquery unavailable shadow good
-BROKEN := $(foreach k,$(BROKEN_KINDS),$(O)/tests/plugins/libtilec-broken_$(k).so)
+BROKEN_KINDS := notplugin nosymbol nulltable noversion smallstruct badabi badname nullentry crashquery \
+                crashcount crashinfo exitctor exitquery handlerexit unavailable shadow good
+# Kinds that would slow or change every test that scans tests/plugins.
+BROKEN_EXTRA := hangcount sighost
+BROKEN := $(foreach k,$(BROKEN_KINDS),$(O)/tests/plugins/libtilec-broken_$(k).so) \
+          $(foreach k,$(BROKEN_EXTRA),$(O)/tests/plugins-extra/libtilec-broken_$(k).so)
 $(O)/tests/plugins/libtilec-broken_notplugin.so:
 	@mkdir -p $(dir $@)
 	printf 'this is not an ELF shared object\n' > $@
 $(O)/tests/plugins/libtilec-broken_%.so: tests/plugins/broken.c $(O)/libtilec-sdk.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -DBROKEN_KIND_$* -o $@ $< $(O)/libtilec-sdk.a
+$(O)/tests/plugins-extra/libtilec-broken_%.so: tests/plugins/broken.c $(O)/libtilec-sdk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -DBROKEN_KIND_$* -o $@ $< $(O)/libtilec-sdk.a
 
 $(O)/tests/%: tests/%.c $(O)/libtilec.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(O)/libtilec.a -lcriterion $(LDLIBS_CORE)
+
+# The tuner's crashing plugin: the cpu backend whose compile segfaults on
+# a marked kernel (tests/plugins/tune_crash.c).
+TUNE_PLUGINS := $(O)/tests/tune-plugins/libtilec-tunecrash.so
+$(O)/tests/tune-plugins/libtilec-tunecrash.so: tests/plugins/tune_crash.c $(O)/libtilec-cpu.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -o $@ $< -ldl
 
 # Conformance (conformance/README.md): the template plugin built from the
 # SDK alone (plugin-sdk/template), its deliberately mis-lowered twin, and
@@ -115,12 +132,12 @@ $(O)/tests/conform-plugins/libtilec-fake_%.so: tests/plugins/conform_fake.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -DFAKE_KIND_$* -o $@ $<
 # The runner's tests link its objects (they are part of the CLI, not libtilec).
-CONFORM_OBJ := $(patsubst %.c,$(O)/%.o,$(wildcard conformance/*.c)) $(O)/tools/check.o
+CONFORM_OBJ := $(patsubst %.c,$(O)/%.o,$(wildcard conformance/*.c)) $(O)/core/check.o
 $(O)/tests/test_conform: tests/test_conform.c $(CONFORM_OBJ) $(O)/libtilec.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -Iconformance -Itools -o $@ $< $(CONFORM_OBJ) $(O)/libtilec.a -lcriterion $(LDLIBS_CORE)
 
-test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE)
+test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE) $(TUNE_PLUGINS)
 	@O=$(O) sh tests/conform.sh
 	@TILEC_BUILD_DIR=$(abspath $(O)) O=$(O) sh tests/run.sh $(TESTS)
 	@O=$(O) sh tests/python/run.sh

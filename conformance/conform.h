@@ -8,7 +8,7 @@
  * each item in a forked child, so a crash or a hang fails that item only.
  * Results go to a progress line, JUnit XML, JSON and a certificate
  * (report.c).  Everything here is part of the CLI, not of libtilec; the
- * comparison rules are tools/check.c's, shared with `tilec run --check`.
+ * comparison rules are core/check.c's, shared with `tilec run --check`.
  */
 #ifndef TILEC_CONFORM_H
 #define TILEC_CONFORM_H
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../tools/check.h"
+#include "../core/check.h"
 #include "tilec/plugin.h"
 #include "tilec/tilec.h"
 

@@ -14,7 +14,7 @@
  * report not-supported when the device does not declare one of them, else
  * run the reference interpreter and then the plugin directly through its
  * ABI table (compile, mem_alloc/write, launch, mem_read) on the same seeded
- * inputs, and judge with tools/check.c — the same rules as `tilec run
+ * inputs, and judge with core/check.c — the same rules as `tilec run
  * --check`.
  */
 #include "conform.h"

@@ -1,6 +1,7 @@
 /*
- * core/api.c — contexts, programs, executables and launch of the public C
- * API (include/tilec/tilec.h).  Buffers and DLPack are in api_buffer.c.
+ * core/api.c — contexts, executables and launch of the public C API
+ * (include/tilec/tilec.h).  Programs are in program.c, buffers and DLPack
+ * in api_buffer.c.
  *
  * A context is one selected plugin (core/loader.c) with one opened device
  * and the message of its last failure.  A program is the frontend's tile IR
@@ -19,14 +20,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "frontend.h"
-#include "interp.h"
 #include "loader.h"
 #include "log.h"
-#include "passes.h"
-
-/* Deepest shape expression the evaluator follows. */
-#define MAX_EXPR_DEPTH 64
 
 /* ---- status and messages ----------------------------------------------- */
 
@@ -131,7 +126,7 @@ const char *tilec_api_elem_name(tilec_elem_t e)
     return (unsigned)e < sizeof n / sizeof n[0] ? n[e] : "?";
 }
 
-static double now_ms(void)
+double tilec_api_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -302,384 +297,6 @@ TILEC_API const char *tilec_context_device(const tilec_context_t *ctx)
     return ctx && ctx->table && ctx->dev ? ctx->info.name : "";
 }
 
-/* ---- programs ----------------------------------------------------------- */
-
-/* Value of an integer shape expression with the given symbol values;
- * returns -1 when it depends on an unknown symbol or cannot be evaluated. */
-static int eval_int(const tilec_program_t *p, const tilec_ir_expr_t *e, const int64_t *syms,
-                    int depth, int64_t *out)
-{
-    int64_t a, b;
-    if (!e || depth > MAX_EXPR_DEPTH) {
-        return -1;
-    }
-    switch (e->kind) {
-    case TILEC_EX_INT:
-        *out = e->u.i;
-        return 0;
-    case TILEC_EX_VAR: {
-        int id = e->u.var ? e->u.var->id : -1;
-        int s = (id >= 0 && id < p->mod->kernel->nvars) ? p->sym_of_var[id] : -1;
-        if (s < 0 || !syms || syms[s] < 0) {
-            return -1;
-        }
-        *out = syms[s];
-        return 0;
-    }
-    case TILEC_EX_CAST:
-        return eval_int(p, e->u.cast.a, syms, depth + 1, out);
-    case TILEC_EX_UNARY:
-        if (e->u.un.op != TILEC_UN_NEG || eval_int(p, e->u.un.a, syms, depth + 1, &a) != 0) {
-            return -1;
-        }
-        *out = -a;
-        return 0;
-    case TILEC_EX_BINARY:
-        if (eval_int(p, e->u.bin.a, syms, depth + 1, &a) != 0 ||
-            eval_int(p, e->u.bin.b, syms, depth + 1, &b) != 0) {
-            return -1;
-        }
-        switch (e->u.bin.op) {
-        case TILEC_BIN_ADD: *out = a + b; return 0;
-        case TILEC_BIN_SUB: *out = a - b; return 0;
-        case TILEC_BIN_MUL: *out = a * b; return 0;
-        case TILEC_BIN_MIN: *out = a < b ? a : b; return 0;
-        case TILEC_BIN_MAX: *out = a > b ? a : b; return 0;
-        case TILEC_BIN_DIV:
-            if (b == 0) return -1;
-            *out = a / b;
-            return 0;
-        case TILEC_BIN_FLOORDIV:
-            if (b == 0) return -1;
-            *out = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-            return 0;
-        case TILEC_BIN_FLOORMOD:
-            if (b == 0) return -1;
-            *out = a % b;
-            if (*out != 0 && ((*out < 0) != (b < 0))) *out += b;
-            return 0;
-        default:
-            return -1;
-        }
-    default:
-        return -1;
-    }
-}
-
-/* The symbol a shape dimension is exactly (through casts), or -1. */
-static int dim_symbol(const tilec_program_t *p, const tilec_ir_expr_t *e)
-{
-    while (e && e->kind == TILEC_EX_CAST) {
-        e = e->u.cast.a;
-    }
-    if (e && e->kind == TILEC_EX_VAR && e->u.var && e->u.var->id >= 0 &&
-        e->u.var->id < p->mod->kernel->nvars) {
-        return p->sym_of_var[e->u.var->id];
-    }
-    return -1;
-}
-
-static void program_unref(tilec_program_t *p)
-{
-    if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) != 0) {
-        return;
-    }
-    free(p->ir);
-    tilec_arena_destroy(&p->arena);
-    free(p);
-}
-
-TILEC_API void tilec_program_free(tilec_program_t *p)
-{
-    program_unref(p);
-}
-
-/* Fills the symbol and parameter tables from the module. */
-static int program_tables(tilec_program_t *p, const tilec_frontend_result_t *r)
-{
-    tilec_ir_kernel_t *k = p->mod->kernel;
-    int ns = 0;
-    p->sym_of_var = tilec_arena_alloc(&p->arena, sizeof(int) * (size_t)(k->nvars + 1));
-    if (!p->sym_of_var) {
-        return -1;
-    }
-    for (int i = 0; i < k->nvars; i++) {
-        p->sym_of_var[i] = -1;
-        if (k->vars[i]->kind == TILEC_VAR_SYM) {
-            ns++;
-        }
-    }
-    p->nsyms = ns;
-    p->sym_names = tilec_arena_alloc(&p->arena, sizeof(char *) * (size_t)(ns + 1));
-    p->sym_values = tilec_arena_alloc(&p->arena, sizeof(int64_t) * (size_t)(ns + 1));
-    if (!p->sym_names || !p->sym_values) {
-        return -1;
-    }
-    ns = 0;
-    for (int i = 0; i < k->nvars; i++) {
-        if (k->vars[i]->kind != TILEC_VAR_SYM) {
-            continue;
-        }
-        p->sym_of_var[i] = ns;
-        p->sym_names[ns] = k->vars[i]->name;
-        p->sym_values[ns] = (r->nsyms == p->nsyms && r->sym_values) ? r->sym_values[ns] : -1;
-        ns++;
-    }
-    if (r->nsyms != p->nsyms) {
-        tilec_log("compile", "frontend reported %d symbols, kernel has %d; -D values ignored",
-                  r->nsyms, p->nsyms);
-    }
-    p->nparams = k->nparams;
-    p->params = tilec_arena_alloc(&p->arena, sizeof *p->params * (size_t)(k->nparams + 1));
-    if (!p->params) {
-        return -1;
-    }
-    for (int i = 0; i < k->nparams; i++) {
-        const tilec_ir_buffer_t *b = k->bufs[i];
-        tilec_api_param_t *q = &p->params[i];
-        q->name = b->name;
-        q->elem = (tilec_elem_t)b->dtype;
-        q->ndim = b->ndim;
-        q->buf = b;
-        for (int d = 0; d < b->ndim && d < TILEC_IR_MAX_DIMS; d++) {
-            if (eval_int(p, b->shape[d], p->sym_values, 0, &q->shape[d]) != 0) {
-                q->shape[d] = -1;
-            }
-        }
-    }
-    return 0;
-}
-
-/* Runs the core passes on p->mod, prints its IR and fills its tables;
- * frees p on failure. */
-static tilec_status_t program_finish(tilec_context_t *ctx, tilec_program_t *p, const char *name,
-                                     const tilec_frontend_result_t *r, double t0,
-                                     tilec_program_t **out)
-{
-    char err[1024];
-    err[0] = '\0';
-    if (tilec_passes_run(&p->arena, p->mod, err, sizeof err) != 0) {
-        tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s: error: %s", name, err[0] ? err : "invalid tile IR");
-        program_unref(p);
-        return TILEC_E_PROGRAM;
-    }
-    p->ir = tilec_ir_print(p->mod);
-    if (!p->ir || program_tables(p, r) != 0) {
-        program_unref(p);
-        return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
-    }
-    p->ir_len = strlen(p->ir);
-    tilec_log("compile", "%s: kernel '%s' with %d parameter(s), %d symbol(s), %zu bytes of IR "
-              "in %.2f ms", name, p->mod->kernel->name, p->nparams, p->nsyms, p->ir_len,
-              now_ms() - t0);
-    *out = p;
-    return TILEC_OK;
-}
-
-TILEC_API tilec_status_t tilec_program_load_string(tilec_context_t *ctx, const char *name,
-                                                   const char *src, size_t len,
-                                                   const tilec_define_kv_t *defs, int ndefs,
-                                                   const char *entry, tilec_program_t **out)
-{
-    tilec_program_t *p;
-    tilec_diag_t *d;
-    tilec_frontend_result_t r;
-    tilec_define_t *fd = NULL;
-    double t0 = now_ms();
-    if (out) {
-        *out = NULL;
-    }
-    if (!out || (!src && len) || ndefs < 0 || (ndefs > 0 && !defs)) {
-        return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_load_string: bad arguments");
-    }
-    if (!src) {
-        src = "";
-    }
-    if (!name) {
-        name = "<string>";
-    }
-    for (int i = 0; i < ndefs; i++) {
-        if (!defs[i].name || !defs[i].value) {
-            return tilec_api_fail(ctx, TILEC_E_INVALID, "define %d has a NULL name or value", i);
-        }
-    }
-    p = calloc(1, sizeof *p);
-    d = malloc(sizeof *d);
-    if (ndefs > 0) {
-        fd = calloc((size_t)ndefs, sizeof *fd);
-    }
-    if (!p || !d || (ndefs > 0 && !fd)) {
-        free(p);
-        free(d);
-        free(fd);
-        return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
-    }
-    for (int i = 0; i < ndefs; i++) {
-        fd[i].name = defs[i].name;
-        fd[i].value = defs[i].value;
-    }
-    p->refs = 1;
-    tilec_arena_init(&p->arena);
-    memset(&r, 0, sizeof r);
-    tilec_diag_init(d, name, src, len);
-    tilec_log("compile", "frontend: %s (%zu bytes, entry %s, %d define(s))", name, len,
-              entry ? entry : "(last)", ndefs);
-    if (tilec_frontend_compile(&p->arena, d, name, src, len, entry, fd, ndefs, &r) != 0 ||
-        !r.module || !r.module->kernel) {
-        const char *t = tilec_diag_text(d);
-        tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s", t && *t ? t : "invalid program");
-        free(fd);
-        free(d);
-        program_unref(p);
-        return TILEC_E_PROGRAM;
-    }
-    free(fd);
-    free(d);
-    p->mod = r.module;
-    /* pass_configs are not compile options yet (ABI 1.0 has none): listed */
-    for (int i = 0; i < r.npass_configs; i++)
-        tilec_log("compile", "pass_configs: %s = %s (recorded, not passed to the backend)", r.pass_config_keys[i],
-                  r.pass_config_values[i]);
-    return program_finish(ctx, p, name, &r, t0, out);
-}
-
-tilec_status_t tilec_program_load_ir(tilec_context_t *ctx, const char *name, const char *text,
-                                     size_t len, tilec_program_t **out)
-{
-    tilec_program_t *p;
-    tilec_frontend_result_t r;
-    char err[1024];
-    if (out) {
-        *out = NULL;
-    }
-    if (!out || !text) {
-        return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_load_ir: bad arguments");
-    }
-    if (!name) {
-        name = "<ir>";
-    }
-    p = calloc(1, sizeof *p);
-    if (!p) {
-        return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
-    }
-    p->refs = 1;
-    tilec_arena_init(&p->arena);
-    memset(&r, 0, sizeof r);
-    err[0] = '\0';
-    if (tilec_ir_read(&p->arena, text, len, &p->mod, err, sizeof err) != 0 || !p->mod ||
-        !p->mod->kernel) {
-        tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s:%s", name, err[0] ? err : " error: invalid tile IR");
-        program_unref(p);
-        return TILEC_E_PROGRAM;
-    }
-    return program_finish(ctx, p, name, &r, now_ms(), out);
-}
-
-TILEC_API tilec_status_t tilec_program_load_file(tilec_context_t *ctx, const char *path,
-                                                 const tilec_define_kv_t *defs, int ndefs,
-                                                 const char *entry, tilec_program_t **out)
-{
-    FILE *f;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    tilec_status_t st;
-    if (out) {
-        *out = NULL;
-    }
-    if (!path || !out) {
-        return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_load_file: bad arguments");
-    }
-    f = fopen(path, "rb");
-    if (!f) {
-        return tilec_api_fail(ctx, TILEC_E_IO, "cannot open %s: %s", path, strerror(errno));
-    }
-    for (;;) {
-        size_t n;
-        if (len + 1 >= cap) {
-            size_t c = cap ? cap * 2 : 8192;
-            char *nb = realloc(buf, c);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory reading %s", path);
-            }
-            buf = nb;
-            cap = c;
-        }
-        n = fread(buf + len, 1, cap - len - 1, f);
-        len += n;
-        if (n == 0) {
-            break;
-        }
-    }
-    if (ferror(f)) {
-        int e = errno;
-        free(buf);
-        fclose(f);
-        return tilec_api_fail(ctx, TILEC_E_IO, "cannot read %s: %s", path, strerror(e ? e : EIO));
-    }
-    fclose(f);
-    buf[len] = '\0';
-    st = tilec_program_load_string(ctx, path, buf, len, defs, ndefs, entry, out);
-    free(buf);
-    return st;
-}
-
-TILEC_API const char *tilec_program_ir(const tilec_program_t *p)
-{
-    return p && p->ir ? p->ir : "";
-}
-
-TILEC_API int tilec_program_num_params(const tilec_program_t *p)
-{
-    return p ? p->nparams : 0;
-}
-
-TILEC_API int tilec_program_num_syms(const tilec_program_t *p)
-{
-    return p ? p->nsyms : 0;
-}
-
-TILEC_API tilec_status_t tilec_program_sym(const tilec_program_t *p, int i, const char **name,
-                                           int64_t *value)
-{
-    if (!p || i < 0 || i >= p->nsyms) {
-        return TILEC_E_INVALID;
-    }
-    if (name) {
-        *name = p->sym_names[i];
-    }
-    if (value) {
-        *value = p->sym_values[i];
-    }
-    return TILEC_OK;
-}
-
-TILEC_API tilec_status_t tilec_program_param(const tilec_program_t *p, int i, const char **name,
-                                             tilec_elem_t *elem, int *ndim, int64_t shape[8])
-{
-    const tilec_api_param_t *q;
-    if (!p || i < 0 || i >= p->nparams) {
-        return TILEC_E_INVALID;
-    }
-    q = &p->params[i];
-    if (name) {
-        *name = q->name;
-    }
-    if (elem) {
-        *elem = q->elem;
-    }
-    if (ndim) {
-        *ndim = q->ndim;
-    }
-    if (shape) {
-        for (int d = 0; d < q->ndim && d < 8; d++) {
-            shape[d] = q->shape[d];
-        }
-    }
-    return TILEC_OK;
-}
-
 /* ---- compile ------------------------------------------------------------ */
 
 TILEC_API tilec_status_t tilec_program_compile_for(tilec_context_t *ctx, const tilec_program_t *p,
@@ -713,13 +330,13 @@ TILEC_API tilec_status_t tilec_program_compile_for(tilec_context_t *ctx, const t
     opts.extra = NULL;
     tilec_log("compile", "backend '%s': compiling kernel '%s' (%zu bytes of IR)%s%s", ctx->backend,
               p->mod->kernel->name, p->ir_len, arch ? " for " : "", arch ? arch : "");
-    t0 = now_ms();
+    t0 = tilec_api_now_ms();
     ps = ctx->table->compile(ctx->dev, p->ir, p->ir_len, &opts, &mod);
     if (ps != TILEC_PS_OK || !mod) {
         return tilec_api_plugin_fail(ctx, ps == TILEC_PS_OK ? TILEC_PS_INTERNAL : ps,
                                      TILEC_E_COMPILE, "compile");
     }
-    tilec_log("compile", "backend '%s': compiled in %.2f ms", ctx->backend, now_ms() - t0);
+    tilec_log("compile", "backend '%s': compiled in %.2f ms", ctx->backend, tilec_api_now_ms() - t0);
     e = calloc(1, sizeof *e);
     if (!e) {
         ctx->table->module_free(mod);
@@ -761,7 +378,7 @@ TILEC_API void tilec_executable_free(tilec_executable_t *e)
         e->ctx->table->module_free(e->mod);
     }
     free(e->source);
-    program_unref(e->prog);
+    tilec_api_program_unref(e->prog);
     tilec_api_ctx_unref(e->ctx);
     free(e);
 }
@@ -798,7 +415,7 @@ static tilec_status_t bind_symbols(tilec_context_t *ctx, const tilec_program_t *
     for (int i = 0; i < p->nparams; i++) {
         const tilec_api_param_t *q = &p->params[i];
         for (int d = 0; d < q->ndim; d++) {
-            int s = dim_symbol(p, q->buf->shape[d]);
+            int s = tilec_api_dim_symbol(p, q->buf->shape[d]);
             int64_t v = args[i]->shape[d];
             if (s < 0) {
                 continue;
@@ -837,7 +454,7 @@ static tilec_status_t bind_symbols(tilec_context_t *ctx, const tilec_program_t *
         const tilec_api_param_t *q = &p->params[i];
         for (int d = 0; d < q->ndim; d++) {
             int64_t want;
-            if (eval_int(p, q->buf->shape[d], syms, 0, &want) != 0) {
+            if (tilec_api_eval_int(p, q->buf->shape[d], syms, 0, &want) != 0) {
                 return tilec_api_fail(ctx, TILEC_E_INVALID,
                                       "cannot evaluate dimension %d of tensor '%s'", d, q->name);
             }
@@ -934,9 +551,9 @@ TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *
             tilec_log("launch", "  %s = %lld", p->sym_names[s], (long long)syms[s]);
         }
     }
-    t0 = now_ms();
+    t0 = tilec_api_now_ms();
     ps = ctx->table->launch(ctx->dev, e->mod, &l);
-    t0 = now_ms() - t0;
+    t0 = tilec_api_now_ms() - t0;
     if (ps != TILEC_PS_OK) {
         st = tilec_api_plugin_fail(ctx, ps, TILEC_E_LAUNCH, "launch");
         goto out;
@@ -952,37 +569,4 @@ out:
     free(syms);
     free(from);
     return st;
-}
-
-/* ---- the reference interpreter ----------------------------------------- */
-
-TILEC_API tilec_status_t tilec_program_interpret(tilec_context_t *ctx, const tilec_program_t *p,
-                                                 void *const *args, const int64_t *syms)
-{
-    char err[1024];
-    if (!p || (p->nparams > 0 && !args)) {
-        return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_interpret: bad arguments");
-    }
-    for (int i = 0; i < p->nparams; i++) {
-        if (!args[i]) {
-            return tilec_api_fail(ctx, TILEC_E_INVALID, "argument %d ('%s') is NULL", i,
-                                  p->params[i].name);
-        }
-    }
-    if (!syms && p->nsyms > 0) {
-        for (int s = 0; s < p->nsyms; s++) {
-            if (p->sym_values[s] < 0) {
-                return tilec_api_fail(ctx, TILEC_E_INVALID,
-                                      "symbol '%s' has no value (give syms or -D %s=...)",
-                                      p->sym_names[s], p->sym_names[s]);
-            }
-        }
-        syms = p->sym_values;
-    }
-    err[0] = '\0';
-    tilec_log("launch", "interpreter: kernel '%s'", p->mod->kernel->name);
-    if (tilec_interp_run(p->mod->kernel, args, syms, err, sizeof err) != 0) {
-        return tilec_api_fail(ctx, TILEC_E_LAUNCH, "interpreter: %s", err[0] ? err : "failed");
-    }
-    return TILEC_OK;
 }

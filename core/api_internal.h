@@ -1,7 +1,7 @@
 /*
  * core/api_internal.h — the objects behind the public C API (tilec.h),
- * shared by core/api.c (contexts, programs, executables, launch) and
- * core/api_buffer.c (buffers, DLPack).
+ * shared by core/api.c (contexts, executables, launch), core/program.c
+ * (programs), core/api_buffer.c (buffers, DLPack) and the tuner.
  *
  * Lifetimes: contexts, programs and executables are reference counted so
  * the public *_free/_destroy calls may come in any order: a buffer or an
@@ -19,6 +19,7 @@
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
 #include "tilec/tilec.h"
+#include "frontend.h"
 
 struct tilec_context {
     int refs;
@@ -54,6 +55,16 @@ struct tilec_program {
     int *sym_of_var;                /* arena [nvars]: symbol index or -1 */
     int nparams;
     tilec_api_param_t *params;      /* arena [nparams] */
+    /* What names the problem for the tuner (core/tune.c, core/tunedb.c). */
+    const char *entry;              /* arena: the factory or prim_func used */
+    char source_hash[65];           /* SHA-256 of the source text, hex */
+    int ndefs;
+    tilec_define_kv_t *defs;        /* arena [ndefs]: the -D values it was loaded with */
+    int nfparams;                   /* the entry factory's parameters (frontend) */
+    const tilec_frontend_param_t *fparams;
+    int nconfigs;                   /* its @autotune configs */
+    tilec_define_kv_t **configs;    /* arena [nconfigs][config_n[i]] */
+    int *config_n;
 };
 
 struct tilec_executable {
@@ -90,6 +101,15 @@ void tilec_api_ctx_unref(tilec_context_t *ctx);
  * produced it (no -D values): for tests, tools and conformance cases. */
 tilec_status_t tilec_program_load_ir(tilec_context_t *ctx, const char *name, const char *text,
                                      size_t len, tilec_program_t **out);
+/* Value of an integer shape expression of p with the given symbol values
+ * (kernel order); -1 when it depends on an unknown symbol or cannot be
+ * evaluated (program.c). */
+int tilec_api_eval_int(const tilec_program_t *p, const tilec_ir_expr_t *e, const int64_t *syms,
+                       int depth, int64_t *out);
+/* The symbol a shape dimension is exactly (through casts), or -1. */
+int tilec_api_dim_symbol(const tilec_program_t *p, const tilec_ir_expr_t *e);
+void tilec_api_program_unref(tilec_program_t *p);
+double tilec_api_now_ms(void);   /* CLOCK_MONOTONIC */
 size_t tilec_api_elem_size(tilec_elem_t e);
 const char *tilec_api_elem_name(tilec_elem_t e);
 

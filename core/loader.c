@@ -7,12 +7,15 @@
  *   2. the cpu backend embedded in libtilec,
  *   3. the build tree: the directory that holds libtilec itself,
  *   4. TILEC_PREFIX/lib/tilec.
- * Each file is first queried in a forked child, so a plugin that crashes in
- * tilec_plugin_query is listed as rejected instead of killing the host;
- * then it is dlopen'ed, its ABI negotiated, its table validated and its
- * devices counted.  Every candidate ends up with a state (ok, unavailable,
+ * Each file must be a regular file; it is then loaded, queried, validated
+ * and its devices listed in a forked probe child first (core/probe.c), so a
+ * plugin that crashes, exits or hangs in a constructor, its query,
+ * device_count or device_info is listed as rejected with the stage instead
+ * of taking the host down; only then is it dlopen'ed in the host, its ABI
+ * negotiated, its table validated and its devices counted.  Every candidate ends up with a state (ok, unavailable,
  * rejected, shadowed) and a reason; a bad plugin never hides the others.
- * Nothing is cached between scans: the environment is read again each time.
+ * The environment is read again on each scan; what is kept between scans
+ * is the accepted plugins (resident) and the probe results by file identity.
  * TILEC_LOG=loader traces every step.
  */
 #define TILEC_BUILDING_LIBRARY 1
@@ -21,20 +24,19 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cache.h"
 #include "log.h"
+#include "probe.h"
 
 #ifndef TILEC_PREFIX
 #define TILEC_PREFIX "/usr/local"
@@ -45,8 +47,6 @@
 #define TABLE_MIN_SIZE (offsetof(tilec_plugin_t, launch) + sizeof(((tilec_plugin_t *)0)->launch))
 /* A plugin reporting more devices than this is treated as broken. */
 #define MAX_DEVICES 4096u
-/* How long the crash probe waits for a query to return. */
-#define PROBE_TIMEOUT_MS 10000
 
 /* ---- small string helpers ---------------------------------------------- */
 
@@ -349,6 +349,7 @@ static void validate(scan_t *s, tilec_loader_entry_t *e, tilec_plugin_query_fn q
     tilec_log("loader", "%s: calling tilec_plugin_query (host speaks %u.%u..%u.%u)", e->path,
               TILEC_ABI_MAJOR(TILEC_HOST_ABI_MIN), TILEC_ABI_MINOR(TILEC_HOST_ABI_MIN),
               TILEC_ABI_MAJOR(TILEC_HOST_ABI_MAX), TILEC_ABI_MINOR(TILEC_HOST_ABI_MAX));
+    tilec_probe_stage("tilec_plugin_query");
     st = query(s->host, &abi, &t);
     if (st == TILEC_PS_UNSUPPORTED || (st == TILEC_PS_OK && abi != 0 &&
                                        (abi < TILEC_HOST_ABI_MIN || abi > TILEC_HOST_ABI_MAX))) {
@@ -453,6 +454,7 @@ static void validate(scan_t *s, tilec_loader_entry_t *e, tilec_plugin_query_fn q
         }
     }
 
+    tilec_probe_stage("device_count");
     st = t->device_count(&n);
     if (st != TILEC_PS_OK || n == 0) {
         const char *why = plugin_error(t);
@@ -480,6 +482,7 @@ static void validate(scan_t *s, tilec_loader_entry_t *e, tilec_plugin_query_fn q
     for (uint32_t i = 0; i < n; i++) {
         tilec_pdevice_info_t *d = &e->devices[i];
         d->struct_size = sizeof *d;
+        tilec_probe_stage("device_info(%u)", i);
         st = t->device_info(i, d);
         d->struct_size = sizeof *d;
         if (st != TILEC_PS_OK) {
@@ -496,66 +499,78 @@ static void validate(scan_t *s, tilec_loader_entry_t *e, tilec_plugin_query_fn q
     set_state(s, e, TILEC_PLUGIN_OK, strdup(""));
 }
 
-/* Queries the plugin in a forked child.  Returns the signal number when the
- * child died of one, 0 otherwise (including when the probe could not be
- * made: the in-process probe then decides). */
-static int crash_probe(scan_t *s, const char *path)
+/* The probe child's work: everything the host is about to do with the
+ * file (probe.h), through the same validate(), so the entries are called
+ * in the same order with the same arguments. */
+typedef struct probe_job {
+    scan_t *s;
+    tilec_loader_entry_t *e;
+} probe_job_t;
+
+static void probe_work(void *arg)
 {
-    pid_t pid, r;
-    int status = 0;
-    long sleep_us = 50;
-    struct timespec t0, now;
-    pid = fork();
-    if (pid < 0) {
-        tilec_log("loader", "%s: fork failed (%s); querying in-process only", path, strerror(errno));
-        return 0;
+    probe_job_t *j = arg;
+    tilec_plugin_query_fn q;
+    tilec_probe_stage("dlopen (the plugin's constructors)");
+    j->e->handle = dlopen(j->e->path, RTLD_NOW | RTLD_LOCAL);
+    if (!j->e->handle) {
+        return; /* the host says why */
     }
-    if (pid == 0) {
-        /* The child: load and query, nothing else; _exit skips the host's
-         * atexit handlers and stdio buffers. */
-        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            tilec_plugin_query_fn q = (tilec_plugin_query_fn)dlsym(h, TILEC_PLUGIN_QUERY_SYMBOL);
-            if (q) {
-                uint32_t abi = 0;
-                const tilec_plugin_t *t = NULL;
-                (void)q(s->host, &abi, &t);
-            }
-        }
-        _exit(0);
+    q = (tilec_plugin_query_fn)dlsym(j->e->handle, TILEC_PLUGIN_QUERY_SYMBOL);
+    if (q) {
+        validate(j->s, j->e, q);
     }
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) {
-            break;
-        }
-        if (r < 0 && errno != EINTR) {
-            /* e.g. SIGCHLD ignored or reaped by the application */
-            tilec_log("loader", "%s: waitpid failed (%s); querying in-process", path, strerror(errno));
+}
+
+/* Refuses what is not a regular file before anything reads it (a FIFO
+ * would block even a RTLD_NOLOAD dlopen forever).  0 and *st, or -1. */
+static int check_regular(scan_t *s, tilec_loader_entry_t *e, struct stat *st)
+{
+    int fd = open(e->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc;
+    if (fd < 0) {
+        reject(s, e, tilec_strfmt("cannot open: %s", strerror(errno)));
+        return -1;
+    }
+    rc = fstat(fd, st);
+    close(fd);
+    if (rc != 0) {
+        reject(s, e, tilec_strfmt("cannot stat: %s", strerror(errno)));
+        return -1;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        reject(s, e, tilec_strfmt("not a regular file (%s)",
+                                  S_ISFIFO(st->st_mode)   ? "a FIFO"
+                                  : S_ISDIR(st->st_mode)  ? "a directory"
+                                  : S_ISSOCK(st->st_mode) ? "a socket"
+                                                          : "a device"));
+        return -1;
+    }
+    return 0;
+}
+
+/* Probes the file in a child unless this very file passed or failed
+ * before.  Returns 0 when the host may load it. */
+static int probe_in_child(scan_t *s, tilec_loader_entry_t *e, const struct stat *st)
+{
+    char *why = NULL;
+    probe_job_t job = {s, e};
+    if (tilec_probe_cached(st, &why)) {
+        tilec_log("loader", "%s: probed before (%s)", e->path, *why ? why : "passed");
+    } else {
+        int rc = tilec_probe_run(probe_work, &job, &why);
+        if (rc < 0) {
+            /* No child: the in-process checks alone decide. */
+            tilec_log("loader", "%s: no probe (%s); loading in-process", e->path, why ? why : "");
+            free(why);
             return 0;
         }
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((now.tv_sec - t0.tv_sec) * 1000L + (now.tv_nsec - t0.tv_nsec) / 1000000L >=
-            PROBE_TIMEOUT_MS) {
-            kill(pid, SIGKILL);
-            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-            }
-            tilec_log("loader", "%s: query did not return within %d ms in the probe; querying in-process",
-                      path, PROBE_TIMEOUT_MS);
-            return 0;
-        }
-        {
-            struct timespec ts = {0, sleep_us * 1000L};
-            nanosleep(&ts, NULL);
-            if (sleep_us < 10000) {
-                sleep_us *= 2;
-            }
-        }
+        tilec_probe_remember(st, why);
     }
-    if (WIFSIGNALED(status)) {
-        return WTERMSIG(status);
+    if (why && *why) {
+        reject(s, e, why);
+        return -1;
     }
+    free(why);
     return 0;
 }
 
@@ -590,7 +605,7 @@ static void probe_file(scan_t *s, const char *path)
 {
     tilec_loader_entry_t *e;
     tilec_plugin_query_fn q;
-    int sig;
+    struct stat st;
     if (seen_before(s, path)) {
         return;
     }
@@ -600,16 +615,14 @@ static void probe_file(scan_t *s, const char *path)
         return;
     }
     /* A plugin already loaded in this process (accepted by an earlier scan,
-     * which made it resident) needs no crash probe. */
+     * which made it resident) needs no probe. */
+    if (check_regular(s, e, &st) != 0) {
+        return;
+    }
     e->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
     if (e->handle) {
-        tilec_log("loader", "%s: already resident; no crash probe", path);
-        sig = 0;
-    } else {
-        sig = crash_probe(s, path);
-    }
-    if (sig) {
-        reject(s, e, tilec_strfmt("crashed while being queried (signal %d, %s)", sig, strsignal(sig)));
+        tilec_log("loader", "%s: already resident; no probe", path);
+    } else if (probe_in_child(s, e, &st) != 0) {
         return;
     }
     dlerror();
@@ -687,8 +700,11 @@ static void probe_path_entry(scan_t *s, const char *p)
 {
     struct stat st;
     if (stat(p, &st) != 0) {
-        tilec_log("loader", "TILEC_PLUGIN_PATH entry %s: %s; skipped", p, strerror(errno));
-        return;
+        if (errno == ENOENT || errno == ENOTDIR) {
+            tilec_log("loader", "TILEC_PLUGIN_PATH entry %s: %s; skipped", p, strerror(errno));
+            return;
+        }
+        st.st_mode = S_IFREG; /* a symlink loop, no permission: listed with the reason */
     }
     if (S_ISDIR(st.st_mode)) {
         probe_dir(s, p, 0);

@@ -8,6 +8,7 @@
  * and either returns a compile-time value (T.Tensor types, loop ranges,
  * T.Kernel launch shapes, symbols) or appends IR through tileops.c.
  */
+#include "autotune.h"
 #include "eval_internal.h"
 
 #include <float.h>
@@ -524,7 +525,7 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         return v;
     }
     case BI_AUTOTUNE:
-        return mk_builtin(ev, BI_AUTOTUNE);
+        return at_decorator(ev, &ar, at);
     case BI_KERNEL: {
         static const char *const names[] = {"threads", "prelude", "is_cpu", "is_npu"};
         value_t *v = v_new(ev, V_KERNEL);

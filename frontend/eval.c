@@ -11,6 +11,7 @@
  * calls are inlined.  See eval_internal.h for the error model (longjmp to
  * the entry point; everything lives in arenas).
  */
+#include "autotune.h"
 #include "eval_internal.h"
 
 #include <stdarg.h>
@@ -1044,8 +1045,8 @@ static void exec_def(ev_t *ev, ast_stmt_t *s)
             fn->out_idx = dv->u.jit.out_idx;
             fn->pass_configs = dv->u.jit.pass_configs;
             fn->pc_loc = dv->u.jit.pc_loc;
-        } else if (dv->kind == V_BUILTIN && dv->u.bi.id == BI_AUTOTUNE) {
-            /* accepted, ignored */
+        } else if (at_apply(ev, fn, dv)) {
+            /* the tuning space, kept (autotune.c) */
         } else if (dv->kind == V_OPAQUE) {
             ev_fail(ev, de->loc, "decorator '%s' is outside the subset tilec supports: use @T.prim_func, @T.macro, "
                     "@tilelang.jit(...) or @autotune(...)", dv->u.opq);
@@ -1382,10 +1383,13 @@ static int is_tensor_decl(const ast_block_t *b, const char *name)
     return 0;
 }
 
-static void build_eager(ev_t *ev, func_t *fn)
+/* Returns the values the compile-time parameters were bound to (NULL for
+ * the tensors), for the tuning space (autotune.c). */
+static value_t **build_eager(ev_t *ev, func_t *fn)
 {
     ast_stmt_t *d = fn->def;
     env_t *env = env_new(ev, fn->closure);
+    value_t **args = ev_alloc(ev, sizeof *args * (size_t)(d->u.def.nparams + 1));
     int i;
     for (i = 0; i < d->u.def.nparams; i++) {
         ast_param_t *p = &d->u.def.params[i];
@@ -1394,13 +1398,14 @@ static void build_eager(ev_t *ev, func_t *fn)
         df = find_def(ev, p->name);
         if (df) {
             df->used = 1;
-            env_set(ev, env, p->name, df->val);
+            args[i] = df->val;
         } else if (fn->defaults[i]) {
-            env_set(ev, env, p->name, fn->defaults[i]);
-        } else {
+            args[i] = fn->defaults[i];
+        } else if (!(args[i] = at_fallback(ev, fn, i, args))) {
             ev_fail(ev, p->loc, "parameter '%s' of '%s' has no default value: pass -D %s=VALUE", p->name,
                     d->u.def.name, p->name);
         }
+        env_set(ev, env, p->name, args[i]);
     }
     ev->env = env;
     ev->at_module = 0;
@@ -1413,6 +1418,7 @@ static void build_eager(ev_t *ev, func_t *fn)
     ev->eager = 0;
     if (!ev->kernel_done)
         ev_fail(ev, d->loc, "eager-style kernel '%s' has no `with T.Kernel(...)` block", d->u.def.name);
+    return args;
 }
 
 static uint32_t out_mask_of(ev_t *ev, func_t *fn, ast_loc_t loc)
@@ -1510,7 +1516,7 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
 {
     ast_stmt_t *chosen = NULL;
     func_t *fn, *factory = NULL, *prim;
-    value_t *pv;
+    value_t *pv, **args = NULL;
     int i;
     if (tilec_parse(&ev->s, ev->d, path, src, len, &ev->mod) < 0 || !ev->mod) longjmp(ev->jb, 1);
     ev->k = ev_chk(ev, tilec_ir_kernel_new(ev->a, "kernel"));
@@ -1548,17 +1554,18 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
     ev->pass_configs = fn->pass_configs;
     if (fn->kind == FN_PLAIN && !body_has_prim(&chosen->u.def.body, 0) && body_has_with(&chosen->u.def.body, 0)) {
         ev->k->name = ev_irstr(ev, chosen->u.def.name);
-        build_eager(ev, fn);
+        args = build_eager(ev, fn);
         if (fn->nout) ev->k->out_mask |= out_mask_of(ev, fn, chosen->loc);
         check_defines(ev, fn);
         finish(ev, out, chosen->u.def.name);
+        at_finish(ev, fn, args, out);
         return;
     }
     if (fn->kind == FN_PRIM) {
         prim = fn;
     } else {
         ast_stmt_t *d = chosen;
-        value_t **args = ev_alloc(ev, sizeof *args * (size_t)(d->u.def.nparams + 1));
+        args = ev_alloc(ev, sizeof *args * (size_t)(d->u.def.nparams + 1));
         factory = fn;
         for (i = 0; i < d->u.def.nparams; i++) {
             evdef_t *df = find_def(ev, d->u.def.params[i].name);
@@ -1567,6 +1574,8 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
                 args[i] = df->val;
             } else if (fn->defaults[i]) {
                 args[i] = fn->defaults[i];
+            } else if ((args[i] = at_fallback(ev, fn, i, args)) != NULL) {
+                /* a parameter only the autotune configs supply: the first config's */
             } else {
                 ev_fail(ev, d->u.def.params[i].loc, "parameter '%s' of '%s' has no default value: pass -D %s=VALUE",
                         d->u.def.params[i].name, d->u.def.name, d->u.def.params[i].name);
@@ -1585,6 +1594,7 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
     if (prim->jit) ev->k->out_mask |= out_mask_of(ev, prim, prim->def->loc);
     check_defines(ev, factory);
     finish(ev, out, chosen->u.def.name);
+    if (factory) at_finish(ev, factory, args, out);
 }
 
 /* Fills the result: the module and the launch values of the symbols. */

@@ -82,6 +82,7 @@ typedef struct func {
     int nout; int64_t *out_idx;
     value_t *pass_configs;   /* tilelang.jit(pass_configs={...}), or NULL */
     ast_loc_t pc_loc;
+    struct at_space *tune;   /* @autotune(configs=...) of a factory (autotune.c), or NULL */
 } func_t;
 
 typedef struct loopiter {

@@ -18,6 +18,12 @@
  * launch value. */
 typedef struct tilec_define { const char *name; const char *value; } tilec_define_t;
 
+/* A factory parameter: its default and the value it was bound to, as -D
+ * text (NULL when none, or when -D cannot say it, e.g. a tuple). */
+typedef struct tilec_frontend_param { const char *name, *dflt, *value; } tilec_frontend_param_t;
+/* One @autotune config: n NAME=VALUE pairs in -D text. */
+typedef struct tilec_frontend_config { int n; const char **names, **values; } tilec_frontend_config_t;
+
 typedef struct tilec_frontend_result {
     tilec_ir_module_t *module;    /* arena */
     /* For each T.dynamic symbol of the kernel (vars of kind SYM, in var id
@@ -25,6 +31,12 @@ typedef struct tilec_frontend_result {
     int nsyms;
     int64_t *sym_values;       /* arena array [nsyms] */
     const char *entry;         /* name of the factory / prim_func used */
+    /* The entry factory's parameters (none for a top-level prim_func) and
+     * its @autotune configs (frontend/autotune.c); arena arrays. */
+    int nparams;
+    tilec_frontend_param_t *params;
+    int nconfigs;
+    tilec_frontend_config_t *configs;
     /* tilelang.jit(pass_configs={...}) of the entry, in order: keys as
      * TileLang spells them ("tl.enable_fast_math" for
      * tilelang.PassConfigKey.TL_ENABLE_FAST_MATH) and values as text

@@ -434,3 +434,146 @@ Test(loader, rescans_agree)
     tilec_plugins_free(l1, n1);
     tilec_plugins_free(l2, n2);
 }
+
+/* ---- plugins that misbehave anywhere (issue 11) -------------------------- */
+
+#include <errno.h>
+#include <signal.h>
+
+#include "probe.h"
+
+static char extra_dir[PATH_MAX];
+
+static void use_extra(void)
+{
+    use_plugins();
+    snprintf(extra_dir, sizeof extra_dir, "%s/tests/plugins-extra", build_dir());
+}
+
+/* Every entry the scan calls runs in the probe first: a crash, an exit or
+ * a fault turned into an exit by the plugin's own handler is a rejection
+ * naming the stage, and the host survives to list the rest. */
+Test(loader, misbehaving_plugins_are_rejected_with_the_stage)
+{
+    tilec_plugin_desc_t *l = NULL;
+    int n = 0;
+    use_plugins();
+    cr_assert_eq(tilec_plugins_list(&l, &n), TILEC_OK);
+    expect(l, n, "crashquery", TILEC_PLUGIN_REJECTED, "signal 11", "in tilec_plugin_query");
+    expect(l, n, "crashcount", TILEC_PLUGIN_REJECTED, "crashed while being queried: signal 11",
+           "in device_count");
+    expect(l, n, "crashinfo", TILEC_PLUGIN_REJECTED, "crashed while being queried: signal 11",
+           "in device_info(0)");
+    expect(l, n, "exitctor", TILEC_PLUGIN_REJECTED, "exited while being queried: status 0",
+           "constructors");
+    expect(l, n, "exitquery", TILEC_PLUGIN_REJECTED, "exited while being queried: status 0",
+           "in tilec_plugin_query");
+    expect(l, n, "handlerexit", TILEC_PLUGIN_REJECTED, "exited while being queried: status 0",
+           "in tilec_plugin_query");
+    expect(l, n, "good", TILEC_PLUGIN_OK, NULL, NULL);
+    tilec_plugins_free(l, n);
+}
+
+/* The CLI path of the issue: a context on the cpu backend works whatever
+ * the plugin folder holds. */
+Test(loader, misbehaving_plugins_do_not_stop_the_cpu_backend)
+{
+    tilec_context_t *ctx = NULL;
+    use_plugins();
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_expect_str_eq(tilec_context_backend(ctx), "cpu");
+    tilec_context_destroy(ctx);
+}
+
+/* An accepted plugin that installs exiting fault handlers in the host (as
+ * PoCL does) must not blind later probes: the child resets them. */
+Test(loader, host_signal_handlers_do_not_blind_the_probe)
+{
+    char path[PATH_MAX * 3];
+    tilec_plugin_desc_t *l = NULL;
+    int n = 0;
+    const tilec_plugin_desc_t *d;
+    use_extra();
+    snprintf(path, sizeof path, "%s/libtilec-broken_sighost.so:%s", extra_dir, plugin_dir);
+    setenv("TILEC_PLUGIN_PATH", path, 1);
+    cr_assert_eq(tilec_plugins_list(&l, &n), TILEC_OK);
+    d = by_file(l, n, "libtilec-broken_sighost.so");
+    cr_assert_not_null(d);
+    cr_expect_eq(d->state, TILEC_PLUGIN_OK, "%s", d->reason);
+    expect(l, n, "crashquery", TILEC_PLUGIN_REJECTED, "signal 11", NULL);
+    expect(l, n, "crashcount", TILEC_PLUGIN_REJECTED, "signal 11", "in device_count");
+    tilec_plugins_free(l, n);
+    /* The same with the handler now installed in this process. */
+    {
+        struct sigaction sa;
+        cr_assert_eq(sigaction(SIGSEGV, NULL, &sa), 0);
+        cr_expect_neq((void *)sa.sa_handler, (void *)SIG_DFL, "sighost installed no handler");
+    }
+    cr_assert_eq(tilec_plugins_list(&l, &n), TILEC_OK);
+    expect(l, n, "crashinfo", TILEC_PLUGIN_REJECTED, "signal 11", "in device_info(0)");
+    tilec_plugins_free(l, n);
+}
+
+Test(loader, hang_in_device_count_times_out)
+{
+    char path[PATH_MAX + 64];
+    tilec_plugin_desc_t *l = NULL;
+    int n = 0;
+    const tilec_plugin_desc_t *d;
+    use_extra();
+    tilec_probe_set_timeout(300);
+    snprintf(path, sizeof path, "%s/libtilec-broken_hangcount.so", extra_dir);
+    setenv("TILEC_PLUGIN_PATH", path, 1);
+    for (int round = 0; round < 2; round++) {
+        cr_assert_eq(tilec_plugins_list(&l, &n), TILEC_OK);
+        d = by_file(l, n, "libtilec-broken_hangcount.so");
+        cr_assert_not_null(d);
+        cr_expect_eq(d->state, TILEC_PLUGIN_REJECTED);
+        cr_expect_not_null(strstr(d->reason, "hung while being queried: device_count did not return"),
+                           "%s", d->reason);
+        tilec_plugins_free(l, n);
+    }
+}
+
+/* A FIFO, a directory and a symlink loop named like plugins are listed as
+ * rejected with the reason; none blocks the scan. */
+Test(loader, non_regular_files_are_rejected)
+{
+    char dir[] = "/tmp/tilec-loader-test-XXXXXX";
+    char p[PATH_MAX], path[PATH_MAX * 3];
+    tilec_plugin_desc_t *l = NULL;
+    int n = 0;
+    const tilec_plugin_desc_t *d;
+    use_plugins();
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/libtilec-fifo.so", dir);
+    cr_assert_eq(mkfifo(p, 0600), 0, "%s", strerror(errno));
+    snprintf(p, sizeof p, "%s/libtilec-dir.so", dir);
+    cr_assert_eq(mkdir(p, 0700), 0);
+    snprintf(p, sizeof p, "%s/libtilec-loop.so", dir);
+    cr_assert_eq(symlink("libtilec-loop.so", p), 0);
+    snprintf(p, sizeof p, "%s/loop2", dir);
+    cr_assert_eq(symlink("loop2", p), 0);
+    snprintf(path, sizeof path, "%s:%s/loop2", dir, dir);
+    setenv("TILEC_PLUGIN_PATH", path, 1);
+    cr_assert_eq(tilec_plugins_list(&l, &n), TILEC_OK);
+    d = by_file(l, n, "libtilec-fifo.so");
+    cr_assert_not_null(d);
+    cr_expect_eq(d->state, TILEC_PLUGIN_REJECTED);
+    cr_expect_not_null(strstr(d->reason, "not a regular file (a FIFO)"), "%s", d->reason);
+    d = by_file(l, n, "libtilec-dir.so");
+    cr_assert_not_null(d);
+    cr_expect_not_null(strstr(d->reason, "not a regular file (a directory)"), "%s", d->reason);
+    d = by_file(l, n, "libtilec-loop.so");
+    cr_assert_not_null(d);
+    cr_expect_not_null(strstr(d->reason, "symbolic links"), "%s", d->reason);
+    d = by_file(l, n, "loop2");
+    cr_assert_not_null(d, "a symlink loop in TILEC_PLUGIN_PATH is not listed");
+    cr_expect_not_null(strstr(d->reason, "symbolic links"), "%s", d->reason);
+    tilec_plugins_free(l, n);
+    {
+        char cmd[PATH_MAX + 16];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        cr_expect_eq(system(cmd), 0);
+    }
+}

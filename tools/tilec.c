@@ -22,6 +22,7 @@
 
 #include "../conformance/conform.h"
 #include "check.h"
+#include "tools.h"
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
 #include "tilec/tilec.h"
@@ -39,6 +40,7 @@ typedef struct options {
     const char *emit;
     const char *arch;
     const char *out;
+    const char *db;        /* --db: the tuning database (run) */
     int check, bench, json;
     uint64_t seed;
     int ndefs;
@@ -50,18 +52,23 @@ static void usage(FILE *f)
 {
     fputs("usage:\n"
           "  tilec run FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME] [--check [--reference BACKEND]]\n"
-          "            [--bench] [--seed N]\n"
+          "            [--bench] [--seed N] [--db PATH]\n"
           "      --check              compare every tensor with a reference run: the IR interpreter by default\n"
           "      --reference BACKEND  with --check: compute the reference on BACKEND[:N] instead (e.g. cpu),\n"
           "                           for problems too large for the interpreter; use a certified backend\n"
+          "      --db PATH            the tuning database to take a tuned config from (default TILEC_TUNE_DB)\n"
           "  tilec compile FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME] --emit ir|source|binary\n"
           "                [--arch ARCH] [-o OUT]\n"
+          "  tilec tune FILE [-D ...] [--space NAME=V1,V2,...]... [--shapes SYM=V1,...]... [--backend B]\n"
+          "             [--reference B] [--db PATH] [-j N] [--budget S] [--timeout S] [--seed N] [--json OUT]\n"
+          "  tilec tune --list | --export F.json | --import F.json  [--db PATH]   (docs/tuning.md)\n"
           "  tilec devices [--json]\n"
           "  tilec conform [--backend NAME | --plugin PATH] [--junit FILE] [--json FILE] (see conformance/README.md)\n"
           "  tilec --version | --help\n"
           "\n"
           "environment: TILEC_BACKEND (cpu, cuda, hip, opencl, vulkan, a plugin name, optionally :N; auto),\n"
-          "             TILEC_PLUGIN_PATH, TILEC_CACHE_DIR, TILEC_CACHE=0, TILEC_LOG=loader,compile,ir,launch\n",
+          "             TILEC_PLUGIN_PATH, TILEC_CACHE_DIR, TILEC_CACHE=0, TILEC_LOG=loader,compile,ir,launch,\n"
+          "             TILEC_TUNE_DB (tuning database, default $XDG_CACHE_HOME/tilec/tune.db)\n",
           f);
 }
 
@@ -147,6 +154,9 @@ static int parse_args(options_t *o, int argc, char **argv)
                 return usage_error("--reference expects a backend name, got '%s'", next);
             }
             o->reference = next;
+        } else if (!strcmp(a, "--db")) {
+            NEED_ARG();
+            o->db = next;
         } else if (!strcmp(a, "--emit")) {
             NEED_ARG();
             o->emit = next;
@@ -274,6 +284,48 @@ static int run_reference(const options_t *o, tilec_context_t *rctx, check_set_t 
     return EXIT_BACKEND;
 }
 
+/* The tuned config stored for the problem, when there is one: the program
+ * is loaded again with it, -D values winning, and a "tuned:" line says so.
+ * A database that cannot be read is a warning, not a failure. */
+static tilec_status_t use_tuned(const options_t *o, tilec_context_t *ctx, tilec_program_t **prog)
+{
+    tilec_tuned_t *t = NULL;
+    tilec_define_kv_t defs[2 * MAX_DEFINES];
+    tilec_program_t *again = NULL;
+    char wins[512] = "";
+    size_t wl = 0;
+    int n = o->ndefs;
+    tilec_status_t s = tilec_tune_lookup(ctx, *prog, o->db, &t);
+    if (s != TILEC_OK) {
+        fprintf(stderr, "tilec: warning: %s; running without a tuned config\n", tilec_context_message(ctx));
+        return TILEC_OK;
+    }
+    if (!t) {
+        return TILEC_OK;
+    }
+    memcpy(defs, o->defs, sizeof defs[0] * (size_t)o->ndefs);
+    for (int i = 0; i < t->n && n < 2 * MAX_DEFINES; i++) {
+        int given = 0;
+        for (int k = 0; k < o->ndefs; k++) {
+            given |= !strcmp(o->defs[k].name, t->config[i].name);
+        }
+        if (given && wl < sizeof wins) {
+            wl += (size_t)snprintf(wins + wl, sizeof wins - wl, " %s", t->config[i].name);
+        } else if (!given) {
+            defs[n++] = t->config[i];
+        }
+    }
+    s = tilec_program_load_file(ctx, o->file, defs, n, o->entry, &again);
+    if (s == TILEC_OK) {
+        printf("tuned: %s%s%s%s%s%s\n", t->text, t->nearest ? " (nearest stored shape " : "",
+               t->nearest ? t->shape : "", t->nearest ? ")" : "", wl ? "; -D wins for" : "", wins);
+        tilec_program_free(*prog);
+        *prog = again;
+    }
+    tilec_tuned_free(t);
+    return s;
+}
+
 static int cmd_run(const options_t *o)
 {
     tilec_context_t *ctx = NULL, *rctx = NULL;
@@ -299,6 +351,10 @@ static int cmd_run(const options_t *o)
     }
     s = tilec_program_load_file(ctx, o->file, o->defs, o->ndefs, o->entry, &prog);
     if (s != TILEC_OK) {
+        rc = report(ctx, s);
+        goto out;
+    }
+    if ((s = use_tuned(o, ctx, &prog)) != TILEC_OK) {
         rc = report(ctx, s);
         goto out;
     }
@@ -512,7 +568,7 @@ static int utf8_len(const unsigned char *p)
 
 /* JSON must be UTF-8: a byte that is not (a file name can hold any) is
  * written as U+FFFD. */
-static void json_string(FILE *f, const char *s)
+void tilec_cli_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
@@ -571,15 +627,15 @@ static int cmd_devices(const options_t *o)
         for (int i = 0; i < n; i++) {
             const tilec_plugin_desc_t *p = &list[i];
             printf("  {\"name\": ");
-            json_string(stdout, p->name);
+            tilec_cli_json_string(stdout, p->name);
             printf(", \"path\": ");
-            json_string(stdout, p->path);
+            tilec_cli_json_string(stdout, p->path);
             printf(", \"state\": \"%s\", \"reason\": ", state_name(p->state));
-            json_string(stdout, p->reason);
+            tilec_cli_json_string(stdout, p->reason);
             printf(", \"vendor\": ");
-            json_string(stdout, p->vendor);
+            tilec_cli_json_string(stdout, p->vendor);
             printf(", \"version\": ");
-            json_string(stdout, p->version);
+            tilec_cli_json_string(stdout, p->version);
             printf(", \"abi\": \"%u.%u\", \"certified\": %s, \"devices\": [",
                    TILEC_ABI_MAJOR(p->abi_version), TILEC_ABI_MINOR(p->abi_version),
                    certified_path(list, n, i) ? "true" : "false");
@@ -587,11 +643,11 @@ static int cmd_devices(const options_t *o)
                 const tilec_device_desc_t *dv = &p->devices[d];
                 caps_text(dv->caps, caps, sizeof caps);
                 printf("%s{\"id\": \"%s:%d\", \"name\": ", d ? ", " : "", p->name, d);
-                json_string(stdout, dv->name);
+                tilec_cli_json_string(stdout, dv->name);
                 printf(", \"platform\": ");
-                json_string(stdout, dv->platform);
+                tilec_cli_json_string(stdout, dv->platform);
                 printf(", \"caps\": ");
-                json_string(stdout, caps);
+                tilec_cli_json_string(stdout, caps);
                 printf(", \"global_mem_bytes\": %llu, \"compute_units\": %u}",
                        (unsigned long long)dv->global_mem_bytes, dv->compute_units);
             }
@@ -641,6 +697,9 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "conform")) {
         return conform_main(argc - 1, argv + 1);
     }
+    if (!strcmp(argv[1], "tune")) {
+        return tilec_cli_tune(argc - 1, argv + 1);
+    }
     o.cmd = argv[1];
     int rc = parse_args(&o, argc, argv);
     if (!rc) {
@@ -660,7 +719,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(o.cmd, "devices")) {
             rc = o.file ? usage_error("devices takes no FILE, got '%s'", o.file) : cmd_devices(&o);
         } else {
-            rc = usage_error("unknown command '%s' (commands: run, compile, devices, conform)", o.cmd);
+            rc = usage_error("unknown command '%s' (commands: run, compile, tune, devices, conform)", o.cmd);
         }
     }
     for (int i = 0; i < o.ndefs; i++) {

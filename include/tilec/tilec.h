@@ -138,6 +138,26 @@ TILEC_API tilec_status_t tilec_program_sym(const tilec_program_t *p, int i, cons
 TILEC_API tilec_status_t tilec_program_param(const tilec_program_t *p, int i, const char **name,
                                              tilec_elem_t *elem, int *ndim, int64_t shape[8]);
 
+/* What names the problem (the tuning database's key, docs/tuning.md): the
+ * entry that was compiled, the SHA-256 of the source text (64 hex digits)
+ * and the -D values the program was loaded with (owned by the program). */
+TILEC_API const char *tilec_program_entry(const tilec_program_t *p);
+TILEC_API const char *tilec_program_source_hash(const tilec_program_t *p);
+TILEC_API int tilec_program_num_defines(const tilec_program_t *p);
+TILEC_API const tilec_define_kv_t *tilec_program_defines(const tilec_program_t *p);
+/* The entry factory's parameters, in order (none for a top-level
+ * prim_func): the default and the value it was bound to, as -D text (NULL
+ * when it has none, or when -D cannot say it, e.g. a tuple). */
+TILEC_API int tilec_program_num_factory_params(const tilec_program_t *p);
+TILEC_API tilec_status_t tilec_program_factory_param(const tilec_program_t *p, int i,
+                                                     const char **name, const char **dflt,
+                                                     const char **value);
+/* The tuning space the program declares with @autotune(configs=...): config
+ * i is *n NAME=VALUE pairs in -D text (owned by the program). */
+TILEC_API int tilec_program_num_configs(const tilec_program_t *p);
+TILEC_API tilec_status_t tilec_program_config(const tilec_program_t *p, int i,
+                                              const tilec_define_kv_t **kv, int *n);
+
 /* ---- compile and launch ------------------------------------------------ */
 
 TILEC_API tilec_status_t tilec_program_compile(tilec_context_t *ctx, const tilec_program_t *p,
@@ -175,6 +195,112 @@ TILEC_API tilec_status_t tilec_buffer_read(const tilec_buffer_t *b, void *dst, s
 TILEC_API tilec_status_t tilec_buffer_from_dlpack(tilec_context_t *ctx, const DLManagedTensor *t,
                                                   tilec_buffer_t **out);
 TILEC_API tilec_status_t tilec_buffer_to_dlpack(tilec_buffer_t *b, DLManagedTensor **out);
+
+/* ---- tuning (docs/tuning.md) ------------------------------------------- */
+
+/* Frees a string or array the library returned (messages, lists). */
+TILEC_API void tilec_free(void *p);
+
+/* A tuned config found for a program in the tuning database. */
+typedef struct tilec_tuned {
+    int n;
+    tilec_define_kv_t *config;    /* the stored NAME=VALUE pairs */
+    char *text;                   /* "block_M=64 block_N=32" */
+    char *shape;                  /* the stored shape bucket ("m=1024"), "" when none */
+    int nearest;                  /* the program's own shape was not stored: nearest used */
+    double time_ms, default_ms;   /* as measured by the tuner (default_ms < 0: unknown) */
+    char *db;                     /* the database it came from */
+} tilec_tuned_t;
+
+/* Looks p up in the tuning database db (NULL: TILEC_TUNE_DB or
+ * $XDG_CACHE_HOME/tilec/tune.db) for ctx's backend plugin and device.  The
+ * key is the source hash, the entry, the -D values the program was loaded
+ * with that are neither in the stored config nor a stored shape name, the
+ * shape bucket, the plugin name and version, the device and its arch.
+ * *out is NULL when nothing matches (TILEC_OK).  A missing database is not
+ * an error; an unreadable, corrupt or foreign one is (TILEC_E_IO or
+ * TILEC_E_UNAVAILABLE without libsqlite3), with the reason in ctx. */
+TILEC_API tilec_status_t tilec_tune_lookup(tilec_context_t *ctx, const tilec_program_t *p,
+                                           const char *db, tilec_tuned_t **out);
+TILEC_API void tilec_tuned_free(tilec_tuned_t *t);
+
+typedef enum tilec_tune_state {
+    TILEC_TUNE_TIMED = 0,         /* passed the check and was timed */
+    TILEC_TUNE_INVALID,           /* the program rejects the config (diagnostic) */
+    TILEC_TUNE_COMPILE_FAILED,
+    TILEC_TUNE_CHECK_FAILED,      /* ran, but its results differ from the reference */
+    TILEC_TUNE_LAUNCH_FAILED,
+    TILEC_TUNE_CRASHED,           /* its worker died of a signal */
+    TILEC_TUNE_TIMEOUT,
+    TILEC_TUNE_SKIPPED            /* not tried: the budget ran out */
+} tilec_tune_state_t;
+
+typedef struct tilec_tune_candidate {
+    int bucket;                   /* index into the report's buckets */
+    char *config;                 /* "block_M=64 block_N=32"; the defaults when is_default */
+    int is_default;               /* the factory's defaults (the speedup baseline) */
+    tilec_tune_state_t state;
+    char *message;                /* why it failed, "" when timed */
+    double median_ms, min_ms;
+    int runs;
+    double rel_err;               /* worst relative Frobenius error against the reference */
+} tilec_tune_candidate_t;
+
+typedef struct tilec_tune_bucket {
+    char *shape;                  /* "m=1024", "" when --shapes is not used */
+    int best;                     /* candidate index, -1 when none passed */
+    int stored;                   /* written to the database */
+} tilec_tune_bucket_t;
+
+typedef struct tilec_tune_options {
+    uint32_t struct_size;
+    const char *path;             /* the tile program */
+    const tilec_define_kv_t *defs; int ndefs;   /* fixed -D values */
+    const char *entry;            /* NULL: the last factory */
+    const char *backend;          /* NULL: TILEC_BACKEND */
+    const char *reference;        /* NULL: the interpreter; else a backend computes it */
+    const char *db;               /* NULL: the default database; "" stores nothing */
+    const char *const *space; int nspace;       /* "NAME=V1,V2,...", their product */
+    const char *const *shapes; int nshapes;     /* "SYM=V1,V2,...", one bucket each */
+    int jobs;                     /* parallel compiles, <= 0: the cores */
+    double budget_s;              /* <= 0: none */
+    double timeout_s;             /* one candidate's limit, <= 0: 300 */
+    uint64_t seed;
+    /* Called after each candidate has a result (phase: 0 compile, 1 check
+     * and time); may be NULL. */
+    void (*progress)(void *user, int phase, int done, int total, const tilec_tune_candidate_t *c);
+    void *user;
+} tilec_tune_options_t;
+
+typedef struct tilec_tune_report {
+    char *message;                /* why tilec_tune failed, "" otherwise */
+    char *plugin, *plugin_version, *device, *arch;
+    char *db;                     /* where results went, "" when not stored */
+    int ncandidates;
+    tilec_tune_candidate_t *candidates;
+    int nbuckets;
+    tilec_tune_bucket_t *buckets;
+    double wall_s;
+} tilec_tune_report_t;
+
+/* Tunes a program (docs/tuning.md): every candidate is compiled in its own
+ * forked worker (jobs at a time), so that a crashing candidate is a failed
+ * candidate; each compiled one is checked once against the reference
+ * (computed once per bucket), and the passing ones are timed one at a
+ * time; the fastest is stored per bucket.  *out is always set (free it with
+ * tilec_tune_report_free); on failure its message says why.  This process
+ * never opens the device: workers do (CUDA and the like do not survive a
+ * fork). */
+TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *opts, tilec_tune_report_t **out);
+TILEC_API void tilec_tune_report_free(tilec_tune_report_t *r);
+TILEC_API const char *tilec_tune_state_name(tilec_tune_state_t s);
+
+/* The database's rows as text lines ("KEY -> CONFIG (...)"), and JSON export
+ * and import (db NULL: the default).  *n gets the row count; *msg a
+ * message to tilec_free on failure. */
+TILEC_API tilec_status_t tilec_tunedb_list(const char *db, char ***lines, int *n, char **msg);
+TILEC_API tilec_status_t tilec_tunedb_export(const char *db, const char *json, int *n, char **msg);
+TILEC_API tilec_status_t tilec_tunedb_import(const char *db, const char *json, int *n, char **msg);
 
 /* ---- the reference interpreter ----------------------------------------- */
 

@@ -14,8 +14,19 @@
  *   badname      plugin name with characters outside [a-z0-9_]
  *   nullentry    the launch entry point is NULL
  *   crashquery   segfaults inside tilec_plugin_query
+ *   crashcount   segfaults inside device_count
+ *   crashinfo    segfaults inside device_info
+ *   exitctor     calls exit(0) from a constructor (while being dlopen'ed)
+ *   exitquery    calls exit(0) inside tilec_plugin_query
+ *   handlerexit  installs a SIGSEGV handler that exits 0, then faults in
+ *                its query (the fault looks like a clean exit)
  *   unavailable  valid, but device_count reports its runtime missing
  *   shadow       valid, but named "broken_good" (found after it: shadowed)
+ *   hangcount    device_count never returns (built into plugins-extra/,
+ *                so only the test that wants a hang waits for one)
+ *   sighost      valid ("broken_sighost", plugins-extra/), but its query
+ *                installs SIGSEGV/SIGBUS/SIGFPE handlers that exit 0, as a
+ *                vendor runtime does: later probes must not inherit them
  *   good         a valid minimal plugin "broken_good": one host-memory
  *                device, compile keeps the IR text (module_data SOURCE
  *                gives it back), launch checks its arguments and does
@@ -25,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tilec/plugin.h"
 
@@ -36,6 +48,8 @@
 #define PLUGIN_NAME "Broken-Name"
 #elif defined(BROKEN_KIND_unavailable)
 #define PLUGIN_NAME "broken_unavailable"
+#elif defined(BROKEN_KIND_sighost)
+#define PLUGIN_NAME "broken_sighost"
 #else
 #define PLUGIN_NAME "broken_good"
 #endif
@@ -53,11 +67,41 @@ static const char *b_last_error(void)
     return last_msg;
 }
 
+#if defined(BROKEN_KIND_handlerexit) || defined(BROKEN_KIND_sighost)
+static void exit_on_signal(int sig)
+{
+    (void)sig;
+    _exit(0);
+}
+
+static void install_exit_handlers(void)
+{
+    signal(SIGSEGV, exit_on_signal);
+    signal(SIGBUS, exit_on_signal);
+    signal(SIGFPE, exit_on_signal);
+}
+#endif
+
+#if defined(BROKEN_KIND_exitctor)
+__attribute__((constructor)) static void exit_when_loaded(void)
+{
+    exit(0);
+}
+#endif
+
 static tilec_pstatus_t b_device_count(uint32_t *count)
 {
     if (!count) {
         return fail(TILEC_PS_INVALID_ARGUMENT, "count is NULL");
     }
+#if defined(BROKEN_KIND_crashcount)
+    raise(SIGSEGV);
+#endif
+#if defined(BROKEN_KIND_hangcount)
+    for (;;) {
+        pause();
+    }
+#endif
 #if defined(BROKEN_KIND_unavailable)
     *count = 0;
     return fail(TILEC_PS_UNAVAILABLE, "libwidget.so.1 not found (test plugin)");
@@ -77,6 +121,9 @@ static tilec_pstatus_t b_device_info(uint32_t index, tilec_pdevice_info_t *info)
     if (index != 0) {
         return fail(TILEC_PS_INVALID_ARGUMENT, "no such device");
     }
+#if defined(BROKEN_KIND_crashinfo)
+    raise(SIGSEGV);
+#endif
     memset(&d, 0, sizeof d);
     d.struct_size = sizeof d;
     snprintf(d.name, sizeof d.name, "broken test device");
@@ -286,6 +333,16 @@ TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t
     }
 #if defined(BROKEN_KIND_crashquery)
     raise(SIGSEGV);
+#endif
+#if defined(BROKEN_KIND_exitquery)
+    exit(0);
+#endif
+#if defined(BROKEN_KIND_handlerexit)
+    install_exit_handlers();
+    raise(SIGSEGV);
+#endif
+#if defined(BROKEN_KIND_sighost)
+    install_exit_handlers();
 #endif
 #if defined(BROKEN_KIND_noversion)
     want = TILEC_ABI_MAKE(9, 0);

@@ -196,7 +196,13 @@ static tilec_pstatus_t f_launch(tilec_pdevice_t *d, tilec_pmodule_t *m, const ti
         return fail(TILEC_PS_INVALID_ARGUMENT, "symbol count mismatch");
     }
 #if defined(FAKE_KIND_crash)
-    raise(SIGSEGV);
+    /* A real fault, not raise(SIGSEGV): a vendor runtime that the same
+     * process loaded (PoCL's LLVM, once installed) has handlers that return
+     * from a raised signal; a fault re-executes and dies of it. */
+    {
+        volatile int *volatile bad = (volatile int *)(uintptr_t)16;
+        *bad = 1;
+    }
 #elif defined(FAKE_KIND_hang)
     for (;;) {
         pause();

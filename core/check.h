@@ -1,7 +1,9 @@
 /*
- * tools/check.h — seeded inputs, the reference run and result comparison,
- * shared by `tilec run --check` and `tilec conform` (one implementation
- * of the rules, so both judge a backend the same way).
+ * core/check.h — seeded inputs, the reference run and result comparison,
+ * shared by `tilec run --check`, `tilec conform` and the tuner (one
+ * implementation of the rules, so all judge a backend the same way).  It
+ * is part of libtilec (the tuner uses it) and its object is linked into
+ * the CLI too, where libtilec's hidden symbols are out of reach.
  *
  * DESIGN.md §3 fixes both: floats uniform in [-1, 1] (rounded to the
  * tensor's dtype), integers uniform in [-64, 64] ([0, 64] when unsigned),
@@ -9,8 +11,8 @@
  * tolerance classes: relative Frobenius error at most 1e-2 when any operand
  * is a 16-bit float, 1e-4 otherwise, exact for integers, no NaN passes.
  */
-#ifndef TILEC_TOOLS_CHECK_H
-#define TILEC_TOOLS_CHECK_H
+#ifndef TILEC_CORE_CHECK_H
+#define TILEC_CORE_CHECK_H
 
 #include <stddef.h>
 #include <stdint.h>
