@@ -1702,6 +1702,116 @@ Test(cpu_kernel, concurrent_launches, .init = setup, .fini = teardown)
     P->module_free(mod);
 }
 
+/* ---- vectorized float math against libm ------------------------------------------------ */
+
+/* Distance of got from the exact value ref (double libm, far more precise
+ * than float) in units of the float ulp at ref (2^-149 for subnormals). */
+static double ulp_err(float got, double ref)
+{
+    if (isnan(ref))
+        return isnan(got) ? 0 : INFINITY;
+    float rf = (float)ref;
+    if (isinf(rf))
+        return got == rf ? 0 : INFINITY;
+    if (isnan(got) || isinf(got))
+        return INFINITY;
+    double u = fabs(ref) < 0x1p-126 ? 0x1p-149 : ldexp(1.0, ilogb(ref) - 23);
+    return fabs((double)got - ref) / u;
+}
+
+static double ref_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double ref_rsqrt(double x) { return 1.0 / sqrt(x); }
+
+/* Y_op[i] = op(X[i]) for every float math function, in T.Parallel loops
+ * (the vectorized path), over a sweep of float bit patterns (every
+ * 2039th: all exponents, both signs, subnormals, inf and NaN) plus edge
+ * values; each result within its documented bound (cpu_prelude.h) of the
+ * exact value, special values exact. */
+Test(cpu_math, ulp_bounds_over_a_sweep, .init = setup, .fini = teardown)
+{
+    static const struct { tilec_unop_t op; double (*ref)(double); double bound; const char *name; } F[] = {
+        {TILEC_UN_EXP, exp, 1.5, "exp"},      {TILEC_UN_EXP2, exp2, 1.5, "exp2"},
+        {TILEC_UN_LOG, log, 1.5, "log"},      {TILEC_UN_LOG2, log2, 2.0, "log2"},
+        {TILEC_UN_TANH, tanh, 3.0, "tanh"},   {TILEC_UN_SIGMOID, ref_sigmoid, 3.0, "sigmoid"},
+        {TILEC_UN_RSQRT, ref_rsqrt, 1.5, "rsqrt"}, {TILEC_UN_SQRT, sqrt, 0.5, "sqrt"},
+    };
+    enum { NF = sizeof F / sizeof F[0], BLK = 1024 };
+    static const float edge[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0x1p-149f, -0x1p-149f, 0x1p-126f,
+                                 0x1.fffffcp-127f, 88.72f, 88.7228f, 89.0f, -87.3f, -103.9f, -104.0f,
+                                 -150.0f, -149.5f, 127.99f, 128.0f, -126.0f, 1.0f, 0x1.000002p0f,
+                                 0x1.fffffep-1f, 9.0f, 9.2f, -0.55f, 0.5493f, 1e-30f, -1e-30f};
+    size_t n = 0, cap = (0x100000000ull / 2039) + sizeof edge / sizeof edge[0] + BLK;
+    float *x = malloc(cap * sizeof(float));
+    cr_assert_not_null(x);
+    for (uint64_t b = 0; b < 0x100000000ull; b += 2039) {
+        uint32_t u = (uint32_t)b;
+        memcpy(&x[n++], &u, 4);
+    }
+    const size_t e0 = n; /* x[e0 + i] = edge[i] */
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        x[n++] = edge[i];
+    while (n % BLK)
+        x[n++] = 1.0f;
+
+    kb_t b;
+    kb_init(&b, "math");
+    tilec_ir_var_t *nv = tilec_ir_var_add(&b.a, b.k, "n", TILEC_INT32, TILEC_VAR_SYM);
+    tilec_ir_buffer_t *X = BUF(&b, "X", TILEC_SCOPE_GLOBAL, TILEC_FLOAT32, 1, V(&b, nv), NULL);
+    tilec_ir_buffer_t *Y[NF];
+    for (int f = 0; f < NF; f++)
+        Y[f] = BUF(&b, F[f].name, TILEC_SCOPE_GLOBAL, TILEC_FLOAT32, 1, V(&b, nv), NULL);
+    grid(&b, 1, CEILDIV(&b, V(&b, nv), BLK), NULL);
+    tilec_ir_var_t *bx = b.k->block[0];
+    for (int f = 0; f < NF; f++) {
+        tilec_ir_var_t *i = loop(&b, "i", TILEC_LOOP_PARALLEL, I(&b, BLK));
+        tilec_ir_expr_t *at = ADD(&b, MUL(&b, V(&b, bx), I(&b, BLK)), V(&b, i));
+        st1(&b, Y[f], at, UN(&b, F[f].op, LD1(&b, X, at)));
+        end(&b);
+    }
+    tilec_pmodule_t *mod = NULL;
+    cr_assert_eq(compile_kb(&b, &mod), TILEC_PS_OK, "%s", P->last_error());
+    const void *src;
+    size_t len;
+    cr_assert_eq(P->module_data(mod, TILEC_PDATA_SOURCE, &src, &len), TILEC_PS_OK);
+    cr_assert(strstr(src, "tc_expf(") && strstr(src, "tc_tanhf(") && strstr(src, "tc_log2f("),
+              "the generated C does not call the prelude's math");
+    kb_free(&b);
+    tilec_pmem_t *args[1 + NF];
+    args[0] = mem_from(x, n * sizeof(float));
+    float *y = malloc(n * sizeof(float));
+    cr_assert_not_null(y);
+    for (int f = 0; f < NF; f++)
+        args[1 + f] = mem_from(x, n * sizeof(float));
+    int64_t syms[1] = {(int64_t)n};
+    run(mod, args, 1 + NF, syms, 1);
+    for (int f = 0; f < NF; f++) {
+        cr_assert_eq(P->mem_read(D, args[1 + f], 0, y, n * sizeof(float)), TILEC_PS_OK);
+        double worst = 0;
+        size_t wi = 0;
+        for (size_t i = 0; i < n; i++) {
+            double e = ulp_err(y[i], F[f].ref((double)x[i]));
+            if (e > worst) {
+                worst = e;
+                wi = i;
+            }
+        }
+        cr_assert(worst <= F[f].bound, "%s: %.3f ulp at %a (got %a, want %a), bound %.1f", F[f].name, worst,
+                  (double)x[wi], (double)y[wi], F[f].ref((double)x[wi]), F[f].bound);
+        /* signs of zero results: tanh(-0) = -0, sqrt(-0) = -0 */
+        if (F[f].op == TILEC_UN_TANH || F[f].op == TILEC_UN_SQRT)
+            cr_assert(y[e0 + 1] == 0 && signbit(y[e0 + 1]) && !signbit(y[e0]), "%s(-0) = %a, (+0) = %a",
+                      F[f].name, (double)y[e0 + 1], (double)y[e0]);
+        if (F[f].op == TILEC_UN_EXP || F[f].op == TILEC_UN_EXP2)
+            cr_assert(y[e0 + 3] == 0 && y[e0 + 2] == INFINITY, "%s(-inf) = %a, (inf) = %a", F[f].name,
+                      (double)y[e0 + 3], (double)y[e0 + 2]);
+    }
+    for (int i = 0; i < 1 + NF; i++)
+        P->mem_free(D, args[i]);
+    P->module_free(mod);
+    free(x);
+    free(y);
+}
+
 /* ---- TILEC_NUM_THREADS ----------------------------------------------------------------- */
 
 /* Threads of this process (entries of /proc/self/task). */

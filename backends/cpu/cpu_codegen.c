@@ -314,12 +314,26 @@ static const char *cx_load(void *u, const tilec_ir_buffer_t *b, tilec_ir_expr_t 
 
 static const char *cx_conv(void *u, const char *v, tilec_dtype_t s, tilec_dtype_t t) { return conv(u, v, s, t); }
 
+/* float exp/exp2/log/log2/tanh: the prelude's vectorizable versions */
+static const char *cx_math_name(void *u, const char *base, int dbl)
+{
+    (void)u;
+    static const char *const own[][2] = {{"exp", "tc_expf"}, {"exp2", "tc_exp2f"}, {"log", "tc_logf"},
+                                         {"log2", "tc_log2f"}, {"tanh", "tc_tanhf"}};
+    if (dbl)
+        return NULL;
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (strcmp(base, own[i][0]) == 0)
+            return own[i][1];
+    return NULL;
+}
+
 static const char *expr(cg_t *g, const tilec_ir_expr_t *e)
 {
     const tilec_cexpr_t x = {
         .u = g, .k = g->k, .failed = &g->failed, .depth = &g->depth, .max_depth = CG_MAX_DEPTH * 4,
         .vfmt = vfmt, .fail = cx_fail, .ctype = cx_ctype, .int_lit = cx_int_lit, .flt_lit = cx_flt_lit,
-        .load = cx_load, .conv = cx_conv,
+        .load = cx_load, .conv = cx_conv, .math_name = cx_math_name,
         .uint32_name = "uint32_t", .uint64_name = "uint64_t", .float32_name = "float",
         .float_lit_via = TILEC_FLOAT64, .int_math_via_double = 1, .bool_minmax_ne0 = 1,
         .msg_missing = "missing expression", .msg_bad_dtype = "expression with an invalid dtype",
@@ -846,12 +860,9 @@ static void gen_reduce(cg_t *g, const tilec_ir_stmt_t *s)
     g->ind += 2;
     const char *init = op == TILEC_RED_MAX ? type_min(t) : op == TILEC_RED_MIN ? type_max(t) : "0";
     line(g, "%s acc = (%s)%s;", T, T, init);
-    line(g, "for (int64_t r = 0; r < RL; ++r) {");
-    g->ind++;
     const char *x = conv(g, from_store(g, fmt(g, "b%d[(o * RL + r) * RI + ii]", S->id), S->dtype),
                          S->dtype, t);
-    line(g, "%s x = %s;", T, x);
-    const char *comb;
+    const char *comb, *lcomb, *ccomb;
     switch (op) {
     case TILEC_RED_SUM: comb = addof(g, "acc", "x", t); break;
     case TILEC_RED_ABSSUM: comb = addof(g, "acc", absval(g, "x", t), t); break;
@@ -859,6 +870,37 @@ static void gen_reduce(cg_t *g, const tilec_ir_stmt_t *s)
     case TILEC_RED_MIN: comb = maxof(g, "acc", "x", t, 0); break;
     default: comb = maxof(g, "acc", absval(g, "x", t), t, 1); break;
     }
+    if (is_flt(t)) {
+        /* Float sums do not vectorize in order (no -ffast-math), so a
+         * contiguous row (RI == 1) is reduced in TC_RLANES interleaved
+         * partial results, combined at the end (the order a GPU tree
+         * reduction also changes); the same for max/min, which then
+         * vectorize too. */
+        const char *xl = conv(g, from_store(g, fmt(g, "b%d[o * RL + r + l]", S->id), S->dtype),
+                              S->dtype, t);
+        switch (op) {
+        case TILEC_RED_SUM: lcomb = addof(g, "lane[l]", "x", t); ccomb = addof(g, "acc", "lane[l]", t); break;
+        case TILEC_RED_ABSSUM: lcomb = addof(g, "lane[l]", absval(g, "x", t), t); ccomb = addof(g, "acc", "lane[l]", t); break;
+        case TILEC_RED_MAX: lcomb = maxof(g, "lane[l]", "x", t, 1); ccomb = maxof(g, "acc", "lane[l]", t, 1); break;
+        case TILEC_RED_MIN: lcomb = maxof(g, "lane[l]", "x", t, 0); ccomb = maxof(g, "acc", "lane[l]", t, 0); break;
+        default: lcomb = maxof(g, "lane[l]", absval(g, "x", t), t, 1); ccomb = maxof(g, "acc", "lane[l]", t, 1); break;
+        }
+        line(g, "int64_t r = 0;");
+        line(g, "if (RI == 1 && RL >= 2 * TC_RLANES) {");
+        g->ind++;
+        line(g, "%s lane[TC_RLANES];", T);
+        line(g, "for (int l = 0; l < TC_RLANES; ++l) lane[l] = (%s)%s;", T, init);
+        line(g, "for (; r + TC_RLANES <= RL; r += TC_RLANES)");
+        line(g, "  TC_IVDEP for (int l = 0; l < TC_RLANES; ++l) { const %s x = %s; lane[l] = %s; }", T, xl, lcomb);
+        line(g, "for (int l = 0; l < TC_RLANES; ++l) acc = %s;", ccomb);
+        g->ind--;
+        line(g, "}");
+        line(g, "for (; r < RL; ++r) {");
+    } else {
+        line(g, "for (int64_t r = 0; r < RL; ++r) {");
+    }
+    g->ind++;
+    line(g, "%s x = %s;", T, x);
     line(g, "acc = %s;", comb);
     g->ind--;
     line(g, "}");
@@ -1326,6 +1368,129 @@ static void gen_cache_sizes(cg_t *g)
     line(g, "#define TC_L3 %ld", l3 >= l2 && l3 > 0 ? l3 : l2 >= 65536 ? 4 * l2 : 8388608L);
 }
 
+/* ---- which on-chip buffers need zeroing ---------------------------------------------- */
+
+/* Does e read buffer b? */
+static int expr_reads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b, int depth)
+{
+    if (!e || depth > CG_MAX_DEPTH * 4)
+        return e != NULL;
+    switch (e->kind) {
+    case TILEC_EX_LOAD:
+        if (e->u.load.buf == b)
+            return 1;
+        for (int d = 0; e->u.load.buf && d < e->u.load.buf->ndim; d++)
+            if (e->u.load.idx && expr_reads(e->u.load.idx[d], b, depth + 1))
+                return 1;
+        return 0;
+    case TILEC_EX_UNARY: return expr_reads(e->u.un.a, b, depth + 1);
+    case TILEC_EX_BINARY: return expr_reads(e->u.bin.a, b, depth + 1) || expr_reads(e->u.bin.b, b, depth + 1);
+    case TILEC_EX_SELECT:
+        return expr_reads(e->u.sel.cond, b, depth + 1) || expr_reads(e->u.sel.a, b, depth + 1) ||
+               expr_reads(e->u.sel.b, b, depth + 1);
+    case TILEC_EX_CAST: return expr_reads(e->u.cast.a, b, depth + 1);
+    default: return 0;
+    }
+}
+
+static int idx_reads(tilec_ir_expr_t *const *ix, int n, const tilec_ir_buffer_t *b)
+{
+    for (int d = 0; ix && d < n; d++)
+        if (expr_reads(ix[d], b, 0))
+            return 1;
+    return 0;
+}
+
+static int region_mentions(const tilec_ir_region_t *r, const tilec_ir_buffer_t *b)
+{
+    return r->buf == b || (r->buf && idx_reads(r->base, r->buf->ndim, b));
+}
+
+/* The region is all of its buffer: bases 0 and extents the (constant) shape. */
+static int region_whole(const tilec_ir_region_t *r)
+{
+    const tilec_ir_buffer_t *b = r->buf;
+    for (int d = 0; d < b->ndim; d++) {
+        int64_t z, n;
+        if (!r->base || !tilec_ir_is_const_int(r->base[d], &z) || z != 0 ||
+            !tilec_ir_is_const_int(b->shape[d], &n) || !r->extent || r->extent[d] != n)
+            return 0;
+    }
+    return 1;
+}
+
+/* First mention of b in the list s, in program order: 0 none, 1 a write
+ * of all of b that certainly runs (not under an IF or a loop that may run
+ * zero times) and reads nothing of b, 2 anything else (b must start
+ * zeroed, as the interpreter's). */
+static int first_use(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int maybe, int depth)
+{
+    if (depth > CG_MAX_DEPTH)
+        return 2;
+    for (; s; s = s->next) {
+        int r = 0;
+        switch (s->kind) {
+        case TILEC_ST_FOR: {
+            int64_t n;
+            if (expr_reads(s->u.loop.extent, b, 0))
+                return 2;
+            int sure = tilec_ir_is_const_int(s->u.loop.extent, &n) && n >= 1;
+            r = first_use(s->u.loop.body, b, maybe || !sure, depth + 1);
+            break;
+        }
+        case TILEC_ST_IF:
+            if (expr_reads(s->u.cond.cond, b, 0))
+                return 2;
+            r = first_use(s->u.cond.then, b, 1, depth + 1);
+            if (!r)
+                r = first_use(s->u.cond.els, b, 1, depth + 1);
+            break;
+        case TILEC_ST_COPY:
+            if (region_mentions(&s->u.copy.src, b) ||
+                (s->u.copy.dst.buf && idx_reads(s->u.copy.dst.base, s->u.copy.dst.buf->ndim, b)))
+                return 2;
+            if (s->u.copy.dst.buf == b)
+                r = !maybe && region_whole(&s->u.copy.dst) ? 1 : 2;
+            break;
+        case TILEC_ST_FILL:
+            if (expr_reads(s->u.fill.value, b, 0) ||
+                (s->u.fill.dst.buf && idx_reads(s->u.fill.dst.base, s->u.fill.dst.buf->ndim, b)))
+                return 2;
+            if (s->u.fill.dst.buf == b)
+                r = !maybe && region_whole(&s->u.fill.dst) ? 1 : 2;
+            break;
+        case TILEC_ST_REDUCE:
+            if (s->u.reduce.src == b)
+                return 2;
+            if (s->u.reduce.dst == b)
+                r = !maybe && s->u.reduce.clear ? 1 : 2;
+            break;
+        case TILEC_ST_GEMM:
+            if (s->u.gemm.a == b || s->u.gemm.b == b)
+                return 2;
+            if (s->u.gemm.c == b)
+                r = !maybe && s->u.gemm.clear_accum ? 1 : 2;
+            break;
+        case TILEC_ST_STORE:
+            r = s->u.store.buf == b || (s->u.store.buf && idx_reads(s->u.store.idx, s->u.store.buf->ndim, b)) ||
+                expr_reads(s->u.store.value, b, 0) ? 2 : 0;
+            break;
+        case TILEC_ST_ASSIGN: r = expr_reads(s->u.assign.value, b, 0) ? 2 : 0; break;
+        case TILEC_ST_ATOMIC:
+            r = s->u.atomic.buf == b || (s->u.atomic.buf && idx_reads(s->u.atomic.idx, s->u.atomic.buf->ndim, b)) ||
+                expr_reads(s->u.atomic.value, b, 0) ? 2 : 0;
+            break;
+        case TILEC_ST_PRINT: r = s->u.print.buf == b || expr_reads(s->u.print.value, b, 0) ? 2 : 0; break;
+        case TILEC_ST_CUMSUM: r = s->u.cumsum.src == b || s->u.cumsum.dst == b ? 2 : 0; break;
+        case TILEC_ST_SYNC: case TILEC_ST_HINT: break;
+        default: return 2; /* a kind this analysis does not know */
+        }
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
 /* Scratch layout: offsets o<i> of scratch buffers, then the GEMM area; the
  * total ends in tc_off.  Emitted identically in scratch_size and block. */
 static void gen_layout(cg_t *g, const tilec_ir_stmt_t *body);
@@ -1464,8 +1629,13 @@ static void gen_kernel(cg_t *g)
     gen_layout(g, k->body);
     line(g, "char *restrict tc_gtmp = (char *)scratch + o_gemm; (void)tc_gtmp;");
     /* on-chip buffers start at zero in every block, as in the reference
-     * interpreter (the GEMM temporaries after them need not) */
-    line(g, "if (o_gemm) memset(scratch, 0, (size_t)o_gemm);");
+     * interpreter, except those whose first use overwrites all of them
+     * (a copy into the whole tile, T.clear, a clearing reduce or gemm),
+     * which is the rule in kernels; the GEMM temporaries need nothing */
+    for (int i = k->nparams; i < k->nbufs; i++)
+        if (g->place[i] == PLACE_SCRATCH && first_use(k->body, k->bufs[i], 0, 0) == 2)
+            line(g, "memset((char *)scratch + o%d, 0, (size_t)(%s * %zu));", i, elems(g, k->bufs[i]),
+                 st_size(k->bufs[i]->dtype));
     for (int i = 0; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
         const char *T = st_type(b->dtype);
