@@ -14,16 +14,18 @@
  *             turns -0 into +0) are applied to integers only.
  *   prune     an IF with a constant condition is replaced by the branch
  *             taken; a loop whose extent is a constant <= 0 is removed.
- * The module is verified before the first pass and after the last, and
- * after every pass when built with -DTILEC_DEBUG.  With TILEC_LOG=ir the IR
- * text is printed to stderr after each pass.
+ * The module is verified before the first pass and after every pass
+ * (tilec_ir_check_pass, the same check the SDK's lowering driver runs:
+ * with TILEC_IR_ROUNDTRIP=1 the text also round-trips after every pass,
+ * with TILEC_LOG=ir the IR is printed to stderr after each pass).  New
+ * passes (one per concern, in their own file if large) go in passes[].
  *
  * Expressions may be shared between several parents (the frontend may
  * reuse a node); the passes never change a node in a way that alters its
  * value, so sharing is safe.  New nodes come from the caller's arena.
  */
 #include "passes.h"
-#include "log.h"
+#include "tilec/ir_check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -564,31 +566,13 @@ static const pass_t passes[] = {
     {"prune", pass_prune},
 };
 
-static void log_ir(const char *what, const tilec_ir_module_t *m)
-{
-    char *text;
-    if (!tilec_log_enabled("ir")) {
-        return;
-    }
-    text = tilec_ir_print(m);
-    if (text) {
-        size_t n = strlen(text);
-        tilec_log("ir", "== %s\n%.*s", what, (int)(n > 0 && text[n - 1] == '\n' ? n - 1 : n), text);
-    } else {
-        tilec_log("ir", "== %s: (out of memory printing the IR)", what);
-    }
-    free(text);
-}
-
 int tilec_passes_run(tilec_arena_t *a, tilec_ir_module_t *m, char *err, size_t errlen)
 {
     pass_ctx_t p;
     size_t i;
-    char what[64];
-    if (tilec_ir_verify(m, err, errlen) < 0) {
+    if (tilec_ir_check_pass(NULL, m, err, errlen) < 0) {
         return -1;
     }
-    log_ir("before passes", m);
     p.a = a;
     p.oom = 0;
     for (i = 0; i < sizeof passes / sizeof passes[0]; i++) {
@@ -598,22 +582,9 @@ int tilec_passes_run(tilec_arena_t *a, tilec_ir_module_t *m, char *err, size_t e
             }
             return -1;
         }
-        snprintf(what, sizeof what, "after %s", passes[i].name);
-        log_ir(what, m);
-#ifdef TILEC_DEBUG
-        if (tilec_ir_verify(m, err, errlen) < 0) {
-            size_t n = err ? strlen(err) : 0;
-            if (err && n + 1 < errlen) {
-                snprintf(err + n, errlen - n, " (after pass %s)", passes[i].name);
-            }
+        if (tilec_ir_check_pass(passes[i].name, m, err, errlen) < 0) {
             return -1;
         }
-#endif
     }
-#ifndef TILEC_DEBUG
-    if (tilec_ir_verify(m, err, errlen) < 0) {
-        return -1;
-    }
-#endif
     return 0;
 }

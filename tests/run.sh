@@ -4,6 +4,9 @@
 # same way, and prints one summary line.
 # Usage: O=build sh tests/run.sh build/tests/test_*
 O=${O:-build}
+# Every pass (core and lowering) also round-trips the text IR (docs/ir.md §7).
+TILEC_IR_ROUNDTRIP=1
+export TILEC_IR_ROUNDTRIP
 pass=0
 fail=0
 log=$(mktemp)
