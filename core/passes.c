@@ -129,6 +129,16 @@ static int fold_int_binop(tilec_binop_t op, tilec_dtype_t t, int64_t a, int64_t 
     case TILEC_BIN_GE: *is_bool = 1; *out = uns ? ua >= ub : a >= b; return 1;
     case TILEC_BIN_AND: *is_bool = 1; *out = a && b; return 1;
     case TILEC_BIN_OR: *is_bool = 1; *out = a || b; return 1;
+    case TILEC_BIN_BITAND: *out = wrap_int(ua & ub, t); return 1;
+    case TILEC_BIN_BITOR: *out = wrap_int(ua | ub, t); return 1;
+    case TILEC_BIN_BITXOR: *out = wrap_int(ua ^ ub, t); return 1;
+    case TILEC_BIN_SHL:
+    case TILEC_BIN_SHR:
+        if (b < 0 || b >= (int64_t)tilec_dtype_size(t) * 8) {
+            return 0; /* out-of-range count: left for run time */
+        }
+        *out = wrap_int(op == TILEC_BIN_SHL ? ua << b : uns ? ua >> b : (uint64_t)(a < 0 ? ~(~a >> b) : a >> b), t);
+        return 1;
     default: return 0;
     }
 }
@@ -315,6 +325,26 @@ static tilec_ir_expr_t *fold_binary(pass_ctx_t *p, tilec_ir_expr_t *e)
             break;
         case TILEC_BIN_FLOORMOD:
             if (is_int_const(b, 1)) {
+                return mk_int(p, 0, e->dtype);
+            }
+            break;
+        case TILEC_BIN_BITOR:
+        case TILEC_BIN_BITXOR:
+            if (is_int_const(b, 0)) {
+                return a;
+            }
+            if (is_int_const(a, 0)) {
+                return b;
+            }
+            break;
+        case TILEC_BIN_SHL:
+        case TILEC_BIN_SHR:
+            if (is_int_const(b, 0)) {
+                return a;
+            }
+            break;
+        case TILEC_BIN_BITAND:
+            if (is_int_const(a, 0) || is_int_const(b, 0)) {
                 return mk_int(p, 0, e->dtype);
             }
             break;

@@ -592,19 +592,38 @@ static tilec_dtype_t gemm_ct(tilec_dtype_t c)
     }
 }
 
+/* Matrix dimension i (0 rows, 1 columns) of a gemm operand: its last two. */
+static const char *mdim(cg_t *g, const tilec_ir_buffer_t *b, int i) { return dim(g, b, b->ndim - 2 + i); }
+
+/* The operand's 2-D matrix as a pointer: the buffer, or (IR 1.1) the slice
+ * its leading (stage) indices select. */
+static const char *mbase(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *lead)
+{
+    const char *off = "INT64_C(0)";
+    for (int d = 0; lead && d < b->ndim - 2; d++) {
+        const char *stride = "INT64_C(1)";
+        for (int j = d + 1; j < b->ndim; j++)
+            stride = fmt(g, "%s * %s", stride, dim(g, b, j));
+        off = fmt(g, "%s + (int64_t)(%s) * %s", off, expr(g, lead[d]), stride);
+    }
+    return lead ? fmt(g, "(b%d + (%s))", b->id, off) : fmt(g, "b%d", b->id);
+}
+
 static int gemm_ok(cg_t *g, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
     if (!buf_ok(g, A) || !buf_ok(g, B) || !buf_ok(g, C))
         return 0;
-    if (A->ndim != 2 || B->ndim != 2 || C->ndim != 2) {
-        cg_fail(g, "gemm operands must be 2-D buffers");
+    if (A->ndim < 2 || B->ndim < 2 || C->ndim != 2 || (A->ndim > 2 && !s->u.gemm.a_lead) ||
+        (B->ndim > 2 && !s->u.gemm.b_lead)) {
+        cg_fail(g, "gemm operands must be 2-D buffers (or IR 1.1 stage slices with their leading indices)");
         return 0;
     }
     int64_t am, ak, bk, bn, cm, cn;
     int ta = s->u.gemm.trans_a != 0, tb = s->u.gemm.trans_b != 0;
-    if (tilec_ir_is_const_int(A->shape[ta], &am) && tilec_ir_is_const_int(A->shape[!ta], &ak) &&
-        tilec_ir_is_const_int(B->shape[tb], &bk) && tilec_ir_is_const_int(B->shape[!tb], &bn) &&
+    int a0 = A->ndim - 2, b0 = B->ndim - 2;
+    if (tilec_ir_is_const_int(A->shape[a0 + ta], &am) && tilec_ir_is_const_int(A->shape[a0 + !ta], &ak) &&
+        tilec_ir_is_const_int(B->shape[b0 + tb], &bk) && tilec_ir_is_const_int(B->shape[b0 + !tb], &bn) &&
         tilec_ir_is_const_int(C->shape[0], &cm) && tilec_ir_is_const_int(C->shape[1], &cn) &&
         (am != cm || bn != cn || ak != bk)) {
         cg_fail(g, "gemm shapes do not agree: A' %" PRId64 "x%" PRId64 ", B' %" PRId64
@@ -623,9 +642,9 @@ static const char *gemm_temp_bytes(cg_t *g, const tilec_ir_stmt_t *s)
     const char *sz = fmt(g, "(int64_t)sizeof(%s)", ct_type(ct));
     const char *r = "0";
     if (s->u.gemm.trans_a || A->dtype != ct)
-        r = fmt(g, "%s + TC_ALIGN(%s * %s * %s)", r, dim(g, A, 0), dim(g, A, 1), sz);
+        r = fmt(g, "%s + TC_ALIGN(%s * %s * %s)", r, mdim(g, A, 0), mdim(g, A, 1), sz);
     if (s->u.gemm.trans_b || B->dtype != ct)
-        r = fmt(g, "%s + TC_ALIGN(%s * %s * %s)", r, dim(g, B, 0), dim(g, B, 1), sz);
+        r = fmt(g, "%s + TC_ALIGN(%s * %s * %s)", r, mdim(g, B, 0), mdim(g, B, 1), sz);
     if (C->dtype != ct)
         r = fmt(g, "%s + TC_ALIGN(%s * %s * %s)", r, dim(g, C, 0), dim(g, C, 1), sz);
     return r;
@@ -642,9 +661,10 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
     line(g, "{ /* gemm%s%s%s */", ta ? " transpose_A" : "", tb ? " transpose_B" : "",
          s->u.gemm.clear_accum ? " clear_accum" : "");
     g->ind++;
-    line(g, "const int64_t M = %s, N = %s, K = %s;", dim(g, C, 0), dim(g, C, 1), dim(g, A, !ta));
-    line(g, "if (%s == M && %s == K && %s == K && %s == N) {", dim(g, A, ta), dim(g, A, !ta),
-         dim(g, B, tb), dim(g, B, !tb));
+    const char *pa = mbase(g, A, s->u.gemm.a_lead), *pb = mbase(g, B, s->u.gemm.b_lead);
+    line(g, "const int64_t M = %s, N = %s, K = %s;", dim(g, C, 0), dim(g, C, 1), mdim(g, A, !ta));
+    line(g, "if (%s == M && %s == K && %s == K && %s == N) {", mdim(g, A, ta), mdim(g, A, !ta),
+         mdim(g, B, tb), mdim(g, B, !tb));
     g->ind++;
     line(g, "char *gt = tc_gtmp; (void)gt;");
     /* A' [M,K] */
@@ -653,10 +673,10 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
         line(g, "for (int64_t i = 0; i < M; ++i)");
         line(g, "  for (int64_t k = 0; k < K; ++k)");
         line(g, "    ga[i * K + k] = %s;",
-             conv(g, from_store(g, fmt(g, "b%d[%s]", A->id, ta ? "k * M + i" : "i * K + k"), A->dtype),
+             conv(g, from_store(g, fmt(g, "%s[%s]", pa, ta ? "k * M + i" : "i * K + k"), A->dtype),
                   A->dtype, ct));
     } else {
-        line(g, "const %s *restrict ga = b%d;", T, A->id);
+        line(g, "const %s *restrict ga = %s;", T, pa);
     }
     /* B' [K,N] */
     if (tb || B->dtype != ct) {
@@ -664,10 +684,10 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
         line(g, "for (int64_t k = 0; k < K; ++k)");
         line(g, "  for (int64_t j = 0; j < N; ++j)");
         line(g, "    gb[k * N + j] = %s;",
-             conv(g, from_store(g, fmt(g, "b%d[%s]", B->id, tb ? "j * K + k" : "k * N + j"), B->dtype),
+             conv(g, from_store(g, fmt(g, "%s[%s]", pb, tb ? "j * K + k" : "k * N + j"), B->dtype),
                   B->dtype, ct));
     } else {
-        line(g, "const %s *restrict gb = b%d;", T, B->id);
+        line(g, "const %s *restrict gb = %s;", T, pb);
     }
     if (C->dtype != ct) {
         line(g, "%s *restrict gc = (%s *)gt;", T, T);
@@ -1098,6 +1118,16 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
     case TILEC_ST_SYNC: line(g, "/* sync_threads: a block runs on one thread */"); break;
     case TILEC_ST_PRINT: gen_print(g, s); break;
     case TILEC_ST_HINT: line(g, "/* layout/swizzle hint ignored */"); break;
+    /* IR 1.1: a block runs on one thread, so an async copy is done at once
+     * (a valid program reads nothing before its wait) and every barrier,
+     * group and mbarrier operation has nothing to order */
+    case TILEC_ST_COPY_ASYNC: gen_copy(g, s); break;
+    case TILEC_ST_ASYNC_COMMIT:
+    case TILEC_ST_ASYNC_WAIT:
+    case TILEC_ST_BARRIER:
+    case TILEC_ST_MBAR_INIT:
+    case TILEC_ST_MBAR_ARRIVE:
+    case TILEC_ST_MBAR_WAIT: line(g, "/* %s: a block runs on one thread */", tilec_stmt_kind_name(s->kind)); break;
     default: cg_fail(g, "statement '%s' is not supported by the cpu backend yet", tilec_stmt_kind_name(s->kind)); break;
     }
 }
