@@ -35,16 +35,25 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--filter", default="", help="only scripts whose path contains this")
     ap.add_argument("--commit", help="TileLang's commit, when the checkout is not a git tree")
+    ap.add_argument("--shard", default="0/1", help="I/N: every N-th script from the I-th")
+    ap.add_argument("--budget", type=float, default=0,
+                    help="seconds; scripts not started by then are listed as 'not run'")
     a = ap.parse_args()
     scripts = sorted(glob.glob(os.path.join(a.tilelang, "examples", "**", "example_*.py"),
                                recursive=True))
     scripts = [s for s in scripts if a.filter in s]
+    i, n = (int(x) for x in a.shard.split("/"))
+    scripts = scripts[i::n]
+    start = time.time()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(ROOT, "python") + os.pathsep + env.get("PYTHONPATH", "")
     env.setdefault("TILEC_LIBRARY", os.path.join(ROOT, "build", "libtilec.so"))
     rows, passed = [], 0
     for s in scripts:
         t0 = time.time()
+        if a.budget and t0 - start > a.budget:
+            rows.append((os.path.relpath(s, a.tilelang), "not run", "0", "budget spent"))
+            continue
         try:
             r = subprocess.run([sys.executable, "-m", "tilec", os.path.basename(s)],
                                cwd=os.path.dirname(s), env=env, capture_output=True, text=True,
@@ -58,8 +67,9 @@ def main():
         rel = os.path.relpath(s, a.tilelang)
         rows.append((rel, verdict, "%.1f" % (time.time() - t0), why))
         print("%-7s %6ss  %s  %s" % (verdict, rows[-1][2], rel, why), flush=True)
-    summary = "%d of %d TileLang example scripts ran under python -m tilec (backend %s)" % (
-        passed, len(scripts), os.environ.get("TILEC_BACKEND", "auto"))
+    summary = "%d of %d TileLang example scripts ran under python -m tilec (backend %s%s)" % (
+        passed, len(scripts), os.environ.get("TILEC_BACKEND", "auto"),
+        ", shard " + a.shard if n > 1 else "")
     print(summary)
     if a.out:
         with open(a.out, "w") as f:

@@ -62,6 +62,8 @@ class Arg:
                     self.writeback = (x, c)
                 x = c
         elif _is_torch(x):
+            if x.requires_grad:      # DLPack refuses those; same memory
+                x = x.detach()
             if not x.is_contiguous():
                 c = x.contiguous()
                 self.writeback = (x, c)

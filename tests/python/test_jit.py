@@ -195,3 +195,21 @@ def test_eager_style_compile_with_sizes():
     np.testing.assert_allclose(k(a, b), a + b * 2, rtol=1e-6)
     with pytest.raises(tilec.TilecError):
         k(rand(5, 6), rand(5, 6))          # compiled for M=4
+
+
+def test_autotune_times_the_configs_and_keeps_one():
+    configs = [{"block_M": 16, "block_N": 16}, {"block_M": 32, "block_N": 16},
+               {"block_M": 16, "block_K": 0}]            # the last does not compile
+    tuned = tilec.autotune(configs=configs, warmup=0, rep=1)(kernels.matmul)
+    k = tuned(32, 32, 16)
+    key = ((32, 32, 16), ())
+    assert tuned.best[key] in configs[:2]
+    assert k is kernels.matmul(32, 32, 16, **tuned.best[key])
+    a, b = rand(32, 16), rand(16, 32)
+    np.testing.assert_allclose(k(a, b), a @ b, rtol=1e-5, atol=1e-5)
+    assert tuned(32, 32, 16) is k                          # tuned once per arguments
+
+
+def test_a_config_that_does_not_compile_raises_alone():
+    with pytest.raises(tilec.TilecError):
+        kernels.matmul(32, 32, 16, block_M=16, block_K=0)
