@@ -27,6 +27,7 @@
  * value, so sharing is safe.  New nodes come from the caller's arena.
  */
 #include "passes.h"
+#include "log.h"
 #include "tilec/ir_check.h"
 
 #include <math.h>
