@@ -8,6 +8,8 @@
  *   tilec devices [--json]
  *   tilec conform ...            (conformance/main.c, conformance/README.md)
  *
+ * FILE is a .py tile program or a .tir text IR module (the library tells
+ * them apart by the suffix).
  * Everything goes through the public API (tilec/tilec.h); this file only
  * parses arguments, makes inputs, compares results and prints.  Exit
  * statuses: 0 success/PASS, 1 check FAIL, 2 invalid program or usage,
@@ -67,6 +69,9 @@ static void usage(FILE *f)
           "  tilec devices [--json]\n"
           "  tilec conform [--backend NAME | --plugin PATH] [--junit FILE] [--json FILE] (see conformance/README.md)\n"
           "  tilec --version | --help\n"
+          "\n"
+          "FILE is a tile program (.py) or a module in the text IR (.tir, high-level or lowered; docs/ir.md);\n"
+          "for a .tir, -D binds its T.dynamic symbols.\n"
           "\n"
           "environment: TILEC_BACKEND (cpu, cuda, hip, opencl, vulkan, a plugin name, optionally :N; auto),\n"
           "             TILEC_PLUGIN_PATH, TILEC_CACHE_DIR, TILEC_CACHE=0, TILEC_LOG=loader,compile,ir,launch,\n"
