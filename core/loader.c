@@ -1,5 +1,5 @@
 /*
- * core/loader.c — the plugin loader (DESIGN.md §4, §5; docs/plugin-abi.md).
+ * core/loader.c — the plugin loader (docs/plugin-abi.md §7; docs/cli.md, "Environment").
  *
  * A scan builds the list of every plugin candidate in search order:
  *   1. each entry of TILEC_PLUGIN_PATH (a directory: its libtilec-*.so,

@@ -1,6 +1,6 @@
 /*
  * tests/test_cli.c — the `tilec` command line as a user sees it
- * (DESIGN.md §3-§4, docs/cli.md).
+ * (docs/cli.md).
  *
  * Every test runs build/tilec (or $TILEC_BUILD_DIR/tilec) as a child process
  * with posix_spawn, its standard output and error captured in files of a

@@ -1,5 +1,5 @@
 /*
- * tools/tilec.c — the `tilec` command line (DESIGN.md §3).
+ * tools/tilec.c — the `tilec` command line (docs/cli.md).
  *
  *   tilec run FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME]
  *             [--check [--reference BACKEND]] [--bench] [--seed N]
