@@ -5,7 +5,9 @@
  *   1. each entry of TILEC_PLUGIN_PATH (a directory: its libtilec-*.so,
  *      sorted by name; a file: that file; a missing entry is skipped),
  *   2. the cpu backend embedded in libtilec,
- *   3. the build tree: the directory that holds libtilec itself,
+ *   3. the build tree: the directory that holds libtilec itself, then its
+ *      tilec/ subdirectory (an installed libtilec in PREFIX/lib finds
+ *      PREFIX/lib/tilec wherever the tree was installed),
  *   4. TILEC_PREFIX/lib/tilec.
  * Each file must be a regular file; it is then loaded, queried, validated
  * and its devices listed in a forked probe child first (core/probe.c), so a
@@ -696,7 +698,7 @@ static void probe_dir(scan_t *s, const char *dir, int quiet_missing)
     char **names = NULL;
     int n = 0, cap = 0;
     if (!d) {
-        if (!quiet_missing || errno != ENOENT) {
+        if (!quiet_missing || (errno != ENOENT && errno != ENOTDIR)) {
             tilec_log("loader", "%s: cannot open directory (%s); skipped", dir, strerror(errno));
         }
         return;
@@ -825,8 +827,15 @@ tilec_status_t tilec_loader_scan(tilec_loader_list_t *out)
     }
     dir = build_tree_dir();
     if (dir && !s.oom) {
+        char *sub = tilec_strfmt("%s/tilec", dir);
         tilec_log("loader", "build tree %s", dir);
         probe_dir(&s, dir, 1);
+        if (!sub) {
+            s.oom = 1;
+        } else if (!s.oom) {
+            probe_dir(&s, sub, 1); /* installed next to libtilec: PREFIX/lib/tilec */
+        }
+        free(sub);
     }
     free(dir);
     if (!s.oom) {
