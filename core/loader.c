@@ -1,5 +1,5 @@
 /*
- * core/loader.c — the plugin loader (DESIGN.md §4, §5; docs/plugin-abi.md).
+ * core/loader.c — the plugin loader (docs/plugin-abi.md §7; docs/cli.md, "Environment").
  *
  * A scan builds the list of every plugin candidate in search order:
  *   1. each entry of TILEC_PLUGIN_PATH (a directory: its libtilec-*.so,
@@ -1074,6 +1074,7 @@ TILEC_API tilec_status_t tilec_plugins_list(tilec_plugin_desc_t **out, int *n)
                 }
 #define PROP_INT(k) (pv[k].kind == TILEC_PVAL_INT ? pv[k].ival : -1)
                 dv[j].subgroup_size = PROP_INT(TILEC_PROP_SUBGROUP_SIZE);
+                dv[j].shared_mem_default_bytes = PROP_INT(TILEC_PROP_SHARED_MEM_PER_BLOCK);
                 dv[j].shared_mem_optin_bytes = PROP_INT(TILEC_PROP_SHARED_MEM_PER_BLOCK_OPTIN);
                 dv[j].clock_khz = PROP_INT(TILEC_PROP_CLOCK_KHZ);
                 dv[j].registers_per_block = PROP_INT(TILEC_PROP_REGISTERS_PER_BLOCK);

@@ -172,6 +172,17 @@ static int program_tables(tilec_program_t *p, const tilec_frontend_result_t *r)
             p->configs[i][j].value = c->values[j];
         }
     }
+    /* tilelang.jit(pass_configs=...): every compile passes them (api_compile.c) */
+    p->npass_configs = r->npass_configs;
+    p->pass_configs = tilec_arena_alloc(&p->arena, sizeof *p->pass_configs *
+                                                       (size_t)(r->npass_configs + 1));
+    if (!p->pass_configs) {
+        return -1;
+    }
+    for (int i = 0; i < r->npass_configs; i++) {
+        p->pass_configs[i].name = r->pass_config_keys[i];
+        p->pass_configs[i].value = r->pass_config_values[i];
+    }
     p->nparams = k->nparams;
     p->params = tilec_arena_alloc(&p->arena, sizeof *p->params * (size_t)(k->nparams + 1));
     if (!p->params) {

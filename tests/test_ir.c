@@ -105,7 +105,7 @@ static char *round_trip(const tilec_ir_module_t *m)
     return t1;
 }
 
-/* A tiled GEMM: C = A @ B with a pipelined K loop (DESIGN.md §2). */
+/* A tiled GEMM: C = A @ B with a pipelined K loop (docs/language.md). */
 static tilec_ir_module_t *build_gemm(int trans_b)
 {
     tilec_ir_module_t *m = tilec_ir_module_new(&A);
