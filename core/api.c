@@ -304,11 +304,8 @@ TILEC_API tilec_status_t tilec_program_compile_for(tilec_context_t *ctx, const t
 {
     tilec_pcompile_options_t opts;
     tilec_pmodule_t *mod = NULL;
-    tilec_executable_t *e;
     tilec_pstatus_t ps;
     tilec_status_t st;
-    const void *data;
-    size_t size;
     double t0;
     if (out) {
         *out = NULL;
@@ -337,6 +334,28 @@ TILEC_API tilec_status_t tilec_program_compile_for(tilec_context_t *ctx, const t
                                      TILEC_E_COMPILE, "compile");
     }
     tilec_log("compile", "backend '%s': compiled in %.2f ms", ctx->backend, tilec_api_now_ms() - t0);
+    return tilec_api_exe_wrap(ctx, p, mod, out);
+}
+
+tilec_status_t tilec_api_module_load(tilec_context_t *ctx, const char *ir, size_t ir_len, const void *bin,
+                                    size_t bin_len, tilec_pmodule_t **out)
+{
+    (void)ir;
+    (void)ir_len;
+    (void)bin;
+    (void)bin_len;
+    *out = NULL;
+    return tilec_api_fail(ctx, TILEC_E_UNAVAILABLE,
+                          "backend '%s' cannot load compiled kernels (it offers no tilec_module_load "
+                          "extension)", ctx->backend);
+}
+
+tilec_status_t tilec_api_exe_wrap(tilec_context_t *ctx, const tilec_program_t *p, tilec_pmodule_t *mod,
+                                  tilec_executable_t **out)
+{
+    tilec_executable_t *e;
+    const void *data;
+    size_t size;
     e = calloc(1, sizeof *e);
     if (!e) {
         ctx->table->module_free(mod);

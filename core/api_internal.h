@@ -95,6 +95,15 @@ tilec_status_t tilec_api_plugin_fail(tilec_context_t *ctx, tilec_pstatus_t st,
                                      tilec_status_t fallback, const char *what);
 /* TILEC_E_UNAVAILABLE with the reason when ctx has no backend, else OK. */
 tilec_status_t tilec_api_need_backend(tilec_context_t *ctx);
+/* A module from a binary the same plugin and device compiled earlier (a
+ * bundle's), through the plugin's tilec_module_load extension; no compiler
+ * runs. */
+tilec_status_t tilec_api_module_load(tilec_context_t *ctx, const char *ir, size_t ir_len, const void *bin,
+                                    size_t bin_len, tilec_pmodule_t **out);
+/* An executable of p around a module the plugin made (compiled, or loaded
+ * from a bundle); frees mod on failure. */
+tilec_status_t tilec_api_exe_wrap(tilec_context_t *ctx, const tilec_program_t *p, tilec_pmodule_t *mod,
+                                  tilec_executable_t **out);
 void tilec_api_ctx_ref(tilec_context_t *ctx);
 void tilec_api_ctx_unref(tilec_context_t *ctx);
 /* A program from tile IR text ("tileir 1.0 ..."), as if the frontend had

@@ -465,6 +465,14 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
 
     /* compile in a private temporary directory */
     {
+        const char *why = NULL;
+        if (cpu_compiler_find(&why) != 0) {
+            tilec_sdk_error_set("cpu: %s (a kernel bundle from `tilec bundle` runs without one)", why);
+            st = TILEC_PS_UNAVAILABLE;
+            goto done;
+        }
+    }
+    {
         const char *tmp = secure_getenv("TMPDIR");
         if (!tmp || !*tmp)
             tmp = "/tmp";
