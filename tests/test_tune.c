@@ -271,6 +271,29 @@ Test(tune, a_crashing_candidate_is_a_failed_candidate)
     tilec_tune_report_free(r);
 }
 
+Test(tune, the_reference_can_come_from_a_backend)
+{
+    static const char *const space[] = {"block_M=16,32", "wrong=1.0,2.0"};
+    tilec_tune_options_t o = opts(GEMM);
+    tilec_tune_report_t *r = NULL;
+    o.reference = "cpu";
+    o.space = space;
+    o.nspace = 2;
+    o.db = "";
+    cr_assert_eq(tilec_tune(&o, &r), TILEC_OK, "%s", r ? r->message : "");
+    cr_assert_eq(r->ncandidates, 4);
+    for (int i = 0; i < r->ncandidates; i++) {
+        const tilec_tune_candidate_t *c = &r->candidates[i];
+        cr_assert_eq(c->state, strstr(c->config, "wrong=2.0") ? TILEC_TUNE_CHECK_FAILED : TILEC_TUNE_TIMED,
+                     "%s: %s", c->config, c->message);
+    }
+    tilec_tune_report_free(r);
+    o.reference = "nosuchbackend";
+    cr_assert_eq(tilec_tune(&o, &r), TILEC_E_LAUNCH);
+    cr_assert(strstr(r->message, "reference backend 'nosuchbackend' is not usable"), "%s", r->message);
+    tilec_tune_report_free(r);
+}
+
 Test(tune, usage_errors_are_reported)
 {
     static const char *const space[] = {"block_M=16,32"};
