@@ -1,7 +1,7 @@
 /*
  * core/api.c — contexts, executables and launch of the public C API
- * (include/tilec/tilec.h).  Programs are in program.c, buffers and DLPack
- * in api_buffer.c.
+ * (include/tilec/tilec.h).  Programs are in program.c, buffers in
+ * api_buffer.c, DLPack in dlpack.c.
  *
  * A context is one selected plugin (core/loader.c) with one opened device
  * and the message of its last failure.  A program is the frontend's tile IR

@@ -1,7 +1,8 @@
 /*
  * core/api_internal.h — the objects behind the public C API (tilec.h),
  * shared by core/api.c (contexts, executables, launch), core/program.c
- * (programs), core/api_buffer.c (buffers, DLPack) and the tuner.
+ * (programs), core/api_buffer.c (buffers), core/dlpack.c (DLPack) and the
+ * tuner.
  *
  * Lifetimes: contexts, programs and executables are reference counted so
  * the public *_free/_destroy calls may come in any order: a buffer or an
@@ -78,8 +79,10 @@ struct tilec_executable {
 };
 
 struct tilec_buffer {
+    int refs;                       /* the handle, plus each zero-copy DLPack export */
     tilec_context_t *ctx;           /* counted reference */
     tilec_pmem_t *mem;              /* plugin-owned */
+    int shared;                     /* mem wraps a DLPack tensor's memory (core/dlpack.c) */
     tilec_elem_t elem;
     int ndim;
     int64_t shape[TILEC_IR_MAX_DIMS];
@@ -120,6 +123,15 @@ int tilec_api_dim_symbol(const tilec_program_t *p, const tilec_ir_expr_t *e);
 void tilec_api_program_unref(tilec_program_t *p);
 double tilec_api_now_ms(void);   /* CLOCK_MONOTONIC */
 size_t tilec_api_elem_size(tilec_elem_t e);
+/* Total bytes of elem x shape into *out; -1 (message set) on a bad shape or
+ * overflow. */
+int tilec_api_shape_bytes(tilec_context_t *ctx, tilec_elem_t elem, int ndim, const int64_t *shape,
+                          size_t *out);
+/* A buffer of ctx around plugin memory mem (taken over: freed with the
+ * buffer, also on failure). */
+tilec_status_t tilec_api_buffer_wrap(tilec_context_t *ctx, tilec_elem_t elem, int ndim,
+                                     const int64_t *shape, size_t bytes, tilec_pmem_t *mem,
+                                     int shared, tilec_buffer_t **out);
 const char *tilec_api_elem_name(tilec_elem_t e);
 
 #endif

@@ -26,6 +26,10 @@
  *    GLOBAL tensor are boundary-safe.
  *  - Recursion over expressions and statements is bounded by
  *    TILEC_INTERP_MAX_DEPTH.
+ *  - IR 1.1: attributes and layouts do not change results and are ignored;
+ *    `barrier` is a no-op (block operations run whole); async copies and
+ *    mbarriers are core/interp_async.c's, and every read or write of an
+ *    element with a pending async write is an error.
  */
 #include "interp.h"
 
@@ -631,7 +635,7 @@ static int eval_node(tilec_ictx_t *c, const tilec_ir_expr_t *e, tilec_ival_t *ou
         tilec_ibuf_t *b;
         int64_t off;
         if (tilec_interp_buf(c, e->u.load.buf, &b) ||
-            tilec_interp_index(c, b, e->u.load.idx, "load", &off)) {
+            tilec_interp_index(c, b, e->u.load.idx, "load", &off) || tilec_interp_pending(c, b, off, 1, "read")) {
             return -1;
         }
         *out = retag(tilec_interp_load_raw(b, off), b->dtype, e->dtype);
@@ -745,7 +749,7 @@ static int exec_stmt(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
         tilec_ival_t v;
         if (tilec_interp_buf(c, s->u.store.buf, &b) ||
             tilec_interp_index(c, b, s->u.store.idx, "store", &off) ||
-            tilec_interp_eval(c, s->u.store.value, &v)) {
+            tilec_interp_eval(c, s->u.store.value, &v) || tilec_interp_pending(c, b, off, 1, "write")) {
             return -1;
         }
         tilec_interp_store_raw(b, off, tilec_interp_cvt(v, s->u.store.value->dtype, b->dtype));
@@ -776,9 +780,18 @@ static int exec_stmt(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
         return tilec_interp_print(c, s);
     case TILEC_ST_SYNC: /* blocks run whole, in order: nothing to wait for */
     case TILEC_ST_HINT: /* layout and swizzle hints do not change results */
+    case TILEC_ST_BARRIER: /* block operations already run whole */
         return 0;
-    default:
-        break;
+    case TILEC_ST_COPY_ASYNC:
+        return tilec_interp_copy_async(c, s);
+    case TILEC_ST_ASYNC_COMMIT:
+        return tilec_interp_async_commit(c);
+    case TILEC_ST_ASYNC_WAIT:
+        return tilec_interp_async_wait(c, s);
+    case TILEC_ST_MBAR_INIT:
+    case TILEC_ST_MBAR_ARRIVE:
+    case TILEC_ST_MBAR_WAIT:
+        return tilec_interp_mbar(c, s);
     }
     return tilec_interp_fail(c, "unknown statement kind %d", (int)s->kind);
 }
@@ -861,6 +874,33 @@ static int setup_buffer(tilec_ictx_t *c, int i, void *const *args)
     return 0;
 }
 
+static int setup_mbars(tilec_ictx_t *c)
+{
+    const tilec_ir_kernel_t *k = c->k;
+    if (k->nmbars <= 0) {
+        return 0;
+    }
+    if (!k->mbars) {
+        return tilec_interp_fail(c, "malformed mbarrier table");
+    }
+    c->mbars = calloc((size_t)k->nmbars, sizeof *c->mbars);
+    if (!c->mbars) {
+        return tilec_interp_fail(c, "out of memory");
+    }
+    for (int i = 0; i < k->nmbars; i++) {
+        const tilec_ir_mbarrier_t *b = k->mbars[i];
+        if (!b || b->id != i || b->size < 1 || b->arrive < 1) {
+            return tilec_interp_fail(c, "malformed mbarrier %d", i);
+        }
+        c->mbars[i].phase = calloc((size_t)b->size, sizeof *c->mbars[i].phase);
+        c->mbars[i].arrivals = calloc((size_t)b->size, sizeof *c->mbars[i].arrivals);
+        if (!c->mbars[i].phase || !c->mbars[i].arrivals) {
+            return tilec_interp_fail(c, "out of memory");
+        }
+    }
+    return 0;
+}
+
 static int bind_symbols(tilec_ictx_t *c, const int64_t *syms)
 {
     int si = 0;
@@ -887,9 +927,14 @@ static int bind_symbols(tilec_ictx_t *c, const int64_t *syms)
     return 0;
 }
 
-/* Fresh block: on-chip buffers and LET/loop variables back to zero. */
+/* Fresh block: on-chip buffers and LET/loop variables back to zero, no
+ * async copy queued, every mbarrier uninitialized. */
 static void reset_block(tilec_ictx_t *c)
 {
+    tilec_interp_async_reset(c);
+    for (int i = 0; c->mbars && i < c->k->nmbars; i++) {
+        c->mbars[i].inited = 0;
+    }
     for (int i = 0; i < c->k->nbufs; i++) {
         tilec_ibuf_t *b = &c->bufs[i];
         if (b->owned && !b->global) {
@@ -937,7 +982,7 @@ static int run_blocks(tilec_ictx_t *c)
                     }
                 }
                 c->in_block = 1;
-                if (exec_list(c, k->body)) {
+                if (exec_list(c, k->body) || tilec_interp_async_end(c)) {
                     return -1;
                 }
                 c->in_block = 0;
@@ -980,15 +1025,26 @@ int tilec_interp_run(const tilec_ir_kernel_t *k, void *const *args, const int64_
             goto done;
         }
     }
+    if (setup_mbars(&c)) {
+        goto done;
+    }
     rc = run_blocks(&c);
 done:
+    tilec_interp_async_reset(&c);
+    free(c.asyncs);
     if (c.bufs) {
         for (int i = 0; i < k->nbufs; i++) {
             if (c.bufs[i].owned) {
                 free(c.bufs[i].data);
             }
+            free(c.bufs[i].pending);
         }
     }
+    for (int i = 0; c.mbars && i < k->nmbars; i++) {
+        free(c.mbars[i].phase);
+        free(c.mbars[i].arrivals);
+    }
+    free(c.mbars);
     free(c.bufs);
     free(c.vars);
     free(c.scratch);

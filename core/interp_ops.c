@@ -12,6 +12,9 @@
  *    GLOBAL elements outside the tensor the same way.
  *  - GEMM accumulates in double (int64 when C is an integer buffer),
  *    starting from C unless clear_accum, and rounds once on the store to C.
+ *    An operand of rank > 2 is the 2-D slice its leading indices select.
+ *  - Every element read or written is checked against pending async
+ *    copies (tilec_interp_pending, core/interp_async.c).
  *  - REDUCE accumulates in double (int64/uint64 for integer sources); with
  *    clear false the result combines with dst's value: sum and abssum add,
  *    max/min/absmax take the max/min (abs applies to src only).
@@ -153,6 +156,10 @@ int tilec_interp_copy(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
         if (!din && !dst.b->global) {
             return tilec_interp_oob(c, "copy write", dst.b, di);
         }
+        if ((sin && tilec_interp_pending(c, src.b, so, 1, "read")) ||
+            (din && tilec_interp_pending(c, dst.b, doff, 1, "write"))) {
+            return -1;
+        }
         if (din) {
             if (sin && st == dt) {
                 memmove(dst.b->data + (size_t)doff * es, src.b->data + (size_t)so * es, es);
@@ -180,6 +187,9 @@ int tilec_interp_fill(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
     for (int64_t n = 0; n < dst.count; n++) {
         int64_t off = 0;
         if (region_at(&dst, di, &off)) {
+            if (tilec_interp_pending(c, dst.b, off, 1, "write")) {
+                return -1;
+            }
             tilec_interp_store_raw(dst.b, off, v);
         } else if (!dst.b->global) {
             return tilec_interp_oob(c, "fill", dst.b, di);
@@ -201,28 +211,60 @@ static void *scratch(tilec_ictx_t *c, size_t bytes)
     return c->scratch;
 }
 
+/* Offset of the 2-D slice of a gemm operand selected by its leading
+ * (stage) indices; 0 for a 2-D operand. */
+static int gemm_slice(tilec_ictx_t *c, const tilec_ibuf_t *b, tilec_ir_expr_t *const *lead, int64_t *base)
+{
+    int64_t o = 0;
+    if (b->ndim < 2 || (b->ndim > 2 && !lead)) {
+        return tilec_interp_fail(c, "gemm operand %s has rank %d without its leading indices", b->ir->name, b->ndim);
+    }
+    for (int d = 0; d < b->ndim - 2; d++) {
+        int64_t i;
+        if (tilec_interp_eval_int(c, lead[d], &i)) {
+            return -1;
+        }
+        if (i < 0 || i >= b->shape[d]) {
+            return tilec_interp_fail(c, "gemm operand %s: leading index %lld outside dimension %d of size %lld",
+                                     b->ir->name, (long long)i, d, (long long)b->shape[d]);
+        }
+        o += i * b->stride[d];
+    }
+    *base = o;
+    return 0;
+}
+
 int tilec_interp_gemm(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
 {
     tilec_ibuf_t *A, *B, *C;
+    int64_t abase = 0, bbase = 0;
     if (tilec_interp_buf(c, s->u.gemm.a, &A) || tilec_interp_buf(c, s->u.gemm.b, &B) ||
         tilec_interp_buf(c, s->u.gemm.c, &C)) {
         return -1;
     }
-    if (A->ndim != 2 || B->ndim != 2 || C->ndim != 2) {
-        return tilec_interp_fail(c, "gemm operands %s, %s, %s must be 2-D", A->ir->name,
-                                 B->ir->name, C->ir->name);
+    if (C->ndim != 2 || gemm_slice(c, A, s->u.gemm.a_lead, &abase) ||
+        gemm_slice(c, B, s->u.gemm.b_lead, &bbase)) {
+        return c->failed ? -1
+                         : tilec_interp_fail(c, "gemm operands %s, %s, %s must be 2-D", A->ir->name, B->ir->name,
+                                             C->ir->name);
     }
     int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
+    int64_t a0 = A->shape[A->ndim - 2], a1 = A->shape[A->ndim - 1];
+    int64_t b0 = B->shape[B->ndim - 2], b1 = B->shape[B->ndim - 1];
     int64_t M = C->shape[0], N = C->shape[1];
-    int64_t am = ta ? A->shape[1] : A->shape[0], K = ta ? A->shape[0] : A->shape[1];
-    int64_t bk = tb ? B->shape[1] : B->shape[0], bn = tb ? B->shape[0] : B->shape[1];
+    int64_t am = ta ? a1 : a0, K = ta ? a0 : a1;
+    int64_t bk = tb ? b1 : b0, bn = tb ? b0 : b1;
     if (am != M || bk != K || bn != N) {
         return tilec_interp_fail(c,
                                  "gemm shapes disagree: %s %lldx%lld%s, %s %lldx%lld%s, %s %lldx%lld",
-                                 A->ir->name, (long long)A->shape[0], (long long)A->shape[1],
-                                 ta ? " (transposed)" : "", B->ir->name, (long long)B->shape[0],
-                                 (long long)B->shape[1], tb ? " (transposed)" : "", C->ir->name,
+                                 A->ir->name, (long long)a0, (long long)a1,
+                                 ta ? " (transposed)" : "", B->ir->name, (long long)b0,
+                                 (long long)b1, tb ? " (transposed)" : "", C->ir->name,
                                  (long long)M, (long long)N);
+    }
+    if (tilec_interp_pending(c, A, abase, a0 * a1, "read") || tilec_interp_pending(c, B, bbase, b0 * b1, "read") ||
+        tilec_interp_pending(c, C, 0, C->size, "write")) {
+        return -1;
     }
     if ((uint64_t)(A->size + B->size) > SIZE_MAX / sizeof(tilec_ival_t) - 1) {
         return tilec_interp_fail(c, "gemm operands too large");
@@ -236,13 +278,13 @@ int tilec_interp_gemm(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
     tilec_ival_t *a = mem, *b = a + M * K;
     for (int64_t i = 0; i < M; i++) {
         for (int64_t k = 0; k < K; k++) {
-            int64_t off = ta ? k * M + i : i * K + k;
+            int64_t off = abase + (ta ? k * M + i : i * K + k);
             a[i * K + k] = tilec_interp_cvt(tilec_interp_load_raw(A, off), A->dtype, wide);
         }
     }
     for (int64_t j = 0; j < N; j++) {
         for (int64_t k = 0; k < K; k++) {
-            int64_t off = tb ? j * K + k : k * N + j;
+            int64_t off = bbase + (tb ? j * K + k : k * N + j);
             b[j * K + k] = tilec_interp_cvt(tilec_interp_load_raw(B, off), B->dtype, wide);
         }
     }
@@ -361,6 +403,9 @@ int tilec_interp_reduce(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
     if (src == dst && n != 1) {
         return tilec_interp_fail(c, "reduce of %s into itself", src->ir->name);
     }
+    if (tilec_interp_pending(c, src, 0, src->size, "read") || tilec_interp_pending(c, dst, 0, dst->size, "write")) {
+        return -1;
+    }
     tilec_reduce_op_t op = s->u.reduce.op;
     if ((unsigned)op > TILEC_RED_ABSMAX) {
         return tilec_interp_fail(c, "unknown reduce operator %d", (int)op);
@@ -400,6 +445,9 @@ int tilec_interp_cumsum(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
     if (!same) {
         return tilec_interp_fail(c, "cumsum %s -> %s: shapes differ", src->ir->name, dst->ir->name);
     }
+    if (tilec_interp_pending(c, src, 0, src->size, "read") || tilec_interp_pending(c, dst, 0, dst->size, "write")) {
+        return -1;
+    }
     tilec_dtype_t wide = tilec_interp_wide(src->dtype);
     int rev = s->u.cumsum.reverse;
     for (int64_t o = 0; o < outer; o++) {
@@ -426,7 +474,7 @@ int tilec_interp_atomic(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
     tilec_ival_t v;
     if (tilec_interp_buf(c, s->u.atomic.buf, &b) ||
         tilec_interp_index(c, b, s->u.atomic.idx, "atomic", &off) ||
-        tilec_interp_eval(c, s->u.atomic.value, &v)) {
+        tilec_interp_eval(c, s->u.atomic.value, &v) || tilec_interp_pending(c, b, off, 1, "write")) {
         return -1;
     }
     tilec_dtype_t wide = tilec_interp_wide(b->dtype);
@@ -473,7 +521,7 @@ int tilec_interp_print(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
         return 0;
     }
     tilec_ibuf_t *b;
-    if (tilec_interp_buf(c, s->u.print.buf, &b)) {
+    if (tilec_interp_buf(c, s->u.print.buf, &b) || tilec_interp_pending(c, b, 0, b->size, "read")) {
         return -1;
     }
     printf("%s: ", msg && *msg ? msg : b->ir->name);

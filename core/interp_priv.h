@@ -1,8 +1,9 @@
 /*
- * core/interp_priv.h — state shared by the two halves of the reference
- * interpreter: core/interp.c (driver, values, expressions, control flow)
- * and core/interp_ops.c (the tile statements: copy, fill, gemm, reduce,
- * cumsum, atomic, print).  Private to those two files.
+ * core/interp_priv.h — state shared by the parts of the reference
+ * interpreter: core/interp.c (driver, values, expressions, control flow),
+ * core/interp_ops.c (the tile statements: copy, fill, gemm, reduce,
+ * cumsum, atomic, print) and core/interp_async.c (IR 1.1 async copies and
+ * mbarriers).  Private to those files.
  *
  * A value is a tilec_ival_t whose meaning follows a dtype kept beside it:
  * float dtypes use .f (double), uint64 uses .u, every other integer dtype
@@ -36,7 +37,26 @@ typedef struct tilec_ibuf {
     int64_t shape[TILEC_IR_MAX_DIMS];
     int64_t stride[TILEC_IR_MAX_DIMS];
     int64_t size;              /* element count */
+    unsigned char *pending;    /* owned, [size] or NULL: 1 where an async copy's write is pending */
+    int64_t npending;          /* elements marked in pending */
 } tilec_ibuf_t;
+
+/* One copy_async waiting for its group to complete: the values it read,
+ * to be written to dst at offs when an async_wait completes group. */
+typedef struct tilec_iasync {
+    tilec_ibuf_t *dst;
+    int64_t n;
+    int64_t *offs;             /* owned, [n] */
+    unsigned char *bytes;      /* owned, [n * dst->esize], dst's dtype */
+    int64_t group;             /* -1 until an async_commit closes the group */
+} tilec_iasync_t;
+
+/* The state of one mbarrier array of the kernel. */
+typedef struct tilec_imbar {
+    int inited;
+    int64_t *phase;            /* owned, [size]: phases completed */
+    int64_t *arrivals;         /* owned, [size]: arrivals in the current phase */
+} tilec_imbar_t;
 
 typedef struct tilec_ictx {
     const tilec_ir_kernel_t *k;
@@ -51,6 +71,10 @@ typedef struct tilec_ictx {
     size_t errlen;
     void *scratch;             /* owned, grown on demand (gemm operands) */
     size_t scratch_cap;
+    tilec_iasync_t *asyncs;    /* owned, [nasync] in issue order (cap: async_cap) */
+    int nasync, async_cap;
+    int64_t ngroups;           /* async groups committed in this block */
+    tilec_imbar_t *mbars;      /* owned, [k->nmbars] */
 } tilec_ictx_t;
 
 /* Deepest expression/statement nesting the interpreter follows. */
@@ -78,6 +102,11 @@ int tilec_interp_eval_int(tilec_ictx_t *c, const tilec_ir_expr_t *e, int64_t *ou
 int tilec_interp_index(tilec_ictx_t *c, tilec_ibuf_t *b, tilec_ir_expr_t *const *idx,
                        const char *what, int64_t *off);
 
+/* Async copies: 0 when none of the n elements of b from off on has a
+ * pending write, else the error "read of B[i, j] while an async copy to it
+ * is pending" (what: "read" or "write"). */
+int tilec_interp_pending(tilec_ictx_t *c, const tilec_ibuf_t *b, int64_t off, int64_t n, const char *what);
+
 /* Tile statements (interp_ops.c). */
 int tilec_interp_copy(tilec_ictx_t *c, const tilec_ir_stmt_t *s);
 int tilec_interp_fill(tilec_ictx_t *c, const tilec_ir_stmt_t *s);
@@ -86,5 +115,14 @@ int tilec_interp_reduce(tilec_ictx_t *c, const tilec_ir_stmt_t *s);
 int tilec_interp_cumsum(tilec_ictx_t *c, const tilec_ir_stmt_t *s);
 int tilec_interp_atomic(tilec_ictx_t *c, const tilec_ir_stmt_t *s);
 int tilec_interp_print(tilec_ictx_t *c, const tilec_ir_stmt_t *s);
+
+/* IR 1.1: async copies and mbarriers (interp_async.c). */
+int tilec_interp_copy_async(tilec_ictx_t *c, const tilec_ir_stmt_t *s);
+int tilec_interp_async_commit(tilec_ictx_t *c);
+int tilec_interp_async_wait(tilec_ictx_t *c, const tilec_ir_stmt_t *s);
+/* End of a block: a copy still pending is an error. */
+int tilec_interp_async_end(tilec_ictx_t *c);
+void tilec_interp_async_reset(tilec_ictx_t *c); /* drops the queue (block start, run end) */
+int tilec_interp_mbar(tilec_ictx_t *c, const tilec_ir_stmt_t *s);
 
 #endif

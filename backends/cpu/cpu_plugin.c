@@ -56,7 +56,8 @@ struct tilec_pmem {
     uint32_t magic;
     tilec_pmem_scope_t scope;
     size_t size;
-    void *data; /* 64-byte aligned, at least 64 bytes */
+    void *data; /* 64-byte aligned, at least 64 bytes; a wrapped one: the caller's */
+    int wrapped; /* mem_wrap: data belongs to the caller, mem_free keeps it */
 };
 
 /* ---- devices ------------------------------------------------------------------- */
@@ -286,8 +287,59 @@ static void cpu_mem_free(tilec_pdevice_t *dev, tilec_pmem_t *mem)
     if (!mem_ok(mem))
         return;
     mem->magic = 0;
-    free(mem->data);
+    if (!mem->wrapped)
+        free(mem->data);
     free(mem);
+}
+
+/* DLPack's device types the cpu backend addresses: host memory, and CUDA's
+ * pinned and managed memory, which are host-addressable too. */
+#define DL_CPU 1
+#define DL_CUDA_HOST 3
+#define DL_CUDA_MANAGED 13
+
+/* The generated code reads every element with its natural alignment (and
+ * vectors as may_alias, element-aligned), so host memory aligned to the
+ * element size is used in place; the host checks that alignment. */
+static tilec_pstatus_t cpu_mem_wrap(tilec_pdevice_t *dev, int dl_type, int dl_id, void *ptr,
+                                    size_t size, tilec_pmem_t **out)
+{
+    (void)dl_id;
+    if (!dev_ok(dev))
+        BAD_ARG("cpu: mem_wrap: invalid device handle");
+    if (!out || !ptr)
+        BAD_ARG("cpu: mem_wrap: NULL argument");
+    if (dl_type != DL_CPU && dl_type != DL_CUDA_HOST && dl_type != DL_CUDA_MANAGED) {
+        tilec_sdk_error_set("cpu: memory of DLPack device type %d is not host memory", dl_type);
+        return TILEC_PS_UNSUPPORTED;
+    }
+    tilec_pmem_t *m = calloc(1, sizeof *m);
+    if (!m) {
+        tilec_sdk_error_set("cpu: mem_wrap: out of memory");
+        return TILEC_PS_OUT_OF_MEMORY;
+    }
+    m->magic = CPU_MEM_MAGIC;
+    m->scope = TILEC_PMEM_DEVICE;
+    m->size = size;
+    m->data = ptr;
+    m->wrapped = 1;
+    *out = m;
+    return TILEC_PS_OK;
+}
+
+static tilec_pstatus_t cpu_mem_address(tilec_pdevice_t *dev, tilec_pmem_t *mem, int *dl_type,
+                                       int *dl_id, void **ptr)
+{
+    if (!dev_ok(dev))
+        BAD_ARG("cpu: mem_address: invalid device handle");
+    if (!mem_ok(mem))
+        BAD_ARG("cpu: mem_address: invalid memory handle");
+    if (!dl_type || !dl_id || !ptr)
+        BAD_ARG("cpu: mem_address: NULL argument");
+    *dl_type = DL_CPU;
+    *dl_id = 0;
+    *ptr = mem->data;
+    return TILEC_PS_OK;
 }
 
 static tilec_pstatus_t cpu_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
@@ -409,6 +461,8 @@ static const tilec_plugin_t cpu_table = {
     .mem_read = cpu_mem_read,
     .mem_free = cpu_mem_free,
     .launch = cpu_launch,
+    .mem_wrap = cpu_mem_wrap,
+    .mem_address = cpu_mem_address,
 };
 
 __attribute__((destructor)) static void cpu_host_fini(void)

@@ -53,6 +53,7 @@ struct tilec_pmem {
     size_t size;
     CUdeviceptr ptr;
     void *host;             /* pinned host memory (HOST scope) */
+    int wrapped;            /* mem_wrap: the caller's memory, mem_free keeps it */
 };
 
 static const char *cu_last_error(void) { return tilec_sdk_error_get(); }
@@ -382,7 +383,7 @@ static void cu_mem_free(tilec_pdevice_t *dev, tilec_pmem_t *mem)
     if (!mem_ok(mem))
         return;
     const cuda_driver_api_t *d = cuda_driver();
-    if (d && dev_ok(dev) && ctx_push(d, dev) == TILEC_PS_OK) {
+    if (!mem->wrapped && d && dev_ok(dev) && ctx_push(d, dev) == TILEC_PS_OK) {
         if (mem->scope == TILEC_PMEM_HOST)
             d->MemFreeHost(mem->host);
         else
@@ -391,6 +392,66 @@ static void cu_mem_free(tilec_pdevice_t *dev, tilec_pmem_t *mem)
     }
     mem->magic = 0;
     free(mem);
+}
+
+/* DLPack's device types for CUDA memory (dlpack.h). */
+#define DL_CUDA 2
+#define DL_CUDA_HOST 3
+#define DL_CUDA_MANAGED 13
+
+/* A framework's CUDA allocation (a torch tensor's data) used in place: the
+ * kernel gets the pointer itself.  Device memory must be on this device;
+ * managed memory is addressable from any. */
+static tilec_pstatus_t cu_mem_wrap(tilec_pdevice_t *dev, int dl_type, int dl_id, void *ptr,
+                                   size_t size, tilec_pmem_t **out)
+{
+    if (!dev_ok(dev))
+        BAD_ARG("cuda: mem_wrap: invalid device handle");
+    if (!out || !ptr)
+        BAD_ARG("cuda: mem_wrap: NULL argument");
+    if (dl_type != DL_CUDA && dl_type != DL_CUDA_MANAGED) {
+        tilec_sdk_error_set("cuda: memory of DLPack device type %d is not CUDA device memory",
+                            dl_type);
+        return TILEC_PS_UNSUPPORTED;
+    }
+    if (dl_type == DL_CUDA && dl_id != (int)dev->index) {
+        tilec_sdk_error_set("cuda: the memory is on CUDA device %d, this context's device is %u",
+                            dl_id, dev->index);
+        return TILEC_PS_UNSUPPORTED;
+    }
+    tilec_pmem_t *m = calloc(1, sizeof *m);
+    if (!m) {
+        tilec_sdk_error_set("cuda: out of memory");
+        return TILEC_PS_OUT_OF_MEMORY;
+    }
+    m->magic = CUDA_MEM_MAGIC;
+    m->scope = TILEC_PMEM_DEVICE;
+    m->size = size;
+    m->ptr = (CUdeviceptr)(uintptr_t)ptr;
+    m->wrapped = 1;
+    *out = m;
+    return TILEC_PS_OK;
+}
+
+static tilec_pstatus_t cu_mem_address(tilec_pdevice_t *dev, tilec_pmem_t *mem, int *dl_type,
+                                      int *dl_id, void **ptr)
+{
+    if (!dev_ok(dev))
+        BAD_ARG("cuda: mem_address: invalid device handle");
+    if (!mem_ok(mem))
+        BAD_ARG("cuda: mem_address: invalid memory handle");
+    if (!dl_type || !dl_id || !ptr)
+        BAD_ARG("cuda: mem_address: NULL argument");
+    if (mem->scope == TILEC_PMEM_HOST) {
+        *dl_type = DL_CUDA_HOST;
+        *dl_id = 0;
+        *ptr = mem->host;
+    } else {
+        *dl_type = DL_CUDA;
+        *dl_id = (int)dev->index;
+        *ptr = (void *)(uintptr_t)mem->ptr;
+    }
+    return TILEC_PS_OK;
 }
 
 /* Loads the module's cubin on dev (context pushed). */
@@ -575,6 +636,8 @@ static const tilec_plugin_t cuda_table = {
     .mem_read = cu_mem_read,
     .mem_free = cu_mem_free,
     .launch = cu_launch,
+    .mem_wrap = cu_mem_wrap,
+    .mem_address = cu_mem_address,
 };
 
 __attribute__((destructor)) static void cuda_fini(void) { cuda_host_fini(); }

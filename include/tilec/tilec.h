@@ -188,10 +188,40 @@ TILEC_API size_t tilec_buffer_bytes(const tilec_buffer_t *b);
 TILEC_API tilec_status_t tilec_buffer_write(tilec_buffer_t *b, const void *src, size_t bytes);
 TILEC_API tilec_status_t tilec_buffer_read(const tilec_buffer_t *b, void *dst, size_t bytes);
 
-/* DLPack interop (host tensors, kDLCPU).  Import copies a contiguous
- * row-major tensor into a new buffer; the managed tensor is not consumed.
- * Export makes a new host DLManagedTensor holding a copy of the buffer; the
- * consumer calls its deleter. */
+/* DLPack interop.  The tensor must be compact row-major (strides NULL, or
+ * equal to the row-major ones; a size-1 dimension may have any stride).
+ *
+ * How a tensor's memory is used: */
+typedef enum tilec_dlpack_mode {
+    TILEC_DLPACK_COPY = 0,  /* copy: import from host memory (kDLCPU, kDLCUDAHost) into a
+                             * new buffer; export to new host memory */
+    TILEC_DLPACK_SHARE = 1, /* zero-copy: the buffer uses the tensor's memory in place
+                             * (import), the tensor is the buffer's memory (export); an
+                             * error saying why when the backend cannot */
+    TILEC_DLPACK_AUTO = 2   /* share when the backend can, else copy */
+} tilec_dlpack_mode_t;
+
+/* Import: a buffer for the tensor.  Zero-copy is possible where the
+ * backend's device addresses the tensor's memory directly: kDLCUDA (and
+ * kDLCUDAManaged) memory of the context's device on the cuda backend, host
+ * memory on the cpu backend; the data (data + byte_offset) must be aligned
+ * to the element size.  A tensor on a device the backend cannot use is an
+ * error in every mode (copy it to the host first).  The managed tensor is
+ * not consumed: when the buffer shares its memory the caller keeps the
+ * tensor alive until tilec_buffer_free, which does not free that memory. */
+TILEC_API tilec_status_t tilec_buffer_import_dlpack(tilec_context_t *ctx,
+                                                    const DLManagedTensor *t,
+                                                    tilec_dlpack_mode_t mode,
+                                                    tilec_buffer_t **out);
+/* 1 when b uses memory it was given by tilec_buffer_import_dlpack, else 0. */
+TILEC_API int tilec_buffer_is_shared(const tilec_buffer_t *b);
+/* Export: a new DLManagedTensor for the consumer, who calls its deleter.
+ * Shared, it is the buffer's own memory (kDLCUDA device memory on the cuda
+ * backend, kDLCPU on the cpu backend) and keeps the buffer alive until the
+ * deleter runs, even past tilec_buffer_free; copied, it is host memory. */
+TILEC_API tilec_status_t tilec_buffer_export_dlpack(tilec_buffer_t *b, tilec_dlpack_mode_t mode,
+                                                    DLManagedTensor **out);
+/* The same as import and export with TILEC_DLPACK_COPY. */
 TILEC_API tilec_status_t tilec_buffer_from_dlpack(tilec_context_t *ctx, const DLManagedTensor *t,
                                                   tilec_buffer_t **out);
 TILEC_API tilec_status_t tilec_buffer_to_dlpack(tilec_buffer_t *b, DLManagedTensor **out);

@@ -708,6 +708,8 @@ static const tilec_plugin_t table = {
     t_mem_read,
     t_mem_free,
     t_launch,
+    NULL, /* mem_wrap: optional, for zero-copy DLPack import (docs/plugin-abi.md) */
+    NULL, /* mem_address: optional, for zero-copy DLPack export */
 };
 
 TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t *host, uint32_t *abi_out,

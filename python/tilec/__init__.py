@@ -18,6 +18,7 @@ The factory's source goes to libtilec's C frontend; Python never runs the
 kernel.  See python/README.md.
 """
 from . import language
+from ._buffer import Buffer
 from ._lib import ProgramError, TilecError
 from ._jit import JITKernel, compile, context, jit
 from ._autotune import autotune
@@ -25,7 +26,7 @@ from . import testing
 
 __version__ = "0.1.0"
 
-__all__ = ["jit", "compile", "autotune", "language", "testing", "JITKernel", "TilecError",
+__all__ = ["jit", "compile", "autotune", "language", "testing", "JITKernel", "Buffer", "TilecError",
            "ProgramError", "context", "cdiv"]
 
 

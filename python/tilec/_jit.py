@@ -83,7 +83,9 @@ _PARAM_RE = re.compile(r"^\s*param (\S+) \S+ \S+ \[([^\]]*)\]", re.M)
 
 class JITKernel:
     """A compiled kernel.  kernel(*inputs) runs it; .get_kernel_source(),
-    .ir, .params, .out_idx describe it."""
+    .ir, .params, .out_idx describe it; after a call, .last_shared says which
+    arguments the kernel used in place (zero-copy) and .last_elapsed_ms the
+    launch's time."""
 
     def __init__(self, source, out_idx=None, target=None, pass_configs=None):
         self.source = source
@@ -218,6 +220,7 @@ class JITKernel:
             self._check(_lib.lib().tilec_launch(self.ctx.handle, self._exe, bufs, np_,
                                                 ctypes.byref(elapsed)), "launch")
             self.last_elapsed_ms = elapsed.value
+            self.last_shared = [c.shared for c in converted]
             for c in converted:
                 c.finish(self.ctx)
         finally:

@@ -12,6 +12,7 @@ out; torch in, torch out on the same device.
 import ctypes
 
 from . import _lib
+from ._buffer import Buffer
 from ._lib import TilecError
 
 _capsule_ptr = ctypes.pythonapi.PyCapsule_GetPointer
@@ -35,6 +36,13 @@ class Arg:
         self.shared = False
         self.host_ptr = None      # where a copied host tensor's bytes go back
         self.writeback = None     # (original, contiguous copy) of a strided tensor
+        self.owned = True         # self.buf is freed after the launch
+        if isinstance(obj, Buffer):
+            if obj.ctx is not ctx:
+                raise TilecError("argument %d (%s): a buffer of backend '%s' passed to a kernel "
+                                 "of '%s'" % (index, name, obj.backend, ctx.backend))
+            self.buf, self.shared, self.owned, self.tensor = obj._h, True, False, obj
+            return
         x = obj
         if _is_numpy(x):
             import numpy as np
@@ -95,7 +103,7 @@ class Arg:
                 orig[...] = tmp
 
     def free(self):
-        if self.buf:
+        if self.buf and self.owned:
             _lib.lib().tilec_buffer_free(self.buf)
             self.buf = None
         self.capsule = None
@@ -103,8 +111,10 @@ class Arg:
 
 def like(template, shape, elem):
     """A new, empty tensor of shape and element type elem, of template's kind
-    (torch on template's device, else numpy)."""
+    (torch on template's device, a tilec Buffer, else numpy)."""
     name = _lib.ELEM_NAMES[elem]
+    if isinstance(template, Buffer):
+        return Buffer.empty(shape, name, ctx=template.ctx)
     if template is not None and _is_torch(template):
         import torch
         dt = getattr(torch, name, None)

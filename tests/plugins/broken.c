@@ -303,6 +303,8 @@ static const tilec_plugin_t table = {
 #else
     b_launch,
 #endif
+    NULL, /* mem_wrap and mem_address: optional, absent (no zero-copy DLPack) */
+    NULL,
 };
 
 #if defined(BROKEN_KIND_nosymbol)

@@ -215,6 +215,7 @@ static const tilec_plugin_t table = {
     sizeof(tilec_plugin_t), TILEC_ABI_MAKE(1, 0), FAKE_NAME, "tilec tests", "0.0.1", FAKE_CAPS,
     f_last_error, f_device_count, f_device_info, f_device_open, f_device_close, f_compile,
     f_module_data, f_module_free, f_mem_alloc, f_mem_write, f_mem_read, f_mem_free, f_launch,
+    NULL, NULL, /* mem_wrap, mem_address: optional */
 };
 
 TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t *h, uint32_t *abi,

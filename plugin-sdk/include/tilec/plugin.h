@@ -171,6 +171,23 @@ typedef struct tilec_plugin {
     /* Launch the module's kernel over its grid and wait for completion. */
     tilec_pstatus_t (*launch)(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
                               const tilec_plaunch_t *args);
+
+    /* ---- optional: a table whose struct_size ends above lacks them, and a
+     * NULL entry means the same (docs/plugin-abi.md, "Shared memory"). ---- */
+
+    /* Memory the host did not allocate, used in place (DLPack zero-copy
+     * import): size bytes at ptr, which lie where DLPack's device type
+     * dl_type (kDLCPU = 1, kDLCUDA = 2, ...) and id dl_id say.  When the
+     * device can address that memory directly, *out is a handle on it and
+     * mem_free later frees the handle only; otherwise
+     * TILEC_PS_UNSUPPORTED with the reason. */
+    tilec_pstatus_t (*mem_wrap)(tilec_pdevice_t *dev, int dl_type, int dl_id, void *ptr,
+                                size_t size, tilec_pmem_t **out);
+    /* Where mem lies for another framework (DLPack zero-copy export): its
+     * DLPack device type and id and the address; TILEC_PS_UNSUPPORTED when
+     * it has none a framework can use (an OpenCL buffer object). */
+    tilec_pstatus_t (*mem_address)(tilec_pdevice_t *dev, tilec_pmem_t *mem, int *dl_type,
+                                   int *dl_id, void **ptr);
 } tilec_plugin_t;
 
 /*
