@@ -90,7 +90,8 @@ $(O)/examples/api_demo: examples/api_demo.c $(O)/libtilec.so
 
 # Deliberately broken plugins for the loader tests, all from one source.
 BROKEN_KINDS := notplugin nosymbol nulltable noversion smallstruct badabi badname nullentry crashquery \
-                crashcount crashinfo exitctor exitquery handlerexit unavailable shadow good
+                crashcount crashinfo exitctor exitquery handlerexit unavailable shadow good \
+                v11 small11 nullprop badir
 # Kinds that would slow or change every test that scans tests/plugins.
 BROKEN_EXTRA := hangcount sighost
 BROKEN := $(foreach k,$(BROKEN_KINDS),$(O)/tests/plugins/libtilec-broken_$(k).so) \
@@ -112,7 +113,7 @@ $(O)/tests/%: tests/%.c $(O)/libtilec.a
 # The tuner's crashing plugin: the cpu backend whose compile segfaults on
 # a marked kernel (tests/plugins/tune_crash.c).
 TUNE_PLUGINS := $(O)/tests/tune-plugins/libtilec-tunecrash.so
-$(O)/tests/tune-plugins/libtilec-tunecrash.so: tests/plugins/tune_crash.c $(O)/libtilec-cpu.so
+$(O)/tests/tune-plugins/libtilec-tunecrash.so: tests/plugins/tune_crash.c $(O)/libtilec-cpu.so $(wildcard plugin-sdk/include/tilec/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -o $@ $< -ldl
 
@@ -121,11 +122,14 @@ $(O)/tests/tune-plugins/libtilec-tunecrash.so: tests/plugins/tune_crash.c $(O)/l
 # misbehaving fake plugins for the runner's own tests.  The two template
 # builds share object files, so the second waits for the first.
 TEMPLATE_DIR := $(abspath $(O))/template
-TEMPLATE_SO  := $(O)/template/libtilec-template.so $(O)/template/libtilec-template_wrong.so
+TEMPLATE_SO  := $(O)/template/libtilec-template.so $(O)/template/libtilec-template_wrong.so \
+                $(O)/template/libtilec-template_abi10.so
 $(O)/template/libtilec-template.so: plugin-sdk/template/template.c plugin-sdk/template/Makefile $(SDK_SRC) $(wildcard plugin-sdk/include/tilec/*.h)
 	$(MAKE) -C plugin-sdk/template OUT=$(TEMPLATE_DIR) CC=$(CC) WERROR=$(WERROR)
 $(O)/template/libtilec-template_wrong.so: $(O)/template/libtilec-template.so
 	$(MAKE) -C plugin-sdk/template OUT=$(TEMPLATE_DIR) CC=$(CC) WERROR=$(WERROR) MISLOWER=1
+$(O)/template/libtilec-template_abi10.so: $(O)/template/libtilec-template_wrong.so
+	$(MAKE) -C plugin-sdk/template OUT=$(TEMPLATE_DIR) CC=$(CC) WERROR=$(WERROR) ABI10=1
 FAKE_KINDS := crash hang liar nocaps
 FAKE := $(foreach k,$(FAKE_KINDS),$(O)/tests/conform-plugins/libtilec-fake_$(k).so)
 $(O)/tests/conform-plugins/libtilec-fake_%.so: tests/plugins/conform_fake.c

@@ -9,6 +9,8 @@
  * arguments to every entry point (each must return an error — a crash is
  * caught by the runner's fork and reported as crash), and a small kernel
  * run end to end.  Each case stops at its first violation and says which.
+ * The ABI 1.1 cases (negotiation of 1.1, device properties, module info,
+ * lowering, extensions) pass trivially, saying so, on a 1.0 plugin.
  *
  * Loader cases point the host's loader at one deliberately broken plugin
  * (tests/plugins/broken.c) each and check that it is listed with the right
@@ -619,6 +621,188 @@ static void c_last_error(env_t *e)
     }
 }
 
+/* ---- ABI 1.1 ------------------------------------------------------------------- */
+
+/* 1 when the plugin under test answered 1.1 or later; else notes why the
+ * case does not apply. */
+static int is_1_1(env_t *e)
+{
+    if (e->run->abi >= TILEC_ABI_MAKE(1, 1)) {
+        return 1;
+    }
+    snprintf(e->msg, e->msglen, "the plugin speaks ABI %u.%u: nothing of 1.1 to check",
+             TILEC_ABI_MAJOR(e->run->abi), TILEC_ABI_MINOR(e->run->abi));
+    return 0;
+}
+
+static void c_negotiate_1_1(env_t *e)
+{
+    tilec_plugin_host_t h = make_host(TILEC_ABI_MAKE(1, 0), TILEC_ABI_MAKE(1, 1));
+    uint32_t abi = 0;
+    const tilec_plugin_t *t = NULL;
+    negotiate_ok(e, &h, "host 1.0..1.1");
+    if (e->failed || e->query(&h, &abi, &t) != TILEC_PS_OK || abi < TILEC_ABI_MAKE(1, 1)) {
+        return;
+    }
+    if (t->struct_size < TILEC_PLUGIN_TABLE_SIZE_1_1) {
+        failf(e, "answered 1.1 with a table of %u bytes (1.1 has %zu)", t->struct_size,
+              (size_t)TILEC_PLUGIN_TABLE_SIZE_1_1);
+    } else if (!t->device_property || !t->module_info || !t->lower || !t->extension) {
+        failf(e, "answered 1.1 but a 1.1 entry point is NULL");
+    } else if (t->ir_min > t->ir_max || TILEC_ABI_MAJOR(t->ir_min) != 1 ||
+               TILEC_ABI_MAJOR(t->ir_max) != 1) {
+        failf(e, "tile IR range %u.%u..%u.%u is not a range of 1.x versions",
+              TILEC_ABI_MAJOR(t->ir_min), TILEC_ABI_MINOR(t->ir_min), TILEC_ABI_MAJOR(t->ir_max),
+              TILEC_ABI_MINOR(t->ir_max));
+    }
+    /* and a 1.0-only host still gets a 1.0 table */
+    h = make_host(TILEC_ABI_MAKE(1, 0), TILEC_ABI_MAKE(1, 0));
+    negotiate_ok(e, &h, "host 1.0..1.0");
+}
+
+/* The kind each property key has (tilec/plugin.h). */
+static uint32_t prop_kind(uint32_t key)
+{
+    return key == TILEC_PROP_ARCH || key == TILEC_PROP_MMA_KINDS || key == TILEC_PROP_DRIVER_VERSION
+               ? TILEC_PVAL_STR : TILEC_PVAL_INT;
+}
+
+static void c_device_property(env_t *e)
+{
+    if (!is_1_1(e)) {
+        return;
+    }
+    const tilec_plugin_t *t = e->t;
+    uint32_t dev = e->run->device, n = 0;
+    tilec_pvalue_t v;
+    for (uint32_t k = 1; !e->failed && k <= TILEC_PROP_LAST; k++) {
+        memset(&v, 0, sizeof v);
+        v.struct_size = sizeof v;
+        tilec_pstatus_t st = t->device_property(dev, k, &v);
+        if (st == TILEC_PS_UNSUPPORTED) {
+            expect_error(e, st, "device_property of a key the device does not report");
+        } else if (st != TILEC_PS_OK) {
+            failf(e, "device_property(key %u) returned status %d: %s", k, (int)st, t->last_error());
+        } else if (v.kind != prop_kind(k)) {
+            failf(e, "device_property(key %u) answered kind %u, the key's kind is %u", k, v.kind,
+                  prop_kind(k));
+        } else if (v.kind == TILEC_PVAL_STR && !memchr(v.sval, 0, sizeof v.sval)) {
+            failf(e, "device_property(key %u): string not NUL-terminated", k);
+        }
+    }
+    memset(&v, 0, sizeof v);
+    v.struct_size = sizeof v;
+    tilec_pstatus_t st = t->device_property(dev, 9999, &v);
+    if (!e->failed && st != TILEC_PS_UNSUPPORTED) {
+        failf(e, "device_property of the unknown key 9999 returned status %d, expected "
+              "TILEC_PS_UNSUPPORTED (3)", (int)st);
+    }
+    expect_error(e, st, "device_property(unknown key 9999)");
+    expect_invalid(e, t->device_property(dev, TILEC_PROP_ARCH, NULL), "device_property(value NULL)");
+    expect_ok(e, t->device_count(&n), "device_count");
+    expect_invalid(e, t->device_property(n, TILEC_PROP_ARCH, &v), "device_property(count, ...)");
+    /* an older, smaller caller: nothing past its struct_size is written */
+    unsigned char raw[sizeof v];
+    memset(raw, 0xcd, sizeof raw);
+    uint32_t sz = (uint32_t)(offsetof(tilec_pvalue_t, ival) + sizeof v.ival);
+    memcpy(raw, &sz, sizeof sz);
+    small_ok(e, t->device_property(dev, TILEC_PROP_COMPUTE_UNITS, (tilec_pvalue_t *)(void *)raw),
+             "device_property with a smaller struct_size");
+    for (size_t k = sz; !e->failed && k < sizeof raw; k++) {
+        if (raw[k] != 0xcd) {
+            failf(e, "device_property wrote byte %zu past the caller's struct_size %u", k, sz);
+        }
+    }
+}
+
+static void c_module_info(env_t *e)
+{
+    if (!is_1_1(e)) {
+        return;
+    }
+    setup_t s;
+    if (setup(e, &s) == 0) {
+        const tilec_plugin_t *t = e->t;
+        tilec_pmodule_info_t mi;
+        memset(&mi, 0, sizeof mi);
+        mi.struct_size = sizeof mi;
+        expect_ok(e, t->module_info(s.mod, &mi), "module_info");
+        if (!e->failed && mi.threads != -1 && mi.threads != 32) {
+            failf(e, "module_info: threads %lld, the kernel has 32 (or -1: unknown)",
+                  (long long)mi.threads);
+        }
+        int64_t *counts = &mi.registers;
+        for (int k = 0; !e->failed && k < 7; k++) {
+            if (counts[k] < -1) {
+                failf(e, "module_info: count %d is %lld (must be -1 or more)", k, (long long)counts[k]);
+            }
+        }
+        unsigned char raw[sizeof mi];
+        memset(raw, 0xcd, sizeof raw);
+        uint32_t sz = (uint32_t)offsetof(tilec_pmodule_info_t, shared_static_bytes);
+        memcpy(raw, &sz, sizeof sz);
+        small_ok(e, t->module_info(s.mod, (tilec_pmodule_info_t *)(void *)raw),
+                 "module_info with a smaller struct_size");
+        for (size_t k = sz; !e->failed && k < sizeof raw; k++) {
+            if (raw[k] != 0xcd) {
+                failf(e, "module_info wrote byte %zu past the caller's struct_size %u", k, sz);
+            }
+        }
+        expect_error(e, t->module_info(NULL, &mi), "module_info(NULL module)");
+        expect_error(e, t->module_info(s.mod, NULL), "module_info(info NULL)");
+    }
+    teardown(e, &s);
+}
+
+static void c_lower(env_t *e)
+{
+    if (!is_1_1(e)) {
+        return;
+    }
+    const tilec_plugin_t *t = e->t;
+    tilec_pdevice_t *dev = NULL;
+    tilec_pmodule_t *mod = NULL;
+    expect_ok(e, t->device_open(e->run->device, &dev), "device_open");
+    if (e->failed) {
+        return;
+    }
+    tilec_pstatus_t st = t->lower(dev, abi_ir, sizeof abi_ir - 1, NULL, &mod);
+    if (st == TILEC_PS_UNSUPPORTED) {
+        expect_error(e, st, "lower (not supported)");
+        if (!e->failed && mod) {
+            failf(e, "lower returned UNSUPPORTED but stored a module");
+        }
+    } else {
+        const void *d = NULL;
+        size_t n = 0;
+        expect_ok(e, st, "lower");
+        expect_ok(e, mod ? t->module_data(mod, TILEC_PDATA_LOWERED, &d, &n) : TILEC_PS_INTERNAL,
+                  "module_data(LOWERED) of lower's module");
+        if (!e->failed && (!d || n < 7 || memcmp(d, "tileir ", 7) != 0)) {
+            failf(e, "lower's module gives no tile IR text");
+        }
+    }
+    if (mod) {
+        t->module_free(mod);
+        mod = NULL;
+    }
+    expect_invalid(e, t->lower(dev, NULL, 10, NULL, &mod), "lower(NULL ir)");
+    expect_invalid(e, t->lower(dev, abi_ir, sizeof abi_ir - 1, NULL, NULL), "lower(out NULL)");
+    t->device_close(dev);
+}
+
+static void c_extension_unknown(env_t *e)
+{
+    if (!is_1_1(e)) {
+        return;
+    }
+    if (e->t->extension("tilec_conformance_no_such_extension") != NULL) {
+        failf(e, "extension() of an unknown name is not NULL");
+    } else if (e->t->extension(NULL) != NULL) {
+        failf(e, "extension(NULL) is not NULL");
+    }
+}
+
 typedef struct abi_case { const char *name; void (*fn)(env_t *); } abi_case_t;
 
 static const abi_case_t abi_cases[] = {
@@ -639,6 +823,11 @@ static const abi_case_t abi_cases[] = {
     {"launch_struct_sizes", c_launch_struct_sizes},
     {"launch_invalid_args", c_invalid_launch},
     {"last_error", c_last_error},
+    {"negotiate_1_1", c_negotiate_1_1},
+    {"device_property", c_device_property},
+    {"module_info", c_module_info},
+    {"lower", c_lower},
+    {"extension_unknown", c_extension_unknown},
 };
 
 int conform_abi_count(void)
@@ -689,6 +878,10 @@ static const loader_case_t loader_cases[] = {
     {"unavailable", TILEC_PLUGIN_UNAVAILABLE, "libwidget.so.1 not found", NULL},
     {"shadow", TILEC_PLUGIN_SHADOWED, "shadowed by", "libtilec-broken_good.so"},
     {"good", TILEC_PLUGIN_OK, NULL, NULL},
+    {"v11", TILEC_PLUGIN_OK, NULL, NULL},
+    {"small11", TILEC_PLUGIN_REJECTED, "struct_size", "smaller than ABI 1.1 minimum"},
+    {"nullprop", TILEC_PLUGIN_REJECTED, "'device_property'", "NULL"},
+    {"badir", TILEC_PLUGIN_REJECTED, "tile IR range", NULL},
 };
 
 int conform_loader_count(void)
@@ -699,17 +892,6 @@ int conform_loader_count(void)
 const char *conform_loader_name(int i)
 {
     return i >= 0 && i < conform_loader_count() ? loader_cases[i].kind : "?";
-}
-
-static const char *state_name(tilec_plugin_state_t s)
-{
-    switch (s) {
-    case TILEC_PLUGIN_OK: return "ok";
-    case TILEC_PLUGIN_UNAVAILABLE: return "unavailable";
-    case TILEC_PLUGIN_REJECTED: return "rejected";
-    case TILEC_PLUGIN_SHADOWED: return "shadowed";
-    }
-    return "?";
 }
 
 conform_status_t conform_loader_run(const conform_run_t *run, int i, char *msg, size_t msglen)
@@ -750,15 +932,15 @@ conform_status_t conform_loader_run(const conform_run_t *run, int i, char *msg, 
     if (!d) {
         snprintf(msg, msglen, "%s is not listed by the loader", file);
     } else if (d->state != c->state) {
-        snprintf(msg, msglen, "%s: state %s, expected %s (reason: %s)", file, state_name(d->state),
-                 state_name(c->state), d->reason);
+        snprintf(msg, msglen, "%s: state %s, expected %s (reason: %s)", file, tilec_plugin_state_name(d->state),
+                 tilec_plugin_state_name(c->state), d->reason);
     } else if ((c->w1 && !strstr(d->reason, c->w1)) || (c->w2 && !strstr(d->reason, c->w2))) {
         snprintf(msg, msglen, "%s: reason '%s' lacks '%s'%s%s", file, d->reason, c->w1,
                  c->w2 ? " / " : "", c->w2 ? c->w2 : "");
     } else if (!cpu_ok) {
         snprintf(msg, msglen, "%s hid the cpu backend: it is not listed as ok", file);
     } else {
-        snprintf(msg, msglen, "%s: %s%s%s", file, state_name(d->state), *d->reason ? ": " : "",
+        snprintf(msg, msglen, "%s: %s%s%s", file, tilec_plugin_state_name(d->state), *d->reason ? ": " : "",
                  d->reason);
         res = CONFORM_PASS;
     }

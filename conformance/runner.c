@@ -587,7 +587,7 @@ static int probe_device(conform_run_t *run, const char *path, char **err)
     return 0;
 }
 
-/* dlopen, query (ABI 1.0 range) and check the table. */
+/* dlopen, query (ABI 1.0..1.1) and check the table. */
 static int load_table(conform_run_t *run, const char *path, char **err)
 {
     /* dlopen searches the library path for a bare name. */
@@ -614,7 +614,7 @@ static int load_table(conform_run_t *run, const char *path, char **err)
     memset(&keep, 0, sizeof keep);
     keep.struct_size = sizeof keep;
     keep.abi_min = TILEC_ABI_MAKE(1, 0);
-    keep.abi_max = TILEC_ABI_MAKE(1, 0);
+    keep.abi_max = TILEC_PLUGIN_ABI_VERSION;
     keep.cache_dir = secure_getenv("TILEC_CONFORM_CACHE_DIR");
     const tilec_plugin_t *t = NULL;
     uint32_t abi = 0;
@@ -627,7 +627,10 @@ static int load_table(conform_run_t *run, const char *path, char **err)
     if (t->struct_size < offsetof(tilec_plugin_t, launch) + sizeof t->launch || !t->name ||
         !t->last_error || !t->device_count || !t->device_info || !t->device_open ||
         !t->device_close || !t->compile || !t->module_data || !t->module_free || !t->mem_alloc ||
-        !t->mem_write || !t->mem_read || !t->mem_free || !t->launch) {
+        !t->mem_write || !t->mem_read || !t->mem_free || !t->launch ||
+        (abi >= TILEC_ABI_MAKE(1, 1) &&
+         (t->struct_size < TILEC_PLUGIN_TABLE_SIZE_1_1 || !t->device_property || !t->module_info ||
+          !t->lower || !t->extension))) {
         *err = check_strfmt("%s: the plugin table is incomplete (the loader would reject it)", path);
         return -1;
     }
@@ -717,7 +720,10 @@ static conform_status_t run_case(const conform_run_t *run, const conform_item_t 
         snprintf(msg, msglen, "device_open failed (status %d): %s", (int)st, t->last_error());
         goto out;
     }
-    tilec_pcompile_options_t opts = {sizeof opts, 3, NULL, NULL};
+    tilec_pcompile_options_t opts;
+    memset(&opts, 0, sizeof opts);
+    opts.struct_size = sizeof opts;
+    opts.opt_level = 3;
     st = t->compile(dev, ir, strlen(ir), &opts, &mod);
     if (st != TILEC_PS_OK || !mod) {
         char names[256];

@@ -1,6 +1,7 @@
 /*
- * core/api.c — contexts, executables and launch of the public C API
- * (include/tilec/tilec.h).  Programs are in program.c, buffers in
+ * core/api.c — contexts and launch of the public C API
+ * (include/tilec/tilec.h).  Programs are in program.c, compile, lowering,
+ * executables and device properties in api_compile.c, buffers in
  * api_buffer.c, DLPack in dlpack.c.
  *
  * A context is one selected plugin (core/loader.c) with one opened device
@@ -180,6 +181,9 @@ static int ctx_adopt(tilec_context_t *ctx, tilec_loader_list_t *list, int i)
     ctx->backend = name;
     ctx->plugin_path = path;
     ctx->handle = tilec_loader_take(list, i);
+    ctx->abi_version = e->abi_version;
+    ctx->ir_min = e->ir_min;
+    ctx->ir_max = e->ir_max;
     return 0;
 }
 
@@ -257,6 +261,7 @@ TILEC_API tilec_status_t tilec_context_create(const char *backend, tilec_context
         }
         ctx->devindex = dev;
         ctx->info = e->devices[dev];
+        ctx->props = e->props[dev];
         ps = e->table->device_open(dev, &ctx->dev);
         if (ps != TILEC_PS_OK || !ctx->dev) {
             const char *err = e->table->last_error();
@@ -295,127 +300,6 @@ TILEC_API const char *tilec_context_backend(const tilec_context_t *ctx)
 TILEC_API const char *tilec_context_device(const tilec_context_t *ctx)
 {
     return ctx && ctx->table && ctx->dev ? ctx->info.name : "";
-}
-
-/* ---- compile ------------------------------------------------------------ */
-
-TILEC_API tilec_status_t tilec_program_compile_for(tilec_context_t *ctx, const tilec_program_t *p,
-                                                   const char *arch, tilec_executable_t **out)
-{
-    tilec_pcompile_options_t opts;
-    tilec_pmodule_t *mod = NULL;
-    tilec_pstatus_t ps;
-    tilec_status_t st;
-    double t0;
-    if (out) {
-        *out = NULL;
-    }
-    if (!ctx) {
-        return TILEC_E_INVALID;
-    }
-    if (!p || !out) {
-        return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_compile: bad arguments");
-    }
-    /* without a device only an explicit target can be compiled for */
-    if ((!ctx->table || !arch) && (st = tilec_api_need_backend(ctx)) != TILEC_OK) {
-        return st;
-    }
-    memset(&opts, 0, sizeof opts);
-    opts.struct_size = sizeof opts;
-    opts.opt_level = 3;
-    opts.arch = arch;
-    opts.extra = NULL;
-    tilec_log("compile", "backend '%s': compiling kernel '%s' (%zu bytes of IR)%s%s", ctx->backend,
-              p->mod->kernel->name, p->ir_len, arch ? " for " : "", arch ? arch : "");
-    t0 = tilec_api_now_ms();
-    ps = ctx->table->compile(ctx->dev, p->ir, p->ir_len, &opts, &mod);
-    if (ps != TILEC_PS_OK || !mod) {
-        return tilec_api_plugin_fail(ctx, ps == TILEC_PS_OK ? TILEC_PS_INTERNAL : ps,
-                                     TILEC_E_COMPILE, "compile");
-    }
-    tilec_log("compile", "backend '%s': compiled in %.2f ms", ctx->backend, tilec_api_now_ms() - t0);
-    return tilec_api_exe_wrap(ctx, p, mod, out);
-}
-
-tilec_status_t tilec_api_module_load(tilec_context_t *ctx, const char *ir, size_t ir_len, const void *bin,
-                                    size_t bin_len, tilec_pmodule_t **out)
-{
-    (void)ir;
-    (void)ir_len;
-    (void)bin;
-    (void)bin_len;
-    *out = NULL;
-    return tilec_api_fail(ctx, TILEC_E_UNAVAILABLE,
-                          "backend '%s' cannot load compiled kernels (it offers no tilec_module_load "
-                          "extension)", ctx->backend);
-}
-
-tilec_status_t tilec_api_exe_wrap(tilec_context_t *ctx, const tilec_program_t *p, tilec_pmodule_t *mod,
-                                  tilec_executable_t **out)
-{
-    tilec_executable_t *e;
-    const void *data;
-    size_t size;
-    e = calloc(1, sizeof *e);
-    if (!e) {
-        ctx->table->module_free(mod);
-        return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
-    }
-    e->mod = mod;
-    if (ctx->table->module_data(mod, TILEC_PDATA_SOURCE, &data, &size) == TILEC_PS_OK && data) {
-        e->source = malloc(size + 1);
-        if (e->source) {
-            memcpy(e->source, data, size);
-            e->source[size] = '\0';
-            e->source_len = size;
-        }
-    }
-    if (ctx->table->module_data(mod, TILEC_PDATA_BINARY, &data, &size) == TILEC_PS_OK && data) {
-        e->binary = data;
-        e->binary_len = size;
-    }
-    tilec_api_ctx_ref(ctx);
-    e->ctx = ctx;
-    __atomic_add_fetch(&((tilec_program_t *)p)->refs, 1, __ATOMIC_RELAXED);
-    e->prog = (tilec_program_t *)p;
-    *out = e;
-    return TILEC_OK;
-}
-
-TILEC_API tilec_status_t tilec_program_compile(tilec_context_t *ctx, const tilec_program_t *p,
-                                               tilec_executable_t **out)
-{
-    return tilec_program_compile_for(ctx, p, NULL, out);
-}
-
-TILEC_API void tilec_executable_free(tilec_executable_t *e)
-{
-    if (!e) {
-        return;
-    }
-    if (e->mod) {
-        e->ctx->table->module_free(e->mod);
-    }
-    free(e->source);
-    tilec_api_program_unref(e->prog);
-    tilec_api_ctx_unref(e->ctx);
-    free(e);
-}
-
-TILEC_API const void *tilec_executable_binary(const tilec_executable_t *e, size_t *len)
-{
-    if (len) {
-        *len = e ? e->binary_len : 0;
-    }
-    return e ? e->binary : NULL;
-}
-
-TILEC_API const char *tilec_executable_source(const tilec_executable_t *e, size_t *len)
-{
-    if (len) {
-        *len = e ? e->source_len : 0;
-    }
-    return e ? e->source : NULL;
 }
 
 /* ---- launch ------------------------------------------------------------- */

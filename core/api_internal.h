@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "props.h"
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
 #include "tilec/tilec.h"
@@ -32,6 +33,9 @@ struct tilec_context {
     tilec_pdevice_t *dev;
     uint32_t devindex;
     tilec_pdevice_info_t info;      /* of the opened device */
+    tilec_device_props_t props;     /* its typed properties */
+    uint32_t abi_version;           /* negotiated with the plugin */
+    uint32_t ir_min, ir_max;        /* tile IR versions the plugin reads */
     tilec_status_t no_backend;      /* why table is NULL */
     char *no_backend_msg;
 };
@@ -76,6 +80,7 @@ struct tilec_executable {
     size_t source_len;
     const void *binary;             /* owned by mod */
     size_t binary_len;
+    tilec_module_info_t info;       /* asked after compile; -1: unknown */
 };
 
 struct tilec_buffer {
@@ -98,21 +103,21 @@ tilec_status_t tilec_api_plugin_fail(tilec_context_t *ctx, tilec_pstatus_t st,
                                      tilec_status_t fallback, const char *what);
 /* TILEC_E_UNAVAILABLE with the reason when ctx has no backend, else OK. */
 tilec_status_t tilec_api_need_backend(tilec_context_t *ctx);
-/* A module from a binary the same plugin and device compiled earlier (a
- * bundle's), through the plugin's tilec_module_load extension; no compiler
- * runs. */
-tilec_status_t tilec_api_module_load(tilec_context_t *ctx, const char *ir, size_t ir_len, const void *bin,
-                                    size_t bin_len, tilec_pmodule_t **out);
-/* An executable of p around a module the plugin made (compiled, or loaded
- * from a bundle); frees mod on failure. */
-tilec_status_t tilec_api_exe_wrap(tilec_context_t *ctx, const tilec_program_t *p, tilec_pmodule_t *mod,
-                                  tilec_executable_t **out);
+/* The executable of p from a binary the same plugin and device compiled
+ * earlier (a bundle's), through the plugin's tilec_module_load extension
+ * (api_compile.c); no compiler runs. */
+tilec_status_t tilec_api_exe_load(tilec_context_t *ctx, const tilec_program_t *p, const void *bin,
+                                 size_t bin_len, tilec_executable_t **out);
 void tilec_api_ctx_ref(tilec_context_t *ctx);
 void tilec_api_ctx_unref(tilec_context_t *ctx);
 /* A program from tile IR text ("tileir 1.0 ..."), as if the frontend had
  * produced it (no -D values): for tests, tools and conformance cases. */
 tilec_status_t tilec_program_load_ir(tilec_context_t *ctx, const char *name, const char *text,
                                      size_t len, tilec_program_t **out);
+/* Maps the public compile options once to the ABI's (list: room for 256
+ * options, which out->options then points into); NULL o: the defaults. */
+tilec_status_t tilec_api_map_options(tilec_context_t *ctx, const tilec_compile_options_t *o,
+                                     tilec_pcompile_options_t *out, tilec_poption_t *list);
 /* Value of an integer shape expression of p with the given symbol values
  * (kernel order); -1 when it depends on an unknown symbol or cannot be
  * evaluated (program.c). */

@@ -484,7 +484,6 @@ TILEC_API tilec_status_t tilec_bundle_executable(tilec_context_t *ctx, const til
                                                  const tilec_program_t *p, tilec_executable_t **out)
 {
     const bkernel_t *k = NULL;
-    tilec_pmodule_t *mod = NULL;
     tilec_status_t st;
     char *abi;
     if (out) *out = NULL;
@@ -512,11 +511,10 @@ TILEC_API tilec_status_t tilec_bundle_executable(tilec_context_t *ctx, const til
                               b->path);
     }
     free(abi);
-    st = tilec_api_module_load(ctx, k->ir, k->ir_len, k->bin, k->bin_len, &mod);
-    if (st != TILEC_OK) {
-        return st;
+    st = tilec_api_exe_load(ctx, p, k->bin, k->bin_len, out);
+    if (st == TILEC_OK) {
+        tilec_log("compile", "bundle %s: kernel '%s' loaded (%zu bytes), no compiler run", b->path,
+                  p->entry, k->bin_len);
     }
-    tilec_log("compile", "bundle %s: kernel '%s' loaded (%zu bytes), no compiler run", b->path, p->entry,
-              k->bin_len);
-    return tilec_api_exe_wrap(ctx, p, mod, out);
+    return st;
 }

@@ -43,8 +43,8 @@
 #endif
 
 /* Smallest table this host accepts: everything up to and including
- * `launch`, i.e. the ABI 1.0 table. */
-#define TABLE_MIN_SIZE (offsetof(tilec_plugin_t, launch) + sizeof(((tilec_plugin_t *)0)->launch))
+ * `launch`, i.e. the ABI 1.0 table (a 1.1 table must reach `extension`). */
+#define TABLE_MIN_SIZE TILEC_PLUGIN_TABLE_SIZE_1_0
 /* A plugin reporting more devices than this is treated as broken. */
 #define MAX_DEVICES 4096u
 
@@ -113,7 +113,7 @@ static void sb_add(sbuf_t *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-const char *tilec_plugin_state_name(tilec_plugin_state_t s)
+TILEC_API const char *tilec_plugin_state_name(tilec_plugin_state_t s)
 {
     switch (s) {
     case TILEC_PLUGIN_OK: return "ok";
@@ -206,6 +206,7 @@ static void entry_free(tilec_loader_entry_t *e)
     free(e->version);
     free(e->reason);
     free(e->devices);
+    free(e->props);
     memset(e, 0, sizeof *e);
 }
 
@@ -299,6 +300,7 @@ static void reject(scan_t *s, tilec_loader_entry_t *e, char *reason)
     }
     e->table = NULL;
     e->abi_version = 0;
+    e->ir_min = e->ir_max = 0;
     e->caps = 0;
     if (e->vendor && *e->vendor) {
         free(e->vendor);
@@ -335,6 +337,24 @@ static const char *plugin_error(const tilec_plugin_t *t)
 static char *dup_or_empty(const char *s)
 {
     return strdup(s ? s : "");
+}
+
+/* The tile IR versions a table says it reads: 1.0..1.0 for an ABI 1.0
+ * table (1.0 was the only IR then), else its ir_min..ir_max, which must be
+ * a non-empty range of major version 1 that includes 1.0 or later.
+ * 0, or -1 when the range is unusable. */
+static int ir_range(const tilec_plugin_t *t, uint32_t abi, uint32_t *lo, uint32_t *hi)
+{
+    *lo = *hi = TILEC_IR_MAKE(1, 0);
+    if (abi < TILEC_ABI_MAKE(1, 1)) {
+        return 0;
+    }
+    if (t->ir_min > t->ir_max || TILEC_ABI_MAJOR(t->ir_min) != 1 || TILEC_ABI_MAJOR(t->ir_max) != 1) {
+        return -1;
+    }
+    *lo = t->ir_min;
+    *hi = t->ir_max;
+    return 0;
 }
 
 /* Negotiates with query and validates the table; on success probes the
@@ -397,8 +417,26 @@ static void validate(scan_t *s, tilec_loader_entry_t *e, tilec_plugin_query_fn q
     else if (!t->mem_read) missing = "mem_read";
     else if (!t->mem_free) missing = "mem_free";
     else if (!t->launch) missing = "launch";
+    if (!missing && abi >= TILEC_ABI_MAKE(1, 1)) {
+        if (t->struct_size < TILEC_PLUGIN_TABLE_SIZE_1_1) {
+            reject(s, e, tilec_strfmt("table struct_size %u smaller than ABI 1.1 minimum %u",
+                                      t->struct_size, (unsigned)TILEC_PLUGIN_TABLE_SIZE_1_1));
+            return;
+        }
+        if (!t->device_property) missing = "device_property";
+        else if (!t->module_info) missing = "module_info";
+        else if (!t->lower) missing = "lower";
+        else if (!t->extension) missing = "extension";
+    }
     if (missing) {
         reject(s, e, tilec_strfmt("table field '%s' is NULL", missing));
+        return;
+    }
+    if (ir_range(t, abi, &e->ir_min, &e->ir_max) != 0) {
+        reject(s, e, tilec_strfmt("table states no usable tile IR range (%u.%u..%u.%u; this host "
+                                  "sends tile IR 1.x)", TILEC_ABI_MAJOR(t->ir_min),
+                                  TILEC_ABI_MINOR(t->ir_min), TILEC_ABI_MAJOR(t->ir_max),
+                                  TILEC_ABI_MINOR(t->ir_max)));
         return;
     }
     if (!valid_name(t->name)) {
@@ -419,8 +457,9 @@ static void validate(scan_t *s, tilec_loader_entry_t *e, tilec_plugin_query_fn q
     }
     e->table = t;
     e->abi_version = abi;
-    tilec_log("loader", "%s: plugin '%s' negotiated ABI %u.%u", e->path, t->name,
-              TILEC_ABI_MAJOR(abi), TILEC_ABI_MINOR(abi));
+    tilec_log("loader", "%s: plugin '%s' negotiated ABI %u.%u, reads tile IR %u.%u..%u.%u", e->path,
+              t->name, TILEC_ABI_MAJOR(abi), TILEC_ABI_MINOR(abi), TILEC_ABI_MAJOR(e->ir_min),
+              TILEC_ABI_MINOR(e->ir_min), TILEC_ABI_MAJOR(e->ir_max), TILEC_ABI_MINOR(e->ir_max));
 
     free(e->vendor);
     free(e->version);
@@ -473,7 +512,8 @@ static void validate(scan_t *s, tilec_loader_entry_t *e, tilec_plugin_query_fn q
         return;
     }
     e->devices = calloc(n, sizeof *e->devices);
-    if (!e->devices) {
+    e->props = calloc(n, sizeof *e->props);
+    if (!e->devices || !e->props) {
         s->oom = 1;
         reject(s, e, strdup("out of memory"));
         return;
@@ -495,6 +535,7 @@ static void validate(scan_t *s, tilec_loader_entry_t *e, tilec_plugin_query_fn q
         d->platform[sizeof d->platform - 1] = '\0';
         tilec_log("loader", "%s: device %u: %s%s%s", e->path, i, d->name,
                   d->platform[0] ? " / " : "", d->platform);
+        tilec_props_probe(t, abi, i, d, &e->props[i]);
     }
     set_state(s, e, TILEC_PLUGIN_OK, strdup(""));
 }
@@ -957,6 +998,9 @@ TILEC_API void tilec_plugins_free(tilec_plugin_desc_t *list, int n)
             for (int j = 0; j < d->ndevices; j++) {
                 free((char *)d->devices[j].name);
                 free((char *)d->devices[j].platform);
+                free((char *)d->devices[j].arch);
+                free((char *)d->devices[j].mma_kinds);
+                free((char *)d->devices[j].driver_version);
             }
             free((void *)d->devices);
         }
@@ -995,6 +1039,8 @@ TILEC_API tilec_status_t tilec_plugins_list(tilec_plugin_desc_t **out, int *n)
         p->reason = e->reason;
         e->name = e->path = e->vendor = e->version = e->reason = NULL;
         p->abi_version = e->abi_version;
+        p->ir_min = e->ir_min;
+        p->ir_max = e->ir_max;
         p->state = e->state;
         p->caps = e->caps;
         if (e->ndevices) {
@@ -1007,11 +1053,22 @@ TILEC_API tilec_status_t tilec_plugins_list(tilec_plugin_desc_t **out, int *n)
             p->ndevices = (int)e->ndevices;
             for (uint32_t j = 0; j < e->ndevices; j++) {
                 const tilec_pdevice_info_t *in = &e->devices[j];
+                const tilec_pvalue_t *pv = e->props[j].v;
                 dv[j].name = strdup(in->name);
                 dv[j].platform = strdup(in->platform);
-                if (!dv[j].name || !dv[j].platform) {
+                dv[j].arch = strdup(pv[TILEC_PROP_ARCH].sval);
+                dv[j].mma_kinds = strdup(pv[TILEC_PROP_MMA_KINDS].sval);
+                dv[j].driver_version = strdup(pv[TILEC_PROP_DRIVER_VERSION].sval);
+                if (!dv[j].name || !dv[j].platform || !dv[j].arch || !dv[j].mma_kinds ||
+                    !dv[j].driver_version) {
                     oom = 1;
                 }
+#define PROP_INT(k) (pv[k].kind == TILEC_PVAL_INT ? pv[k].ival : -1)
+                dv[j].subgroup_size = PROP_INT(TILEC_PROP_SUBGROUP_SIZE);
+                dv[j].shared_mem_optin_bytes = PROP_INT(TILEC_PROP_SHARED_MEM_PER_BLOCK_OPTIN);
+                dv[j].clock_khz = PROP_INT(TILEC_PROP_CLOCK_KHZ);
+                dv[j].registers_per_block = PROP_INT(TILEC_PROP_REGISTERS_PER_BLOCK);
+#undef PROP_INT
                 dv[j].caps = in->caps;
                 dv[j].global_mem_bytes = in->global_mem_bytes;
                 dv[j].shared_mem_bytes = in->shared_mem_bytes;

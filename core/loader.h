@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "props.h"
 #include "tilec/plugin.h"
 #include "tilec/tilec.h"
 
@@ -28,7 +29,7 @@ tilec_pstatus_t tilec_cpu_embedded_query(const tilec_plugin_host_t *host, uint32
 
 /* The ABI range this host speaks. */
 #define TILEC_HOST_ABI_MIN TILEC_ABI_MAKE(1, 0)
-#define TILEC_HOST_ABI_MAX TILEC_ABI_MAKE(1, 0)
+#define TILEC_HOST_ABI_MAX TILEC_ABI_MAKE(1, 1)
 
 typedef struct tilec_loader_entry {
     char *name;                     /* plugin name (from the file name when rejected) */
@@ -38,9 +39,11 @@ typedef struct tilec_loader_entry {
     tilec_plugin_state_t state;
     int embedded;
     uint32_t abi_version;           /* 0 when rejected */
+    uint32_t ir_min, ir_max;        /* tile IR versions it reads (1.0..1.0 for ABI 1.0) */
     uint64_t caps;
     uint32_t ndevices;
     tilec_pdevice_info_t *devices;  /* [ndevices], NUL-terminated strings */
+    tilec_device_props_t *props;    /* [ndevices], the typed properties (ABI 1.1) */
     void *handle;                   /* dlopen handle (NULL: embedded or closed) */
     const tilec_plugin_t *table;    /* valid while handle is open (or embedded) */
 } tilec_loader_entry_t;
@@ -71,8 +74,6 @@ void *tilec_loader_take(tilec_loader_list_t *list, int i);
  * distinct cache directory, so a plugin may keep the pointer. */
 const tilec_plugin_host_t *tilec_loader_host(void);
 
-/* "ok", "unavailable", "rejected", "shadowed". */
-const char *tilec_plugin_state_name(tilec_plugin_state_t s);
 
 /* A malloc'd printf-style string; NULL when out of memory. */
 char *tilec_strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -31,7 +31,7 @@ int tilec_tune_best_row(const tilec_program_t *p, const tilec_tunedb_row_t *rows
 tilec_tuned_t *tilec_tune_tuned_new(const tilec_tunedb_row_t *r, int nearest, const char *source);
 
 /* The device key of a context with a backend: plugin name and version,
- * device name and arch ("" until the plugin reports one). */
+ * device name and arch (its TILEC_PROP_ARCH, "" when not reported). */
 typedef struct tilec_tune_devkey {
     char plugin[64], version[64], device[160], arch[64];
 } tilec_tune_devkey_t;

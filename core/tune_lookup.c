@@ -130,7 +130,12 @@ void tilec_tune_devkey_of(const tilec_context_t *ctx, tilec_tune_devkey_t *k)
     snprintf(k->version, sizeof k->version, "%s",
              ctx->table && ctx->table->version ? ctx->table->version : "");
     snprintf(k->device, sizeof k->device, "%s", ctx->dev ? ctx->info.name : "");
-    /* the device's arch joins the key once plugins report it (ABI 1.1) */
+    /* the device's arch (ABI 1.1 property; "" from a 1.0 plugin) */
+    tilec_prop_t arch;
+    if (ctx->dev && tilec_device_property((tilec_context_t *)ctx, TILEC_PROP_ARCH, &arch) == TILEC_OK &&
+        arch.kind == 2) {
+            snprintf(k->arch, sizeof k->arch, "%.63s", arch.sval);
+    }
 }
 
 tilec_context_t *tilec_tune_bare_context(void)

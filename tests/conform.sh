@@ -5,7 +5,10 @@
 #   2. every case on the template plugin of plugin-sdk/template, which must
 #      certify, and `tilec conform --verify` on its certificate,
 #   3. the template with T.exp deliberately mis-lowered: the math cases
-#      must come out `fail`.
+#      must come out `fail`;
+#   4. the template built to speak only plugin ABI 1.0 and tile IR 1.0: the
+#      ABI cases and a GEMM case, and a `tilec run --check` through the
+#      host, must pass (1.0 plugins keep loading).
 # JUnit and JSON reports go to $O/conform/.  Usage: O=build sh tests/conform.sh
 O=${O:-build}
 T="$O/tilec"
@@ -38,6 +41,18 @@ if [ "$rc" -ne 1 ] || ! grep -q '"id": "math_unary_f32/0", "kind": "case", "stat
     note "FAILED: the mis-lowered template was not caught (exit $rc)"; fail=1
 else
     note "the mis-lowered template is caught: math_unary_f32 fails"
+fi
+note "ABI 1.0 build of the template"
+t10="$O/template/libtilec-template_abi10.so"
+for f in abi/ gemm_nn; do
+    if ! "$T" conform --plugin "$t10" --filter "$f" --no-cert > "$out/abi10.log" 2>&1 ||
+       ! grep -q "ABI 1.0," "$out/abi10.log"; then
+        cat "$out/abi10.log"; note "FAILED: the ABI 1.0 template ($f)"; fail=1
+    fi
+done
+if ! TILEC_PLUGIN_PATH="$t10" TILEC_CACHE=0 "$T" run examples/gemm.py -D M=64 -D N=64 -D K=64 \
+        --backend template_abi10 --check > "$out/abi10.log" 2>&1; then
+    cat "$out/abi10.log"; note "FAILED: tilec run on the ABI 1.0 template"; fail=1
 fi
 [ "$fail" -eq 0 ] && note "all conformance runs as expected"
 exit $fail

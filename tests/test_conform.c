@@ -361,7 +361,7 @@ Test(conform, certificate_verifies_and_tampering_is_caught)
     void *text;
     size_t len;
     cr_assert_eq(tilec_sdk_file_read(cert, &text, &len), 0);
-    const char *keys[] = {"\"suite_version\":", "\"abi_version\": \"1.0\"", "\"plugin_sha256\":",
+    const char *keys[] = {"\"suite_version\":", "\"abi_version\": \"1.1\"", "\"plugin_sha256\":",
                           "\"name\": \"template\"", "\"device\":", "\"counts\":", "\"results_sha256\":",
                           "\"certified\": true"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {

@@ -44,7 +44,7 @@ static tilec_plugin_host_t host_v1(const char *cache_dir)
     memset(&h, 0, sizeof h);
     h.struct_size = sizeof h;
     h.abi_min = TILEC_ABI_MAKE(1, 0);
-    h.abi_max = TILEC_ABI_MAKE(1, 0);
+    h.abi_max = TILEC_PLUGIN_ABI_VERSION;
     h.cache_dir = cache_dir;
     return h;
 }
@@ -73,8 +73,11 @@ Test(cpu_abi, negotiation)
     const tilec_plugin_t *t = NULL;
     uint32_t abi = 0;
     tilec_plugin_host_t h = host_v1(NULL);
+    /* a 1.0 host gets the 1.0 table */
+    h.abi_max = TILEC_ABI_MAKE(1, 0);
     cr_assert_eq(tilec_cpu_embedded_query(&h, &abi, &t), TILEC_PS_OK);
     cr_assert_eq(abi, TILEC_ABI_MAKE(1, 0));
+    cr_assert_eq(t->abi_version, TILEC_ABI_MAKE(1, 0));
     cr_assert_not_null(t);
     cr_assert_str_eq(t->name, "cpu");
     cr_assert_str_eq(t->vendor, "tilec");
@@ -83,14 +86,21 @@ Test(cpu_abi, negotiation)
     cr_assert(t->caps & TILEC_CAP_DYNAMIC_SHAPE);
     cr_assert_not(t->caps & TILEC_CAP_DEVICE_TIMER);
     cr_assert_not(t->caps & TILEC_CAP_GPU);
-    cr_assert_geq(t->struct_size, sizeof(tilec_plugin_t));
+    cr_assert_geq(t->struct_size, TILEC_PLUGIN_TABLE_SIZE_1_0);
 
     /* a range that includes 1.0 from either side */
     h.abi_min = TILEC_ABI_MAKE(0, 5);
-    h.abi_max = TILEC_ABI_MAKE(1, 7);
+    h.abi_max = TILEC_ABI_MAKE(1, 0);
     abi = 0;
     cr_assert_eq(tilec_cpu_embedded_query(&h, &abi, &t), TILEC_PS_OK);
     cr_assert_eq(abi, TILEC_ABI_MAKE(1, 0));
+    /* a wider range gets the newest both speak, 1.1, with its full table */
+    h.abi_max = TILEC_ABI_MAKE(1, 7);
+    cr_assert_eq(tilec_cpu_embedded_query(&h, &abi, &t), TILEC_PS_OK);
+    cr_assert_eq(abi, TILEC_ABI_MAKE(1, 1));
+    cr_assert_eq(t->abi_version, TILEC_ABI_MAKE(1, 1));
+    cr_assert_geq(t->struct_size, TILEC_PLUGIN_TABLE_SIZE_1_1);
+    cr_assert_not_null(t->device_property);
 
     /* ranges without 1.0 */
     const tilec_plugin_t *t2 = NULL;
@@ -101,7 +111,7 @@ Test(cpu_abi, negotiation)
     cr_assert_eq(abi, 12345);
     cr_assert_null(t2);
     cr_assert(strlen(t->last_error()) > 0);
-    h.abi_min = TILEC_ABI_MAKE(1, 1);
+    h.abi_min = TILEC_ABI_MAKE(1, 2);
     h.abi_max = TILEC_ABI_MAKE(1, 9);
     cr_assert_eq(tilec_cpu_embedded_query(&h, &abi, &t2), TILEC_PS_UNSUPPORTED);
     h.abi_min = TILEC_ABI_MAKE(1, 0);

@@ -389,7 +389,7 @@ Test(cuda, plugin_rejects_bad_arguments)
     cr_expect_eq(t->compile(NULL, ir, sizeof ir - 1, NULL, NULL), TILEC_PS_INVALID_ARGUMENT);
     cr_expect_eq(t->compile(NULL, ir, sizeof ir - 1, NULL, &m), TILEC_PS_INVALID_ARGUMENT);
     cr_expect(strstr(t->last_error(), "give an arch"), "%s", t->last_error());
-    tilec_pcompile_options_t o = {sizeof o, 3, "sm_90", NULL};
+    tilec_pcompile_options_t o = {.struct_size = sizeof o, .opt_level = 3, .arch = "sm_90"};
     cr_expect_eq(t->compile(NULL, "garbage", 7, &o, &m), TILEC_PS_INVALID_ARGUMENT);
     cr_expect(strstr(t->last_error(), "bad tile IR"), "%s", t->last_error());
     cr_expect_null(m);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api_internal.h"
 #include "cache.h"
 #include "loader.h"
 #include "tilec/tilec.h"
@@ -80,7 +81,7 @@ Test(loader, lists_every_candidate_with_its_state)
     expect(l, n, "notplugin", TILEC_PLUGIN_REJECTED, "not a loadable shared object", NULL);
     expect(l, n, "nosymbol", TILEC_PLUGIN_REJECTED, "does not export tilec_plugin_query", NULL);
     expect(l, n, "nulltable", TILEC_PLUGIN_REJECTED, "NULL table", NULL);
-    expect(l, n, "noversion", TILEC_PLUGIN_REJECTED, "no common ABI version", "1.0..1.0");
+    expect(l, n, "noversion", TILEC_PLUGIN_REJECTED, "no common ABI version", "1.0..1.1");
     expect(l, n, "smallstruct", TILEC_PLUGIN_REJECTED, "struct_size", "smaller than ABI 1.0 minimum");
     expect(l, n, "badabi", TILEC_PLUGIN_REJECTED, "abi_version 2.0", NULL);
     expect(l, n, "badname", TILEC_PLUGIN_REJECTED, "invalid plugin name", "Broken-Name");
@@ -89,6 +90,10 @@ Test(loader, lists_every_candidate_with_its_state)
     expect(l, n, "unavailable", TILEC_PLUGIN_UNAVAILABLE, "libwidget.so.1 not found", NULL);
     expect(l, n, "shadow", TILEC_PLUGIN_SHADOWED, "shadowed by", "libtilec-broken_good.so");
     expect(l, n, "good", TILEC_PLUGIN_OK, NULL, NULL);
+    expect(l, n, "v11", TILEC_PLUGIN_OK, NULL, NULL);
+    expect(l, n, "small11", TILEC_PLUGIN_REJECTED, "struct_size", "smaller than ABI 1.1 minimum");
+    expect(l, n, "nullprop", TILEC_PLUGIN_REJECTED, "'device_property'", "NULL");
+    expect(l, n, "badir", TILEC_PLUGIN_REJECTED, "tile IR range", "1.2..1.1");
 
     g = by_file(l, n, "libtilec-broken_good.so");
     cr_assert_not_null(g);
@@ -100,6 +105,21 @@ Test(loader, lists_every_candidate_with_its_state)
     cr_assert_eq(g->ndevices, 1);
     cr_expect_str_eq(g->devices[0].name, "broken test device");
     cr_expect_eq(g->devices[0].caps & TILEC_CAP_GPU, 0u);
+    /* A 1.0 plugin reads IR 1.0 only and has no typed properties but what
+     * its device_info holds. */
+    cr_expect_eq(g->ir_min, TILEC_IR_MAKE(1, 0));
+    cr_expect_eq(g->ir_max, TILEC_IR_MAKE(1, 0));
+    cr_expect_str_eq(g->devices[0].arch, "");
+    cr_expect_eq(g->devices[0].subgroup_size, -1);
+
+    g = by_file(l, n, "libtilec-broken_v11.so");
+    cr_assert_not_null(g);
+    cr_expect_eq(g->abi_version, TILEC_ABI_MAKE(1, 1));
+    cr_expect_eq(g->ir_min, TILEC_IR_MAKE(1, 1));
+    cr_expect_eq(g->ir_max, TILEC_IR_MAKE(1, 1));
+    cr_assert_eq(g->ndevices, 1);
+    cr_expect_str_eq(g->devices[0].arch, "broken-arch");
+    cr_expect_eq(g->devices[0].subgroup_size, -1); /* answered UNSUPPORTED */
 
     /* Rejected entries are named after their file. */
     cr_expect_str_eq(by_file(l, n, "libtilec-broken_nosymbol.so")->name, "broken_nosymbol");
@@ -410,7 +430,7 @@ Test(loader, host_struct_is_stable)
     cr_expect_eq(a, b);
     cr_expect_null(a->cache_dir);
     cr_expect_eq(a->abi_min, TILEC_ABI_MAKE(1, 0));
-    cr_expect_eq(a->abi_max, TILEC_ABI_MAKE(1, 0));
+    cr_expect_eq(a->abi_max, TILEC_ABI_MAKE(1, 1));
     cr_expect_eq(a->struct_size, sizeof *a);
     cr_expect_not_null(a->log);
 }
@@ -433,6 +453,163 @@ Test(loader, rescans_agree)
     }
     tilec_plugins_free(l1, n1);
     tilec_plugins_free(l2, n2);
+}
+
+/* ---- ABI 1.1 through the public API ------------------------------------------------- */
+
+static const char small_ir[] =
+    "tileir 1.0\n"
+    "kernel scale {\n"
+    "  var bx int32 block\n"
+    "  param A global float32 [4]\n"
+    "  grid [bx = 1]\n"
+    "  threads 1 1 1\n"
+    "  body {\n"
+    "    store A[0] = 1.0\n"
+    "  }\n"
+    "}\n";
+
+static tilec_program_t *small_program(tilec_context_t *ctx, const char *version)
+{
+    tilec_program_t *p = NULL;
+    cr_assert_eq(tilec_program_load_ir(ctx, "small", small_ir, sizeof small_ir - 1, &p), TILEC_OK,
+                 "%s", tilec_context_message(ctx));
+    /* The text the host sends, as if it needed another IR version. */
+    if (version) {
+        cr_assert_eq(strncmp(p->ir, "tileir 1.0", 10), 0);
+        memcpy(p->ir + 7, version, 3);
+    }
+    return p;
+}
+
+Test(abi11, ir_version_is_negotiated_with_the_plugin)
+{
+    tilec_context_t *ctx = NULL;
+    tilec_program_t *p;
+    tilec_executable_t *e = NULL;
+    const char *src, *m;
+    use_plugins();
+    /* broken_v11 reads 1.1 only: the 1.0 text goes out labelled 1.1 */
+    cr_assert_eq(tilec_context_create("broken_v11", &ctx), TILEC_OK, "%s", tilec_context_message(ctx));
+    p = small_program(ctx, NULL);
+    cr_assert_eq(tilec_program_compile(ctx, p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
+    src = tilec_executable_source(e, NULL);
+    cr_assert_not_null(src);
+    cr_expect_eq(strncmp(src, "tileir 1.1\nkernel scale", 22), 0, "%s", src);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    /* a module that needs 1.2 is refused by the host, naming both */
+    p = small_program(ctx, "1.2");
+    cr_expect_eq(tilec_program_compile(ctx, p, &e), TILEC_E_COMPILE);
+    cr_expect_null(e);
+    m = tilec_context_message(ctx);
+    cr_expect_not_null(strstr(m, "reads tile IR 1.1..1.1, but kernel 'scale' needs tile IR 1.2"), "%s", m);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+
+    /* a 1.0 plugin gets 1.0 as it is and cannot take 1.1 */
+    cr_assert_eq(tilec_context_create("broken_good", &ctx), TILEC_OK, "%s", tilec_context_message(ctx));
+    p = small_program(ctx, NULL);
+    cr_assert_eq(tilec_program_compile(ctx, p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_expect_eq(strncmp(tilec_executable_source(e, NULL), "tileir 1.0\n", 11), 0);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    p = small_program(ctx, "1.1");
+    cr_expect_eq(tilec_program_compile(ctx, p, &e), TILEC_E_COMPILE);
+    m = tilec_context_message(ctx);
+    cr_expect_not_null(strstr(m, "backend 'broken_good' reads tile IR 1.0..1.0"), "%s", m);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
+Test(abi11, properties_info_and_lowering)
+{
+    tilec_context_t *ctx = NULL;
+    tilec_program_t *p;
+    tilec_executable_t *e = NULL;
+    tilec_module_info_t mi;
+    tilec_prop_t v;
+    char *low = NULL;
+    size_t len = 0;
+    use_plugins();
+    cr_assert_eq(tilec_context_create("broken_v11", &ctx), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_assert_eq(tilec_device_property(ctx, TILEC_PROP_ARCH, &v), TILEC_OK);
+    cr_expect_eq(v.kind, TILEC_PVAL_STR);
+    cr_expect_str_eq(v.sval, "broken-arch");
+    cr_assert_eq(tilec_device_property(ctx, TILEC_PROP_COMPUTE_UNITS, &v), TILEC_OK);
+    cr_expect_eq(v.kind, TILEC_PVAL_INT); /* from device_info */
+    cr_expect_eq(v.ival, 1);
+    cr_assert_eq(tilec_device_property(ctx, TILEC_PROP_CLOCK_KHZ, &v), TILEC_OK);
+    cr_expect_eq(v.kind, TILEC_PVAL_NONE);
+    cr_expect_eq(tilec_device_property(ctx, 999, &v), TILEC_E_INVALID);
+    cr_expect_not_null(strstr(tilec_context_message(ctx), "unknown device property key 999"));
+    p = small_program(ctx, NULL);
+    cr_assert_eq(tilec_program_compile(ctx, p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_assert_eq(tilec_executable_info(e, &mi), TILEC_OK);
+    cr_expect_eq(mi.registers, 7);
+    cr_expect_eq(mi.spill_bytes, -1);
+    cr_assert_eq(tilec_program_lower(ctx, p, NULL, &low, &len), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_expect_eq(strncmp(low, "lowered: tileir 1.1\n", 20), 0, "%s", low);
+    cr_expect_eq(len, strlen(low));
+    free(low);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+
+    /* ABI 1.0: no lowering, no module info, properties from device_info */
+    cr_assert_eq(tilec_context_create("broken_good", &ctx), TILEC_OK, "%s", tilec_context_message(ctx));
+    p = small_program(ctx, NULL);
+    cr_expect_eq(tilec_program_lower(ctx, p, NULL, &low, &len), TILEC_E_COMPILE);
+    cr_expect_null(low);
+    cr_expect_not_null(strstr(tilec_context_message(ctx), "ABI 1.0"), "%s", tilec_context_message(ctx));
+    cr_assert_eq(tilec_program_compile(ctx, p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_assert_eq(tilec_executable_info(e, &mi), TILEC_OK);
+    cr_expect_eq(mi.registers, -1);
+    cr_expect_eq(mi.threads, -1);
+    cr_assert_eq(tilec_device_property(ctx, TILEC_PROP_ARCH, &v), TILEC_OK);
+    cr_expect_eq(v.kind, TILEC_PVAL_NONE);
+    cr_assert_eq(tilec_device_property(ctx, TILEC_PROP_MAX_THREADS_PER_BLOCK, &v), TILEC_OK);
+    cr_expect_eq(v.ival, 1);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
+Test(abi11, compile_options_are_mapped_once)
+{
+    tilec_pcompile_options_t o;
+    tilec_poption_t list[256];
+    tilec_compile_options_t in;
+    tilec_define_kv_t pc[] = {{"tl.disable_tma_lower", "True"}, {"tl.ptxas_register_usage_level", "4"},
+                              {"tl.custom", "fast"}};
+    memset(&in, 0, sizeof in);
+    cr_assert_eq(tilec_api_map_options(NULL, &in, &o, list), TILEC_OK);
+    cr_expect_eq(o.opt_level, 3);
+    cr_expect_eq(o.noptions, 0u);
+    cr_expect_null(o.options);
+    in.fast_math = 1;
+    in.no_opt = 1;
+    in.arch = "sm_90a";
+    in.pass_configs = pc;
+    in.npass_configs = 3;
+    cr_assert_eq(tilec_api_map_options(NULL, &in, &o, list), TILEC_OK);
+    cr_expect_eq(o.opt_level, 0);
+    cr_expect_str_eq(o.arch, "sm_90a");
+    cr_assert_eq(o.noptions, 4u);
+    cr_expect_eq(o.options[0].key, TILEC_POPT_FAST_MATH);
+    cr_expect_eq(o.options[0].ival, 1);
+    cr_expect_eq(o.options[1].key, TILEC_POPT_DISABLE_TMA);
+    cr_expect_eq(o.options[1].ival, 1);
+    cr_expect_null(o.options[1].name);
+    cr_expect_eq(o.options[2].key, TILEC_POPT_PASS_CONFIG);
+    cr_expect_str_eq(o.options[2].name, "tl.ptxas_register_usage_level");
+    cr_expect_eq(o.options[2].ival, 4);
+    cr_expect_str_eq(o.options[3].sval, "fast");
+    /* a known boolean key with a value that is none */
+    pc[0].value = "maybe";
+    cr_expect_eq(tilec_api_map_options(NULL, &in, &o, list), TILEC_E_INVALID);
+    in.npass_configs = -1;
+    cr_expect_eq(tilec_api_map_options(NULL, &in, &o, list), TILEC_E_INVALID);
 }
 
 /* ---- plugins that misbehave anywhere (issue 11) -------------------------- */

@@ -54,7 +54,7 @@ static int load_plugin(const char *cache_dir)
     memset(&h, 0, sizeof h);
     h.struct_size = sizeof h;
     h.abi_min = TILEC_ABI_MAKE(1, 0);
-    h.abi_max = TILEC_ABI_MAKE(1, 0);
+    h.abi_max = TILEC_PLUGIN_ABI_VERSION;
     h.cache_dir = cache_dir;
     uint32_t abi = 0;
     cr_assert_eq(q(&h, &abi, &P), TILEC_PS_OK);
@@ -131,7 +131,7 @@ Test(opencl_plugin, bad_ir_and_build_failure)
     tilec_pmodule_t *m = NULL;
     const char *bad = "tileir 1.0\nkernel k { nonsense }\n";
     cr_assert_eq(P->compile(d, bad, strlen(bad), NULL, &m), TILEC_PS_INVALID_ARGUMENT);
-    cr_assert(strstr(P->last_error(), "invalid tile IR"), "%s", P->last_error());
+    cr_assert(strstr(P->last_error(), "bad tile IR"), "%s", P->last_error());
     cr_assert_null(m);
     cr_assert_eq(P->compile(d, NULL, 0, NULL, &m), TILEC_PS_INVALID_ARGUMENT);
     cr_assert_eq(P->compile(NULL, IR_SCALE, strlen(IR_SCALE), NULL, &m), TILEC_PS_INVALID_ARGUMENT);

@@ -4,7 +4,7 @@
  *   tilec run FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME]
  *             [--check [--reference BACKEND]] [--bench] [--seed N]
  *   tilec compile FILE [-D ...] [--entry NAME] [--backend NAME]
- *             --emit ir|source|binary [--arch ARCH] [-o OUT]
+ *             --emit ir|lowered|source|binary|info [--arch ARCH] [-o OUT]
  *   tilec devices [--json]
  *   tilec conform ...            (conformance/main.c, conformance/README.md)
  *
@@ -59,7 +59,8 @@ static void usage(FILE *f)
           "                           for problems too large for the interpreter; use a certified backend\n"
           "      --db PATH            the tuning database to take a tuned config from (default TILEC_TUNE_DB)\n"
           "      --bundle F.tcb       take the kernel (and its tuned config) from a bundle: no compiler runs\n"
-          "  tilec compile FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME] --emit ir|source|binary\n"
+          "  tilec compile FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME]\n"
+          "                --emit ir|lowered|source|binary|info\n"
           "                [--arch ARCH] [-o OUT]\n"
           "  tilec tune FILE [-D ...] [--space NAME=V1,V2,...]... [--shapes SYM=V1,...]... [--backend B]\n"
           "             [--reference B] [--db PATH] [-j N] [--budget S] [--timeout S] [--seed N] [--json OUT]\n"
@@ -482,15 +483,46 @@ static int write_out(const char *path, const void *data, size_t len)
     return 0;
 }
 
+/* --emit info: what the compiled kernel uses, one "name value" line each. */
+static int write_info(const options_t *o, const tilec_executable_t *exe)
+{
+    tilec_module_info_t mi;
+    char buf[512], num[7][24];
+    if (tilec_executable_info(exe, &mi) != TILEC_OK) {
+        return report(NULL, TILEC_E_INVALID);
+    }
+    const int64_t v[7] = {mi.registers, mi.shared_static_bytes, mi.shared_dynamic_bytes,
+                          mi.spill_bytes, mi.local_bytes, mi.threads, mi.max_threads};
+    for (int i = 0; i < 7; i++) {
+        if (v[i] < 0) {
+            snprintf(num[i], sizeof num[i], "unknown");
+        } else {
+            snprintf(num[i], sizeof num[i], "%lld", (long long)v[i]);
+        }
+    }
+    int n = snprintf(buf, sizeof buf,
+                     "registers %s\nshared_static_bytes %s\nshared_dynamic_bytes %s\n"
+                     "spill_bytes %s\nlocal_bytes %s\nthreads %s\nmax_threads %s\n",
+                     num[0], num[1], num[2], num[3], num[4], num[5], num[6]);
+    return write_out(o->out, buf, (size_t)n);
+}
+
 static int cmd_compile(const options_t *o)
 {
+    static const char *const kinds[] = {"ir", "lowered", "source", "binary", "info"};
+    int kind = -1;
     if (!o->emit) {
-        return usage_error("compile needs --emit ir|source|binary%s", "");
+        return usage_error("compile needs --emit ir|lowered|source|binary|info%s", "");
     }
-    int emit_ir = !strcmp(o->emit, "ir");
-    if (!emit_ir && strcmp(o->emit, "source") && strcmp(o->emit, "binary")) {
-        return usage_error("--emit expects ir, source or binary, got '%s'", o->emit);
+    for (int i = 0; i < 5; i++) {
+        if (!strcmp(o->emit, kinds[i])) {
+            kind = i;
+        }
     }
+    if (kind < 0) {
+        return usage_error("--emit expects ir, lowered, source, binary or info, got '%s'", o->emit);
+    }
+    int emit_ir = kind == 0;
     tilec_context_t *ctx = NULL;
     tilec_program_t *prog = NULL;
     tilec_executable_t *exe = NULL;
@@ -512,14 +544,29 @@ static int cmd_compile(const options_t *o)
         rc = write_out(o->out, ir, strlen(ir));
         goto out;
     }
-    s = tilec_program_compile_for(ctx, prog, o->arch, &exe);
+    tilec_compile_options_t copts;
+    memset(&copts, 0, sizeof copts);
+    copts.arch = o->arch;
+    if (kind == 1) {
+        char *text = NULL;
+        size_t len = 0;
+        s = tilec_program_lower(ctx, prog, &copts, &text, &len);
+        rc = s != TILEC_OK ? report(ctx, s) : write_out(o->out, text, len);
+        free(text);
+        goto out;
+    }
+    s = tilec_program_compile_with(ctx, prog, &copts, &exe);
     if (s != TILEC_OK) {
         rc = report(ctx, s);
         goto out;
     }
+    if (kind == 4) {
+        rc = write_info(o, exe);
+        goto out;
+    }
     size_t len = 0;
-    const void *data = !strcmp(o->emit, "source") ? (const void *)tilec_executable_source(exe, &len)
-                                                  : tilec_executable_binary(exe, &len);
+    const void *data = kind == 2 ? (const void *)tilec_executable_source(exe, &len)
+                                 : tilec_executable_binary(exe, &len);
     if (!data) {
         fprintf(stderr, "tilec: backend '%s' does not expose its %s\n", tilec_context_backend(ctx),
                 o->emit);
@@ -535,17 +582,6 @@ out:
 }
 
 /* ---- devices -------------------------------------------------------------- */
-
-static const char *state_name(tilec_plugin_state_t s)
-{
-    switch (s) {
-    case TILEC_PLUGIN_OK: return "ok";
-    case TILEC_PLUGIN_UNAVAILABLE: return "unavailable";
-    case TILEC_PLUGIN_REJECTED: return "rejected";
-    case TILEC_PLUGIN_SHADOWED: return "shadowed";
-    }
-    return "?";
-}
 
 static void caps_text(uint64_t caps, char *buf, size_t len)
 {
@@ -629,6 +665,29 @@ static const char *certified_path(const tilec_plugin_desc_t *list, int n, int i)
     return NULL;
 }
 
+/* The typed properties a device reports (plugin ABI 1.1), on one line. */
+static void print_props(const tilec_device_desc_t *dv)
+{
+    char line[1024];
+    size_t n = 0;
+#define ADD(...) \
+    do { \
+        if (n < sizeof line) n += (size_t)snprintf(line + n, sizeof line - n, __VA_ARGS__); \
+    } while (0)
+    if (*dv->arch) ADD(", arch %s", dv->arch);
+    if (dv->subgroup_size > 0) ADD(", subgroup %lld", (long long)dv->subgroup_size);
+    if (dv->shared_mem_bytes) ADD(", shared %llu", (unsigned long long)dv->shared_mem_bytes);
+    if (dv->shared_mem_optin_bytes > 0) ADD(" (opt-in %lld)", (long long)dv->shared_mem_optin_bytes);
+    if (dv->registers_per_block > 0) ADD(", registers/block %lld", (long long)dv->registers_per_block);
+    if (*dv->mma_kinds) ADD(", mma %s", dv->mma_kinds);
+    if (dv->clock_khz > 0) ADD(", clock %lld MHz", (long long)(dv->clock_khz / 1000));
+    if (*dv->driver_version) ADD(", driver %s", dv->driver_version);
+#undef ADD
+    if (n) {
+        printf("        %s\n", line + 2);
+    }
+}
+
 static int cmd_devices(const options_t *o)
 {
     tilec_plugin_desc_t *list = NULL;
@@ -647,14 +706,16 @@ static int cmd_devices(const options_t *o)
             tilec_cli_json_string(stdout, p->name);
             printf(", \"path\": ");
             tilec_cli_json_string(stdout, p->path);
-            printf(", \"state\": \"%s\", \"reason\": ", state_name(p->state));
+            printf(", \"state\": \"%s\", \"reason\": ", tilec_plugin_state_name(p->state));
             tilec_cli_json_string(stdout, p->reason);
             printf(", \"vendor\": ");
             tilec_cli_json_string(stdout, p->vendor);
             printf(", \"version\": ");
             tilec_cli_json_string(stdout, p->version);
-            printf(", \"abi\": \"%u.%u\", \"certified\": %s, \"devices\": [",
+            printf(", \"abi\": \"%u.%u\", \"ir\": \"%u.%u..%u.%u\", \"certified\": %s, \"devices\": [",
                    TILEC_ABI_MAJOR(p->abi_version), TILEC_ABI_MINOR(p->abi_version),
+                   TILEC_ABI_MAJOR(p->ir_min), TILEC_ABI_MINOR(p->ir_min),
+                   TILEC_ABI_MAJOR(p->ir_max), TILEC_ABI_MINOR(p->ir_max),
                    certified_path(list, n, i) ? "true" : "false");
             for (int d = 0; d < p->ndevices; d++) {
                 const tilec_device_desc_t *dv = &p->devices[d];
@@ -665,8 +726,20 @@ static int cmd_devices(const options_t *o)
                 tilec_cli_json_string(stdout, dv->platform);
                 printf(", \"caps\": ");
                 tilec_cli_json_string(stdout, caps);
-                printf(", \"global_mem_bytes\": %llu, \"compute_units\": %u}",
-                       (unsigned long long)dv->global_mem_bytes, dv->compute_units);
+                printf(", \"global_mem_bytes\": %llu, \"compute_units\": %u, \"max_threads\": %u, "
+                       "\"shared_mem_bytes\": %llu, \"shared_mem_optin_bytes\": %lld, "
+                       "\"subgroup_size\": %lld, \"clock_khz\": %lld, \"registers_per_block\": %lld, "
+                       "\"arch\": ",
+                       (unsigned long long)dv->global_mem_bytes, dv->compute_units, dv->max_threads,
+                       (unsigned long long)dv->shared_mem_bytes,
+                       (long long)dv->shared_mem_optin_bytes, (long long)dv->subgroup_size,
+                       (long long)dv->clock_khz, (long long)dv->registers_per_block);
+                tilec_cli_json_string(stdout, dv->arch);
+                printf(", \"mma_kinds\": ");
+                tilec_cli_json_string(stdout, dv->mma_kinds);
+                printf(", \"driver_version\": ");
+                tilec_cli_json_string(stdout, dv->driver_version);
+                printf("}");
             }
             printf("]}%s\n", i + 1 < n ? "," : "");
         }
@@ -675,11 +748,11 @@ static int cmd_devices(const options_t *o)
         for (int i = 0; i < n; i++) {
             const tilec_plugin_desc_t *p = &list[i];
             if (p->state == TILEC_PLUGIN_REJECTED) {
-                printf("%-12s %-11s %s: %s\n", p->name, state_name(p->state), p->path, p->reason);
+                printf("%-12s %-11s %s: %s\n", p->name, tilec_plugin_state_name(p->state), p->path, p->reason);
                 continue;
             }
             const char *cert = certified_path(list, n, i);
-            printf("%-12s %-11s %s %s, ABI %u.%u, %s%s%s%s%s%s%s\n", p->name, state_name(p->state),
+            printf("%-12s %-11s %s %s, ABI %u.%u, %s%s%s%s%s%s%s\n", p->name, tilec_plugin_state_name(p->state),
                    p->vendor, p->version, TILEC_ABI_MAJOR(p->abi_version),
                    TILEC_ABI_MINOR(p->abi_version), p->path, cert ? ", certified" : "",
                    cert && cert != p->path ? " (plugin build " : "",
@@ -690,6 +763,7 @@ static int cmd_devices(const options_t *o)
                 caps_text(dv->caps, caps, sizeof caps);
                 printf("    %s:%d  %s%s%s  [%s]\n", p->name, d, dv->name, dv->platform[0] ? " / " : "",
                        dv->platform, caps);
+                print_props(dv);
             }
         }
     }

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -36,35 +37,9 @@
 
 #include "cpu_internal.h"
 #include "tilec/sdk.h"
+#include "tilec/shell.h"
 
 extern char **environ;
-
-cpu_host_t cpu_host;
-pthread_mutex_t cpu_host_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The plugin may be queried again (with another cache dir) while another
- * thread compiles: readers take a copy under the lock. */
-static char *cache_dir_dup(void)
-{
-    pthread_mutex_lock(&cpu_host_lock);
-    char *d = cpu_host.cache_dir ? strdup(cpu_host.cache_dir) : NULL;
-    pthread_mutex_unlock(&cpu_host_lock);
-    return d;
-}
-
-void cpu_log(const char *topic, const char *fmtstr, ...)
-{
-    if (!cpu_host.log)
-        return;
-    va_list ap;
-    va_start(ap, fmtstr);
-    tilec_sdk_str_t b = {0};
-    tilec_sdk_str_vprintf(&b, fmtstr, ap);
-    va_end(ap);
-    if (!b.oom && b.s)
-        cpu_host.log(cpu_host.log_user, topic, b.s);
-    tilec_sdk_str_free(&b);
-}
 
 /* ---- the compiler command --------------------------------------------------- */
 
@@ -250,18 +225,15 @@ const char *cpu_compiler_identity(void)
     return r;
 }
 
-/* Lock order: ident_lock before cpu_host_lock (nothing takes both
- * otherwise).  posix_spawn does not run atfork handlers, so the spawn that
+/* posix_spawn does not run atfork handlers, so the spawn that
  * cpu_compiler_identity makes under ident_lock cannot deadlock here. */
 void cpu_compile_fork_prepare(void)
 {
     pthread_mutex_lock(&ident_lock);
-    pthread_mutex_lock(&cpu_host_lock);
 }
 
 void cpu_compile_fork_parent(void)
 {
-    pthread_mutex_unlock(&cpu_host_lock);
     pthread_mutex_unlock(&ident_lock);
 }
 
@@ -295,19 +267,16 @@ static double now_ms(void)
 
 /* ---- modules ------------------------------------------------------------------ */
 
-void cpu_module_free(tilec_pmodule_t *mod)
+void cpu_module_free(tilec_shell_module_t *sm)
 {
-    if (!mod)
-        return;
+    cpu_module_t *mod = sm->data;
     if (mod->dl)
         dlclose(mod->dl);
-    free(mod->source);
-    free(mod->binary);
-    free(mod);
+    mod->dl = NULL;
 }
 
 /* dlopen path and bind the module's entry points; 0 or -1 (error set). */
-static int module_bind(tilec_pmodule_t *mod, const char *path)
+static int module_bind(cpu_module_t *mod, const char *path)
 {
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
@@ -334,6 +303,43 @@ static int module_bind(tilec_pmodule_t *mod, const char *path)
     return 0;
 }
 
+/* The shared object in sm->binary (a kernel bundle's), bound without the
+ * compiler: written to an anonymous memory file and dlopen'ed from there,
+ * so nothing lands on disk.  Its entry points must match the IR's counts. */
+tilec_pstatus_t cpu_load_module(tilec_shell_module_t *sm)
+{
+    cpu_module_t *mod = sm->data;
+    char path[64];
+    size_t done = 0;
+    int fd = memfd_create("tilec-kernel", MFD_CLOEXEC);
+    if (fd < 0) {
+        tilec_sdk_error_set("cpu: module_load: memfd_create: %s", strerror(errno));
+        return TILEC_PS_LAUNCH_ERROR;
+    }
+    while (done < sm->binary_len) {
+        ssize_t w = write(fd, (const char *)sm->binary + done, sm->binary_len - done);
+        if (w <= 0) {
+            tilec_sdk_error_set("cpu: module_load: cannot write the kernel: %s", strerror(errno));
+            close(fd);
+            return TILEC_PS_LAUNCH_ERROR;
+        }
+        done += (size_t)w;
+    }
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int rc = module_bind(mod, path);
+    close(fd);
+    if (rc != 0) {
+        return TILEC_PS_INVALID_ARGUMENT;
+    }
+    if (mod->nparams != sm->nparams || mod->nsyms != sm->nsyms) {
+        tilec_sdk_error_set("cpu: module_load: the binary takes %u tensors and %u symbols, the IR %u and %u",
+                            mod->nparams, mod->nsyms, sm->nparams, sm->nsyms);
+        return TILEC_PS_INVALID_ARGUMENT;
+    }
+    tilec_shell_log("compile", "cpu: kernel loaded from a %zu-byte binary, no compiler run", sm->binary_len);
+    return TILEC_PS_OK;
+}
+
 /* Removes dir and the files we put in it. */
 static void rm_tmpdir(const char *dir)
 {
@@ -358,49 +364,32 @@ static int arch_ok(const char *s)
     return 1;
 }
 
-tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
-                                   const tilec_pcompile_options_t *opts, tilec_pmodule_t **out)
+tilec_pstatus_t cpu_compile_module(tilec_shell_module_t *sm, const tilec_pcompile_options_t *opts)
 {
     tilec_pstatus_t st = TILEC_PS_INTERNAL;
-    tilec_arena_t ar;
-    tilec_arena_init(&ar);
-    tilec_ir_module_t *m = NULL;
     char err[512];
     tilec_sdk_str_t src = {0};
     argv_list_t flags = {0}, cmd = {0};
     char *cache_path = NULL, *tmpdir = NULL, *cc_out = NULL, *cflags = NULL;
-    char *cache_dir = cache_dir_dup();
-    tilec_pmodule_t *mod = NULL;
+    char *cache_dir = tilec_shell_cache_dir();
+    cpu_module_t *mod = sm->data;
     double t0 = now_ms();
 
-    if (tilec_ir_read(&ar, ir, ir_len, &m, err, sizeof err) != 0 || !m) {
-        tilec_sdk_error_set("cpu: invalid tile IR: %s", err);
-        st = TILEC_PS_INVALID_ARGUMENT;
-        goto done;
-    }
-    if (cpu_codegen(m, &src, err, sizeof err) != 0) {
+    if (cpu_codegen(sm->ir, &src, err, sizeof err) != 0) {
         tilec_sdk_error_set("cpu: cannot generate code: %s", err);
         st = TILEC_PS_INVALID_ARGUMENT;
         goto done;
     }
-    mod = calloc(1, sizeof *mod);
-    if (!mod) {
-        st = TILEC_PS_OUT_OF_MEMORY;
-        tilec_sdk_error_set("cpu: out of memory");
-        goto done;
-    }
-    mod->source = src.s;
-    mod->source_len = src.len;
+    sm->source = src.s;
+    sm->source_len = src.len;
     src.s = NULL;
 
     /* flags */
-    unsigned opt = opts ? opts->opt_level : 3;
-    if (opt > 3)
-        opt = 3;
+    unsigned opt = opts->opt_level;
     char obuf[8];
     snprintf(obuf, sizeof obuf, "-O%u", opt);
     argv_push(&flags, obuf);
-    const char *arch = opts && opts->arch && *opts->arch ? opts->arch : "native";
+    const char *arch = opts->arch ? opts->arch : "native";
     if (!arch_ok(arch)) {
         tilec_sdk_error_set("cpu: bad target architecture \"%s\"", arch);
         st = TILEC_PS_INVALID_ARGUMENT;
@@ -414,7 +403,10 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
     argv_push(&flags, "-std=c11");
     argv_push(&flags, "-ffp-contract=fast");
     argv_push(&flags, "-fno-math-errno");
-    if (opts && opts->extra)
+    /* TILEC_POPT_FAST_MATH: NaN and infinity may then lose their meaning */
+    if (tilec_shell_option(opts, TILEC_POPT_FAST_MATH, 0))
+        argv_push(&flags, "-ffast-math");
+    if (opts->extra)
         argv_split(&flags, opts->extra);
     if (flags.oom) {
         st = TILEC_PS_OUT_OF_MEMORY;
@@ -438,28 +430,28 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
         for (int i = 0; i < flags.n; i++)
             tilec_sha256_update(&h, flags.v[i], strlen(flags.v[i]) + 1);
         tilec_sha256_update(&h, "\n", 1);
-        tilec_sha256_update(&h, ir, ir_len);
+        tilec_sha256_update(&h, sm->ir_text, sm->ir_len);
         /* the generated C too: a changed code generator never reuses an
          * entry made by an older one, even at the same plugin version */
         tilec_sha256_update(&h, "\n", 1);
-        tilec_sha256_update(&h, mod->source, mod->source_len);
+        tilec_sha256_update(&h, sm->source, sm->source_len);
         tilec_sha256_final(&h, dg);
         tilec_sha256_hex(dg, hex);
         cache_path = tilec_sdk_cache_path(cache_dir, "cpu-", hex, ".so");
         if (cache_path && access(cache_path, R_OK) == 0 &&
-            tilec_sdk_file_read(cache_path, &mod->binary, &mod->binary_len) == 0) {
+            tilec_sdk_file_read(cache_path, &sm->binary, &sm->binary_len) == 0) {
             if (module_bind(mod, cache_path) == 0) {
-                cpu_log("compile", "cpu: cache hit %s (%.1f ms)", cache_path, now_ms() - t0);
+                tilec_shell_log("compile", "cpu: cache hit %s (%.1f ms)", cache_path, now_ms() - t0);
                 st = TILEC_PS_OK;
                 goto done;
             }
-            cpu_log("compile", "cpu: cache entry %s unusable (%s); recompiling", cache_path,
+            tilec_shell_log("compile", "cpu: cache entry %s unusable (%s); recompiling", cache_path,
                     tilec_sdk_error_get());
-            free(mod->binary);
-            mod->binary = NULL;
-            mod->binary_len = 0;
+            free(sm->binary);
+            sm->binary = NULL;
+            sm->binary_len = 0;
         } else if (cache_path) {
-            cpu_log("compile", "cpu: cache miss %s", cache_path);
+            tilec_shell_log("compile", "cpu: cache miss %s", cache_path);
         }
     }
 
@@ -487,7 +479,7 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
         }
         char *cpath = tilec_sdk_cache_path(tmpdir, "", "kernel.c", "");
         char *sopath = tilec_sdk_cache_path(tmpdir, "", "kernel.so", "");
-        if (!cpath || !sopath || tilec_sdk_cache_write(cpath, mod->source, mod->source_len) != 0) {
+        if (!cpath || !sopath || tilec_sdk_cache_write(cpath, sm->source, sm->source_len) != 0) {
             tilec_sdk_error_set("cpu: cannot write the generated source: %s", strerror(errno));
             st = TILEC_PS_COMPILE_ERROR;
             free(cpath);
@@ -511,7 +503,7 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
         tilec_sdk_str_t cl = {0};
         for (int i = 0; i < cmd.n; i++)
             tilec_sdk_str_printf(&cl, "%s%s", i ? " " : "", cmd.v[i]);
-        cpu_log("compile", "cpu: %s", cl.s ? cl.s : "");
+        tilec_shell_log("compile", "cpu: %s", cl.s ? cl.s : "");
         double t1 = now_ms();
         int rc = run_capture(cmd.v, &cc_out);
         if (rc != 0) {
@@ -528,8 +520,8 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
             goto done;
         }
         tilec_sdk_str_free(&cl);
-        cpu_log("compile", "cpu: compiled in %.1f ms", now_ms() - t1);
-        if (tilec_sdk_file_read(sopath, &mod->binary, &mod->binary_len) != 0) {
+        tilec_shell_log("compile", "cpu: compiled in %.1f ms", now_ms() - t1);
+        if (tilec_sdk_file_read(sopath, &sm->binary, &sm->binary_len) != 0) {
             tilec_sdk_error_set("cpu: compiler produced no output %s: %s", sopath,
                                 strerror(errno));
             st = TILEC_PS_COMPILE_ERROR;
@@ -546,11 +538,11 @@ tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
         free(cpath);
         free(sopath);
         if (cache_path) {
-            if (tilec_sdk_cache_write(cache_path, mod->binary, mod->binary_len) != 0)
-                cpu_log("compile", "cpu: cannot write cache entry %s: %s", cache_path,
+            if (tilec_sdk_cache_write(cache_path, sm->binary, sm->binary_len) != 0)
+                tilec_shell_log("compile", "cpu: cannot write cache entry %s: %s", cache_path,
                         strerror(errno));
             else
-                cpu_log("compile", "cpu: cached %s", cache_path);
+                tilec_shell_log("compile", "cpu: cached %s", cache_path);
         }
         st = TILEC_PS_OK;
     }
@@ -560,11 +552,6 @@ done:
         rm_tmpdir(tmpdir);
         free(tmpdir);
     }
-    if (st == TILEC_PS_OK) {
-        *out = mod;
-    } else {
-        cpu_module_free(mod);
-    }
     free(cache_path);
     free(cache_dir);
     free(cc_out);
@@ -572,6 +559,5 @@ done:
     argv_free(&flags);
     argv_free(&cmd);
     tilec_sdk_str_free(&src);
-    tilec_arena_destroy(&ar);
     return st;
 }

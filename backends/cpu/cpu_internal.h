@@ -18,6 +18,7 @@
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
 #include "tilec/sdk.h"
+#include "tilec/shell.h"
 
 #define TILEC_CPU_PLUGIN_VERSION "0.1.0"
 
@@ -47,31 +48,15 @@ int cpu_codegen(const tilec_ir_module_t *m, tilec_sdk_str_t *out, char *err, siz
 
 /* ---- compile and load (cpu_compile.c) ----------------------------------- */
 
-struct tilec_pmodule {
+/* A module's own state (the shell's module holds the IR, source, binary). */
+typedef struct cpu_module {
     void *dl;                 /* dlopen handle */
-    char *source;             /* generated C, owned */
-    size_t source_len;
-    void *binary;             /* bytes of the .so, owned */
-    size_t binary_len;
     uint32_t nparams, nsyms;
     cpu_grid_fn grid;
     cpu_scratch_fn scratch_size;
     cpu_param_bytes_fn param_bytes;
     cpu_block_fn block;
-};
-
-/* Host configuration captured by the query (cache dir, log sink). */
-typedef struct cpu_host {
-    void (*log)(void *user, const char *topic, const char *msg);
-    void *log_user;
-    char *cache_dir;          /* owned; NULL: no cache */
-} cpu_host_t;
-
-extern cpu_host_t cpu_host;          /* guarded by cpu_host_lock */
-#include <pthread.h>
-extern pthread_mutex_t cpu_host_lock;
-
-void cpu_log(const char *topic, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+} cpu_module_t;
 
 /* The compiler command ($CC split on blanks, default "cc"): 0 when its
  * program is found (in PATH or as a path), else -1 with *why set to a
@@ -82,10 +67,14 @@ int cpu_compiler_find(const char **why);
  * once per process; never NULL. */
 const char *cpu_compiler_identity(void);
 
-/* Full compile: IR text -> module.  Sets the SDK error on failure. */
-tilec_pstatus_t cpu_compile_module(const char *ir, size_t ir_len,
-                                   const tilec_pcompile_options_t *opts, tilec_pmodule_t **out);
-void cpu_module_free(tilec_pmodule_t *mod);
+/* Full compile of the shell's module sm (its data is a cpu_module_t):
+ * generated C, the shared object (cache or compiler), its entry points.
+ * Sets the SDK error on failure. */
+tilec_pstatus_t cpu_compile_module(tilec_shell_module_t *sm, const tilec_pcompile_options_t *opts);
+/* Binds the shared object in sm->binary (kernel bundles): no compiler. */
+tilec_pstatus_t cpu_load_module(tilec_shell_module_t *sm);
+/* Unloads the shared object (the shell frees the rest). */
+void cpu_module_free(tilec_shell_module_t *sm);
 
 /* ---- the worker pool (cpu_pool.c) ---------------------------------------- */
 
@@ -105,11 +94,11 @@ void cpu_pool_release(void);
 /* Runs blocks 0..nblocks-1 of grid g (x fastest) on the pool, one launch
  * at a time per process; *ms (when given) is the wall time once the pool
  * was ours.  Sets the SDK error on failure. */
-tilec_pstatus_t cpu_pool_run(tilec_pmodule_t *mod, void *const *args, const int64_t *syms,
+tilec_pstatus_t cpu_pool_run(const cpu_module_t *mod, void *const *args, const int64_t *syms,
                              const int64_t g[3], int64_t nblocks, size_t scratch, double *ms);
 
-/* fork() safety for cpu_compile.c's locks (cpu_host_lock, the compiler
- * identity's lock), called from cpu_pool.c's pthread_atfork handlers:
+/* fork() safety for cpu_compile.c's lock (the compiler identity's),
+ * called from cpu_pool.c's pthread_atfork handlers:
  * prepare takes them, parent and child release them (the child's only
  * thread is the forking one, which held them across the fork). */
 void cpu_compile_fork_prepare(void);

@@ -50,7 +50,7 @@
 #include "cpu_internal.h"
 
 typedef struct cpu_job {
-    tilec_pmodule_t *mod;
+    const cpu_module_t *mod;
     void *const *args;
     const int64_t *syms;
     int64_t g[3];
@@ -231,7 +231,7 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-tilec_pstatus_t cpu_pool_run(tilec_pmodule_t *mod, void *const *args, const int64_t *syms,
+tilec_pstatus_t cpu_pool_run(const cpu_module_t *mod, void *const *args, const int64_t *syms,
                              const int64_t g[3], int64_t nblocks, size_t scratch, double *ms)
 {
     char err[200];

@@ -23,55 +23,7 @@
 
 #include "cuda_internal.h"
 #include "tilec/sdk.h"
-
-static cuda_host_t host;
-static pthread_mutex_t host_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void cuda_host_set(const char *cache_dir, void (*log)(void *, const char *, const char *),
-                   void *log_user)
-{
-    char *d = cache_dir && *cache_dir ? strdup(cache_dir) : NULL;
-    pthread_mutex_lock(&host_lock);
-    free(host.cache_dir);
-    host.cache_dir = d;
-    host.log = log;
-    host.log_user = log_user;
-    pthread_mutex_unlock(&host_lock);
-}
-
-void cuda_host_fini(void)
-{
-    pthread_mutex_lock(&host_lock);
-    free(host.cache_dir);
-    host.cache_dir = NULL;
-    pthread_mutex_unlock(&host_lock);
-}
-
-static char *cache_dir_dup(void)
-{
-    pthread_mutex_lock(&host_lock);
-    char *d = host.cache_dir ? strdup(host.cache_dir) : NULL;
-    pthread_mutex_unlock(&host_lock);
-    return d;
-}
-
-void cuda_log(const char *topic, const char *fmt, ...)
-{
-    pthread_mutex_lock(&host_lock);
-    void (*log)(void *, const char *, const char *) = host.log;
-    void *user = host.log_user;
-    pthread_mutex_unlock(&host_lock);
-    if (!log)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    tilec_sdk_str_t b = {0};
-    tilec_sdk_str_vprintf(&b, fmt, ap);
-    va_end(ap);
-    if (!b.oom && b.s)
-        log(user, topic, b.s);
-    tilec_sdk_str_free(&b);
-}
+#include "tilec/shell.h"
 
 static double now_ms(void)
 {
@@ -106,94 +58,12 @@ int cuda_arch_has_wgmma(const char *arch)
     return cuda_arch_sm(arch) == 90 && n > 0 && arch[n - 1] == 'a';
 }
 
-/* ---- integer expressions on the host ---------------------------------------- */
-
-static int eval(const tilec_ir_kernel_t *k, const tilec_ir_expr_t *e, const int64_t *syms,
-                int depth, int64_t *out)
-{
-    int64_t a, b;
-    if (!e || depth > 512)
-        return -1;
-    switch (e->kind) {
-    case TILEC_EX_INT:
-        *out = e->u.i;
-        return 0;
-    case TILEC_EX_VAR: {
-        if (e->u.var->kind != TILEC_VAR_SYM)
-            return -1;
-        int s = 0;
-        for (int i = 0; i < k->nvars && k->vars[i] != e->u.var; i++)
-            if (k->vars[i]->kind == TILEC_VAR_SYM)
-                s++;
-        *out = syms[s];
-        return 0;
-    }
-    case TILEC_EX_CAST:
-        return eval(k, e->u.cast.a, syms, depth + 1, out);
-    case TILEC_EX_UNARY:
-        if (e->u.un.op != TILEC_UN_NEG || eval(k, e->u.un.a, syms, depth + 1, &a))
-            return -1;
-        *out = -a;
-        return 0;
-    case TILEC_EX_SELECT:
-        return -1;
-    case TILEC_EX_BINARY:
-        if (eval(k, e->u.bin.a, syms, depth + 1, &a) || eval(k, e->u.bin.b, syms, depth + 1, &b))
-            return -1;
-        switch (e->u.bin.op) {
-        case TILEC_BIN_ADD: *out = (int64_t)((uint64_t)a + (uint64_t)b); return 0;
-        case TILEC_BIN_SUB: *out = (int64_t)((uint64_t)a - (uint64_t)b); return 0;
-        case TILEC_BIN_MUL: *out = (int64_t)((uint64_t)a * (uint64_t)b); return 0;
-        case TILEC_BIN_MIN: *out = a < b ? a : b; return 0;
-        case TILEC_BIN_MAX: *out = a > b ? a : b; return 0;
-        case TILEC_BIN_DIV:
-            if (b == 0 || (a == INT64_MIN && b == -1))
-                return -1;
-            *out = a / b;
-            return 0;
-        case TILEC_BIN_FLOORDIV:
-        case TILEC_BIN_FLOORMOD: {
-            if (b == 0 || (a == INT64_MIN && b == -1))
-                return -1;
-            int64_t q = a / b, r = a % b;
-            if (r != 0 && ((r < 0) != (b < 0))) {
-                q--;
-                r += b;
-            }
-            *out = e->u.bin.op == TILEC_BIN_FLOORDIV ? q : r;
-            return 0;
-        }
-        default:
-            return -1;
-        }
-    default:
-        return -1;
-    }
-}
-
-int cuda_eval_int(const tilec_ir_kernel_t *k, const tilec_ir_expr_t *e, const int64_t *syms,
-                  int64_t *out)
-{
-    return eval(k, e, syms, 0, out);
-}
-
 /* ---- compile -------------------------------------------------------------- */
-
-void cuda_module_free(tilec_pmodule_t *mod)
-{
-    if (!mod)
-        return;
-    mod->magic = 0;
-    tilec_arena_destroy(&mod->arena);
-    free(mod->source);
-    free(mod->binary);
-    free(mod);
-}
 
 /* NVRTC compile of src for arch into a malloc'd cubin. */
 static tilec_pstatus_t nvrtc_compile(const cuda_nvrtc_api_t *nv, const char *src,
-                                     const char *arch, unsigned opt_level, const char *extra,
-                                     void **bin, size_t *bin_len)
+                                     const char *arch, unsigned opt_level, int fast_math,
+                                     const char *extra, void **bin, size_t *bin_len)
 {
     nvrtcProgram prog = NULL;
     nvrtcResult r = nv->CreateProgram(&prog, src, "tilec_kernel.cu", 0, NULL, NULL);
@@ -204,13 +74,15 @@ static tilec_pstatus_t nvrtc_compile(const cuda_nvrtc_api_t *nv, const char *src
     char archopt[64], optopt[32];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
     snprintf(optopt, sizeof optopt, "-Xptxas=-O%u", opt_level > 3 ? 3 : opt_level);
-    const char *opts[8];
+    const char *opts[9];
     int no = 0;
     opts[no++] = archopt;
     opts[no++] = "-std=c++17";
     opts[no++] = "-default-device";
     opts[no++] = "--fmad=true";
     opts[no++] = optopt;
+    if (fast_math)
+        opts[no++] = "--use_fast_math";
     if (extra && *extra)
         opts[no++] = extra;
     r = nv->CompileProgram(prog, no, opts);
@@ -273,51 +145,59 @@ static tilec_pstatus_t nvrtc_compile(const cuda_nvrtc_api_t *nv, const char *src
     return TILEC_PS_OK;
 }
 
-tilec_pstatus_t cuda_compile_module(const char *ir, size_t ir_len, const char *arch,
-                                    unsigned opt_level, const char *extra,
-                                    tilec_pmodule_t **out)
+/* The CUDA C++ of sm for arch and what launch needs to know of it
+ * (mod->info, mod->arch); compile and load share it. */
+static tilec_pstatus_t codegen_module(tilec_shell_module_t *sm, const char *arch)
 {
-    double t0 = now_ms();
-    int sm = cuda_arch_sm(arch);
-    if (sm < 0) {
+    int sm_cc = cuda_arch_sm(arch);
+    if (sm_cc < 0) {
         tilec_sdk_error_set("cuda: bad target '%s' (expected sm_XY, e.g. sm_90)", arch ? arch : "");
         return TILEC_PS_INVALID_ARGUMENT;
     }
-    tilec_pmodule_t *mod = calloc(1, sizeof *mod);
-    if (!mod) {
-        tilec_sdk_error_set("cuda: out of memory");
-        return TILEC_PS_OUT_OF_MEMORY;
-    }
-    mod->magic = CUDA_MOD_MAGIC;
-    tilec_arena_init(&mod->arena);
+    cuda_module_t *mod = sm->data;
     snprintf(mod->arch, sizeof mod->arch, "%s", arch);
-    tilec_ir_module_t *m = NULL;
     char err[512];
-    if (tilec_ir_read(&mod->arena, ir, ir_len, &m, err, sizeof err) != 0 || !m || !m->kernel) {
-        tilec_sdk_error_set("cuda: bad tile IR: %s", m ? err : err);
-        cuda_module_free(mod);
-        return TILEC_PS_INVALID_ARGUMENT;
-    }
-    mod->k = m->kernel;
-    mod->nparams = (uint32_t)m->kernel->nparams;
-    for (int i = 0; i < m->kernel->nvars; i++)
-        if (m->kernel->vars[i]->kind == TILEC_VAR_SYM)
-            mod->nsyms++;
     tilec_sdk_str_t src = {0};
-    if (cuda_codegen(m, sm, cuda_arch_has_wgmma(arch), &src, &mod->info, err, sizeof err) != 0) {
+    if (cuda_codegen(sm->ir, sm_cc, cuda_arch_has_wgmma(arch), &src, &mod->info, err, sizeof err) != 0) {
         tilec_sdk_error_set("cuda: codegen: %s", err);
         tilec_sdk_str_free(&src);
-        cuda_module_free(mod);
         return TILEC_PS_UNSUPPORTED;
     }
-    mod->source = src.s;
-    mod->source_len = src.len;
-    const cuda_nvrtc_api_t *nv = cuda_nvrtc();
-    if (!nv) {
-        cuda_module_free(mod);
-        return TILEC_PS_UNAVAILABLE;
+    sm->source = src.s;
+    sm->source_len = src.len;
+    sm->info.shared_dynamic_bytes = (int64_t)mod->info.smem_bytes;
+    sm->info.shared_static_bytes = 0; /* every shared buffer is in the dynamic block */
+    return TILEC_PS_OK;
+}
+
+tilec_pstatus_t cuda_load_module(tilec_shell_module_t *sm, const char *arch)
+{
+    tilec_pstatus_t st = codegen_module(sm, arch);
+    if (st != TILEC_PS_OK)
+        return st;
+    if (sm->binary_len <= 4 || memcmp(sm->binary, "\177ELF", 4) != 0) {
+        tilec_sdk_error_set("cuda: module_load: the binary is not a cubin");
+        return TILEC_PS_INVALID_ARGUMENT;
     }
-    char *dir = cache_dir_dup();
+    tilec_shell_log("compile", "cuda: %zu-byte cubin for %s loaded, no NVRTC run", sm->binary_len, arch);
+    return TILEC_PS_OK;
+}
+
+tilec_pstatus_t cuda_compile_module(tilec_shell_module_t *sm, const char *arch,
+                                    const tilec_pcompile_options_t *opts)
+{
+    double t0 = now_ms();
+    unsigned opt_level = opts->opt_level;
+    const char *extra = opts->extra;
+    int fast = tilec_shell_option(opts, TILEC_POPT_FAST_MATH, 0) != 0;
+    tilec_pstatus_t cst = codegen_module(sm, arch);
+    if (cst != TILEC_PS_OK)
+        return cst;
+    cuda_module_t *mod = sm->data;
+    const cuda_nvrtc_api_t *nv = cuda_nvrtc();
+    if (!nv)
+        return TILEC_PS_UNAVAILABLE;
+    char *dir = tilec_shell_cache_dir();
     char *path = NULL;
     if (dir) {
         tilec_sha256_t h;
@@ -329,42 +209,38 @@ tilec_pstatus_t cuda_compile_module(const char *ir, size_t ir_len, const char *a
         tilec_sha256_update(&h, TILEC_CUDA_PLUGIN_VERSION, sizeof TILEC_CUDA_PLUGIN_VERSION);
         tilec_sha256_update(&h, ver, strlen(ver) + 1);
         tilec_sha256_update(&h, arch, strlen(arch) + 1);
-        char o[16];
-        snprintf(o, sizeof o, "O%u", opt_level);
+        char o[24];
+        snprintf(o, sizeof o, "O%u%s", opt_level, fast ? " fast-math" : "");
         tilec_sha256_update(&h, o, strlen(o) + 1);
         tilec_sha256_update(&h, extra ? extra : "", extra ? strlen(extra) + 1 : 1);
-        tilec_sha256_update(&h, mod->source, mod->source_len);
+        tilec_sha256_update(&h, sm->source, sm->source_len);
         tilec_sha256_final(&h, dg);
         tilec_sha256_hex(dg, hex);
         path = tilec_sdk_cache_path(dir, "cuda-", hex, ".cubin");
         if (path && access(path, R_OK) == 0 &&
-            tilec_sdk_file_read(path, &mod->binary, &mod->binary_len) == 0 &&
-            mod->binary_len > 4 && memcmp(mod->binary, "\177ELF", 4) == 0) {
-            cuda_log("compile", "cuda: cache hit %s (%.1f ms)", path, now_ms() - t0);
+            tilec_sdk_file_read(path, &sm->binary, &sm->binary_len) == 0 &&
+            sm->binary_len > 4 && memcmp(sm->binary, "\177ELF", 4) == 0) {
+            tilec_shell_log("compile", "cuda: cache hit %s (%.1f ms)", path, now_ms() - t0);
             free(path);
             free(dir);
-            *out = mod;
             return TILEC_PS_OK;
         }
-        free(mod->binary);
-        mod->binary = NULL;
-        mod->binary_len = 0;
+        free(sm->binary);
+        sm->binary = NULL;
+        sm->binary_len = 0;
     }
-    tilec_pstatus_t st = nvrtc_compile(nv, mod->source, arch, opt_level, extra, &mod->binary,
-                                       &mod->binary_len);
+    tilec_pstatus_t st = nvrtc_compile(nv, sm->source, arch, opt_level, fast, extra, &sm->binary,
+                                       &sm->binary_len);
     if (st == TILEC_PS_OK && path) {
-        if (tilec_sdk_cache_write(path, mod->binary, mod->binary_len) != 0)
-            cuda_log("compile", "cuda: cannot write cache entry %s", path);
+        if (tilec_sdk_cache_write(path, sm->binary, sm->binary_len) != 0)
+            tilec_shell_log("compile", "cuda: cannot write cache entry %s", path);
     }
     free(path);
     free(dir);
-    if (st != TILEC_PS_OK) {
-        cuda_module_free(mod);
+    if (st != TILEC_PS_OK)
         return st;
-    }
-    cuda_log("compile", "cuda: nvrtc %s: %zu bytes of source -> %zu bytes of cubin, %llu bytes "
-             "of shared memory (%.1f ms)", arch, mod->source_len, mod->binary_len,
-             (unsigned long long)mod->info.smem_bytes, now_ms() - t0);
-    *out = mod;
+    tilec_shell_log("compile", "cuda: nvrtc %s: %zu bytes of source -> %zu bytes of cubin, %llu "
+                    "bytes of shared memory (%.1f ms)", arch, sm->source_len, sm->binary_len,
+                    (unsigned long long)mod->info.smem_bytes, now_ms() - t0);
     return TILEC_PS_OK;
 }

@@ -2,8 +2,9 @@
  * cuda_dl.c — NVRTC and the CUDA Driver API, opened with dlopen.
  *
  * The backend never links CUDA: the subsets of the two C APIs it calls are
- * declared by hand in cuda_internal.h (as Blender's CUEW does) and resolved
- * here into function tables, each once per process (pthread_once).
+ * declared by hand in cuda_internal.h (as Blender's CUEW does), one X-macro
+ * list per library, and resolved here into function tables with the SDK's
+ * tilec_dl_resolve, each once per process (pthread_once).
  *
  * NVRTC is looked for as libnvrtc.so.13, then libnvrtc.so.12, first in the
  * toolkit named by $CUDA_PATH or $CUDA_HOME (lib64, targets/<arch>/lib,
@@ -41,17 +42,10 @@ static int drv_ok;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 static pid_t drv_pid; /* the process that ran cuInit */
 
-/* Resolves name in h into *slot; 0, or -1 with why filled. */
-static int sym(void *h, const char *name, void *slot, char *why, size_t n, const char *lib)
-{
-    void *p = dlsym(h, name);
-    if (!p) {
-        snprintf(why, n, "%s: missing symbol %s", lib, name);
-        return -1;
-    }
-    memcpy(slot, &p, sizeof p);
-    return 0;
-}
+#define NVRTC_ROW(field, sym, ret, args) {sym, offsetof(cuda_nvrtc_api_t, field)},
+#define DRIVER_ROW(field, sym, ret, args) {sym, offsetof(cuda_driver_api_t, field)},
+static const tilec_dl_sym_t nvrtc_syms[] = {CUDA_NVRTC_SYMBOLS(NVRTC_ROW)};
+static const tilec_dl_sym_t drv_syms[] = {CUDA_DRIVER_SYMBOLS(DRIVER_ROW)};
 
 static void *try_open(const char *path, char *first_err, size_t n)
 {
@@ -95,19 +89,8 @@ static void nvrtc_load(void)
         return;
     }
     cuda_nvrtc_api_t *a = &nvrtc_api;
-    char *w = nvrtc_why;
-    size_t wn = sizeof nvrtc_why;
-    if (sym(h, "nvrtcGetErrorString", &a->GetErrorString, w, wn, path) ||
-        sym(h, "nvrtcVersion", &a->Version, w, wn, path) ||
-        sym(h, "nvrtcCreateProgram", &a->CreateProgram, w, wn, path) ||
-        sym(h, "nvrtcDestroyProgram", &a->DestroyProgram, w, wn, path) ||
-        sym(h, "nvrtcCompileProgram", &a->CompileProgram, w, wn, path) ||
-        sym(h, "nvrtcGetProgramLogSize", &a->GetProgramLogSize, w, wn, path) ||
-        sym(h, "nvrtcGetProgramLog", &a->GetProgramLog, w, wn, path) ||
-        sym(h, "nvrtcGetCUBINSize", &a->GetCUBINSize, w, wn, path) ||
-        sym(h, "nvrtcGetCUBIN", &a->GetCUBIN, w, wn, path) ||
-        sym(h, "nvrtcGetPTXSize", &a->GetPTXSize, w, wn, path) ||
-        sym(h, "nvrtcGetPTX", &a->GetPTX, w, wn, path)) {
+    if (tilec_dl_resolve(h, path, nvrtc_syms, sizeof nvrtc_syms / sizeof nvrtc_syms[0], a, nvrtc_why,
+                         sizeof nvrtc_why) != 0) {
         dlclose(h);
         return;
     }
@@ -136,51 +119,11 @@ static void drv_load(void)
         return;
     }
     cuda_driver_api_t *a = &drv_api;
-    char *w = drv_why;
-    size_t wn = sizeof drv_why;
-    const char *lib = "libcuda.so.1";
-    if (sym(h, "cuInit", &a->Init, w, wn, lib) ||
-        sym(h, "cuDriverGetVersion", &a->DriverGetVersion, w, wn, lib) ||
-        sym(h, "cuGetErrorName", &a->GetErrorName, w, wn, lib) ||
-        sym(h, "cuGetErrorString", &a->GetErrorString, w, wn, lib) ||
-        sym(h, "cuDeviceGetCount", &a->DeviceGetCount, w, wn, lib) ||
-        sym(h, "cuDeviceGet", &a->DeviceGet, w, wn, lib) ||
-        sym(h, "cuDeviceGetName", &a->DeviceGetName, w, wn, lib) ||
-        sym(h, "cuDeviceGetAttribute", &a->DeviceGetAttribute, w, wn, lib) ||
-        sym(h, "cuDeviceTotalMem_v2", &a->DeviceTotalMem, w, wn, lib) ||
-        sym(h, "cuDevicePrimaryCtxRetain", &a->DevicePrimaryCtxRetain, w, wn, lib) ||
-        sym(h, "cuDevicePrimaryCtxRelease_v2", &a->DevicePrimaryCtxRelease, w, wn, lib) ||
-        sym(h, "cuCtxPushCurrent_v2", &a->CtxPushCurrent, w, wn, lib) ||
-        sym(h, "cuCtxPopCurrent_v2", &a->CtxPopCurrent, w, wn, lib) ||
-        sym(h, "cuCtxSynchronize", &a->CtxSynchronize, w, wn, lib) ||
-        sym(h, "cuModuleLoadData", &a->ModuleLoadData, w, wn, lib) ||
-        sym(h, "cuModuleUnload", &a->ModuleUnload, w, wn, lib) ||
-        sym(h, "cuModuleGetFunction", &a->ModuleGetFunction, w, wn, lib) ||
-        sym(h, "cuFuncSetAttribute", &a->FuncSetAttribute, w, wn, lib) ||
-        sym(h, "cuLaunchKernel", &a->LaunchKernel, w, wn, lib) ||
-        sym(h, "cuMemAlloc_v2", &a->MemAlloc, w, wn, lib) ||
-        sym(h, "cuMemFree_v2", &a->MemFree, w, wn, lib) ||
-        sym(h, "cuMemAllocHost_v2", &a->MemAllocHost, w, wn, lib) ||
-        sym(h, "cuMemFreeHost", &a->MemFreeHost, w, wn, lib) ||
-        sym(h, "cuMemcpyHtoD_v2", &a->MemcpyHtoD, w, wn, lib) ||
-        sym(h, "cuMemcpyDtoH_v2", &a->MemcpyDtoH, w, wn, lib) ||
-        sym(h, "cuEventCreate", &a->EventCreate, w, wn, lib) ||
-        sym(h, "cuEventRecord", &a->EventRecord, w, wn, lib) ||
-        sym(h, "cuEventSynchronize", &a->EventSynchronize, w, wn, lib) ||
-        sym(h, "cuEventDestroy_v2", &a->EventDestroy, w, wn, lib)) {
+    if (tilec_dl_resolve(h, "libcuda.so.1", drv_syms, sizeof drv_syms / sizeof drv_syms[0], a, drv_why,
+                         sizeof drv_why) != 0) {
         dlclose(h);
         return;
     }
-    /* cuEventElapsedTime_v2 (CUDA 12.8+) or the original */
-    void *p = dlsym(h, "cuEventElapsedTime_v2");
-    if (!p)
-        p = dlsym(h, "cuEventElapsedTime");
-    if (!p) {
-        snprintf(drv_why, sizeof drv_why, "%s: missing symbol cuEventElapsedTime", lib);
-        dlclose(h);
-        return;
-    }
-    memcpy(&a->EventElapsedTime, &p, sizeof p);
     CUresult r = a->Init(0);
     if (r != CUDA_SUCCESS) {
         const char *name = NULL, *text = NULL;

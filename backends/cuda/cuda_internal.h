@@ -20,6 +20,7 @@
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
 #include "tilec/sdk.h"
+#include "tilec/shell.h"
 
 #define TILEC_CUDA_PLUGIN_VERSION "0.1.0"
 
@@ -36,10 +37,18 @@ typedef unsigned long long CUdeviceptr;
 
 #define CUDA_SUCCESS 0
 #define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK 1
+#define CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK 8
+#define CU_DEVICE_ATTRIBUTE_WARP_SIZE 10
+#define CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK 12
+#define CU_DEVICE_ATTRIBUTE_CLOCK_RATE 13
 #define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
 #define CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN 97
+#define CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK 0
+#define CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1
+#define CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES 3
+#define CU_FUNC_ATTRIBUTE_NUM_REGS 4
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 #define CU_EVENT_DEFAULT 0
 
@@ -47,55 +56,67 @@ typedef int nvrtcResult;       /* NVRTC_SUCCESS = 0 */
 typedef struct _nvrtcProgram *nvrtcProgram;
 #define NVRTC_SUCCESS 0
 
+/* The functions taken from each library, once: the tables' fields and the
+ * names cuda_dl.c resolves both come from these lists. */
+#define CUDA_NVRTC_SYMBOLS(X)                                                                      \
+    X(GetErrorString, "nvrtcGetErrorString", const char *, (nvrtcResult))                          \
+    X(Version, "nvrtcVersion", nvrtcResult, (int *, int *))                                        \
+    X(CreateProgram, "nvrtcCreateProgram", nvrtcResult,                                            \
+      (nvrtcProgram *, const char *, const char *, int, const char *const *, const char *const *)) \
+    X(DestroyProgram, "nvrtcDestroyProgram", nvrtcResult, (nvrtcProgram *))                        \
+    X(CompileProgram, "nvrtcCompileProgram", nvrtcResult, (nvrtcProgram, int, const char *const *)) \
+    X(GetProgramLogSize, "nvrtcGetProgramLogSize", nvrtcResult, (nvrtcProgram, size_t *))          \
+    X(GetProgramLog, "nvrtcGetProgramLog", nvrtcResult, (nvrtcProgram, char *))                    \
+    X(GetCUBINSize, "nvrtcGetCUBINSize", nvrtcResult, (nvrtcProgram, size_t *))                    \
+    X(GetCUBIN, "nvrtcGetCUBIN", nvrtcResult, (nvrtcProgram, char *))                              \
+    X(GetPTXSize, "nvrtcGetPTXSize", nvrtcResult, (nvrtcProgram, size_t *))                        \
+    X(GetPTX, "nvrtcGetPTX", nvrtcResult, (nvrtcProgram, char *))
+
+#define CUDA_DRIVER_SYMBOLS(X)                                                                     \
+    X(Init, "cuInit", CUresult, (unsigned))                                                        \
+    X(DriverGetVersion, "cuDriverGetVersion", CUresult, (int *))                                   \
+    X(GetErrorName, "cuGetErrorName", CUresult, (CUresult, const char **))                         \
+    X(GetErrorString, "cuGetErrorString", CUresult, (CUresult, const char **))                     \
+    X(DeviceGetCount, "cuDeviceGetCount", CUresult, (int *))                                       \
+    X(DeviceGet, "cuDeviceGet", CUresult, (CUdevice *, int))                                       \
+    X(DeviceGetName, "cuDeviceGetName", CUresult, (char *, int, CUdevice))                         \
+    X(DeviceGetAttribute, "cuDeviceGetAttribute", CUresult, (int *, int, CUdevice))                \
+    X(DeviceTotalMem, "cuDeviceTotalMem_v2", CUresult, (size_t *, CUdevice))                       \
+    X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", CUresult, (CUcontext *, CUdevice))       \
+    X(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", CUresult, (CUdevice))               \
+    X(CtxPushCurrent, "cuCtxPushCurrent_v2", CUresult, (CUcontext))                                \
+    X(CtxPopCurrent, "cuCtxPopCurrent_v2", CUresult, (CUcontext *))                                \
+    X(CtxSynchronize, "cuCtxSynchronize", CUresult, (void))                                        \
+    X(ModuleLoadData, "cuModuleLoadData", CUresult, (CUmodule *, const void *))                    \
+    X(ModuleUnload, "cuModuleUnload", CUresult, (CUmodule))                                        \
+    X(ModuleGetFunction, "cuModuleGetFunction", CUresult, (CUfunction *, CUmodule, const char *))  \
+    X(FuncSetAttribute, "cuFuncSetAttribute", CUresult, (CUfunction, int, int))                    \
+    X(FuncGetAttribute, "cuFuncGetAttribute", CUresult, (int *, int, CUfunction))                  \
+    X(LaunchKernel, "cuLaunchKernel", CUresult,                                                    \
+      (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, \
+       void **, void **))                                                                          \
+    X(MemAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr *, size_t))                                \
+    X(MemFree, "cuMemFree_v2", CUresult, (CUdeviceptr))                                            \
+    X(MemAllocHost, "cuMemAllocHost_v2", CUresult, (void **, size_t))                              \
+    X(MemFreeHost, "cuMemFreeHost", CUresult, (void *))                                            \
+    X(MemcpyHtoD, "cuMemcpyHtoD_v2", CUresult, (CUdeviceptr, const void *, size_t))                \
+    X(MemcpyDtoH, "cuMemcpyDtoH_v2", CUresult, (void *, CUdeviceptr, size_t))                      \
+    X(EventCreate, "cuEventCreate", CUresult, (CUevent *, unsigned))                               \
+    X(EventRecord, "cuEventRecord", CUresult, (CUevent, CUstream))                                 \
+    X(EventSynchronize, "cuEventSynchronize", CUresult, (CUevent))                                 \
+    /* the _v2 of CUDA 12.8+, else the original */                                                 \
+    X(EventElapsedTime, "cuEventElapsedTime_v2|cuEventElapsedTime", CUresult,                      \
+      (float *, CUevent, CUevent))                                                                 \
+    X(EventDestroy, "cuEventDestroy_v2", CUresult, (CUevent))
+
 typedef struct cuda_nvrtc_api {
-    const char *(*GetErrorString)(nvrtcResult);
-    nvrtcResult (*Version)(int *, int *);
-    nvrtcResult (*CreateProgram)(nvrtcProgram *, const char *, const char *, int,
-                                 const char *const *, const char *const *);
-    nvrtcResult (*DestroyProgram)(nvrtcProgram *);
-    nvrtcResult (*CompileProgram)(nvrtcProgram, int, const char *const *);
-    nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t *);
-    nvrtcResult (*GetProgramLog)(nvrtcProgram, char *);
-    nvrtcResult (*GetCUBINSize)(nvrtcProgram, size_t *);
-    nvrtcResult (*GetCUBIN)(nvrtcProgram, char *);
-    nvrtcResult (*GetPTXSize)(nvrtcProgram, size_t *);
-    nvrtcResult (*GetPTX)(nvrtcProgram, char *);
+    CUDA_NVRTC_SYMBOLS(TILEC_DL_FIELD)
     int major, minor;          /* NVRTC version */
     char path[600];            /* the library that was opened */
 } cuda_nvrtc_api_t;
 
 typedef struct cuda_driver_api {
-    CUresult (*Init)(unsigned);
-    CUresult (*DriverGetVersion)(int *);
-    CUresult (*GetErrorName)(CUresult, const char **);
-    CUresult (*GetErrorString)(CUresult, const char **);
-    CUresult (*DeviceGetCount)(int *);
-    CUresult (*DeviceGet)(CUdevice *, int);
-    CUresult (*DeviceGetName)(char *, int, CUdevice);
-    CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
-    CUresult (*DeviceTotalMem)(size_t *, CUdevice);
-    CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
-    CUresult (*DevicePrimaryCtxRelease)(CUdevice);
-    CUresult (*CtxPushCurrent)(CUcontext);
-    CUresult (*CtxPopCurrent)(CUcontext *);
-    CUresult (*CtxSynchronize)(void);
-    CUresult (*ModuleLoadData)(CUmodule *, const void *);
-    CUresult (*ModuleUnload)(CUmodule);
-    CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
-    CUresult (*FuncSetAttribute)(CUfunction, int, int);
-    CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, CUstream, void **, void **);
-    CUresult (*MemAlloc)(CUdeviceptr *, size_t);
-    CUresult (*MemFree)(CUdeviceptr);
-    CUresult (*MemAllocHost)(void **, size_t);
-    CUresult (*MemFreeHost)(void *);
-    CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
-    CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
-    CUresult (*EventCreate)(CUevent *, unsigned);
-    CUresult (*EventRecord)(CUevent, CUstream);
-    CUresult (*EventSynchronize)(CUevent);
-    CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
-    CUresult (*EventDestroy)(CUevent);
+    CUDA_DRIVER_SYMBOLS(TILEC_DL_FIELD)
 } cuda_driver_api_t;
 
 /* Loads NVRTC (once per process; thread-safe).  Returns the table, or NULL
@@ -131,49 +152,29 @@ int cuda_arch_has_wgmma(const char *arch);
 
 /* ---- modules (cuda_compile.c) -------------------------------------------- */
 
-struct tilec_pmodule {
-    uint32_t magic;
-    tilec_arena_t arena;      /* the parsed IR (grid and shape expressions) */
-    const tilec_ir_kernel_t *k;
-    char *source;             /* generated CUDA C++, owned */
-    size_t source_len;
-    void *binary;             /* cubin, owned */
-    size_t binary_len;
+struct cuda_dev;
+
+/* A module's own state (the shell's module holds the IR, source, cubin). */
+typedef struct cuda_module {
     char arch[32];            /* "sm_90" */
-    uint32_t nparams, nsyms;
     cuda_kinfo_t info;
     /* loaded lazily on the device that launches it */
-    struct tilec_pdevice *loaded_on;
+    struct cuda_dev *loaded_on;
     CUmodule cumod;
     CUfunction fn;
-};
-#define CUDA_MOD_MAGIC 0x74634d4fu
-
-/* Host configuration captured by the query. */
-typedef struct cuda_host {
-    void (*log)(void *user, const char *topic, const char *msg);
-    void *log_user;
-    char *cache_dir;          /* owned; NULL: no cache */
-} cuda_host_t;
-
-void cuda_log(const char *topic, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void cuda_host_set(const char *cache_dir, void (*log)(void *, const char *, const char *),
-                   void *log_user);
-void cuda_host_fini(void);
+} cuda_module_t;
 
 /* Parses an arch string ("sm_90", "sm_90a", "compute_90", "90") into
  * its compute capability times ten; -1 when malformed. */
 int cuda_arch_sm(const char *arch);
 
-/* Full compile: IR text -> module (cubin, not loaded).  arch is "sm_XY". */
-tilec_pstatus_t cuda_compile_module(const char *ir, size_t ir_len, const char *arch,
-                                    unsigned opt_level, const char *extra,
-                                    tilec_pmodule_t **out);
-void cuda_module_free(tilec_pmodule_t *mod);
-
-/* Integer value of a grid/shape expression under symbol values (kernel
- * symbol order); 0 or -1 when it cannot be evaluated. */
-int cuda_eval_int(const tilec_ir_kernel_t *k, const tilec_ir_expr_t *e, const int64_t *syms,
-                  int64_t *out);
+/* The cubin already in sm->binary (a kernel bundle's) for arch: the code
+ * generator runs again for what launch needs, NVRTC does not. */
+tilec_pstatus_t cuda_load_module(tilec_shell_module_t *sm, const char *arch);
+/* Full compile of the shell's module sm (its data is a cuda_module_t) for
+ * arch ("sm_XY"): codegen, then the cache or NVRTC.  Options: opt_level,
+ * extra (NVRTC flags), TILEC_POPT_FAST_MATH (--use_fast_math). */
+tilec_pstatus_t cuda_compile_module(tilec_shell_module_t *sm, const char *arch,
+                                    const tilec_pcompile_options_t *opts);
 
 #endif

@@ -17,6 +17,12 @@
  * Compile needs NVRTC only: compile(NULL device, opts with arch) works on
  * a machine without a driver (docs/plugin-abi.md, "Compile without a
  * device").
+ *
+ * The ABI table is the SDK's plugin shell (tilec/shell.h): argument
+ * checks, handles, the module's IR, source and cubin, module_data and the
+ * host's cache directory are its; the hooks below get valid arguments.
+ * module_info loads the module on its device and asks the driver
+ * (cuFuncGetAttribute) for registers, static shared and local memory.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,39 +30,25 @@
 
 #include "cuda_internal.h"
 #include "tilec/sdk.h"
+#include "tilec/shell.h"
 
-#define CUDA_MEM_MAGIC 0x74634d43u
-#define CUDA_DEV_MAGIC 0x74634443u
-#define INFO_MIN_SIZE (offsetof(tilec_pdevice_info_t, name))
-#define FIELD_END(type, f) (offsetof(type, f) + sizeof(((type *)0)->f))
 #define MAX_ARGS 256
 
-#define BAD_ARG(...)                                                                           \
-    do {                                                                                       \
-        tilec_sdk_error_set(__VA_ARGS__);                                                      \
-        return TILEC_PS_INVALID_ARGUMENT;                                                      \
-    } while (0)
-
-struct tilec_pdevice {
-    uint32_t magic;
+typedef struct cuda_dev {
     uint32_t index;
     CUdevice cudev;
     CUcontext ctx;
     int sm;                 /* compute capability * 10 */
     int smem_optin;         /* max dynamic shared memory per block */
     char arch[16];          /* "sm_90" */
-};
+} cuda_dev_t;
 
-struct tilec_pmem {
-    uint32_t magic;
+typedef struct cuda_mem {
     tilec_pmem_scope_t scope;
-    size_t size;
     CUdeviceptr ptr;
     void *host;             /* pinned host memory (HOST scope) */
     int wrapped;            /* mem_wrap: the caller's memory, mem_free keeps it */
-};
-
-static const char *cu_last_error(void) { return tilec_sdk_error_get(); }
+} cuda_mem_t;
 
 /* driver + NVRTC, or NULL with the reason */
 static const cuda_driver_api_t *need_driver(void)
@@ -69,7 +61,7 @@ static const cuda_driver_api_t *need_driver(void)
     return d;
 }
 
-static tilec_pstatus_t ctx_push(const cuda_driver_api_t *d, tilec_pdevice_t *dev)
+static tilec_pstatus_t ctx_push(const cuda_driver_api_t *d, cuda_dev_t *dev)
 {
     CUresult r = d->CtxPushCurrent(dev->ctx);
     return r == CUDA_SUCCESS ? TILEC_PS_OK : cuda_fail("cuCtxPushCurrent", r, TILEC_PS_LAUNCH_ERROR);
@@ -83,8 +75,6 @@ static void ctx_pop(const cuda_driver_api_t *d)
 
 static tilec_pstatus_t cu_device_count(uint32_t *count)
 {
-    if (!count)
-        BAD_ARG("cuda: device_count: count is NULL");
     *count = 0;
     const cuda_driver_api_t *d = need_driver();
     if (!d)
@@ -101,193 +91,173 @@ static tilec_pstatus_t cu_device_count(uint32_t *count)
     return TILEC_PS_OK;
 }
 
-static tilec_pstatus_t cu_device_info(uint32_t index, tilec_pdevice_info_t *info)
+static int dev_attr(const cuda_driver_api_t *d, CUdevice dev, int attr)
 {
-    if (!info)
-        BAD_ARG("cuda: device_info: info is NULL");
-    if (info->struct_size < INFO_MIN_SIZE)
-        BAD_ARG("cuda: device_info: struct_size %u is smaller than %zu", info->struct_size,
-                INFO_MIN_SIZE);
-    uint32_t n = 0;
-    tilec_pstatus_t st = cu_device_count(&n);
+    int v = 0;
+    return d->DeviceGetAttribute(&v, attr, dev) == CUDA_SUCCESS ? v : 0;
+}
+
+static tilec_pstatus_t get_device(uint32_t index, const cuda_driver_api_t **d, CUdevice *dev)
+{
+    *d = cuda_driver();
+    if (!*d)
+        return TILEC_PS_UNAVAILABLE;
+    CUresult r = (*d)->DeviceGet(dev, (int)index);
+    return r == CUDA_SUCCESS ? TILEC_PS_OK : cuda_fail("cuDeviceGet", r, TILEC_PS_UNAVAILABLE);
+}
+
+#define CUDA_CAPS                                                                              \
+    (TILEC_CAP_FLOAT16 | TILEC_CAP_BFLOAT16 | TILEC_CAP_FLOAT64 | TILEC_CAP_INT64 |            \
+     TILEC_CAP_ATOMIC_FLOAT | TILEC_CAP_ATOMIC_INT | TILEC_CAP_DYNAMIC_SHAPE | TILEC_CAP_PRINT | \
+     TILEC_CAP_DEVICE_TIMER | TILEC_CAP_EMIT_SOURCE | TILEC_CAP_EMIT_BINARY | TILEC_CAP_GPU)
+
+static tilec_pstatus_t cu_device_info(uint32_t index, tilec_pdevice_info_t *full)
+{
+    const cuda_driver_api_t *d;
+    CUdevice dev;
+    tilec_pstatus_t st = get_device(index, &d, &dev);
     if (st != TILEC_PS_OK)
         return st;
-    if (index >= n)
-        BAD_ARG("cuda: device_info: device index %u out of range (%u devices)", index, n);
-    const cuda_driver_api_t *d = cuda_driver();
-    CUdevice dev;
-    CUresult r = d->DeviceGet(&dev, (int)index);
-    if (r != CUDA_SUCCESS)
-        return cuda_fail("cuDeviceGet", r, TILEC_PS_UNAVAILABLE);
-    tilec_pdevice_info_t full;
-    memset(&full, 0, sizeof full);
     char name[128] = "";
+    CUresult r;
     if ((r = d->DeviceGetName(name, (int)sizeof name - 1, dev)) != CUDA_SUCCESS)
         return cuda_fail("cuDeviceGetName", r, TILEC_PS_UNAVAILABLE);
-    int maj = 0, min = 0, sms = 0, mt = 0, optin = 0, drv = 0;
-    d->DeviceGetAttribute(&maj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-    d->DeviceGetAttribute(&min, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-    d->DeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
-    d->DeviceGetAttribute(&mt, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev);
-    d->DeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+    int maj = dev_attr(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    int min = dev_attr(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    int sms = dev_attr(d, dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    int mt = dev_attr(d, dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    int optin = dev_attr(d, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    int drv = 0;
     d->DriverGetVersion(&drv);
     size_t mem = 0;
     d->DeviceTotalMem(&mem, dev);
-    snprintf(full.name, sizeof full.name, "%s (sm_%d%d)", name, maj, min);
+    snprintf(full->name, sizeof full->name, "%s (sm_%d%d)", name, maj, min);
     const cuda_nvrtc_api_t *nv = cuda_nvrtc();
-    snprintf(full.platform, sizeof full.platform, "CUDA driver %d.%d, NVRTC %d.%d", drv / 1000,
+    snprintf(full->platform, sizeof full->platform, "CUDA driver %d.%d, NVRTC %d.%d", drv / 1000,
              (drv % 1000) / 10, nv ? nv->major : 0, nv ? nv->minor : 0);
-    full.caps = TILEC_CAP_FLOAT16 | TILEC_CAP_BFLOAT16 | TILEC_CAP_FLOAT64 | TILEC_CAP_INT64 |
-                TILEC_CAP_ATOMIC_FLOAT | TILEC_CAP_ATOMIC_INT | TILEC_CAP_DYNAMIC_SHAPE |
-                TILEC_CAP_PRINT | TILEC_CAP_DEVICE_TIMER | TILEC_CAP_EMIT_SOURCE |
-                TILEC_CAP_EMIT_BINARY | TILEC_CAP_GPU;
-    full.global_mem_bytes = mem;
-    full.shared_mem_bytes = (uint64_t)(optin > 0 ? optin : 49152);
-    full.max_threads = (uint32_t)(mt > 0 ? mt : 1024);
-    full.compute_units = (uint32_t)(sms > 0 ? sms : 0);
-    uint32_t size = info->struct_size;
-    full.struct_size = size < sizeof full ? size : (uint32_t)sizeof full;
-    memcpy(info, &full, size < sizeof full ? size : sizeof full);
+    full->caps = CUDA_CAPS;
+    full->global_mem_bytes = mem;
+    full->shared_mem_bytes = (uint64_t)(optin > 0 ? optin : 49152);
+    full->max_threads = (uint32_t)(mt > 0 ? mt : 1024);
+    full->compute_units = (uint32_t)(sms > 0 ? sms : 0);
     return TILEC_PS_OK;
 }
 
-static tilec_pstatus_t cu_device_open(uint32_t index, tilec_pdevice_t **out)
+/* "sm_90a" for compute capability 9.0 (its cubins use wgmma), else "sm_XY". */
+static void arch_of(int maj, int min, char *out, size_t n)
 {
-    if (!out)
-        BAD_ARG("cuda: device_open: out is NULL");
-    uint32_t n = 0;
-    tilec_pstatus_t st = cu_device_count(&n);
+    snprintf(out, n, "sm_%d%d%s", maj, min, maj == 9 && min == 0 ? "a" : "");
+}
+
+static tilec_pstatus_t cu_device_property(uint32_t index, uint32_t key, tilec_pvalue_t *v)
+{
+    const cuda_driver_api_t *d;
+    CUdevice dev;
+    tilec_pstatus_t st = get_device(index, &d, &dev);
     if (st != TILEC_PS_OK)
         return st;
-    if (index >= n)
-        BAD_ARG("cuda: device_open: device index %u out of range (%u devices)", index, n);
+    int maj = dev_attr(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    int min = dev_attr(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    char buf[32];
+    int x;
+    switch (key) {
+    case TILEC_PROP_ARCH:
+        arch_of(maj, min, buf, sizeof buf);
+        return tilec_shell_value_str(v, buf);
+    case TILEC_PROP_SUBGROUP_SIZE:
+        return (x = dev_attr(d, dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE)) > 0 ? tilec_shell_value_int(v, x)
+                                                                         : TILEC_PS_UNSUPPORTED;
+    case TILEC_PROP_SHARED_MEM_PER_BLOCK:
+        return (x = dev_attr(d, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)) > 0
+                   ? tilec_shell_value_int(v, x) : TILEC_PS_UNSUPPORTED;
+    case TILEC_PROP_SHARED_MEM_PER_BLOCK_OPTIN:
+        return (x = dev_attr(d, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)) > 0
+                   ? tilec_shell_value_int(v, x) : TILEC_PS_UNSUPPORTED;
+    case TILEC_PROP_REGISTERS_PER_BLOCK:
+        return (x = dev_attr(d, dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)) > 0
+                   ? tilec_shell_value_int(v, x) : TILEC_PS_UNSUPPORTED;
+    case TILEC_PROP_CLOCK_KHZ:
+        return (x = dev_attr(d, dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE)) > 0 ? tilec_shell_value_int(v, x)
+                                                                          : TILEC_PS_UNSUPPORTED;
+    case TILEC_PROP_MMA_KINDS:
+        /* what the code generator uses: mma.sync from sm_80, wgmma on sm_90a */
+        return tilec_shell_value_str(v, maj * 10 + min == 90 ? "mma_sync,wgmma"
+                                        : maj >= 8 ? "mma_sync" : "");
+    case TILEC_PROP_DRIVER_VERSION: {
+        int drv = 0;
+        d->DriverGetVersion(&drv);
+        snprintf(buf, sizeof buf, "%d.%d", drv / 1000, (drv % 1000) / 10);
+        return tilec_shell_value_str(v, buf);
+    }
+    default:
+        return TILEC_PS_UNSUPPORTED;
+    }
+}
+
+static tilec_pstatus_t cu_device_open(uint32_t index, void *state)
+{
     const cuda_driver_api_t *d = cuda_driver();
-    tilec_pdevice_t *dev = calloc(1, sizeof *dev);
-    if (!dev) {
-        tilec_sdk_error_set("cuda: out of memory");
-        return TILEC_PS_OUT_OF_MEMORY;
-    }
+    cuda_dev_t *dev = state;
     CUresult r = d->DeviceGet(&dev->cudev, (int)index);
-    if (r != CUDA_SUCCESS) {
-        free(dev);
+    if (r != CUDA_SUCCESS)
         return cuda_fail("cuDeviceGet", r, TILEC_PS_UNAVAILABLE);
-    }
-    if ((r = d->DevicePrimaryCtxRetain(&dev->ctx, dev->cudev)) != CUDA_SUCCESS) {
-        free(dev);
+    if ((r = d->DevicePrimaryCtxRetain(&dev->ctx, dev->cudev)) != CUDA_SUCCESS)
         return cuda_fail("cuDevicePrimaryCtxRetain", r, TILEC_PS_UNAVAILABLE);
-    }
-    int maj = 0, min = 0;
-    d->DeviceGetAttribute(&maj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev->cudev);
-    d->DeviceGetAttribute(&min, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev->cudev);
-    d->DeviceGetAttribute(&dev->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                          dev->cudev);
+    int maj = dev_attr(d, dev->cudev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    int min = dev_attr(d, dev->cudev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    dev->smem_optin = dev_attr(d, dev->cudev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     dev->sm = maj * 10 + min;
     /* compute capability 9.0 gets its arch-specific target, sm_90a, whose
      * cubins use wgmma (they run on 9.0 devices only, like any sm_90 one) */
-    snprintf(dev->arch, sizeof dev->arch, "sm_%d%d%s", maj, min, dev->sm == 90 ? "a" : "");
-    dev->magic = CUDA_DEV_MAGIC;
+    arch_of(maj, min, dev->arch, sizeof dev->arch);
     dev->index = index;
-    *out = dev;
     return TILEC_PS_OK;
 }
 
-static int dev_ok(const tilec_pdevice_t *d) { return d && d->magic == CUDA_DEV_MAGIC; }
-
-static void cu_device_close(tilec_pdevice_t *dev)
+static void cu_device_close(void *state)
 {
-    if (!dev_ok(dev))
-        return;
+    cuda_dev_t *dev = state;
     const cuda_driver_api_t *d = cuda_driver();
     if (d)
         d->DevicePrimaryCtxRelease(dev->cudev);
-    dev->magic = 0;
-    free(dev);
 }
 
-static tilec_pstatus_t cu_compile(tilec_pdevice_t *dev, const char *ir, size_t ir_len,
-                                  const tilec_pcompile_options_t *opts, tilec_pmodule_t **out)
+static tilec_pstatus_t cu_compile(void *state, const tilec_pcompile_options_t *opts,
+                                  tilec_shell_module_t *sm)
 {
-    if (dev && !dev_ok(dev))
-        BAD_ARG("cuda: compile: invalid device handle");
-    if (!ir || ir_len == 0)
-        BAD_ARG("cuda: compile: no IR text");
-    if (!out)
-        BAD_ARG("cuda: compile: out is NULL");
-    if (opts && opts->struct_size < sizeof(tilec_pcompile_options_t))
-        BAD_ARG("cuda: compile: options struct_size %u is smaller than %zu", opts->struct_size,
-                sizeof(tilec_pcompile_options_t));
-    unsigned opt = opts ? opts->opt_level : 3;
-    if (opt > 3)
-        BAD_ARG("cuda: compile: opt_level %u is not in 0..3", opt);
-    const char *arch = opts && opts->arch && *opts->arch ? opts->arch : NULL;
-    if (!arch) {
-        if (!dev) {
-            tilec_sdk_error_set("cuda: compile: no device and no target: give an arch "
-                                "such as sm_90");
-            return TILEC_PS_INVALID_ARGUMENT;
-        }
-        arch = dev->arch;
-    }
-    return cuda_compile_module(ir, ir_len, arch, opt, opts ? opts->extra : NULL, out);
+    cuda_dev_t *dev = state;
+    /* the shell passes no device only with an arch */
+    return cuda_compile_module(sm, opts->arch ? opts->arch : dev->arch, opts);
 }
 
-static int mod_ok(const tilec_pmodule_t *m) { return m && m->magic == CUDA_MOD_MAGIC; }
-
-static tilec_pstatus_t cu_module_data(tilec_pmodule_t *mod, tilec_pdata_kind_t kind,
-                                      const void **data, size_t *size)
+static tilec_pstatus_t cu_load(void *state, tilec_shell_module_t *sm)
 {
-    if (!mod_ok(mod) || !data || !size)
-        BAD_ARG("cuda: module_data: NULL or invalid argument");
-    switch (kind) {
-    case TILEC_PDATA_SOURCE:
-        *data = mod->source;
-        *size = mod->source_len;
-        return TILEC_PS_OK;
-    case TILEC_PDATA_BINARY:
-        *data = mod->binary;
-        *size = mod->binary_len;
-        return TILEC_PS_OK;
-    default:
-        BAD_ARG("cuda: module_data: unknown data kind %d", (int)kind);
-    }
+    cuda_dev_t *dev = state;
+    return cuda_load_module(sm, dev->arch);
 }
 
-static void cu_module_free(tilec_pmodule_t *mod)
+static void cu_module_free(tilec_shell_module_t *sm)
 {
-    if (!mod_ok(mod))
-        return;
-    if (mod->cumod && dev_ok(mod->loaded_on)) {
+    cuda_module_t *mod = sm->data;
+    if (mod->cumod && mod->loaded_on) {
         const cuda_driver_api_t *d = cuda_driver();
         if (d && ctx_push(d, mod->loaded_on) == TILEC_PS_OK) {
             d->ModuleUnload(mod->cumod);
             ctx_pop(d);
         }
     }
-    cuda_module_free(mod);
 }
 
-static tilec_pstatus_t cu_mem_alloc(tilec_pdevice_t *dev, tilec_pmem_scope_t scope, size_t size,
-                                    tilec_pmem_t **out)
+static tilec_pstatus_t cu_mem_alloc(void *state, tilec_pmem_scope_t scope, size_t size, void *mstate)
 {
-    if (!dev_ok(dev))
-        BAD_ARG("cuda: mem_alloc: invalid device handle");
-    if (!out)
-        BAD_ARG("cuda: mem_alloc: out is NULL");
-    if (scope != TILEC_PMEM_DEVICE && scope != TILEC_PMEM_HOST)
-        BAD_ARG("cuda: mem_alloc: unknown memory scope %d", (int)scope);
+    cuda_dev_t *dev = state;
+    cuda_mem_t *m = mstate;
     const cuda_driver_api_t *d = cuda_driver();
     if (!d)
         return TILEC_PS_UNAVAILABLE;
-    tilec_pmem_t *m = calloc(1, sizeof *m);
-    if (!m) {
-        tilec_sdk_error_set("cuda: out of memory");
-        return TILEC_PS_OUT_OF_MEMORY;
-    }
     tilec_pstatus_t st = ctx_push(d, dev);
-    if (st != TILEC_PS_OK) {
-        free(m);
+    if (st != TILEC_PS_OK)
         return st;
-    }
     size_t n = size ? size : 1;
     CUresult r;
     if (scope == TILEC_PMEM_DEVICE) {
@@ -301,31 +271,15 @@ static tilec_pstatus_t cu_mem_alloc(tilec_pdevice_t *dev, tilec_pmem_scope_t sco
         m->ptr = (CUdeviceptr)(uintptr_t)m->host;
     }
     ctx_pop(d);
-    if (st != TILEC_PS_OK) {
-        free(m);
-        return st;
-    }
-    m->magic = CUDA_MEM_MAGIC;
     m->scope = scope;
-    m->size = size;
-    *out = m;
-    return TILEC_PS_OK;
+    return st;
 }
 
-static int mem_ok(const tilec_pmem_t *m) { return m && m->magic == CUDA_MEM_MAGIC; }
-
-static tilec_pstatus_t cu_mem_write(tilec_pdevice_t *dev, tilec_pmem_t *mem, size_t offset,
-                                    const void *src, size_t size)
+static tilec_pstatus_t cu_mem_write(void *state, void *mstate, size_t offset, const void *src,
+                                    size_t size)
 {
-    if (!dev_ok(dev))
-        BAD_ARG("cuda: mem_write: invalid device handle");
-    if (!mem_ok(mem))
-        BAD_ARG("cuda: mem_write: invalid memory handle");
-    tilec_pstatus_t st = tilec_sdk_check_copy("cuda: mem_write", "src", src, offset, size, mem->size);
-    if (st != TILEC_PS_OK)
-        return st;
-    if (!size)
-        return TILEC_PS_OK;
+    cuda_dev_t *dev = state;
+    cuda_mem_t *mem = mstate;
     if (mem->scope == TILEC_PMEM_HOST) {
         memcpy((char *)mem->host + offset, src, size);
         return TILEC_PS_OK;
@@ -333,7 +287,7 @@ static tilec_pstatus_t cu_mem_write(tilec_pdevice_t *dev, tilec_pmem_t *mem, siz
     const cuda_driver_api_t *d = cuda_driver();
     if (!d)
         return TILEC_PS_UNAVAILABLE;
-    st = ctx_push(d, dev);
+    tilec_pstatus_t st = ctx_push(d, dev);
     if (st != TILEC_PS_OK)
         return st;
     CUresult r = d->MemcpyHtoD(mem->ptr + offset, src, size);
@@ -343,22 +297,14 @@ static tilec_pstatus_t cu_mem_write(tilec_pdevice_t *dev, tilec_pmem_t *mem, siz
     return st;
 }
 
-static tilec_pstatus_t cu_mem_read(tilec_pdevice_t *dev, tilec_pmem_t *mem, size_t offset,
-                                   void *dst, size_t size)
+static tilec_pstatus_t cu_mem_read(void *state, void *mstate, size_t offset, void *dst, size_t size)
 {
-    if (!dev_ok(dev))
-        BAD_ARG("cuda: mem_read: invalid device handle");
-    if (!mem_ok(mem))
-        BAD_ARG("cuda: mem_read: invalid memory handle");
-    tilec_pstatus_t st = tilec_sdk_check_copy("cuda: mem_read", "dst", dst, offset, size, mem->size);
-    if (st != TILEC_PS_OK)
-        return st;
-    if (!size)
-        return TILEC_PS_OK;
+    cuda_dev_t *dev = state;
+    cuda_mem_t *mem = mstate;
     const cuda_driver_api_t *d = cuda_driver();
     if (!d)
         return TILEC_PS_UNAVAILABLE;
-    st = ctx_push(d, dev);
+    tilec_pstatus_t st = ctx_push(d, dev);
     if (st != TILEC_PS_OK)
         return st;
     CUresult r;
@@ -378,20 +324,18 @@ static tilec_pstatus_t cu_mem_read(tilec_pdevice_t *dev, tilec_pmem_t *mem, size
     return st;
 }
 
-static void cu_mem_free(tilec_pdevice_t *dev, tilec_pmem_t *mem)
+static void cu_mem_free(void *state, void *mstate)
 {
-    if (!mem_ok(mem))
-        return;
+    cuda_dev_t *dev = state;
+    cuda_mem_t *mem = mstate;
     const cuda_driver_api_t *d = cuda_driver();
-    if (!mem->wrapped && d && dev_ok(dev) && ctx_push(d, dev) == TILEC_PS_OK) {
+    if (!mem->wrapped && d && dev && ctx_push(d, dev) == TILEC_PS_OK) {
         if (mem->scope == TILEC_PMEM_HOST)
             d->MemFreeHost(mem->host);
         else
             d->MemFree(mem->ptr);
         ctx_pop(d);
     }
-    mem->magic = 0;
-    free(mem);
 }
 
 /* DLPack's device types for CUDA memory (dlpack.h). */
@@ -402,13 +346,12 @@ static void cu_mem_free(tilec_pdevice_t *dev, tilec_pmem_t *mem)
 /* A framework's CUDA allocation (a torch tensor's data) used in place: the
  * kernel gets the pointer itself.  Device memory must be on this device;
  * managed memory is addressable from any. */
-static tilec_pstatus_t cu_mem_wrap(tilec_pdevice_t *dev, int dl_type, int dl_id, void *ptr,
-                                   size_t size, tilec_pmem_t **out)
+static tilec_pstatus_t cu_mem_wrap(void *state, int dl_type, int dl_id, void *ptr, size_t size,
+                                   void *mstate)
 {
-    if (!dev_ok(dev))
-        BAD_ARG("cuda: mem_wrap: invalid device handle");
-    if (!out || !ptr)
-        BAD_ARG("cuda: mem_wrap: NULL argument");
+    cuda_dev_t *dev = state;
+    cuda_mem_t *m = mstate;
+    (void)size;
     if (dl_type != DL_CUDA && dl_type != DL_CUDA_MANAGED) {
         tilec_sdk_error_set("cuda: memory of DLPack device type %d is not CUDA device memory",
                             dl_type);
@@ -419,29 +362,17 @@ static tilec_pstatus_t cu_mem_wrap(tilec_pdevice_t *dev, int dl_type, int dl_id,
                             dl_id, dev->index);
         return TILEC_PS_UNSUPPORTED;
     }
-    tilec_pmem_t *m = calloc(1, sizeof *m);
-    if (!m) {
-        tilec_sdk_error_set("cuda: out of memory");
-        return TILEC_PS_OUT_OF_MEMORY;
-    }
-    m->magic = CUDA_MEM_MAGIC;
     m->scope = TILEC_PMEM_DEVICE;
-    m->size = size;
     m->ptr = (CUdeviceptr)(uintptr_t)ptr;
     m->wrapped = 1;
-    *out = m;
     return TILEC_PS_OK;
 }
 
-static tilec_pstatus_t cu_mem_address(tilec_pdevice_t *dev, tilec_pmem_t *mem, int *dl_type,
-                                      int *dl_id, void **ptr)
+static tilec_pstatus_t cu_mem_address(void *state, void *mstate, int *dl_type, int *dl_id,
+                                      void **ptr)
 {
-    if (!dev_ok(dev))
-        BAD_ARG("cuda: mem_address: invalid device handle");
-    if (!mem_ok(mem))
-        BAD_ARG("cuda: mem_address: invalid memory handle");
-    if (!dl_type || !dl_id || !ptr)
-        BAD_ARG("cuda: mem_address: NULL argument");
+    cuda_dev_t *dev = state;
+    cuda_mem_t *mem = mstate;
     if (mem->scope == TILEC_PMEM_HOST) {
         *dl_type = DL_CUDA_HOST;
         *dl_id = 0;
@@ -455,8 +386,8 @@ static tilec_pstatus_t cu_mem_address(tilec_pdevice_t *dev, tilec_pmem_t *mem, i
 }
 
 /* Loads the module's cubin on dev (context pushed). */
-static tilec_pstatus_t module_load(const cuda_driver_api_t *d, tilec_pdevice_t *dev,
-                                   tilec_pmodule_t *mod)
+static tilec_pstatus_t module_load(const cuda_driver_api_t *d, cuda_dev_t *dev,
+                                   const tilec_shell_module_t *sm, cuda_module_t *mod)
 {
     if (mod->cumod && mod->loaded_on == dev)
         return TILEC_PS_OK;
@@ -470,7 +401,7 @@ static tilec_pstatus_t module_load(const cuda_driver_api_t *d, tilec_pdevice_t *
                             (unsigned long long)mod->info.smem_bytes, dev->smem_optin);
         return TILEC_PS_UNSUPPORTED;
     }
-    CUresult r = d->ModuleLoadData(&mod->cumod, mod->binary);
+    CUresult r = d->ModuleLoadData(&mod->cumod, sm->binary);
     if (r != CUDA_SUCCESS) {
         mod->cumod = NULL;
         tilec_pstatus_t st = cuda_fail("cuModuleLoadData", r, TILEC_PS_LAUNCH_ERROR);
@@ -496,78 +427,45 @@ static tilec_pstatus_t module_load(const cuda_driver_api_t *d, tilec_pdevice_t *
     return TILEC_PS_OK;
 }
 
-static tilec_pstatus_t cu_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
-                                 const tilec_plaunch_t *a)
+static tilec_pstatus_t cu_launch(void *state, tilec_shell_module_t *sm, const tilec_shell_launch_t *a)
 {
-    if (!dev_ok(dev))
-        BAD_ARG("cuda: launch: invalid device handle");
-    if (!mod_ok(mod))
-        BAD_ARG("cuda: launch: invalid module");
-    if (!a)
-        BAD_ARG("cuda: launch: arguments are NULL");
-    if (a->struct_size < sizeof(tilec_plaunch_t))
-        BAD_ARG("cuda: launch: struct_size %u is smaller than %zu", a->struct_size,
-                sizeof(tilec_plaunch_t));
-    if (a->nargs != mod->nparams)
-        BAD_ARG("cuda: launch: %u arguments given, the kernel takes %u", a->nargs, mod->nparams);
-    if (a->nsyms != mod->nsyms)
-        BAD_ARG("cuda: launch: %u symbol values given, the kernel has %u", a->nsyms, mod->nsyms);
-    if ((a->nargs && !a->args) || (a->nsyms && !a->syms))
-        BAD_ARG("cuda: launch: args or syms is NULL");
-    if (a->timed && !a->elapsed_ms)
-        BAD_ARG("cuda: launch: timed without elapsed_ms");
-    if (a->nargs + a->nsyms > MAX_ARGS)
-        BAD_ARG("cuda: launch: more than %d kernel arguments", MAX_ARGS);
-    const tilec_ir_kernel_t *k = mod->k;
-    static const int64_t nosyms[1] = {0};
-    const int64_t *syms = a->nsyms ? a->syms : nosyms;
+    cuda_dev_t *dev = state;
+    cuda_module_t *mod = sm->data;
+    const tilec_ir_kernel_t *k = sm->kernel;
+    if (a->nargs + a->nsyms > MAX_ARGS) {
+        tilec_sdk_error_set("cuda: launch: more than %d kernel arguments", MAX_ARGS);
+        return TILEC_PS_INVALID_ARGUMENT;
+    }
     CUdeviceptr ptrs[MAX_ARGS];
     int symv[MAX_ARGS];
     void *params[MAX_ARGS];
     for (uint32_t i = 0; i < a->nsyms; i++) {
-        if (syms[i] < 0 || syms[i] > INT32_MAX)
-            BAD_ARG("cuda: launch: symbol %u = %lld is not in 0..2^31-1", i, (long long)syms[i]);
-        symv[i] = (int)syms[i];
+        if (a->syms[i] < 0) {
+            tilec_sdk_error_set("cuda: launch: symbol %u = %lld is not in 0..2^31-1", i,
+                                (long long)a->syms[i]);
+            return TILEC_PS_INVALID_ARGUMENT;
+        }
+        symv[i] = (int)a->syms[i];
         params[a->nargs + i] = &symv[i];
     }
     for (uint32_t i = 0; i < a->nargs; i++) {
-        tilec_pmem_t *m = a->args[i];
-        if (!mem_ok(m))
-            BAD_ARG("cuda: launch: argument %u is not a memory handle", i);
-        const tilec_ir_buffer_t *b = k->bufs[i];
-        uint64_t need = tilec_dtype_size(b->dtype);
-        for (int dd = 0; dd < b->ndim; dd++) {
-            int64_t v;
-            if (cuda_eval_int(k, b->shape[dd], syms, &v) != 0 || v < 0)
-                BAD_ARG("cuda: launch: shape of argument %u cannot be evaluated", i);
-            need *= (uint64_t)v;
-        }
-        if (need > m->size)
-            BAD_ARG("cuda: launch: argument %u has %zu bytes, the kernel needs %llu", i, m->size,
-                    (unsigned long long)need);
-        ptrs[i] = m->ptr;
+        ptrs[i] = ((const cuda_mem_t *)a->args[i])->ptr;
         params[i] = &ptrs[i];
     }
-    int64_t grid[3] = {1, 1, 1};
-    for (int dd = 0; dd < k->ngrid; dd++) {
-        if (cuda_eval_int(k, k->grid[dd], syms, &grid[dd]) != 0)
-            BAD_ARG("cuda: launch: grid extent %d cannot be evaluated", dd);
-        if (grid[dd] < 0 || grid[dd] > (dd == 0 ? INT32_MAX : 65535))
-            BAD_ARG("cuda: launch: grid extent %d is %lld (CUDA allows up to %d)", dd,
-                    (long long)grid[dd], dd == 0 ? INT32_MAX : 65535);
-    }
-    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) {
-        if (a->timed)
-            *a->elapsed_ms = 0.0;
-        return TILEC_PS_OK;
-    }
+    const int64_t *grid = a->grid;
+    for (int dd = 1; dd < 3; dd++)
+        if (grid[dd] > 65535) {
+            tilec_sdk_error_set("cuda: launch: grid extent %d is %lld (CUDA allows up to 65535)", dd,
+                                (long long)grid[dd]);
+            return TILEC_PS_INVALID_ARGUMENT;
+        }
     const cuda_driver_api_t *d = cuda_driver();
     if (!d)
         return TILEC_PS_UNAVAILABLE;
     tilec_pstatus_t st = ctx_push(d, dev);
     if (st != TILEC_PS_OK)
         return st;
-    st = module_load(d, dev, mod);
+    st = module_load(d, dev, sm, mod);
     CUevent e0 = NULL, e1 = NULL;
     CUresult r = CUDA_SUCCESS;
     if (st == TILEC_PS_OK && a->timed) {
@@ -606,30 +504,56 @@ static tilec_pstatus_t cu_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
         d->EventDestroy(e1);
     ctx_pop(d);
     if (st == TILEC_PS_OK)
-        cuda_log("launch", "cuda: grid %lld x %lld x %lld, block %d x %d x %d, %llu bytes of "
+        tilec_shell_log("launch", "cuda: grid %lld x %lld x %lld, block %d x %d x %d, %llu bytes of "
                  "shared memory", (long long)grid[0], (long long)grid[1], (long long)grid[2],
                  k->threads[0], k->threads[1], k->threads[2],
                  (unsigned long long)mod->info.smem_bytes);
     return st;
 }
 
-static const tilec_plugin_t cuda_table = {
-    .struct_size = sizeof(tilec_plugin_t),
-    .abi_version = TILEC_PLUGIN_ABI_VERSION,
+/* What the driver says the kernel uses: the module is loaded on the
+ * device it was compiled on (compile-only modules keep what codegen knew). */
+static void cu_module_info(tilec_shell_module_t *sm, tilec_pmodule_info_t *info)
+{
+    cuda_dev_t *dev = sm->dev;
+    cuda_module_t *mod = sm->data;
+    const cuda_driver_api_t *d = dev ? cuda_driver() : NULL;
+    if (!d || ctx_push(d, dev) != TILEC_PS_OK)
+        return;
+    if (module_load(d, dev, sm, mod) == TILEC_PS_OK) {
+        int v;
+        if (d->FuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, mod->fn) == CUDA_SUCCESS)
+            info->registers = v;
+        if (d->FuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, mod->fn) == CUDA_SUCCESS)
+            info->shared_static_bytes = v;
+        if (d->FuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, mod->fn) == CUDA_SUCCESS)
+            info->local_bytes = v;
+        if (d->FuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, mod->fn) == CUDA_SUCCESS)
+            info->max_threads = v;
+    }
+    ctx_pop(d);
+}
+
+static const tilec_shell_backend_t cuda_backend = {
     .name = "cuda",
     .vendor = "tilec",
     .version = TILEC_CUDA_PLUGIN_VERSION,
-    .caps = TILEC_CAP_FLOAT16 | TILEC_CAP_BFLOAT16 | TILEC_CAP_FLOAT64 | TILEC_CAP_INT64 |
-            TILEC_CAP_ATOMIC_FLOAT | TILEC_CAP_ATOMIC_INT | TILEC_CAP_DYNAMIC_SHAPE |
-            TILEC_CAP_PRINT | TILEC_CAP_DEVICE_TIMER | TILEC_CAP_EMIT_SOURCE |
-            TILEC_CAP_EMIT_BINARY | TILEC_CAP_GPU,
-    .last_error = cu_last_error,
+    .caps = CUDA_CAPS,
+    .abi_max = TILEC_PLUGIN_ABI_VERSION,
+    .ir_min = TILEC_IR_MAKE(1, 0),
+    .ir_max = TILEC_IR_MAKE(1, 0), /* the code generator knows no 1.1 construct yet */
+    .flags = TILEC_SHELL_COMPILE_WITHOUT_DEVICE,
+    .device_size = sizeof(cuda_dev_t),
+    .mem_size = sizeof(cuda_mem_t),
+    .module_size = sizeof(cuda_module_t),
     .device_count = cu_device_count,
     .device_info = cu_device_info,
+    .device_property = cu_device_property,
     .device_open = cu_device_open,
     .device_close = cu_device_close,
     .compile = cu_compile,
-    .module_data = cu_module_data,
+    .load = cu_load,
+    .module_info = cu_module_info,
     .module_free = cu_module_free,
     .mem_alloc = cu_mem_alloc,
     .mem_write = cu_mem_write,
@@ -640,8 +564,6 @@ static const tilec_plugin_t cuda_table = {
     .mem_address = cu_mem_address,
 };
 
-__attribute__((destructor)) static void cuda_fini(void) { cuda_host_fini(); }
-
 TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t *host,
                                                        uint32_t *abi_out,
                                                        const tilec_plugin_t **table_out);
@@ -650,15 +572,5 @@ TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t
                                                        uint32_t *abi_out,
                                                        const tilec_plugin_t **table_out)
 {
-    tilec_pstatus_t st = tilec_sdk_check_host("cuda", host, abi_out, table_out);
-    if (st != TILEC_PS_OK)
-        return st;
-    const uint32_t mine = TILEC_PLUGIN_ABI_VERSION;
-    int has_log = host->struct_size >= FIELD_END(tilec_plugin_host_t, log_user);
-    int has_cache = host->struct_size >= FIELD_END(tilec_plugin_host_t, cache_dir);
-    cuda_host_set(has_cache ? host->cache_dir : NULL, has_log ? host->log : NULL,
-                  has_log ? host->log_user : NULL);
-    *abi_out = mine;
-    *table_out = &cuda_table;
-    return TILEC_PS_OK;
+    return tilec_shell_query(&cuda_backend, host, abi_out, table_out);
 }

@@ -2,7 +2,8 @@
  * ocl_api.c — opens the OpenCL ICD loader at run time and enumerates devices.
  *
  * dlopen("libOpenCL.so.1") (no link-time dependency, no vendor headers), then
- * every entry point the backend uses is resolved with dlsym; a missing
+ * every entry point of the OCL_SYMBOLS table (ocl_internal.h) is resolved
+ * with the SDK's tilec_dl_resolve; a missing
  * library, a missing symbol, no platform or no device leaves the state "not
  * ok" with a reason the plugin reports as TILEC_PS_UNAVAILABLE.  Devices are
  * listed platform by platform in the loader's order, so opencl:N names the
@@ -17,6 +18,9 @@
 #include <string.h>
 
 #include "ocl_internal.h"
+
+#define OCL_ROW(field, sym, ret, args) {sym, offsetof(ocl_api_t, field)},
+static const tilec_dl_sym_t ocl_syms[] = {OCL_SYMBOLS(OCL_ROW)};
 
 static ocl_state_t g_state;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
@@ -106,23 +110,9 @@ static void load(void)
                  "ocl-icd-libopencl1 and a vendor driver (e.g. pocl-opencl-icd)", e ? e : "not found");
         return;
     }
-    struct { const char *name; void **slot; } syms[] = {
-#define S(f) {"cl" #f, (void **)&s->cl.f}
-        S(GetPlatformIDs), S(GetPlatformInfo), S(GetDeviceIDs), S(GetDeviceInfo), S(CreateContext),
-        S(ReleaseContext), S(CreateCommandQueue), S(ReleaseCommandQueue), S(CreateBuffer), S(ReleaseMemObject),
-        S(EnqueueWriteBuffer), S(EnqueueReadBuffer), S(CreateProgramWithSource), S(CreateProgramWithBinary),
-        S(BuildProgram), S(GetProgramBuildInfo), S(GetProgramInfo), S(ReleaseProgram), S(CreateKernel),
-        S(ReleaseKernel), S(SetKernelArg), S(EnqueueNDRangeKernel), S(Finish), S(WaitForEvents),
-        S(GetEventProfilingInfo), S(ReleaseEvent),
-#undef S
-    };
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        *syms[i].slot = dlsym(h, syms[i].name);
-        if (!*syms[i].slot) {
-            snprintf(s->why, sizeof s->why, "libOpenCL.so.1 lacks %s", syms[i].name);
-            return;
-        }
-    }
+    if (tilec_dl_resolve(h, "libOpenCL.so.1", ocl_syms, sizeof ocl_syms / sizeof ocl_syms[0], &s->cl,
+                         s->why, sizeof s->why) != 0)
+        return;
     const ocl_api_t *cl = &s->cl;
     cl_uint np = 0;
     cl_int e = cl->GetPlatformIDs(0, NULL, &np);
@@ -183,7 +173,16 @@ static void load(void)
             cl_uint cu = 0;
             if (cl->GetDeviceInfo(ids[i], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL) == CL_SUCCESS)
                 d->compute_units = cu;
+            cu = 0;
+            if (cl->GetDeviceInfo(ids[i], CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof cu, &cu, NULL) == CL_SUCCESS)
+                d->clock_mhz = cu;
             char *ext = dev_extensions(cl, ids[i]);
+            cu = 0;
+            if ((has_word(ext, "cl_nv_device_attribute_query") &&
+                 cl->GetDeviceInfo(ids[i], CL_DEVICE_WARP_SIZE_NV, sizeof cu, &cu, NULL) == CL_SUCCESS) ||
+                (has_word(ext, "cl_amd_device_attribute_query") &&
+                 cl->GetDeviceInfo(ids[i], CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof cu, &cu, NULL) == CL_SUCCESS))
+                d->subgroup = cu;
             d->fp16 = has_word(ext, "cl_khr_fp16");
             /* TILEC_OPENCL_HALF=storage|native overrides the float16 mode
              * (debugging a driver; native needs cl_khr_fp16 to build) */

@@ -17,6 +17,7 @@
 
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
+#include "tilec/shell.h"
 #include "tilec/simt.h"
 
 #define TILEC_OCL_PLUGIN_VERSION "0.1.0"
@@ -55,6 +56,7 @@ typedef intptr_t cl_context_properties;
 
 #define CL_DEVICE_TYPE 0x1000
 #define CL_DEVICE_MAX_COMPUTE_UNITS 0x1002
+#define CL_DEVICE_MAX_CLOCK_FREQUENCY 0x100C
 #define CL_DEVICE_MAX_WORK_GROUP_SIZE 0x1004
 #define CL_DEVICE_MAX_WORK_ITEM_SIZES 0x1005
 #define CL_DEVICE_MAX_MEM_ALLOC_SIZE 0x1010
@@ -72,42 +74,60 @@ typedef intptr_t cl_context_properties;
 #define CL_PROGRAM_BINARY_SIZES 0x1165
 #define CL_PROGRAM_BINARIES 0x1166
 #define CL_PROGRAM_BUILD_LOG 0x1183
+#define CL_KERNEL_WORK_GROUP_SIZE 0x11B0
+#define CL_KERNEL_LOCAL_MEM_SIZE 0x11B2
+#define CL_KERNEL_PRIVATE_MEM_SIZE 0x11B4
+#define CL_DEVICE_WARP_SIZE_NV 0x4003       /* cl_nv_device_attribute_query */
+#define CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043 /* cl_amd_device_attribute_query */
 #define CL_PROFILING_COMMAND_START 0x1282
 #define CL_PROFILING_COMMAND_END 0x1283
 
+/* Every entry point the backend takes from libOpenCL.so.1, once: the
+ * table's fields and the names ocl_api.c resolves come from this list. */
+typedef void (*ocl_ctx_notify_fn)(const char *, const void *, size_t, void *);
+typedef void (*ocl_build_notify_fn)(cl_program, void *);
+#define OCL_SYMBOLS(X)                                                                                        \
+    X(GetPlatformIDs, "clGetPlatformIDs", cl_int, (cl_uint, cl_platform_id *, cl_uint *))                     \
+    X(GetPlatformInfo, "clGetPlatformInfo", cl_int, (cl_platform_id, cl_uint, size_t, void *, size_t *))      \
+    X(GetDeviceIDs, "clGetDeviceIDs", cl_int, (cl_platform_id, cl_bitfield, cl_uint, cl_device_id *, cl_uint *)) \
+    X(GetDeviceInfo, "clGetDeviceInfo", cl_int, (cl_device_id, cl_uint, size_t, void *, size_t *))            \
+    X(CreateContext, "clCreateContext", cl_context,                                                           \
+      (const cl_context_properties *, cl_uint, const cl_device_id *, ocl_ctx_notify_fn, void *, cl_int *))    \
+    X(ReleaseContext, "clReleaseContext", cl_int, (cl_context))                                               \
+    X(CreateCommandQueue, "clCreateCommandQueue", cl_command_queue,                                           \
+      (cl_context, cl_device_id, cl_bitfield, cl_int *))                                                      \
+    X(ReleaseCommandQueue, "clReleaseCommandQueue", cl_int, (cl_command_queue))                               \
+    X(CreateBuffer, "clCreateBuffer", cl_mem, (cl_context, cl_bitfield, size_t, void *, cl_int *))            \
+    X(ReleaseMemObject, "clReleaseMemObject", cl_int, (cl_mem))                                               \
+    X(EnqueueWriteBuffer, "clEnqueueWriteBuffer", cl_int,                                                     \
+      (cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *, cl_uint, const cl_event *, cl_event *)) \
+    X(EnqueueReadBuffer, "clEnqueueReadBuffer", cl_int,                                                       \
+      (cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *, cl_uint, const cl_event *, cl_event *))     \
+    X(CreateProgramWithSource, "clCreateProgramWithSource", cl_program,                                       \
+      (cl_context, cl_uint, const char **, const size_t *, cl_int *))                                         \
+    X(CreateProgramWithBinary, "clCreateProgramWithBinary", cl_program,                                       \
+      (cl_context, cl_uint, const cl_device_id *, const size_t *, const unsigned char **, cl_int *, cl_int *)) \
+    X(BuildProgram, "clBuildProgram", cl_int,                                                                 \
+      (cl_program, cl_uint, const cl_device_id *, const char *, ocl_build_notify_fn, void *))                 \
+    X(GetProgramBuildInfo, "clGetProgramBuildInfo", cl_int,                                                   \
+      (cl_program, cl_device_id, cl_uint, size_t, void *, size_t *))                                          \
+    X(GetProgramInfo, "clGetProgramInfo", cl_int, (cl_program, cl_uint, size_t, void *, size_t *))            \
+    X(ReleaseProgram, "clReleaseProgram", cl_int, (cl_program))                                               \
+    X(CreateKernel, "clCreateKernel", cl_kernel, (cl_program, const char *, cl_int *))                        \
+    X(ReleaseKernel, "clReleaseKernel", cl_int, (cl_kernel))                                                  \
+    X(GetKernelWorkGroupInfo, "clGetKernelWorkGroupInfo", cl_int,                                             \
+      (cl_kernel, cl_device_id, cl_uint, size_t, void *, size_t *))                                           \
+    X(SetKernelArg, "clSetKernelArg", cl_int, (cl_kernel, cl_uint, size_t, const void *))                     \
+    X(EnqueueNDRangeKernel, "clEnqueueNDRangeKernel", cl_int,                                                 \
+      (cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *, const size_t *, cl_uint,         \
+       const cl_event *, cl_event *))                                                                         \
+    X(Finish, "clFinish", cl_int, (cl_command_queue))                                                         \
+    X(WaitForEvents, "clWaitForEvents", cl_int, (cl_uint, const cl_event *))                                  \
+    X(GetEventProfilingInfo, "clGetEventProfilingInfo", cl_int, (cl_event, cl_uint, size_t, void *, size_t *)) \
+    X(ReleaseEvent, "clReleaseEvent", cl_int, (cl_event))
+
 typedef struct ocl_api {
-    cl_int (*GetPlatformIDs)(cl_uint, cl_platform_id *, cl_uint *);
-    cl_int (*GetPlatformInfo)(cl_platform_id, cl_uint, size_t, void *, size_t *);
-    cl_int (*GetDeviceIDs)(cl_platform_id, cl_bitfield, cl_uint, cl_device_id *, cl_uint *);
-    cl_int (*GetDeviceInfo)(cl_device_id, cl_uint, size_t, void *, size_t *);
-    cl_context (*CreateContext)(const cl_context_properties *, cl_uint, const cl_device_id *,
-                                void (*)(const char *, const void *, size_t, void *), void *, cl_int *);
-    cl_int (*ReleaseContext)(cl_context);
-    cl_command_queue (*CreateCommandQueue)(cl_context, cl_device_id, cl_bitfield, cl_int *);
-    cl_int (*ReleaseCommandQueue)(cl_command_queue);
-    cl_mem (*CreateBuffer)(cl_context, cl_bitfield, size_t, void *, cl_int *);
-    cl_int (*ReleaseMemObject)(cl_mem);
-    cl_int (*EnqueueWriteBuffer)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *, cl_uint,
-                                 const cl_event *, cl_event *);
-    cl_int (*EnqueueReadBuffer)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *, cl_uint,
-                                const cl_event *, cl_event *);
-    cl_program (*CreateProgramWithSource)(cl_context, cl_uint, const char **, const size_t *, cl_int *);
-    cl_program (*CreateProgramWithBinary)(cl_context, cl_uint, const cl_device_id *, const size_t *,
-                                          const unsigned char **, cl_int *, cl_int *);
-    cl_int (*BuildProgram)(cl_program, cl_uint, const cl_device_id *, const char *,
-                           void (*)(cl_program, void *), void *);
-    cl_int (*GetProgramBuildInfo)(cl_program, cl_device_id, cl_uint, size_t, void *, size_t *);
-    cl_int (*GetProgramInfo)(cl_program, cl_uint, size_t, void *, size_t *);
-    cl_int (*ReleaseProgram)(cl_program);
-    cl_kernel (*CreateKernel)(cl_program, const char *, cl_int *);
-    cl_int (*ReleaseKernel)(cl_kernel);
-    cl_int (*SetKernelArg)(cl_kernel, cl_uint, size_t, const void *);
-    cl_int (*EnqueueNDRangeKernel)(cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *,
-                                   const size_t *, cl_uint, const cl_event *, cl_event *);
-    cl_int (*Finish)(cl_command_queue);
-    cl_int (*WaitForEvents)(cl_uint, const cl_event *);
-    cl_int (*GetEventProfilingInfo)(cl_event, cl_uint, size_t, void *, size_t *);
-    cl_int (*ReleaseEvent)(cl_event);
+    OCL_SYMBOLS(TILEC_DL_FIELD)
 } ocl_api_t;
 
 /* One enumerated device. */
@@ -124,6 +144,8 @@ typedef struct ocl_dev {
     size_t max_wg;
     size_t max_item[3];
     cl_uint compute_units;
+    cl_uint clock_mhz;        /* 0 when unknown */
+    cl_uint subgroup;         /* warp / wavefront width from a vendor query, 0 unknown */
 } ocl_dev_t;
 
 typedef struct ocl_state {
@@ -146,8 +168,5 @@ const char *ocl_err_name(cl_int e);
 void ocl_dialect(const ocl_dev_t *dev, tilec_simt_dialect_t *d);
 #define OCL_KERNEL_NAME "tilec_kernel"
 
-/* ---- host hooks ---------------------------------------------------------- */
-
-void ocl_log(const char *topic, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

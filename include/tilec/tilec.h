@@ -90,6 +90,14 @@ typedef struct tilec_device_desc {
     uint64_t global_mem_bytes;
     uint64_t shared_mem_bytes;
     uint32_t max_threads, compute_units;
+    /* The typed properties (plugin ABI 1.1; "" / -1 when not reported). */
+    const char *arch;             /* default target: "sm_90a", "x86_64" */
+    const char *mma_kinds;        /* comma list of matrix instructions, "" none */
+    const char *driver_version;
+    int64_t subgroup_size;        /* warp / wavefront width */
+    int64_t shared_mem_optin_bytes; /* per block, when the kernel asks */
+    int64_t clock_khz;
+    int64_t registers_per_block;
 } tilec_device_desc_t;
 
 typedef struct tilec_plugin_desc {
@@ -102,6 +110,7 @@ typedef struct tilec_plugin_desc {
     uint64_t caps;
     int ndevices;
     const tilec_device_desc_t *devices;
+    uint32_t ir_min, ir_max;      /* tile IR versions it reads, TILEC_ABI_MAKE encoding; 0 when rejected */
 } tilec_plugin_desc_t;
 
 /* Every candidate the loader found, in search order (TILEC_PLUGIN_PATH,
@@ -109,6 +118,20 @@ typedef struct tilec_plugin_desc {
  * its state.  Free the list with tilec_plugins_free. */
 TILEC_API tilec_status_t tilec_plugins_list(tilec_plugin_desc_t **out, int *n);
 TILEC_API void tilec_plugins_free(tilec_plugin_desc_t *list, int n);
+/* "ok", "unavailable", "rejected", "shadowed". */
+TILEC_API const char *tilec_plugin_state_name(tilec_plugin_state_t s);
+
+/* One typed property of the context's device.  key is a TILEC_PROP_* of
+ * tilec/plugin.h (TILEC_PROP_ARCH, TILEC_PROP_SUBGROUP_SIZE, ...). */
+typedef struct tilec_prop {
+    int kind;                     /* 0: not reported by the device, 1: integer, 2: string */
+    int64_t ival;
+    char sval[256];
+} tilec_prop_t;
+/* TILEC_OK (kind 0 when the device does not report it), TILEC_E_INVALID
+ * for a key this library does not know, TILEC_E_UNAVAILABLE without a
+ * device. */
+TILEC_API tilec_status_t tilec_device_property(tilec_context_t *ctx, uint32_t key, tilec_prop_t *out);
 
 /* ---- programs ---------------------------------------------------------- */
 
@@ -165,6 +188,41 @@ TILEC_API tilec_status_t tilec_program_compile(tilec_context_t *ctx, const tilec
 /* The same with an explicit target (e.g. "sm_90"; NULL: the device's). */
 TILEC_API tilec_status_t tilec_program_compile_for(tilec_context_t *ctx, const tilec_program_t *p,
                                                    const char *arch, tilec_executable_t **out);
+
+/* Compile options.  Zero-initialize, then set what you need. */
+typedef struct tilec_compile_options {
+    const char *arch;             /* target, NULL: the device's */
+    int opt_level;                /* 0..3; 0 in a zeroed struct means the default, 3 */
+    int no_opt;                   /* nonzero: opt_level 0 */
+    int fast_math;                /* nonzero: faster, less exact math allowed */
+    /* TileLang's pass_configs, as given to @tilelang.jit ("tl.disable_tma_lower" = "True"):
+     * the known keys become structured options, the others travel as they are. */
+    const tilec_define_kv_t *pass_configs;
+    int npass_configs;
+} tilec_compile_options_t;
+TILEC_API tilec_status_t tilec_program_compile_with(tilec_context_t *ctx, const tilec_program_t *p,
+                                                    const tilec_compile_options_t *opts,
+                                                    tilec_executable_t **out);
+
+/* The module after the backend's lowering passes, as tile IR text
+ * (`tilec compile --emit lowered`), without compiling it.  *text is
+ * malloc'd (free it with free()).  TILEC_E_COMPILE with the backend's
+ * message when it has no lowering to show. */
+TILEC_API tilec_status_t tilec_program_lower(tilec_context_t *ctx, const tilec_program_t *p,
+                                             const tilec_compile_options_t *opts, char **text,
+                                             size_t *len);
+
+/* What the compiled kernel uses, where the backend can tell (-1: unknown). */
+typedef struct tilec_module_info {
+    int64_t registers;            /* per thread */
+    int64_t shared_static_bytes;  /* per block */
+    int64_t shared_dynamic_bytes; /* per block */
+    int64_t spill_bytes;          /* per thread */
+    int64_t local_bytes;          /* per thread */
+    int64_t threads;              /* per block */
+    int64_t max_threads;          /* per block, the most the kernel allows */
+} tilec_module_info_t;
+TILEC_API tilec_status_t tilec_executable_info(const tilec_executable_t *e, tilec_module_info_t *out);
 TILEC_API void tilec_executable_free(tilec_executable_t *e);
 /* Compiled binary (shared object, cubin, SPIR-V...), when the backend exposes it. */
 TILEC_API const void *tilec_executable_binary(const tilec_executable_t *e, size_t *len);

@@ -2,26 +2,30 @@
  * plugin-sdk/template/template.c — a complete, minimal tilec backend plugin
  * for vendors to copy (docs/writing-a-backend.md walks through it).
  *
- * What it does: compile reads the tile IR text with the SDK reader, lowers
- * it with the SDK's SIMT lowering kit (tilec/simt.h) to C in which one call
- * of the kernel function is one GPU "thread" of one block, compiles that C
- * with the system C compiler into a shared object and loads it.  launch
- * runs each block with `threads` POSIX threads: block-wide (shared,
- * fragment) arrays are `static` in the kernel function, so the threads of a
- * block share them, and the kit's barriers are pthread_barrier_wait.  Blocks
- * run one after another; every thread waits at a barrier between blocks, so
- * a block's shared memory is never reused early.  That is slow and simple,
- * which is the point: replace the dialect table with your GPU's (OpenCL C,
- * CUDA C++, ...) and the cc/dlopen/pthread parts with your driver calls.
+ * What it does: compile lowers the tile IR with the SDK's SIMT lowering kit
+ * (tilec/simt.h) to C in which one call of the kernel function is one GPU
+ * "thread" of one block, compiles that C with the system C compiler into a
+ * shared object and loads it.  launch runs each block with `threads` POSIX
+ * threads: block-wide (shared, fragment) arrays are `static` in the kernel
+ * function, so the threads of a block share them, and the kit's barriers
+ * are pthread_barrier_wait.  Blocks run one after another; every thread
+ * waits at a barrier between blocks, so a block's shared memory is never
+ * reused early.  That is slow and simple, which is the point: replace the
+ * dialect table with your GPU's (OpenCL C, CUDA C++, ...) and the
+ * cc/dlopen/pthread parts with your driver calls.
  *
- * Everything the ABI asks is here: version negotiation, struct_size
- * handling of every input and output struct, argument checks on every entry
- * point (TILEC_PS_INVALID_ARGUMENT, never a crash), messages through the
- * SDK's thread-local last error, and the kernel cache (host->cache_dir).
+ * The ABI's bookkeeping is the SDK's plugin shell (tilec/shell.h): it
+ * negotiates the version, checks every argument and struct_size, owns the
+ * handles, reads the IR into the module, answers module_data and
+ * module_info, and keeps the host's cache directory.  What is left here is
+ * the backend itself: a table of hooks (`backend`, at the end) that get
+ * only valid arguments.
  *
  * Build flags: TEMPLATE_NAME (default "template") names the plugin;
  * TEMPLATE_MISLOWER deliberately mis-lowers T.exp (as exp2) so the
- * conformance tests can check that the runner catches a wrong backend.
+ * conformance tests can check that the runner catches a wrong backend;
+ * TEMPLATE_ABI_1_0 builds a plugin that speaks only ABI 1.0 and reads only
+ * tile IR 1.0 (the host must keep loading such plugins).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -36,142 +40,93 @@
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
 #include "tilec/sdk.h"
+#include "tilec/shell.h"
 #include "tilec/simt.h"
 
 #ifndef TEMPLATE_NAME
 #define TEMPLATE_NAME "template"
 #endif
-#define TEMPLATE_VERSION "1.0.0"
+#define TEMPLATE_VERSION "1.1.0"
+
+#ifdef TEMPLATE_ABI_1_0
+#define TEMPLATE_ABI TILEC_ABI_MAKE(1, 0)
+#else
+#define TEMPLATE_ABI TILEC_PLUGIN_ABI_VERSION
+#endif
+/* The tile IR versions compile reads: the kit lowers no 1.1 construct
+ * (async copies, barriers, layouts) yet; raise this when it does, and the
+ * host sends 1.1 modules too. */
+#define TEMPLATE_IR_MAX TILEC_IR_MAKE(1, 0)
 
 #define ERR(st, ...) (tilec_sdk_error_set(__VA_ARGS__), (st))
-
-/* The host struct of the last query; its strings live as long as the host. */
-static const tilec_plugin_host_t *g_host;
-static uint32_t g_host_size;
-
-/* ---- devices ------------------------------------------------------------------ */
-
-struct tilec_pdevice { int open; };
-
-static const char *t_last_error(void)
-{
-    return tilec_sdk_error_get();
-}
-
-static tilec_pstatus_t t_device_count(uint32_t *count)
-{
-    if (!count) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "device_count: count is NULL");
-    }
-    *count = 1; /* the host CPU; a GPU plugin asks its driver here */
-    tilec_sdk_error_clear();
-    return TILEC_PS_OK;
-}
 
 #define TEMPLATE_CAPS (TILEC_CAP_FLOAT16 | TILEC_CAP_BFLOAT16 | TILEC_CAP_FLOAT64 | TILEC_CAP_INT64 | \
                        TILEC_CAP_ATOMIC_FLOAT | TILEC_CAP_ATOMIC_INT | TILEC_CAP_DYNAMIC_SHAPE |      \
                        TILEC_CAP_PRINT | TILEC_CAP_EMIT_SOURCE | TILEC_CAP_EMIT_BINARY)
 
-static tilec_pstatus_t t_device_info(uint32_t index, tilec_pdevice_info_t *info)
+/* ---- devices: the host CPU, one device ------------------------------------------ */
+
+static tilec_pstatus_t t_device_count(uint32_t *count)
 {
-    tilec_pdevice_info_t d;
-    if (!info) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "device_info: info is NULL");
-    }
-    if (info->struct_size < offsetof(tilec_pdevice_info_t, caps)) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "device_info: struct_size %u is too small", info->struct_size);
-    }
-    if (index != 0) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "device_info: no device %u (there is 1)", index);
-    }
-    memset(&d, 0, sizeof d);
-    d.struct_size = sizeof d;
-    snprintf(d.name, sizeof d.name, "host CPU, one thread per work-item (template plugin)");
-    snprintf(d.platform, sizeof d.platform, "C compiler + POSIX threads");
-    d.caps = TEMPLATE_CAPS;
-    d.max_threads = 1024;
-    d.compute_units = 1;
-    /* Write only what the caller's struct holds (it may be older). */
-    uint32_t n = info->struct_size < sizeof d ? info->struct_size : (uint32_t)sizeof d;
-    memcpy(info, &d, n);
-    info->struct_size = n;
+    *count = 1; /* a GPU plugin loads its runtime and asks its driver here */
     return TILEC_PS_OK;
 }
 
-static tilec_pstatus_t t_device_open(uint32_t index, tilec_pdevice_t **out)
+static tilec_pstatus_t t_device_info(uint32_t index, tilec_pdevice_info_t *d)
 {
-    if (!out || index != 0) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "device_open: %s", out ? "no such device" : "out is NULL");
-    }
-    tilec_pdevice_t *d = calloc(1, sizeof *d);
-    if (!d) {
-        return ERR(TILEC_PS_OUT_OF_MEMORY, "device_open: out of memory");
-    }
-    d->open = 1;
-    *out = d;
+    (void)index;
+    snprintf(d->name, sizeof d->name, "host CPU, one thread per work-item (template plugin)");
+    snprintf(d->platform, sizeof d->platform, "C compiler + POSIX threads");
+    d->caps = TEMPLATE_CAPS;
+    d->max_threads = 1024;
+    d->compute_units = 1;
     return TILEC_PS_OK;
 }
 
-static void t_device_close(tilec_pdevice_t *dev)
+/* Typed properties: what a tuner or the host may ask.  Keys this backend
+ * cannot tell answer UNSUPPORTED; the shell fills the ones device_info has. */
+static tilec_pstatus_t t_device_property(uint32_t index, uint32_t key, tilec_pvalue_t *v)
 {
-    free(dev);
+    (void)index;
+    switch (key) {
+    case TILEC_PROP_ARCH: return tilec_shell_value_str(v, "c-pthreads");
+    case TILEC_PROP_SUBGROUP_SIZE: return tilec_shell_value_int(v, 1);
+    case TILEC_PROP_MMA_KINDS: return tilec_shell_value_str(v, "");
+    default: return TILEC_PS_UNSUPPORTED;
+    }
 }
 
-/* ---- memory: plain host memory with its size in front ----------------------------- */
+/* ---- memory: plain host memory -------------------------------------------------- */
 
-struct tilec_pmem { size_t size; _Alignas(16) unsigned char data[]; };
+typedef struct t_mem { unsigned char *data; } t_mem_t;
 
-static tilec_pstatus_t t_mem_alloc(tilec_pdevice_t *dev, tilec_pmem_scope_t scope, size_t size,
-                                   tilec_pmem_t **out)
-{
-    if (!dev || !out || (scope != TILEC_PMEM_DEVICE && scope != TILEC_PMEM_HOST)) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "mem_alloc: bad arguments");
-    }
-    if (size > SIZE_MAX - sizeof(tilec_pmem_t) - 64) {
-        return ERR(TILEC_PS_OUT_OF_MEMORY, "mem_alloc: %zu bytes is too much", size);
-    }
-    tilec_pmem_t *m = calloc(1, sizeof *m + size + 64); /* slack for vector loads past the end */
-    if (!m) {
-        return ERR(TILEC_PS_OUT_OF_MEMORY, "mem_alloc: out of memory (%zu bytes)", size);
-    }
-    m->size = size;
-    *out = m;
-    return TILEC_PS_OK;
-}
-
-static int range_ok(const tilec_pmem_t *m, size_t off, size_t size)
-{
-    return off <= m->size && size <= m->size - off;
-}
-
-static tilec_pstatus_t t_mem_write(tilec_pdevice_t *dev, tilec_pmem_t *mem, size_t offset,
-                                   const void *src, size_t size)
-{
-    if (!dev || !mem || (!src && size) || !range_ok(mem, offset, size)) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "mem_write: bad arguments or range past the end");
-    }
-    if (size) {
-        memcpy(mem->data + offset, src, size);
-    }
-    return TILEC_PS_OK;
-}
-
-static tilec_pstatus_t t_mem_read(tilec_pdevice_t *dev, tilec_pmem_t *mem, size_t offset, void *dst,
-                                  size_t size)
-{
-    if (!dev || !mem || (!dst && size) || !range_ok(mem, offset, size)) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "mem_read: bad arguments or range past the end");
-    }
-    if (size) {
-        memcpy(dst, mem->data + offset, size);
-    }
-    return TILEC_PS_OK;
-}
-
-static void t_mem_free(tilec_pdevice_t *dev, tilec_pmem_t *mem)
+static tilec_pstatus_t t_mem_alloc(void *dev, tilec_pmem_scope_t scope, size_t size, void *mem)
 {
     (void)dev;
-    free(mem);
+    (void)scope;
+    t_mem_t *m = mem;
+    m->data = calloc(1, size + 64); /* slack for vector loads past the end */
+    return m->data ? TILEC_PS_OK : ERR(TILEC_PS_OUT_OF_MEMORY, TEMPLATE_NAME ": mem_alloc: out of memory (%zu bytes)", size);
+}
+
+static tilec_pstatus_t t_mem_write(void *dev, void *mem, size_t offset, const void *src, size_t size)
+{
+    (void)dev;
+    memcpy(((t_mem_t *)mem)->data + offset, src, size);
+    return TILEC_PS_OK;
+}
+
+static tilec_pstatus_t t_mem_read(void *dev, void *mem, size_t offset, void *dst, size_t size)
+{
+    (void)dev;
+    memcpy(dst, ((t_mem_t *)mem)->data + offset, size);
+    return TILEC_PS_OK;
+}
+
+static void t_mem_free(void *dev, void *mem)
+{
+    (void)dev;
+    free(((t_mem_t *)mem)->data);
 }
 
 /* ---- compile --------------------------------------------------------------------- */
@@ -180,22 +135,15 @@ typedef void (*entry_fn)(void *const *args, const int64_t *syms);
 typedef void (*setup_fn)(pthread_barrier_t *bar);
 typedef void (*ids_fn)(const int64_t *block, const int64_t *thread);
 
-struct tilec_pmodule {
-    tilec_arena_t arena;
-    tilec_ir_module_t *ir;      /* in arena: grid and shapes at launch */
-    char *source;
-    size_t source_len;
-    void *binary;               /* the .so bytes, for module_data(BINARY) */
-    size_t binary_len;
+/* The module's own state (the shell keeps the IR, source, binary, info). */
+typedef struct t_module {
     void *handle;
     entry_fn entry;
     setup_fn setup;
     ids_fn ids;
-    uint32_t threads[3], nthreads, nparams, nsyms;
-};
+    uint32_t threads[3], nthreads;
+} t_module_t;
 
-/* The dialect: C run by POSIX threads.  tc_b/tc_t are thread-local block
- * and thread indices, set by the launcher before each call. */
 static const char prelude[] =
     "#include <math.h>\n"
     "#include <stdint.h>\n"
@@ -344,9 +292,10 @@ static tilec_pstatus_t cc_build(const char *src, size_t len, void **bin, size_t 
     return st;
 }
 
+
 /* Loads the object: from the bytes via a temporary file (dlopen needs a
  * path); unlinked right after. */
-static tilec_pstatus_t load_so(tilec_pmodule_t *m)
+static tilec_pstatus_t load_so(const tilec_shell_module_t *sm, t_module_t *m)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/tilec-template-so-XXXXXX", tmp_root());
@@ -355,15 +304,15 @@ static tilec_pstatus_t load_so(tilec_pmodule_t *m)
         return ERR(TILEC_PS_COMPILE_ERROR, "mkstemp: %s", strerror(errno));
     }
     size_t off = 0;
-    while (off < m->binary_len) {
-        ssize_t w = write(fd, (char *)m->binary + off, m->binary_len - off);
+    while (off < sm->binary_len) {
+        ssize_t w = write(fd, (char *)sm->binary + off, sm->binary_len - off);
         if (w <= 0) {
             break;
         }
         off += (size_t)w;
     }
     close(fd);
-    if (off != m->binary_len) {
+    if (off != sm->binary_len) {
         unlink(path);
         return ERR(TILEC_PS_COMPILE_ERROR, "cannot write the kernel object");
     }
@@ -435,133 +384,81 @@ static void mislower(char *s)
 }
 #endif
 
-static void module_free_all(tilec_pmodule_t *m)
+static void t_module_free(tilec_shell_module_t *sm)
 {
-    if (!m) {
-        return;
-    }
+    t_module_t *m = sm->data;
     if (m->handle) {
         dlclose(m->handle);
     }
-    free(m->source);
-    free(m->binary);
-    tilec_arena_destroy(&m->arena);
-    free(m);
 }
 
-static tilec_pstatus_t t_compile(tilec_pdevice_t *dev, const char *ir, size_t ir_len,
-                                 const tilec_pcompile_options_t *opts, tilec_pmodule_t **out)
+static tilec_pstatus_t t_compile(void *dev, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
 {
-    if (!dev || !ir || !out) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "compile: NULL %s", !dev ? "device" : !ir ? "ir" : "out");
-    }
-    /* Options: only opt_level exists for us; any struct_size is fine
-     * because we read nothing past what the caller gave. */
-    (void)opts;
-    *out = NULL;
-    tilec_pmodule_t *m = calloc(1, sizeof *m);
-    if (!m) {
-        return ERR(TILEC_PS_OUT_OF_MEMORY, "compile: out of memory");
-    }
-    tilec_arena_init(&m->arena);
+    (void)dev;
+    (void)opts; /* opt_level and the structured options mean nothing to cc -O1 here */
+    t_module_t *m = sm->data;
     char err[512];
-    if (tilec_ir_read(&m->arena, ir, ir_len, &m->ir, err, sizeof err) != 0) {
-        module_free_all(m);
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "compile: bad tile IR: %s", err);
-    }
     tilec_simt_dialect_t d;
     fill_dialect(&d);
     tilec_simt_result_t r;
     memset(&r, 0, sizeof r);
     r.struct_size = sizeof r;
-    if (tilec_simt_generate(m->ir, &d, &r, err, sizeof err) != 0) {
-        module_free_all(m);
-        return ERR(TILEC_PS_UNSUPPORTED, "compile: %s", err);
+    if (tilec_simt_generate(sm->ir, &d, &r, err, sizeof err) != 0) {
+        return ERR(TILEC_PS_UNSUPPORTED, TEMPLATE_NAME ": compile: %s", err);
     }
     strip_static_casts(r.source);
     r.source_len = strlen(r.source);
-    m->source = with_entry(&r, &m->source_len);
+    sm->source = with_entry(&r, &sm->source_len);
     for (int i = 0; i < 3; i++) {
         m->threads[i] = r.threads[i] ? r.threads[i] : 1;
     }
     m->nthreads = r.nthreads ? r.nthreads : 1;
-    m->nparams = r.nparams;
-    m->nsyms = r.nsyms;
+    sm->info.shared_static_bytes = (int64_t)r.shared_bytes;
+    sm->info.shared_dynamic_bytes = 0;
+    sm->info.max_threads = 1024;
     tilec_simt_result_free(&r);
-    if (!m->source) {
-        module_free_all(m);
-        return ERR(TILEC_PS_OUT_OF_MEMORY, "compile: out of memory");
+    if (!sm->source) {
+        return ERR(TILEC_PS_OUT_OF_MEMORY, TEMPLATE_NAME ": compile: out of memory");
     }
 #ifdef TEMPLATE_MISLOWER
     {
-        char *grown = realloc(m->source, m->source_len * 2 + 16);
+        char *grown = realloc(sm->source, sm->source_len * 2 + 16);
         if (grown) {
-            m->source = grown;
-            mislower(m->source);
-            m->source_len = strlen(m->source);
+            sm->source = grown;
+            mislower(sm->source);
+            sm->source_len = strlen(sm->source);
         }
     }
 #endif
     /* The kernel cache: the object for this exact source, if built before. */
-    const char *cache = g_host && g_host_size >= offsetof(tilec_plugin_host_t, cache_dir) + sizeof(char *)
-                            ? g_host->cache_dir : NULL;
+    char *cache = tilec_shell_cache_dir();
     char *cpath = NULL;
     if (cache) {
         uint8_t dg[32];
         char hex[65];
-        tilec_sha256(m->source, m->source_len, dg);
+        tilec_sha256(sm->source, sm->source_len, dg);
         tilec_sha256_hex(dg, hex);
         cpath = tilec_sdk_cache_path(cache, TEMPLATE_NAME "-", hex, ".so");
-        if (cpath && tilec_sdk_file_read(cpath, &m->binary, &m->binary_len) != 0) {
-            m->binary = NULL;
+        if (cpath && tilec_sdk_file_read(cpath, &sm->binary, &sm->binary_len) != 0) {
+            sm->binary = NULL;
         }
     }
+    free(cache);
     tilec_pstatus_t st = TILEC_PS_OK;
-    if (!m->binary) {
-        st = cc_build(m->source, m->source_len, &m->binary, &m->binary_len);
+    if (!sm->binary) {
+        st = cc_build(sm->source, sm->source_len, &sm->binary, &sm->binary_len);
         if (st == TILEC_PS_OK && cpath) {
-            (void)tilec_sdk_cache_write(cpath, m->binary, m->binary_len);
+            (void)tilec_sdk_cache_write(cpath, sm->binary, sm->binary_len);
         }
     }
     free(cpath);
-    if (st == TILEC_PS_OK) {
-        st = load_so(m);
-    }
-    if (st != TILEC_PS_OK) {
-        module_free_all(m);
-        return st;
-    }
-    *out = m;
-    return TILEC_PS_OK;
-}
-
-static tilec_pstatus_t t_module_data(tilec_pmodule_t *mod, tilec_pdata_kind_t kind, const void **data,
-                                     size_t *size)
-{
-    if (!mod || !data || !size) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "module_data: NULL argument");
-    }
-    if (kind == TILEC_PDATA_SOURCE) {
-        *data = mod->source;
-        *size = mod->source_len;
-    } else if (kind == TILEC_PDATA_BINARY) {
-        *data = mod->binary;
-        *size = mod->binary_len;
-    } else {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "module_data: unknown kind %d", (int)kind);
-    }
-    return TILEC_PS_OK;
-}
-
-static void t_module_free(tilec_pmodule_t *mod)
-{
-    module_free_all(mod);
+    return st == TILEC_PS_OK ? load_so(sm, m) : st;
 }
 
 /* ---- launch -------------------------------------------------------------------------- */
 
 typedef struct worker {
-    tilec_pmodule_t *m;
+    const t_module_t *m;
     void *const *args;
     const int64_t *syms;
     pthread_barrier_t *bar;
@@ -589,46 +486,18 @@ static void *worker_main(void *p)
 
 static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static tilec_pstatus_t t_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod, const tilec_plaunch_t *args)
+/* The shell has checked the arguments against the kernel and evaluated the
+ * grid; l->args are our t_mem_t states. */
+static tilec_pstatus_t t_launch(void *dev, tilec_shell_module_t *sm, const tilec_shell_launch_t *l)
 {
-    if (!dev || !mod || !args) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "launch: NULL %s", !dev ? "device" : !mod ? "module" : "args");
-    }
-    /* Fields up to syms are ABI 1.0's minimum; timing fields are optional. */
-    if (args->struct_size < offsetof(tilec_plaunch_t, timed)) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "launch: struct_size %u is too small", args->struct_size);
-    }
-    if (args->nargs != mod->nparams || (args->nargs && !args->args)) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "launch: %u arguments for a kernel of %u parameters", args->nargs,
-                   mod->nparams);
-    }
-    if (args->nsyms != mod->nsyms || (args->nsyms && !args->syms)) {
-        return ERR(TILEC_PS_INVALID_ARGUMENT, "launch: %u symbol values for a kernel of %u symbols", args->nsyms,
-                   mod->nsyms);
-    }
-    const tilec_ir_kernel_t *k = mod->ir->kernel;
-    void **ptrs = calloc((size_t)mod->nparams + 1, sizeof *ptrs);
+    (void)dev;
+    const t_module_t *mod = sm->data;
+    void **ptrs = calloc((size_t)l->nargs + 1, sizeof *ptrs);
     if (!ptrs) {
-        return ERR(TILEC_PS_OUT_OF_MEMORY, "launch: out of memory");
+        return ERR(TILEC_PS_OUT_OF_MEMORY, TEMPLATE_NAME ": launch: out of memory");
     }
-    for (uint32_t i = 0; i < args->nargs; i++) {
-        uint64_t need = 0;
-        if (!args->args[i]) {
-            free(ptrs);
-            return ERR(TILEC_PS_INVALID_ARGUMENT, "launch: argument %u is NULL", i);
-        }
-        if (tilec_simt_param_bytes(k, (int)i, args->syms, args->nsyms, &need) != 0 ||
-            need > args->args[i]->size) {
-            free(ptrs);
-            return ERR(TILEC_PS_INVALID_ARGUMENT, "launch: argument %u holds %zu bytes, the kernel needs %llu", i,
-                       args->args[i]->size, (unsigned long long)need);
-        }
-        ptrs[i] = args->args[i]->data;
-    }
-    int64_t grid[3];
-    if (tilec_simt_grid(k, args->syms, args->nsyms, grid) != 0) {
-        free(ptrs);
-        return ERR(TILEC_PS_LAUNCH_ERROR, "launch: the grid does not evaluate for these symbols");
+    for (uint32_t i = 0; i < l->nargs; i++) {
+        ptrs[i] = ((t_mem_t *)l->args[i])->data;
     }
     uint32_t n = mod->nthreads;
     worker_t *w = calloc(n, sizeof *w);
@@ -638,7 +507,7 @@ static tilec_pstatus_t t_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod, cons
         free(w);
         free(th);
         free(ptrs);
-        return ERR(TILEC_PS_OUT_OF_MEMORY, "launch: cannot set up %u threads", n);
+        return ERR(TILEC_PS_OUT_OF_MEMORY, TEMPLATE_NAME ": launch: cannot set up %u threads", n);
     }
     /* The kernel object's barrier pointer is global to it: one launch of
      * a module at a time. */
@@ -649,9 +518,9 @@ static tilec_pstatus_t t_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod, cons
     for (uint32_t t = 0; t < n; t++) {
         w[t].m = mod;
         w[t].args = ptrs;
-        w[t].syms = args->syms;
+        w[t].syms = l->syms;
         w[t].bar = &bar;
-        memcpy(w[t].grid, grid, sizeof grid);
+        memcpy(w[t].grid, l->grid, sizeof l->grid);
         w[t].tid[0] = t % mod->threads[0];
         w[t].tid[1] = (t / mod->threads[0]) % mod->threads[1];
         w[t].tid[2] = t / (mod->threads[0] * mod->threads[1]);
@@ -662,7 +531,7 @@ static tilec_pstatus_t t_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod, cons
     pthread_attr_setstacksize(&attr, 1 << 20);
     for (uint32_t t = 0; t < n; t++) {
         if (pthread_create(&th[t], &attr, worker_main, &w[t]) != 0) {
-            st = ERR(TILEC_PS_LAUNCH_ERROR, "launch: cannot start thread %u of %u", t, n);
+            st = ERR(TILEC_PS_LAUNCH_ERROR, TEMPLATE_NAME ": launch: cannot start thread %u of %u", t, n);
             break;
         }
         started++;
@@ -686,30 +555,28 @@ static tilec_pstatus_t t_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod, cons
     return st;
 }
 
-/* ---- the table and the query ------------------------------------------------------------- */
+/* ---- the backend description and the query ------------------------------------------------ */
 
-static const tilec_plugin_t table = {
-    sizeof(tilec_plugin_t),
-    TILEC_ABI_MAKE(1, 0),
-    TEMPLATE_NAME,
-    "tilec plugin SDK",
-    TEMPLATE_VERSION,
-    TEMPLATE_CAPS,
-    t_last_error,
-    t_device_count,
-    t_device_info,
-    t_device_open,
-    t_device_close,
-    t_compile,
-    t_module_data,
-    t_module_free,
-    t_mem_alloc,
-    t_mem_write,
-    t_mem_read,
-    t_mem_free,
-    t_launch,
-    NULL, /* mem_wrap: optional, for zero-copy DLPack import (docs/plugin-abi.md) */
-    NULL, /* mem_address: optional, for zero-copy DLPack export */
+static const tilec_shell_backend_t backend = {
+    .name = TEMPLATE_NAME,
+    .vendor = "tilec plugin SDK",
+    .version = TEMPLATE_VERSION,
+    .caps = TEMPLATE_CAPS,
+    .abi_max = TEMPLATE_ABI,
+    .ir_min = TILEC_IR_MAKE(1, 0),
+    .ir_max = TEMPLATE_IR_MAX,
+    .mem_size = sizeof(t_mem_t),
+    .module_size = sizeof(t_module_t),
+    .device_count = t_device_count,
+    .device_info = t_device_info,
+    .device_property = t_device_property,
+    .compile = t_compile,
+    .module_free = t_module_free,
+    .mem_alloc = t_mem_alloc,
+    .mem_write = t_mem_write,
+    .mem_read = t_mem_read,
+    .mem_free = t_mem_free,
+    .launch = t_launch,
 };
 
 TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t *host, uint32_t *abi_out,
@@ -717,18 +584,5 @@ TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t
 TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t *host, uint32_t *abi_out,
                                                        const tilec_plugin_t **table_out)
 {
-    /* abi_min and abi_max must be there; log and cache_dir are optional. */
-    if (!host || !abi_out || !table_out || host->struct_size < offsetof(tilec_plugin_host_t, reserved)) {
-        return TILEC_PS_INVALID_ARGUMENT;
-    }
-    /* We speak 1.0 only: pick it when the host's range holds it. */
-    const uint32_t ours = TILEC_ABI_MAKE(1, 0);
-    if (host->abi_min > ours || host->abi_max < ours) {
-        return TILEC_PS_UNSUPPORTED;
-    }
-    g_host = host;
-    g_host_size = host->struct_size;
-    *abi_out = ours;
-    *table_out = &table;
-    return TILEC_PS_OK;
+    return tilec_shell_query(&backend, host, abi_out, table_out);
 }

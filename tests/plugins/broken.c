@@ -30,7 +30,16 @@
  *   good         a valid minimal plugin "broken_good": one host-memory
  *                device, compile keeps the IR text (module_data SOURCE
  *                gives it back), launch checks its arguments and does
- *                nothing else.
+ *                nothing else.  It speaks ABI 1.0 (and so reads IR 1.0).
+ * ABI 1.1 kinds (the table grows by the 1.1 fields):
+ *   v11          valid "broken_v11": reads tile IR 1.1 only (so the host
+ *                must re-label 1.0 text as 1.1), answers the ARCH property
+ *                ("broken-arch") and UNSUPPORTED for others, module_info
+ *                says 7 registers, lower gives "lowered: " + the IR text,
+ *                extension("broken_ext") is a table, any other name NULL
+ *   small11      answers 1.1 with a table of the 1.0 size
+ *   nullprop     answers 1.1 with a NULL device_property
+ *   badir        answers 1.1 with an IR range 1.2..1.1 (empty)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -40,6 +49,13 @@
 
 #include "tilec/plugin.h"
 
+#if defined(BROKEN_KIND_v11) || defined(BROKEN_KIND_small11) || defined(BROKEN_KIND_nullprop) || \
+    defined(BROKEN_KIND_badir)
+#define BROKEN_ABI TILEC_ABI_MAKE(1, 1)
+#else
+#define BROKEN_ABI TILEC_ABI_MAKE(1, 0) /* a plugin written for ABI 1.0 */
+#endif
+
 #if defined(BROKEN_NAME)
 #define PLUGIN_NAME BROKEN_NAME
 #elif defined(BROKEN_KIND_shadow)
@@ -48,6 +64,10 @@
 #define PLUGIN_NAME "Broken-Name"
 #elif defined(BROKEN_KIND_unavailable)
 #define PLUGIN_NAME "broken_unavailable"
+#elif defined(BROKEN_KIND_v11)
+#define PLUGIN_NAME "broken_v11"
+#elif defined(BROKEN_KIND_small11) || defined(BROKEN_KIND_nullprop) || defined(BROKEN_KIND_badir)
+#define PLUGIN_NAME "broken_bad11"
 #elif defined(BROKEN_KIND_sighost)
 #define PLUGIN_NAME "broken_sighost"
 #else
@@ -156,7 +176,7 @@ static void b_device_close(tilec_pdevice_t *dev)
     (void)dev;
 }
 
-struct tilec_pmodule { char *ir; size_t len; };
+struct tilec_pmodule { char *ir; size_t len; int lowered; };
 
 static tilec_pstatus_t b_compile(tilec_pdevice_t *dev, const char *ir, size_t ir_len,
                                  const tilec_pcompile_options_t *opts, tilec_pmodule_t **out)
@@ -176,6 +196,7 @@ static tilec_pstatus_t b_compile(tilec_pdevice_t *dev, const char *ir, size_t ir
     memcpy(m->ir, ir, ir_len);
     m->ir[ir_len] = '\0';
     m->len = ir_len;
+    m->lowered = 0;
     *out = m;
     return TILEC_PS_OK;
 }
@@ -186,7 +207,7 @@ static tilec_pstatus_t b_module_data(tilec_pmodule_t *mod, tilec_pdata_kind_t ki
     if (!mod || !data || !size) {
         return fail(TILEC_PS_INVALID_ARGUMENT, "bad module_data arguments");
     }
-    if (kind != TILEC_PDATA_SOURCE) {
+    if (kind != (mod->lowered ? TILEC_PDATA_LOWERED : TILEC_PDATA_SOURCE)) {
         return fail(TILEC_PS_UNSUPPORTED, "broken_good has no binary");
     }
     *data = mod->ir;
@@ -271,16 +292,74 @@ static tilec_pstatus_t b_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod, cons
     return TILEC_PS_OK;
 }
 
+/* ---- ABI 1.1 entries -------------------------------------------------------- */
+
+__attribute__((unused)) static tilec_pstatus_t b_device_property(uint32_t index, uint32_t key, tilec_pvalue_t *v)
+{
+    if (index != 0 || !v) {
+        return fail(TILEC_PS_INVALID_ARGUMENT, "bad device_property arguments");
+    }
+    if (key != TILEC_PROP_ARCH) {
+        return fail(TILEC_PS_UNSUPPORTED, "unknown property key");
+    }
+    v->kind = TILEC_PVAL_STR;
+    snprintf(v->sval, sizeof v->sval, "broken-arch");
+    return TILEC_PS_OK;
+}
+
+static tilec_pstatus_t b_module_info(tilec_pmodule_t *mod, tilec_pmodule_info_t *info)
+{
+    if (!mod || !info || info->struct_size < sizeof *info) {
+        return fail(TILEC_PS_INVALID_ARGUMENT, "bad module_info arguments");
+    }
+    memset(info, 0xff, sizeof *info); /* -1 everywhere */
+    info->struct_size = sizeof *info;
+    info->reserved = 0;
+    info->registers = 7;
+    return TILEC_PS_OK;
+}
+
+static tilec_pstatus_t b_lower(tilec_pdevice_t *dev, const char *ir, size_t ir_len,
+                               const tilec_pcompile_options_t *opts, tilec_pmodule_t **out)
+{
+    tilec_pstatus_t st = b_compile(dev, ir, ir_len, opts, out);
+    if (st == TILEC_PS_OK) {
+        char *t = malloc(ir_len + 10);
+        if (!t) {
+            free((*out)->ir);
+            free(*out);
+            return fail(TILEC_PS_OUT_OF_MEMORY, "out of memory");
+        }
+        memcpy(t, "lowered: ", 9);
+        memcpy(t + 9, ir, ir_len);
+        t[ir_len + 9] = '\0';
+        free((*out)->ir);
+        (*out)->ir = t;
+        (*out)->len = ir_len + 9;
+        (*out)->lowered = 1;
+    }
+    return st;
+}
+
+static const struct { uint32_t version; } broken_ext = {1};
+
+static const void *b_extension(const char *name)
+{
+    return name && strcmp(name, "broken_ext") == 0 ? (const void *)&broken_ext : NULL;
+}
+
 static const tilec_plugin_t table = {
 #if defined(BROKEN_KIND_smallstruct)
     offsetof(tilec_plugin_t, compile),
+#elif defined(BROKEN_KIND_small11)
+    TILEC_PLUGIN_TABLE_SIZE_1_0,
 #else
     sizeof(tilec_plugin_t),
 #endif
 #if defined(BROKEN_KIND_badabi)
     TILEC_ABI_MAKE(2, 0),
 #else
-    TILEC_ABI_MAKE(1, 0),
+    BROKEN_ABI,
 #endif
     PLUGIN_NAME,
     "tilec tests",
@@ -305,6 +384,21 @@ static const tilec_plugin_t table = {
 #endif
     NULL, /* mem_wrap and mem_address: optional, absent (no zero-copy DLPack) */
     NULL,
+#if defined(BROKEN_KIND_badir)
+    TILEC_IR_MAKE(1, 2),
+    TILEC_IR_MAKE(1, 1),
+#else
+    TILEC_IR_MAKE(1, 1), /* read by the host only from 1.1 tables */
+    TILEC_IR_MAKE(1, 1),
+#endif
+#if defined(BROKEN_KIND_nullprop)
+    NULL,
+#else
+    b_device_property,
+#endif
+    b_module_info,
+    b_lower,
+    b_extension,
 };
 
 #if defined(BROKEN_KIND_nosymbol)
@@ -317,7 +411,7 @@ TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query_v0(const tilec_plugin_hos
                                                           const tilec_plugin_t **table_out)
 {
     (void)host;
-    *abi_out = TILEC_PLUGIN_ABI_VERSION;
+    *abi_out = BROKEN_ABI;
     *table_out = &table;
     return TILEC_PS_OK;
 }
@@ -329,7 +423,7 @@ TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t
                                                        uint32_t *abi_out,
                                                        const tilec_plugin_t **table_out)
 {
-    uint32_t want = TILEC_PLUGIN_ABI_VERSION;
+    uint32_t want = BROKEN_ABI;
     if (!host || !abi_out || !table_out || host->struct_size < offsetof(tilec_plugin_host_t, log)) {
         return TILEC_PS_INVALID_ARGUMENT;
     }

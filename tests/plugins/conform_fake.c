@@ -216,6 +216,7 @@ static const tilec_plugin_t table = {
     f_last_error, f_device_count, f_device_info, f_device_open, f_device_close, f_compile,
     f_module_data, f_module_free, f_mem_alloc, f_mem_write, f_mem_read, f_mem_free, f_launch,
     NULL, NULL, /* mem_wrap, mem_address: optional */
+    0, 0, NULL, NULL, NULL, NULL, /* an ABI 1.0 plugin: no 1.1 entries */
 };
 
 TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t *h, uint32_t *abi,

@@ -74,25 +74,6 @@ void tilec_sdk_str_printf(tilec_sdk_str_t *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void tilec_sdk_str_free(tilec_sdk_str_t *b);
 
-/* ---- argument checks -------------------------------------------------------- */
-
-/* The checks every plugin's mem_write / mem_read makes once its handles are
- * known to be valid: the host pointer (named ptr_name, "src" or "dst") is
- * not NULL unless size is 0, and [offset, offset + size) lies inside an
- * allocation of alloc bytes.  TILEC_PS_OK, or TILEC_PS_INVALID_ARGUMENT
- * with the thread's last error set to "WHO: ..." (who: "cpu: mem_write"). */
-tilec_pstatus_t tilec_sdk_check_copy(const char *who, const char *ptr_name, const void *ptr,
-                                     size_t offset, size_t size, size_t alloc);
-
-/* The checks every tilec_plugin_query starts with: host, abi_out and
- * table_out not NULL, host->struct_size reaching at least up to its
- * reserved field, and this SDK's ABI (TILEC_PLUGIN_ABI_VERSION) inside the
- * host's [abi_min, abi_max].  TILEC_PS_OK, else TILEC_PS_INVALID_ARGUMENT
- * or TILEC_PS_UNSUPPORTED with the thread's last error set to
- * "WHO: query: ..." (who: the plugin's name, "cuda"). */
-tilec_pstatus_t tilec_sdk_check_host(const char *who, const tilec_plugin_host_t *host,
-                                     const void *abi_out, const void *table_out);
-
 /* ---- last error ----------------------------------------------------------- */
 
 /* Formats the message of the calling thread's last error (any length). */
