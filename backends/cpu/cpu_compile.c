@@ -459,8 +459,9 @@ tilec_pstatus_t cpu_compile_module(tilec_shell_module_t *sm, const tilec_pcompil
     {
         const char *why = NULL;
         if (cpu_compiler_find(&why) != 0) {
-            tilec_sdk_error_set("cpu: %s (a kernel bundle from `tilec bundle` runs without one)", why);
-            st = TILEC_PS_UNAVAILABLE;
+            tilec_sdk_error_set("cpu: %s ('%s'; a kernel bundle from `tilec bundle` runs without one)",
+                                why, cc_env());
+            st = TILEC_PS_COMPILE_ERROR;
             goto done;
         }
     }
