@@ -371,6 +371,7 @@ tilec_pstatus_t cpu_compile_module(tilec_shell_module_t *sm, const tilec_pcompil
     tilec_sdk_str_t src = {0};
     argv_list_t flags = {0}, cmd = {0};
     char *cache_path = NULL, *tmpdir = NULL, *cc_out = NULL, *cflags = NULL;
+    char cache_key[65] = "";
     char *cache_dir = tilec_shell_cache_dir();
     cpu_module_t *mod = sm->data;
     double t0 = now_ms();
@@ -438,8 +439,14 @@ tilec_pstatus_t cpu_compile_module(tilec_shell_module_t *sm, const tilec_pcompil
         tilec_sha256_final(&h, dg);
         tilec_sha256_hex(dg, hex);
         cache_path = tilec_sdk_cache_path(cache_dir, "cpu-", hex, ".so");
-        if (cache_path && access(cache_path, R_OK) == 0 &&
-            tilec_sdk_file_read(cache_path, &sm->binary, &sm->binary_len) == 0) {
+        memcpy(cache_key, hex, sizeof cache_key);
+        char why[256];
+        tilec_sdk_cache_result_t cr =
+            cache_path ? tilec_sdk_cache_load(cache_path, hex, &sm->binary, &sm->binary_len, why,
+                                              sizeof why)
+                       : TILEC_SDK_CACHE_MISS;
+        if (cr == TILEC_SDK_CACHE_HIT) {
+            /* verified: payload, size and key match the entry's trailer */
             if (module_bind(mod, cache_path) == 0) {
                 tilec_shell_log("compile", "cpu: cache hit %s (%.1f ms)", cache_path, now_ms() - t0);
                 st = TILEC_PS_OK;
@@ -450,6 +457,9 @@ tilec_pstatus_t cpu_compile_module(tilec_shell_module_t *sm, const tilec_pcompil
             free(sm->binary);
             sm->binary = NULL;
             sm->binary_len = 0;
+        } else if (cr == TILEC_SDK_CACHE_BAD) {
+            tilec_shell_log("compile", "cpu: cache entry %s rejected: %s; removed, recompiling",
+                            cache_path, why);
         } else if (cache_path) {
             tilec_shell_log("compile", "cpu: cache miss %s", cache_path);
         }
@@ -539,7 +549,7 @@ tilec_pstatus_t cpu_compile_module(tilec_shell_module_t *sm, const tilec_pcompil
         free(cpath);
         free(sopath);
         if (cache_path) {
-            if (tilec_sdk_cache_write(cache_path, sm->binary, sm->binary_len) != 0)
+            if (tilec_sdk_cache_store(cache_path, cache_key, sm->binary, sm->binary_len) != 0)
                 tilec_shell_log("compile", "cpu: cannot write cache entry %s: %s", cache_path,
                         strerror(errno));
             else

@@ -198,7 +198,7 @@ tilec_pstatus_t cuda_compile_module(tilec_shell_module_t *sm, const char *arch,
     if (!nv)
         return TILEC_PS_UNAVAILABLE;
     char *dir = tilec_shell_cache_dir();
-    char *path = NULL;
+    char *path = NULL, key[65] = "";
     if (dir) {
         tilec_sha256_t h;
         uint8_t dg[32];
@@ -217,9 +217,15 @@ tilec_pstatus_t cuda_compile_module(tilec_shell_module_t *sm, const char *arch,
         tilec_sha256_final(&h, dg);
         tilec_sha256_hex(dg, hex);
         path = tilec_sdk_cache_path(dir, "cuda-", hex, ".cubin");
-        if (path && access(path, R_OK) == 0 &&
-            tilec_sdk_file_read(path, &sm->binary, &sm->binary_len) == 0 &&
-            sm->binary_len > 4 && memcmp(sm->binary, "\177ELF", 4) == 0) {
+        memcpy(key, hex, sizeof key);
+        char why[256];
+        tilec_sdk_cache_result_t cr =
+            path ? tilec_sdk_cache_load(path, key, &sm->binary, &sm->binary_len, why, sizeof why)
+                 : TILEC_SDK_CACHE_MISS;
+        if (cr == TILEC_SDK_CACHE_BAD)
+            tilec_shell_log("compile", "cuda: cache entry %s rejected: %s; removed, rebuilding", path,
+                            why);
+        if (cr == TILEC_SDK_CACHE_HIT && sm->binary_len > 4 && memcmp(sm->binary, "\177ELF", 4) == 0) {
             tilec_shell_log("compile", "cuda: cache hit %s (%.1f ms)", path, now_ms() - t0);
             free(path);
             free(dir);
@@ -232,7 +238,7 @@ tilec_pstatus_t cuda_compile_module(tilec_shell_module_t *sm, const char *arch,
     tilec_pstatus_t st = nvrtc_compile(nv, sm->source, arch, opt_level, fast, extra, &sm->binary,
                                        &sm->binary_len);
     if (st == TILEC_PS_OK && path) {
-        if (tilec_sdk_cache_write(path, sm->binary, sm->binary_len) != 0)
+        if (tilec_sdk_cache_store(path, key, sm->binary, sm->binary_len) != 0)
             tilec_shell_log("compile", "cuda: cannot write cache entry %s", path);
     }
     free(path);

@@ -242,6 +242,7 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
     tilec_pstatus_t st = TILEC_PS_INTERNAL;
     char err[1024];
     char *cache_dir = tilec_shell_cache_dir(), *cache_path = NULL, *options = NULL;
+    char cache_key[65] = "";
     double t0 = now_ms();
     const tilec_ir_kernel_t *k = sm->kernel;
     tilec_simt_dialect_t dl;
@@ -314,9 +315,17 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
         tilec_sha256_final(&h, dg);
         tilec_sha256_hex(dg, hex);
         cache_path = tilec_sdk_cache_path(cache_dir, "opencl-", hex, ".bin");
+        memcpy(cache_key, hex, sizeof cache_key);
         void *bin = NULL;
         size_t blen = 0;
-        if (cache_path && tilec_sdk_file_read(cache_path, &bin, &blen) == 0 && blen > 0) {
+        char why[256];
+        tilec_sdk_cache_result_t cr =
+            cache_path ? tilec_sdk_cache_load(cache_path, hex, &bin, &blen, why, sizeof why)
+                       : TILEC_SDK_CACHE_MISS;
+        if (cr == TILEC_SDK_CACHE_BAD) {
+            tilec_shell_log("compile", "opencl: cache entry %s rejected: %s; removed, rebuilding",
+                            cache_path, why);
+        } else if (cr == TILEC_SDK_CACHE_HIT && blen > 0) {
             const unsigned char *bp = bin;
             cl_int bst = CL_SUCCESS;
             m->prog = s->cl.CreateProgramWithBinary(dv->ctx, 1, &d->id, &blen, &bp, &bst, &e);
@@ -332,10 +341,10 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
                     s->cl.ReleaseProgram(m->prog);
                 m->prog = NULL;
             }
-            free(bin);
         } else if (cache_path) {
             tilec_shell_log("compile", "opencl: cache miss %s", cache_path);
         }
+        free(bin);
     }
     if (!m->prog) {
         const char *src = sm->source;
@@ -357,7 +366,7 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
         }
         tilec_shell_log("compile", "opencl: built kernel '%s' for %s in %.1f ms", k->name, d->name, now_ms() - t0);
         if (fetch_binary(s, m, sm) == 0 && cache_path) {
-            if (tilec_sdk_cache_write(cache_path, sm->binary, sm->binary_len) != 0)
+            if (tilec_sdk_cache_store(cache_path, cache_key, sm->binary, sm->binary_len) != 0)
                 tilec_shell_log("compile", "opencl: cannot write cache entry %s", cache_path);
         }
     }

@@ -432,14 +432,16 @@ static tilec_pstatus_t t_compile(void *dev, const tilec_pcompile_options_t *opts
 #endif
     /* The kernel cache: the object for this exact source, if built before. */
     char *cache = tilec_shell_cache_dir();
-    char *cpath = NULL;
+    char *cpath = NULL, hex[65] = "";
     if (cache) {
         uint8_t dg[32];
-        char hex[65];
+        char why[256];
         tilec_sha256(sm->source, sm->source_len, dg);
         tilec_sha256_hex(dg, hex);
         cpath = tilec_sdk_cache_path(cache, TEMPLATE_NAME "-", hex, ".so");
-        if (cpath && tilec_sdk_file_read(cpath, &sm->binary, &sm->binary_len) != 0) {
+        /* verified entries only (checksum and key); a bad one is removed */
+        if (cpath && tilec_sdk_cache_load(cpath, hex, &sm->binary, &sm->binary_len, why,
+                                          sizeof why) != TILEC_SDK_CACHE_HIT) {
             sm->binary = NULL;
         }
     }
@@ -448,7 +450,7 @@ static tilec_pstatus_t t_compile(void *dev, const tilec_pcompile_options_t *opts
     if (!sm->binary) {
         st = cc_build(sm->source, sm->source_len, &sm->binary, &sm->binary_len);
         if (st == TILEC_PS_OK && cpath) {
-            (void)tilec_sdk_cache_write(cpath, sm->binary, sm->binary_len);
+            (void)tilec_sdk_cache_store(cpath, hex, sm->binary, sm->binary_len);
         }
     }
     free(cpath);

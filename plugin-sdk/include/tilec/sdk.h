@@ -7,7 +7,9 @@
  *  - SHA-256 (sha256.c), our own implementation, for kernel cache keys;
  *  - the kernel cache (sdk_cache.c): the path of an entry for a key, an
  *    atomic write (temporary file in the same directory, then rename, so a
- *    reader never sees a half-written entry) and a whole-file read;
+ *    reader never sees a half-written entry), a whole-file read, and
+ *    verified entries (a checksum and the key in a trailer, checked before
+ *    anything is loaded from the entry);
  *  - the last-error message (sdk_error.c): a thread-local buffer with a
  *    printf-style setter, which is what a plugin's last_error() returns.
  */
@@ -58,6 +60,29 @@ int tilec_sdk_cache_write(const char *path, const void *data, size_t len);
  * byte is appended, not counted in *len).  0, or -1 with errno set
  * (ENOENT when the entry is absent). */
 int tilec_sdk_file_read(const char *path, void **data, size_t *len);
+
+/* Verified entries.  An entry is the payload followed by a 128-byte trailer:
+ * a magic, the payload size, the key it was stored under and a SHA-256 of
+ * key and payload.  The payload comes first, so an ELF object stays
+ * loadable from the entry's path; but nothing should be loaded before
+ * tilec_sdk_cache_load() said it is intact. */
+#define TILEC_SDK_CACHE_TRAILER 128u
+#define TILEC_SDK_CACHE_KEY_MAX 71u
+/* Stores data under key (at most TILEC_SDK_CACHE_KEY_MAX bytes) atomically,
+ * as tilec_sdk_cache_write does.  0, or -1 with errno set. */
+int tilec_sdk_cache_store(const char *path, const char *key, const void *data, size_t len);
+
+typedef enum tilec_sdk_cache_result {
+    TILEC_SDK_CACHE_HIT = 0,   /* *data, *len: the payload (malloc'd, NUL appended) */
+    TILEC_SDK_CACHE_MISS = 1,  /* no entry */
+    TILEC_SDK_CACHE_BAD = 2    /* an entry that must not be used: why says what
+                                * (truncated, damaged, stored under another key,
+                                * not a regular file, unreadable); it was removed */
+} tilec_sdk_cache_result_t;
+/* Reads and verifies the entry at path for key.  Never blocks on a FIFO and
+ * never returns a payload whose checksum, size or key does not match. */
+tilec_sdk_cache_result_t tilec_sdk_cache_load(const char *path, const char *key, void **data,
+                                              size_t *len, char *why, size_t whylen);
 
 /* ---- growable string (code generators) -------------------------------------- */
 
