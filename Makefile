@@ -141,6 +141,12 @@ $(O)/tests/test_conform: tests/test_conform.c $(CONFORM_OBJ) $(O)/libtilec.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -Iconformance -Itools -o $@ $< $(CONFORM_OBJ) $(O)/libtilec.a -lcriterion $(LDLIBS_CORE)
 
+# The lowering tests link the target descriptions of the CUDA and OpenCL
+# backends (data only) and the runner's case loader.
+$(O)/tests/test_lower: tests/test_lower.c $(CONFORM_OBJ) $(O)/backends/cuda/cuda_target.o $(O)/backends/opencl/ocl_target.o $(O)/libtilec.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -Iconformance -Itools -o $@ $< $(filter-out $(O)/libtilec.a,$(filter %.o %.a,$^)) $(O)/libtilec.a -lcriterion $(LDLIBS_CORE)
+
 test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE) $(TUNE_PLUGINS)
 	@O=$(O) sh tests/conform.sh
 	@TILEC_BUILD_DIR=$(abspath $(O)) O=$(O) sh tests/run.sh $(TESTS)

@@ -14,6 +14,8 @@
  *             turns -0 into +0) are applied to integers only.
  *   prune     an IF with a constant condition is replaced by the branch
  *             taken; a loop whose extent is a constant <= 0 is removed.
+ *   safe_memory  guards the direct global loads, stores and atomics whose
+ *             bounds it cannot prove (pass_safe_memory.c).
  * The module is verified before the first pass and after the last, and
  * after every pass when built with -DTILEC_DEBUG.  With TILEC_LOG=ir the IR
  * text is printed to stderr after each pass.
@@ -559,9 +561,19 @@ typedef struct pass {
     int (*run)(pass_ctx_t *p, tilec_ir_kernel_t *k);
 } pass_t;
 
+/* pass_safe_memory.c */
+static int pass_safe_memory(pass_ctx_t *p, tilec_ir_kernel_t *k)
+{
+    int n = 0;
+    if (tilec_pass_safe_memory(p->a, k, &n) < 0) return -1;
+    if (n) tilec_log("compile", "safe_memory: %d global access(es) of kernel '%s' guarded", n, k->name);
+    return 0;
+}
+
 static const pass_t passes[] = {
     {"simplify", pass_simplify},
     {"prune", pass_prune},
+    {"safe_memory", pass_safe_memory},
 };
 
 static void log_ir(const char *what, const tilec_ir_module_t *m)

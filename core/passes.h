@@ -19,4 +19,9 @@
  * verified before the first pass and after the last. */
 int tilec_passes_run(tilec_arena_t *a, tilec_ir_module_t *m, char *err, size_t errlen);
 
+/* pass_safe_memory.c: guards every direct global access whose bounds are not
+ * provable (loads read 0 or the buffer's "frontend.safe_value", stores and
+ * atomics are skipped); *nguards gets how many.  -1 when out of memory. */
+int tilec_pass_safe_memory(tilec_arena_t *a, tilec_ir_kernel_t *k, int *nguards);
+
 #endif

@@ -39,7 +39,9 @@ typedef enum ast_expr_kind {
     AST_LIST,       /* [a, b, ...] */
     AST_STARRED,    /* *value (in calls and tuples) */
     AST_DICT,       /* {k: v, ...}: seq.items alternate key, value; seq.n = 2 * pairs */
-    AST_COMP        /* [elt for t in it if c ...], (elt for ...), {k: v for ...}: comp */
+    AST_COMP,       /* [elt for t in it if c ...], (elt for ...), {k: v for ...}: comp */
+    AST_FSTRING,    /* f"...{x!r:>8}...": fstr (literal parts are AST_STR) */
+    AST_LAMBDA      /* lambda params: body, as lam.def: a def "<lambda>" whose body returns it */
 } ast_expr_kind_t;
 
 enum {
@@ -78,6 +80,10 @@ struct ast_expr {
         struct { int bracket;            /* '[' list, '(' generator, '{' dict */
                  ast_expr_t *elt, *value; /* value: dict comprehensions only */
                  int nfor; ast_comp_for_t *fors; } comp;         /* COMP */
+        struct { ast_stmt_t *def; } lam;                         /* LAMBDA */
+        struct { int n; ast_expr_t **parts;
+                 const char **specs;     /* [n]: format spec of an expression part, NULL for literals */
+                 char *convs; } fstr;    /* [n]: 'r', 's', 'a' or 0 */     /* FSTRING */
     } u;
 };
 
@@ -106,6 +112,7 @@ typedef enum ast_stmt_kind {
     AST_S_CONTINUE,
     AST_S_ASSERT,    /* assert cond [, msg] */
     AST_S_IMPORT,    /* import a.b [as c], ... ; from a import b [as c], ... */
+    AST_S_RAISE,     /* raise [exc] (ret.value); a compile-time error with the exception's message */
 } ast_stmt_kind_t;
 
 typedef struct ast_import_name { const char *name; const char *asname; ast_loc_t loc; } ast_import_name_t;

@@ -25,7 +25,7 @@ enum {
     BI_UNROLL, BI_VECTORIZED, BI_DYNAMIC, BI_CEILDIV, BI_TMAX, BI_TMIN, BI_ABS, BI_EXP, BI_EXP2,
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
-    BI_CONST, BI_EMPTY,
+    BI_CONST, BI_EMPTY, BI_SAFE_VALUE,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -49,6 +49,7 @@ static const bientry_t t_members[] = {
     {"if_then_else", BI_IF_THEN_ELSE}, {"infinity", BI_INFINITY}, {"cast", BI_CAST}, {"Cast", BI_CAST},
     {"pow", BI_POW}, {"floordiv", BI_FLOORDIV}, {"floormod", BI_FLOORMOD}, {"truncdiv", BI_TRUNCDIV},
     {"max_value", BI_MAX_VALUE}, {"min_value", BI_MIN_VALUE}, {"const", BI_CONST}, {"empty", BI_EMPTY},
+    {"annotate_safe_value", BI_SAFE_VALUE},
     {NULL, 0}
 };
 
@@ -83,6 +84,7 @@ const char *bi_name(int id)
     n = find_name(tilelang_members, id);
     if (n) return n;
     n = find_name(py_members, id);
+    if (!n) n = py_name(id);
     return n ? n : "builtin";
 }
 
@@ -138,7 +140,7 @@ value_t *bi_lookup_python(ev_t *ev, const char *name)
     const bientry_t *t;
     for (t = py_members; t->name; t++)
         if (!strcmp(t->name, name)) return mk_builtin(ev, t->id);
-    return NULL;
+    return py_lookup(ev, name);
 }
 
 /* ---- argument binding ------------------------------------------------------ */
@@ -308,9 +310,29 @@ static value_t *ceildiv(ev_t *ev, value_t *a, value_t *b, ast_loc_t loc)
 
 static value_t *py_minmax(ev_t *ev, args_t *ar, int is_max)
 {
-    value_t **items = ar->v, *r;
+    value_t **items = ar->v, *r, *key = NULL, *dflt = NULL;
     int n = ar->n, i;
-    if (ar->nkw) ev_fail(ev, ar->at, "%s() keyword arguments are not supported", is_max ? "max" : "min");
+    for (i = 0; i < ar->nkw; i++) {
+        if (!strcmp(ar->kwn[i], "key")) key = ar->kwv[i]->kind == V_NONE ? NULL : ar->kwv[i];
+        else if (!strcmp(ar->kwn[i], "default")) dflt = ar->kwv[i];
+        else ev_fail(ev, ar->kwloc[i], "%s() has no keyword argument '%s'", is_max ? "max" : "min", ar->kwn[i]);
+    }
+    if (key && key->kind != V_FUNC) ev_fail(ev, ar->at, "key= must be a function or lambda of the program");
+    if (key || (dflt && n == 1)) {
+        /* the general form: one iterable (or several values), a key, a default */
+        value_t *s = n == 1 ? v_iter_items(ev, ar->v[0], ar->loc[0]) : NULL, *best = NULL, *bk = NULL;
+        int m = s ? s->u.seq.n : n;
+        for (i = 0; i < m; i++) {
+            value_t *x = s ? s->u.seq.items[i] : ar->v[i];
+            value_t *k = key ? ev_call_func(ev, key->u.fn, 1, &x, 0, NULL, NULL, ar->at) : x;
+            if (!best || v_truth(ev, v_compare(ev, is_max ? AST_OP_GT : AST_OP_LT, k, bk, ar->at), ar->at)) {
+                best = x;
+                bk = k;
+            }
+        }
+        if (!best && !dflt) ev_fail(ev, ar->at, "%s() of an empty sequence", is_max ? "max" : "min");
+        return best ? best : dflt;
+    }
     if (n == 1) {
         value_t *s = ar->v[0];
         if (s->kind == V_SEQ) {
@@ -375,21 +397,6 @@ value_t *v_iter_items(ev_t *ev, value_t *v, ast_loc_t loc)
         return r;
     }
     return to_seq(ev, v, 0, loc);
-}
-
-static value_t *value_str(ev_t *ev, value_t *v, ast_loc_t loc)
-{
-    char buf[64];
-    switch (v->kind) {
-    case V_STR: return v;
-    case V_INT: snprintf(buf, sizeof buf, "%lld", (long long)v->u.i); break;
-    case V_BOOL: snprintf(buf, sizeof buf, "%s", v->u.i ? "True" : "False"); break;
-    case V_FLOAT: snprintf(buf, sizeof buf, "%.17g", v->u.f); break;
-    case V_NONE: snprintf(buf, sizeof buf, "None"); break;
-    case V_DTYPE: snprintf(buf, sizeof buf, "%s", tilec_dtype_name(v->u.dt)); break;
-    default: ev_fail(ev, loc, "str() of %s is not supported", v_kind_name(v));
-    }
-    return v_str(ev, buf, strlen(buf));
 }
 
 static tilec_ir_expr_t *limit_value(ev_t *ev, tilec_dtype_t t, int is_max)
@@ -476,7 +483,8 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     if (id == BI_ANNOTATE_LAYOUT) return call_annotate_layout(ev, call);
     if (id >= BI_MODULE_FIRST) {
         ev_eval_args(ev, call, &ar);
-        return mod_call(ev, id, &ar);
+        if (id == BI_METHOD) return py_method_call(ev, fnv->u.bi.self, fnv->u.bi.meth, &ar);
+        return id >= BI_PY_FIRST ? py_call(ev, id, &ar) : mod_call(ev, id, &ar);
     }
     if (id == BI_IF_THEN_ELSE) ev->guarded++;
     ev_eval_args(ev, call, &ar);
@@ -573,6 +581,33 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         v->u.tt.shape = shape_seq(ev, a_[0], l_[0], 1);
         v->u.tt.dt = a_[1] ? v_want_dtype(ev, a_[1], l_[1]) : TILEC_FLOAT32;
         return v;
+    }
+    case BI_SAFE_VALUE: {
+        /* T.annotate_safe_value({A: v}): what guarded loads of A read past its edge
+         * (core/pass_safe_memory.c consumes the attribute) */
+        BIND("T.annotate_safe_value", 1, "safe_value_map");
+        value_t *d = a_[0];
+        int i;
+        if (d->kind != V_DICT) ev_fail(ev, l_[0], "T.annotate_safe_value takes a dict {tensor: value}");
+        for (i = 0; i + 1 < d->u.seq.n; i += 2) {
+            value_t *k = d->u.seq.items[i], *v = d->u.seq.items[i + 1];
+            tilec_ir_attr_t at;
+            if (k->kind != V_BUF || k->u.buf->scope != TILEC_SCOPE_GLOBAL)
+                ev_fail(ev, l_[0], "T.annotate_safe_value: the keys must be kernel tensors, got %s", v_kind_name(k));
+            if (!v_is_num(v)) ev_fail(ev, l_[0], "T.annotate_safe_value: the value for '%s' must be a compile-time "
+                                      "number, got %s", k->u.buf->name, v_kind_name(v));
+            memset(&at, 0, sizeof at);
+            at.key = "frontend.safe_value";
+            if (v->kind == V_FLOAT) {
+                at.kind = TILEC_ATTR_FLOAT;
+                at.f = v->u.f;
+            } else {
+                at.kind = TILEC_ATTR_INT;
+                at.i = v->u.i;
+            }
+            if (tilec_ir_attr_set(ev->a, &k->u.buf->nattrs, &k->u.buf->attrs, &at) < 0) ev_fail(ev, l_[0], "out of memory");
+        }
+        return ev->none;
     }
     case BI_CONST: {
         BIND("T.const", 1, "names", "dtype");
@@ -803,7 +838,7 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     }
     case BI_STR:
         if (ar.n != 1 || ar.nkw) ev_fail(ev, at, "str() takes one argument");
-        return value_str(ev, ar.v[0], at);
+        return v_to_str(ev, ar.v[0], 0, at);
     case BI_TUPLE: case BI_LIST:
         if (ar.nkw || ar.n > 1) ev_fail(ev, at, "%s() takes one argument", bi_name(id));
         if (ar.n == 0) return v_seq(ev, 0, id == BI_LIST);

@@ -395,6 +395,8 @@ static value_t *eval_compare(ev_t *ev, ast_expr_t *e)
     return result ? result : ev->vtrue;
 }
 
+static value_t *make_func(ev_t *ev, ast_stmt_t *s);
+
 static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
 {
     value_t *a, *b;
@@ -438,9 +440,6 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
     }
     case AST_CALL: {
         value_t *f;
-        /* the parser's form of a lambda (parser.c: parse_lambda) */
-        if (e->u.call.func->kind == AST_NAME && !strcmp(e->u.call.func->u.name, "lambda"))
-            ev_fail(ev, e->loc, "'lambda' is not supported in tile programs");
         f = ev_eval(ev, e->u.call.func);
         if (f->kind == V_BUILTIN) return bi_call(ev, f, e);
         if (f->kind == V_FUNC) {
@@ -473,6 +472,8 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
     case AST_STARRED:
         ev_fail(ev, e->loc, "*value is only allowed in calls and tuples");
     case AST_COMP: return eval_comp(ev, e);
+    case AST_FSTRING: return v_fstring(ev, e);
+    case AST_LAMBDA: return make_func(ev, e->u.lam.def);
     case AST_DICT: {
         value_t *d = v_new(ev, V_DICT);
         int i;
@@ -1022,7 +1023,9 @@ static int is_prim_decorator(ast_expr_t *d)
     return 0;
 }
 
-static void exec_def(ev_t *ev, ast_stmt_t *s)
+/* A function value of a def (or lambda) without its decorators; the
+ * defaults are evaluated now, as in Python. */
+static value_t *make_func(ev_t *ev, ast_stmt_t *s)
 {
     func_t *fn = ev_alloc(ev, sizeof *fn);
     value_t *v = v_new(ev, V_FUNC);
@@ -1030,9 +1033,27 @@ static void exec_def(ev_t *ev, ast_stmt_t *s)
     fn->def = s;
     fn->closure = ev->env;
     fn->kind = FN_PLAIN;
+    fn->defaults = ev_alloc(ev, sizeof *fn->defaults * (size_t)(s->u.def.nparams + 1));
+    for (i = 0; i < s->u.def.nparams; i++) {
+        if (s->u.def.params[i].dflt) fn->defaults[i] = ev_eval(ev, s->u.def.params[i].dflt);
+    }
+    v->u.fn = fn;
+    return v;
+}
+
+static void exec_def(ev_t *ev, ast_stmt_t *s)
+{
+    func_t *fn;
+    value_t *v;
+    int i;
+    /* decorators are evaluated before the defaults, as in Python */
+    value_t **decs = ev_alloc(ev, sizeof *decs * (size_t)(s->u.def.ndecorators + 1));
+    for (i = 0; i < s->u.def.ndecorators; i++) decs[i] = ev_eval(ev, s->u.def.decorators[i]);
+    v = make_func(ev, s);
+    fn = v->u.fn;
     for (i = 0; i < s->u.def.ndecorators; i++) {
         ast_expr_t *de = s->u.def.decorators[i];
-        value_t *dv = ev_eval(ev, de);
+        value_t *dv = decs[i];
         if (dv->kind == V_BUILTIN && dv->u.bi.id == BI_PRIM_FUNC) {
             fn->kind = FN_PRIM;
         } else if (dv->kind == V_BUILTIN && dv->u.bi.id == BI_MACRO) {
@@ -1054,11 +1075,6 @@ static void exec_def(ev_t *ev, ast_stmt_t *s)
             ev_fail(ev, de->loc, "unsupported decorator: use @T.prim_func, @T.macro or @tilelang.jit(...)");
         }
     }
-    fn->defaults = ev_alloc(ev, sizeof *fn->defaults * (size_t)(s->u.def.nparams + 1));
-    for (i = 0; i < s->u.def.nparams; i++) {
-        if (s->u.def.params[i].dflt) fn->defaults[i] = ev_eval(ev, s->u.def.params[i].dflt);
-    }
-    v->u.fn = fn;
     env_set(ev, ev->env, s->u.def.name, v);
 }
 
@@ -1122,6 +1138,45 @@ static void exec_import(ev_t *ev, ast_stmt_t *s)
     }
 }
 
+/* `while` runs at compile time, on compile-time conditions. */
+static void exec_while(ev_t *ev, ast_stmt_t *s)
+{
+    ev->ct_loops++;
+    for (;;) {
+        value_t *c = ev_eval(ev, s->u.wloop.cond);
+        if (v_is_rt(c))
+            ev_fail(ev, s->u.wloop.cond->loc, "a while loop runs at compile time and needs a compile-time condition; "
+                    "for a run-time loop use `for ... in T.serial(n)` with an `if`");
+        if (!v_truth(ev, c, s->u.wloop.cond->loc)) break;
+        ev_step(ev, s->loc);
+        ev_exec_block(ev, &s->u.wloop.body);
+        if (ev->ctl == CTL_BREAK) { ev->ctl = CTL_NONE; break; }
+        if (ev->ctl == CTL_CONTINUE) ev->ctl = CTL_NONE;
+        if (ev->ctl == CTL_RETURN) break;
+    }
+    ev->ct_loops--;
+}
+
+/* `raise E("message")` at compile time is a diagnostic with the message;
+ * the exception class need not exist (ValueError, NotImplementedError...). */
+static void exec_raise(ev_t *ev, ast_stmt_t *s)
+{
+    ast_expr_t *x = s->u.ret.value;
+    const char *cls = NULL, *msg = NULL;
+    if (ev->rt_depth > 0)
+        ev_fail(ev, s->loc, "raise under a run-time condition is not supported; a kernel cannot raise");
+    if (!x) ev_fail(ev, s->loc, "raise");
+    if (x->kind == AST_CALL && x->u.call.func->kind == AST_NAME && !env_get(ev->env, x->u.call.func->u.name)) {
+        cls = x->u.call.func->u.name;
+        if (x->u.call.nargs > 0) msg = v_to_str(ev, ev_eval(ev, x->u.call.args[0]), 0, x->loc)->u.s.s;
+    } else if (x->kind == AST_NAME && !env_get(ev->env, x->u.name)) {
+        cls = x->u.name;
+    } else {
+        msg = v_to_str(ev, ev_eval(ev, x), 0, x->loc)->u.s.s;
+    }
+    ev_fail(ev, s->loc, "%s%s%s", cls ? cls : "raised", msg ? ": " : "", msg ? msg : "");
+}
+
 static void exec_stmt(ev_t *ev, ast_stmt_t *s)
 {
     ev_step(ev, s->loc);
@@ -1135,8 +1190,8 @@ static void exec_stmt(ev_t *ev, ast_stmt_t *s)
     case AST_S_AUGASSIGN: exec_augassign(ev, s); break;
     case AST_S_ANNASSIGN: exec_annassign(ev, s); break;
     case AST_S_FOR: exec_for(ev, s); break;
-    case AST_S_WHILE:
-        ev_fail(ev, s->loc, "while loops are not supported; use `for ... in T.serial(n)` or range(n)");
+    case AST_S_WHILE: exec_while(ev, s); break;
+    case AST_S_RAISE: exec_raise(ev, s); break;
     case AST_S_IF: exec_if(ev, s); break;
     case AST_S_WITH: exec_with(ev, s); break;
     case AST_S_DEF: exec_def(ev, s); break;

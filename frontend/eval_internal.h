@@ -107,7 +107,7 @@ struct value {
         tilec_ir_buffer_t *buf;                                /* BUF */
         region_t *rg;                                          /* REGION */
         func_t *fn;                                            /* FUNC */
-        struct { int id; value_t *self; } bi;                  /* BUILTIN */
+        struct { int id; value_t *self; const char *meth; } bi; /* BUILTIN */
         int ns;                                                /* NS */
         int policy;                                            /* POLICY */
         struct { value_t *shape; tilec_dtype_t dt; } tt;       /* TENSORTYPE */
@@ -249,6 +249,13 @@ enum {
     BI_M_TRUNC, BI_M_FABS, BI_M_GCD, BI_M_LCM, BI_M_ISQRT, BI_M_PROD, BI_M_LOG1P, BI_M_TANH, BI_M_ISCLOSE,
     BI_M_ISINF, BI_M_ISNAN, BI_PRODUCT, BI_NEXT_POW2, BI_NUM_SMS
 };
+/* ids of the Python builtins and methods of pyfuncs.c (>= BI_PY_FIRST) */
+enum {
+    BI_PY_FIRST = 400,
+    BI_ENUMERATE = BI_PY_FIRST, BI_ZIP, BI_SUM, BI_ANY, BI_ALL, BI_SORTED, BI_REVERSED, BI_DICT, BI_DIVMOD,
+    BI_ROUND, BI_PPOW, BI_GETATTR, BI_HASATTR, BI_REPR, BI_FORMAT, BI_PPRINT, BI_MAP, BI_FILTER, BI_CALLABLE,
+    BI_METHOD                /* a method bound to bi.self, named bi.meth */
+};
 /* the items of a compile-time iterable (tuple, list, range, str, dict keys) as a tuple */
 value_t *v_iter_items(ev_t *ev, value_t *v, ast_loc_t loc);
 
@@ -259,6 +266,18 @@ typedef struct args {
     ast_loc_t at;
 } args_t;
 void ev_eval_args(ev_t *ev, ast_expr_t *call, args_t *out);
+
+/* ---- pystr.c ---- */
+value_t *v_to_str(ev_t *ev, value_t *v, int repr, ast_loc_t loc);      /* str(v) / repr(v) */
+value_t *v_format(ev_t *ev, value_t *v, const char *spec, ast_loc_t loc); /* format(v, spec) */
+value_t *v_fstring(ev_t *ev, ast_expr_t *e);
+
+/* ---- pyfuncs.c ---- */
+value_t *py_lookup(ev_t *ev, const char *name);           /* NULL when not one of its builtins */
+const char *py_name(int id);
+value_t *py_call(ev_t *ev, int id, args_t *ar);
+value_t *py_method(ev_t *ev, value_t *self, const char *name); /* bound method, NULL when none */
+value_t *py_method_call(ev_t *ev, value_t *self, const char *name, args_t *ar);
 
 /* ---- modules.c ---- */
 value_t *mod_opaque(ev_t *ev, const char *path);

@@ -577,7 +577,7 @@ static int lex_string(tilec_lexer_t *lx, tilec_token_t *t, int raw, int line, in
 /* A name that may be a string prefix: returns 1 and sets *raw if
  * src[start..start+n) followed by a quote is one of the prefixes we accept,
  * 0 when it is a plain name, -1 after an error for f/b prefixes. */
-static int string_prefix(tilec_lexer_t *lx, size_t start, size_t n, int *raw, int line, int col)
+static int string_prefix(tilec_lexer_t *lx, size_t start, size_t n, int *raw, int *fstr, int line, int col)
 {
     unsigned q = byte_at(lx, start + n);
     if (n > 2 || (q != '\'' && q != '"'))
@@ -594,8 +594,7 @@ static int string_prefix(tilec_lexer_t *lx, size_t start, size_t n, int *raw, in
     }
     if (r > 1 || b > 1 || u > 1 || f > 1 || (u && n > 1) || (b && f))
         return 0;
-    if (f)
-        return lex_error_at(lx, line, col, "f-strings are not supported in tile programs");
+    *fstr = f;
     if (b)
         return lex_error_at(lx, line, col, "bytes literals are not supported in tile programs");
     *raw = r;
@@ -720,13 +719,14 @@ int tilec_lexer_next(tilec_lexer_t *lx, tilec_token_t *t)
             while (lx->pos < lx->len && is_name_char((unsigned char)lx->src[lx->pos]))
                 lx->pos++;
             size_t n = lx->pos - start;
-            int raw = 0;
-            int sp = string_prefix(lx, start, n, &raw, line, col);
+            int raw = 0, fstr = 0;
+            int sp = string_prefix(lx, start, n, &raw, &fstr, line, col);
             if (sp < 0)
                 return -1;
             if (sp > 0) {
                 if (lex_string(lx, t, raw, line, col, start) < 0)
                     return -1;
+                t->fstr = fstr;
                 return finish(lx, t);
             }
             if (lx->pos < lx->len && (unsigned char)lx->src[lx->pos] >= 0x80)

@@ -6,7 +6,7 @@
  * numbers, strings (escapes decoded, adjacent literals are separate tokens)
  * and operators.  Lines inside (), [] and {} and after a backslash are
  * joined.  Anything outside the subset (binary bytes, invalid UTF-8,
- * non-ASCII names, f-strings, ':=', integers past int64, unclosed brackets)
+ * non-ASCII names, ':=', integers past int64, unclosed brackets)
  * becomes one diagnostic at its exact position and the call returns -1;
  * after that the lexer keeps returning -1.
  */
@@ -73,6 +73,7 @@ typedef struct tilec_token {
     double fval;            /* FLOAT */
     const char *str;        /* STR: decoded, arena */
     size_t slen;
+    int fstr;               /* STR: an f-string; the parser reads its parts from text */
 } tilec_token_t;
 
 typedef struct tilec_lexer {

@@ -353,14 +353,193 @@ static int parse_items(parser_t *p, expr_vec_t *vec, int closer, const char *wha
     return 0;
 }
 
+/* ---- f-strings ----------------------------------------------------------
+ * The lexer checks an f-string like any string and keeps its source text;
+ * here it is split into literal parts and `{expr[!conv][:spec]}` fields.
+ * Each expression is parsed by a second parser over the same source bytes,
+ * so its nodes carry their true positions. */
+
+typedef struct fparts { ast_expr_t **parts; const char **specs; char *convs; int n, cap; } fparts_t;
+
+static int fpush(parser_t *p, fparts_t *f, ast_expr_t *e, const char *spec, char conv)
+{
+    if (f->n == f->cap) {
+        int nc = f->cap ? f->cap * 2 : 8;
+        ast_expr_t **np = alloc(p, sizeof *np * (size_t)nc);
+        const char **ns = alloc(p, sizeof *ns * (size_t)nc);
+        char *nv = alloc(p, (size_t)nc);
+        if (!np || !ns || !nv)
+            return -1;
+        if (f->n) {
+            memcpy(np, f->parts, sizeof *np * (size_t)f->n);
+            memcpy(ns, f->specs, sizeof *ns * (size_t)f->n);
+            memcpy(nv, f->convs, (size_t)f->n);
+        }
+        f->parts = np;
+        f->specs = ns;
+        f->convs = nv;
+        f->cap = nc;
+    }
+    f->parts[f->n] = e;
+    f->specs[f->n] = spec;
+    f->convs[f->n++] = conv;
+    return 0;
+}
+
+static int flit(parser_t *p, fparts_t *f, const char *s, size_t n, ast_loc_t loc)
+{
+    ast_expr_t *e;
+    char *c;
+    if (n == 0)
+        return 0;
+    if (!(e = new_expr(p, AST_STR, loc)) || !(c = alloc(p, n + 1)))
+        return -1;
+    memcpy(c, s, n);
+    e->u.str.s = c;
+    e->u.str.len = n;
+    return fpush(p, f, e, NULL, 0);
+}
+
+static int parse_test_or_fail(parser_t *q, ast_expr_t **out);
+
+/* Parses source bytes [from, to) of the file as one expression. */
+static ast_expr_t *fstring_expr(parser_t *p, size_t from, size_t to, int line, size_t line_start)
+{
+    parser_t *q = alloc(p, sizeof *q);
+    ast_expr_t *e = NULL;
+    if (!q)
+        return NULL;
+    q->a = p->a;
+    q->d = p->d;
+    q->depth = p->depth;
+    tilec_lexer_init(&q->lx, p->a, p->d, p->lx.src, to);
+    q->lx.pos = from;
+    q->lx.line = line;
+    q->lx.line_start = line_start;
+    q->lx.at_line_start = 0;
+    q->lx.prev_end_line = line;
+    q->lx.prev_end_col = (int)(from - line_start) + 1;
+    q->stmt_col = p->stmt_col;
+    if (advance(q) < 0 || parse_test_or_fail(q, &e) < 0)
+        return NULL;
+    if (q->tok.kind != TILEC_TOK_NEWLINE && q->tok.kind != TILEC_TOK_EOF)
+        return expected(q, "'}' after the expression of an f-string field"), NULL;
+    return e;
+}
+
+/* One f-string token into parts. */
+static int fstring_token(parser_t *p, const tilec_token_t *t, fparts_t *f)
+{
+    const char *src = p->lx.src, *s = t->text, *end = t->text + t->len;
+    int raw = 0, line = t->line;
+    size_t line_start = (size_t)(t->text - src) - (size_t)(t->col - 1);
+    ast_loc_t loc = { t->line, t->col };
+    char q;
+    size_t qlen;
+    while (*s != '\'' && *s != '"') {
+        if (*s == 'r' || *s == 'R')
+            raw = 1;
+        s++;
+    }
+    q = *s;
+    qlen = (s + 2 < end && s[1] == q && s[2] == q) ? 3 : 1;
+    s += qlen;
+    end -= qlen;
+    char *lit = alloc(p, (size_t)(end - s) + 1);
+    size_t nl = 0;
+    if (!lit)
+        return -1;
+    while (s < end) {
+        char c = *s;
+        if (c == '\n') {
+            line++;
+            line_start = (size_t)(s + 1 - src);
+        }
+        if (c == '{' && s + 1 < end && s[1] == '{') { lit[nl++] = '{'; s += 2; continue; }
+        if (c == '}' && s + 1 < end && s[1] == '}') { lit[nl++] = '}'; s += 2; continue; }
+        if (c == '}')
+            return perr(p, line, (int)((size_t)(s - src) - line_start) + 1, "single '}' is not allowed in an f-string"), -1;
+        if (c == '\\' && !raw && s + 1 < end) {
+            char e = s[1];
+            lit[nl++] = e == 'n' ? '\n' : e == 't' ? '\t' : e == '\\' ? '\\' : e == '\'' ? '\'' : e == '"' ? '"' : '\\';
+            if (e == 'n' || e == 't' || e == '\\' || e == '\'' || e == '"')
+                s += 2;
+            else
+                s++;
+            continue;
+        }
+        if (c != '{') {
+            lit[nl++] = c;
+            s++;
+            continue;
+        }
+        /* a field */
+        if (flit(p, f, lit, nl, loc) < 0)
+            return -1;
+        nl = 0;
+        const char *x = s + 1, *xe;
+        int depth = 0;
+        char inq = 0;
+        for (xe = x; xe < end; xe++) {
+            char d = *xe;
+            if (inq) {
+                if (d == inq) inq = 0;
+                continue;
+            }
+            if (d == '\'' || d == '"') inq = d;
+            else if (d == '(' || d == '[' || d == '{') depth++;
+            else if ((d == ')' || d == ']' || d == '}') && depth > 0) depth--;
+            else if (depth == 0 && (d == '}' || d == ':' || (d == '!' && xe + 1 < end && xe[1] != '='))) break;
+            else if (d == '\n')
+                return perr(p, line, (int)((size_t)(x - src) - line_start), "an f-string field must fit on one line"), -1;
+        }
+        if (xe >= end)
+            return perr(p, line, (int)((size_t)(s - src) - line_start) + 1, "f-string: expected '}'"), -1;
+        ast_expr_t *e = fstring_expr(p, (size_t)(x - src), (size_t)(xe - src), line, line_start);
+        if (!e)
+            return -1;
+        char conv = 0;
+        const char *spec = NULL;
+        if (*xe == '!') {
+            conv = xe + 1 < end ? xe[1] : 0;
+            if (conv != 'r' && conv != 's' && conv != 'a')
+                return perr(p, line, (int)((size_t)(xe - src) - line_start) + 1,
+                            "f-string: the conversion must be !r, !s or !a"), -1;
+            xe += 2;
+        }
+        if (xe < end && *xe == ':') {
+            const char *se = xe + 1;
+            while (se < end && *se != '}' && *se != '{')
+                se++;
+            if (se >= end || *se == '{')
+                return perr(p, line, (int)((size_t)(xe - src) - line_start) + 1,
+                            "f-string: nested fields in a format spec are not supported in tile programs"), -1;
+            char *sp = alloc(p, (size_t)(se - xe));
+            if (!sp)
+                return -1;
+            memcpy(sp, xe + 1, (size_t)(se - xe - 1));
+            spec = sp;
+            xe = se;
+        }
+        if (xe >= end || *xe != '}')
+            return perr(p, line, (int)((size_t)(xe - src) - line_start) + 1, "f-string: expected '}'"), -1;
+        if (fpush(p, f, e, spec ? spec : "", conv) < 0)
+            return -1;
+        s = xe + 1;
+    }
+    return flit(p, f, lit, nl, loc);
+}
+
 /* One or more adjacent string literals, concatenated (in one copy, so a
- * long run of literals stays linear). */
+ * long run of literals stays linear); with an f-string among them, an
+ * AST_FSTRING. */
 static ast_expr_t *parse_strings(parser_t *p)
 {
     ast_loc_t loc = here(p);
     struct piece { const char *s; size_t len; } *pieces = NULL;
-    int n = 0, cap = 0;
+    int n = 0, cap = 0, any_f = 0;
     size_t total = 0;
+    fparts_t f = { 0 };
     while (p->tok.kind == TILEC_TOK_STR) {
         struct piece *np = grow(p, pieces, n, &cap, sizeof *np);
         if (!np)
@@ -370,8 +549,29 @@ static ast_expr_t *parse_strings(parser_t *p)
         pieces[n].len = p->tok.slen;
         total += p->tok.slen;
         n++;
+        if (p->tok.fstr || any_f) {
+            if (!any_f) {
+                /* the plain literals before the first f-string */
+                for (int i = 0; i + 1 < n; i++)
+                    if (flit(p, &f, pieces[i].s, pieces[i].len, loc) < 0)
+                        return NULL;
+                any_f = 1;
+            }
+            if (p->tok.fstr ? fstring_token(p, &p->tok, &f) < 0 : flit(p, &f, p->tok.str, p->tok.slen, loc) < 0)
+                return NULL;
+        }
         if (advance(p) < 0)
             return NULL;
+    }
+    if (any_f) {
+        ast_expr_t *e = new_expr(p, AST_FSTRING, loc);
+        if (e) {
+            e->u.fstr.n = f.n;
+            e->u.fstr.parts = f.parts;
+            e->u.fstr.specs = f.specs;
+            e->u.fstr.convs = f.convs;
+        }
+        return e;
     }
     const char *s = pieces[0].s;
     if (n > 1) {
@@ -579,43 +779,59 @@ static ast_expr_t *parse_atom(parser_t *p)
     }
 }
 
-/* 'lambda' [NAME (',' NAME)*] ':' test, as a call argument only.  Lambdas
- * cannot be evaluated, but layout hints spell layouts with them
- * (T.annotate_layout({s: T.Layout(shape, lambda i, j: ...)})) and hints are
- * accepted unevaluated, so the parser keeps such a lambda as a call of the
- * keyword name "lambda" (params..., body); the evaluator rejects it where
- * it is evaluated.  Anywhere else 'lambda' stays a syntax error. */
+/* 'lambda' [NAME ['=' test] (',' NAME ['=' test])*] ':' test.  The lambda
+ * becomes a def named "<lambda>" whose body returns the expression, so the
+ * evaluator calls it like any other function. */
 static ast_expr_t *parse_lambda(parser_t *p)
 {
     ast_loc_t loc = here(p);
-    expr_vec_t args = { 0 };
+    ast_param_t *params = NULL;
+    int n = 0, cap = 0;
     if (enter(p) < 0 || advance(p) < 0)
         return NULL;
-    while (p->tok.kind == TILEC_TOK_NAME && !p->tok.kw) {
-        ast_expr_t *n = new_expr(p, AST_NAME, here(p));
-        if (!n || !(n->u.name = tok_name(p)) || push_expr(p, &args, n) < 0 || advance(p) < 0)
+    while (!is_op(p, TILEC_OP_COLON)) {
+        if (is_op(p, TILEC_OP_STAR) || is_op(p, TILEC_OP_DSTAR))
+            return unsupported(p, "'*args' and '**kwargs' in a lambda"), NULL;
+        if (p->tok.kind != TILEC_TOK_NAME || p->tok.kw)
+            return expected(p, "a parameter name or ':' in 'lambda'"), NULL;
+        ast_param_t *np = grow(p, params, n, &cap, sizeof *np);
+        if (!np)
             return NULL;
-        if (!is_op(p, TILEC_OP_COMMA))
-            break;
-        if (advance(p) < 0)
+        params = np;
+        memset(&params[n], 0, sizeof params[n]);
+        params[n].loc = here(p);
+        if (!(params[n].name = tok_name(p)) || advance(p) < 0)
             return NULL;
+        if (is_op(p, TILEC_OP_ASSIGN) && (advance(p) < 0 || !(params[n].dflt = parse_test(p))))
+            return NULL;
+        n++;
+        if (is_op(p, TILEC_OP_COMMA)) {
+            if (advance(p) < 0)
+                return NULL;
+        } else if (!is_op(p, TILEC_OP_COLON)) {
+            return expected(p, "':' after the parameters of 'lambda'"), NULL;
+        }
     }
-    if (!is_op(p, TILEC_OP_COLON))
-        return expected(p, "':' after the parameters of 'lambda'"), NULL;
     if (advance(p) < 0)
         return NULL;
     ast_expr_t *body = parse_test(p);
-    if (!body || push_expr(p, &args, body) < 0)
+    if (!body)
         return NULL;
     leave(p);
-    ast_expr_t *f = new_expr(p, AST_NAME, loc), *c = new_expr(p, AST_CALL, loc);
-    if (!f || !c)
+    ast_stmt_t *d = new_stmt(p, AST_S_DEF, loc), *r = new_stmt(p, AST_S_RETURN, body->loc);
+    ast_stmt_t **blk = alloc(p, sizeof *blk);
+    ast_expr_t *e = new_expr(p, AST_LAMBDA, loc);
+    if (!d || !r || !blk || !e)
         return NULL;
-    f->u.name = "lambda";
-    c->u.call.func = f;
-    c->u.call.nargs = args.n;
-    c->u.call.args = args.v;
-    return c;
+    r->u.ret.value = body;
+    blk[0] = r;
+    d->u.def.name = "<lambda>";
+    d->u.def.nparams = n;
+    d->u.def.params = params;
+    d->u.def.body.n = 1;
+    d->u.def.body.s = blk;
+    e->u.lam.def = d;
+    return e;
 }
 
 /* '(' args ')' after func; tok is '('. */
@@ -634,7 +850,7 @@ static ast_expr_t *parse_call(parser_t *p, ast_expr_t *func, ast_loc_t loc)
             if (!s || push_expr(p, &args, s) < 0)
                 return NULL;
         } else {
-            ast_expr_t *e = is_kw(p, TILEC_KW_LAMBDA) ? parse_lambda(p) : parse_test(p);
+            ast_expr_t *e = parse_test(p);
             if (!e)
                 return NULL;
             if (is_kw(p, TILEC_KW_FOR) && !(e = parse_comp(p, '(', e, NULL)))   /* f(x for x in s) */
@@ -645,7 +861,7 @@ static ast_expr_t *parse_call(parser_t *p, ast_expr_t *func, ast_loc_t loc)
                                 "expected a parameter name before '=' in keyword argument"), NULL;
                 if (advance(p) < 0)
                     return NULL;
-                ast_expr_t *v = is_kw(p, TILEC_KW_LAMBDA) ? parse_lambda(p) : parse_test(p);
+                ast_expr_t *v = parse_test(p);
                 if (!v)
                     return NULL;
                 ast_keyword_t *nk = grow(p, kw, nkw, &kwcap, sizeof *nk);
@@ -1000,7 +1216,7 @@ static ast_expr_t *parse_or(parser_t *p)
 static ast_expr_t *parse_test(parser_t *p)
 {
     if (is_kw(p, TILEC_KW_LAMBDA))
-        return unsupported(p, "'lambda'"), NULL;
+        return parse_lambda(p);
     ast_expr_t *a = parse_or(p);
     if (!a || !is_kw(p, TILEC_KW_IF))
         return a;
@@ -1024,6 +1240,12 @@ static ast_expr_t *parse_test(parser_t *p)
         e->u.ifexp.b = b;
     }
     return e;
+}
+
+static int parse_test_or_fail(parser_t *q, ast_expr_t **out)
+{
+    *out = parse_test(q);
+    return *out ? 0 : -1;
 }
 
 /* exprlist: star_or_test (',' star_or_test)* [','] — a tuple when a comma
@@ -1602,7 +1824,17 @@ static ast_stmt_t *parse_small(parser_t *p)
         case TILEC_KW_GLOBAL: return unsupported(p, "'global'"), NULL;
         case TILEC_KW_NONLOCAL: return unsupported(p, "'nonlocal'"), NULL;
         case TILEC_KW_DEL: return unsupported(p, "'del'"), NULL;
-        case TILEC_KW_RAISE: return unsupported(p, "'raise'"), NULL;
+        case TILEC_KW_RAISE:
+            s = new_stmt(p, AST_S_RAISE, loc);
+            if (!s || advance(p) < 0)
+                return NULL;
+            if (starts_expr(p) && !(s->u.ret.value = parse_test(p)))
+                return NULL;
+            if (is_kw(p, TILEC_KW_FROM)) {   /* raise X from Y: the cause is not kept */
+                if (advance(p) < 0 || !parse_test(p))
+                    return NULL;
+            }
+            return s;
         case TILEC_KW_YIELD: return unsupported(p, "'yield'"), NULL;
         case TILEC_KW_CLASS: return unsupported(p, "'class'"), NULL;
         case TILEC_KW_TRY: return unsupported(p, "'try'"), NULL;

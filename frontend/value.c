@@ -746,6 +746,14 @@ int v_equal(ev_t *ev, value_t *a, value_t *b, int depth)
         for (i = 0; i < a->u.seq.n; i++)
             if (!v_equal(ev, a->u.seq.items[i], b->u.seq.items[i], depth + 1)) return 0;
         return 1;
+    case V_DICT:
+        if (a->u.seq.n != b->u.seq.n) return 0;
+        for (i = 0; i + 1 < a->u.seq.n; i += 2) {
+            value_t *o = v_dict_get(ev, b, a->u.seq.items[i]);
+            if (!o || !v_equal(ev, a->u.seq.items[i + 1], o, depth + 1)) return 0;
+        }
+        return 1;
+    case V_OPAQUE: return !strcmp(a->u.opq, b->u.opq);
     case V_BUF: return a->u.buf == b->u.buf;
     case V_FUNC: return a->u.fn == b->u.fn;
     case V_POLICY: return a->u.policy == b->u.policy;
@@ -1077,6 +1085,8 @@ value_t *v_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc)
     default:
         break;
     }
+    r = py_method(ev, v, name);
+    if (r) return r;
     ev_fail(ev, loc, "%s has no attribute '%s'", v_kind_name(v), name);
 astype:
     r = v_new(ev, V_BUILTIN);

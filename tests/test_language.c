@@ -884,6 +884,38 @@ Test(lang, eager_jit_kernel)
     run_free(&r);
 }
 
+Test(lang, compile_time_python)
+{
+    static const double w[4] = {1, 2, 3, 4};
+    run_t r;
+    int64_t k;
+    run_file(&r, "tests/lang/ct_python.py", NULL, 0, fill_pattern);
+    cr_assert_eq(r.count[1], 16);
+    for (k = 0; k < 16; k++) EXPECT_NEAR(F(r, 1)[k], pattern(0, k) * w[k % 4] + 10, "Y[%lld]", (long long)k);
+    run_free(&r);
+}
+
+/* Direct global accesses past a ragged edge: loads read 0, stores and
+ * atomics are skipped (core/pass_safe_memory.c), in the interpreter and on
+ * the CPU backend alike (run_file checks they agree). */
+Test(lang, ragged_direct_accesses_are_safe)
+{
+    run_t r;
+    int M = 37, N = 5, i, k;
+    double tot = pattern(2, 0);   /* Tot starts with the pattern */
+    run_file(&r, "tests/lang/ragged_direct.py", NULL, 0, fill_pattern);
+    cr_assert_eq(r.count[1], M * N, "Y is exactly M x N: a write past it would corrupt the heap");
+    for (i = 0; i < M; i++) {
+        double m = 0;
+        for (k = 0; k < N; k++) m += pattern(0, i * N + k);
+        for (k = 0; k < N; k++) EXPECT_NEAR(F(r, 1)[i * N + k], m + k, "Y[%d, %d]", i, k);
+        tot += pattern(0, i * N);
+        for (k = 0; k < 4; k++) EXPECT_NEAR(F(r, 3)[i * 4 + k], pattern(0, i * N + k) * 2, "Z[%d, %d]", i, k);
+    }
+    EXPECT_NEAR(F(r, 2)[0], tot, "Tot%s", "");
+    run_free(&r);
+}
+
 static void fill_u8(int i, void *data, int64_t count, tilec_elem_t e)
 {
     int64_t k;

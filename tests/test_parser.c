@@ -180,6 +180,31 @@ static void dump_expr(sbuf_t *b, const ast_expr_t *e)
     case AST_LIST: put(b, "(list"); dump_list(b, e->u.seq.n, e->u.seq.items); put(b, ")"); break;
     case AST_DICT: put(b, "(dict"); dump_list(b, e->u.seq.n, e->u.seq.items); put(b, ")"); break;
     case AST_STARRED: put(b, "(* "); dump_expr(b, e->u.star.value); put(b, ")"); break;
+    case AST_LAMBDA:
+        put(b, "(lambda");
+        for (int i = 0; i < e->u.lam.def->u.def.nparams; i++) {
+            put(b, " ");
+            put(b, e->u.lam.def->u.def.params[i].name);
+        }
+        put(b, " ");
+        dump_expr(b, e->u.lam.def->u.def.body.s[0]->u.ret.value);
+        put(b, ")");
+        break;
+    case AST_FSTRING:
+        put(b, "(fstr");
+        for (int i = 0; i < e->u.fstr.n; i++) {
+            put(b, " ");
+            dump_expr(b, e->u.fstr.parts[i]);
+            if (e->u.fstr.specs[i] && (e->u.fstr.specs[i][0] || e->u.fstr.convs[i])) {
+                char cv[2] = {e->u.fstr.convs[i], 0};
+                put(b, "!");
+                put(b, cv);
+                put(b, ":");
+                put(b, e->u.fstr.specs[i]);
+            }
+        }
+        put(b, ")");
+        break;
     case AST_COMP: {
         char br[2] = {(char)e->u.comp.bracket, 0};
         put(b, "(comp");
@@ -288,6 +313,7 @@ static void dump_stmt(sbuf_t *b, const ast_stmt_t *s)
         put(b, ")");
         break;
     case AST_S_RETURN: put(b, "(return "); dump_opt(b, s->u.ret.value); put(b, ")"); break;
+    case AST_S_RAISE: put(b, "(raise "); dump_opt(b, s->u.ret.value); put(b, ")"); break;
     case AST_S_PASS: put(b, "pass"); break;
     case AST_S_BREAK: put(b, "break"); break;
     case AST_S_CONTINUE: put(b, "continue"); break;
@@ -364,7 +390,7 @@ static char *dump_src(const char *src)
 #define EXPECT_AST(src, want)                                                    \
     do {                                                                         \
         char *got_ = dump_src(src);                                              \
-        cr_expect_str_eq(got_, want, "tree of %s", #src);                        \
+        cr_expect_str_eq(got_, want, "tree of %s: %s", #src, got_);                        \
         free(got_);                                                              \
     } while (0)
 
@@ -662,15 +688,32 @@ Test(parser, comprehensions)
     EXPECT_EXPR("[\n    a\n    for a in b]", "(comp[ a (for a b))");
 }
 
+Test(parser, lambda_and_raise)
+{
+    EXPECT_EXPR("lambda: 1", "(lambda 1)");
+    EXPECT_EXPR("sorted(c, key=lambda x, y=2: x * y)", "(call sorted c key=(lambda x y (* x y)))");
+    EXPECT_AST("raise ValueError(f'bad {n}') from e\n", "[(raise (call ValueError (fstr \"bad \" n)))]");
+    EXPECT_AST("raise\n", "[(raise _)]");
+}
+
+Test(parser, fstrings)
+{
+    EXPECT_EXPR("f'a{x}b'", "(fstr \"a\" x \"b\")");
+    EXPECT_EXPR("f\"{x!r:>8} {{y}}\" 'z'", "(fstr x!r:>8 \" {y}\" \"z\")");
+    EXPECT_EXPR("f'{d[\"k\"] + 1:.3f}'", "(fstr (+ ([] d \"k\") 1)!:.3f)");
+    expect_error("x = f'{y'\n", 1, 7, "f-string: expected '}'");
+    expect_error("x = f'a}'\n", 1, 8, "single '}' is not allowed in an f-string");
+    expect_error("x = f'{y +}'\n", 1, 11, "expected expression, found NEWLINE");
+}
+
 Test(parser, unsupported_constructs)
 {
     expect_error("class A:\n    pass\n", 1, 1, "'class' is not supported in tile programs");
-    expect_error("f = lambda x: x\n", 1, 5, "'lambda' is not supported in tile programs");
+    expect_error("f = lambda *a: a\n", 1, 12, "'*args' and '**kwargs' in a lambda is not supported in tile programs");
     expect_error("try:\n    pass\nexcept E:\n    pass\n", 1, 1, "'try' is not supported in tile programs");
     expect_error("global x\n", 1, 1, "'global' is not supported in tile programs");
     expect_error("nonlocal x\n", 1, 1, "'nonlocal' is not supported in tile programs");
     expect_error("del x\n", 1, 1, "'del' is not supported in tile programs");
-    expect_error("raise E\n", 1, 1, "'raise' is not supported in tile programs");
     expect_error("def f():\n    yield 1\n", 2, 5, "'yield' is not supported in tile programs");
     expect_error("x = yield\n", 1, 5, "'yield' is not supported in tile programs");
     expect_error("async def f():\n    pass\n", 1, 1, "'async' is not supported in tile programs");
@@ -685,7 +728,6 @@ Test(parser, unsupported_constructs)
     expect_error("def f(a, /):\n    pass\n", 1, 10, "the positional-only marker '/' is not supported in tile programs");
     expect_error("with a, b:\n    pass\n", 1, 7,
                  "more than one context manager in a 'with' statement is not supported in tile programs");
-    expect_error("x = f'{y}'\n", 1, 5, "f-strings are not supported in tile programs");
     expect_error("if (y := 1):\n    pass\n", 1, 7, "the walrus operator ':=' is not supported in tile programs");
 }
 

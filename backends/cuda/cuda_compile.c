@@ -32,32 +32,6 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-int cuda_arch_sm(const char *arch)
-{
-    if (!arch)
-        return -1;
-    const char *p = arch;
-    if (strncmp(p, "sm_", 3) == 0)
-        p += 3;
-    else if (strncmp(p, "compute_", 8) == 0)
-        p += 8;
-    int v = 0, nd = 0;
-    while (*p >= '0' && *p <= '9' && nd < 4) {
-        v = v * 10 + (*p - '0');
-        p++;
-        nd++;
-    }
-    if (nd < 2 || (*p && strcmp(p, "a") != 0 && strcmp(p, "f") != 0))
-        return -1;
-    return v;
-}
-
-int cuda_arch_has_wgmma(const char *arch)
-{
-    size_t n = arch ? strlen(arch) : 0;
-    return cuda_arch_sm(arch) == 90 && n > 0 && arch[n - 1] == 'a';
-}
-
 /* ---- compile -------------------------------------------------------------- */
 
 /* NVRTC compile of src for arch into a malloc'd cubin. */

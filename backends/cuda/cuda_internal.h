@@ -21,6 +21,7 @@
 #include "tilec/plugin.h"
 #include "tilec/sdk.h"
 #include "tilec/shell.h"
+#include "tilec/target.h"
 
 #define TILEC_CUDA_PLUGIN_VERSION "0.1.0"
 
@@ -167,6 +168,10 @@ typedef struct cuda_module {
 /* Parses an arch string ("sm_90", "sm_90a", "compute_90", "90") into
  * its compute capability times ten; -1 when malformed. */
 int cuda_arch_sm(const char *arch);
+
+/* The target description of the SDK's lowering passes for an arch
+ * (cuda_target.c, with the two arch parsers); NULL when the arch is malformed. */
+const tilec_target_desc_t *cuda_target_desc(const char *arch);
 
 /* The cubin already in sm->binary (a kernel bundle's) for arch: the code
  * generator runs again for what launch needs, NVRTC does not. */

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "tilec/lower.h"
 #include "tilec/sdk.h"
 #include "tilec/shell.h"
 
@@ -234,6 +235,13 @@ static tilec_pstatus_t cu_load(void *state, tilec_shell_module_t *sm)
 {
     cuda_dev_t *dev = state;
     return cuda_load_module(sm, dev->arch);
+}
+
+/* --emit lowered: the SDK's lowering passes for the arch's description */
+static tilec_pstatus_t cu_lower(void *state, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
+{
+    cuda_dev_t *dev = state;
+    return tilec_lower_shell("cuda", cuda_target_desc(opts->arch ? opts->arch : dev->arch), sm);
 }
 
 static void cu_module_free(tilec_shell_module_t *sm)
@@ -553,6 +561,7 @@ static const tilec_shell_backend_t cuda_backend = {
     .device_close = cu_device_close,
     .compile = cu_compile,
     .load = cu_load,
+    .lower = cu_lower,
     .module_info = cu_module_info,
     .module_free = cu_module_free,
     .mem_alloc = cu_mem_alloc,

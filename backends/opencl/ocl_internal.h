@@ -166,6 +166,8 @@ const char *ocl_err_name(cl_int e);
 /* Fills the OpenCL C dialect for dev (fp16 native when the device has
  * cl_khr_fp16, else vload_half/vstore_half; printf when OpenCL >= 1.2). */
 void ocl_dialect(const ocl_dev_t *dev, tilec_simt_dialect_t *d);
+/* The target description of the SDK's lowering passes (ocl_target.c). */
+const struct tilec_target_desc *ocl_target_desc(const char *arch);
 #define OCL_KERNEL_NAME "tilec_kernel"
 
 

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "ocl_internal.h"
+#include "tilec/lower.h"
 #include "tilec/sdk.h"
 #include "tilec/shell.h"
 
@@ -230,6 +231,13 @@ static char *build_options(const tilec_pcompile_options_t *opts)
     if (o)
         snprintf(o, n, "%s%s%s", opt, *opt && *extra ? " " : "", extra);
     return o;
+}
+
+/* --emit lowered: the SDK's lowering passes for the OpenCL description */
+static tilec_pstatus_t ocl_lower(void *devstate, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
+{
+    (void)devstate;
+    return tilec_lower_shell("opencl", ocl_target_desc(opts->arch), sm);
 }
 
 static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_t *opts,
@@ -551,6 +559,7 @@ static const tilec_shell_backend_t ocl_backend = {
     .device_open = ocl_device_open,
     .device_close = ocl_device_close,
     .compile = ocl_compile,
+    .lower = ocl_lower,
     .module_info = ocl_module_info,
     .module_free = ocl_module_free,
     .mem_alloc = ocl_mem_alloc,

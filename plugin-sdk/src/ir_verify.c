@@ -447,6 +447,10 @@ static const struct lower_key {
     {"lower.reduce", TILEC_ATTR_STRING, 0, 0},   /* reduce: strategy ("warp_shuffle", ...) */
     {"lower.width", TILEC_ATTR_INT, 0, 1},       /* reduce: lanes that combine */
     {"lower.reuse_of", TILEC_ATTR_STRING, 0, 0}, /* shared buffer: may share bytes with the named one */
+    {"lower.mma_tiles", TILEC_ATTR_TUPLE, 2, 1}, /* gemm: instructions per warp (group) along M, N */
+    {"lower.simt", TILEC_ATTR_TUPLE, 2, 1},      /* gemm on plain cores: thread grid (ty, tx) */
+    {"lower.dist", TILEC_ATTR_STRING, 0, 0},     /* parallel loop: "regs", iterations run by register owners */
+    {"lower.stages", TILEC_ATTR_INT, 0, 1},      /* pipelined loop / ring buffer: stages */
 };
 
 static const char *const attr_kind_names[] = {"int", "float", "string", "tuple"};
@@ -681,9 +685,9 @@ static int check_layout(verifier_t *v, const tilec_ir_buffer_t *b)
         return -1;
     }
     if (l->kind == TILEC_LAYOUT_REGS ? (b->scope != TILEC_SCOPE_FRAGMENT && b->scope != TILEC_SCOPE_LOCAL)
-                                     : b->scope != TILEC_SCOPE_SHARED) {
+                                     : b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT) {
         fail(v, "'%s' is %s; a %s layout needs a %s buffer", bname(b), tilec_scope_name(b->scope),
-             tilec_layout_kind_name(l->kind), l->kind == TILEC_LAYOUT_REGS ? "fragment or local" : "shared");
+             tilec_layout_kind_name(l->kind), l->kind == TILEC_LAYOUT_REGS ? "fragment or local" : "shared or fragment");
         return -1;
     }
     if (!l->name || l->ndim != b->ndim || !l->rvar || l->rvar->id != l->ndim) {
@@ -732,6 +736,12 @@ static int reuses(const tilec_ir_buffer_t *a, const tilec_ir_buffer_t *b)
     return r && r->kind == TILEC_ATTR_STRING && strcmp(r->s, b->name) == 0;
 }
 
+/* a buffer the shared-memory plan places: shared, or a fragment kept out of registers */
+static int on_chip_smem(const tilec_ir_buffer_t *b)
+{
+    return b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT;
+}
+
 static int check_smem_plan(verifier_t *v)
 {
     const tilec_ir_kernel_t *k = v->k;
@@ -742,7 +752,7 @@ static int check_smem_plan(verifier_t *v)
         if (r) {
             for (j = 0; j < k->nbufs && strcmp(k->bufs[j]->name, r->s) != 0; j++) {
             }
-            if (j == k->nbufs || j == i || k->bufs[j]->scope != TILEC_SCOPE_SHARED || a->scope != TILEC_SCOPE_SHARED) {
+            if (j == k->nbufs || j == i || !on_chip_smem(k->bufs[j]) || !on_chip_smem(a)) {
                 fail(v, "buffer '%s': lower.reuse_of names '%s', which is not another shared buffer", a->name, r->s);
                 return -1;
             }

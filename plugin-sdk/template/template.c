@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "tilec/ir.h"
+#include "tilec/lower.h"
 #include "tilec/plugin.h"
 #include "tilec/sdk.h"
 #include "tilec/shell.h"
@@ -557,6 +558,37 @@ static tilec_pstatus_t t_launch(void *dev, tilec_shell_module_t *sm, const tilec
     return st;
 }
 
+/* ---- the target description and lower (--emit lowered) --------------------------------------- *
+ * What the SDK's lowering passes know of this "GPU" (tilec/target.h,
+ * docs/lowering.md): block threads are POSIX threads with no subgroups to
+ * shuffle across, block-wide arrays are host memory (so "shared memory" is
+ * large), no matrix instructions and no asynchronous copies.  A GPU plugin
+ * puts its device's numbers here, one description per arch. */
+
+static const tilec_target_desc_t target = {
+    .struct_size = sizeof(tilec_target_desc_t),
+    .version = TILEC_TARGET_DESC_VERSION,
+    .name = "template (host threads)",
+    .subgroup_size = 0,
+    .max_threads = 1024,
+    .smem_default = 4u << 20,
+    .smem_optin = 4u << 20,
+    .smem_banks = 32,
+    .bank_bytes = 4,
+    .smem_align = 64,
+    .regs_per_thread = 255,
+    .frag_regs = 64,
+    .vector_bytes = 16,
+    .barriers = TILEC_TARGET_BARRIER_BLOCK,
+};
+
+static tilec_pstatus_t t_lower(void *dev, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
+{
+    (void)dev;
+    (void)opts; /* one description for every arch */
+    return tilec_lower_shell(TEMPLATE_NAME, &target, sm);
+}
+
 /* ---- the backend description and the query ------------------------------------------------ */
 
 static const tilec_shell_backend_t backend = {
@@ -573,6 +605,7 @@ static const tilec_shell_backend_t backend = {
     .device_info = t_device_info,
     .device_property = t_device_property,
     .compile = t_compile,
+    .lower = t_lower,
     .module_free = t_module_free,
     .mem_alloc = t_mem_alloc,
     .mem_write = t_mem_write,

@@ -23,11 +23,13 @@ from ._lib import ProgramError, TilecError
 from ._jit import JITKernel, compile, context, jit
 from ._autotune import autotune
 from . import testing
+from ._compat import PassConfigKey, TensorSupplyType, next_power_of_2
 
 __version__ = "0.1.0"
 
-__all__ = ["jit", "compile", "autotune", "language", "testing", "JITKernel", "Buffer", "TilecError",
-           "ProgramError", "context", "cdiv"]
+__all__ = ["jit", "compile", "autotune", "language", "testing", "JITKernel", "Buffer",
+           "TilecError", "ProgramError", "context", "cdiv", "PassConfigKey", "TensorSupplyType",
+           "next_power_of_2", "library_path"]
 
 
 def cdiv(a, b):
@@ -39,8 +41,3 @@ def library_path():
     from . import _lib
     return _lib.lib().path
 
-
-class TensorSupplyType:
-    """tilelang.TensorSupplyType's names (the profiler fills inputs uniformly
-    in [-1, 1] whichever is asked)."""
-    Integer, Uniform, Normal, Randn, Zero, One, Auto = range(7)

@@ -85,8 +85,9 @@ class Buffer:
         """A buffer for x (any __dlpack__ object): its memory in place when the
         backend can use it (copy=False insists, copy=True always copies)."""
         from ._jit import context
+        from ._tensor import capsule
         ctx = context(backend)
-        cap = x.__dlpack__()
+        cap = capsule(x)
         ptr = _py.PyCapsule_GetPointer(cap, _NAME)
         mode = {None: _lib.DLPACK_AUTO, True: _lib.DLPACK_COPY, False: _lib.DLPACK_SHARE}[copy]
         h = ctypes.c_void_p()

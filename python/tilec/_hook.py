@@ -3,7 +3,8 @@ submodules resolve to tilec, so a TileLang script runs unchanged.
 
 tilelang -> tilec, tilelang.language -> tilec.language, tilelang.jit ->
 tilec._jit, tilelang.autotuner -> tilec._autotune, tilelang.testing,
-tilelang.profiler, tilelang.utils(.tensor) -> tilec's.  Any other
+tilelang.profiler -> tilec's; tilelang.utils(.tensor), .transform, .math,
+.layout -> tilec._compat.  Any other
 tilelang.* import fails with a message saying tilec does not provide it.
 """
 import importlib.abc
@@ -17,8 +18,11 @@ ALIASES = {
     "tilelang.autotune": "tilec._autotune",
     "tilelang.testing": "tilec.testing",
     "tilelang.profiler": "tilec.profiler",
-    "tilelang.utils": "tilec",
-    "tilelang.utils.tensor": "tilec",
+    "tilelang.utils": "tilec._compat",
+    "tilelang.utils.tensor": "tilec._compat",
+    "tilelang.transform": "tilec._compat",
+    "tilelang.math": "tilec._compat",
+    "tilelang.layout": "tilec._compat",
 }
 
 

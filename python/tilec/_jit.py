@@ -78,7 +78,7 @@ def context(backend=None):
         return c
 
 
-_PARAM_RE = re.compile(r"^\s*param (\S+) \S+ \S+ \[([^\]]*)\]", re.M)
+_PARAM_RE = re.compile(r"^\s*param (\S+) \S+ \S+ \[([^\]]*)\]( out)?", re.M)
 
 
 class JITKernel:
@@ -121,8 +121,8 @@ class JITKernel:
                                 "dims": [syms[d] if d < len(syms) and shp[d] < 0 else shp[d]
                                          for d in range(len(shp))]})
         np_ = len(self.params)
-        if out_idx is None:
-            out_idx = []
+        if out_idx is None:     # the kernel's own marks: T.empty outputs, jit's out_idx
+            out_idx = [i for i, m in enumerate(_PARAM_RE.finditer(self.ir)) if m.group(3)]
         elif isinstance(out_idx, int):
             out_idx = [out_idx]
         self.out_idx = []
@@ -244,25 +244,37 @@ def _memo_key(v):
 
 
 class JITFactory:
-    """What @tilec.jit returns: calling it compiles (once per argument set)."""
+    """What @tilec.jit returns.  For a factory (a function returning a
+    T.prim_func) calling it compiles, once per argument set, and returns the
+    kernel.  For an eager-style kernel (the jit function holds the `with
+    T.Kernel` block and declares its tensors with `A: T.Tensor(...)`)
+    calling it with tensors compiles (once per non-tensor arguments; sizes
+    from T.const stay symbolic) and runs it, returning the T.empty outputs.
+    .compile(**kwargs) compiles either without running (T.const sizes may
+    be given as keywords)."""
 
     def __init__(self, func, out_idx=None, target=None, pass_configs=None, **ignored):
         self.func = func
         self.out_idx, self.target, self.pass_configs = out_idx, target, pass_configs
         self.ignored = ignored
         self.signature = inspect.signature(func)
+        self.tensors = _source.eager_tensors(func)
         self._kernels = {}
         self._lock = threading.Lock()
         functools.update_wrapper(self, func)
 
-    def source(self, *args, **kwargs):
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return _source.build(self.func, _source.function_namespace(self.func),
-                             dict(bound.arguments), self.func.__name__)
+    def _jit_args(self):
+        if self.out_idx is None:
+            return ""
+        o = [self.out_idx] if isinstance(self.out_idx, int) else list(self.out_idx)
+        return "(out_idx=%r)" % o
 
-    def __call__(self, *args, **kwargs):
-        src = self.source(*args, **kwargs)
+    def source(self, args):
+        return _source.build(self.func, _source.function_namespace(self.func), args,
+                             self.func.__name__, self._jit_args())
+
+    def _kernel(self, args):
+        src = self.source(args)
         key = (src.key(), backend_for(self.target))
         with self._lock:
             k = self._kernels.get(key)
@@ -270,6 +282,37 @@ class JITFactory:
                 k = self._kernels[key] = JITKernel(src, self.out_idx, self.target,
                                                    self.pass_configs)
         return k
+
+    def __call__(self, *args, **kwargs):
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = dict(bound.arguments)
+        if self.tensors is None:
+            return self._kernel(values)
+        given = {n: values.pop(n) for n in self.tensors if n in values}
+        k = self._kernel(values)
+        ins = [given[p["name"]] for i, p in enumerate(k.params) if i not in k.out_idx]
+        return k(*ins)
+
+    def compile(self, *args, **kwargs):
+        if self.tensors is None:
+            return self(*args, **kwargs)
+        values, params = {}, list(self.signature.parameters.values())
+        for p, a in zip(params, args):
+            values[p.name] = a
+        for p in params:
+            if p.name in self.tensors or p.name in values:
+                continue
+            if p.name in kwargs:
+                values[p.name] = kwargs.pop(p.name)
+            elif p.default is not inspect.Parameter.empty:
+                values[p.name] = p.default
+            else:
+                raise TypeError("%s.compile: missing argument %r" % (self.func.__name__, p.name))
+        for t in self.tensors:
+            values.pop(t, None)
+        values.update(kwargs)           # T.const sizes: M=1024, ...
+        return self._kernel(values)
 
 
 def jit(func=None, *, out_idx=None, target=None, pass_configs=None, execution_backend=None,

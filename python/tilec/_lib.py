@@ -179,8 +179,15 @@ def lib():
                          "(tried: %s)" % ("; ".join(tried) or "nothing"))
 
 
+_has = {}
+
+
 def has(name):
-    return getattr(lib(), name, None) is not None
+    """Whether the loaded libtilec has the (newer) function name."""
+    v = _has.get(name)
+    if v is None:
+        v = _has[name] = getattr(lib(), name, None) is not None
+    return v
 
 
 def status_name(st):

@@ -88,6 +88,21 @@ def literal(v):
         return "[" + ", ".join(items) + "]"
     if v is None:
         return "None"
+    name = _dtype_name(v)
+    return literal(name) if name else None
+
+
+def _dtype_name(v):
+    """"float16" for torch.float16, numpy.float16 or numpy.dtype("float16")."""
+    mod = getattr(type(v), "__module__", "") or ""
+    if mod.startswith("torch") and type(v).__name__ == "dtype":
+        return str(v).split(".")[-1]
+    if mod.startswith("numpy") or (isinstance(v, type) and v.__module__.startswith("numpy")):
+        try:
+            import numpy
+            return numpy.dtype(v).name
+        except TypeError:
+            return None
     return None
 
 
@@ -160,13 +175,26 @@ class _Builder:
             self.prelude.insert(0, "import tilelang.language as _tilec_T")
         return self.dyn_alias
 
-    def add_function(self, obj, ns):
+    def add_function(self, obj, ns, jit=None):
+        """Adds obj's source; jit, when given, is the decorator that replaces
+        the ones removed (the frontend needs @tilelang.jit on an eager-style
+        kernel, and takes out_idx from it)."""
         lines, first, indent, fn = _dedented(obj)
+        rows = [(l, (first + i, indent)) for i, l in enumerate(lines)]
         for dec in fn.decorator_list:
             if not _keep_decorator(dec, ns):
                 for ln in range(dec.lineno, (dec.end_lineno or dec.lineno) + 1):
-                    lines[ln - 1] = "\n"
-        self.defs.insert(0, (lines, first, indent))
+                    rows[ln - 1] = ("\n", rows[ln - 1][1])
+        if jit is not None:
+            if "import tilelang as _tilec_tl" not in self.prelude:
+                self.prelude.append("import tilelang as _tilec_tl")
+            at = fn.decorator_list[0].lineno - 1 if fn.decorator_list else fn.lineno - 1
+            deco = "@_tilec_tl.jit%s\n" % jit
+            if fn.decorator_list and not _keep_decorator(fn.decorator_list[0], ns):
+                rows[at] = (deco, rows[at][1])
+            else:
+                rows.insert(at, (deco, None))
+        self.defs.insert(0, rows)
         self.resolve(_free_names(fn), ns)
         return fn
 
@@ -209,21 +237,23 @@ class _Builder:
         for line in self.prelude:
             out.append(line + "\n")
             origin.append(None)
-        for lines, first, indent in self.defs:
+        for rows in self.defs:
             out.append("\n")
             origin.append(None)
-            for i, l in enumerate(lines):
+            for l, o in rows:
                 out.append(l)
-                origin.append((first + i, indent))
+                origin.append(o)
         return "".join(out), origin
 
 
-def build(obj, namespace, args=None, entry=None):
-    """The Source of a factory or top-level prim_func: obj is its function
-    or code object, namespace the names it sees (module globals, closure
-    variables), args the factory's arguments by name."""
+def build(obj, namespace, args=None, entry=None, jit=None):
+    """The Source of a factory, an eager-style jit kernel or a top-level
+    prim_func: obj is its function or code object, namespace the names it
+    sees (module globals, closure variables), args the factory's arguments
+    by name, jit the decorator arguments to compile it under ("" for a bare
+    @tilelang.jit, "(out_idx=[-1])"; None: no jit decorator)."""
     b = _Builder(namespace)
-    fn = b.add_function(obj, namespace)
+    fn = b.add_function(obj, namespace, jit)
     text, origin = b.text()
     defs = []
     for name, v in (args or {}).items():
@@ -233,6 +263,31 @@ def build(obj, namespace, args=None, entry=None):
     except TypeError:
         filename = "<tilec>"
     return Source(text, entry or fn.name, defs, filename, origin)
+
+
+def eager_tensors(func):
+    """For an eager-style kernel (a jit function with a `with T.Kernel` block
+    and no inner @T.prim_func): its parameters declared as tensors by
+    `A: T.Tensor(...)` statements, in order; None for a factory."""
+    try:
+        _, _, _, fn = _dedented(func)
+    except (OSError, TypeError, StopIteration, SyntaxError):
+        return None
+    inner = any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fn and
+                any(getattr(d.func if isinstance(d, ast.Call) else d, "attr",
+                            getattr(d.func if isinstance(d, ast.Call) else d, "id", None))
+                    == "prim_func" for d in n.decorator_list)
+                for n in ast.walk(fn))
+    kernel = any(isinstance(n, ast.With) and any(
+        isinstance(i.context_expr, ast.Call) and
+        getattr(i.context_expr.func, "attr", getattr(i.context_expr.func, "id", "")) == "Kernel"
+        for i in n.items) for n in ast.walk(fn))
+    if inner or not kernel:
+        return None
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    return [st.target.id for st in fn.body
+            if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)
+            and st.target.id in params]
 
 
 def function_namespace(func):

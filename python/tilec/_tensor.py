@@ -28,6 +28,16 @@ def _is_numpy(x):
     return type(x).__module__.split(".")[0] == "numpy"
 
 
+def capsule(x):
+    """x.__dlpack__(), asked for the legacy default stream (DLPack's 1) when x
+    is on a GPU: tilec launches there and waits, so the producer orders its
+    own stream's work before it."""
+    dev = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (_lib.kDLCPU, 0)
+    if dev[0] in (_lib.kDLCUDA, _lib.kDLROCM):
+        return x.__dlpack__(stream=1)
+    return x.__dlpack__()
+
+
 class Arg:
     """One kernel argument while a launch is in flight."""
 
@@ -52,6 +62,8 @@ class Arg:
                     self.writeback = (x, c)
                 x = c
         elif _is_torch(x):
+            if x.requires_grad:      # DLPack refuses those; same memory
+                x = x.detach()
             if not x.is_contiguous():
                 c = x.contiguous()
                 self.writeback = (x, c)
@@ -60,13 +72,8 @@ class Arg:
             import numpy as np
             x = np.ascontiguousarray(x)
         self.tensor = x
-        dev = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (_lib.kDLCPU, 0)
         try:
-            if dev[0] in (_lib.kDLCUDA, _lib.kDLROCM):
-                # The kernel runs on the legacy default stream (DLPack's 1).
-                self.capsule = x.__dlpack__(stream=1)
-            else:
-                self.capsule = x.__dlpack__()
+            self.capsule = capsule(x)
         except (TypeError, BufferError, RuntimeError) as e:
             raise TypeError("argument %d (%s): cannot take it as a DLPack tensor: %s" %
                             (index, name, e)) from None

@@ -60,6 +60,22 @@ def _time(fn, warmup_ms, rep_ms, timer=None):
     return float(_np.median(ts))
 
 
+def _sync():
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def do_bench(fn, warmup=25, rep=100, backend=None, quantiles=None, return_mode="median",
+             **kwargs):
+    """tilelang.profiler.do_bench: median ms of fn() (host wall time, the GPU
+    synchronised after each run when torch has one)."""
+    def run():
+        fn()
+        _sync()
+    return _time(run, warmup, rep)
+
+
 class Profiler:
     def __init__(self, kernel):
         self.kernel = kernel
@@ -70,7 +86,7 @@ class Profiler:
         device with a timer), or of func (host wall time) on the same inputs."""
         ins = input_tensors or _random_inputs(self.kernel)
         if func is not None and func is not self.kernel:
-            return _time(lambda: func(*ins), warmup, rep)
+            return do_bench(lambda: func(*ins), warmup, rep)
         return _time(lambda: self.kernel(*ins), warmup, rep,
                      lambda: self.kernel.last_elapsed_ms)
 

@@ -11,7 +11,7 @@ def matmul(M, N, K, block_M=128, block_N=128, block_K=32, dtype="float16"):
         with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
             A_shared = T.alloc_shared((block_M, block_K), dtype)
             B_shared = T.alloc_shared((block_K, block_N), dtype)
-            C_local = T.alloc_fragment((block_M, block_N), f"float{32}")
+            C_local = T.alloc_fragment((block_M, block_N), f"float{32:{w}}")
             T.clear(C_local)
             for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
                 T.copy(A[by * block_M, k * block_K], A_shared)

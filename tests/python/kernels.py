@@ -68,3 +68,16 @@ def inplace_scale(N, dtype="float32"):
                 X[i] = X[i] * 3.0
 
     return main
+
+
+@tilec.jit
+def eager_add(A, B, block=32, dtype=T.float32):
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), dtype)
+    B: T.Tensor((M, N), dtype)
+    C = T.empty((M, N), dtype)
+    with T.Kernel(T.ceildiv(N, block), M, threads=32) as (bx, by):
+        for j in T.Parallel(block):
+            if bx * block + j < N:
+                C[by, bx * block + j] = A[by, bx * block + j] + B[by, bx * block + j] * SCALE
+    return C

@@ -175,3 +175,41 @@ def test_unknown_target_is_refused(monkeypatch):
     monkeypatch.delenv("TILEC_BACKEND")
     with pytest.raises(tilec.TilecError, match="unknown target"):
         tilec.jit(out_idx=[-1], target="tpu")(kernels.matmul.func)(16, 16, 16)
+
+
+def test_eager_style_kernel_runs_on_call():
+    a, b = rand(5, 70), rand(5, 70)
+    c = kernels.eager_add(a, b)
+    np.testing.assert_allclose(c, a + b * kernels.SCALE, rtol=1e-6)
+    # The sizes are T.const symbols: other shapes reuse the same kernel.
+    a2, b2 = rand(3, 10), rand(3, 10)
+    np.testing.assert_allclose(kernels.eager_add(a2, b2), a2 + b2 * kernels.SCALE, rtol=1e-6)
+    assert len(kernels.eager_add._kernels) == 1
+    np.testing.assert_allclose(kernels.eager_add(a2, b2, block=8), a2 + b2 * 2, rtol=1e-6)
+
+
+def test_eager_style_compile_with_sizes():
+    k = kernels.eager_add.compile(M=4, N=6, block=8, dtype=np.float32)
+    assert "param A global float32 [4, 6]" in k.ir and k.out_idx == [2]
+    a, b = rand(4, 6), rand(4, 6)
+    np.testing.assert_allclose(k(a, b), a + b * 2, rtol=1e-6)
+    with pytest.raises(tilec.TilecError):
+        k(rand(5, 6), rand(5, 6))          # compiled for M=4
+
+
+def test_autotune_times_the_configs_and_keeps_one():
+    configs = [{"block_M": 16, "block_N": 16}, {"block_M": 32, "block_N": 16},
+               {"block_M": 16, "block_K": 0}]            # the last does not compile
+    tuned = tilec.autotune(configs=configs, warmup=0, rep=1)(kernels.matmul)
+    k = tuned(32, 32, 16)
+    key = ((32, 32, 16), ())
+    assert tuned.best[key] in configs[:2]
+    assert k is kernels.matmul(32, 32, 16, **tuned.best[key])
+    a, b = rand(32, 16), rand(16, 32)
+    np.testing.assert_allclose(k(a, b), a @ b, rtol=1e-5, atol=1e-5)
+    assert tuned(32, 32, 16) is k                          # tuned once per arguments
+
+
+def test_a_config_that_does_not_compile_raises_alone():
+    with pytest.raises(tilec.TilecError):
+        kernels.matmul(32, 32, 16, block_M=16, block_K=0)

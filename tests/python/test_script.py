@@ -41,6 +41,14 @@ def test_hook_maps_tilelang_and_refuses_the_rest(tmp_path):
         from tilelang import testing
         assert tilelang is tilec and T is tilec.language and autotune is tilec.autotune
         assert testing is tilec.testing
+        from tilelang.profiler import do_bench
+        from tilelang.utils.tensor import torch_assert_close
+        from tilelang.transform import PassConfigKey
+        assert tilelang.PassConfigKey.TL_ENABLE_FAST_MATH == "tl.enable_fast_math"
+        assert PassConfigKey.TL_DISABLE_TMA_LOWER == "tl.disable_tma_lower"
+        assert tilelang.next_power_of_2(33) == 64 and tilelang.cdiv(7, 2) == 4
+        assert do_bench(lambda: None, warmup=0, rep=1) >= 0
+        torch_assert_close([1.0, 2.0], [1.0, 2.001])
         try:
             import tilelang.carver
         except ModuleNotFoundError as e:

@@ -27,6 +27,8 @@ def test_torch_cpu_strided_and_bfloat16():
     a = torch.rand(16, 32)[:, ::2]
     b = torch.rand(16, 16)
     torch.testing.assert_close(k(a, b), a @ b, rtol=1e-5, atol=1e-5)
+    g = torch.rand(16, 16, requires_grad=True)
+    torch.testing.assert_close(k(g, b), g.detach() @ b, rtol=1e-5, atol=1e-5)
     kb = kernels.matmul(16, 16, 16, dtype="bfloat16")
     ab, bb = torch.rand(16, 16).bfloat16(), torch.rand(16, 16).bfloat16()
     cb = kb(ab, bb)

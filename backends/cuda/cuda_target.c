@@ -1,0 +1,122 @@
+/*
+ * cuda_target.c — the CUDA backend's target descriptions (tilec/target.h)
+ * for the SDK's lowering passes, one per architecture family.
+ *
+ * Everything the passes need to know about an NVIDIA GPU is here, as
+ * data: warps of 32, the shared-memory sizes (48 KB without opting in,
+ * the architecture's maximum with it), 32 banks of 4 bytes, 255 registers
+ * a thread, the tensor-core instructions with their accumulator layouts
+ * (mma.sync m16n8k16 from sm_80 on, wgmma m64nNk16 on sm_90a), cp.async
+ * from sm_80 on and bulk copies and mbarriers on sm_90.  The layouts are
+ * those of the PTX ISA's "matrix fragments" figures, written as modes:
+ * for m16n8, row r = r0 + 8 r1 and column c = c0 + 2 c1 put element (r, c)
+ * in lane 4 r0 + c1, register 2 r1 + c0; for wgmma's m64nN, rows add a
+ * third mode r2 (warp of the group, 32 lanes on) and columns one c2 (the
+ * 8-column block, 4 registers on).
+ */
+#include <string.h>
+
+#include "cuda_internal.h"
+#include "tilec/ir.h"
+#include "tilec/target.h"
+
+#define MODES_M16 \
+    .nrow_modes = 2, .row_modes = {{8, 4, 0}, {2, 0, 2}}, \
+    .ncol_modes = 2, .col_modes = {{2, 0, 1}, {4, 1, 0}}
+#define MODES_M64 \
+    .nrow_modes = 3, .row_modes = {{8, 4, 0}, {2, 0, 2}, {4, 32, 0}}, \
+    .ncol_modes = 3, .col_modes = {{2, 0, 1}, {4, 1, 0}, {0, 0, 4}}
+
+#define MMA_SYNC(nm, ab) \
+    {.struct_size = sizeof(tilec_target_mma_t), .name = nm, .m = 16, .n = 8, .k = 16, \
+     .a_dtype = ab, .b_dtype = ab, .acc_dtype = TILEC_FLOAT32, .threads = 32, \
+     .flags = TILEC_TARGET_MMA_SMEM_ROWS16, .max_acc_regs = 256, MODES_M16}
+#define WGMMA(nm, ab) \
+    {.struct_size = sizeof(tilec_target_mma_t), .name = nm, .m = 64, .n = 256, .k = 16, \
+     .n_step = 8, .a_dtype = ab, .b_dtype = ab, .acc_dtype = TILEC_FLOAT32, .threads = 128, \
+     .flags = TILEC_TARGET_MMA_SMEM_SWIZZLED | TILEC_TARGET_MMA_ASYNC, .max_acc_regs = 128, \
+     MODES_M64}
+
+static const tilec_target_mma_t mma_sm80[] = {
+    MMA_SYNC("m16n8k16.f16.f32", TILEC_FLOAT16),
+    MMA_SYNC("m16n8k16.bf16.f32", TILEC_BFLOAT16),
+};
+
+static const tilec_target_mma_t mma_sm90a[] = {
+    WGMMA("wgmma.m64nNk16.f16.f32", TILEC_FLOAT16),
+    WGMMA("wgmma.m64nNk16.bf16.f32", TILEC_BFLOAT16),
+    MMA_SYNC("m16n8k16.f16.f32", TILEC_FLOAT16),
+    MMA_SYNC("m16n8k16.bf16.f32", TILEC_BFLOAT16),
+};
+
+#define COMMON \
+    .struct_size = sizeof(tilec_target_desc_t), .version = TILEC_TARGET_DESC_VERSION, \
+    .subgroup_size = 32, .max_threads = 1024, .smem_default = 48 * 1024, .smem_banks = 32, \
+    .bank_bytes = 4, .smem_align = 128, .regs_per_thread = 255, .frag_regs = 128, \
+    .vector_bytes = 16, .flags = TILEC_TARGET_SUBGROUP_SHUFFLE
+
+/* before sm_80: no cp.async; T.gemm on the CUDA cores */
+static const tilec_target_desc_t desc_sm70 = {
+    COMMON, .name = "cuda sm_70", .smem_optin = 96 * 1024,
+    .barriers = TILEC_TARGET_BARRIER_BLOCK | TILEC_TARGET_BARRIER_SUBGROUP,
+};
+
+#define AMPERE(nm, optin) \
+    COMMON, .name = nm, .smem_optin = optin, \
+    .async_copy = TILEC_TARGET_ASYNC_CP4 | TILEC_TARGET_ASYNC_CP8 | TILEC_TARGET_ASYNC_CP16, \
+    .max_stages = 8, .barriers = TILEC_TARGET_BARRIER_BLOCK | TILEC_TARGET_BARRIER_SUBGROUP, \
+    .nmma = 2, .mma = mma_sm80
+
+static const tilec_target_desc_t desc_sm80 = {AMPERE("cuda sm_80", 163 * 1024)};
+static const tilec_target_desc_t desc_sm86 = {AMPERE("cuda sm_86", 99 * 1024)};
+
+#define HOPPER(nm) \
+    COMMON, .name = nm, .smem_optin = 227 * 1024, \
+    .async_copy = TILEC_TARGET_ASYNC_CP4 | TILEC_TARGET_ASYNC_CP8 | TILEC_TARGET_ASYNC_CP16 | \
+                  TILEC_TARGET_ASYNC_BULK, \
+    .max_stages = 8, \
+    .barriers = TILEC_TARGET_BARRIER_BLOCK | TILEC_TARGET_BARRIER_SUBGROUP | \
+                TILEC_TARGET_BARRIER_OBJECT
+
+static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90"), .nmma = 2, .mma = mma_sm80};
+static const tilec_target_desc_t desc_sm90a = {HOPPER("cuda sm_90a"), .nmma = 4, .mma = mma_sm90a};
+
+int cuda_arch_sm(const char *arch)
+{
+    if (!arch)
+        return -1;
+    const char *p = arch;
+    if (strncmp(p, "sm_", 3) == 0)
+        p += 3;
+    else if (strncmp(p, "compute_", 8) == 0)
+        p += 8;
+    int v = 0, nd = 0;
+    while (*p >= '0' && *p <= '9' && nd < 4) {
+        v = v * 10 + (*p - '0');
+        p++;
+        nd++;
+    }
+    if (nd < 2 || (*p && strcmp(p, "a") != 0 && strcmp(p, "f") != 0))
+        return -1;
+    return v;
+}
+
+int cuda_arch_has_wgmma(const char *arch)
+{
+    size_t n = arch ? strlen(arch) : 0;
+    return cuda_arch_sm(arch) == 90 && n > 0 && arch[n - 1] == 'a';
+}
+
+const tilec_target_desc_t *cuda_target_desc(const char *arch)
+{
+    int sm = cuda_arch_sm(arch);
+    if (sm < 0)
+        return NULL;
+    if (sm >= 90)
+        return cuda_arch_has_wgmma(arch) ? &desc_sm90a : &desc_sm90;
+    if (sm >= 86)
+        return &desc_sm86;
+    if (sm >= 80)
+        return &desc_sm80;
+    return &desc_sm70;
+}

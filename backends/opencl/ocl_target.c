@@ -1,0 +1,46 @@
+/*
+ * ocl_target.c — the OpenCL backend's target description (tilec/target.h)
+ * for the SDK's lowering passes.
+ *
+ * One generic description serves every OpenCL 1.2 device, because OpenCL
+ * C promises little: no matrix instructions, no asynchronous copies into
+ * local memory the lowering could schedule (async_work_group_copy is a
+ * whole-group call without stages), no subgroups to rely on (cl_khr_subgroups
+ * is optional, and PoCL's CPU devices have none), work-group barriers only,
+ * 32 KB of local memory (the OpenCL 1.2 full-profile minimum) and 16-byte
+ * vector accesses (vload4 of float).  So the passes give OpenCL register
+ * fragments whose reductions stay inside a thread, padding of local
+ * buffers by banks and real barrier placement, and leave T.Pipelined
+ * loops serial.  A device-specific description (NVIDIA's warps, AMD's
+ * wavefronts) would raise subgroup_size and the local-memory sizes.
+ */
+#include "ocl_internal.h"
+#include "tilec/target.h"
+
+static const tilec_target_desc_t desc_generic = {
+    .struct_size = sizeof(tilec_target_desc_t),
+    .version = TILEC_TARGET_DESC_VERSION,
+    .name = "opencl generic",
+    .subgroup_size = 0,
+    .max_threads = 1024,         /* the device enforces its own limit at launch */
+    .smem_default = 48 * 1024,
+    .smem_optin = 64 * 1024,
+    .smem_banks = 32,
+    .bank_bytes = 4,
+    .smem_align = 16,
+    .regs_per_thread = 128,
+    .frag_regs = 64,
+    .vector_bytes = 16,
+    .async_copy = 0,
+    .max_stages = 0,
+    .barriers = TILEC_TARGET_BARRIER_BLOCK,
+    .flags = 0,
+    .nmma = 0,
+    .mma = NULL,
+};
+
+const tilec_target_desc_t *ocl_target_desc(const char *arch)
+{
+    (void)arch; /* one description for every OpenCL device today */
+    return &desc_generic;
+}

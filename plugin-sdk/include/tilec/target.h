@@ -1,0 +1,126 @@
+/*
+ * tilec/target.h — the target description a GPU plugin fills for the
+ * SDK's lowering passes (docs/lowering.md).
+ *
+ * The lowering passes (plugin-sdk/src/lower_*.c) decide warp tiling,
+ * register-fragment layouts, the shared-memory plan, pipelines, barriers
+ * and vector widths for any GPU.  They read only this description, never
+ * a backend's name: adding a GPU target is filling one of these and
+ * writing a dialect.  This is the role of Mesa's per-driver compiler
+ * options and of IREE's GPU target attribute.
+ *
+ * Versioning: like the ABI structs, a description starts with struct_size
+ * and grows only at the end; the SDK reads a field only when struct_size
+ * covers it (tilec_target_field_ok) and treats a missing one as zero.  A
+ * description is const data owned by the plugin and lives as long as it.
+ */
+#ifndef TILEC_TARGET_H
+#define TILEC_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TILEC_TARGET_DESC_VERSION 1
+
+/* One mode of an accumulator layout, CuTe-style: a coordinate of extent
+ * `extent` (0: whatever is left of the tile along this axis) contributes
+ * coordinate * thread_stride to the thread and coordinate * reg_stride to
+ * the register.  The modes of an axis run innermost first: row r of the
+ * tile is r0 + e0 * (r1 + e1 * (r2 + ...)). */
+typedef struct tilec_target_mode {
+    int32_t extent;
+    int32_t thread_stride;
+    int32_t reg_stride;
+} tilec_target_mode_t;
+
+#define TILEC_TARGET_MAX_MODES 4
+
+/* mma flags */
+/* A and B are read from shared memory through descriptors, in the
+ * canonical swizzled layouts (a warpgroup MMA): the shared-memory plan
+ * swizzles its operands and the instruction cannot read padded rows. */
+#define TILEC_TARGET_MMA_SMEM_SWIZZLED (1u << 0)
+/* A and B are loaded from shared memory 16-byte rows at a time, eight
+ * rows per load (ldmatrix): the plan pads rows so those rows hit distinct
+ * banks. */
+#define TILEC_TARGET_MMA_SMEM_ROWS16 (1u << 1)
+/* The instruction completes asynchronously (a wait follows it). */
+#define TILEC_TARGET_MMA_ASYNC (1u << 2)
+
+/* A matrix instruction: D[m,n] += A[m,k] * B[k,n], issued by `threads`
+ * threads together (a warp, or a warpgroup of four). */
+typedef struct tilec_target_mma {
+    uint32_t struct_size;        /* sizeof(tilec_target_mma_t) */
+    const char *name;            /* "m16n8k16.f16.f32": the value of lower.mma */
+    int32_t m, n, k;             /* shape; with n_step, n is the largest N */
+    int32_t n_step;              /* > 0: any multiple of n_step up to n; 0: exactly n */
+    int32_t a_dtype, b_dtype;    /* tilec_dtype_t of the operands */
+    int32_t acc_dtype;           /* tilec_dtype_t of the accumulator */
+    int32_t threads;             /* threads that issue it together */
+    uint32_t flags;              /* TILEC_TARGET_MMA_* */
+    int32_t max_acc_regs;        /* accumulator registers a thread may give it */
+    /* the accumulator's thread/value layout on one m x n tile: element
+     * (r, c) is register sum(reg) of thread sum(thread) of the group */
+    int32_t nrow_modes, ncol_modes;
+    tilec_target_mode_t row_modes[TILEC_TARGET_MAX_MODES];
+    tilec_target_mode_t col_modes[TILEC_TARGET_MAX_MODES];
+} tilec_target_mma_t;
+
+/* async_copy bits: the asynchronous global -> shared copies there are */
+#define TILEC_TARGET_ASYNC_CP4   (1u << 0)   /* cp.async of 4 bytes a thread */
+#define TILEC_TARGET_ASYNC_CP8   (1u << 1)   /* 8 bytes */
+#define TILEC_TARGET_ASYNC_CP16  (1u << 2)   /* 16 bytes */
+#define TILEC_TARGET_ASYNC_BULK  (1u << 3)   /* a bulk tensor copy (TMA) */
+
+/* barriers bits */
+#define TILEC_TARGET_BARRIER_BLOCK    (1u << 0)   /* block-wide barrier */
+#define TILEC_TARGET_BARRIER_SUBGROUP (1u << 1)   /* warp/subgroup barrier */
+#define TILEC_TARGET_BARRIER_OBJECT   (1u << 2)   /* arrive/wait barrier objects (mbarrier) */
+
+/* flags */
+#define TILEC_TARGET_SUBGROUP_SHUFFLE (1u << 0)   /* subgroup shuffles (warp reductions) */
+
+typedef struct tilec_target_desc {
+    uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */
+    uint32_t version;            /* TILEC_TARGET_DESC_VERSION */
+    const char *name;            /* for logs only ("cuda sm_90a"); passes never read it */
+    int32_t subgroup_size;       /* warp / subgroup / wavefront; 0: none to rely on */
+    int32_t max_threads;         /* per block */
+    uint32_t smem_default;       /* shared memory a block gets without asking, bytes */
+    uint32_t smem_optin;         /* the most it may ask for (>= smem_default) */
+    int32_t smem_banks;          /* shared-memory banks (32) */
+    int32_t bank_bytes;          /* bytes per bank (4) */
+    int32_t smem_align;          /* alignment of each shared buffer, bytes (power of 2) */
+    int32_t regs_per_thread;     /* 32-bit registers a thread may hold */
+    int32_t frag_regs;           /* of those, how many register fragments may take */
+    int32_t vector_bytes;        /* widest vector load/store of one thread, bytes */
+    uint32_t async_copy;         /* TILEC_TARGET_ASYNC_* */
+    int32_t max_stages;          /* deepest pipeline ring (0: no limit but smem) */
+    uint32_t barriers;           /* TILEC_TARGET_BARRIER_* */
+    uint32_t flags;              /* TILEC_TARGET_* */
+    int32_t nmma;
+    const tilec_target_mma_t *mma; /* [nmma], best first */
+} tilec_target_desc_t;
+
+/* 1 when description t (of struct_size bytes) holds field f. */
+#define tilec_target_field_ok(t, f) \
+    ((t)->struct_size >= offsetof(tilec_target_desc_t, f) + sizeof((t)->f))
+
+/* Checks a description for consistency: versions and sizes, positive
+ * sizes, each MMA's modes tiling its m x n tile over its threads exactly
+ * once.  0, or -1 with a message in err. */
+int tilec_target_check(const tilec_target_desc_t *t, char *err, size_t errlen);
+
+/* Thread and register of element (r, c) of an m x ncols accumulator tile
+ * of mma (ncols = n, or a multiple of n_step).  0, or -1 when out of the tile. */
+int tilec_target_mma_place(const tilec_target_mma_t *mma, int32_t ncols, int32_t r, int32_t c,
+                           int32_t *thread, int32_t *reg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,93 @@
+/*
+ * plugin-sdk/src/lower_internal.h — what the lowering passes share: the
+ * pass context, the pass entry points, and small helpers over the IR
+ * (constant dimensions, folded integer expressions, buffer accesses of a
+ * statement, attributes, the target's MMA entries).  Not public API.
+ */
+#ifndef TILEC_LOWER_INTERNAL_H
+#define TILEC_LOWER_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tilec/ir.h"
+#include "tilec/ir_walk.h"
+#include "tilec/lower.h"
+#include "tilec/target.h"
+
+typedef struct lower_ctx {
+    tilec_arena_t *a;
+    tilec_ir_module_t *m;
+    tilec_ir_kernel_t *k;
+    const tilec_target_desc_t *t;
+    int nthreads;
+    const char *pass;           /* name of the running pass */
+    tilec_lower_code_t code;    /* first failure */
+    char *err;
+    size_t errlen;
+} lower_ctx_t;
+
+/* Records the first failure ("PASS: message"); returns -1. */
+int lower_fail(lower_ctx_t *c, tilec_lower_code_t code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Out of memory: lower_fail(c, NOMEM); returns -1. */
+int lower_oom(lower_ctx_t *c);
+
+/* The passes, in order (each in its own lower_*.c).  0 or -1 (c says why). */
+int lower_gemm_warp(lower_ctx_t *c);
+int lower_layout(lower_ctx_t *c);
+int lower_pipeline(lower_ctx_t *c);
+int lower_smem(lower_ctx_t *c);
+int lower_vector(lower_ctx_t *c);
+int lower_barrier(lower_ctx_t *c);
+
+/* ---- helpers (lower_util.c) ---------------------------------------------------- */
+
+/* constant extent of dimension d, -1 when symbolic */
+int64_t lower_dim(const tilec_ir_buffer_t *b, int d);
+/* int32 constant; NULL on OOM (c records it) */
+tilec_ir_expr_t *lower_int(lower_ctx_t *c, int64_t v);
+/* x OP y on int32 with constants folded and identities (x+0, x*1, x*0,
+ * x/1, x%1) simplified; NULL when an operand is NULL or on OOM */
+tilec_ir_expr_t *lower_op(lower_ctx_t *c, tilec_binop_t op, tilec_ir_expr_t *x, tilec_ir_expr_t *y);
+tilec_ir_expr_t *lower_opi(lower_ctx_t *c, tilec_binop_t op, tilec_ir_expr_t *x, int64_t y);
+/* x // d and x % d for 0 <= x < bound, folded when bound <= d */
+tilec_ir_expr_t *lower_divb(lower_ctx_t *c, tilec_ir_expr_t *x, int64_t d, int64_t bound);
+tilec_ir_expr_t *lower_modb(lower_ctx_t *c, tilec_ir_expr_t *x, int64_t d, int64_t bound);
+/* e with every reference to var v replaced by a copy of `by` (a new tree) */
+tilec_ir_expr_t *lower_subst(lower_ctx_t *c, const tilec_ir_expr_t *e, const tilec_ir_var_t *v,
+                             tilec_ir_expr_t *by);
+/* e has no loads and no let variables (it can be evaluated anywhere) */
+int lower_expr_pure(const tilec_ir_expr_t *e);
+
+/* Attributes on statements and buffers; 0 or -1 on OOM (recorded). */
+int lower_sattr_int(lower_ctx_t *c, tilec_ir_stmt_t *s, const char *key, int64_t v);
+int lower_sattr_str(lower_ctx_t *c, tilec_ir_stmt_t *s, const char *key, const char *v);
+int lower_sattr_tuple(lower_ctx_t *c, tilec_ir_stmt_t *s, const char *key, const int64_t *v, int n);
+int lower_battr_int(lower_ctx_t *c, tilec_ir_buffer_t *b, const char *key, int64_t v);
+int lower_battr_str(lower_ctx_t *c, tilec_ir_buffer_t *b, const char *key, const char *v);
+const tilec_ir_attr_t *lower_sattr(const tilec_ir_stmt_t *s, const char *key);
+
+/* The buffer accesses of a statement and everything nested in it.  Reads
+ * include loads in every expression (indices, values, conditions). */
+enum { LOWER_READ = 1, LOWER_WRITE = 2 };
+typedef void (*lower_access_fn)(void *user, tilec_ir_stmt_t *s, tilec_ir_buffer_t *b, int how);
+/* 0, or -1 when the nesting is too deep */
+int lower_accesses(tilec_ir_stmt_t *s, lower_access_fn fn, void *user);
+/* How (LOWER_READ | LOWER_WRITE) statement s (with its nest) uses b; 0: not at all. */
+int lower_uses(tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b);
+/* Same over a whole statement list. */
+int lower_uses_list(tilec_ir_stmt_t *list, const tilec_ir_buffer_t *b);
+/* s writes all of b without reading it first (b starts undefined) */
+int lower_full_overwrite(tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b);
+/* region covers the whole buffer */
+int lower_region_whole(const tilec_ir_region_t *r);
+
+/* The target's MMA entry named by a gemm's lower.mma attribute; NULL when
+ * none (no attribute, "simt", or an unknown name). */
+const tilec_target_mma_t *lower_gemm_mma(const lower_ctx_t *c, const tilec_ir_stmt_t *s);
+/* Swizzle width in elements (64, 32, 16) of the last two dimensions of a
+ * 16-bit on-chip buffer in the canonical swizzled layouts, 0 when it has none. */
+int lower_swizzle_width(const tilec_ir_buffer_t *b);
+
+#endif

@@ -1,0 +1,371 @@
+/*
+ * plugin-sdk/src/lower_util.c — helpers the lowering passes share: folded
+ * int32 expression building (layout maps and stage indices stay readable
+ * in the printed IR), substitution of a loop variable, the buffer accesses
+ * of a statement over tilec_ir_walk, attribute setters that record
+ * out-of-memory in the pass context, and target MMA lookups.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "lower_internal.h"
+
+int64_t lower_dim(const tilec_ir_buffer_t *b, int d)
+{
+    int64_t v;
+    if (!b || d < 0 || d >= b->ndim || !tilec_ir_is_const_int(b->shape[d], &v))
+        return -1;
+    return v;
+}
+
+tilec_ir_expr_t *lower_int(lower_ctx_t *c, int64_t v)
+{
+    tilec_ir_expr_t *e = tilec_ir_int(c->a, v, TILEC_INT32);
+    if (!e)
+        lower_oom(c);
+    return e;
+}
+
+static int64_t floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+tilec_ir_expr_t *lower_op(lower_ctx_t *c, tilec_binop_t op, tilec_ir_expr_t *x, tilec_ir_expr_t *y)
+{
+    if (!x || !y)
+        return NULL;
+    int64_t a = 0, b = 0;
+    int ca = tilec_ir_is_const_int(x, &a), cb = tilec_ir_is_const_int(y, &b);
+    if (ca && cb && x->dtype == TILEC_INT32 && y->dtype == TILEC_INT32) {
+        switch (op) {
+        case TILEC_BIN_ADD: return lower_int(c, a + b);
+        case TILEC_BIN_SUB: return lower_int(c, a - b);
+        case TILEC_BIN_MUL: return lower_int(c, a * b);
+        case TILEC_BIN_FLOORDIV: if (b) return lower_int(c, floordiv(a, b)); break;
+        case TILEC_BIN_FLOORMOD: if (b) return lower_int(c, a - floordiv(a, b) * b); break;
+        default: break;
+        }
+    }
+    switch (op) {
+    case TILEC_BIN_ADD:
+        if (cb && b == 0)
+            return x;
+        if (ca && a == 0)
+            return y;
+        break;
+    case TILEC_BIN_SUB:
+        if (cb && b == 0)
+            return x;
+        break;
+    case TILEC_BIN_MUL:
+        if ((cb && b == 1) || (ca && a == 0))
+            return x; /* x * 1, 0 * y */
+        if ((cb && b == 0) || (ca && a == 1))
+            return y; /* x * 0, 1 * y */
+        break;
+    case TILEC_BIN_FLOORDIV:
+        if (cb && b == 1)
+            return x;
+        /* (x % a) // b = 0 when a <= b */
+        if (cb && b > 0 && x->kind == TILEC_EX_BINARY && x->u.bin.op == TILEC_BIN_FLOORMOD &&
+            tilec_ir_is_const_int(x->u.bin.b, &a) && a > 0 && a <= b)
+            return lower_int(c, 0);
+        break;
+    case TILEC_BIN_FLOORMOD:
+        if (cb && b == 1)
+            return lower_int(c, 0);
+        /* (x % a) % b = x % b when b divides a */
+        if (cb && b > 0 && x->kind == TILEC_EX_BINARY && x->u.bin.op == TILEC_BIN_FLOORMOD &&
+            tilec_ir_is_const_int(x->u.bin.b, &a) && a > 0 && a % b == 0)
+            return lower_op(c, op, x->u.bin.a, y);
+        break;
+    default:
+        break;
+    }
+    tilec_ir_expr_t *e = tilec_ir_binary(c->a, op, x, y);
+    if (!e)
+        lower_oom(c);
+    return e;
+}
+
+tilec_ir_expr_t *lower_opi(lower_ctx_t *c, tilec_binop_t op, tilec_ir_expr_t *x, int64_t y)
+{
+    return lower_op(c, op, x, lower_int(c, y));
+}
+
+tilec_ir_expr_t *lower_divb(lower_ctx_t *c, tilec_ir_expr_t *x, int64_t d, int64_t bound)
+{
+    return bound <= d ? lower_int(c, 0) : lower_opi(c, TILEC_BIN_FLOORDIV, x, d);
+}
+
+tilec_ir_expr_t *lower_modb(lower_ctx_t *c, tilec_ir_expr_t *x, int64_t d, int64_t bound)
+{
+    return bound <= d ? x : lower_opi(c, TILEC_BIN_FLOORMOD, x, d);
+}
+
+/* a deep copy, with v replaced by `by` */
+static tilec_ir_expr_t *subst(lower_ctx_t *c, const tilec_ir_expr_t *e, const tilec_ir_var_t *v,
+                              tilec_ir_expr_t *by, int depth)
+{
+    if (!e || depth > TILEC_IR_MAX_DEPTH)
+        return NULL;
+    if (e->kind == TILEC_EX_VAR && e->u.var == v)
+        return subst(c, by, NULL, NULL, depth + 1);
+    tilec_ir_expr_t *n = tilec_arena_alloc(c->a, sizeof *n);
+    if (!n) {
+        lower_oom(c);
+        return NULL;
+    }
+    *n = *e;
+    switch (e->kind) {
+    case TILEC_EX_LOAD: {
+        int nd = e->u.load.buf->ndim;
+        n->u.load.idx = tilec_arena_alloc(c->a, sizeof *n->u.load.idx * (size_t)(nd ? nd : 1));
+        if (!n->u.load.idx) {
+            lower_oom(c);
+            return NULL;
+        }
+        for (int d = 0; d < nd; d++)
+            if (!(n->u.load.idx[d] = subst(c, e->u.load.idx[d], v, by, depth + 1)))
+                return NULL;
+        break;
+    }
+    case TILEC_EX_UNARY:
+        if (!(n->u.un.a = subst(c, e->u.un.a, v, by, depth + 1)))
+            return NULL;
+        break;
+    case TILEC_EX_BINARY:
+        if (!(n->u.bin.a = subst(c, e->u.bin.a, v, by, depth + 1)) ||
+            !(n->u.bin.b = subst(c, e->u.bin.b, v, by, depth + 1)))
+            return NULL;
+        break;
+    case TILEC_EX_SELECT:
+        if (!(n->u.sel.cond = subst(c, e->u.sel.cond, v, by, depth + 1)) ||
+            !(n->u.sel.a = subst(c, e->u.sel.a, v, by, depth + 1)) ||
+            !(n->u.sel.b = subst(c, e->u.sel.b, v, by, depth + 1)))
+            return NULL;
+        break;
+    case TILEC_EX_CAST:
+        if (!(n->u.cast.a = subst(c, e->u.cast.a, v, by, depth + 1)))
+            return NULL;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+tilec_ir_expr_t *lower_subst(lower_ctx_t *c, const tilec_ir_expr_t *e, const tilec_ir_var_t *v,
+                             tilec_ir_expr_t *by)
+{
+    return subst(c, e, v, by, 0);
+}
+
+static int pure_pre(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
+{
+    (void)w;
+    if (e->kind == TILEC_EX_LOAD || (e->kind == TILEC_EX_VAR && e->u.var->kind == TILEC_VAR_LET))
+        return TILEC_WALK_STOP;
+    return TILEC_WALK_CONTINUE;
+}
+
+int lower_expr_pure(const tilec_ir_expr_t *e)
+{
+    tilec_ir_walk_t w;
+    memset(&w, 0, sizeof w);
+    w.expr_pre = pure_pre;
+    tilec_ir_expr_t *slot = (tilec_ir_expr_t *)e;
+    return e && tilec_ir_walk_expr(&w, &slot) == 0;
+}
+
+/* ---- attributes ------------------------------------------------------------ */
+
+static int attr_rc(lower_ctx_t *c, int rc)
+{
+    return rc == 0 ? 0 : lower_oom(c);
+}
+
+int lower_sattr_int(lower_ctx_t *c, tilec_ir_stmt_t *s, const char *key, int64_t v)
+{
+    return attr_rc(c, tilec_ir_attr_set_int(c->a, &s->nattrs, &s->attrs, key, v));
+}
+
+int lower_sattr_str(lower_ctx_t *c, tilec_ir_stmt_t *s, const char *key, const char *v)
+{
+    return attr_rc(c, tilec_ir_attr_set_str(c->a, &s->nattrs, &s->attrs, key, v));
+}
+
+int lower_sattr_tuple(lower_ctx_t *c, tilec_ir_stmt_t *s, const char *key, const int64_t *v, int n)
+{
+    return attr_rc(c, tilec_ir_attr_set_tuple(c->a, &s->nattrs, &s->attrs, key, v, n));
+}
+
+int lower_battr_int(lower_ctx_t *c, tilec_ir_buffer_t *b, const char *key, int64_t v)
+{
+    return attr_rc(c, tilec_ir_attr_set_int(c->a, &b->nattrs, &b->attrs, key, v));
+}
+
+int lower_battr_str(lower_ctx_t *c, tilec_ir_buffer_t *b, const char *key, const char *v)
+{
+    return attr_rc(c, tilec_ir_attr_set_str(c->a, &b->nattrs, &b->attrs, key, v));
+}
+
+const tilec_ir_attr_t *lower_sattr(const tilec_ir_stmt_t *s, const char *key)
+{
+    return tilec_ir_attr_get(s->nattrs, s->attrs, key);
+}
+
+/* ---- buffer accesses ----------------------------------------------------------- */
+
+typedef struct acc_walk {
+    lower_access_fn fn;
+    void *user;
+    tilec_ir_stmt_t *copy, *orig;   /* the walked copy of the top statement, and it */
+} acc_walk_t;
+
+static tilec_ir_stmt_t *orig_of(acc_walk_t *aw, tilec_ir_stmt_t *s)
+{
+    return s == aw->copy ? aw->orig : s;
+}
+
+static int acc_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
+{
+    acc_walk_t *aw = w->user;
+    tilec_ir_stmt_t *o = orig_of(aw, s);
+    switch (s->kind) {
+    case TILEC_ST_STORE: aw->fn(aw->user, o, s->u.store.buf, LOWER_WRITE); break;
+    case TILEC_ST_COPY:
+    case TILEC_ST_COPY_ASYNC:
+        aw->fn(aw->user, o, s->u.copy.src.buf, LOWER_READ);
+        aw->fn(aw->user, o, s->u.copy.dst.buf, LOWER_WRITE);
+        break;
+    case TILEC_ST_FILL: aw->fn(aw->user, o, s->u.fill.dst.buf, LOWER_WRITE); break;
+    case TILEC_ST_GEMM:
+        aw->fn(aw->user, o, s->u.gemm.a, LOWER_READ);
+        aw->fn(aw->user, o, s->u.gemm.b, LOWER_READ);
+        aw->fn(aw->user, o, s->u.gemm.c,
+               s->u.gemm.clear_accum ? LOWER_WRITE : LOWER_READ | LOWER_WRITE);
+        break;
+    case TILEC_ST_REDUCE:
+        aw->fn(aw->user, o, s->u.reduce.src, LOWER_READ);
+        aw->fn(aw->user, o, s->u.reduce.dst, s->u.reduce.clear ? LOWER_WRITE : LOWER_READ | LOWER_WRITE);
+        break;
+    case TILEC_ST_CUMSUM:
+        aw->fn(aw->user, o, s->u.cumsum.src, LOWER_READ);
+        aw->fn(aw->user, o, s->u.cumsum.dst, LOWER_WRITE);
+        break;
+    case TILEC_ST_ATOMIC: aw->fn(aw->user, o, s->u.atomic.buf, LOWER_READ | LOWER_WRITE); break;
+    case TILEC_ST_PRINT:
+        if (s->u.print.buf)
+            aw->fn(aw->user, o, s->u.print.buf, LOWER_READ);
+        break;
+    default: break;
+    }
+    return TILEC_WALK_CONTINUE;
+}
+
+static int acc_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
+{
+    acc_walk_t *aw = w->user;
+    if (e->kind == TILEC_EX_LOAD && w->stmt)
+        aw->fn(aw->user, orig_of(aw, w->stmt), e->u.load.buf, LOWER_READ);
+    return TILEC_WALK_CONTINUE;
+}
+
+int lower_accesses(tilec_ir_stmt_t *s, lower_access_fn fn, void *user)
+{
+    tilec_ir_stmt_t one = *s, *list = &one;
+    one.next = NULL;
+    acc_walk_t aw = {fn, user, &one, s};
+    tilec_ir_walk_t w;
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = acc_stmt;
+    w.expr_pre = acc_expr;
+    w.user = &aw;
+    return tilec_ir_walk_block(&w, &list) < 0 ? -1 : 0;
+}
+
+typedef struct use_q {
+    const tilec_ir_buffer_t *b;
+    int how;
+} use_q_t;
+
+static void use_cb(void *user, tilec_ir_stmt_t *s, tilec_ir_buffer_t *b, int how)
+{
+    use_q_t *q = user;
+    (void)s;
+    if (b == q->b)
+        q->how |= how;
+}
+
+int lower_uses(tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
+{
+    use_q_t q = {b, 0};
+    if (lower_accesses(s, use_cb, &q) != 0)
+        return LOWER_READ | LOWER_WRITE;
+    return q.how;
+}
+
+int lower_uses_list(tilec_ir_stmt_t *list, const tilec_ir_buffer_t *b)
+{
+    int how = 0;
+    for (tilec_ir_stmt_t *s = list; s; s = s->next)
+        how |= lower_uses(s, b);
+    return how;
+}
+
+int lower_region_whole(const tilec_ir_region_t *r)
+{
+    for (int d = 0; d < r->buf->ndim; d++) {
+        int64_t v;
+        if (!tilec_ir_is_const_int(r->base[d], &v) || v != 0 || r->extent[d] != lower_dim(r->buf, d))
+            return 0;
+    }
+    return 1;
+}
+
+int lower_full_overwrite(tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
+{
+    switch (s->kind) {
+    case TILEC_ST_COPY:
+        return s->u.copy.dst.buf == b && s->u.copy.src.buf != b && lower_region_whole(&s->u.copy.dst) &&
+               !(lower_uses(s, b) & LOWER_READ);
+    case TILEC_ST_FILL:
+        return s->u.fill.dst.buf == b && lower_region_whole(&s->u.fill.dst) &&
+               !(lower_uses(s, b) & LOWER_READ);
+    case TILEC_ST_REDUCE:
+        return s->u.reduce.dst == b && s->u.reduce.clear && s->u.reduce.src != b;
+    case TILEC_ST_CUMSUM:
+        return s->u.cumsum.dst == b && s->u.cumsum.src != b;
+    case TILEC_ST_GEMM:
+        return s->u.gemm.c == b && s->u.gemm.clear_accum && s->u.gemm.a != b && s->u.gemm.b != b;
+    default:
+        return 0;
+    }
+}
+
+/* ---- target lookups ---------------------------------------------------------- */
+
+const tilec_target_mma_t *lower_gemm_mma(const lower_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_attr_t *a = lower_sattr(s, "lower.mma");
+    if (!a || a->kind != TILEC_ATTR_STRING)
+        return NULL;
+    for (int i = 0; i < c->t->nmma; i++)
+        if (strcmp(c->t->mma[i].name, a->s) == 0)
+            return &c->t->mma[i];
+    return NULL;
+}
+
+int lower_swizzle_width(const tilec_ir_buffer_t *b)
+{
+    if (b->ndim < 2 || tilec_dtype_size(b->dtype) != 2 ||
+        (b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT))
+        return 0;
+    int64_t R = lower_dim(b, b->ndim - 2), C = lower_dim(b, b->ndim - 1);
+    if (R <= 0 || R % 8 || C <= 0)
+        return 0;
+    return C % 64 == 0 ? 64 : C == 32 ? 32 : C == 16 ? 16 : 0;
+}

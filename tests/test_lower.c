@@ -1,0 +1,557 @@
+/*
+ * tests/test_lower.c — the SDK's lowering passes (docs/lowering.md),
+ * checked without a GPU.
+ *
+ *  - The target descriptions of the CUDA and OpenCL backends are
+ *    consistent (tilec_target_check) and place MMA accumulator elements
+ *    where the PTX ISA's fragment figures put them.
+ *  - Semantic preservation: every conformance case (each parameter set)
+ *    is lowered for cuda sm_90a, cuda sm_80 and opencl with verification
+ *    and a text round trip after every pass, then the lowered module is
+ *    interpreted on the same seeded inputs as the original; both must
+ *    agree within the case's tolerance class (exactly for integers).  The
+ *    interpreter runs async copies as pending until their wait, so a wrong
+ *    pipeline schedule fails here.
+ *  - Golden tests of single passes as data: the second line of
+ *    tests/lower/NAME.tir is "# lower: PASS[,PASS...] target: TARGET"
+ *    (a comment of the text form) and NAME.expected holds
+ *    the printed module after those passes.
+ *  - What the passes decide for known kernels (GEMM on sm_90a: wgmma,
+ *    swizzled operands, a 3-stage ring; sm_80: mma.sync, padding).
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api_internal.h"
+#include "conform.h"
+#include "interp.h"
+#include "tilec/lower.h"
+#include "tilec/sdk.h"
+#include "tilec/target.h"
+
+const tilec_target_desc_t *cuda_target_desc(const char *arch);
+const struct tilec_target_desc *ocl_target_desc(const char *arch);
+
+typedef struct tgt {
+    const char *name;
+    const tilec_target_desc_t *(*get)(const char *arch);
+    const char *arch;
+} tgt_t;
+
+static const tgt_t targets[] = {
+    {"cuda-sm_90a", cuda_target_desc, "sm_90a"},
+    {"cuda-sm_80", cuda_target_desc, "sm_80"},
+    {"opencl", ocl_target_desc, ""},
+};
+#define NTARGETS (int)(sizeof targets / sizeof targets[0])
+
+static const tilec_target_desc_t *target_named(const char *name)
+{
+    for (int i = 0; i < NTARGETS; i++)
+        if (strcmp(targets[i].name, name) == 0)
+            return targets[i].get(targets[i].arch);
+    return NULL;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        s = NULL;
+    }
+    if (s)
+        s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+Test(lower_target, descriptions_are_consistent)
+{
+    const char *archs[] = {"sm_70", "sm_80", "sm_86", "sm_90", "sm_90a"};
+    char err[256];
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+        const tilec_target_desc_t *t = cuda_target_desc(archs[i]);
+        cr_assert_not_null(t, "%s", archs[i]);
+        cr_assert_eq(tilec_target_check(t, err, sizeof err), 0, "%s: %s", archs[i], err);
+    }
+    cr_assert_null(cuda_target_desc("bogus"));
+    cr_assert_eq(tilec_target_check(ocl_target_desc(NULL), err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cuda_target_desc("sm_90a")->nmma, 4);
+    cr_assert_eq(cuda_target_desc("sm_90")->nmma, 2, "wgmma needs sm_90a");
+    cr_assert_eq(cuda_target_desc("sm_70")->async_copy, 0u);
+}
+
+Test(lower_target, check_rejects_a_broken_layout)
+{
+    tilec_target_desc_t t = *cuda_target_desc("sm_80");
+    tilec_target_mma_t m = t.mma[0];
+    m.row_modes[0].thread_stride = 1; /* lanes collide with the column modes */
+    t.mma = &m;
+    t.nmma = 1;
+    char err[256];
+    cr_assert_neq(tilec_target_check(&t, err, sizeof err), 0);
+    cr_assert(strstr(err, "one to one"), "%s", err);
+    t = *cuda_target_desc("sm_80");
+    t.struct_size = 8;
+    cr_assert_neq(tilec_target_check(&t, err, sizeof err), 0);
+}
+
+Test(lower_target, mma_accumulator_places)
+{
+    const tilec_target_mma_t *m = &cuda_target_desc("sm_80")->mma[0];
+    int32_t th, rg;
+    /* m16n8: row r, col c -> lane 4 (r % 8) + c / 2, register 2 (r / 8) + c % 2 */
+    cr_assert_eq(tilec_target_mma_place(m, 8, 9, 3, &th, &rg), 0);
+    cr_assert_eq(th, 5);
+    cr_assert_eq(rg, 3);
+    cr_assert_eq(tilec_target_mma_place(m, 8, 16, 0, &th, &rg), -1);
+    const tilec_target_mma_t *w = &cuda_target_desc("sm_90a")->mma[0];
+    /* m64n64: row 37 is warp 2, lane 4 * 5 + c1, register (c / 8) * 4 + 0 * 2 + c % 2 */
+    cr_assert_eq(tilec_target_mma_place(w, 64, 37, 19, &th, &rg), 0);
+    cr_assert_eq(th, 64 + 20 + 1);
+    cr_assert_eq(rg, 2 * 4 + 0 * 2 + 1);
+}
+
+/* ---- semantic preservation over the conformance suite ------------------------------- */
+
+static int interp_into(const tilec_ir_kernel_t *k, check_set_t *set, int which, char *err, size_t n)
+{
+    void **args = calloc((size_t)set->n + 1, sizeof *args);
+    if (!args)
+        return -1;
+    for (int i = 0; i < set->n; i++) {
+        void *dst = which ? set->t[i].out : set->t[i].ref;
+        memcpy(dst, set->t[i].init, set->t[i].bytes);
+        args[i] = dst;
+    }
+    int rc = tilec_interp_run(k, args, set->nsyms ? set->syms : NULL, err, n);
+    free(args);
+    return rc;
+}
+
+/* lowers text for t into a fresh arena; NULL with why on failure */
+static tilec_ir_module_t *lower_for(tilec_arena_t *ar, const char *ir, const tilec_target_desc_t *t,
+                                    int roundtrip, tilec_lower_status_t *st)
+{
+    tilec_ir_module_t *m = NULL;
+    char err[256];
+    if (tilec_ir_read(ar, ir, strlen(ir), &m, err, sizeof err) != 0) {
+        snprintf(st->msg, sizeof st->msg, "read: %s", err);
+        return NULL;
+    }
+    tilec_lower_options_t o;
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    o.roundtrip = roundtrip;
+    return tilec_lower_module(ar, m, t, &o, st) == TILEC_LOWER_OK ? m : NULL;
+}
+
+Test(lower_check, every_conformance_case_keeps_its_meaning, .timeout = 300)
+{
+    conform_run_t run;
+    memset(&run, 0, sizeof run);
+    char *e = NULL;
+    cr_assert_eq(conform_load_cases(&run, "conformance/cases", &e), 0, "%s", e ? e : "");
+    cr_assert_gt(run.n, 80);
+    tilec_context_t *ctx = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
+    int checked = 0, nfail = 0;
+    char report[8192] = "";
+    size_t rl = 0;
+    for (int i = 0; i < run.n; i++) {
+        conform_item_t *it = &run.items[i];
+        tilec_program_t *p = NULL;
+        cr_assert_eq(tilec_program_load_file(ctx, it->file, it->defs, it->ndefs, it->entry, &p), TILEC_OK,
+                     "%s: %s", it->id, tilec_context_message(ctx));
+        check_set_t set;
+        memset(&set, 0, sizeof set);
+        char *msg = NULL;
+        cr_assert_eq(check_set_make(p, it->file, 0, &set, &msg), CHECK_OK, "%s: %s", it->id, msg ? msg : "");
+        const char *ir = tilec_program_ir(p);
+        char err[512];
+        cr_assert_eq(interp_into(p->mod->kernel, &set, 0, err, sizeof err), 0, "%s: original: %s", it->id, err);
+        for (int ti = 0; ti < NTARGETS; ti++) {
+            tilec_arena_t ar;
+            tilec_arena_init(&ar);
+            tilec_lower_status_t st;
+            const char *why = NULL;
+            tilec_ir_module_t *m = lower_for(&ar, ir, targets[ti].get(targets[ti].arch), 1, &st);
+            if (!m)
+                why = st.msg;
+            else if (interp_into(m->kernel, &set, 1, err, sizeof err) != 0)
+                why = err;
+            check_verdict_t v;
+            memset(&v, 0, sizeof v);
+            if (!why) {
+                check_set_judge(&set, it->tol, &v);
+                if (!v.ok)
+                    why = v.detail ? v.detail : "results differ";
+            }
+            if (why) {
+                nfail++;
+                int n = snprintf(report + rl, sizeof report - rl, "%s on %s: %s\n", it->id, targets[ti].name, why);
+                if (n > 0 && rl + (size_t)n < sizeof report)
+                    rl += (size_t)n;
+            }
+            free(v.detail);
+            tilec_arena_destroy(&ar);
+            checked++;
+        }
+        check_set_free(&set);
+        tilec_program_free(p);
+    }
+    tilec_context_destroy(ctx);
+    conform_run_free(&run);
+    cr_assert_eq(nfail, 0, "%d of %d lowerings changed a result:\n%s", nfail, checked, report);
+}
+
+/* the -D values of a file's first "# tilec-test:" line (symbols need one) */
+static int test_defs(const char *path, char *buf, size_t len, tilec_define_kv_t *defs, int max)
+{
+    char *text = slurp(path);
+    int n = 0;
+    const char *line = text ? strstr(text, "# tilec-test:") : NULL;
+    if (line) {
+        const char *end = strchr(line, '\n');
+        size_t l = end ? (size_t)(end - line) : strlen(line);
+        snprintf(buf, len, "%.*s", (int)l - 13, line + 13);
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, " ", &save); tok && n < max; tok = strtok_r(NULL, " ", &save)) {
+            char *eq = strcmp(tok, "-D") == 0 ? NULL : strchr(tok, '=');
+            if (!eq)
+                continue;
+            *eq = 0;
+            defs[n].name = tok;
+            defs[n].value = eq + 1;
+            n++;
+        }
+    }
+    free(text);
+    return n;
+}
+
+/* The examples and the language tests at their default parameters: lowered
+ * for every target (verified and round-tripped after each pass) and
+ * interpreted against the original. */
+Test(lower_check, examples_and_language_programs_keep_their_meaning, .timeout = 300)
+{
+    const char *dirs[] = {"examples", "tests/lang"};
+    tilec_context_t *ctx = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
+    int files = 0, nfail = 0;
+    char report[8192] = "";
+    size_t rl = 0;
+    for (int di = 0; di < 2; di++) {
+        DIR *d = opendir(dirs[di]);
+        cr_assert_not_null(d, "%s", dirs[di]);
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            size_t len = strlen(de->d_name);
+            if (len < 4 || strcmp(de->d_name + len - 3, ".py") != 0)
+                continue;
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", dirs[di], de->d_name);
+            tilec_program_t *p = NULL;
+            char dbuf[512];
+            tilec_define_kv_t defs[8];
+            int nd = test_defs(path, dbuf, sizeof dbuf, defs, 8);
+            cr_assert_eq(tilec_program_load_file(ctx, path, defs, nd, NULL, &p), TILEC_OK, "%s: %s", path,
+                         tilec_context_message(ctx));
+            check_set_t set;
+            memset(&set, 0, sizeof set);
+            char *msg = NULL, err[512];
+            cr_assert_eq(check_set_make(p, path, 0, &set, &msg), CHECK_OK, "%s: %s", path, msg ? msg : "");
+            cr_assert_eq(interp_into(p->mod->kernel, &set, 0, err, sizeof err), 0, "%s: %s", path, err);
+            for (int ti = 0; ti < NTARGETS; ti++) {
+                tilec_arena_t ar;
+                tilec_arena_init(&ar);
+                tilec_lower_status_t st;
+                const char *why = NULL;
+                tilec_ir_module_t *m = lower_for(&ar, tilec_program_ir(p), targets[ti].get(targets[ti].arch), 1, &st);
+                check_verdict_t v;
+                memset(&v, 0, sizeof v);
+                if (!m)
+                    why = st.msg;
+                else if (interp_into(m->kernel, &set, 1, err, sizeof err) != 0)
+                    why = err;
+                else if (check_set_judge(&set, CHECK_TOL_AUTO, &v), !v.ok)
+                    why = v.detail ? v.detail : "results differ";
+                if (why) {
+                    nfail++;
+                    int n = snprintf(report + rl, sizeof report - rl, "%s on %s: %s\n", path, targets[ti].name, why);
+                    if (n > 0 && rl + (size_t)n < sizeof report)
+                        rl += (size_t)n;
+                }
+                free(v.detail);
+                tilec_arena_destroy(&ar);
+            }
+            check_set_free(&set);
+            tilec_program_free(p);
+            files++;
+        }
+        closedir(d);
+    }
+    tilec_context_destroy(ctx);
+    cr_assert_gt(files, 50);
+    cr_assert_eq(nfail, 0, "%d lowerings changed a result:\n%s", nfail, report);
+}
+
+/* ---- the plugin entry ------------------------------------------------------------------ */
+
+typedef struct trace {
+    int calls;
+    int saw_barrier;
+} trace_t;
+
+static void trace_log(void *user, const char *topic, const char *text)
+{
+    trace_t *t = user;
+    cr_assert_str_eq(topic, "ir");
+    t->calls++;
+    if (strstr(text, "ir after barrier:"))
+        t->saw_barrier = 1;
+}
+
+Test(lower_plugin, statuses_messages_and_trace)
+{
+    const char *ok = "tileir 1.0\nkernel k {\n  var bx int32 block\n  param X global float32 [64]\n"
+                     "  alloc s shared float32 [64]\n  grid [bx = 1]\n  threads 64 1 1\n  body {\n"
+                     "    copy X[0 +: 64] -> s[0 +: 64]\n    copy s[0 +: 64] -> X[0 +: 64]\n  }\n}\n";
+    size_t n = 0;
+    tilec_pstatus_t st;
+    char *out = tilec_lower_plugin_text("mygpu", ok, strlen(ok), cuda_target_desc("sm_80"), NULL, NULL, &n, &st);
+    cr_assert_not_null(out, "%s", tilec_sdk_error_get());
+    cr_assert_eq(st, TILEC_PS_OK);
+    cr_assert_eq(n, strlen(out));
+    cr_assert(strstr(out, "barrier"), "RAW on s needs a barrier:\n%s", out);
+    free(out);
+    /* bad text */
+    cr_assert_null(tilec_lower_plugin_text("mygpu", "tileir 9.0\n", 11, cuda_target_desc("sm_80"), NULL, NULL, &n, &st));
+    cr_assert_eq(st, TILEC_PS_INVALID_ARGUMENT);
+    cr_assert(strstr(tilec_sdk_error_get(), "mygpu: lower:"), "%s", tilec_sdk_error_get());
+    /* no description for the arch */
+    cr_assert_null(tilec_lower_plugin_text("mygpu", ok, strlen(ok), NULL, NULL, NULL, &n, &st));
+    cr_assert_eq(st, TILEC_PS_UNSUPPORTED);
+    /* more shared memory than the target has */
+    const char *big = "tileir 1.0\nkernel k {\n  var bx int32 block\n  param X global float32 [64]\n"
+                      "  alloc s shared float32 [20000]\n  grid [bx = 1]\n  threads 64 1 1\n  body {\n"
+                      "    copy X[0 +: 64] -> s[0 +: 64]\n  }\n}\n";
+    cr_assert_null(tilec_lower_plugin_text("opencl", big, strlen(big), ocl_target_desc(NULL), NULL, NULL, &n, &st));
+    cr_assert_eq(st, TILEC_PS_UNSUPPORTED);
+    cr_assert(strstr(tilec_sdk_error_get(), "shared memory"), "%s", tilec_sdk_error_get());
+    /* TILEC_LOG=ir: the module after the input and every pass */
+    trace_t t = {0, 0};
+    setenv("TILEC_LOG", "compile,ir", 1);
+    out = tilec_lower_plugin_text("mygpu", ok, strlen(ok), cuda_target_desc("sm_80"), trace_log, &t, &n, &st);
+    unsetenv("TILEC_LOG");
+    cr_assert_not_null(out);
+    free(out);
+    cr_assert_eq(t.calls, TILEC_LOWER_NPASSES + 1);
+    cr_assert(t.saw_barrier);
+}
+
+/* ---- golden tests: tests/lower/ -------------------------------------------------------- */
+
+/* "# lower: PASS[,PASS] target: NAME" -> skip mask, target */
+static int parse_header(const char *text, uint32_t *skip, const tilec_target_desc_t **t)
+{
+    char passes[128], tname[64];
+    const char *h = strstr(text, "\n# lower: ");
+    if (!h || sscanf(h + 1, "# lower: %127s target: %63s", passes, tname) != 2)
+        return -1;
+    *t = target_named(tname);
+    uint32_t want = 0;
+    for (char *tok = strtok(passes, ","); tok; tok = strtok(NULL, ",")) {
+        int p = tilec_lower_pass_from_name(tok);
+        if (p < 0)
+            return -1;
+        want |= 1u << p;
+    }
+    *skip = ~want;
+    return *t ? 0 : -1;
+}
+
+Test(lower_golden, single_passes_as_data)
+{
+    DIR *d = opendir("tests/lower");
+    cr_assert_not_null(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (len < 5 || strcmp(de->d_name + len - 4, ".tir") != 0)
+            continue;
+        char in[512], exp[512];
+        snprintf(in, sizeof in, "tests/lower/%s", de->d_name);
+        snprintf(exp, sizeof exp, "tests/lower/%.*s.expected", (int)(len - 4), de->d_name);
+        char *text = slurp(in), *want = slurp(exp);
+        cr_assert_not_null(text, "%s", in);
+        cr_assert_not_null(want, "%s: no .expected file", exp);
+        uint32_t skip = 0;
+        const tilec_target_desc_t *t = NULL;
+        cr_assert_eq(parse_header(text, &skip, &t), 0, "%s: bad '# lower:' header", in);
+        tilec_lower_options_t o;
+        memset(&o, 0, sizeof o);
+        o.struct_size = sizeof o;
+        o.skip = skip;
+        o.roundtrip = 1;
+        tilec_lower_status_t st;
+        char *got = tilec_lower_text(text, strlen(text), t, &o, &st);
+        cr_assert_not_null(got, "%s: %s", in, st.msg);
+        cr_assert_str_eq(got, want, "%s: lowered module differs from %s; got:\n%s", in, exp, got);
+        free(got);
+        free(text);
+        free(want);
+        n++;
+    }
+    closedir(d);
+    cr_assert_geq(n, 6, "golden tests found: %d", n);
+}
+
+/* ---- decisions on known kernels ---------------------------------------------------------- */
+
+static char *lowered_example(const char *file, const tilec_define_kv_t *defs, int ndefs, const char *target)
+{
+    tilec_context_t *ctx = NULL;
+    tilec_program_t *p = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
+    cr_assert_eq(tilec_program_load_file(ctx, file, defs, ndefs, NULL, &p), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    const char *ir = tilec_program_ir(p);
+    tilec_lower_status_t st;
+    char *out = tilec_lower_text(ir, strlen(ir), target_named(target), NULL, &st);
+    cr_assert_not_null(out, "%s: %s", file, st.msg);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+    return out;
+}
+
+Test(lower_decide, gemm_on_hopper_and_ampere)
+{
+    char *h = lowered_example("examples/gemm.py", NULL, 0, "cuda-sm_90a");
+    cr_assert(strstr(h, "lower.mma = \"wgmma.m64nNk16.f16.f32\""), "%s", h);
+    cr_assert(strstr(h, "swizzle128"), "%s", h);
+    cr_assert(strstr(h, "layout regs \"mma.acc\"") || strstr(h, "mma.acc"), "%s", h);
+    cr_assert(strstr(h, "copy_async"), "%s", h);
+    cr_assert(strstr(h, "async_wait"), "%s", h);
+    cr_assert(strstr(h, "barrier"), "%s", h);
+    free(h);
+    char *a = lowered_example("examples/gemm.py", NULL, 0, "cuda-sm_80");
+    cr_assert(strstr(a, "lower.mma = \"m16n8k16.f16.f32\""), "%s", a);
+    cr_assert(strstr(a, "\"pad\""), "%s", a);
+    cr_assert(strstr(a, "copy_async"), "%s", a);
+    free(a);
+    char *o = lowered_example("examples/gemm.py", NULL, 0, "opencl");
+    cr_assert_null(strstr(o, "copy_async"), "OpenCL has no async copies:\n%s", o);
+    free(o);
+}
+
+/* ---- layout pictures ------------------------------------------------------------------------ */
+
+Test(lower_svg, pictures_of_register_and_shared_layouts)
+{
+    char *t = lowered_example("examples/gemm.py", NULL, 0, "cuda-sm_80");
+    tilec_arena_t ar;
+    tilec_arena_init(&ar);
+    tilec_ir_module_t *m = NULL;
+    char err[256];
+    cr_assert_eq(tilec_ir_read(&ar, t, strlen(t), &m, err, sizeof err), 0, "%s", err);
+    free(t);
+    int seen_regs = 0, seen_smem = 0;
+    for (int i = 0; i < m->kernel->nbufs; i++) {
+        const tilec_ir_buffer_t *b = m->kernel->bufs[i];
+        char *svg = NULL;
+        if (!b->layout) {
+            cr_assert_neq(tilec_layout_svg(b, &svg), 0);
+            continue;
+        }
+        cr_assert_eq(tilec_layout_svg(b, &svg), 0, "%s", b->name);
+        cr_assert(strncmp(svg, "<svg ", 5) == 0);
+        cr_assert(strstr(svg, "</svg>"));
+        if (b->layout->kind == TILEC_LAYOUT_REGS) {
+            /* mma.sync m16n8: element (0, 0) is lane 0 register 0; (0, 2) lane 1 */
+            cr_assert(strstr(svg, ">T0</text><text x=\"32\" y=\"70\">r0<"), "%.600s", svg);
+            cr_assert(strstr(svg, ">T1<"));
+            seen_regs = 1;
+        } else {
+            /* padded rows: row 1 starts at the padded pitch, in another bank than row 0 */
+            cr_assert(strstr(svg, "pad"), "%.300s", svg);
+            seen_smem = 1;
+        }
+        free(svg);
+    }
+    cr_assert(seen_regs && seen_smem);
+    char dir[] = "/tmp/tilec-svg-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    int n = 0;
+    cr_assert_eq(tilec_layout_svg_dir(m, dir, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 3);
+    char path[600];
+    snprintf(path, sizeof path, "%s/C_local.svg", dir);
+    char *f = slurp(path);
+    cr_assert_not_null(f, "%s", path);
+    free(f);
+    const char *names[] = {"A_shared", "B_shared", "C_local"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s.svg", dir, names[i]);
+        cr_assert_eq(remove(path), 0, "%s", path);
+    }
+    rmdir(dir);
+    tilec_arena_destroy(&ar);
+}
+
+/* ---- tilec compile --emit lowered, through the plugins ---------------------------------------- */
+
+static char *run_cli(const char *args)
+{
+    const char *b = getenv("TILEC_BUILD_DIR");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "TILEC_PLUGIN_PATH=%s/template %s/tilec %s 2>&1", b && *b ? b : "build",
+             b && *b ? b : "build", args);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f, "%s", cmd);
+    tilec_sdk_str_t s = {0};
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        tilec_sdk_str_putn(&s, buf, n);
+    int rc = pclose(f);
+    cr_assert_eq(rc, 0, "%s failed:\n%s", cmd, s.s ? s.s : "");
+    cr_assert_not_null(s.s);
+    return s.s;
+}
+
+Test(lower_cli, emit_lowered_shows_layouts_and_pipelines, .timeout = 120)
+{
+    char *g = run_cli("compile examples/gemm.py --backend cuda --arch sm_90a --emit lowered");
+    cr_assert(strncmp(g, "tileir 1.1\n", 11) == 0, "%.200s", g);
+    cr_assert(strstr(g, "layout regs \"mma.acc\""), "%s", g);
+    cr_assert(strstr(g, "layout smem \"swizzle"), "%s", g);
+    cr_assert(strstr(g, "copy_async") && strstr(g, "async_wait 2"), "%s", g);
+    free(g);
+    char *f = run_cli("compile examples/flash_attention.py --backend cuda --arch sm_90a --emit lowered");
+    cr_assert(strstr(f, "layout regs \"rows\""), "%s", f);
+    cr_assert(strstr(f, "lower.reduce = \"shuffle\""), "%s", f);
+    free(f);
+    char *s = run_cli("compile examples/softmax.py --backend cuda --arch sm_90a --emit lowered");
+    cr_assert(strstr(s, "layout regs \"rows_over_warps\""), "%s", s);
+    free(s);
+    char *o = run_cli("compile examples/gemm.py --backend opencl --emit lowered");
+    cr_assert(strstr(o, "layout regs \"simt.acc\""), "%s", o);
+    cr_assert_null(strstr(o, "copy_async"));
+    free(o);
+    char *t = run_cli("compile examples/gemm.py --backend template --emit lowered");
+    cr_assert(strstr(t, "layout regs \"simt.acc\""), "%s", t);
+    free(t);
+}
