@@ -649,6 +649,232 @@ Test(cpu_kernel, gemm_odd_tiles, .init = setup, .fini = teardown)
     check_gemm(1, 1);
 }
 
+/* ---- GEMM over every operand dtype, transposition and ragged shape ---------------------- */
+
+/* Storage of value v (exactly representable) as dtype t at element i. */
+static void put_val(tilec_dtype_t t, void *p, size_t i, double v)
+{
+    switch (t) {
+    case TILEC_FLOAT16: ((uint16_t *)p)[i] = tilec_f64_to_f16(v); break;
+    case TILEC_BFLOAT16: ((uint16_t *)p)[i] = tilec_f64_to_bf16(v); break;
+    case TILEC_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case TILEC_FLOAT64: ((double *)p)[i] = v; break;
+    case TILEC_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case TILEC_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case TILEC_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case TILEC_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+    default: cr_assert_fail("dtype %d", (int)t);
+    }
+}
+
+static double get_val(tilec_dtype_t t, const void *p, size_t i)
+{
+    switch (t) {
+    case TILEC_FLOAT16: return tilec_f16_to_f32(((const uint16_t *)p)[i]);
+    case TILEC_BFLOAT16: return tilec_bf16_to_f32(((const uint16_t *)p)[i]);
+    case TILEC_FLOAT32: return ((const float *)p)[i];
+    case TILEC_FLOAT64: return ((const double *)p)[i];
+    case TILEC_INT8: return ((const int8_t *)p)[i];
+    case TILEC_UINT8: return ((const uint8_t *)p)[i];
+    case TILEC_INT32: return ((const int32_t *)p)[i];
+    case TILEC_INT64: return (double)((const int64_t *)p)[i];
+    default: cr_assert_fail("dtype %d", (int)t); return 0;
+    }
+}
+
+static size_t dt_size(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_INT8: case TILEC_UINT8: return 1;
+    case TILEC_FLOAT16: case TILEC_BFLOAT16: return 2;
+    case TILEC_FLOAT32: case TILEC_INT32: return 4;
+    default: return 8;
+    }
+}
+
+typedef struct gemm_case {
+    tilec_dtype_t ad, bd, cd;      /* A, B, accumulator/C */
+    int m, n, k, tm, tn, tk;       /* problem and tile sizes */
+    const char *arch;              /* NULL: native */
+} gemm_case_t;
+
+/* C = op(A) @ op(B) tiled like build_gemm, in the case's dtypes. */
+static void build_gemm_case(kb_t *b, const gemm_case_t *g, int ta, int tb)
+{
+    kb_init(b, "gemm_dt");
+    tilec_ir_buffer_t *A = ta ? BUF(b, "A", TILEC_SCOPE_GLOBAL, g->ad, 2, I(b, g->k), I(b, g->m))
+                              : BUF(b, "A", TILEC_SCOPE_GLOBAL, g->ad, 2, I(b, g->m), I(b, g->k));
+    tilec_ir_buffer_t *B = tb ? BUF(b, "B", TILEC_SCOPE_GLOBAL, g->bd, 2, I(b, g->n), I(b, g->k))
+                              : BUF(b, "B", TILEC_SCOPE_GLOBAL, g->bd, 2, I(b, g->k), I(b, g->n));
+    tilec_ir_buffer_t *C = BUF(b, "C", TILEC_SCOPE_GLOBAL, g->cd, 2, I(b, g->m), I(b, g->n));
+    tilec_ir_buffer_t *As = ta ? BUF(b, "A_s", TILEC_SCOPE_SHARED, g->ad, 2, I(b, g->tk), I(b, g->tm))
+                               : BUF(b, "A_s", TILEC_SCOPE_SHARED, g->ad, 2, I(b, g->tm), I(b, g->tk));
+    tilec_ir_buffer_t *Bs = tb ? BUF(b, "B_s", TILEC_SCOPE_SHARED, g->bd, 2, I(b, g->tn), I(b, g->tk))
+                               : BUF(b, "B_s", TILEC_SCOPE_SHARED, g->bd, 2, I(b, g->tk), I(b, g->tn));
+    tilec_ir_buffer_t *Cl = BUF(b, "C_l", TILEC_SCOPE_FRAGMENT, g->cd, 2, I(b, g->tm), I(b, g->tn));
+    grid(b, 2, I(b, (g->n + g->tn - 1) / g->tn), I(b, (g->m + g->tm - 1) / g->tm));
+    tilec_ir_var_t *bx = b->k->block[0], *by = b->k->block[1];
+    tilec_ir_stmt_t *s = emit(b, TILEC_ST_FILL);
+    region(b, &s->u.fill.dst, Cl, I(b, 0), I(b, 0), g->tm, g->tn);
+    s->u.fill.value = tilec_dtype_is_float(g->cd) ? F(b, 0.0, g->cd) : tilec_ir_int(&b->a, 0, g->cd);
+    tilec_ir_var_t *k = loop(b, "k", TILEC_LOOP_PIPELINED, I(b, (g->k + g->tk - 1) / g->tk));
+    tilec_ir_expr_t *k0 = MUL(b, V(b, k), I(b, g->tk)), *m0 = MUL(b, V(b, by), I(b, g->tm)),
+                    *n0 = MUL(b, V(b, bx), I(b, g->tn));
+    s = emit(b, TILEC_ST_COPY);
+    if (ta)
+        region(b, &s->u.copy.src, A, k0, m0, g->tk, g->tm);
+    else
+        region(b, &s->u.copy.src, A, m0, k0, g->tm, g->tk);
+    region(b, &s->u.copy.dst, As, I(b, 0), I(b, 0), ta ? g->tk : g->tm, ta ? g->tm : g->tk);
+    s = emit(b, TILEC_ST_COPY);
+    if (tb)
+        region(b, &s->u.copy.src, B, n0, k0, g->tn, g->tk);
+    else
+        region(b, &s->u.copy.src, B, k0, n0, g->tk, g->tn);
+    region(b, &s->u.copy.dst, Bs, I(b, 0), I(b, 0), tb ? g->tn : g->tk, tb ? g->tk : g->tn);
+    s = emit(b, TILEC_ST_GEMM);
+    s->u.gemm.a = As;
+    s->u.gemm.b = Bs;
+    s->u.gemm.c = Cl;
+    s->u.gemm.trans_a = ta;
+    s->u.gemm.trans_b = tb;
+    end(b);
+    s = emit(b, TILEC_ST_COPY);
+    region(b, &s->u.copy.src, Cl, I(b, 0), I(b, 0), g->tm, g->tn);
+    region(b, &s->u.copy.dst, C, m0, n0, g->tm, g->tn);
+}
+
+/* Runs the case in all four transpositions.  Inputs are small integers
+ * (-2..2, and 0..4 for unsigned), so every product and partial sum is
+ * exact in every accumulator dtype used and the result must equal the
+ * reference exactly. */
+static void check_gemm_case(const gemm_case_t *g)
+{
+    size_t na = (size_t)g->m * g->k, nb = (size_t)g->k * g->n, nc = (size_t)g->m * g->n;
+    void *a = malloc(na * dt_size(g->ad)), *bm = malloc(nb * dt_size(g->bd)),
+         *c = malloc(nc * dt_size(g->cd));
+    double *av = malloc(na * sizeof(double)), *bv = malloc(nb * sizeof(double));
+    cr_assert(a && bm && c && av && bv);
+    unsigned seed = 11;
+    for (size_t i = 0; i < na; i++) {
+        seed = seed * 1103515245u + 12345u;
+        av[i] = (double)((seed >> 16) % 5) - (g->ad == TILEC_UINT8 ? 0 : 2);
+        put_val(g->ad, a, i, av[i]);
+    }
+    for (size_t i = 0; i < nb; i++) {
+        seed = seed * 1103515245u + 12345u;
+        bv[i] = (double)((seed >> 16) % 5) - (g->bd == TILEC_UINT8 ? 0 : 2);
+        put_val(g->bd, bm, i, bv[i]);
+    }
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            kb_t b;
+            build_gemm_case(&b, g, ta, tb);
+            char *text = tilec_ir_print(b.m);
+            cr_assert_not_null(text);
+            tilec_pcompile_options_t o = {.struct_size = sizeof o, .opt_level = 3, .arch = g->arch};
+            tilec_pmodule_t *mod = NULL;
+            cr_assert_eq(P->compile(D, text, strlen(text), &o, &mod), TILEC_PS_OK, "%s", P->last_error());
+            free(text);
+            kb_free(&b);
+            for (size_t i = 0; i < nc; i++)
+                put_val(g->cd, c, i, 99); /* overwritten everywhere */
+            /* A is stored [k][m] when transposed: the same logical values */
+            void *at = malloc(na * dt_size(g->ad)), *bt = malloc(nb * dt_size(g->bd));
+            cr_assert(at && bt);
+            for (int i = 0; i < g->m; i++)
+                for (int kk = 0; kk < g->k; kk++)
+                    put_val(g->ad, at, ta ? (size_t)kk * g->m + i : (size_t)i * g->k + kk, av[(size_t)i * g->k + kk]);
+            for (int kk = 0; kk < g->k; kk++)
+                for (int j = 0; j < g->n; j++)
+                    put_val(g->bd, bt, tb ? (size_t)j * g->k + kk : (size_t)kk * g->n + j, bv[(size_t)kk * g->n + j]);
+            tilec_pmem_t *args[3] = {mem_from(at, na * dt_size(g->ad)), mem_from(bt, nb * dt_size(g->bd)),
+                                     mem_from(c, nc * dt_size(g->cd))};
+            run(mod, args, 3, NULL, 0);
+            cr_assert_eq(P->mem_read(D, args[2], 0, c, nc * dt_size(g->cd)), TILEC_PS_OK);
+            for (int i = 0; i < g->m; i++)
+                for (int j = 0; j < g->n; j++) {
+                    double ref = 0;
+                    for (int kk = 0; kk < g->k; kk++)
+                        ref += av[(size_t)i * g->k + kk] * bv[(size_t)kk * g->n + j];
+                    double got = get_val(g->cd, c, (size_t)i * g->n + j);
+                    cr_assert_eq(got, ref, "dtypes %d,%d->%d %dx%dx%d tiles %dx%dx%d arch %s ta=%d tb=%d: "
+                                 "C[%d,%d] = %g, expected %g", (int)g->ad, (int)g->bd, (int)g->cd, g->m,
+                                 g->n, g->k, g->tm, g->tn, g->tk, g->arch ? g->arch : "native", ta, tb,
+                                 i, j, got, ref);
+                }
+            for (int i = 0; i < 3; i++)
+                P->mem_free(D, args[i]);
+            free(at);
+            free(bt);
+            P->module_free(mod);
+        }
+    free(a); free(bm); free(c); free(av); free(bv);
+}
+
+/* Ragged problem and tile sizes: tiles that are no multiple of any
+ * micro-tile (MR is 4, 6 or 8; NR 8 to 32), a partial last tile in every
+ * dimension, a K loop. */
+#define RAGGED 45, 70, 38, 13, 37, 11
+
+Test(cpu_gemm, f32, .init = setup, .fini = teardown)
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, NULL}); }
+Test(cpu_gemm, f16_f32acc, .init = setup, .fini = teardown)
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT32, RAGGED, NULL}); }
+Test(cpu_gemm, bf16_f32acc, .init = setup, .fini = teardown)
+{ check_gemm_case(&(gemm_case_t){TILEC_BFLOAT16, TILEC_BFLOAT16, TILEC_FLOAT32, RAGGED, NULL}); }
+Test(cpu_gemm, f16_f16acc, .init = setup, .fini = teardown)
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT16, RAGGED, NULL}); }
+Test(cpu_gemm, f16_f32_mixed, .init = setup, .fini = teardown)
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, NULL}); }
+Test(cpu_gemm, f64, .init = setup, .fini = teardown)
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT64, TILEC_FLOAT64, TILEC_FLOAT64, RAGGED, NULL}); }
+Test(cpu_gemm, int8_int32acc, .init = setup, .fini = teardown)
+{ check_gemm_case(&(gemm_case_t){TILEC_INT8, TILEC_INT8, TILEC_INT32, RAGGED, NULL}); }
+Test(cpu_gemm, uint8_int32acc, .init = setup, .fini = teardown)
+{ check_gemm_case(&(gemm_case_t){TILEC_UINT8, TILEC_INT8, TILEC_INT32, RAGGED, NULL}); }
+Test(cpu_gemm, int32_int64acc, .init = setup, .fini = teardown)
+{ check_gemm_case(&(gemm_case_t){TILEC_INT32, TILEC_INT32, TILEC_INT64, RAGGED, NULL}); }
+
+/* One tile larger than the cache blocking: K past TC_KC (64..512), rows of
+ * B past a page (B is packed even in float32), M past a few MR. */
+Test(cpu_gemm, one_big_tile, .init = setup, .fini = teardown)
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, 29, 1100, 530, 29, 1100, 530, NULL}); }
+
+#if defined(__x86_64__)
+/* Every x86 micro-kernel, whatever this host has: the kernel is built for
+ * the -march given, whose macros pick the ISA (x86-64: the generic 16-byte
+ * one; x86-64-v3: AVX2+FMA; x86-64-v4: AVX-512, run only where the CPU
+ * has it). */
+static int host_has(const char *flag)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    cr_assert_not_null(f);
+    char line[8192];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        if (strncmp(line, "flags", 5) == 0) {
+            char pat[64];
+            snprintf(pat, sizeof pat, " %s", flag);
+            for (char *p = strstr(line, pat); p && !found; p = strstr(p + 1, pat))
+                found = p[strlen(pat)] == ' ' || p[strlen(pat)] == '\n';
+        }
+    fclose(f);
+    return found;
+}
+
+Test(cpu_gemm, every_x86_isa, .init = setup, .fini = teardown)
+{
+    static const char *const arch[] = {"x86-64", "x86-64-v3", "x86-64-v4"};
+    static const char *const need[] = {"sse2", "avx2", "avx512f"};
+    for (int i = 0; i < 3; i++) {
+        if (!host_has(need[i]) || (i == 1 && !host_has("fma")))
+            continue;
+        check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, arch[i]});
+    }
+}
+#endif
+
 /* reduce_max over dim 1 and reduce_sum over dim 0 of a 37x50 tile, plus
  * absmax with clear=False combining with a preset value. */
 enum { RR = 37, RC = 50 };
@@ -1487,6 +1713,116 @@ Test(cpu_kernel, concurrent_launches, .init = setup, .fini = teardown)
     }
     P->device_close(D2);
     P->module_free(mod);
+}
+
+/* ---- vectorized float math against libm ------------------------------------------------ */
+
+/* Distance of got from the exact value ref (double libm, far more precise
+ * than float) in units of the float ulp at ref (2^-149 for subnormals). */
+static double ulp_err(float got, double ref)
+{
+    if (isnan(ref))
+        return isnan(got) ? 0 : INFINITY;
+    float rf = (float)ref;
+    if (isinf(rf))
+        return got == rf ? 0 : INFINITY;
+    if (isnan(got) || isinf(got))
+        return INFINITY;
+    double u = fabs(ref) < 0x1p-126 ? 0x1p-149 : ldexp(1.0, ilogb(ref) - 23);
+    return fabs((double)got - ref) / u;
+}
+
+static double ref_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double ref_rsqrt(double x) { return 1.0 / sqrt(x); }
+
+/* Y_op[i] = op(X[i]) for every float math function, in T.Parallel loops
+ * (the vectorized path), over a sweep of float bit patterns (every
+ * 2039th: all exponents, both signs, subnormals, inf and NaN) plus edge
+ * values; each result within its documented bound (cpu_prelude.h) of the
+ * exact value, special values exact. */
+Test(cpu_math, ulp_bounds_over_a_sweep, .init = setup, .fini = teardown)
+{
+    static const struct { tilec_unop_t op; double (*ref)(double); double bound; const char *name; } F[] = {
+        {TILEC_UN_EXP, exp, 1.5, "exp"},      {TILEC_UN_EXP2, exp2, 1.5, "exp2"},
+        {TILEC_UN_LOG, log, 1.5, "log"},      {TILEC_UN_LOG2, log2, 2.0, "log2"},
+        {TILEC_UN_TANH, tanh, 3.0, "tanh"},   {TILEC_UN_SIGMOID, ref_sigmoid, 3.0, "sigmoid"},
+        {TILEC_UN_RSQRT, ref_rsqrt, 1.5, "rsqrt"}, {TILEC_UN_SQRT, sqrt, 0.5, "sqrt"},
+    };
+    enum { NF = sizeof F / sizeof F[0], BLK = 1024 };
+    static const float edge[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0x1p-149f, -0x1p-149f, 0x1p-126f,
+                                 0x1.fffffcp-127f, 88.72f, 88.7228f, 89.0f, -87.3f, -103.9f, -104.0f,
+                                 -150.0f, -149.5f, 127.99f, 128.0f, -126.0f, 1.0f, 0x1.000002p0f,
+                                 0x1.fffffep-1f, 9.0f, 9.2f, -0.55f, 0.5493f, 1e-30f, -1e-30f};
+    size_t n = 0, cap = (0x100000000ull / 2039) + sizeof edge / sizeof edge[0] + BLK;
+    float *x = malloc(cap * sizeof(float));
+    cr_assert_not_null(x);
+    for (uint64_t b = 0; b < 0x100000000ull; b += 2039) {
+        uint32_t u = (uint32_t)b;
+        memcpy(&x[n++], &u, 4);
+    }
+    const size_t e0 = n; /* x[e0 + i] = edge[i] */
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        x[n++] = edge[i];
+    while (n % BLK)
+        x[n++] = 1.0f;
+
+    kb_t b;
+    kb_init(&b, "math");
+    tilec_ir_var_t *nv = tilec_ir_var_add(&b.a, b.k, "n", TILEC_INT32, TILEC_VAR_SYM);
+    tilec_ir_buffer_t *X = BUF(&b, "X", TILEC_SCOPE_GLOBAL, TILEC_FLOAT32, 1, V(&b, nv), NULL);
+    tilec_ir_buffer_t *Y[NF];
+    for (int f = 0; f < NF; f++)
+        Y[f] = BUF(&b, F[f].name, TILEC_SCOPE_GLOBAL, TILEC_FLOAT32, 1, V(&b, nv), NULL);
+    grid(&b, 1, CEILDIV(&b, V(&b, nv), BLK), NULL);
+    tilec_ir_var_t *bx = b.k->block[0];
+    for (int f = 0; f < NF; f++) {
+        tilec_ir_var_t *i = loop(&b, "i", TILEC_LOOP_PARALLEL, I(&b, BLK));
+        tilec_ir_expr_t *at = ADD(&b, MUL(&b, V(&b, bx), I(&b, BLK)), V(&b, i));
+        st1(&b, Y[f], at, UN(&b, F[f].op, LD1(&b, X, at)));
+        end(&b);
+    }
+    tilec_pmodule_t *mod = NULL;
+    cr_assert_eq(compile_kb(&b, &mod), TILEC_PS_OK, "%s", P->last_error());
+    const void *src;
+    size_t len;
+    cr_assert_eq(P->module_data(mod, TILEC_PDATA_SOURCE, &src, &len), TILEC_PS_OK);
+    cr_assert(strstr(src, "tc_expf(") && strstr(src, "tc_tanhf(") && strstr(src, "tc_log2f("),
+              "the generated C does not call the prelude's math");
+    kb_free(&b);
+    tilec_pmem_t *args[1 + NF];
+    args[0] = mem_from(x, n * sizeof(float));
+    float *y = malloc(n * sizeof(float));
+    cr_assert_not_null(y);
+    for (int f = 0; f < NF; f++)
+        args[1 + f] = mem_from(x, n * sizeof(float));
+    int64_t syms[1] = {(int64_t)n};
+    run(mod, args, 1 + NF, syms, 1);
+    for (int f = 0; f < NF; f++) {
+        cr_assert_eq(P->mem_read(D, args[1 + f], 0, y, n * sizeof(float)), TILEC_PS_OK);
+        double worst = 0;
+        size_t wi = 0;
+        for (size_t i = 0; i < n; i++) {
+            double e = ulp_err(y[i], F[f].ref((double)x[i]));
+            if (e > worst) {
+                worst = e;
+                wi = i;
+            }
+        }
+        cr_assert(worst <= F[f].bound, "%s: %.3f ulp at %a (got %a, want %a), bound %.1f", F[f].name, worst,
+                  (double)x[wi], (double)y[wi], F[f].ref((double)x[wi]), F[f].bound);
+        /* signs of zero results: tanh(-0) = -0, sqrt(-0) = -0 */
+        if (F[f].op == TILEC_UN_TANH || F[f].op == TILEC_UN_SQRT)
+            cr_assert(y[e0 + 1] == 0 && signbit(y[e0 + 1]) && !signbit(y[e0]), "%s(-0) = %a, (+0) = %a",
+                      F[f].name, (double)y[e0 + 1], (double)y[e0]);
+        if (F[f].op == TILEC_UN_EXP || F[f].op == TILEC_UN_EXP2)
+            cr_assert(y[e0 + 3] == 0 && y[e0 + 2] == INFINITY, "%s(-inf) = %a, (inf) = %a", F[f].name,
+                      (double)y[e0 + 3], (double)y[e0 + 2]);
+    }
+    for (int i = 0; i < 1 + NF; i++)
+        P->mem_free(D, args[i]);
+    P->module_free(mod);
+    free(x);
+    free(y);
 }
 
 /* ---- TILEC_NUM_THREADS ----------------------------------------------------------------- */

@@ -551,6 +551,22 @@ Test(lower_cli, emit_lowered_shows_layouts_and_pipelines, .timeout = 120)
     cr_assert(strstr(o, "layout regs \"simt.acc\""), "%s", o);
     cr_assert_null(strstr(o, "copy_async"));
     free(o);
+    char dir[] = "/tmp/tilec-layout-XXXXXX", args[256];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "compile examples/gemm.py --backend cuda --arch sm_80 --emit layout -o %s", dir);
+    char *l = run_cli(args);
+    cr_assert(strstr(l, "3 layout pictures"), "%s", l);
+    free(l);
+    const char *names[] = {"A_shared", "B_shared", "C_local"};
+    for (int i = 0; i < 3; i++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s.svg", dir, names[i]);
+        char *svg = slurp(path);
+        cr_assert(svg && strncmp(svg, "<svg ", 5) == 0, "%s", path);
+        free(svg);
+        cr_assert_eq(remove(path), 0);
+    }
+    rmdir(dir);
     char *t = run_cli("compile examples/gemm.py --backend template --emit lowered");
     cr_assert(strstr(t, "layout regs \"simt.acc\""), "%s", t);
     free(t);

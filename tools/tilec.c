@@ -4,7 +4,7 @@
  *   tilec run FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME]
  *             [--check [--reference BACKEND]] [--bench] [--seed N]
  *   tilec compile FILE [-D ...] [--entry NAME] [--backend NAME]
- *             --emit ir|lowered|source|binary|info [--arch ARCH] [-o OUT]
+ *             --emit ir|lowered|source|binary|info|layout [--arch ARCH] [-o OUT]
  *   tilec devices [--json]
  *   tilec conform ...            (conformance/main.c, conformance/README.md)
  *
@@ -24,6 +24,7 @@
 #include "check.h"
 #include "tools.h"
 #include "tilec/ir.h"
+#include "tilec/lower.h"
 #include "tilec/plugin.h"
 #include "tilec/tilec.h"
 
@@ -60,7 +61,7 @@ static void usage(FILE *f)
           "      --db PATH            the tuning database to take a tuned config from (default TILEC_TUNE_DB)\n"
           "      --bundle F.tcb       take the kernel (and its tuned config) from a bundle: no compiler runs\n"
           "  tilec compile FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME]\n"
-          "                --emit ir|lowered|source|binary|info\n"
+          "                --emit ir|lowered|source|binary|info|layout\n"
           "                [--arch ARCH] [-o OUT]\n"
           "  tilec tune FILE [-D ...] [--space NAME=V1,V2,...]... [--shapes SYM=V1,...]... [--backend B]\n"
           "             [--reference B] [--db PATH] [-j N] [--budget S] [--timeout S] [--seed N] [--json OUT]\n"
@@ -507,20 +508,42 @@ static int write_info(const options_t *o, const tilec_executable_t *exe)
     return write_out(o->out, buf, (size_t)n);
 }
 
+/* --emit layout: SVG pictures of the lowered module's layouts into dir */
+static int write_layouts(const char *dir, const char *text, size_t len)
+{
+    tilec_arena_t ar;
+    tilec_arena_init(&ar);
+    tilec_ir_module_t *m = NULL;
+    char err[512];
+    int n = 0, rc = 0;
+    if (tilec_ir_read(&ar, text, len, &m, err, sizeof err) != 0 ||
+        tilec_layout_svg_dir(m, dir, &n, err, sizeof err) != 0) {
+        fprintf(stderr, "tilec: --emit layout: %s\n", err);
+        rc = EXIT_BACKEND;
+    } else {
+        fprintf(stderr, "tilec: %d layout picture%s in %s\n", n, n == 1 ? "" : "s", dir);
+    }
+    tilec_arena_destroy(&ar);
+    return rc;
+}
+
 static int cmd_compile(const options_t *o)
 {
-    static const char *const kinds[] = {"ir", "lowered", "source", "binary", "info"};
+    static const char *const kinds[] = {"ir", "lowered", "source", "binary", "info", "layout"};
     int kind = -1;
     if (!o->emit) {
-        return usage_error("compile needs --emit ir|lowered|source|binary|info%s", "");
+        return usage_error("compile needs --emit ir|lowered|source|binary|info|layout%s", "");
     }
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         if (!strcmp(o->emit, kinds[i])) {
             kind = i;
         }
     }
     if (kind < 0) {
-        return usage_error("--emit expects ir, lowered, source, binary or info, got '%s'", o->emit);
+        return usage_error("--emit expects ir, lowered, source, binary, info or layout, got '%s'", o->emit);
+    }
+    if (kind == 5 && !o->out) {
+        return usage_error("--emit layout needs -o DIR (one SVG picture per laid-out buffer)%s", "");
     }
     int emit_ir = kind == 0;
     tilec_context_t *ctx = NULL;
@@ -547,11 +570,14 @@ static int cmd_compile(const options_t *o)
     tilec_compile_options_t copts;
     memset(&copts, 0, sizeof copts);
     copts.arch = o->arch;
-    if (kind == 1) {
+    if (kind == 1 || kind == 5) {
         char *text = NULL;
         size_t len = 0;
         s = tilec_program_lower(ctx, prog, &copts, &text, &len);
-        rc = s != TILEC_OK ? report(ctx, s) : write_out(o->out, text, len);
+        if (s != TILEC_OK)
+            rc = report(ctx, s);
+        else
+            rc = kind == 1 ? write_out(o->out, text, len) : write_layouts(o->out, text, len);
         free(text);
         goto out;
     }

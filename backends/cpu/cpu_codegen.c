@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu_internal.h"
 #include "tilec/cexpr.h"
@@ -313,12 +314,26 @@ static const char *cx_load(void *u, const tilec_ir_buffer_t *b, tilec_ir_expr_t 
 
 static const char *cx_conv(void *u, const char *v, tilec_dtype_t s, tilec_dtype_t t) { return conv(u, v, s, t); }
 
+/* float exp/exp2/log/log2/tanh: the prelude's vectorizable versions */
+static const char *cx_math_name(void *u, const char *base, int dbl)
+{
+    (void)u;
+    static const char *const own[][2] = {{"exp", "tc_expf"}, {"exp2", "tc_exp2f"}, {"log", "tc_logf"},
+                                         {"log2", "tc_log2f"}, {"tanh", "tc_tanhf"}};
+    if (dbl)
+        return NULL;
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (strcmp(base, own[i][0]) == 0)
+            return own[i][1];
+    return NULL;
+}
+
 static const char *expr(cg_t *g, const tilec_ir_expr_t *e)
 {
     const tilec_cexpr_t x = {
         .u = g, .k = g->k, .failed = &g->failed, .depth = &g->depth, .max_depth = CG_MAX_DEPTH * 4,
         .vfmt = vfmt, .fail = cx_fail, .ctype = cx_ctype, .int_lit = cx_int_lit, .flt_lit = cx_flt_lit,
-        .load = cx_load, .conv = cx_conv,
+        .load = cx_load, .conv = cx_conv, .math_name = cx_math_name,
         .uint32_name = "uint32_t", .uint64_name = "uint64_t", .float32_name = "float",
         .float_lit_via = TILEC_FLOAT64, .int_math_via_double = 1, .bool_minmax_ne0 = 1,
         .msg_missing = "missing expression", .msg_bad_dtype = "expression with an invalid dtype",
@@ -615,22 +630,32 @@ static int gemm_ok(cg_t *g, const tilec_ir_stmt_t *s)
     return 1;
 }
 
-/* Bytes of temporaries a GEMM needs, as a C expression (in terms of dims). */
+static const char *gemm_sfx(tilec_dtype_t ct)
+{
+    return ct == TILEC_FLOAT32 ? "f32" : ct == TILEC_FLOAT64 ? "f64" : tilec_cexpr_isfx(ct);
+}
+
+/* Bytes of temporaries a GEMM needs, as a C expression (in terms of dims):
+ * the pack and edge buffers, and C in the compute type when it is not. */
 static const char *gemm_temp_bytes(cg_t *g, const tilec_ir_stmt_t *s)
 {
-    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *C = s->u.gemm.c;
     tilec_dtype_t ct = gemm_ct(C->dtype);
-    const char *sz = fmt(g, "(int64_t)sizeof(%s)", ct_type(ct));
-    const char *r = "0";
-    if (s->u.gemm.trans_a || A->dtype != ct)
-        r = fmt(g, "%s + TC_ALIGN(%s * %s * %s)", r, dim(g, A, 0), dim(g, A, 1), sz);
-    if (s->u.gemm.trans_b || B->dtype != ct)
-        r = fmt(g, "%s + TC_ALIGN(%s * %s * %s)", r, dim(g, B, 0), dim(g, B, 1), sz);
+    const char *T = ct_type(ct);
+    const char *r = fmt(g, "TC_GEMM_PACK_BYTES(%s, %s, %s, %s)", T, dim(g, C, 0), dim(g, C, 1),
+                        dim(g, A, !s->u.gemm.trans_a));
     if (C->dtype != ct)
-        r = fmt(g, "%s + TC_ALIGN(%s * %s * %s)", r, dim(g, C, 0), dim(g, C, 1), sz);
+        r = fmt(g, "%s + TC_ALIGN(%s * %s * (int64_t)sizeof(%s))", r, dim(g, C, 0), dim(g, C, 1), T);
     return r;
 }
 
+/* The BLIS loop nest around tc_mk_* (cpu_prelude.h): K in blocks of TC_KC,
+ * N of TC_NC, M of TC_MC.  An operand that is already row-major in the
+ * compute type is read in place (B only while its rows span at most a
+ * page, past which the panel is packed to spare the TLB); otherwise its
+ * block is packed into micro-panels (A: MR rows, k-major; B: NR columns),
+ * converting and transposing on the way, in the loop order that reads the
+ * source contiguously. */
 static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
 {
     if (!gemm_ok(g, s))
@@ -638,7 +663,8 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
     int ta = s->u.gemm.trans_a != 0, tb = s->u.gemm.trans_b != 0;
     tilec_dtype_t ct = gemm_ct(C->dtype);
-    const char *T = ct_type(ct);
+    const char *T = ct_type(ct), *sfx = gemm_sfx(ct);
+    int pack_a = ta || A->dtype != ct, conv_b = tb || B->dtype != ct;
     line(g, "{ /* gemm%s%s%s */", ta ? " transpose_A" : "", tb ? " transpose_B" : "",
          s->u.gemm.clear_accum ? " clear_accum" : "");
     g->ind++;
@@ -646,29 +672,14 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
     line(g, "if (%s == M && %s == K && %s == K && %s == N) {", dim(g, A, ta), dim(g, A, !ta),
          dim(g, B, tb), dim(g, B, !tb));
     g->ind++;
-    line(g, "char *gt = tc_gtmp; (void)gt;");
-    /* A' [M,K] */
-    if (ta || A->dtype != ct) {
-        line(g, "%s *restrict ga = (%s *)gt; gt += TC_ALIGN(M * K * (int64_t)sizeof(%s));", T, T, T);
-        line(g, "for (int64_t i = 0; i < M; ++i)");
-        line(g, "  for (int64_t k = 0; k < K; ++k)");
-        line(g, "    ga[i * K + k] = %s;",
-             conv(g, from_store(g, fmt(g, "b%d[%s]", A->id, ta ? "k * M + i" : "i * K + k"), A->dtype),
-                  A->dtype, ct));
-    } else {
-        line(g, "const %s *restrict ga = b%d;", T, A->id);
-    }
-    /* B' [K,N] */
-    if (tb || B->dtype != ct) {
-        line(g, "%s *restrict gb = (%s *)gt; gt += TC_ALIGN(K * N * (int64_t)sizeof(%s));", T, T, T);
-        line(g, "for (int64_t k = 0; k < K; ++k)");
-        line(g, "  for (int64_t j = 0; j < N; ++j)");
-        line(g, "    gb[k * N + j] = %s;",
-             conv(g, from_store(g, fmt(g, "b%d[%s]", B->id, tb ? "j * K + k" : "k * N + j"), B->dtype),
-                  B->dtype, ct));
-    } else {
-        line(g, "const %s *restrict gb = b%d;", T, B->id);
-    }
+    line(g, "enum { MR = TC_MR, NR = TC_NR_%s };", sfx);
+    line(g, "const int64_t KC0 = TC_MIN64(K, TC_KC);");
+    line(g, "char *gt = tc_gtmp;");
+    line(g, "%s *restrict pa = (%s *)gt; gt += TC_ALIGN(TC_MIN64(TC_RUP(M, MR), TC_RUP(TC_MC, MR)) * KC0 * (int64_t)sizeof(%s));", T, T, T);
+    line(g, "%s *restrict pb = (%s *)gt; gt += TC_ALIGN(KC0 * TC_MIN64(TC_RUP(N, NR), TC_RUP(TC_NC, NR)) * (int64_t)sizeof(%s));", T, T, T);
+    line(g, "%s *restrict ea = (%s *)gt; gt += TC_ALIGN(MR * KC0 * (int64_t)sizeof(%s));", T, T, T);
+    line(g, "%s *restrict eb = (%s *)gt; gt += TC_ALIGN(KC0 * NR * (int64_t)sizeof(%s));", T, T, T);
+    line(g, "(void)pa; (void)pb;");
     if (C->dtype != ct) {
         line(g, "%s *restrict gc = (%s *)gt;", T, T);
         if (s->u.gemm.clear_accum)
@@ -681,8 +692,68 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
         if (s->u.gemm.clear_accum)
             line(g, "memset(gc, 0, (size_t)(M * N) * sizeof(%s));", T);
     }
-    line(g, "tc_gemm_%s(M, N, K, ga, gb, gc);",
-         ct == TILEC_FLOAT32 ? "f32" : ct == TILEC_FLOAT64 ? "f64" : tilec_cexpr_isfx(ct));
+    line(g, "const int pack_b = %s;", conv_b ? "1" : fmt(g, "N * (int64_t)sizeof(%s) > 4096", T));
+    line(g, "for (int64_t pc = 0; pc < K; pc += TC_KC) {");
+    g->ind++;
+    line(g, "const int64_t kc = TC_MIN64(TC_KC, K - pc);");
+    line(g, "for (int64_t jc = 0; jc < N; jc += TC_NC) {");
+    g->ind++;
+    line(g, "const int64_t nc = TC_MIN64(TC_NC, N - jc);");
+    if (conv_b)
+        line(g, "const %s *bp = pb; int64_t ldb = NR, pbs = kc * NR;", T);
+    else
+        line(g, "const %s *bp = b%d + pc * N + jc; int64_t ldb = N, pbs = NR;", T, B->id);
+    line(g, "if (pack_b) {");
+    g->ind++;
+    line(g, "bp = pb; ldb = NR; pbs = kc * NR;");
+    line(g, "for (int64_t jp = 0; jp * NR < nc; ++jp) {");
+    g->ind++;
+    line(g, "const int64_t nr = TC_MIN64(NR, nc - jp * NR), j0 = jc + jp * NR;");
+    line(g, "%s *restrict d = pb + jp * kc * NR;", T);
+    /* B(k, j): row-major b[k * N + j], transposed b[j * K + k] */
+    const char *bv = from_store(g, fmt(g, "b%d[%s]", B->id, tb ? "(j0 + c) * K + pc + k" : "(pc + k) * N + j0 + c"), B->dtype);
+    const char *bcv = conv(g, bv, B->dtype, ct);
+    if (tb) {
+        line(g, "for (int64_t c = 0; c < nr; ++c)");
+        line(g, "  for (int64_t k = 0; k < kc; ++k) d[k * NR + c] = %s;", bcv);
+    } else {
+        line(g, "for (int64_t k = 0; k < kc; ++k)");
+        line(g, "  TC_IVDEP for (int64_t c = 0; c < nr; ++c) d[k * NR + c] = %s;", bcv);
+    }
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    line(g, "for (int64_t ic = 0; ic < M; ic += TC_MC) {");
+    g->ind++;
+    line(g, "const int64_t mc = TC_MIN64(TC_MC, M - ic);");
+    if (pack_a) {
+        line(g, "for (int64_t ip = 0; ip * MR < mc; ++ip) {");
+        g->ind++;
+        line(g, "const int64_t mr = TC_MIN64(MR, mc - ip * MR), i0 = ic + ip * MR;");
+        line(g, "%s *restrict d = pa + ip * kc * MR;", T);
+        const char *av = from_store(g, fmt(g, "b%d[%s]", A->id, ta ? "(pc + k) * M + i0 + r" : "(i0 + r) * K + pc + k"), A->dtype);
+        const char *acv = conv(g, av, A->dtype, ct);
+        if (ta) {
+            line(g, "for (int64_t k = 0; k < kc; ++k)");
+            line(g, "  TC_IVDEP for (int64_t r = 0; r < mr; ++r) d[k * MR + r] = %s;", acv);
+        } else {
+            line(g, "for (int64_t r = 0; r < mr; ++r)");
+            line(g, "  for (int64_t k = 0; k < kc; ++k) d[k * MR + r] = %s;", acv);
+        }
+        g->ind--;
+        line(g, "}");
+        line(g, "tc_mk_%s(mc, nc, kc, pa, 1, MR, kc * MR, bp, ldb, pbs, gc + ic * N + jc, N, ea, eb);", sfx);
+    } else {
+        line(g, "tc_mk_%s(mc, nc, kc, b%d + ic * K + pc, K, 1, MR * K, bp, ldb, pbs, gc + ic * N + jc, N, ea, eb);",
+             sfx, A->id);
+    }
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
+    g->ind--;
+    line(g, "}");
     if (C->dtype != ct)
         line(g, "for (int64_t i = 0; i < M * N; ++i) b%d[i] = %s;", C->id,
              to_store(g, "gc[i]", ct, C->dtype));
@@ -789,12 +860,9 @@ static void gen_reduce(cg_t *g, const tilec_ir_stmt_t *s)
     g->ind += 2;
     const char *init = op == TILEC_RED_MAX ? type_min(t) : op == TILEC_RED_MIN ? type_max(t) : "0";
     line(g, "%s acc = (%s)%s;", T, T, init);
-    line(g, "for (int64_t r = 0; r < RL; ++r) {");
-    g->ind++;
     const char *x = conv(g, from_store(g, fmt(g, "b%d[(o * RL + r) * RI + ii]", S->id), S->dtype),
                          S->dtype, t);
-    line(g, "%s x = %s;", T, x);
-    const char *comb;
+    const char *comb, *lcomb, *ccomb;
     switch (op) {
     case TILEC_RED_SUM: comb = addof(g, "acc", "x", t); break;
     case TILEC_RED_ABSSUM: comb = addof(g, "acc", absval(g, "x", t), t); break;
@@ -802,6 +870,37 @@ static void gen_reduce(cg_t *g, const tilec_ir_stmt_t *s)
     case TILEC_RED_MIN: comb = maxof(g, "acc", "x", t, 0); break;
     default: comb = maxof(g, "acc", absval(g, "x", t), t, 1); break;
     }
+    if (is_flt(t)) {
+        /* Float sums do not vectorize in order (no -ffast-math), so a
+         * contiguous row (RI == 1) is reduced in TC_RLANES interleaved
+         * partial results, combined at the end (the order a GPU tree
+         * reduction also changes); the same for max/min, which then
+         * vectorize too. */
+        const char *xl = conv(g, from_store(g, fmt(g, "b%d[o * RL + r + l]", S->id), S->dtype),
+                              S->dtype, t);
+        switch (op) {
+        case TILEC_RED_SUM: lcomb = addof(g, "lane[l]", "x", t); ccomb = addof(g, "acc", "lane[l]", t); break;
+        case TILEC_RED_ABSSUM: lcomb = addof(g, "lane[l]", absval(g, "x", t), t); ccomb = addof(g, "acc", "lane[l]", t); break;
+        case TILEC_RED_MAX: lcomb = maxof(g, "lane[l]", "x", t, 1); ccomb = maxof(g, "acc", "lane[l]", t, 1); break;
+        case TILEC_RED_MIN: lcomb = maxof(g, "lane[l]", "x", t, 0); ccomb = maxof(g, "acc", "lane[l]", t, 0); break;
+        default: lcomb = maxof(g, "lane[l]", absval(g, "x", t), t, 1); ccomb = maxof(g, "acc", "lane[l]", t, 1); break;
+        }
+        line(g, "int64_t r = 0;");
+        line(g, "if (RI == 1 && RL >= 2 * TC_RLANES) {");
+        g->ind++;
+        line(g, "%s lane[TC_RLANES];", T);
+        line(g, "for (int l = 0; l < TC_RLANES; ++l) lane[l] = (%s)%s;", T, init);
+        line(g, "for (; r + TC_RLANES <= RL; r += TC_RLANES)");
+        line(g, "  TC_IVDEP for (int l = 0; l < TC_RLANES; ++l) { const %s x = %s; lane[l] = %s; }", T, xl, lcomb);
+        line(g, "for (int l = 0; l < TC_RLANES; ++l) acc = %s;", ccomb);
+        g->ind--;
+        line(g, "}");
+        line(g, "for (; r < RL; ++r) {");
+    } else {
+        line(g, "for (int64_t r = 0; r < RL; ++r) {");
+    }
+    g->ind++;
+    line(g, "%s x = %s;", T, x);
     line(g, "acc = %s;", comb);
     g->ind--;
     line(g, "}");
@@ -991,6 +1090,68 @@ static void gen_print(cg_t *g, const tilec_ir_stmt_t *s)
 
 static void gen_stmts(cg_t *g, const tilec_ir_stmt_t *s);
 
+/* T.Pipelined: the program allows the loads of later iterations to
+ * overlap this one.  On the CPU that is a software prefetch (into L2) of
+ * every cache line of the global regions the body's top-level copies read
+ * in the next iteration: tile rows of a large matrix each sit in their own
+ * page, where the hardware prefetchers do not follow.  The loop variable
+ * is stepped to compute the next bases and restored. */
+static void gen_prefetch_next(cg_t *g, const tilec_ir_stmt_t *loop, const char *ext)
+{
+    const tilec_ir_var_t *v = loop->u.loop.var;
+    int any = 0;
+    for (const tilec_ir_stmt_t *b = loop->u.loop.body; b; b = b->next)
+        any |= b->kind == TILEC_ST_COPY && b->u.copy.src.buf && is_global(b->u.copy.src.buf) &&
+               b->u.copy.src.buf->ndim >= 1;
+    if (!any)
+        return;
+    int t = newtmp(g);
+    line(g, "if (v%d + 1 < %s) { /* prefetch the next iteration's tiles */", v->id, ext);
+    g->ind++;
+    line(g, "const %s pf%d = v%d; v%d = (%s)(v%d + 1);", ct_type(v->dtype), t, v->id, v->id,
+         ct_type(v->dtype), v->id);
+    for (const tilec_ir_stmt_t *b = loop->u.loop.body; b && !g->failed; b = b->next) {
+        if (!(b->kind == TILEC_ST_COPY && b->u.copy.src.buf && is_global(b->u.copy.src.buf) &&
+              b->u.copy.src.buf->ndim >= 1))
+            continue;
+        const tilec_ir_region_t *r = &b->u.copy.src;
+        line(g, "{");
+        g->ind++;
+        int rt = region_bases(g, r);
+        if (rt < 0)
+            return;
+        const tilec_ir_buffer_t *sb = r->buf;
+        int nd = sb->ndim;
+        const char *lv[TILEC_IR_MAX_DIMS], *idx[TILEC_IR_MAX_DIMS];
+        int map[TILEC_IR_MAX_DIMS];
+        int64_t ext_[TILEC_IR_MAX_DIMS];
+        int nl = 0;
+        for (int d = 0; d < nd; d++) {
+            map[d] = -1;
+            if (d < nd - 1 && r->extent[d] > 1) {
+                lv[nl] = fmt(g, "p%d_%d", rt, nl);
+                ext_[nl] = r->extent[d];
+                map[d] = nl++;
+            }
+        }
+        region_index(g, r, rt, map, lv, idx);
+        line(g, "if (%s) {", region_inside(g, r, rt));
+        g->ind++;
+        open_loops(g, nl, ext_, lv, 0);
+        line(g, "const char *pp = (const char *)&b%d[%s];", sb->id, offset_of(g, sb, idx));
+        line(g, "for (int64_t c = 0; c < %" PRId64 " * (int64_t)sizeof(%s); c += 64) __builtin_prefetch(pp + c, 0, 2);",
+             r->extent[nd - 1], st_type(sb->dtype));
+        close_loops(g, nl);
+        g->ind--;
+        line(g, "}");
+        g->ind--;
+        line(g, "}");
+    }
+    line(g, "v%d = pf%d;", v->id, t);
+    g->ind--;
+    line(g, "}");
+}
+
 /* Does the statement list contain an atomic?  T.Parallel iterations are
  * independent except for atomics, which may hit the same element (a
  * histogram): such a loop must not be vectorized on trust. */
@@ -1042,11 +1203,14 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
             break;
         }
         const char *vt = ct_type(v->dtype);
-        if (!is_flt(v->dtype) && v->dtype != TILEC_BOOL)
+        int intvar = !is_flt(v->dtype) && v->dtype != TILEC_BOOL;
+        if (intvar)
             line(g, "for (%s v%d = 0; v%d < %s; ++v%d) {", vt, v->id, v->id, ext, v->id);
         else
             line(g, "for (int64_t v%d = 0; v%d < %s; ++v%d) {", v->id, v->id, ext, v->id);
         g->ind++;
+        if (s->u.loop.kind == TILEC_LOOP_PIPELINED && intvar)
+            gen_prefetch_next(g, s, ext);
         gen_stmts(g, s->u.loop.body);
         g->ind--;
         line(g, "}");
@@ -1150,6 +1314,183 @@ static const char *elems(cg_t *g, const tilec_ir_buffer_t *b)
     return n;
 }
 
+/* ---- host cache sizes ------------------------------------------------------------ */
+
+/* Size in bytes of cpu0's cache of the given level ("Data"/"Unified" for
+ * level 1 means the data cache), from sysfs, else sysconf, else 0. */
+static long cache_bytes(int level)
+{
+    for (int i = 0; i < 16; i++) {
+        char path[96], buf[64];
+        long lv = -1, size = -1;
+        int data = 0;
+        static const char *const what[3] = {"level", "type", "size"};
+        for (int w = 0; w < 3; w++) {
+            snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", i, what[w]);
+            FILE *f = fopen(path, "r");
+            if (!f)
+                break;
+            if (!fgets(buf, sizeof buf, f))
+                buf[0] = '\0';
+            fclose(f);
+            if (w == 0)
+                lv = strtol(buf, NULL, 10);
+            else if (w == 1)
+                data = strncmp(buf, "Data", 4) == 0 || strncmp(buf, "Unified", 7) == 0;
+            else {
+                char *end;
+                size = strtol(buf, &end, 10);
+                if (*end == 'K')
+                    size *= 1024;
+                else if (*end == 'M')
+                    size *= 1024 * 1024;
+            }
+        }
+        if (lv < 0 && i > 0)
+            break;
+        if (lv == level && data && size > 0)
+            return size;
+    }
+    long n = -1;
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+    n = sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : level == 2 ? _SC_LEVEL2_CACHE_SIZE : _SC_LEVEL3_CACHE_SIZE);
+#endif
+    return n > 0 ? n : 0;
+}
+
+/* The cache sizes the GEMM blocking is computed from (cpu_prelude.h), as
+ * #defines: part of the generated text, so of the kernel-cache key. */
+static void gen_cache_sizes(cg_t *g)
+{
+    long l1 = cache_bytes(1), l2 = cache_bytes(2), l3 = cache_bytes(3);
+    line(g, "#define TC_L1D %ld", l1 >= 4096 ? l1 : 32768L);
+    line(g, "#define TC_L2 %ld", l2 >= 65536 ? l2 : 1048576L);
+    line(g, "#define TC_L3 %ld", l3 >= l2 && l3 > 0 ? l3 : l2 >= 65536 ? 4 * l2 : 8388608L);
+}
+
+/* ---- which on-chip buffers need zeroing ---------------------------------------------- */
+
+/* Does e read buffer b? */
+static int expr_reads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b, int depth)
+{
+    if (!e || depth > CG_MAX_DEPTH * 4)
+        return e != NULL;
+    switch (e->kind) {
+    case TILEC_EX_LOAD:
+        if (e->u.load.buf == b)
+            return 1;
+        for (int d = 0; e->u.load.buf && d < e->u.load.buf->ndim; d++)
+            if (e->u.load.idx && expr_reads(e->u.load.idx[d], b, depth + 1))
+                return 1;
+        return 0;
+    case TILEC_EX_UNARY: return expr_reads(e->u.un.a, b, depth + 1);
+    case TILEC_EX_BINARY: return expr_reads(e->u.bin.a, b, depth + 1) || expr_reads(e->u.bin.b, b, depth + 1);
+    case TILEC_EX_SELECT:
+        return expr_reads(e->u.sel.cond, b, depth + 1) || expr_reads(e->u.sel.a, b, depth + 1) ||
+               expr_reads(e->u.sel.b, b, depth + 1);
+    case TILEC_EX_CAST: return expr_reads(e->u.cast.a, b, depth + 1);
+    default: return 0;
+    }
+}
+
+static int idx_reads(tilec_ir_expr_t *const *ix, int n, const tilec_ir_buffer_t *b)
+{
+    for (int d = 0; ix && d < n; d++)
+        if (expr_reads(ix[d], b, 0))
+            return 1;
+    return 0;
+}
+
+static int region_mentions(const tilec_ir_region_t *r, const tilec_ir_buffer_t *b)
+{
+    return r->buf == b || (r->buf && idx_reads(r->base, r->buf->ndim, b));
+}
+
+/* The region is all of its buffer: bases 0 and extents the (constant) shape. */
+static int region_whole(const tilec_ir_region_t *r)
+{
+    const tilec_ir_buffer_t *b = r->buf;
+    for (int d = 0; d < b->ndim; d++) {
+        int64_t z, n;
+        if (!r->base || !tilec_ir_is_const_int(r->base[d], &z) || z != 0 ||
+            !tilec_ir_is_const_int(b->shape[d], &n) || !r->extent || r->extent[d] != n)
+            return 0;
+    }
+    return 1;
+}
+
+/* First mention of b in the list s, in program order: 0 none, 1 a write
+ * of all of b that certainly runs (not under an IF or a loop that may run
+ * zero times) and reads nothing of b, 2 anything else (b must start
+ * zeroed, as the interpreter's). */
+static int first_use(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int maybe, int depth)
+{
+    if (depth > CG_MAX_DEPTH)
+        return 2;
+    for (; s; s = s->next) {
+        int r = 0;
+        switch (s->kind) {
+        case TILEC_ST_FOR: {
+            int64_t n;
+            if (expr_reads(s->u.loop.extent, b, 0))
+                return 2;
+            int sure = tilec_ir_is_const_int(s->u.loop.extent, &n) && n >= 1;
+            r = first_use(s->u.loop.body, b, maybe || !sure, depth + 1);
+            break;
+        }
+        case TILEC_ST_IF:
+            if (expr_reads(s->u.cond.cond, b, 0))
+                return 2;
+            r = first_use(s->u.cond.then, b, 1, depth + 1);
+            if (!r)
+                r = first_use(s->u.cond.els, b, 1, depth + 1);
+            break;
+        case TILEC_ST_COPY:
+            if (region_mentions(&s->u.copy.src, b) ||
+                (s->u.copy.dst.buf && idx_reads(s->u.copy.dst.base, s->u.copy.dst.buf->ndim, b)))
+                return 2;
+            if (s->u.copy.dst.buf == b)
+                r = !maybe && region_whole(&s->u.copy.dst) ? 1 : 2;
+            break;
+        case TILEC_ST_FILL:
+            if (expr_reads(s->u.fill.value, b, 0) ||
+                (s->u.fill.dst.buf && idx_reads(s->u.fill.dst.base, s->u.fill.dst.buf->ndim, b)))
+                return 2;
+            if (s->u.fill.dst.buf == b)
+                r = !maybe && region_whole(&s->u.fill.dst) ? 1 : 2;
+            break;
+        case TILEC_ST_REDUCE:
+            if (s->u.reduce.src == b)
+                return 2;
+            if (s->u.reduce.dst == b)
+                r = !maybe && s->u.reduce.clear ? 1 : 2;
+            break;
+        case TILEC_ST_GEMM:
+            if (s->u.gemm.a == b || s->u.gemm.b == b)
+                return 2;
+            if (s->u.gemm.c == b)
+                r = !maybe && s->u.gemm.clear_accum ? 1 : 2;
+            break;
+        case TILEC_ST_STORE:
+            r = s->u.store.buf == b || (s->u.store.buf && idx_reads(s->u.store.idx, s->u.store.buf->ndim, b)) ||
+                expr_reads(s->u.store.value, b, 0) ? 2 : 0;
+            break;
+        case TILEC_ST_ASSIGN: r = expr_reads(s->u.assign.value, b, 0) ? 2 : 0; break;
+        case TILEC_ST_ATOMIC:
+            r = s->u.atomic.buf == b || (s->u.atomic.buf && idx_reads(s->u.atomic.idx, s->u.atomic.buf->ndim, b)) ||
+                expr_reads(s->u.atomic.value, b, 0) ? 2 : 0;
+            break;
+        case TILEC_ST_PRINT: r = s->u.print.buf == b || expr_reads(s->u.print.value, b, 0) ? 2 : 0; break;
+        case TILEC_ST_CUMSUM: r = s->u.cumsum.src == b || s->u.cumsum.dst == b ? 2 : 0; break;
+        case TILEC_ST_SYNC: case TILEC_ST_HINT: break;
+        default: return 2; /* a kind this analysis does not know */
+        }
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
 /* Scratch layout: offsets o<i> of scratch buffers, then the GEMM area; the
  * total ends in tc_off.  Emitted identically in scratch_size and block. */
 static void gen_layout(cg_t *g, const tilec_ir_stmt_t *body);
@@ -1188,6 +1529,19 @@ static void gen_layout(cg_t *g, const tilec_ir_stmt_t *body)
     line(g, "const int64_t o_gemm = tc_off; tc_off += TC_ALIGN(tc_g); (void)o_gemm;");
 }
 
+/* The first top-level use_swizzle hint's panel size, else 0. */
+static int64_t find_swizzle(const tilec_ir_stmt_t *s)
+{
+    for (; s; s = s->next)
+        if (s->kind == TILEC_ST_HINT && s->u.hint.name &&
+            strcmp(s->u.hint.name, "use_swizzle") == 0 && s->u.hint.nargs >= 1 && s->u.hint.args) {
+            int64_t v = 0;
+            if (tilec_ir_is_const_int(s->u.hint.args[0], &v) && v > 0)
+                return v;
+        }
+    return 0;
+}
+
 static void gen_kernel(cg_t *g)
 {
     const tilec_ir_kernel_t *k = g->k;
@@ -1197,6 +1551,7 @@ static void gen_kernel(cg_t *g)
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')
             tilec_sdk_str_putn(o, p, 1);
     tilec_sdk_str_printf(o, "\": %d params, %d syms, %d buffers */\n", k->nparams, g->nsyms, k->nbufs);
+    gen_cache_sizes(g);
     tilec_sdk_str_putn(o, cpu_prelude, sizeof cpu_prelude - 1);
     line(g, "TC_EXPORT int tilec_cpu_module_abi(void) { return %d; }", TILEC_CPU_MODULE_ABI);
     line(g, "TC_EXPORT uint32_t tilec_nparams(void) { return %d; }", k->nparams);
@@ -1247,6 +1602,24 @@ static void gen_kernel(cg_t *g)
     g->ind++;
     gen_syms(g);
     const char *bv[3] = {"bx", "by", "bz"};
+    int64_t panel = find_swizzle(k->body);
+    if (panel > 0 && k->ngrid >= 2) {
+        /* use_swizzle(P): blocks numbered x fastest walk panels of P block
+         * columns, down all rows of one panel before the next, so the
+         * panels' B tiles stay in cache while A rows stream */
+        line(g, "int32_t tc_bx = bx, tc_by = by;");
+        line(g, "{ /* use_swizzle(%" PRId64 ") */", panel);
+        g->ind++;
+        line(g, "const int64_t gx = (int64_t)(%s), gy = (int64_t)(%s), P = %" PRId64 ";",
+             expr(g, k->grid[0]), expr(g, k->grid[1]), panel);
+        line(g, "const int64_t l = (int64_t)bx + gx * (int64_t)by, pan = l / (P * gy), in = l %% (P * gy);");
+        line(g, "const int64_t w = TC_MIN64(P, gx - pan * P);");
+        line(g, "tc_bx = (int32_t)(pan * P + in %% w); tc_by = (int32_t)(in / w);");
+        g->ind--;
+        line(g, "}");
+        bv[0] = "tc_bx";
+        bv[1] = "tc_by";
+    }
     for (int d = 0; d < k->ngrid; d++)
         if (k->block[d])
             line(g, "const %s v%d = (%s)%s;", ct_type(k->block[d]->dtype), k->block[d]->id,
@@ -1255,6 +1628,14 @@ static void gen_kernel(cg_t *g)
     gen_shapes(g);
     gen_layout(g, k->body);
     line(g, "char *restrict tc_gtmp = (char *)scratch + o_gemm; (void)tc_gtmp;");
+    /* on-chip buffers start at zero in every block, as in the reference
+     * interpreter, except those whose first use overwrites all of them
+     * (a copy into the whole tile, T.clear, a clearing reduce or gemm),
+     * which is the rule in kernels; the GEMM temporaries need nothing */
+    for (int i = k->nparams; i < k->nbufs; i++)
+        if (g->place[i] == PLACE_SCRATCH && first_use(k->body, k->bufs[i], 0, 0) == 2)
+            line(g, "memset((char *)scratch + o%d, 0, (size_t)(%s * %zu));", i, elems(g, k->bufs[i]),
+                 st_size(k->bufs[i]->dtype));
     for (int i = 0; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
         const char *T = st_type(b->dtype);

@@ -32,7 +32,7 @@
  *   int64_t tilec_param_bytes(uint32_t i, const int64_t *syms)  (-1: bad shape)
  *   void tilec_block(int32_t bx, int32_t by, int32_t bz, void *const *args,
  *                    const int64_t *syms, void *scratch) */
-#define TILEC_CPU_MODULE_ABI 1
+#define TILEC_CPU_MODULE_ABI 2 /* 2: tilec_block zeroes its on-chip buffers */
 
 typedef int (*cpu_abi_fn)(void);
 typedef uint32_t (*cpu_count_fn)(void);

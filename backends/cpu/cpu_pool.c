@@ -22,8 +22,7 @@
  * joined when the last open device handle is closed.
  *
  * Each thread has its own 64-byte-aligned scratch area for the block's
- * on-chip buffers, zeroed before every block like the reference
- * interpreter's.
+ * on-chip buffers (the block zeroes them itself, module ABI 2).
  *
  * fork(): the conformance runner and the CLI fork per case, and the child
  * must be able to launch.  pthread_atfork handlers (registered by the
@@ -150,8 +149,6 @@ static void run_blocks(cpu_job_t *j, cpu_worker_t *w)
             break;
         int64_t bx = b % j->g[0], r = b / j->g[0];
         int64_t by = r % j->g[1], bz = r / j->g[1];
-        if (j->scratch)
-            memset(w->scratch, 0, j->scratch);
         j->mod->block((int32_t)bx, (int32_t)by, (int32_t)bz, j->args, j->syms, w->scratch);
     }
 }

@@ -7,8 +7,9 @@
  * tilec_f32_to_f16 & co., branch-free so they vectorize), integer division
  * helpers with Python floor semantics that never trap (x/0 gives 0),
  * atomics on every element type
- * (compare-and-swap loops for floats), and the register-blocked GEMM
- * micro-kernels.  Included only by cpu_codegen.c.
+ * (compare-and-swap loops for floats), and the GEMM micro- and
+ * macro-kernels (the cache-blocking constants TC_KC/TC_MC/TC_NC are
+ * defined by the generator before this text).  Included only by cpu_codegen.c.
  */
 #ifndef TILEC_CPU_PRELUDE_H
 #define TILEC_CPU_PRELUDE_H
@@ -94,7 +95,112 @@ static const char cpu_prelude[] =
 "TC_INLINE double tc_maxd(double a, double b) { return a > b ? a : b; }\n"
 "TC_INLINE float tc_fmodf(float a, float b) { float r = fmodf(a, b); if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }\n"
 "TC_INLINE double tc_fmodd(double a, double b) { double r = fmod(a, b); if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }\n"
-"TC_INLINE float tc_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }\n"
+/* ---- float math without libm calls, branch-free so loops over them
+ * vectorize (-ffast-math is not used: IEEE semantics stay).  The generator
+ * calls these for float32 (and 16-bit floats, computed in float) exp, exp2,
+ * log, log2, tanh and sigmoid; rsqrt is 1/sqrtf and sqrt sqrtf, which
+ * vectorize as they are; float64 math calls libm.  Exponentials: Cody-Waite
+ * reduction to |r| <= ln2/2 and a degree-7 Taylor polynomial, scaled by two
+ * exact powers of 2 (one rounding into the subnormal range).  Logarithms:
+ * x = m 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh((m-1)/(m+1)).
+ * Error bounds against the correctly rounded value over every float
+ * (measured on a sweep of all bit patterns, tested by tests/test_cpu.c):
+ * exp, exp2, log 1.5 ulp, log2 2 ulp, tanh and sigmoid 3 ulp; NaN in, NaN
+ * out; exp(-inf) = 0, exp(inf) = inf, log(0) = -inf, log(<0) = NaN,
+ * tanh(+-0) = +-0, tanh(+-inf) = +-1; subnormal inputs and results are
+ * handled (no flush to zero). ---- */
+/* ---- float math without libm calls, branch-free so loops vectorize ---- */
+/* 2^n for integer n in [-252, 254]: two exact normal factors (a result in
+ * the subnormal range is rounded once, by the last multiply) */
+"#define TC_SCALE2(p, n) ((p) * tc_u2f((uint32_t)(((n) >> 1) + 127) << 23) * tc_u2f((uint32_t)((n) - ((n) >> 1) + 127) << 23))\n"
+"TC_INLINE float tc_exp2f(float x) {\n"
+"  float c = x < -151.0f ? -151.0f : x > 129.0f ? 129.0f : x;\n"
+"  float n = (c + 0x1.8p23f) - 0x1.8p23f, f = c - n;\n"
+"  float p = 1.5252733804059841e-5f;\n"
+"  p = p * f + 1.5403530393381608e-4f;\n"
+"  p = p * f + 1.3333558146428443e-3f;\n"
+"  p = p * f + 9.6181291076284772e-3f;\n"
+"  p = p * f + 5.5504108664821580e-2f;\n"
+"  p = p * f + 2.4022650695910071e-1f;\n"
+"  p = p * f + 6.9314718055994531e-1f;\n"
+"  p = p * f + 1.0f;\n"
+"  int32_t ni = (int32_t)(c != c ? 0.0f : n);\n"
+"  float r = TC_SCALE2(p, ni);\n"
+"  return x != x ? x : r;\n"
+"}\n"
+"TC_INLINE float tc_expf(float x) {\n"
+"  float c = x < -104.0f ? -104.0f : x > 89.0f ? 89.0f : x;\n"
+"  float n = (c * 1.44269504088896341f + 0x1.8p23f) - 0x1.8p23f;\n"
+"  float r = c - n * 0.693145751953125f;\n"
+"  r = r - n * 1.42860682030941723212e-6f;\n"
+"  float p = 1.0f / 5040;\n"
+"  p = p * r + 1.0f / 720;\n"
+"  p = p * r + 1.0f / 120;\n"
+"  p = p * r + 1.0f / 24;\n"
+"  p = p * r + 1.0f / 6;\n"
+"  p = p * r + 0.5f;\n"
+"  p = p * r + 1.0f;\n"
+"  p = p * r + 1.0f;\n"
+"  int32_t ni = (int32_t)(c != c ? 0.0f : n);\n"
+"  float y = TC_SCALE2(p, ni);\n"
+"  return x != x ? x : y;\n"
+"}\n"
+/* log(m) for m in [sqrt(1/2), sqrt(2)): 2 atanh(t), t = (m-1)/(m+1) */
+"TC_INLINE float tc_logm_(float m) {\n"
+"  float t = (m - 1.0f) / (m + 1.0f), t2 = t * t;\n"
+"  float p = 2.0f / 11;\n"
+"  p = p * t2 + 2.0f / 9;\n"
+"  p = p * t2 + 2.0f / 7;\n"
+"  p = p * t2 + 2.0f / 5;\n"
+"  p = p * t2 + 2.0f / 3;\n"
+"  return (m - 1.0f) - t * ((m - 1.0f) - p * t2);\n"
+"}\n"
+/* x = m 2^e with m in [sqrt(1/2), sqrt(2)); subnormals scaled by 2^25 first */
+"#define TC_LOG_SPLIT(x, m, e) \\\n"
+"  float xs_ = (x) < 0x1p-126f ? (x) * 0x1p25f : (x); \\\n"
+"  int32_t bi_ = (int32_t)tc_f2u(xs_) - 0x3f3504f3; \\\n"
+"  int32_t e = (bi_ >> 23) - ((x) < 0x1p-126f ? 25 : 0); \\\n"
+"  float m = tc_u2f((uint32_t)((bi_ & 0x007fffff) + 0x3f3504f3));\n"
+"TC_INLINE float tc_logf(float x) {\n"
+"  TC_LOG_SPLIT(x, m, e)\n"
+"  float fe = (float)e;\n"
+"  float r = fe * 0.693145751953125f + (tc_logm_(m) + fe * 1.42860682030941723212e-6f);\n"
+"  r = x == 0.0f ? -__builtin_inff() : r;\n"
+"  r = x < 0.0f ? __builtin_nanf(\"\") : r;\n"
+"  return x == __builtin_inff() || x != x ? x : r;\n"
+"}\n"
+"TC_INLINE float tc_log2f(float x) {\n"
+"  TC_LOG_SPLIT(x, m, e)\n"
+"  float lm = tc_logm_(m);\n"
+"  float r = (float)e + (lm * 1.44269502162933349609f + lm * 1.92596299112661746887e-8f);\n"
+"  r = x == 0.0f ? -__builtin_inff() : r;\n"
+"  r = x < 0.0f ? __builtin_nanf(\"\") : r;\n"
+"  return x == __builtin_inff() || x != x ? x : r;\n"
+"}\n"
+/* tanh |x| = em / (em + 2), em = e^(2|x|) - 1 (Taylor below 1.1, so no
+ * cancellation for small x); 1 past 9.1 */
+"TC_INLINE float tc_tanhf(float x) {\n"
+"  float a = __builtin_fabsf(x), y = 2.0f * a;\n"
+"  float q = 1.0f / 39916800;\n"
+"  q = q * y + 1.0f / 3628800;\n"
+"  q = q * y + 1.0f / 362880;\n"
+"  q = q * y + 1.0f / 40320;\n"
+"  q = q * y + 1.0f / 5040;\n"
+"  q = q * y + 1.0f / 720;\n"
+"  q = q * y + 1.0f / 120;\n"
+"  q = q * y + 1.0f / 24;\n"
+"  q = q * y + 1.0f / 6;\n"
+"  q = q * y + 0.5f;\n"
+"  float em = y < 1.1f ? y + y * (y * q) : tc_expf(y) - 1.0f;\n"
+"  float t = a > 9.1f ? 1.0f : em / (em + 2.0f);\n"
+"  return x != x ? x : __builtin_copysignf(t, x);\n"
+"}\n"
+/* 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below (no overflow of e^-x) */
+"TC_INLINE float tc_sigmoidf(float x) {\n"
+"  float e = tc_expf(-__builtin_fabsf(x));\n"
+"  float r = (x >= 0.0f ? 1.0f : e) / (1.0f + e);\n"
+"  return x != x ? x : r;\n"
+"}\n"
 "TC_INLINE double tc_sigmoidd(double x) { return 1.0 / (1.0 + exp(-x)); }\n"
 /* ---- integer helpers: T, unsigned twin, suffix ---- */
 "#define TC_INT_OPS(sfx, T, U, TMIN) \\\n"
@@ -142,91 +248,121 @@ static const char cpu_prelude[] =
 "TC_ATOMIC_DBL(add, c + v)\n"
 "TC_ATOMIC_DBL(max, (v > c ? v : c))\n"
 "TC_ATOMIC_DBL(min, (v < c ? v : c))\n"
-/* ---- GEMM: C[M,N] += A[M,K] * B[K,N], all row-major and contiguous.
- * Floats: micro-tiles of 4 rows x 2 vectors held in registers (GCC vector
- * extensions, which gcc and clang lower to the target's SIMD), k inside;
- * leftover rows use a 1-row tile, leftover columns plain loops.  Integers:
- * the same loop order without explicit vectors. ---- */
-"#define TC_GEMM(sfx, T) \\\n"
-"TC_INLINE void tc_gemm_##sfx(int64_t M, int64_t N, int64_t K, const T *restrict A, const T *restrict B, T *restrict C) { \\\n"
-"  for (int64_t i = 0; i < M; ++i) \\\n"
-"    for (int64_t k = 0; k < K; ++k) { \\\n"
-"      const T a = A[i * K + k]; const T *restrict b = B + k * N; \\\n"
-"      for (int64_t j = 0; j < N; ++j) C[i * N + j] += a * b[j]; \\\n"
-"    } \\\n"
-"}\n"
-"#define TC_GEMM_V(sfx, T, VL) \\\n"
-"typedef T tc_v_##sfx __attribute__((vector_size(VL * sizeof(T)))); \\\n"
-"typedef T tc_vu_##sfx __attribute__((vector_size(VL * sizeof(T)), aligned(sizeof(T)), may_alias)); \\\n"
-"TC_INLINE tc_v_##sfx tc_splat_##sfx(T x) { return x - (tc_v_##sfx){0}; } \\\n"
-"TC_INLINE void tc_gemm_##sfx(int64_t M, int64_t N, int64_t K, const T *restrict A, const T *restrict B, T *restrict C) { \\\n"
-"  typedef tc_v_##sfx V; typedef tc_vu_##sfx VU; \\\n"
-"  int64_t j0 = 0; \\\n"
-"  for (; j0 + 2 * VL <= N; j0 += 2 * VL) { \\\n"
-"    int64_t i = 0; \\\n"
-"    for (; i + 4 <= M; i += 4) { \\\n"
-"      T *c = C + i * N + j0; const T *a = A + i * K; \\\n"
-"      V c00 = *(VU *)(c), c01 = *(VU *)(c + VL), c10 = *(VU *)(c + N), c11 = *(VU *)(c + N + VL); \\\n"
-"      V c20 = *(VU *)(c + 2 * N), c21 = *(VU *)(c + 2 * N + VL), c30 = *(VU *)(c + 3 * N), c31 = *(VU *)(c + 3 * N + VL); \\\n"
-"      for (int64_t k = 0; k < K; ++k) { \\\n"
-"        const T *b = B + k * N + j0; \\\n"
-"        V b0 = *(const VU *)b, b1 = *(const VU *)(b + VL); \\\n"
-"        V a0 = tc_splat_##sfx(a[k]), a1 = tc_splat_##sfx(a[K + k]); \\\n"
-"        c00 += a0 * b0; c01 += a0 * b1; c10 += a1 * b0; c11 += a1 * b1; \\\n"
-"        V a2 = tc_splat_##sfx(a[2 * K + k]), a3 = tc_splat_##sfx(a[3 * K + k]); \\\n"
-"        c20 += a2 * b0; c21 += a2 * b1; c30 += a3 * b0; c31 += a3 * b1; \\\n"
-"      } \\\n"
-"      *(VU *)(c) = c00; *(VU *)(c + VL) = c01; *(VU *)(c + N) = c10; *(VU *)(c + N + VL) = c11; \\\n"
-"      *(VU *)(c + 2 * N) = c20; *(VU *)(c + 2 * N + VL) = c21; *(VU *)(c + 3 * N) = c30; *(VU *)(c + 3 * N + VL) = c31; \\\n"
-"    } \\\n"
-"    for (; i < M; ++i) { \\\n"
-"      T *c = C + i * N + j0; const T *a = A + i * K; \\\n"
-"      V c00 = *(VU *)(c), c01 = *(VU *)(c + VL); \\\n"
-"      for (int64_t k = 0; k < K; ++k) { \\\n"
-"        const T *b = B + k * N + j0; V a0 = tc_splat_##sfx(a[k]); \\\n"
-"        c00 += a0 * *(const VU *)b; c01 += a0 * *(const VU *)(b + VL); \\\n"
-"      } \\\n"
-"      *(VU *)(c) = c00; *(VU *)(c + VL) = c01; \\\n"
-"    } \\\n"
-"  } \\\n"
-"  for (; j0 + VL <= N; j0 += VL) { \\\n"
-"    int64_t i = 0; \\\n"
-"    for (; i + 4 <= M; i += 4) { \\\n"
-"      T *c = C + i * N + j0; const T *a = A + i * K; \\\n"
-"      V c0 = *(VU *)(c), c1 = *(VU *)(c + N), c2 = *(VU *)(c + 2 * N), c3 = *(VU *)(c + 3 * N); \\\n"
-"      for (int64_t k = 0; k < K; ++k) { \\\n"
-"        V b0 = *(const VU *)(B + k * N + j0); \\\n"
-"        c0 += tc_splat_##sfx(a[k]) * b0; c1 += tc_splat_##sfx(a[K + k]) * b0; \\\n"
-"        c2 += tc_splat_##sfx(a[2 * K + k]) * b0; c3 += tc_splat_##sfx(a[3 * K + k]) * b0; \\\n"
-"      } \\\n"
-"      *(VU *)(c) = c0; *(VU *)(c + N) = c1; *(VU *)(c + 2 * N) = c2; *(VU *)(c + 3 * N) = c3; \\\n"
-"    } \\\n"
-"    for (; i < M; ++i) { \\\n"
-"      T *c = C + i * N + j0; const T *a = A + i * K; V c0 = *(VU *)(c); \\\n"
-"      for (int64_t k = 0; k < K; ++k) c0 += tc_splat_##sfx(a[k]) * *(const VU *)(B + k * N + j0); \\\n"
-"      *(VU *)(c) = c0; \\\n"
-"    } \\\n"
-"  } \\\n"
-"  if (j0 < N) \\\n"
-"    for (int64_t i = 0; i < M; ++i) \\\n"
-"      for (int64_t k = 0; k < K; ++k) { \\\n"
-"        const T a = A[i * K + k]; const T *restrict b = B + k * N; \\\n"
-"        for (int64_t j = j0; j < N; ++j) C[i * N + j] += a * b[j]; \\\n"
-"      } \\\n"
-"}\n"
+/* ---- GEMM, BLIS-style (the driver loops and the packing are generated at
+ * each T.gemm, see cpu_codegen.c): C[M,N] += A[M,K] * B[K,N] in the compute
+ * type.  The micro-kernel holds an MR x (NV vectors of VL) tile of C in
+ * registers (GCC vector extensions, which gcc and clang lower to the
+ * target's SIMD) and runs k inside.  Its shape is picked by the ISA the
+ * kernel is compiled for: AVX-512 8 x 2 vectors of 64 bytes, AVX2+FMA
+ * 6 x 2 of 32 bytes, NEON 8 x 2 of 16 bytes, otherwise 4 x 2 of 16 bytes
+ * (plain C where the target has no SIMD).  A micro-panel of A is read as
+ * a[r * rsa + k * csa] (packed: rsa 1, csa MR; row-major: rsa lda, csa 1),
+ * one of B as b[k * ldb + c] (packed: ldb NR; row-major: ldb = N).  The
+ * macro-kernel tc_mk_* walks the micro-tiles of an mc x nc x kc block;
+ * edge tiles go through zero-padded copies of A rows / B columns (edge
+ * buffers ea, eb) and a local C tile, so the fast kernel never reads or
+ * writes past an operand. ---- */
 "#if defined(__AVX512F__)\n"
-"#define TC_VLF 16\n"
-"#define TC_VLD 8\n"
+"#define TC_ISA \"avx512\"\n"
+"#define TC_VB 64\n"
+"#define TC_MR 8\n"
+"#elif defined(__AVX2__) && defined(__FMA__)\n"
+"#define TC_ISA \"avx2\"\n"
+"#define TC_VB 32\n"
+"#define TC_MR 6\n"
+"#elif defined(__ARM_NEON)\n"
+"#define TC_ISA \"neon\"\n"
+"#define TC_VB 16\n"
+"#define TC_MR 8\n"
 "#else\n"
-"#define TC_VLF 8\n"
-"#define TC_VLD 4\n"
+"#define TC_ISA \"generic\"\n"
+"#define TC_VB 16\n"
+"#define TC_MR 4\n"
 "#endif\n"
-"TC_GEMM_V(f32, float, TC_VLF)\n"
-"TC_GEMM_V(f64, double, TC_VLD)\n"
-"TC_GEMM(i32, int32_t)\n"
-"TC_GEMM(i64, int64_t)\n"
-"TC_GEMM(u32, uint32_t)\n"
-"TC_GEMM(u64, uint64_t)\n"
+"#define TC_NV 2\n"
+/* interleaved partial results of a float row reduction: two vectors */
+"#define TC_RLANES (2 * TC_VB / 4)\n"
+"#if defined(__clang__)\n"
+"#define TC_UNROLL _Pragma(\"unroll\")\n"
+"#else\n"
+"#define TC_UNROLL _Pragma(\"GCC unroll 16\")\n"
+"#endif\n"
+"#define TC_NR(T) (TC_NV * (int64_t)(TC_VB / sizeof(T)))\n"
+/* cache blocking from the host's cache sizes (TC_L1D, TC_L2, TC_L3, defined
+ * by the generator): a kc x NR panel of B and an MR x kc panel of A fill
+ * the L1, an mc x kc block of A half the L2, a kc x nc block of B half
+ * the L3 (float sizes; clamped to sane ranges) */
+"#define TC_KC_ ((int64_t)TC_L1D / ((TC_MR + TC_NV * (TC_VB / 4)) * 4) / 8 * 8)\n"
+"#define TC_KC (TC_KC_ < 64 ? (int64_t)64 : TC_KC_ > 512 ? (int64_t)512 : TC_KC_)\n"
+"#define TC_MC_ ((int64_t)TC_L2 / (2 * TC_KC * 4) / TC_MR * TC_MR)\n"
+"#define TC_MC (TC_MC_ < 4 * TC_MR ? (int64_t)(4 * TC_MR) : TC_MC_)\n"
+"#define TC_NC_ ((int64_t)TC_L3 / (2 * TC_KC * 4) / 64 * 64)\n"
+"#define TC_NC (TC_NC_ < 256 ? (int64_t)256 : TC_NC_ > 8192 ? (int64_t)8192 : TC_NC_)\n"
+"#define TC_MIN64(a, b) ((a) < (b) ? (a) : (b))\n"
+/* bytes of GEMM temporaries for compute type T: packed A (MC x KC), packed
+ * B (KC x NC), the two edge buffers; each dimension capped by the
+ * operand's own size rounded up to the micro-tile */
+"#define TC_RUP(x, r) (((x) + (r) - 1) / (r) * (r))\n"
+"#define TC_GEMM_PACK_BYTES(T, M, N, K) (TC_ALIGN(TC_MIN64(TC_RUP((int64_t)(M), TC_MR), TC_RUP(TC_MC, TC_MR)) * TC_MIN64((int64_t)(K), TC_KC) * (int64_t)sizeof(T)) \\\n"
+"  + TC_ALIGN(TC_MIN64((int64_t)(K), TC_KC) * TC_MIN64(TC_RUP((int64_t)(N), TC_NR(T)), TC_RUP(TC_NC, TC_NR(T))) * (int64_t)sizeof(T)) \\\n"
+"  + TC_ALIGN(TC_MR * TC_MIN64((int64_t)(K), TC_KC) * (int64_t)sizeof(T)) + TC_ALIGN(TC_MIN64((int64_t)(K), TC_KC) * TC_NR(T) * (int64_t)sizeof(T)))\n"
+"#define TC_GEMM_MK(sfx, T) \\\n"
+"typedef T tc_v_##sfx __attribute__((vector_size(TC_VB))); \\\n"
+"typedef T tc_vu_##sfx __attribute__((vector_size(TC_VB), aligned(sizeof(T)), may_alias)); \\\n"
+"enum { TC_VL_##sfx = TC_VB / sizeof(T), TC_NR_##sfx = TC_NV * (TC_VB / sizeof(T)) }; \\\n"
+"static void tc_uk_##sfx(int64_t kc, const T *restrict a, int64_t rsa, int64_t csa, const T *restrict b, int64_t ldb, T *restrict c, int64_t ldc) { \\\n"
+"  typedef tc_v_##sfx V; typedef tc_vu_##sfx VU; \\\n"
+"  V acc[TC_MR][TC_NV]; \\\n"
+"  TC_UNROLL for (int r = 0; r < TC_MR; ++r) \\\n"
+"    TC_UNROLL for (int v = 0; v < TC_NV; ++v) acc[r][v] = *(const VU *)(c + r * ldc + v * TC_VL_##sfx); \\\n"
+"  for (int64_t k = 0; k < kc; ++k) { \\\n"
+"    V bv[TC_NV]; \\\n"
+"    TC_UNROLL for (int v = 0; v < TC_NV; ++v) bv[v] = *(const VU *)(b + k * ldb + v * TC_VL_##sfx); \\\n"
+"    TC_UNROLL for (int r = 0; r < TC_MR; ++r) { \\\n"
+"      const V av = a[r * rsa + k * csa] - (V){0}; \\\n"
+"      TC_UNROLL for (int v = 0; v < TC_NV; ++v) acc[r][v] += av * bv[v]; \\\n"
+"    } \\\n"
+"  } \\\n"
+"  TC_UNROLL for (int r = 0; r < TC_MR; ++r) \\\n"
+"    TC_UNROLL for (int v = 0; v < TC_NV; ++v) *(VU *)(c + r * ldc + v * TC_VL_##sfx) = acc[r][v]; \\\n"
+"} \\\n"
+"static void tc_mk_##sfx(int64_t mc, int64_t nc, int64_t kc, const T *restrict a, int64_t rsa, int64_t csa, int64_t pas, \\\n"
+"                        const T *restrict b, int64_t ldb, int64_t pbs, T *restrict c, int64_t ldc, T *restrict ea, T *restrict eb) { \\\n"
+"  enum { NR = TC_NR_##sfx }; \\\n"
+"  const int64_t nfull = nc / NR, nrem = nc % NR; \\\n"
+"  if (nrem) { /* the last columns, zero-padded to NR: eb[k][NR] */ \\\n"
+"    const T *bs = b + nfull * pbs; \\\n"
+"    for (int64_t k = 0; k < kc; ++k) \\\n"
+"      for (int64_t j = 0; j < NR; ++j) eb[k * NR + j] = j < nrem ? bs[k * ldb + j] : (T)0; \\\n"
+"  } \\\n"
+"  for (int64_t i = 0; i < mc; i += TC_MR) { \\\n"
+"    const int64_t mr = TC_MIN64(TC_MR, mc - i); \\\n"
+"    const T *ap = a + (i / TC_MR) * pas; int64_t r_s = rsa, c_s = csa; \\\n"
+"    if (mr < TC_MR) { /* the last rows, zero-padded to MR: ea[k][MR] */ \\\n"
+"      for (int64_t k = 0; k < kc; ++k) \\\n"
+"        for (int64_t r = 0; r < TC_MR; ++r) ea[k * TC_MR + r] = r < mr ? ap[r * rsa + k * csa] : (T)0; \\\n"
+"      ap = ea; r_s = 1; c_s = TC_MR; \\\n"
+"    } \\\n"
+"    for (int64_t jp = 0; jp * NR < nc; ++jp) { \\\n"
+"      const int64_t nr = TC_MIN64(NR, nc - jp * NR); \\\n"
+"      const T *bp = nr < NR ? eb : b + jp * pbs; const int64_t lb = nr < NR ? NR : ldb; \\\n"
+"      T *cp = c + i * ldc + jp * NR; \\\n"
+"      if (mr == TC_MR && nr == NR) { tc_uk_##sfx(kc, ap, r_s, c_s, bp, lb, cp, ldc); continue; } \\\n"
+"      T t[TC_MR * NR] __attribute__((aligned(64))); \\\n"
+"      for (int64_t r = 0; r < TC_MR; ++r) \\\n"
+"        for (int64_t j = 0; j < NR; ++j) t[r * NR + j] = r < mr && j < nr ? cp[r * ldc + j] : (T)0; \\\n"
+"      tc_uk_##sfx(kc, ap, r_s, c_s, bp, lb, t, NR); \\\n"
+"      for (int64_t r = 0; r < mr; ++r) \\\n"
+"        for (int64_t j = 0; j < nr; ++j) cp[r * ldc + j] = t[r * NR + j]; \\\n"
+"    } \\\n"
+"  } \\\n"
+"}\n"
+"TC_GEMM_MK(f32, float)\n"
+"TC_GEMM_MK(f64, double)\n"
+"TC_GEMM_MK(i32, int32_t)\n"
+"TC_GEMM_MK(i64, int64_t)\n"
+"TC_GEMM_MK(u32, uint32_t)\n"
+"TC_GEMM_MK(u64, uint64_t)\n"
 "\n";
 
 #endif

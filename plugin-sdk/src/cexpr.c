@@ -73,6 +73,11 @@ const char *tilec_cexpr_isfx(tilec_dtype_t t)
 
 const char *tilec_cexpr_math(const tilec_cexpr_t *x, const char *base, int dbl)
 {
+    if (x->math_name) {
+        const char *r = x->math_name(x->u, base, dbl);
+        if (r)
+            return r;
+    }
     if (x->math_generic || dbl)
         return base;
     return xfmt(x, "%sf", base);

@@ -131,11 +131,14 @@ static int check_point(lower_ctx_t *c, const tilec_lower_options_t *o)
 
 static int desc_ok(lower_ctx_t *c)
 {
+    /* descriptions are const data: one check per thread and description */
+    static _Thread_local const tilec_target_desc_t *checked;
     char err[256];
     if (!c->t)
         return lower_fail(c, TILEC_LOWER_E_INVALID, "no target description");
-    if (tilec_target_check(c->t, err, sizeof err) != 0)
+    if (c->t != checked && tilec_target_check(c->t, err, sizeof err) != 0)
         return lower_fail(c, TILEC_LOWER_E_INVALID, "target description: %s", err);
+    checked = c->t;
     const tilec_ir_kernel_t *k = c->k;
     int64_t nt = (int64_t)k->threads[0] * k->threads[1] * k->threads[2];
     if (nt < 1 || nt > c->t->max_threads)

@@ -110,9 +110,12 @@ int tilec_target_check(const tilec_target_desc_t *t, char *err, size_t errlen)
                      mma->name ? mma->name : "?");
             return -1;
         }
+        /* a variable width: the narrowest, the next and the widest tile (the
+         * check runs on every lowering, so not all 32 widths of wgmma) */
         int32_t step = mma->n_step ? mma->n_step : mma->n;
-        for (int32_t nc = step; nc <= mma->n; nc += step)
-            if (mma_layout_ok(mma, nc, err, errlen) != 0)
+        int32_t widths[3] = {step, 2 * step <= mma->n ? 2 * step : step, mma->n};
+        for (int w = 0; w < 3; w++)
+            if (mma_layout_ok(mma, widths[w], err, errlen) != 0)
                 return -1;
     }
     return 0;

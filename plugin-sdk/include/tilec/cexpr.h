@@ -61,6 +61,12 @@ struct tilec_cexpr {
      * the target wants (the CUDA backend rounds float16/bfloat16 after
      * every such operation).  NULL: v as it is. */
     const char *(*flt_result)(void *u, const char *v, tilec_dtype_t t);
+    /* Added later (NULL: the default names): the name of float math
+     * function base ("exp", "log2", "tanh", "sqrt", "floor", ...) for
+     * float (dbl=0) or double (dbl=1); NULL from the hook: the default.
+     * The CPU backend points exp/exp2/log/log2/tanh at its own
+     * vectorizable implementations. */
+    const char *(*math_name)(void *u, const char *base, int dbl);
 };
 
 /* Float dtypes (float16, bfloat16, float32, float64). */
