@@ -2,9 +2,12 @@
 #   make            libtilec.so, the tilec CLI, every plugin, the SDK library
 #   make test       unit tests (Criterion), malformed-program corpus, every example,
 #                   the Python package's tests (tests/python, when numpy and pytest exist)
+#                   and tests/install.sh (make install into a temporary prefix, used as a user would)
 #   make run        the GEMM example on the CPU backend with --check
 #   make conform    the conformance suite on the cpu backend and the template plugin
 #   make clang      the same build with clang (house style: clean with both)
+#   make install    PREFIX (default /usr/local), DESTDIR for staging; make uninstall
+#                   (docs/operators.md says what goes where)
 # Outputs go to build/.  Nothing here needs a vendor SDK: backends dlopen
 # their runtimes.
 
@@ -70,7 +73,7 @@ $(O)/libtilec.so: $(CORE_OBJ) $(CPU_EMB_OBJ) $(SDK_OBJ)
 
 # The CLI uses the public API, plus the SDK for dtype conversions.
 $(O)/tilec: $(CLI_OBJ) $(CLI_EXTRA_OBJ) $(O)/libtilec.so $(O)/libtilec-sdk.a
-	$(CC) -o $@ $(CLI_OBJ) $(CLI_EXTRA_OBJ) -L$(O) -ltilec $(O)/libtilec-sdk.a -Wl,-rpath,'$$ORIGIN' $(LDLIBS_CORE)
+	$(CC) -o $@ $(CLI_OBJ) $(CLI_EXTRA_OBJ) -L$(O) -ltilec $(O)/libtilec-sdk.a -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' $(LDLIBS_CORE)
 
 # A plugin exports exactly tilec_plugin_query (plugin-sdk/plugin.map).
 $(O)/libtilec-cpu.so: $(CPU_OBJ) $(O)/libtilec-sdk.a plugin-sdk/plugin.map
@@ -151,6 +154,7 @@ test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE) $(TUNE_PLUGINS)
 	@O=$(O) sh tests/conform.sh
 	@TILEC_BUILD_DIR=$(abspath $(O)) O=$(O) sh tests/run.sh $(TESTS)
 	@O=$(O) sh tests/python/run.sh
+	@O=$(O) sh tests/install.sh
 
 # The conformance suite alone, on the cpu backend and on the template.
 conform: all $(BROKEN) $(TEMPLATE_SO)
@@ -177,16 +181,47 @@ $(O)/bench/host_bench: bench/host_bench.c $(O)/libtilec.so
 clang:
 	$(MAKE) CC=clang O=build-clang all
 
+# ---- install (docs/operators.md) --------------------------------------------
+# PREFIX/bin/tilec finds PREFIX/lib/libtilec.so.0 through its runpath
+# ($ORIGIN/../lib), and libtilec finds PREFIX/lib/tilec next to itself, so
+# the tree works wherever it is installed or moved, with no ldconfig.
+IBIN   := $(DESTDIR)$(PREFIX)/bin
+ILIB   := $(DESTDIR)$(PREFIX)/lib
+IINC   := $(DESTDIR)$(PREFIX)/include/tilec
+ISHARE := $(DESTDIR)$(PREFIX)/share/tilec
+HEADERS     := $(wildcard include/tilec/*.h plugin-sdk/include/tilec/*.h)
+SDK_FILES   := $(wildcard plugin-sdk/include/tilec/*.h plugin-sdk/src/*.c plugin-sdk/src/*.h) \
+               plugin-sdk/plugin.map plugin-sdk/template/Makefile plugin-sdk/template/template.c
+SUITE_FILES := $(wildcard conformance/cases/* conformance/known-failures/*) conformance/README.md
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib/tilec $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/tilec
-	install -m 755 $(O)/$(SONAME) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtilec.so
-	install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/tilec/
-	install -m 755 $(O)/tilec $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 include/tilec/*.h plugin-sdk/include/tilec/*.h $(DESTDIR)$(PREFIX)/include/tilec/
+	install -d $(IBIN) $(ILIB)/tilec $(ILIB)/pkgconfig $(IINC)
+	install -m 755 $(O)/tilec $(IBIN)/
+	install -m 755 $(O)/$(SONAME) $(ILIB)/
+	ln -sf $(SONAME) $(ILIB)/libtilec.so
+	install -m 644 $(O)/libtilec-sdk.a $(ILIB)/
+	install -m 755 $(PLUGINS) $(ILIB)/tilec/
+	install -m 644 $(HEADERS) $(IINC)/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' tools/tilec.pc.in > $(ILIB)/pkgconfig/tilec.pc
+	for f in $(SDK_FILES) $(SUITE_FILES); do \
+	    install -D -m 644 $$f $(ISHARE)/$$f || exit 1; done
+
+uninstall:
+	rm -f $(IBIN)/tilec $(ILIB)/$(SONAME) $(ILIB)/libtilec.so $(ILIB)/libtilec-sdk.a \
+	      $(ILIB)/pkgconfig/tilec.pc $(addprefix $(ILIB)/tilec/,$(notdir $(PLUGINS))) \
+	      $(addprefix $(IINC)/,$(notdir $(HEADERS))) \
+	      $(addprefix $(ISHARE)/,$(SDK_FILES) $(SUITE_FILES))
+	-rmdir $(ILIB)/tilec $(IINC) $(ISHARE)/plugin-sdk/template $(ISHARE)/plugin-sdk/include/tilec \
+	       $(ISHARE)/plugin-sdk/include $(ISHARE)/plugin-sdk/src $(ISHARE)/plugin-sdk \
+	       $(ISHARE)/conformance/cases $(ISHARE)/conformance/known-failures $(ISHARE)/conformance \
+	       $(ISHARE) 2>/dev/null || true
+
+# make install into a temporary prefix and use it as a user would.
+test-install: all
+	@O=$(O) sh tests/install.sh
 
 clean:
 	rm -rf $(O) build-clang
 
-.PHONY: all test run bench clang install clean test-cuda
+.PHONY: all test run bench clang install uninstall test-install clean test-cuda
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,6 +1,6 @@
 /*
  * conformance/conform.h — the conformance runner behind `tilec conform`
- * (DESIGN.md §6, conformance/README.md).
+ * (conformance/README.md).
  *
  * The runner loads one plugin file, builds the list of items to run — the
  * tile-program cases of conformance/cases/ (one item per parameter set),

@@ -277,6 +277,9 @@ int conform_main(int argc, char **argv)
             run.cases_dir = "conformance/cases";
         } else if (dir && (cases = join(dir, "../conformance/cases")) && is_dir(cases)) {
             run.cases_dir = cases;
+        } else if (dir && (free(cases), cases = join(dir, "../share/tilec/conformance/cases")) &&
+                   is_dir(cases)) {
+            run.cases_dir = cases; /* installed: PREFIX/bin/tilec, PREFIX/share/tilec */
         } else {
             fprintf(stderr, "tilec conform: cannot find conformance/cases (give --cases DIR)\n");
             rc = 2;

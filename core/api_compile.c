@@ -3,8 +3,9 @@
  * plugin, executables, and the device's typed properties (tilec.h).
  *
  * The host side of plugin ABI 1.1 lives here, each rule applied once:
- *  - options: the public tilec_compile_options_t (fast_math, TileLang's
- *    pass_configs) is mapped once to the ABI's structured option list; a
+ *  - options: the program's own pass_configs (tilelang.jit(pass_configs=...))
+ *    and the public tilec_compile_options_t (fast_math, more pass_configs,
+ *    which win) are mapped once to the ABI's structured option list; a
  *    known pass_configs key becomes its typed option, any other travels as
  *    TILEC_POPT_PASS_CONFIG with its text;
  *  - IR version: the program's text names the lowest tile IR version that
@@ -188,6 +189,7 @@ typedef struct prep {
     const char *ir;
     size_t ir_len;
     char *owned;
+    tilec_define_kv_t configs[MAX_OPTIONS];
 } prep_t;
 
 static tilec_status_t prepare(tilec_context_t *ctx, const tilec_program_t *p,
@@ -198,7 +200,28 @@ static tilec_status_t prepare(tilec_context_t *ctx, const tilec_program_t *p,
     if (!p) {
         return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_%s: bad arguments", what);
     }
-    if ((st = tilec_api_map_options(ctx, o, &pr->opts, pr->list)) != TILEC_OK) {
+    /* The program's own pass_configs first, then the caller's (which win). */
+    tilec_compile_options_t merged;
+    memset(&merged, 0, sizeof merged);
+    if (o) {
+        merged = *o;
+    }
+    if (p->npass_configs > 0) {
+        int n = p->npass_configs + (merged.npass_configs > 0 ? merged.npass_configs : 0);
+        if (merged.npass_configs < 0 || (merged.npass_configs > 0 && !merged.pass_configs) ||
+            n > MAX_OPTIONS - 1) {
+            return tilec_api_fail(ctx, TILEC_E_INVALID, "bad pass_configs list (%d entries)",
+                                  merged.npass_configs);
+        }
+        memcpy(pr->configs, p->pass_configs, sizeof *pr->configs * (size_t)p->npass_configs);
+        if (merged.npass_configs > 0) {
+            memcpy(pr->configs + p->npass_configs, merged.pass_configs,
+                   sizeof *pr->configs * (size_t)merged.npass_configs);
+        }
+        merged.pass_configs = pr->configs;
+        merged.npass_configs = n;
+    }
+    if ((st = tilec_api_map_options(ctx, &merged, &pr->opts, pr->list)) != TILEC_OK) {
         return st;
     }
     /* without a device only an explicit target can be compiled for */

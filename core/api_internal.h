@@ -67,6 +67,8 @@ struct tilec_program {
     tilec_define_kv_t *defs;        /* arena [ndefs]: the -D values it was loaded with */
     int nfparams;                   /* the entry factory's parameters (frontend) */
     const tilec_frontend_param_t *fparams;
+    int npass_configs;              /* its tilelang.jit(pass_configs=...), in order */
+    tilec_define_kv_t *pass_configs; /* arena [npass_configs] */
     int nconfigs;                   /* its @autotune configs */
     tilec_define_kv_t **configs;    /* arena [nconfigs][config_n[i]] */
     int *config_n;

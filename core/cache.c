@@ -2,7 +2,7 @@
  * core/cache.c — resolution and creation of the kernel cache directory.
  *
  * The core does not store anything in the cache itself: it only decides
- * where the cache is (DESIGN.md §4) and makes sure the directory exists, so
+ * where the cache is (docs/cli.md, "Environment") and makes sure the directory exists, so
  * every plugin gets a usable path or NULL.  A directory that cannot be
  * created is not an error: the host simply runs without a cache and says so
  * under TILEC_LOG=loader.

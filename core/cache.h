@@ -3,7 +3,7 @@
  *
  * The host resolves the cache directory once per plugin scan and hands it to
  * every plugin in tilec_plugin_host_t.cache_dir; the plugins decide what to
- * keep there.  Resolution follows DESIGN.md §4: TILEC_CACHE=0 disables the
+ * keep there.  Resolution follows docs/cli.md ("Environment"): TILEC_CACHE=0 disables the
  * cache, else TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec, else
  * ~/.cache/tilec.  Variables are read with secure_getenv on every call so a
  * long-running process sees changes.

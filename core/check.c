@@ -2,7 +2,7 @@
  * core/check.c — seeded inputs, the reference run and result comparison
  * for `tilec run --check`, `tilec conform` and the tuner's candidate
  * validation (core/tune.c) (see check.h for the rules,
- * which come from DESIGN.md §3).  The generator
+ * which docs/cli.md fixes).  The generator
  * is splitmix64: tiny, fast, and the same stream on every platform, so a
  * seed names the same inputs for every backend and for the interpreter.
  */

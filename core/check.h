@@ -5,7 +5,7 @@
  * is part of libtilec (the tuner uses it) and its object is linked into
  * the CLI too, where libtilec's hidden symbols are out of reach.
  *
- * DESIGN.md §3 fixes both: floats uniform in [-1, 1] (rounded to the
+ * docs/cli.md ("tilec run") fixes both: floats uniform in [-1, 1] (rounded to the
  * tensor's dtype), integers uniform in [-64, 64] ([0, 64] when unsigned),
  * one stream from --seed shared by every tensor in parameter order; and the
  * tolerance classes: relative Frobenius error at most 1e-2 when any operand
@@ -57,7 +57,7 @@ typedef struct check_set {
     int64_t *syms;       /* [nsyms] */
 } check_set_t;
 
-/* Tolerance classes (DESIGN.md §3).  AUTO: 1e-2 when any tensor is a
+/* Tolerance classes (docs/cli.md).  AUTO: 1e-2 when any tensor is a
  * 16-bit float, else 1e-4; integer tensors are always exact. */
 typedef enum check_tol { CHECK_TOL_AUTO = 0, CHECK_TOL_FP16, CHECK_TOL_FP32, CHECK_TOL_EXACT } check_tol_t;
 /* "auto" "fp16" "fp32" "exact" -> class; -1 when unknown. */

@@ -48,7 +48,7 @@ int tilec_interp_pending(tilec_ictx_t *c, const tilec_ibuf_t *b, int64_t off, in
         if (b->pending[i]) {
             char is[200];
             index_of(b, i, is, sizeof is);
-            return tilec_interp_fail(c, "interp: %s of %s[%s] while an async copy to it is pending (missing async_wait)",
+            return tilec_interp_fail(c, "%s of %s[%s] while an async copy to it is pending (missing async_wait)",
                                      what, b->ir->name, is);
         }
     }
@@ -248,7 +248,7 @@ int tilec_interp_async_end(tilec_ictx_t *c)
             uncommitted += c->asyncs[i].group < 0;
         }
         return tilec_interp_fail(c,
-                                 "interp: %d async cop%s to %s still pending at the end of the block (missing %s)",
+                                 "%d async cop%s to %s still pending at the end of the block (missing %s)",
                                  c->nasync, c->nasync == 1 ? "y" : "ies", c->asyncs[0].dst->ir->name,
                                  uncommitted ? "async_commit and async_wait" : "async_wait");
     }
@@ -275,11 +275,11 @@ int tilec_interp_mbar(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
         return -1;
     }
     if (!m->inited) {
-        return tilec_interp_fail(c, "interp: %s of %s[%lld] before barrier_init", tilec_stmt_kind_name(s->kind),
+        return tilec_interp_fail(c, "%s of %s[%lld] before barrier_init", tilec_stmt_kind_name(s->kind),
                                  ir->name, (long long)i);
     }
     if (i < 0 || i >= ir->size) {
-        return tilec_interp_fail(c, "interp: mbarrier index %s[%lld] out of range (size %d)", ir->name, (long long)i,
+        return tilec_interp_fail(c, "mbarrier index %s[%lld] out of range (size %d)", ir->name, (long long)i,
                                  ir->size);
     }
     if (s->kind == TILEC_ST_MBAR_ARRIVE) {
@@ -293,12 +293,12 @@ int tilec_interp_mbar(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
         return -1;
     }
     if (parity != 0 && parity != 1) {
-        return tilec_interp_fail(c, "interp: barrier_wait %s[%lld] with parity %lld (must be 0 or 1)", ir->name,
+        return tilec_interp_fail(c, "barrier_wait %s[%lld] with parity %lld (must be 0 or 1)", ir->name,
                                  (long long)i, (long long)parity);
     }
     if ((m->phase[i] & 1) == parity) {
         return tilec_interp_fail(c,
-                                 "interp: barrier_wait %s[%lld], %lld can never complete: %lld phases done, "
+                                 "barrier_wait %s[%lld], %lld can never complete: %lld phases done, "
                                  "%lld of %d arrivals in the current one (missing barrier_arrive)",
                                  ir->name, (long long)i, (long long)parity, (long long)m->phase[i],
                                  (long long)m->arrivals[i], ir->arrive);

@@ -1,11 +1,13 @@
 /*
- * core/loader.c — the plugin loader (DESIGN.md §4, §5; docs/plugin-abi.md).
+ * core/loader.c — the plugin loader (docs/plugin-abi.md §7; docs/cli.md, "Environment").
  *
  * A scan builds the list of every plugin candidate in search order:
  *   1. each entry of TILEC_PLUGIN_PATH (a directory: its libtilec-*.so,
  *      sorted by name; a file: that file; a missing entry is skipped),
  *   2. the cpu backend embedded in libtilec,
- *   3. the build tree: the directory that holds libtilec itself,
+ *   3. the build tree: the directory that holds libtilec itself, then its
+ *      tilec/ subdirectory (an installed libtilec in PREFIX/lib finds
+ *      PREFIX/lib/tilec wherever the tree was installed),
  *   4. TILEC_PREFIX/lib/tilec.
  * Each file must be a regular file; it is then loaded, queried, validated
  * and its devices listed in a forked probe child first (core/probe.c), so a
@@ -696,7 +698,7 @@ static void probe_dir(scan_t *s, const char *dir, int quiet_missing)
     char **names = NULL;
     int n = 0, cap = 0;
     if (!d) {
-        if (!quiet_missing || errno != ENOENT) {
+        if (!quiet_missing || (errno != ENOENT && errno != ENOTDIR)) {
             tilec_log("loader", "%s: cannot open directory (%s); skipped", dir, strerror(errno));
         }
         return;
@@ -825,8 +827,15 @@ tilec_status_t tilec_loader_scan(tilec_loader_list_t *out)
     }
     dir = build_tree_dir();
     if (dir && !s.oom) {
+        char *sub = tilec_strfmt("%s/tilec", dir);
         tilec_log("loader", "build tree %s", dir);
         probe_dir(&s, dir, 1);
+        if (!sub) {
+            s.oom = 1;
+        } else if (!s.oom) {
+            probe_dir(&s, sub, 1); /* installed next to libtilec: PREFIX/lib/tilec */
+        }
+        free(sub);
     }
     free(dir);
     if (!s.oom) {
@@ -1065,6 +1074,7 @@ TILEC_API tilec_status_t tilec_plugins_list(tilec_plugin_desc_t **out, int *n)
                 }
 #define PROP_INT(k) (pv[k].kind == TILEC_PVAL_INT ? pv[k].ival : -1)
                 dv[j].subgroup_size = PROP_INT(TILEC_PROP_SUBGROUP_SIZE);
+                dv[j].shared_mem_default_bytes = PROP_INT(TILEC_PROP_SHARED_MEM_PER_BLOCK);
                 dv[j].shared_mem_optin_bytes = PROP_INT(TILEC_PROP_SHARED_MEM_PER_BLOCK_OPTIN);
                 dv[j].clock_khz = PROP_INT(TILEC_PROP_CLOCK_KHZ);
                 dv[j].registers_per_block = PROP_INT(TILEC_PROP_REGISTERS_PER_BLOCK);

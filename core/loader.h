@@ -5,7 +5,7 @@
  * the embedded cpu backend, the build tree next to libtilec, then
  * TILEC_PREFIX/lib/tilec), negotiates the ABI with each, validates its
  * table, probes its devices, and records one entry per candidate with a
- * state and a reason (DESIGN.md §5: one bad plugin never hides the others).
+ * state and a reason (docs/plugin-abi.md §7: one bad plugin never hides the others).
  * Environment variables are re-read on every scan.
  *
  * Ownership: a tilec_loader_list_t owns every string and array in it and

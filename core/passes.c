@@ -16,9 +16,11 @@
  *             taken; a loop whose extent is a constant <= 0 is removed.
  *   safe_memory  guards the direct global loads, stores and atomics whose
  *             bounds it cannot prove (pass_safe_memory.c).
- * The module is verified before the first pass and after the last, and
- * after every pass when built with -DTILEC_DEBUG.  With TILEC_LOG=ir the IR
- * text is printed to stderr after each pass.
+ * The module is verified before the first pass and after every pass
+ * (tilec_ir_check_pass, the same check the SDK's lowering driver runs:
+ * with TILEC_IR_ROUNDTRIP=1 the text also round-trips after every pass,
+ * with TILEC_LOG=ir the IR is printed to stderr after each pass).  New
+ * passes (one per concern, in their own file if large) go in passes[].
  *
  * Expressions may be shared between several parents (the frontend may
  * reuse a node); the passes never change a node in a way that alters its
@@ -26,6 +28,7 @@
  */
 #include "passes.h"
 #include "log.h"
+#include "tilec/ir_check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -129,6 +132,16 @@ static int fold_int_binop(tilec_binop_t op, tilec_dtype_t t, int64_t a, int64_t 
     case TILEC_BIN_GE: *is_bool = 1; *out = uns ? ua >= ub : a >= b; return 1;
     case TILEC_BIN_AND: *is_bool = 1; *out = a && b; return 1;
     case TILEC_BIN_OR: *is_bool = 1; *out = a || b; return 1;
+    case TILEC_BIN_BITAND: *out = wrap_int(ua & ub, t); return 1;
+    case TILEC_BIN_BITOR: *out = wrap_int(ua | ub, t); return 1;
+    case TILEC_BIN_BITXOR: *out = wrap_int(ua ^ ub, t); return 1;
+    case TILEC_BIN_SHL:
+    case TILEC_BIN_SHR:
+        if (b < 0 || b >= (int64_t)tilec_dtype_size(t) * 8) {
+            return 0; /* out-of-range count: left for run time */
+        }
+        *out = wrap_int(op == TILEC_BIN_SHL ? ua << b : uns ? ua >> b : (uint64_t)(a < 0 ? ~(~a >> b) : a >> b), t);
+        return 1;
     default: return 0;
     }
 }
@@ -315,6 +328,26 @@ static tilec_ir_expr_t *fold_binary(pass_ctx_t *p, tilec_ir_expr_t *e)
             break;
         case TILEC_BIN_FLOORMOD:
             if (is_int_const(b, 1)) {
+                return mk_int(p, 0, e->dtype);
+            }
+            break;
+        case TILEC_BIN_BITOR:
+        case TILEC_BIN_BITXOR:
+            if (is_int_const(b, 0)) {
+                return a;
+            }
+            if (is_int_const(a, 0)) {
+                return b;
+            }
+            break;
+        case TILEC_BIN_SHL:
+        case TILEC_BIN_SHR:
+            if (is_int_const(b, 0)) {
+                return a;
+            }
+            break;
+        case TILEC_BIN_BITAND:
+            if (is_int_const(a, 0) || is_int_const(b, 0)) {
                 return mk_int(p, 0, e->dtype);
             }
             break;
@@ -576,31 +609,13 @@ static const pass_t passes[] = {
     {"safe_memory", pass_safe_memory},
 };
 
-static void log_ir(const char *what, const tilec_ir_module_t *m)
-{
-    char *text;
-    if (!tilec_log_enabled("ir")) {
-        return;
-    }
-    text = tilec_ir_print(m);
-    if (text) {
-        size_t n = strlen(text);
-        tilec_log("ir", "== %s\n%.*s", what, (int)(n > 0 && text[n - 1] == '\n' ? n - 1 : n), text);
-    } else {
-        tilec_log("ir", "== %s: (out of memory printing the IR)", what);
-    }
-    free(text);
-}
-
 int tilec_passes_run(tilec_arena_t *a, tilec_ir_module_t *m, char *err, size_t errlen)
 {
     pass_ctx_t p;
     size_t i;
-    char what[64];
-    if (tilec_ir_verify(m, err, errlen) < 0) {
+    if (tilec_ir_check_pass(NULL, m, err, errlen) < 0) {
         return -1;
     }
-    log_ir("before passes", m);
     p.a = a;
     p.oom = 0;
     for (i = 0; i < sizeof passes / sizeof passes[0]; i++) {
@@ -610,22 +625,9 @@ int tilec_passes_run(tilec_arena_t *a, tilec_ir_module_t *m, char *err, size_t e
             }
             return -1;
         }
-        snprintf(what, sizeof what, "after %s", passes[i].name);
-        log_ir(what, m);
-#ifdef TILEC_DEBUG
-        if (tilec_ir_verify(m, err, errlen) < 0) {
-            size_t n = err ? strlen(err) : 0;
-            if (err && n + 1 < errlen) {
-                snprintf(err + n, errlen - n, " (after pass %s)", passes[i].name);
-            }
+        if (tilec_ir_check_pass(passes[i].name, m, err, errlen) < 0) {
             return -1;
         }
-#endif
     }
-#ifndef TILEC_DEBUG
-    if (tilec_ir_verify(m, err, errlen) < 0) {
-        return -1;
-    }
-#endif
     return 0;
 }

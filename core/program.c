@@ -172,6 +172,17 @@ static int program_tables(tilec_program_t *p, const tilec_frontend_result_t *r)
             p->configs[i][j].value = c->values[j];
         }
     }
+    /* tilelang.jit(pass_configs=...): every compile passes them (api_compile.c) */
+    p->npass_configs = r->npass_configs;
+    p->pass_configs = tilec_arena_alloc(&p->arena, sizeof *p->pass_configs *
+                                                       (size_t)(r->npass_configs + 1));
+    if (!p->pass_configs) {
+        return -1;
+    }
+    for (int i = 0; i < r->npass_configs; i++) {
+        p->pass_configs[i].name = r->pass_config_keys[i];
+        p->pass_configs[i].value = r->pass_config_values[i];
+    }
     p->nparams = k->nparams;
     p->params = tilec_arena_alloc(&p->arena, sizeof *p->params * (size_t)(k->nparams + 1));
     if (!p->params) {
@@ -307,8 +318,58 @@ TILEC_API tilec_status_t tilec_program_load_string(tilec_context_t *ctx, const c
     return program_finish(ctx, p, name, &r, t0, out);
 }
 
-tilec_status_t tilec_program_load_ir(tilec_context_t *ctx, const char *name, const char *text,
-                                     size_t len, tilec_program_t **out)
+/* -D NAME=VALUE on a .tir module binds its T.dynamic symbols (it has no
+ * factory parameters): r gets their values in var-id order, -1 unbound. */
+static int tir_defines(tilec_context_t *ctx, tilec_program_t *p, const char *name, const tilec_define_kv_t *defs,
+                       int ndefs, tilec_frontend_result_t *r)
+{
+    const tilec_ir_kernel_t *k = p->mod->kernel;
+    int ns = 0;
+    for (int i = 0; i < k->nvars; i++) {
+        ns += k->vars[i] && k->vars[i]->kind == TILEC_VAR_SYM;
+    }
+    r->nsyms = ns;
+    r->sym_values = tilec_arena_alloc(&p->arena, sizeof(int64_t) * (size_t)(ns + 1));
+    if (!r->sym_values) {
+        tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
+        return -1;
+    }
+    for (int j = 0; j < ns; j++) {
+        r->sym_values[j] = -1;
+    }
+    for (int d = 0; d < ndefs; d++) {
+        int j = 0, found = 0;
+        for (int i = 0; i < k->nvars; i++) {
+            if (!k->vars[i] || k->vars[i]->kind != TILEC_VAR_SYM) {
+                continue;
+            }
+            if (strcmp(k->vars[i]->name, defs[d].name) == 0) {
+                char *end;
+                long long v = strtoll(defs[d].value, &end, 10);
+                if (end == defs[d].value || *end || v < 0 || v > INT32_MAX) {
+                    tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s: error: -D %s=%s: a symbol takes an integer in [0, 2^31)",
+                                   name, defs[d].name, defs[d].value);
+                    return -1;
+                }
+                r->sym_values[j] = v;
+                found = 1;
+            }
+            j++;
+        }
+        if (!found) {
+            tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s: error: -D %s: not a symbol of kernel '%s' (a .tir module binds "
+                           "only its T.dynamic symbols)", name, defs[d].name, k->name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A module in the text IR (high-level or lowered): read, then the passes
+ * and tables as for a program.  Reader errors are "NAME:LINE:COL: error:
+ * MESSAGE" diagnostics. */
+static tilec_status_t load_tir(tilec_context_t *ctx, const char *name, const char *text, size_t len,
+                               const tilec_define_kv_t *defs, int ndefs, tilec_program_t **out)
 {
     tilec_program_t *p;
     tilec_frontend_result_t r;
@@ -316,7 +377,7 @@ tilec_status_t tilec_program_load_ir(tilec_context_t *ctx, const char *name, con
     if (out) {
         *out = NULL;
     }
-    if (!out || !text) {
+    if (!out || !text || ndefs < 0 || (ndefs > 0 && !defs)) {
         return tilec_api_fail(ctx, TILEC_E_INVALID, "tilec_program_load_ir: bad arguments");
     }
     if (!name) {
@@ -333,11 +394,40 @@ tilec_status_t tilec_program_load_ir(tilec_context_t *ctx, const char *name, con
     err[0] = '\0';
     if (tilec_ir_read(&p->arena, text, len, &p->mod, err, sizeof err) != 0 || !p->mod ||
         !p->mod->kernel) {
-        tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s:%s", name, err[0] ? err : " error: invalid tile IR");
+        /* "LINE:COL: message" -> "NAME:LINE:COL: error: message" */
+        int line = 0, col = 0, n = 0;
+        if (sscanf(err, "%d:%d: %n", &line, &col, &n) == 2 && n > 0) {
+            tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s:%d:%d: error: %s", name, line, col, err + n);
+        } else {
+            tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s: error: %s", name, err[0] ? err : "invalid tile IR");
+        }
+        tilec_api_program_unref(p);
+        return TILEC_E_PROGRAM;
+    }
+    for (int i = 0; i < ndefs; i++) {
+        if (!defs[i].name || !defs[i].value) {
+            tilec_api_program_unref(p);
+            return tilec_api_fail(ctx, TILEC_E_INVALID, "define %d has a NULL name or value", i);
+        }
+    }
+    if (tir_defines(ctx, p, name, defs, ndefs, &r) != 0) {
         tilec_api_program_unref(p);
         return TILEC_E_PROGRAM;
     }
     return program_finish(ctx, p, name, &r, tilec_api_now_ms(), out);
+}
+
+tilec_status_t tilec_program_load_ir(tilec_context_t *ctx, const char *name, const char *text,
+                                     size_t len, tilec_program_t **out)
+{
+    return load_tir(ctx, name, text, len, NULL, 0, out);
+}
+
+/* FILE.tir is the text IR; anything else is a tile program. */
+static int is_tir(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && strcmp(path + n - 4, ".tir") == 0;
 }
 
 TILEC_API tilec_status_t tilec_program_load_file(tilec_context_t *ctx, const char *path,
@@ -385,7 +475,12 @@ TILEC_API tilec_status_t tilec_program_load_file(tilec_context_t *ctx, const cha
     }
     fclose(f);
     buf[len] = '\0';
-    st = tilec_program_load_string(ctx, path, buf, len, defs, ndefs, entry, out);
+    if (is_tir(path)) {
+        st = entry ? tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s: error: --entry: a .tir module has one kernel", path)
+                   : load_tir(ctx, path, buf, len, defs, ndefs, out);
+    } else {
+        st = tilec_program_load_string(ctx, path, buf, len, defs, ndefs, entry, out);
+    }
     free(buf);
     return st;
 }

@@ -1,7 +1,7 @@
 /*
  * core/tunedb.c — the tuning database on SQLite (see tunedb.h).
  *
- * Why dlopen and not -lsqlite3: DESIGN.md keeps the build to a C compiler
+ * Why dlopen and not -lsqlite3: docs/architecture.md keeps the build to a C compiler
  * and libc, and a host without libsqlite3 must still run every kernel; it
  * only loses the database, with the reason.  The symbols come from one
  * X-macro table, as the backends load their vendor runtimes.

@@ -1,6 +1,6 @@
 /*
  * tests/test_cli.c — the `tilec` command line as a user sees it
- * (DESIGN.md §3-§4, docs/cli.md).
+ * (docs/cli.md).
  *
  * Every test runs build/tilec (or $TILEC_BUILD_DIR/tilec) as a child process
  * with posix_spawn, its standard output and error captured in files of a
@@ -1435,6 +1435,65 @@ Test(cli, emit_what_the_backend_lacks_exits_3)
     EXPECT_IN(p.err, "broken_good");
     EXPECT_IN(p.err, "binary");
     cr_assert_eq(p.out_len, 0);
+    proc_free(&p);
+}
+
+/* Plugin ABI 1.1 through the CLI: --emit lowered and --emit info. */
+Test(cli, emit_lowered_and_info)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "TILEC_PLUGIN_PATH=%s", plugin_dir);
+    proc_t p;
+    /* broken_v11 lowers by prefixing the IR it got (re-labelled 1.1) */
+    TILEC_ENV(&p, ENV(path), "compile", "examples/softmax.py", "--backend", "broken_v11", "--emit",
+              "lowered");
+    EXPECT_STATUS(&p, 0);
+    cr_assert(!strncmp(p.out, "lowered: tileir 1.1\n", 20), "%.60s", p.out);
+    proc_free(&p);
+    TILEC_ENV(&p, ENV(path), "compile", "examples/softmax.py", "--backend", "broken_v11", "--emit",
+              "info");
+    EXPECT_STATUS(&p, 0);
+    EXPECT_IN(p.out, "registers 7\n");
+    EXPECT_IN(p.out, "spill_bytes unknown\n");
+    proc_free(&p);
+    /* a backend without lowering passes says so (exit 3); so does ABI 1.0 */
+    TILEC(&p, "compile", "examples/softmax.py", "--backend", "cpu", "--emit", "lowered");
+    EXPECT_STATUS(&p, 3);
+    EXPECT_IN(p.err, "no lowered IR to show");
+    cr_assert_eq(p.out_len, 0);
+    proc_free(&p);
+    TILEC_ENV(&p, ENV(path), "compile", "examples/softmax.py", "--backend", "broken_good", "--emit",
+              "lowered");
+    EXPECT_STATUS(&p, 3);
+    EXPECT_IN(p.err, "ABI 1.0");
+    proc_free(&p);
+    /* the cpu backend knows the threads and its on-chip bytes */
+    TILEC(&p, "compile", "examples/softmax.py", "--backend", "cpu", "--emit", "info");
+    EXPECT_STATUS(&p, 0);
+    EXPECT_IN(p.out, "registers unknown\n");
+    cr_assert(strstr(p.out, "threads ") && !strstr(p.out, "\nthreads unknown"), "%s", p.out);
+    proc_free(&p);
+    TILEC(&p, "compile", "examples/softmax.py", "--emit", "nonsense");
+    EXPECT_STATUS(&p, 2);
+    EXPECT_IN(p.err, "lowered");
+    proc_free(&p);
+}
+
+Test(cli, devices_shows_typed_properties)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "TILEC_PLUGIN_PATH=%s", plugin_dir);
+    proc_t p;
+    TILEC_ENV(&p, ENV(path), "devices");
+    EXPECT_STATUS(&p, 0);
+    EXPECT_IN(p.out, "arch broken-arch");
+    EXPECT_IN(p.out, "arch native, subgroup 1");
+    proc_free(&p);
+    TILEC_ENV(&p, ENV(path), "devices", "--json");
+    EXPECT_STATUS(&p, 0);
+    EXPECT_IN(p.out, "\"arch\": \"broken-arch\"");
+    EXPECT_IN(p.out, "\"ir\": \"1.1..1.1\"");
+    EXPECT_IN(p.out, "\"subgroup_size\": 1,");
     proc_free(&p);
 }
 

@@ -324,6 +324,41 @@ Test(cuda, gemm_falls_back_to_cuda_cores_on_sm_75)
     tilec_context_destroy(ctx);
 }
 
+/* ABI 1.1 module info without a device: registers and spills from ptxas
+ * (-v), shared memory from the code generator; and from the cache. */
+Test(cuda, module_info_from_ptxas_and_the_cache)
+{
+    char dir[] = "/tmp/tilec-cuda-info-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    setenv("TILEC_CACHE", "1", 1);
+    setenv("TILEC_CACHE_DIR", dir, 1);
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    tilec_module_info_t mi, again;
+    cr_assert_eq(compile_src(ctx, gemm_src, "sm_80", &p, &e), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    cr_assert_eq(tilec_executable_info(e, &mi), TILEC_OK);
+    cr_expect_gt(mi.registers, 0);
+    cr_expect_geq(mi.spill_bytes, 0);
+    cr_expect_geq(mi.local_bytes, 0);
+    cr_expect_gt(mi.shared_dynamic_bytes, 0); /* the 3-stage A and B ring */
+    cr_expect_eq(mi.threads, 128);
+    tilec_executable_free(e);
+    e = NULL;
+    /* the second compile is a cache hit and says the same (the sidecar) */
+    cr_assert_eq(tilec_program_compile_for(ctx, p, "sm_80", &e), TILEC_OK);
+    cr_assert_eq(tilec_executable_info(e, &again), TILEC_OK);
+    cr_expect_eq(again.registers, mi.registers);
+    cr_expect_eq(again.spill_bytes, mi.spill_bytes);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
 Test(cuda, bad_target_is_rejected_with_its_name)
 {
     tilec_context_t *ctx = cuda_ctx(NULL);

@@ -1190,7 +1190,7 @@ Test(interp, pipeline_missing_wait_is_caught)
 {
     /* no wait in the loop: the gemm reads a stage whose copy is pending */
     pipeline_fails("      async_wait 1\n", "",
-                   "interp: read of A_s[0, 0, 0] while an async copy to it is pending (missing async_wait)");
+                   "read of A_s[0, 0, 0] while an async copy to it is pending (missing async_wait)");
 }
 
 Test(interp, pipeline_misplaced_wait_is_caught)

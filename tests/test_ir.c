@@ -20,6 +20,8 @@
 #include "passes.h"
 #include "tilec/ir.h"
 #include "tilec/ir_walk.h"
+#include "tilec/ir_check.h"
+#include <criterion/redirect.h>
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -103,7 +105,7 @@ static char *round_trip(const tilec_ir_module_t *m)
     return t1;
 }
 
-/* A tiled GEMM: C = A @ B with a pipelined K loop (DESIGN.md §2). */
+/* A tiled GEMM: C = A @ B with a pipelined K loop (docs/language.md). */
 static tilec_ir_module_t *build_gemm(int trans_b)
 {
     tilec_ir_module_t *m = tilec_ir_module_new(&A);
@@ -1624,4 +1626,52 @@ Test(ir, eval_int)
     cr_assert_eq(tilec_ir_eval_int(BIN(DIV, I32(1), I32(0)), NULL, NULL, &v), -1);
     cr_assert_eq(tilec_ir_eval_int(BIN(SHL, I32(1), I32(32)), NULL, NULL, &v), -1);
     cr_assert_eq(tilec_ir_eval_int(F32(1.0), NULL, NULL, &v), -1);
+}
+
+/* ---- checked passes (tilec/ir_check.h) -------------------------------- */
+
+Test(ir, check_pass_verifies_round_trips_and_names_the_pass)
+{
+    char err[512];
+    tilec_ir_module_t *m = build_gemm(0);
+    tilec_ir_var_t *stray = tilec_arena_alloc(&A, sizeof *stray);
+    setenv("TILEC_IR_ROUNDTRIP", "1", 1);
+    cr_assert(tilec_ir_roundtrip_wanted());
+    cr_assert_eq(tilec_ir_check_pass("simplify", m, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tilec_ir_roundtrip(m, err, sizeof err), 0, "%s", err);
+    /* a variable outside the kernel's table: invalid, and it cannot round-trip */
+    stray->name = "stray";
+    stray->id = 99;
+    gemm_inner(m, 0)->u.copy.src.base[0] = VAR(stray);
+    cr_assert_eq(tilec_ir_check_pass("simplify", m, err, sizeof err), -1);
+    cr_assert_not_null(strstr(err, "(after pass simplify)"), "%s", err);
+    cr_assert_eq(tilec_ir_roundtrip(m, err, sizeof err), -1);
+    cr_assert_not_null(strstr(err, "round trip: the printed module does not read back"), "%s", err);
+    unsetenv("TILEC_IR_ROUNDTRIP");
+    cr_assert(!tilec_ir_roundtrip_wanted());
+}
+
+Test(ir, log_ir_traces_every_pass, .init = cr_redirect_stderr)
+{
+    char err[512];
+    tilec_arena_t a;
+    tilec_ir_module_t *m;
+    setup(); /* the test's own .init replaced the suite's */
+    tilec_arena_init(&a);
+    m = build_gemm(0);
+    setenv("TILEC_LOG", "launch,ir", 1);
+    cr_assert(tilec_ir_log_wanted());
+    cr_assert_eq(tilec_passes_run(&a, m, err, sizeof err), 0, "%s", err);
+    unsetenv("TILEC_LOG");
+    fflush(stderr);
+    tilec_arena_destroy(&a);
+    {
+        FILE *f = cr_get_redirected_stderr();
+        char buf[65536];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = '\0';
+        cr_assert_not_null(strstr(buf, "tilec[ir]: == before passes\ntileir 1.0\nkernel matmul {"), "%s", buf);
+        cr_assert_not_null(strstr(buf, "tilec[ir]: == after simplify\ntileir 1.0\n"), "%s", buf);
+        cr_assert_not_null(strstr(buf, "tilec[ir]: == after prune\ntileir 1.0\n"), "%s", buf);
+    }
 }

@@ -1,5 +1,5 @@
 /*
- * tests/test_language.c — the language of DESIGN.md §2, checked against
+ * tests/test_language.c — the language of docs/language.md, checked against
  * hand-computed results.
  *
  * Every program of tests/lang/ runs under tests/run.sh with `tilec run

@@ -575,6 +575,48 @@ Test(abi11, properties_info_and_lowering)
     tilec_context_destroy(ctx);
 }
 
+/* The program's tilelang.jit(pass_configs=...) reach the plugin with every
+ * compile, mapped to structured options; the caller's come after them. */
+Test(abi11, program_pass_configs_reach_the_plugin)
+{
+    static const char src[] =
+        "import tilelang\n"
+        "import tilelang.language as T\n"
+        "@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_TMA_LOWER: True,\n"
+        "                            \"tl.custom_knob\": 16})\n"
+        "def f(N=4):\n"
+        "    @T.prim_func\n"
+        "    def main(A: T.Tensor((N,), \"float32\")):\n"
+        "        with T.Kernel(1, threads=4) as bx:\n"
+        "            for i in T.Parallel(N):\n"
+        "                A[i] = 1.0\n"
+        "    return main\n";
+    tilec_context_t *ctx = NULL;
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    tilec_compile_options_t o;
+    tilec_define_kv_t mine[] = {{"tl.custom_knob", "3"}};
+    use_plugins();
+    cr_assert_eq(tilec_context_create("broken_v11", &ctx), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_assert_eq(tilec_program_load_string(ctx, "pc.py", src, sizeof src - 1, NULL, 0, NULL, &p),
+                 TILEC_OK, "%s", tilec_context_message(ctx));
+    memset(&o, 0, sizeof o);
+    o.fast_math = 1;
+    o.pass_configs = mine;
+    o.npass_configs = 1;
+    cr_assert_eq(tilec_program_compile_with(ctx, p, &o, &e), TILEC_OK, "%s", tilec_context_message(ctx));
+    const char *got = tilec_executable_source(e, NULL);
+    const char *fast = strstr(got, "# option 1 - 1\n");
+    const char *tma = strstr(got, "# option 2 - 1\n");
+    const char *knob = strstr(got, "# option 4 tl.custom_knob 16\n");
+    const char *knob2 = strstr(got, "# option 4 tl.custom_knob 3\n");
+    cr_expect(fast && tma && knob && knob2, "%s", got);
+    cr_expect(knob && knob2 && knob < knob2, "the caller's option must come last:\n%s", got);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
 Test(abi11, compile_options_are_mapped_once)
 {
     tilec_pcompile_options_t o;

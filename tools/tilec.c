@@ -1,5 +1,5 @@
 /*
- * tools/tilec.c — the `tilec` command line (DESIGN.md §3).
+ * tools/tilec.c — the `tilec` command line (docs/cli.md).
  *
  *   tilec run FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME]
  *             [--check [--reference BACKEND]] [--bench] [--seed N]
@@ -8,6 +8,8 @@
  *   tilec devices [--json]
  *   tilec conform ...            (conformance/main.c, conformance/README.md)
  *
+ * FILE is a .py tile program or a .tir text IR module (the library tells
+ * them apart by the suffix).
  * Everything goes through the public API (tilec/tilec.h); this file only
  * parses arguments, makes inputs, compares results and prints.  Exit
  * statuses: 0 success/PASS, 1 check FAIL, 2 invalid program or usage,
@@ -70,6 +72,9 @@ static void usage(FILE *f)
           "  tilec devices [--json]\n"
           "  tilec conform [--backend NAME | --plugin PATH] [--junit FILE] [--json FILE] (see conformance/README.md)\n"
           "  tilec --version | --help\n"
+          "\n"
+          "FILE is a tile program (.py) or a module in the text IR (.tir, high-level or lowered; docs/ir.md);\n"
+          "for a .tir, -D binds its T.dynamic symbols.\n"
           "\n"
           "environment: TILEC_BACKEND (cpu, cuda, hip, opencl, vulkan, a plugin name, optionally :N; auto),\n"
           "             TILEC_PLUGIN_PATH, TILEC_CACHE_DIR, TILEC_CACHE=0, TILEC_LOG=loader,compile,ir,launch,\n"
@@ -702,7 +707,7 @@ static void print_props(const tilec_device_desc_t *dv)
     } while (0)
     if (*dv->arch) ADD(", arch %s", dv->arch);
     if (dv->subgroup_size > 0) ADD(", subgroup %lld", (long long)dv->subgroup_size);
-    if (dv->shared_mem_bytes) ADD(", shared %llu", (unsigned long long)dv->shared_mem_bytes);
+    if (dv->shared_mem_default_bytes > 0) ADD(", shared %lld", (long long)dv->shared_mem_default_bytes);
     if (dv->shared_mem_optin_bytes > 0) ADD(" (opt-in %lld)", (long long)dv->shared_mem_optin_bytes);
     if (dv->registers_per_block > 0) ADD(", registers/block %lld", (long long)dv->registers_per_block);
     if (*dv->mma_kinds) ADD(", mma %s", dv->mma_kinds);
@@ -753,11 +758,11 @@ static int cmd_devices(const options_t *o)
                 printf(", \"caps\": ");
                 tilec_cli_json_string(stdout, caps);
                 printf(", \"global_mem_bytes\": %llu, \"compute_units\": %u, \"max_threads\": %u, "
-                       "\"shared_mem_bytes\": %llu, \"shared_mem_optin_bytes\": %lld, "
+                       "\"shared_mem_bytes\": %llu, \"shared_mem_default_bytes\": %lld, \"shared_mem_optin_bytes\": %lld, "
                        "\"subgroup_size\": %lld, \"clock_khz\": %lld, \"registers_per_block\": %lld, "
                        "\"arch\": ",
                        (unsigned long long)dv->global_mem_bytes, dv->compute_units, dv->max_threads,
-                       (unsigned long long)dv->shared_mem_bytes,
+                       (unsigned long long)dv->shared_mem_bytes, (long long)dv->shared_mem_default_bytes,
                        (long long)dv->shared_mem_optin_bytes, (long long)dv->subgroup_size,
                        (long long)dv->clock_khz, (long long)dv->registers_per_block);
                 tilec_cli_json_string(stdout, dv->arch);

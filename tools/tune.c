@@ -1,5 +1,5 @@
 /*
- * tools/tune.c — `tilec tune` (DESIGN.md §3, docs/tuning.md):
+ * tools/tune.c — `tilec tune` (docs/cli.md, docs/tuning.md):
  *
  *   tilec tune FILE [-D NAME=VALUE]... [--entry NAME] [--backend B] [--reference B]
  *              [--space NAME=V1,V2,...]... [--shapes SYM=V1,...]... [--db PATH]

@@ -607,19 +607,38 @@ static tilec_dtype_t gemm_ct(tilec_dtype_t c)
     }
 }
 
+/* Matrix dimension i (0 rows, 1 columns) of a gemm operand: its last two. */
+static const char *mdim(cg_t *g, const tilec_ir_buffer_t *b, int i) { return dim(g, b, b->ndim - 2 + i); }
+
+/* The operand's 2-D matrix as a pointer: the buffer, or (IR 1.1) the slice
+ * its leading (stage) indices select. */
+static const char *mbase(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *lead)
+{
+    const char *off = "INT64_C(0)";
+    for (int d = 0; lead && d < b->ndim - 2; d++) {
+        const char *stride = "INT64_C(1)";
+        for (int j = d + 1; j < b->ndim; j++)
+            stride = fmt(g, "%s * %s", stride, dim(g, b, j));
+        off = fmt(g, "%s + (int64_t)(%s) * %s", off, expr(g, lead[d]), stride);
+    }
+    return lead ? fmt(g, "(b%d + (%s))", b->id, off) : fmt(g, "b%d", b->id);
+}
+
 static int gemm_ok(cg_t *g, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
     if (!buf_ok(g, A) || !buf_ok(g, B) || !buf_ok(g, C))
         return 0;
-    if (A->ndim != 2 || B->ndim != 2 || C->ndim != 2) {
-        cg_fail(g, "gemm operands must be 2-D buffers");
+    if (A->ndim < 2 || B->ndim < 2 || C->ndim != 2 || (A->ndim > 2 && !s->u.gemm.a_lead) ||
+        (B->ndim > 2 && !s->u.gemm.b_lead)) {
+        cg_fail(g, "gemm operands must be 2-D buffers (or IR 1.1 stage slices with their leading indices)");
         return 0;
     }
     int64_t am, ak, bk, bn, cm, cn;
     int ta = s->u.gemm.trans_a != 0, tb = s->u.gemm.trans_b != 0;
-    if (tilec_ir_is_const_int(A->shape[ta], &am) && tilec_ir_is_const_int(A->shape[!ta], &ak) &&
-        tilec_ir_is_const_int(B->shape[tb], &bk) && tilec_ir_is_const_int(B->shape[!tb], &bn) &&
+    int a0 = A->ndim - 2, b0 = B->ndim - 2;
+    if (tilec_ir_is_const_int(A->shape[a0 + ta], &am) && tilec_ir_is_const_int(A->shape[a0 + !ta], &ak) &&
+        tilec_ir_is_const_int(B->shape[b0 + tb], &bk) && tilec_ir_is_const_int(B->shape[b0 + !tb], &bn) &&
         tilec_ir_is_const_int(C->shape[0], &cm) && tilec_ir_is_const_int(C->shape[1], &cn) &&
         (am != cm || bn != cn || ak != bk)) {
         cg_fail(g, "gemm shapes do not agree: A' %" PRId64 "x%" PRId64 ", B' %" PRId64
@@ -643,7 +662,7 @@ static const char *gemm_temp_bytes(cg_t *g, const tilec_ir_stmt_t *s)
     tilec_dtype_t ct = gemm_ct(C->dtype);
     const char *T = ct_type(ct);
     const char *r = fmt(g, "TC_GEMM_PACK_BYTES(%s, %s, %s, %s)", T, dim(g, C, 0), dim(g, C, 1),
-                        dim(g, A, !s->u.gemm.trans_a));
+                        mdim(g, A, !s->u.gemm.trans_a));
     if (C->dtype != ct)
         r = fmt(g, "%s + TC_ALIGN(%s * %s * (int64_t)sizeof(%s))", r, dim(g, C, 0), dim(g, C, 1), T);
     return r;
@@ -668,9 +687,11 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
     line(g, "{ /* gemm%s%s%s */", ta ? " transpose_A" : "", tb ? " transpose_B" : "",
          s->u.gemm.clear_accum ? " clear_accum" : "");
     g->ind++;
-    line(g, "const int64_t M = %s, N = %s, K = %s;", dim(g, C, 0), dim(g, C, 1), dim(g, A, !ta));
-    line(g, "if (%s == M && %s == K && %s == K && %s == N) {", dim(g, A, ta), dim(g, A, !ta),
-         dim(g, B, tb), dim(g, B, !tb));
+    /* IR 1.1: A and B may be stage slices of a ring buffer */
+    const char *abuf = mbase(g, A, s->u.gemm.a_lead), *bbuf = mbase(g, B, s->u.gemm.b_lead);
+    line(g, "const int64_t M = %s, N = %s, K = %s;", dim(g, C, 0), dim(g, C, 1), mdim(g, A, !ta));
+    line(g, "if (%s == M && %s == K && %s == K && %s == N) {", mdim(g, A, ta), mdim(g, A, !ta),
+         mdim(g, B, tb), mdim(g, B, !tb));
     g->ind++;
     line(g, "enum { MR = TC_MR, NR = TC_NR_%s };", sfx);
     line(g, "const int64_t KC0 = TC_MIN64(K, TC_KC);");
@@ -702,7 +723,7 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
     if (conv_b)
         line(g, "const %s *bp = pb; int64_t ldb = NR, pbs = kc * NR;", T);
     else
-        line(g, "const %s *bp = b%d + pc * N + jc; int64_t ldb = N, pbs = NR;", T, B->id);
+        line(g, "const %s *bp = %s + pc * N + jc; int64_t ldb = N, pbs = NR;", T, bbuf);
     line(g, "if (pack_b) {");
     g->ind++;
     line(g, "bp = pb; ldb = NR; pbs = kc * NR;");
@@ -711,7 +732,7 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
     line(g, "const int64_t nr = TC_MIN64(NR, nc - jp * NR), j0 = jc + jp * NR;");
     line(g, "%s *restrict d = pb + jp * kc * NR;", T);
     /* B(k, j): row-major b[k * N + j], transposed b[j * K + k] */
-    const char *bv = from_store(g, fmt(g, "b%d[%s]", B->id, tb ? "(j0 + c) * K + pc + k" : "(pc + k) * N + j0 + c"), B->dtype);
+    const char *bv = from_store(g, fmt(g, "%s[%s]", bbuf, tb ? "(j0 + c) * K + pc + k" : "(pc + k) * N + j0 + c"), B->dtype);
     const char *bcv = conv(g, bv, B->dtype, ct);
     if (tb) {
         line(g, "for (int64_t c = 0; c < nr; ++c)");
@@ -732,7 +753,7 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
         g->ind++;
         line(g, "const int64_t mr = TC_MIN64(MR, mc - ip * MR), i0 = ic + ip * MR;");
         line(g, "%s *restrict d = pa + ip * kc * MR;", T);
-        const char *av = from_store(g, fmt(g, "b%d[%s]", A->id, ta ? "(pc + k) * M + i0 + r" : "(i0 + r) * K + pc + k"), A->dtype);
+        const char *av = from_store(g, fmt(g, "%s[%s]", abuf, ta ? "(pc + k) * M + i0 + r" : "(i0 + r) * K + pc + k"), A->dtype);
         const char *acv = conv(g, av, A->dtype, ct);
         if (ta) {
             line(g, "for (int64_t k = 0; k < kc; ++k)");
@@ -745,8 +766,8 @@ static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
         line(g, "}");
         line(g, "tc_mk_%s(mc, nc, kc, pa, 1, MR, kc * MR, bp, ldb, pbs, gc + ic * N + jc, N, ea, eb);", sfx);
     } else {
-        line(g, "tc_mk_%s(mc, nc, kc, b%d + ic * K + pc, K, 1, MR * K, bp, ldb, pbs, gc + ic * N + jc, N, ea, eb);",
-             sfx, A->id);
+        line(g, "tc_mk_%s(mc, nc, kc, %s + ic * K + pc, K, 1, MR * K, bp, ldb, pbs, gc + ic * N + jc, N, ea, eb);",
+             sfx, abuf);
     }
     g->ind--;
     line(g, "}");
@@ -1262,6 +1283,16 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
     case TILEC_ST_SYNC: line(g, "/* sync_threads: a block runs on one thread */"); break;
     case TILEC_ST_PRINT: gen_print(g, s); break;
     case TILEC_ST_HINT: line(g, "/* layout/swizzle hint ignored */"); break;
+    /* IR 1.1: a block runs on one thread, so an async copy is done at once
+     * (a valid program reads nothing before its wait) and every barrier,
+     * group and mbarrier operation has nothing to order */
+    case TILEC_ST_COPY_ASYNC: gen_copy(g, s); break;
+    case TILEC_ST_ASYNC_COMMIT:
+    case TILEC_ST_ASYNC_WAIT:
+    case TILEC_ST_BARRIER:
+    case TILEC_ST_MBAR_INIT:
+    case TILEC_ST_MBAR_ARRIVE:
+    case TILEC_ST_MBAR_WAIT: line(g, "/* %s: a block runs on one thread */", tilec_stmt_kind_name(s->kind)); break;
     default: cg_fail(g, "statement '%s' is not supported by the cpu backend yet", tilec_stmt_kind_name(s->kind)); break;
     }
 }

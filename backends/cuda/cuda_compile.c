@@ -34,10 +34,85 @@ static double now_ms(void)
 
 /* ---- compile -------------------------------------------------------------- */
 
-/* NVRTC compile of src for arch into a malloc'd cubin. */
+/* The number just before the first `mark` in log ("40 bytes smem"); 0 or -1. */
+static int num_before(const char *log, const char *mark, long long *out)
+{
+    const char *p = strstr(log, mark);
+    if (!p)
+        return -1;
+    const char *e = p;
+    while (e > log && e[-1] >= '0' && e[-1] <= '9')
+        e--;
+    if (e == p)
+        return -1;
+    *out = strtoll(e, NULL, 10);
+    return 0;
+}
+
+/* What ptxas reported (-v) in the program log: registers, static shared
+ * memory, stack frame (local memory) and spill bytes.  Fields it does not
+ * mention stay as they are. */
+static void ptxas_info(const char *log, tilec_pmodule_info_t *info)
+{
+    long long a, b;
+    if (!log)
+        return;
+    if (num_before(log, " registers", &a) == 0)
+        info->registers = a;
+    if (num_before(log, " bytes smem", &a) == 0)
+        info->shared_static_bytes = a;
+    if (num_before(log, " bytes stack frame", &a) == 0)
+        info->local_bytes = a;
+    if (num_before(log, " bytes spill stores", &a) == 0 && num_before(log, " bytes spill loads", &b) == 0)
+        info->spill_bytes = a + b;
+}
+
+/* The ptxas figures of a cached cubin: a one-line sidecar "R S L P" (-1
+ * unknown) next to it. */
+static char *info_path(const char *cubin_path)
+{
+    size_t n = strlen(cubin_path) + 6;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s.info", cubin_path);
+    return p;
+}
+
+static void info_save(const char *cubin_path, const tilec_pmodule_info_t *i)
+{
+    char *path = info_path(cubin_path);
+    char line[128];
+    int n = snprintf(line, sizeof line, "%lld %lld %lld %lld\n", (long long)i->registers,
+                     (long long)i->shared_static_bytes, (long long)i->local_bytes,
+                     (long long)i->spill_bytes);
+    if (path && tilec_sdk_cache_write(path, line, (size_t)n) != 0)
+        tilec_shell_log("compile", "cuda: cannot write %s", path);
+    free(path);
+}
+
+static void info_load(const char *cubin_path, tilec_pmodule_info_t *i)
+{
+    char *path = info_path(cubin_path);
+    void *text = NULL;
+    size_t len = 0;
+    long long r, s, l, sp;
+    if (path && tilec_sdk_file_read(path, &text, &len) == 0 &&
+        sscanf(text, "%lld %lld %lld %lld", &r, &s, &l, &sp) == 4) {
+        i->registers = r;
+        i->shared_static_bytes = s;
+        i->local_bytes = l;
+        i->spill_bytes = sp;
+    }
+    free(text);
+    free(path);
+}
+
+/* NVRTC compile of src for arch into a malloc'd cubin; what ptxas says of
+ * it into info. */
 static tilec_pstatus_t nvrtc_compile(const cuda_nvrtc_api_t *nv, const char *src,
                                      const char *arch, unsigned opt_level, int fast_math,
-                                     const char *extra, void **bin, size_t *bin_len)
+                                     const char *extra, void **bin, size_t *bin_len,
+                                     tilec_pmodule_info_t *info)
 {
     nvrtcProgram prog = NULL;
     nvrtcResult r = nv->CreateProgram(&prog, src, "tilec_kernel.cu", 0, NULL, NULL);
@@ -48,13 +123,14 @@ static tilec_pstatus_t nvrtc_compile(const cuda_nvrtc_api_t *nv, const char *src
     char archopt[64], optopt[32];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
     snprintf(optopt, sizeof optopt, "-Xptxas=-O%u", opt_level > 3 ? 3 : opt_level);
-    const char *opts[9];
+    const char *opts[10];
     int no = 0;
     opts[no++] = archopt;
     opts[no++] = "-std=c++17";
     opts[no++] = "-default-device";
     opts[no++] = "--fmad=true";
     opts[no++] = optopt;
+    opts[no++] = "-Xptxas=-v"; /* registers, shared memory and spills into the log */
     if (fast_math)
         opts[no++] = "--use_fast_math";
     if (extra && *extra)
@@ -92,6 +168,17 @@ static tilec_pstatus_t nvrtc_compile(const cuda_nvrtc_api_t *nv, const char *src
         free(log);
         nv->DestroyProgram(&prog);
         return TILEC_PS_COMPILE_ERROR;
+    }
+    {
+        size_t ln = 0;
+        char *log = NULL;
+        if (nv->GetProgramLogSize(prog, &ln) == NVRTC_SUCCESS && ln > 1 && (log = malloc(ln + 1))) {
+            if (nv->GetProgramLog(prog, log) != NVRTC_SUCCESS)
+                log[0] = '\0';
+            log[ln] = '\0';
+            ptxas_info(log, info);
+        }
+        free(log);
     }
     size_t n = 0;
     r = nv->GetCUBINSize(prog, &n);
@@ -201,6 +288,7 @@ tilec_pstatus_t cuda_compile_module(tilec_shell_module_t *sm, const char *arch,
                             why);
         if (cr == TILEC_SDK_CACHE_HIT && sm->binary_len > 4 && memcmp(sm->binary, "\177ELF", 4) == 0) {
             tilec_shell_log("compile", "cuda: cache hit %s (%.1f ms)", path, now_ms() - t0);
+            info_load(path, &sm->info);
             free(path);
             free(dir);
             return TILEC_PS_OK;
@@ -210,10 +298,12 @@ tilec_pstatus_t cuda_compile_module(tilec_shell_module_t *sm, const char *arch,
         sm->binary_len = 0;
     }
     tilec_pstatus_t st = nvrtc_compile(nv, sm->source, arch, opt_level, fast, extra, &sm->binary,
-                                       &sm->binary_len);
+                                       &sm->binary_len, &sm->info);
     if (st == TILEC_PS_OK && path) {
         if (tilec_sdk_cache_store(path, key, sm->binary, sm->binary_len) != 0)
             tilec_shell_log("compile", "cuda: cannot write cache entry %s", path);
+        else
+            info_save(path, &sm->info);
     }
     free(path);
     free(dir);

@@ -95,6 +95,7 @@ typedef struct tilec_device_desc {
     const char *mma_kinds;        /* comma list of matrix instructions, "" none */
     const char *driver_version;
     int64_t subgroup_size;        /* warp / wavefront width */
+    int64_t shared_mem_default_bytes; /* per block, without asking (CUDA's 48 KiB) */
     int64_t shared_mem_optin_bytes; /* per block, when the kernel asks */
     int64_t clock_khz;
     int64_t registers_per_block;

@@ -508,7 +508,9 @@ static tilec_ir_var_t *read_placeholder(reader_t *r)
         }
     }
     if (!v) {
-        FAIL(r, "unknown variable %s in a layout (only _i0.._i%d and _r)", tok_desc(&r->t, d, sizeof d), l->ndim - 1);
+        char ph[32];
+        snprintf(ph, sizeof ph, l->ndim > 1 ? "_i0.._i%d, _r" : l->ndim ? "_i0, _r" : "_r", l->ndim - 1);
+        FAIL(r, "unknown variable %s in a layout (only %s)", tok_desc(&r->t, d, sizeof d), ph);
         return NULL;
     }
     next_tok(r);

@@ -188,13 +188,26 @@ static tilec_pstatus_t b_compile(tilec_pdevice_t *dev, const char *ir, size_t ir
     if (ir_len < 6 || strncmp(ir, "tileir", 6) != 0) {
         return fail(TILEC_PS_INVALID_ARGUMENT, "not tile IR text");
     }
+    /* 1.1: the structured options it got follow the IR text, one line each */
+    uint32_t nopt = BROKEN_ABI >= TILEC_ABI_MAKE(1, 1) && opts &&
+                            opts->struct_size >= offsetof(tilec_pcompile_options_t, options) +
+                                                     sizeof opts->options && opts->options
+                        ? opts->noptions
+                        : 0;
     m = malloc(sizeof *m);
-    if (!m || !(m->ir = malloc(ir_len + 1))) {
+    if (!m || !(m->ir = malloc(ir_len + 1 + (size_t)nopt * 160))) {
         free(m);
         return fail(TILEC_PS_OUT_OF_MEMORY, "out of memory");
     }
     memcpy(m->ir, ir, ir_len);
     m->ir[ir_len] = '\0';
+    for (uint32_t i = 0; i < nopt; i++) {
+        const tilec_poption_t *o = &opts->options[i];
+        size_t at = strlen(m->ir);
+        snprintf(m->ir + at, 160, "# option %u %.60s %lld\n", o->key, o->name ? o->name : "-",
+                 (long long)o->ival);
+    }
+    ir_len = strlen(m->ir);
     m->len = ir_len;
     m->lowered = 0;
     *out = m;

@@ -67,7 +67,7 @@ typedef enum tilec_dtype {
 } tilec_dtype_t;
 
 const char *tilec_dtype_name(tilec_dtype_t t);         /* "float16" ... */
-/* Accepts every name of DESIGN.md §2 ("float" is float32); -1 if unknown. */
+/* Accepts every name of docs/language.md ("float" is float32); -1 if unknown. */
 int tilec_dtype_from_name(const char *name);
 size_t tilec_dtype_size(tilec_dtype_t t);              /* bytes */
 int tilec_dtype_is_float(tilec_dtype_t t);
