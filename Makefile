@@ -116,7 +116,7 @@ $(O)/tests/%: tests/%.c $(O)/libtilec.a
 # The tuner's crashing plugin: the cpu backend whose compile segfaults on
 # a marked kernel (tests/plugins/tune_crash.c).
 TUNE_PLUGINS := $(O)/tests/tune-plugins/libtilec-tunecrash.so
-$(O)/tests/tune-plugins/libtilec-tunecrash.so: tests/plugins/tune_crash.c $(O)/libtilec-cpu.so
+$(O)/tests/tune-plugins/libtilec-tunecrash.so: tests/plugins/tune_crash.c $(O)/libtilec-cpu.so $(wildcard plugin-sdk/include/tilec/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -o $@ $< -ldl
 

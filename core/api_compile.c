@@ -290,16 +290,16 @@ static void query_info(tilec_context_t *ctx, tilec_executable_t *e)
               (long long)pi.local_bytes, (long long)pi.threads, (long long)pi.max_threads);
 }
 
+static tilec_status_t exe_wrap(tilec_context_t *ctx, const tilec_program_t *p, tilec_pmodule_t *mod,
+                               tilec_executable_t **out);
+
 TILEC_API tilec_status_t tilec_program_compile_with(tilec_context_t *ctx, const tilec_program_t *p,
                                                     const tilec_compile_options_t *o,
                                                     tilec_executable_t **out)
 {
     tilec_pmodule_t *mod = NULL;
-    tilec_executable_t *e;
     tilec_pstatus_t ps;
     tilec_status_t st;
-    const void *data;
-    size_t size;
     double t0;
     prep_t *pr;
     if (out) {
@@ -332,6 +332,16 @@ TILEC_API tilec_status_t tilec_program_compile_with(tilec_context_t *ctx, const 
                                      TILEC_E_COMPILE, "compile");
     }
     tilec_log("compile", "backend '%s': compiled in %.2f ms", ctx->backend, tilec_api_now_ms() - t0);
+    return exe_wrap(ctx, p, mod, out);
+}
+
+/* The executable of p around a module the plugin made; frees mod on failure. */
+static tilec_status_t exe_wrap(tilec_context_t *ctx, const tilec_program_t *p, tilec_pmodule_t *mod,
+                               tilec_executable_t **out)
+{
+    tilec_executable_t *e;
+    const void *data;
+    size_t size;
     e = calloc(1, sizeof *e);
     if (!e) {
         ctx->table->module_free(mod);
@@ -357,6 +367,44 @@ TILEC_API tilec_status_t tilec_program_compile_with(tilec_context_t *ctx, const 
     e->prog = (tilec_program_t *)p;
     *out = e;
     return TILEC_OK;
+}
+
+tilec_status_t tilec_api_exe_load(tilec_context_t *ctx, const tilec_program_t *p, const void *bin,
+                                 size_t bin_len, tilec_executable_t **out)
+{
+    const tilec_ext_module_load_t *ext = NULL;
+    tilec_pmodule_t *mod = NULL;
+    tilec_pstatus_t ps;
+    tilec_status_t st;
+    prep_t *pr;
+    *out = NULL;
+    if ((st = tilec_api_need_backend(ctx)) != TILEC_OK) {
+        return st;
+    }
+    if (ctx->abi_version >= TILEC_ABI_MAKE(1, 1)) {
+        ext = ctx->table->extension(TILEC_EXT_MODULE_LOAD);
+    }
+    if (!ext || ext->struct_size < sizeof *ext || !ext->module_load) {
+        return tilec_api_fail(ctx, TILEC_E_UNAVAILABLE,
+                              "backend '%s' cannot load compiled kernels (it offers no %s extension)",
+                              ctx->backend, TILEC_EXT_MODULE_LOAD);
+    }
+    if (!(pr = malloc(sizeof *pr))) {
+        return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
+    }
+    if ((st = prepare(ctx, p, NULL, pr, "module_load")) != TILEC_OK) {
+        free(pr->owned);
+        free(pr);
+        return st;
+    }
+    ps = ext->module_load(ctx->dev, pr->ir, pr->ir_len, bin, bin_len, &mod);
+    free(pr->owned);
+    free(pr);
+    if (ps != TILEC_PS_OK || !mod) {
+        return tilec_api_plugin_fail(ctx, ps == TILEC_PS_OK ? TILEC_PS_INTERNAL : ps, TILEC_E_LAUNCH,
+                                     "module_load");
+    }
+    return exe_wrap(ctx, p, mod, out);
 }
 
 TILEC_API tilec_status_t tilec_program_compile_for(tilec_context_t *ctx, const tilec_program_t *p,

@@ -105,6 +105,11 @@ tilec_status_t tilec_api_plugin_fail(tilec_context_t *ctx, tilec_pstatus_t st,
                                      tilec_status_t fallback, const char *what);
 /* TILEC_E_UNAVAILABLE with the reason when ctx has no backend, else OK. */
 tilec_status_t tilec_api_need_backend(tilec_context_t *ctx);
+/* The executable of p from a binary the same plugin and device compiled
+ * earlier (a bundle's), through the plugin's tilec_module_load extension
+ * (api_compile.c); no compiler runs. */
+tilec_status_t tilec_api_exe_load(tilec_context_t *ctx, const tilec_program_t *p, const void *bin,
+                                 size_t bin_len, tilec_executable_t **out);
 void tilec_api_ctx_ref(tilec_context_t *ctx);
 void tilec_api_ctx_unref(tilec_context_t *ctx);
 /* A program from tile IR text ("tileir 1.0 ..."), as if the frontend had

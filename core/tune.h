@@ -11,6 +11,7 @@
 #define TILEC_CORE_TUNE_H
 
 #include "tilec/tilec.h"
+#include "tunedb.h"
 
 /* Sorted "NAME=VALUE ..." of n pairs, skipping those whose name is in
  * skip (a "NAME=... NAME=..." text, or NULL); malloc'd, NULL on OOM. */
@@ -22,8 +23,15 @@ void tilec_tune_kv_free(tilec_define_kv_t *kv, int n);
 /* Whether NAME appears in such a text. */
 int tilec_tune_kv_has(const char *text, const char *name);
 
+/* The row of rows[0..n) that matches program p best (docs/tuning.md,
+ * "Keys"; the rows are already those of p's source, entry and device),
+ * or -1; *nearest: not its exact shape. */
+int tilec_tune_best_row(const tilec_program_t *p, const tilec_tunedb_row_t *rows, int n, int *nearest);
+/* A tuned config of row r that came from source (a database or bundle). */
+tilec_tuned_t *tilec_tune_tuned_new(const tilec_tunedb_row_t *r, int nearest, const char *source);
+
 /* The device key of a context with a backend: plugin name and version,
- * device name and arch ("" until the plugin reports one). */
+ * device name and arch (its TILEC_PROP_ARCH, "" when not reported). */
 typedef struct tilec_tune_devkey {
     char plugin[64], version[64], device[160], arch[64];
 } tilec_tune_devkey_t;

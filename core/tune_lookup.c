@@ -130,7 +130,12 @@ void tilec_tune_devkey_of(const tilec_context_t *ctx, tilec_tune_devkey_t *k)
     snprintf(k->version, sizeof k->version, "%s",
              ctx->table && ctx->table->version ? ctx->table->version : "");
     snprintf(k->device, sizeof k->device, "%s", ctx->dev ? ctx->info.name : "");
-    /* the device's arch joins the key once plugins report it (ABI 1.1) */
+    /* the device's arch (ABI 1.1 property; "" from a 1.0 plugin) */
+    tilec_prop_t arch;
+    if (ctx->dev && tilec_device_property((tilec_context_t *)ctx, TILEC_PROP_ARCH, &arch) == TILEC_OK &&
+        arch.kind == 2) {
+            snprintf(k->arch, sizeof k->arch, "%.63s", arch.sval);
+    }
 }
 
 tilec_context_t *tilec_tune_bare_context(void)
@@ -201,6 +206,40 @@ static double shape_distance(const tilec_program_t *p, const char *shape)
     return d;
 }
 
+int tilec_tune_best_row(const tilec_program_t *p, const tilec_tunedb_row_t *rows, int n, int *nearest)
+{
+    int best = -1;
+    double bestd = 0;
+    for (int i = 0; i < n; i++) {
+        char *skip = tilec_strfmt("%s %s", rows[i].config, rows[i].shape);
+        char *fixed = skip ? tilec_tune_kv_text(p->defs, p->ndefs, skip) : NULL;
+        double d;
+        if (fixed && !strcmp(fixed, rows[i].fixed) && (d = shape_distance(p, rows[i].shape)) >= 0 &&
+            (best < 0 || d < bestd)) {
+            best = i;
+            bestd = d;
+        }
+        free(skip);
+        free(fixed);
+    }
+    *nearest = best >= 0 && bestd > 0;
+    return best;
+}
+
+tilec_tuned_t *tilec_tune_tuned_new(const tilec_tunedb_row_t *r, int nearest, const char *source)
+{
+    tilec_tuned_t *t = calloc(1, sizeof *t);
+    if (!t || tilec_tune_kv_parse(r->config, &t->config, &t->n) != 0 || !(t->text = strdup(r->config)) ||
+        !(t->shape = strdup(r->shape)) || !(t->db = strdup(source))) {
+        tilec_tuned_free(t);
+        return NULL;
+    }
+    t->nearest = nearest;
+    t->time_ms = r->time_ms;
+    t->default_ms = r->default_ms;
+    return t;
+}
+
 TILEC_API void tilec_tuned_free(tilec_tuned_t *t)
 {
     if (!t) {
@@ -221,8 +260,7 @@ TILEC_API tilec_status_t tilec_tune_lookup(tilec_context_t *ctx, const tilec_pro
     tilec_tune_devkey_t k;
     tilec_status_t st;
     char *msg = NULL;
-    int n = 0, best = -1;
-    double bestd = 0;
+    int n = 0, best, nearest = 0;
     if (out) {
         *out = NULL;
     }
@@ -257,36 +295,9 @@ TILEC_API tilec_status_t tilec_tune_lookup(tilec_context_t *ctx, const tilec_pro
         tilec_tunedb_close(h);
         return st;
     }
-    for (int i = 0; i < n; i++) {
-        char *skip = tilec_strfmt("%s %s", rows[i].config, rows[i].shape);
-        char *fixed = skip ? tilec_tune_kv_text(p->defs, p->ndefs, skip) : NULL;
-        double d;
-        if (!fixed || strcmp(fixed, rows[i].fixed) != 0 ||
-            (d = shape_distance(p, rows[i].shape)) < 0) {
-            free(skip);
-            free(fixed);
-            continue;
-        }
-        if (best < 0 || d < bestd) {
-            best = i;
-            bestd = d;
-        }
-        free(skip);
-        free(fixed);
-    }
-    if (best >= 0) {
-        tilec_tuned_t *t = calloc(1, sizeof *t);
-        if (!t || tilec_tune_kv_parse(rows[best].config, &t->config, &t->n) != 0 ||
-            !(t->text = strdup(rows[best].config)) || !(t->shape = strdup(rows[best].shape)) ||
-            !(t->db = strdup(tilec_tunedb_path(h)))) {
-            tilec_tuned_free(t);
-            st = tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
-        } else {
-            t->nearest = bestd > 0;
-            t->time_ms = rows[best].time_ms;
-            t->default_ms = rows[best].default_ms;
-            *out = t;
-        }
+    best = tilec_tune_best_row(p, rows, n, &nearest);
+    if (best >= 0 && !(*out = tilec_tune_tuned_new(&rows[best], nearest, tilec_tunedb_path(h)))) {
+        st = tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
     }
     tilec_tunedb_rows_free(rows, n);
     tilec_tunedb_close(h);

@@ -271,6 +271,29 @@ Test(tune, a_crashing_candidate_is_a_failed_candidate)
     tilec_tune_report_free(r);
 }
 
+Test(tune, the_reference_can_come_from_a_backend)
+{
+    static const char *const space[] = {"block_M=16,32", "wrong=1.0,2.0"};
+    tilec_tune_options_t o = opts(GEMM);
+    tilec_tune_report_t *r = NULL;
+    o.reference = "cpu";
+    o.space = space;
+    o.nspace = 2;
+    o.db = "";
+    cr_assert_eq(tilec_tune(&o, &r), TILEC_OK, "%s", r ? r->message : "");
+    cr_assert_eq(r->ncandidates, 4);
+    for (int i = 0; i < r->ncandidates; i++) {
+        const tilec_tune_candidate_t *c = &r->candidates[i];
+        cr_assert_eq(c->state, strstr(c->config, "wrong=2.0") ? TILEC_TUNE_CHECK_FAILED : TILEC_TUNE_TIMED,
+                     "%s: %s", c->config, c->message);
+    }
+    tilec_tune_report_free(r);
+    o.reference = "nosuchbackend";
+    cr_assert_eq(tilec_tune(&o, &r), TILEC_E_LAUNCH);
+    cr_assert(strstr(r->message, "reference backend 'nosuchbackend' is not usable"), "%s", r->message);
+    tilec_tune_report_free(r);
+}
+
 Test(tune, usage_errors_are_reported)
 {
     static const char *const space[] = {"block_M=16,32"};
@@ -489,5 +512,48 @@ Test(tune, corrupt_or_foreign_database_is_reported_and_ignored)
     cr_assert(strstr(out, "not a tilec tuning database"), "%s", out);
     free(out);
     cr_assert_eq(sh(&out, "%s/tilec tune --list --db %s", build_dir(), foreign), 3);
+    free(out);
+}
+
+/* ---- bundles ----------------------------------------------------------------------- */
+
+Test(tune, bundle_runs_with_no_compiler_and_is_refused_elsewhere)
+{
+    char *out = NULL, tcb[160], cold[160];
+    tilec_tune_report_t *r = tune_gemm();
+    char best[128];
+    snprintf(best, sizeof best, "tuned: %s\n", r->candidates[r->buckets[0].best].config);
+    tilec_tune_report_free(r);
+    snprintf(tcb, sizeof tcb, "%s/gemm.tcb", dir);
+    snprintf(cold, sizeof cold, "%s/cold-cache", dir);
+    cr_assert_eq(sh(&out, "%s/tilec bundle %s -o %s", build_dir(), GEMM, tcb), 0, "%s", out);
+    cr_assert(strstr(out, "bundled 2 kernels"), "the tuned config and the defaults: %s", out);
+    free(out);
+    /* no C compiler on PATH, no $CC, an empty kernel cache: the bundle still runs */
+    cr_assert_eq(sh(&out, "mkdir %s && TILEC_CACHE_DIR=%s PATH=/nonexistent CC=/nonexistent/cc TILEC_LOG=compile "
+                    "%s/tilec run %s --bundle %s --check", cold, cold, build_dir(), GEMM, tcb), 0, "%s", out);
+    cr_assert(strstr(out, best), "want '%s' in %s", best, out);
+    cr_assert(strstr(out, "no compiler run") && strstr(out, "PASS"), "%s", out);
+    free(out);
+    /* the defaults are in the bundle too; other -D values are not */
+    cr_assert_eq(sh(&out, "PATH=/nonexistent %s/tilec run %s --bundle %s -D block_M=32 -D block_N=32 --check",
+                    build_dir(), GEMM, tcb), 0, "%s", out);
+    cr_assert(strstr(out, "PASS"), "%s", out);
+    free(out);
+    cr_assert_eq(sh(&out, "PATH=/nonexistent %s/tilec run %s --bundle %s -D M=32", build_dir(), GEMM, tcb), 2);
+    cr_assert(strstr(out, "has no kernel compiled from this program with these -D values"), "%s", out);
+    free(out);
+    /* another plugin: refused, saying for what the bundle was built */
+    cr_assert_eq(sh(&out, "%s/tilec run %s --bundle %s --backend tunecrash", build_dir(), GEMM, tcb), 3);
+    cr_assert(strstr(out, "was built for backend 'cpu'") && strstr(out, "not for this backend 'tunecrash'"),
+              "%s", out);
+    free(out);
+    /* a damaged file: refused */
+    cr_assert_eq(sh(&out, "printf 'X' | dd of=%s bs=1 seek=100 conv=notrunc 2>/dev/null; %s/tilec run %s "
+                    "--bundle %s", tcb, build_dir(), GEMM, tcb), 2);
+    cr_assert(strstr(out, "damaged: its checksum does not match"), "%s", out);
+    free(out);
+    cr_assert_eq(sh(&out, "%s/tilec run %s --bundle %s/out.txt", build_dir(), GEMM, dir), 2);
+    cr_assert(strstr(out, "not a tilec bundle"), "%s", out);
     free(out);
 }

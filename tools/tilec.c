@@ -44,6 +44,7 @@ typedef struct options {
     const char *arch;
     const char *out;
     const char *db;        /* --db: the tuning database (run) */
+    const char *bundle;    /* --bundle: kernels compiled ahead of time (run) */
     int check, bench, json;
     uint64_t seed;
     int ndefs;
@@ -55,17 +56,19 @@ static void usage(FILE *f)
 {
     fputs("usage:\n"
           "  tilec run FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME] [--check [--reference BACKEND]]\n"
-          "            [--bench] [--seed N] [--db PATH]\n"
+          "            [--bench] [--seed N] [--db PATH] [--bundle F.tcb]\n"
           "      --check              compare every tensor with a reference run: the IR interpreter by default\n"
           "      --reference BACKEND  with --check: compute the reference on BACKEND[:N] instead (e.g. cpu),\n"
           "                           for problems too large for the interpreter; use a certified backend\n"
           "      --db PATH            the tuning database to take a tuned config from (default TILEC_TUNE_DB)\n"
+          "      --bundle F.tcb       take the kernel (and its tuned config) from a bundle: no compiler runs\n"
           "  tilec compile FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME]\n"
           "                --emit ir|lowered|source|binary|info|layout\n"
           "                [--arch ARCH] [-o OUT]\n"
           "  tilec tune FILE [-D ...] [--space NAME=V1,V2,...]... [--shapes SYM=V1,...]... [--backend B]\n"
           "             [--reference B] [--db PATH] [-j N] [--budget S] [--timeout S] [--seed N] [--json OUT]\n"
           "  tilec tune --list | --export F.json | --import F.json  [--db PATH]   (docs/tuning.md)\n"
+          "  tilec bundle FILE [-D ...] [--entry NAME] [--db PATH] [--backend B] -o F.tcb\n"
           "  tilec devices [--json]\n"
           "  tilec conform [--backend NAME | --plugin PATH] [--junit FILE] [--json FILE] (see conformance/README.md)\n"
           "  tilec --version | --help\n"
@@ -164,6 +167,9 @@ static int parse_args(options_t *o, int argc, char **argv)
         } else if (!strcmp(a, "--db")) {
             NEED_ARG();
             o->db = next;
+        } else if (!strcmp(a, "--bundle")) {
+            NEED_ARG();
+            o->bundle = next;
         } else if (!strcmp(a, "--emit")) {
             NEED_ARG();
             o->emit = next;
@@ -294,7 +300,8 @@ static int run_reference(const options_t *o, tilec_context_t *rctx, check_set_t 
 /* The tuned config stored for the problem, when there is one: the program
  * is loaded again with it, -D values winning, and a "tuned:" line says so.
  * A database that cannot be read is a warning, not a failure. */
-static tilec_status_t use_tuned(const options_t *o, tilec_context_t *ctx, tilec_program_t **prog)
+static tilec_status_t use_tuned(const options_t *o, tilec_context_t *ctx, const tilec_bundle_t *bundle,
+                                tilec_program_t **prog)
 {
     tilec_tuned_t *t = NULL;
     tilec_define_kv_t defs[2 * MAX_DEFINES];
@@ -302,7 +309,11 @@ static tilec_status_t use_tuned(const options_t *o, tilec_context_t *ctx, tilec_
     char wins[512] = "";
     size_t wl = 0;
     int n = o->ndefs;
-    tilec_status_t s = tilec_tune_lookup(ctx, *prog, o->db, &t);
+    tilec_status_t s = bundle ? tilec_bundle_lookup(ctx, bundle, *prog, &t)
+                              : tilec_tune_lookup(ctx, *prog, o->db, &t);
+    if (s != TILEC_OK && bundle) {
+        return s;
+    }
     if (s != TILEC_OK) {
         fprintf(stderr, "tilec: warning: %s; running without a tuned config\n", tilec_context_message(ctx));
         return TILEC_OK;
@@ -338,6 +349,7 @@ static int cmd_run(const options_t *o)
     tilec_context_t *ctx = NULL, *rctx = NULL;
     tilec_program_t *prog = NULL;
     tilec_executable_t *exe = NULL;
+    tilec_bundle_t *bundle = NULL;
     check_set_t set = {0};
     tilec_buffer_t **args = NULL;
     int n = 0, rc;
@@ -361,7 +373,11 @@ static int cmd_run(const options_t *o)
         rc = report(ctx, s);
         goto out;
     }
-    if ((s = use_tuned(o, ctx, &prog)) != TILEC_OK) {
+    if (o->bundle && (s = tilec_bundle_open(ctx, o->bundle, &bundle)) != TILEC_OK) {
+        rc = report(ctx, s);
+        goto out;
+    }
+    if ((s = use_tuned(o, ctx, bundle, &prog)) != TILEC_OK) {
         rc = report(ctx, s);
         goto out;
     }
@@ -382,7 +398,7 @@ static int cmd_run(const options_t *o)
         rc = report(NULL, TILEC_E_NOMEM);
         goto out;
     }
-    s = tilec_program_compile(ctx, prog, &exe);
+    s = bundle ? tilec_bundle_executable(ctx, bundle, prog, &exe) : tilec_program_compile(ctx, prog, &exe);
     if (s != TILEC_OK) {
         rc = report(ctx, s);
         goto out;
@@ -443,6 +459,7 @@ out:
     free(args);
     check_set_free(&set);
     tilec_executable_free(exe);
+    tilec_bundle_free(bundle);
     tilec_program_free(prog);
     tilec_context_destroy(rctx);
     tilec_context_destroy(ctx);
@@ -805,6 +822,9 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "tune")) {
         return tilec_cli_tune(argc - 1, argv + 1);
     }
+    if (!strcmp(argv[1], "bundle")) {
+        return tilec_cli_bundle(argc - 1, argv + 1);
+    }
     o.cmd = argv[1];
     int rc = parse_args(&o, argc, argv);
     if (!rc) {
@@ -824,7 +844,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(o.cmd, "devices")) {
             rc = o.file ? usage_error("devices takes no FILE, got '%s'", o.file) : cmd_devices(&o);
         } else {
-            rc = usage_error("unknown command '%s' (commands: run, compile, tune, devices, conform)", o.cmd);
+            rc = usage_error("unknown command '%s' (commands: run, compile, tune, bundle, devices, conform)", o.cmd);
         }
     }
     for (int i = 0; i < o.ndefs; i++) {

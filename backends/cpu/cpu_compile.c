@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -302,6 +303,43 @@ static int module_bind(cpu_module_t *mod, const char *path)
     return 0;
 }
 
+/* The shared object in sm->binary (a kernel bundle's), bound without the
+ * compiler: written to an anonymous memory file and dlopen'ed from there,
+ * so nothing lands on disk.  Its entry points must match the IR's counts. */
+tilec_pstatus_t cpu_load_module(tilec_shell_module_t *sm)
+{
+    cpu_module_t *mod = sm->data;
+    char path[64];
+    size_t done = 0;
+    int fd = memfd_create("tilec-kernel", MFD_CLOEXEC);
+    if (fd < 0) {
+        tilec_sdk_error_set("cpu: module_load: memfd_create: %s", strerror(errno));
+        return TILEC_PS_LAUNCH_ERROR;
+    }
+    while (done < sm->binary_len) {
+        ssize_t w = write(fd, (const char *)sm->binary + done, sm->binary_len - done);
+        if (w <= 0) {
+            tilec_sdk_error_set("cpu: module_load: cannot write the kernel: %s", strerror(errno));
+            close(fd);
+            return TILEC_PS_LAUNCH_ERROR;
+        }
+        done += (size_t)w;
+    }
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int rc = module_bind(mod, path);
+    close(fd);
+    if (rc != 0) {
+        return TILEC_PS_INVALID_ARGUMENT;
+    }
+    if (mod->nparams != sm->nparams || mod->nsyms != sm->nsyms) {
+        tilec_sdk_error_set("cpu: module_load: the binary takes %u tensors and %u symbols, the IR %u and %u",
+                            mod->nparams, mod->nsyms, sm->nparams, sm->nsyms);
+        return TILEC_PS_INVALID_ARGUMENT;
+    }
+    tilec_shell_log("compile", "cpu: kernel loaded from a %zu-byte binary, no compiler run", sm->binary_len);
+    return TILEC_PS_OK;
+}
+
 /* Removes dir and the files we put in it. */
 static void rm_tmpdir(const char *dir)
 {
@@ -428,6 +466,15 @@ tilec_pstatus_t cpu_compile_module(tilec_shell_module_t *sm, const tilec_pcompil
     }
 
     /* compile in a private temporary directory */
+    {
+        const char *why = NULL;
+        if (cpu_compiler_find(&why) != 0) {
+            tilec_sdk_error_set("cpu: %s ('%s'; a kernel bundle from `tilec bundle` runs without one)",
+                                why, cc_env());
+            st = TILEC_PS_COMPILE_ERROR;
+            goto done;
+        }
+    }
     {
         const char *tmp = secure_getenv("TMPDIR");
         if (!tmp || !*tmp)

@@ -71,6 +71,8 @@ const char *cpu_compiler_identity(void);
  * generated C, the shared object (cache or compiler), its entry points.
  * Sets the SDK error on failure. */
 tilec_pstatus_t cpu_compile_module(tilec_shell_module_t *sm, const tilec_pcompile_options_t *opts);
+/* Binds the shared object in sm->binary (kernel bundles): no compiler. */
+tilec_pstatus_t cpu_load_module(tilec_shell_module_t *sm);
 /* Unloads the shared object (the shell frees the rest). */
 void cpu_module_free(tilec_shell_module_t *sm);
 

@@ -51,12 +51,8 @@ static int online_cpus(void)
 
 static tilec_pstatus_t cpu_device_count(uint32_t *count)
 {
-    const char *why = NULL;
-    if (cpu_compiler_find(&why) != 0) {
-        *count = 0;
-        tilec_sdk_error_set("cpu: %s", why);
-        return TILEC_PS_UNAVAILABLE;
-    }
+    /* no C compiler is no reason to be unavailable: a kernel loaded from a
+     * bundle (tilec_module_load) runs without one; compile says why */
     *count = 1;
     return TILEC_PS_OK;
 }
@@ -99,7 +95,10 @@ static tilec_pstatus_t cpu_device_info(uint32_t index, tilec_pdevice_info_t *ful
 {
     (void)index;
     cpu_name(full->name, sizeof full->name);
-    snprintf(full->platform, sizeof full->platform, "C compiler: %s", cpu_compiler_identity());
+    if (cpu_compiler_find(NULL) == 0)
+        snprintf(full->platform, sizeof full->platform, "C compiler: %s", cpu_compiler_identity());
+    else
+        snprintf(full->platform, sizeof full->platform, "no C compiler (bundled kernels only)");
     full->caps = CPU_CAPS;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     full->global_mem_bytes = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
@@ -141,11 +140,9 @@ static void cpu_device_close(void *state)
     cpu_pool_release();
 }
 
-static tilec_pstatus_t cpu_compile(void *dev, const tilec_pcompile_options_t *opts,
-                                   tilec_shell_module_t *sm)
+/* What a compiled or loaded module reports (module_info). */
+static tilec_pstatus_t module_facts(tilec_pstatus_t st, tilec_shell_module_t *sm)
 {
-    (void)dev;
-    tilec_pstatus_t st = cpu_compile_module(sm, opts);
     if (st == TILEC_PS_OK) {
         const cpu_module_t *m = sm->data;
         /* one host thread runs a block; its on-chip buffers are scratch */
@@ -157,6 +154,19 @@ static tilec_pstatus_t cpu_compile(void *dev, const tilec_pcompile_options_t *op
         }
     }
     return st;
+}
+
+static tilec_pstatus_t cpu_compile(void *dev, const tilec_pcompile_options_t *opts,
+                                   tilec_shell_module_t *sm)
+{
+    (void)dev;
+    return module_facts(cpu_compile_module(sm, opts), sm);
+}
+
+static tilec_pstatus_t cpu_load(void *dev, tilec_shell_module_t *sm)
+{
+    (void)dev;
+    return module_facts(cpu_load_module(sm), sm);
 }
 
 static tilec_pstatus_t cpu_mem_alloc(void *dev, tilec_pmem_scope_t scope, size_t size, void *state)
@@ -293,6 +303,7 @@ static const tilec_shell_backend_t cpu_backend = {
     .launch = cpu_launch,
     .mem_wrap = cpu_mem_wrap,
     .mem_address = cpu_mem_address,
+    .load = cpu_load,
 };
 
 CPU_QUERY_VISIBILITY tilec_pstatus_t CPU_QUERY_NAME(const tilec_plugin_host_t *host,

@@ -206,13 +206,10 @@ static tilec_pstatus_t nvrtc_compile(const cuda_nvrtc_api_t *nv, const char *src
     return TILEC_PS_OK;
 }
 
-tilec_pstatus_t cuda_compile_module(tilec_shell_module_t *sm, const char *arch,
-                                    const tilec_pcompile_options_t *opts)
+/* The CUDA C++ of sm for arch and what launch needs to know of it
+ * (mod->info, mod->arch); compile and load share it. */
+static tilec_pstatus_t codegen_module(tilec_shell_module_t *sm, const char *arch)
 {
-    double t0 = now_ms();
-    unsigned opt_level = opts->opt_level;
-    const char *extra = opts->extra;
-    int fast = tilec_shell_option(opts, TILEC_POPT_FAST_MATH, 0) != 0;
     int sm_cc = cuda_arch_sm(arch);
     if (sm_cc < 0) {
         tilec_sdk_error_set("cuda: bad target '%s' (expected sm_XY, e.g. sm_90)", arch ? arch : "");
@@ -231,6 +228,33 @@ tilec_pstatus_t cuda_compile_module(tilec_shell_module_t *sm, const char *arch,
     sm->source_len = src.len;
     sm->info.shared_dynamic_bytes = (int64_t)mod->info.smem_bytes;
     sm->info.shared_static_bytes = 0; /* every shared buffer is in the dynamic block */
+    return TILEC_PS_OK;
+}
+
+tilec_pstatus_t cuda_load_module(tilec_shell_module_t *sm, const char *arch)
+{
+    tilec_pstatus_t st = codegen_module(sm, arch);
+    if (st != TILEC_PS_OK)
+        return st;
+    if (sm->binary_len <= 4 || memcmp(sm->binary, "\177ELF", 4) != 0) {
+        tilec_sdk_error_set("cuda: module_load: the binary is not a cubin");
+        return TILEC_PS_INVALID_ARGUMENT;
+    }
+    tilec_shell_log("compile", "cuda: %zu-byte cubin for %s loaded, no NVRTC run", sm->binary_len, arch);
+    return TILEC_PS_OK;
+}
+
+tilec_pstatus_t cuda_compile_module(tilec_shell_module_t *sm, const char *arch,
+                                    const tilec_pcompile_options_t *opts)
+{
+    double t0 = now_ms();
+    unsigned opt_level = opts->opt_level;
+    const char *extra = opts->extra;
+    int fast = tilec_shell_option(opts, TILEC_POPT_FAST_MATH, 0) != 0;
+    tilec_pstatus_t cst = codegen_module(sm, arch);
+    if (cst != TILEC_PS_OK)
+        return cst;
+    cuda_module_t *mod = sm->data;
     const cuda_nvrtc_api_t *nv = cuda_nvrtc();
     if (!nv)
         return TILEC_PS_UNAVAILABLE;

@@ -173,6 +173,9 @@ int cuda_arch_sm(const char *arch);
  * (cuda_target.c, with the two arch parsers); NULL when the arch is malformed. */
 const tilec_target_desc_t *cuda_target_desc(const char *arch);
 
+/* The cubin already in sm->binary (a kernel bundle's) for arch: the code
+ * generator runs again for what launch needs, NVRTC does not. */
+tilec_pstatus_t cuda_load_module(tilec_shell_module_t *sm, const char *arch);
 /* Full compile of the shell's module sm (its data is a cuda_module_t) for
  * arch ("sm_XY"): codegen, then the cache or NVRTC.  Options: opt_level,
  * extra (NVRTC flags), TILEC_POPT_FAST_MATH (--use_fast_math). */

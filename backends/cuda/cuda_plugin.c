@@ -231,6 +231,12 @@ static tilec_pstatus_t cu_compile(void *state, const tilec_pcompile_options_t *o
     return cuda_compile_module(sm, opts->arch ? opts->arch : dev->arch, opts);
 }
 
+static tilec_pstatus_t cu_load(void *state, tilec_shell_module_t *sm)
+{
+    cuda_dev_t *dev = state;
+    return cuda_load_module(sm, dev->arch);
+}
+
 /* --emit lowered: the SDK's lowering passes for the arch's description */
 static tilec_pstatus_t cu_lower(void *state, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
 {
@@ -554,6 +560,7 @@ static const tilec_shell_backend_t cuda_backend = {
     .device_open = cu_device_open,
     .device_close = cu_device_close,
     .compile = cu_compile,
+    .load = cu_load,
     .lower = cu_lower,
     .module_info = cu_module_info,
     .module_free = cu_module_free,

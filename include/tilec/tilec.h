@@ -391,6 +391,32 @@ TILEC_API tilec_status_t tilec_tunedb_list(const char *db, char ***lines, int *n
 TILEC_API tilec_status_t tilec_tunedb_export(const char *db, const char *json, int *n, char **msg);
 TILEC_API tilec_status_t tilec_tunedb_import(const char *db, const char *json, int *n, char **msg);
 
+/* ---- ahead-of-time bundles (docs/tuning.md, "Bundles") ----------------- */
+
+typedef struct tilec_bundle tilec_bundle_t;
+
+/* Compiles, on ctx's backend, the program at path with the fixed defs for
+ * each of its tuned configs in db (NULL: the default database) and for its
+ * defaults, and writes the kernels (IR, kernel ABI, the backend's binary,
+ * keys) with a checksum to out.  *nkernels gets their number. */
+TILEC_API tilec_status_t tilec_bundle_build(tilec_context_t *ctx, const char *path,
+                                            const tilec_define_kv_t *defs, int ndefs, const char *entry,
+                                            const char *db, const char *out, int *nkernels);
+/* Reads a bundle and checks its checksum, format and that it was built
+ * for ctx's plugin (name and version) and device; else an error that says
+ * for what it was built. */
+TILEC_API tilec_status_t tilec_bundle_open(tilec_context_t *ctx, const char *path, tilec_bundle_t **out);
+TILEC_API void tilec_bundle_free(tilec_bundle_t *b);
+TILEC_API int tilec_bundle_num_kernels(const tilec_bundle_t *b);
+/* The bundled tuned config for p (loaded with the -D values of the run),
+ * as tilec_tune_lookup does for a database; *out NULL: use p as it is. */
+TILEC_API tilec_status_t tilec_bundle_lookup(tilec_context_t *ctx, const tilec_bundle_t *b,
+                                             const tilec_program_t *p, tilec_tuned_t **out);
+/* The executable of p from the bundle, with no compiler run: the kernel
+ * compiled from exactly p's IR, bound by the plugin from its binary. */
+TILEC_API tilec_status_t tilec_bundle_executable(tilec_context_t *ctx, const tilec_bundle_t *b,
+                                                 const tilec_program_t *p, tilec_executable_t **out);
+
 /* ---- the reference interpreter ----------------------------------------- */
 
 /* Run the program's kernel in the reference interpreter on host memory:

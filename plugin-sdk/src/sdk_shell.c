@@ -808,8 +808,49 @@ static tilec_pstatus_t sh_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
     return st;
 }
 
+static tilec_pstatus_t sh_module_load(tilec_pdevice_t *dev, const char *ir, size_t ir_len,
+                                      const void *binary, size_t size, tilec_pmodule_t **out)
+{
+    tilec_pcompile_options_t full;
+    tilec_pmodule_t *m = NULL;
+    tilec_pstatus_t st;
+    if (!dev) {
+        BAD_ARG("%s: module_load: a loaded module runs on a device: dev is NULL", be->name);
+    }
+    if (!binary || size == 0) {
+        BAD_ARG("%s: module_load: no binary", be->name);
+    }
+    st = module_begin("module_load", dev, ir, ir_len, NULL, out, &full, &m);
+    if (st != TILEC_PS_OK) {
+        return st;
+    }
+    m->m.binary = malloc(size);
+    if (!m->m.binary) {
+        module_destroy(m);
+        tilec_sdk_error_set("%s: out of memory", be->name);
+        return TILEC_PS_OUT_OF_MEMORY;
+    }
+    memcpy(m->m.binary, binary, size);
+    m->m.binary_len = size;
+    st = be->load(m->m.dev, &m->m);
+    m->m.ir_text = NULL;
+    m->m.ir_len = 0;
+    if (st != TILEC_PS_OK) {
+        module_destroy(m);
+        return st;
+    }
+    m->launchable = 1;
+    *out = m;
+    return TILEC_PS_OK;
+}
+
+static const tilec_ext_module_load_t sh_module_load_ext = {sizeof sh_module_load_ext, 0, sh_module_load};
+
 static const void *sh_extension(const char *name)
 {
+    if (name && be->load && !strcmp(name, TILEC_EXT_MODULE_LOAD)) {
+        return &sh_module_load_ext;
+    }
     return name && be->extension ? be->extension(name) : NULL;
 }
 

@@ -296,6 +296,21 @@ typedef struct tilec_plugin {
 #define TILEC_PLUGIN_TABLE_SIZE_1_1 \
     (offsetof(tilec_plugin_t, extension) + sizeof(((tilec_plugin_t *)0)->extension))
 
+/* ---- standard extensions (looked up with extension(name)) ----------------
+ *
+ * "tilec_module_load": a module from a binary that module_data(BINARY) of
+ * the same plugin version gave earlier for this device and this IR (a
+ * kernel bundle, docs/tuning.md), without compiling: no vendor compiler is
+ * needed.  The host checks the plugin version and device before it asks;
+ * the plugin still refuses a binary it cannot bind (not its format). */
+#define TILEC_EXT_MODULE_LOAD "tilec_module_load"
+typedef struct tilec_ext_module_load {
+    uint32_t struct_size;
+    uint32_t reserved;
+    tilec_pstatus_t (*module_load)(tilec_pdevice_t *dev, const char *ir, size_t ir_len,
+                                   const void *binary, size_t size, tilec_pmodule_t **out);
+} tilec_ext_module_load_t;
+
 /*
  * The one exported symbol.  host->abi_min..abi_max is what the host speaks;
  * the plugin picks the highest version it also speaks, stores it in

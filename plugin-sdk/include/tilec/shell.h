@@ -141,6 +141,12 @@ typedef struct tilec_shell_backend {
 
     /* Optional vendor extensions by name; NULL: none. */
     const void *(*extension)(const char *name);
+
+    /* Optional: bind mod->binary (a copy of what compile produced earlier
+     * on this plugin version and device) without compiling; mod is set up
+     * as for compile.  With it the shell answers the standard extension
+     * TILEC_EXT_MODULE_LOAD (kernel bundles). */
+    tilec_pstatus_t (*load)(void *dev, tilec_shell_module_t *mod);
 } tilec_shell_backend_t;
 
 /* The body of a plugin's tilec_plugin_query: checks the arguments and the
