@@ -602,7 +602,8 @@ static value_t *seq_repeat(ev_t *ev, value_t *s, int64_t n, ast_loc_t loc)
 {
     value_t *r;
     int64_t i;
-    if (n < 0) n = 0;
+    /* An empty sequence repeated is empty whatever the count: no loop of n steps. */
+    if (n < 0 || (s->kind == V_STR ? s->u.s.len == 0 : s->u.seq.n == 0)) n = 0;
     if (s->kind == V_STR) {
         char *c;
         if (s->u.s.len && (uint64_t)n > EV_MAX_SEQ / s->u.s.len) ev_fail(ev, loc, "string too long");

@@ -1203,3 +1203,19 @@ Test(safe_memory, prover_uses_loops_symbols_and_conditions)
                            "            A[I[i]] = A[i - 1]\n",
                            0, NULL), 3);
 }
+
+/* Repeating an empty string, list or tuple is empty whatever the count:
+ * O(1), not a loop of 10**11 steps (issue 11, found by fuzzing). */
+Test(frontend, empty_sequence_repetition_is_constant_time)
+{
+    res_t *x = compile_ok(HDR "E = \"\" * 10**11\nL = [] * 10**11\nP = () * 10**11\nQ = 10**11 * []\n"
+                              "N = len(E) + len(L) + len(P) + len(Q)\n"
+                              "@T.prim_func\ndef main(A: T.Tensor((64,), \"float32\")):\n"
+                              "    with T.Kernel(1, threads=64) as bx:\n"
+                              "        for i in T.Parallel(64):\n"
+                              "            A[i] = N\n",
+                          0, NULL);
+    done(x);
+    /* a non-empty one still meets the size limit */
+    expect_err(HDR "E = \"ab\" * 10**11\n", 0, "too long");
+}
