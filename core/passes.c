@@ -42,21 +42,6 @@ typedef struct pass_ctx {
 
 /* ---- constant arithmetic ---------------------------------------------- */
 
-/* v reduced to the width of integer dtype t (two's complement wrap). */
-static int64_t wrap_int(uint64_t v, tilec_dtype_t t)
-{
-    switch (t) {
-    case TILEC_BOOL: return v != 0;
-    case TILEC_INT8: return (int8_t)(uint8_t)v;
-    case TILEC_INT16: return (int16_t)(uint16_t)v;
-    case TILEC_INT32: return (int32_t)(uint32_t)v;
-    case TILEC_UINT8: return (uint8_t)v;
-    case TILEC_UINT16: return (uint16_t)v;
-    case TILEC_UINT32: return (uint32_t)v;
-    default: return (int64_t)v; /* int64, uint64 (bit pattern) */
-    }
-}
-
 /* x rounded once to float dtype t. */
 static double round_float(double x, tilec_dtype_t t)
 {
@@ -77,9 +62,9 @@ static int fold_int_binop(tilec_binop_t op, tilec_dtype_t t, int64_t a, int64_t 
     int uns = is_unsigned(t);
     *is_bool = 0;
     switch (op) {
-    case TILEC_BIN_ADD: *out = wrap_int(ua + ub, t); return 1;
-    case TILEC_BIN_SUB: *out = wrap_int(ua - ub, t); return 1;
-    case TILEC_BIN_MUL: *out = wrap_int(ua * ub, t); return 1;
+    case TILEC_BIN_ADD: *out = tilec_ir_wrap_int(ua + ub, t); return 1;
+    case TILEC_BIN_SUB: *out = tilec_ir_wrap_int(ua - ub, t); return 1;
+    case TILEC_BIN_MUL: *out = tilec_ir_wrap_int(ua * ub, t); return 1;
     case TILEC_BIN_DIV:
     case TILEC_BIN_FLOORDIV:
     case TILEC_BIN_FLOORMOD:
@@ -87,7 +72,7 @@ static int fold_int_binop(tilec_binop_t op, tilec_dtype_t t, int64_t a, int64_t 
             return 0;
         }
         if (uns) {
-            *out = wrap_int(op == TILEC_BIN_FLOORMOD ? ua % ub : ua / ub, t);
+            *out = tilec_ir_wrap_int(op == TILEC_BIN_FLOORMOD ? ua % ub : ua / ub, t);
             return 1;
         }
         if (a == INT64_MIN && b == -1) {
@@ -96,13 +81,13 @@ static int fold_int_binop(tilec_binop_t op, tilec_dtype_t t, int64_t a, int64_t 
         {
             int64_t q = a / b, r = a % b;
             if (op == TILEC_BIN_DIV) {
-                *out = wrap_int((uint64_t)q, t);
+                *out = tilec_ir_wrap_int((uint64_t)q, t);
             } else {
                 if (r != 0 && ((r < 0) != (b < 0))) {
                     q -= 1;
                     r += b;
                 }
-                *out = wrap_int((uint64_t)(op == TILEC_BIN_FLOORDIV ? q : r), t);
+                *out = tilec_ir_wrap_int((uint64_t)(op == TILEC_BIN_FLOORDIV ? q : r), t);
             }
         }
         return 1;
@@ -119,7 +104,7 @@ static int fold_int_binop(tilec_binop_t op, tilec_dtype_t t, int64_t a, int64_t 
             base *= base;
             e >>= 1;
         }
-        *out = wrap_int(r, t);
+        *out = tilec_ir_wrap_int(r, t);
         return 1;
     }
     case TILEC_BIN_MIN: *out = uns ? (ua < ub ? a : b) : (a < b ? a : b); return 1;
@@ -132,15 +117,15 @@ static int fold_int_binop(tilec_binop_t op, tilec_dtype_t t, int64_t a, int64_t 
     case TILEC_BIN_GE: *is_bool = 1; *out = uns ? ua >= ub : a >= b; return 1;
     case TILEC_BIN_AND: *is_bool = 1; *out = a && b; return 1;
     case TILEC_BIN_OR: *is_bool = 1; *out = a || b; return 1;
-    case TILEC_BIN_BITAND: *out = wrap_int(ua & ub, t); return 1;
-    case TILEC_BIN_BITOR: *out = wrap_int(ua | ub, t); return 1;
-    case TILEC_BIN_BITXOR: *out = wrap_int(ua ^ ub, t); return 1;
+    case TILEC_BIN_BITAND: *out = tilec_ir_wrap_int(ua & ub, t); return 1;
+    case TILEC_BIN_BITOR: *out = tilec_ir_wrap_int(ua | ub, t); return 1;
+    case TILEC_BIN_BITXOR: *out = tilec_ir_wrap_int(ua ^ ub, t); return 1;
     case TILEC_BIN_SHL:
     case TILEC_BIN_SHR:
         if (b < 0 || b >= (int64_t)tilec_dtype_size(t) * 8) {
             return 0; /* out-of-range count: left for run time */
         }
-        *out = wrap_int(op == TILEC_BIN_SHL ? ua << b : uns ? ua >> b : (uint64_t)(a < 0 ? ~(~a >> b) : a >> b), t);
+        *out = tilec_ir_wrap_int(op == TILEC_BIN_SHL ? ua << b : uns ? ua >> b : (uint64_t)(a < 0 ? ~(~a >> b) : a >> b), t);
         return 1;
     default: return 0;
     }
@@ -387,7 +372,7 @@ static tilec_ir_expr_t *fold_cast(pass_ctx_t *p, tilec_ir_expr_t *e)
     if (a->kind == TILEC_EX_INT) {
         if (to == TILEC_BOOL || tilec_dtype_is_int(to)) {
             uint64_t v = (uint64_t)a->u.i;
-            return mk_int(p, to == TILEC_BOOL ? (int64_t)(v != 0) : wrap_int(v, to), to);
+            return mk_int(p, to == TILEC_BOOL ? (int64_t)(v != 0) : tilec_ir_wrap_int(v, to), to);
         }
         if (tilec_dtype_is_float(to)) {
             double d;
@@ -437,11 +422,11 @@ static tilec_ir_expr_t *fold(pass_ctx_t *p, tilec_ir_expr_t *e)
                 return mk_int(p, a->u.i == 0, TILEC_BOOL);
             }
             if (e->u.un.op == TILEC_UN_NEG) {
-                return mk_int(p, wrap_int(0 - (uint64_t)a->u.i, e->dtype), e->dtype);
+                return mk_int(p, tilec_ir_wrap_int(0 - (uint64_t)a->u.i, e->dtype), e->dtype);
             }
             if (e->u.un.op == TILEC_UN_ABS) {
                 int64_t v = a->u.i;
-                return mk_int(p, is_unsigned(e->dtype) || v >= 0 ? v : wrap_int(0 - (uint64_t)v, e->dtype), e->dtype);
+                return mk_int(p, is_unsigned(e->dtype) || v >= 0 ? v : tilec_ir_wrap_int(0 - (uint64_t)v, e->dtype), e->dtype);
             }
         } else if (a->kind == TILEC_EX_FLOAT) {
             double r;

@@ -13,7 +13,7 @@
  */
 #include "tilec/ir.h"
 
-static int64_t wrap(uint64_t v, tilec_dtype_t t)
+int64_t tilec_ir_wrap_int(uint64_t v, tilec_dtype_t t)
 {
     switch (t) {
     case TILEC_BOOL: return v != 0;
@@ -118,22 +118,22 @@ static int eval(const tilec_ir_expr_t *e, tilec_ir_bind_fn bind, void *ctx, int 
     }
     switch (e->kind) {
     case TILEC_EX_INT:
-        *out = wrap((uint64_t)e->u.i, e->dtype);
+        *out = tilec_ir_wrap_int((uint64_t)e->u.i, e->dtype);
         return 0;
     case TILEC_EX_VAR:
         if (!e->u.var || !bind || bind(ctx, e->u.var, &a) != 0) {
             return -1;
         }
-        *out = wrap((uint64_t)a, e->dtype);
+        *out = tilec_ir_wrap_int((uint64_t)a, e->dtype);
         return 0;
     case TILEC_EX_UNARY:
         if (eval(e->u.un.a, bind, ctx, depth + 1, &a) != 0) {
             return -1;
         }
         switch (e->u.un.op) {
-        case TILEC_UN_NEG: *out = wrap(0 - (uint64_t)a, e->dtype); return 0;
+        case TILEC_UN_NEG: *out = tilec_ir_wrap_int(0 - (uint64_t)a, e->dtype); return 0;
         case TILEC_UN_NOT: *out = a == 0; return 0;
-        case TILEC_UN_ABS: *out = wrap(is_uns(e->dtype) || a >= 0 ? (uint64_t)a : 0 - (uint64_t)a, e->dtype); return 0;
+        case TILEC_UN_ABS: *out = tilec_ir_wrap_int(is_uns(e->dtype) || a >= 0 ? (uint64_t)a : 0 - (uint64_t)a, e->dtype); return 0;
         default: return -1;
         }
     case TILEC_EX_BINARY: {
@@ -150,7 +150,7 @@ static int eval(const tilec_ir_expr_t *e, tilec_ir_bind_fn bind, void *ctx, int 
         if (eval(e->u.bin.b, bind, ctx, depth + 1, &b) != 0 || binop(e->u.bin.op, t, a, b, &c) != 0) {
             return -1;
         }
-        *out = wrap((uint64_t)c, e->dtype);
+        *out = tilec_ir_wrap_int((uint64_t)c, e->dtype);
         return 0;
     }
     case TILEC_EX_SELECT:
@@ -158,13 +158,13 @@ static int eval(const tilec_ir_expr_t *e, tilec_ir_bind_fn bind, void *ctx, int 
             eval(c ? e->u.sel.a : e->u.sel.b, bind, ctx, depth + 1, &a) != 0) {
             return -1;
         }
-        *out = wrap((uint64_t)a, e->dtype);
+        *out = tilec_ir_wrap_int((uint64_t)a, e->dtype);
         return 0;
     case TILEC_EX_CAST:
         if (eval(e->u.cast.a, bind, ctx, depth + 1, &a) != 0) {
             return -1;
         }
-        *out = wrap((uint64_t)a, e->dtype);
+        *out = tilec_ir_wrap_int((uint64_t)a, e->dtype);
         return 0;
     default:
         return -1; /* LOAD reads memory; FLOAT is not an integer */

@@ -437,6 +437,9 @@ tilec_ir_mbarrier_t *tilec_ir_mbarrier_add(tilec_arena_t *a, tilec_ir_kernel_t *
                                            int arrive);
 
 /* Helpers on expressions. */
+/* v reduced to the width of integer dtype t: two's complement wrap, bool is
+ * v != 0, uint64 keeps the bit pattern (ir_eval.c). */
+int64_t tilec_ir_wrap_int(uint64_t v, tilec_dtype_t t);
 int tilec_ir_is_const_int(const tilec_ir_expr_t *e, int64_t *out);
 /* Product of a buffer's shape when all constant; -1 otherwise. */
 int64_t tilec_ir_buffer_const_size(const tilec_ir_buffer_t *b);
