@@ -616,18 +616,27 @@ static tilec_pstatus_t sh_mem_alloc(tilec_pdevice_t *dev, tilec_pmem_scope_t sco
     return TILEC_PS_OK;
 }
 
-static tilec_pstatus_t sh_mem_write(tilec_pdevice_t *dev, tilec_pmem_t *mem, size_t offset,
-                                    const void *src, size_t size)
+/* The checks mem_write and mem_read share: both handles, then the host
+ * pointer and the byte range against the allocation. */
+static tilec_pstatus_t check_transfer(const char *op, tilec_pdevice_t *dev, tilec_pmem_t *mem,
+                                      const char *ptr_name, const void *ptr, size_t offset,
+                                      size_t size)
 {
     char who[80];
     if (!dev_ok(dev)) {
-        BAD_ARG("%s: mem_write: invalid device handle", be->name);
+        BAD_ARG("%s: %s: invalid device handle", be->name, op);
     }
     if (!mem_ok(mem)) {
-        BAD_ARG("%s: mem_write: invalid memory handle", be->name);
+        BAD_ARG("%s: %s: invalid memory handle", be->name, op);
     }
-    snprintf(who, sizeof who, "%s: mem_write", be->name);
-    tilec_pstatus_t st = check_copy(who, "src", src, offset, size, mem->size);
+    snprintf(who, sizeof who, "%s: %s", be->name, op);
+    return check_copy(who, ptr_name, ptr, offset, size, mem->size);
+}
+
+static tilec_pstatus_t sh_mem_write(tilec_pdevice_t *dev, tilec_pmem_t *mem, size_t offset,
+                                    const void *src, size_t size)
+{
+    tilec_pstatus_t st = check_transfer("mem_write", dev, mem, "src", src, offset, size);
     if (st != TILEC_PS_OK || size == 0) {
         return st;
     }
@@ -637,15 +646,7 @@ static tilec_pstatus_t sh_mem_write(tilec_pdevice_t *dev, tilec_pmem_t *mem, siz
 static tilec_pstatus_t sh_mem_read(tilec_pdevice_t *dev, tilec_pmem_t *mem, size_t offset,
                                    void *dst, size_t size)
 {
-    char who[80];
-    if (!dev_ok(dev)) {
-        BAD_ARG("%s: mem_read: invalid device handle", be->name);
-    }
-    if (!mem_ok(mem)) {
-        BAD_ARG("%s: mem_read: invalid memory handle", be->name);
-    }
-    snprintf(who, sizeof who, "%s: mem_read", be->name);
-    tilec_pstatus_t st = check_copy(who, "dst", dst, offset, size, mem->size);
+    tilec_pstatus_t st = check_transfer("mem_read", dev, mem, "dst", dst, offset, size);
     if (st != TILEC_PS_OK || size == 0) {
         return st;
     }
