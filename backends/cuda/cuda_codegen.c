@@ -998,146 +998,49 @@ static void emit_gemm(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
  * loads its operands with ldmatrix (.trans for a K-major B or an M-major
  * A), and reads/writes C in shared memory before/after the K loop — or
  * once around a whole loop when the accumulator is loop-resident. */
-/* Swizzle width (elements) that a 16-bit 2-D on-chip buffer would get as
- * a wgmma operand: its rows are cut into column blocks of 64, 32 or 16
- * elements (128-, 64- or 32-byte swizzle), each block R rows of W
- * elements with the 16-byte chunks of row r XOR-permuted by bits of r --
- * the canonical layouts wgmma reads K-major (rows are M or N) and
- * MN-major (rows are K) alike.  0 when the buffer can't be laid out so. */
-static int swz_width(const tilec_ir_buffer_t *b)
-{
-    if (b->ndim != 2 || !is_f16ish(b->dtype) ||
-        (b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT))
-        return 0;
-    int64_t R = const_dim(b, 0), C = const_dim(b, 1);
-    if (R <= 0 || R % 8 || C <= 0)
-        return 0;
-    return C % 64 == 0 ? 64 : C == 32 ? 32 : C == 16 ? 16 : 0;
-}
-
-/* Warpgroup GEMM (sm_90a): A and B 16-bit in swizzled shared memory, C a
- * float32 fragment.  The nthreads/128 warpgroups tile C as gm x gn; each
- * issues wgmma.m64nWNk16 for every 64 rows of its (M/gm) x WN tile.  Warp
- * w of a group holds rows 16w..16w+15 of each 64, in the same register
- * layout as mma.sync's m16n8 accumulators, so the rest of the generator
- * (accumulator loads, stores, register-only fragments) serves both.
- * need_swz=0 asks only whether the shapes allow it (before layouts are
- * chosen). */
-static int wgmma_plan(cg_t *g, const tilec_ir_stmt_t *s, mma_plan_t *p, int need_swz)
-{
-    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
-    if (!g->wgmma || g->nthreads % 128 != 0 || A->dtype != B->dtype || !is_f16ish(A->dtype) ||
-        C->dtype != TILEC_FLOAT32 || C->ndim != 2 || A == B || A == C || B == C ||
-        (C->scope != TILEC_SCOPE_SHARED && C->scope != TILEC_SCOPE_FRAGMENT))
-        return 0;
-    int wa = swz_width(A), wb = swz_width(B);
-    if (!wa || !wb || (need_swz && (g->swz[A->id] != wa || g->swz[B->id] != wb)))
-        return 0;
-    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
-    int64_t M = const_dim(C, 0), N = const_dim(C, 1);
-    int64_t K = ta ? const_dim(A, 0) : const_dim(A, 1);
-    if (M <= 0 || N <= 0 || K <= 0 || K % 16 || (tb ? const_dim(B, 1) : const_dim(B, 0)) != K)
-        return 0;
-    int ng = g->nthreads / 128, best = -1;
-    for (int gm = ng; gm >= 1; gm--) {
-        if (ng % gm)
-            continue;
-        int gn = ng / gm;
-        int64_t WM = M / gm, WN = N / gn;
-        if (M % gm || N % gn || WM % 64 || WN % 8 || WN > 256 || (!tb && WN % wb))
-            continue;
-        if ((WM / 64) * (WN / 8) * 4 > 128)
-            continue; /* accumulators beyond 128 registers a thread spill */
-        best = gm; /* fewest groups along N: the widest instructions */
-        break;
-    }
-    if (best < 0)
-        return 0;
-    memset(p, 0, sizeof *p);
-    p->M = M;
-    p->N = N;
-    p->K = K;
-    p->wg = 1;
-    p->gm = best;
-    p->gn = ng / best;
-    p->wm = g->nthreads / 32; /* for the accumulator code: one warp a 16-row slice */
-    p->wn = 1;
-    p->WM = M / p->gm;
-    p->WN = N / p->gn;
-    p->mt = (int)(p->WM / 64);
-    p->nt = (int)(p->WN / 8);
-    p->mstride = 64;
-    p->ev = 4;
-    p->bf16 = A->dtype == TILEC_BFLOAT16;
-    return 1;
-}
-
+/* The tensor-core plan of a GEMM as the gemm_warp pass chose it
+ * (lower.mma, lower.warp, lower.mma_tiles): 0 when it runs on the CUDA
+ * cores.  A wgmma instruction (sm_90a) is issued by warpgroups of four
+ * warps, lower.warp being gm x gn groups each issuing wgmma.m64nWNk16 for
+ * every 64 rows of its (M/gm) x WN tile; warp w of a group holds rows
+ * 16w..16w+15 of each 64, in the same register layout as mma.sync's
+ * m16n8 accumulators, so the rest of the generator (accumulator loads,
+ * stores, register-only fragments) serves both. */
 static int mma_plan(cg_t *g, const tilec_ir_stmt_t *s, mma_plan_t *p)
 {
-    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
-    if (wgmma_plan(g, s, p, 1))
-        return 1;
+    const tilec_ir_attr_t *mma = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma");
+    const tilec_ir_attr_t *w = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.warp");
+    const tilec_ir_attr_t *t = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_tiles");
+    const tilec_ir_attr_t *sh = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_shape");
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *C = s->u.gemm.c;
     memset(p, 0, sizeof *p);
-    p->mstride = 16;
-    p->ev = 4;
-    if (g->swz[A->id] || g->swz[B->id])
+    if (!mma || mma->kind != TILEC_ATTR_STRING || strcmp(mma->s, "simt") == 0 || !w || w->n != 2 ||
+        !t || t->n != 2 || !sh || sh->n != 3)
         return 0;
-    if (g->sm < 80 || g->nthreads % 32 != 0 || A->dtype != B->dtype ||
-        !is_f16ish(A->dtype) || C->dtype != TILEC_FLOAT32)
-        return 0;
-    if (A->ndim != 2 || B->ndim != 2 || C->ndim != 2)
-        return 0;
-    const tilec_ir_buffer_t *bs[3] = {A, B, C};
-    for (int i = 0; i < 3; i++)
-        if (bs[i]->scope != TILEC_SCOPE_SHARED && bs[i]->scope != TILEC_SCOPE_FRAGMENT)
-            return 0;
-    int ta = s->u.gemm.trans_a;
-    int64_t M = const_dim(C, 0), N = const_dim(C, 1);
-    int64_t K = ta ? const_dim(A, 0) : const_dim(A, 1);
-    if (M % 16 || N % 8 || K % 16 || M <= 0 || N <= 0 || K <= 0)
-        return 0;
-    /* ldmatrix rows must be 16-byte aligned */
-    int64_t pa = g->pitch[A->id] > 0 ? g->pitch[A->id] : const_dim(A, 1);
-    int64_t pb = g->pitch[B->id] > 0 ? g->pitch[B->id] : const_dim(B, 1);
-    if (pa % 8 || pb % 8)
-        return 0;
-    int nw = g->nthreads / 32, best = -1;
-    int64_t bestscore = 0;
-    for (int wm = 1; wm <= nw; wm++) {
-        if (nw % wm)
-            continue;
-        int wn = nw / wm;
-        if ((M / 16) % wm || (N / 8) % wn)
-            continue;
-        int64_t WM = M / wm, WN = N / wn;
-        int64_t score;
-        if (s->u.gemm.policy == TILEC_POLICY_FULLROW)
-            score = -wm;
-        else if (s->u.gemm.policy == TILEC_POLICY_FULLCOL)
-            score = -wn;
-        else
-            score = WM > WN ? WM - WN : WN - WM;
-        if (WN % 16)
-            score += 1000000; /* x2 operand loads: keep as a last resort */
-        if (best < 0 || score < bestscore) {
-            best = wm;
-            bestscore = score;
-        }
-    }
-    if (best < 0)
-        return 0;
-    p->M = M;
-    p->N = N;
-    p->K = K;
-    p->wm = best;
-    p->wn = nw / best;
-    p->WM = M / p->wm;
-    p->WN = N / p->wn;
-    p->mt = (int)(p->WM / 16);
-    p->nt = (int)(p->WN / 8);
+    p->wg = strncmp(mma->s, "wgmma.", 6) == 0;
+    p->M = const_dim(C, 0);
+    p->N = const_dim(C, 1);
+    p->K = s->u.gemm.trans_a ? const_dim(A, 0) : const_dim(A, 1);
     p->bf16 = A->dtype == TILEC_BFLOAT16;
-    if (p->mt * p->nt * 4 > 256)
-        return 0; /* too many accumulators for registers */
+    p->ev = 4;
+    p->mt = (int)t->tuple[0];
+    if (p->wg) {
+        p->gm = (int)w->tuple[0];
+        p->gn = (int)w->tuple[1];
+        p->wm = g->nthreads / 32; /* for the accumulator code: one warp a 16-row slice */
+        p->wn = 1;
+        p->WM = p->M / p->gm;
+        p->WN = sh->tuple[1];
+        p->nt = (int)(p->WN / 8);
+        p->mstride = 64;
+    } else {
+        p->wm = (int)w->tuple[0];
+        p->wn = (int)w->tuple[1];
+        p->WM = p->M / p->wm;
+        p->WN = p->N / p->wn;
+        p->nt = (int)t->tuple[1];
+        p->mstride = 16;
+    }
     return 1;
 }
 
@@ -1822,82 +1725,6 @@ static int stmts_ref(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b,
     return 0;
 }
 
-/* Padding plan: shared/fragment 2-D buffers that feed tensor-core GEMMs get
- * their rows padded by 16 bytes (conflict-free ldmatrix), unless a
- * statement that assumes dense rows (reduce, cumsum, print) uses them. */
-typedef struct layout_plan {
-    int *want;   /* mma.sync operand: pad its rows */
-    int *wantz;  /* wgmma operand: swizzle it */
-    int *block;  /* operand of a GEMM that can't read a swizzled layout */
-    int *dense;  /* read by code that assumes dense rows */
-} layout_plan_t;
-
-static void plan_walk(cg_t *g, const tilec_ir_stmt_t *s, layout_plan_t *lp, int depth)
-{
-    int *dense = lp->dense;
-    if (depth > CG_MAX_DEPTH)
-        return;
-    for (; s; s = s->next) {
-        switch (s->kind) {
-        case TILEC_ST_FOR: plan_walk(g, s->u.loop.body, lp, depth + 1); break;
-        case TILEC_ST_IF:
-            plan_walk(g, s->u.cond.then, lp, depth + 1);
-            plan_walk(g, s->u.cond.els, lp, depth + 1);
-            break;
-        case TILEC_ST_GEMM: {
-            mma_plan_t p;
-            int a = s->u.gemm.a->id, b = s->u.gemm.b->id;
-            if (wgmma_plan(g, s, &p, 0))
-                lp->wantz[a] = lp->wantz[b] = 1;
-            else
-                lp->block[a] = lp->block[b] = 1;
-            /* padding, for when the swizzle doesn't happen after all (no
-             * layout is chosen yet, so this asks about mma.sync) */
-            if (mma_plan(g, s, &p))
-                lp->want[a] = lp->want[b] = 1;
-            break;
-        }
-        case TILEC_ST_REDUCE:
-            dense[s->u.reduce.src->id] = dense[s->u.reduce.dst->id] = 1;
-            break;
-        case TILEC_ST_CUMSUM:
-            dense[s->u.cumsum.src->id] = dense[s->u.cumsum.dst->id] = 1;
-            break;
-        case TILEC_ST_PRINT:
-            if (s->u.print.buf)
-                dense[s->u.print.buf->id] = 1;
-            break;
-        default:
-            break;
-        }
-    }
-}
-
-/* GEMMs that could run on wgmma but lost a swizzled operand (to a dense
- * use or to another GEMM) give up the other one too; returns the number
- * of buffers changed */
-static int swz_fix(cg_t *g, const tilec_ir_stmt_t *s, int depth)
-{
-    int n = 0;
-    if (depth > CG_MAX_DEPTH)
-        return 0;
-    for (; s; s = s->next) {
-        if (s->kind == TILEC_ST_FOR) {
-            n += swz_fix(g, s->u.loop.body, depth + 1);
-        } else if (s->kind == TILEC_ST_IF) {
-            n += swz_fix(g, s->u.cond.then, depth + 1) + swz_fix(g, s->u.cond.els, depth + 1);
-        } else if (s->kind == TILEC_ST_GEMM) {
-            mma_plan_t p;
-            int a = s->u.gemm.a->id, b = s->u.gemm.b->id;
-            if (wgmma_plan(g, s, &p, 0) && !wgmma_plan(g, s, &p, 1) && (g->swz[a] || g->swz[b])) {
-                g->swz[a] = g->swz[b] = 0;
-                n++;
-            }
-        }
-    }
-    return n;
-}
-
 /* Emits one wgmma helper per distinct instruction the kernel's GEMMs use:
  * tl_wgmma_<N>[_bf16][_ta][_tb](acc, descA, descB) with the N/2
  * accumulators of a warp's 64xN slice as operands. */
@@ -1914,7 +1741,7 @@ static void emit_wgmma_fns(cg_t *g, const tilec_ir_stmt_t *s, char (*seen)[64], 
             emit_wgmma_fns(g, s->u.cond.els, seen, nseen, depth + 1);
         } else if (s->kind == TILEC_ST_GEMM) {
             mma_plan_t p;
-            if (!wgmma_plan(g, s, &p, 1))
+            if (!mma_plan(g, s, &p) || !p.wg)
                 continue;
             int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b, dup = 0;
             char fn[64];
@@ -3376,32 +3203,18 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    /* layout plan (swizzled wgmma operands, padded mma.sync operands),
-     * then the shared memory plan */
-    {
-        size_t nb = (size_t)k->nbufs + 1;
-        layout_plan_t lp = {calloc(nb, sizeof(int)), calloc(nb, sizeof(int)),
-                            calloc(nb, sizeof(int)), calloc(nb, sizeof(int))};
-        if (lp.want && lp.wantz && lp.block && lp.dense) {
-            plan_walk(&g, k->body, &lp, 0);
-            for (int i = k->nparams; i < k->nbufs; i++)
-                if (lp.wantz[i] && !lp.block[i] && !lp.dense[i])
-                    g.swz[i] = swz_width(k->bufs[i]);
-            while (swz_fix(&g, k->body, 0) > 0)
-                ;
-            for (int i = k->nparams; i < k->nbufs; i++) {
-                const tilec_ir_buffer_t *b = k->bufs[i];
-                int64_t last = b->ndim == 2 ? const_dim(b, 1) : -1;
-                g.any_swz |= g.swz[i] > 0;
-                if (lp.want[i] && !lp.dense[i] && !g.swz[i] && last > 0 && last % 8 == 0 &&
-                    (b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT))
-                    g.pitch[i] = last + 8;
-            }
-        }
-        free(lp.want);
-        free(lp.wantz);
-        free(lp.block);
-        free(lp.dense);
+    /* the shared-memory plan's row layouts: swizzled wgmma operands
+     * (the width in elements), rows padded for ldmatrix */
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        const tilec_ir_layout_t *L = k->bufs[i]->layout;
+        if (!L || L->kind != TILEC_LAYOUT_SMEM)
+            continue;
+        const tilec_ir_attr_t *pitch = tilec_ir_attr_get(L->nparams, L->params, "pitch");
+        if (strncmp(L->name, "swizzle", 7) == 0)
+            g.swz[i] = atoi(L->name + 7) / (int)tilec_dtype_size(k->bufs[i]->dtype);
+        else if (strcmp(L->name, "pad") == 0 && pitch && pitch->kind == TILEC_ATTR_INT)
+            g.pitch[i] = pitch->i;
+        g.any_swz |= g.swz[i] > 0;
     }
     pipe_walk(&g, k->body, 0, 0);
     plan_regfrags(&g);
