@@ -1800,64 +1800,29 @@ static int whole_region(const tilec_ir_region_t *r)
 
 /* ---- fragments in registers --------------------------------------------------
  *
- * Layout inference for the flash-attention pattern.  A float32 fragment
- * that tensor-core GEMMs (all with one plan) accumulate into lives in
- * registers in the accumulator layout (RF_ACC): thread (warp w, lane l)
- * holds element e of tile (mi, ni) at row tl_wm + mi * mstride + l / 4 +
- * 8 * (e / 2) and column tl_wn + ni * 8 + 2 * (l % 4) + e % 2.  A float32
- * 1-D fragment as long as those rows lives in registers in the matching
- * row layout (RF_ROW): each thread holds the rows it owns, which needs
- * each row inside one warp.  The registers support, and nothing else may
- * touch such a fragment:
- *  - GEMMs accumulating into it;
- *  - fills of all of it;
- *  - T.Parallel(M, N) nests that index accumulator fragments [i, j] and
- *    read row fragments [i], each thread running the elements it holds;
- *    T.Parallel(M) nests over row fragments [i] that write no memory, each
- *    thread running its rows;
- *  - reduce along dim 1 of an accumulator into a row fragment (a thread's
- *    own columns, then shuffles within the quad of lanes sharing a row);
- *  - copies between row fragments, and of a whole fragment to or from
- *    another buffer of its shape.
- * Anything else demotes the fragment to shared memory, until nothing
- * changes.  All register fragments of a kernel share one row map, the
- * first accumulator's. */
+ * Layout inference (plugin-sdk/src/lower_layout.c) decides which float32
+ * fragments live in registers, with its demotion fixpoint; this printer
+ * reads its REGS layouts.  "mma.acc": the accumulator layout of the GEMMs
+ * accumulating into it (RF_ACC): thread (warp w, lane l) holds element e
+ * of tile (mi, ni) at row tl_wm + mi * mstride + l / 4 + 8 * (e / 2) and
+ * column tl_wn + ni * 8 + 2 * (l % 4) + e % 2.  "rows_over_warps": a 2-D
+ * fragment no GEMM touches (RF_ACC too, rf_warprows).  "rows": a 1-D
+ * fragment as long as those rows, each thread holding the rows it owns
+ * (RF_ROW).  A T.Parallel nest the pass marks lower.dist = "regs" runs on
+ * the threads owning the elements (emit_rf_nest).  All register fragments
+ * of a kernel share one row map, the first accumulator's. */
 enum { RF_NONE = 0, RF_ACC, RF_ROW };
-
-static int rows_eq(const mma_plan_t *a, const mma_plan_t *b)
-{
-    return a->M == b->M && a->wg == b->wg && a->wm == b->wm && a->wn == b->wn && a->gm == b->gm &&
-           a->gn == b->gn && a->mt == b->mt && a->mstride == b->mstride && a->WM == b->WM;
-}
-
-static int plan_eq(const mma_plan_t *a, const mma_plan_t *b)
-{
-    return rows_eq(a, b) && a->N == b->N && a->nt == b->nt && a->WN == b->WN && a->ev == b->ev;
-}
-
-/* every row inside one warp (the rows-over-warps layout always) */
-static int full_rows(const cg_t *g, const mma_plan_t *p)
-{
-    return g->rf_warprows || (p->wg ? p->gn == 1 : p->wn == 1);
-}
 
 /* The rows-over-warps layout of an R x C float32 fragment that no GEMM
  * touches (a block of rows loaded from a tensor, as in softmax): warp w
  * holds rows w, w + nw, ... (mt of them), lane l the ev consecutive
  * columns at (ni * 32 + l) * ev for ni < nt, ev up to 8 so that copies
- * move 16 bytes of a 16-bit tensor; a row is reduced across its warp.
- * Returns 0 when C is not a multiple of 32 or the registers would pass
- * 128 a thread. */
-static int warprows_plan(const cg_t *g, const tilec_ir_buffer_t *b, mma_plan_t *p)
+ * move 16 bytes of a 16-bit tensor; a row is reduced across its warp. */
+static void warprows_plan(const cg_t *g, const tilec_ir_buffer_t *b, mma_plan_t *p)
 {
     int64_t R = const_dim(b, 0), C = const_dim(b, 1);
     int nw = g->nthreads / 32;
-    if (nw < 1 || g->nthreads % 32 || R <= 0 || C <= 0 || C % 32)
-        return 0;
     int ev = C % 256 == 0 ? 8 : C % 128 == 0 ? 4 : C % 64 == 0 ? 2 : 1;
-    int64_t mt = (R + nw - 1) / nw;
-    if (mt * (C / 32) > 128)
-        return 0;
     memset(p, 0, sizeof *p);
     p->M = R;
     p->N = C;
@@ -1865,208 +1830,102 @@ static int warprows_plan(const cg_t *g, const tilec_ir_buffer_t *b, mma_plan_t *
     p->wn = 1;
     p->WM = 1;
     p->WN = ev;
-    p->mt = (int)mt;
+    p->mt = (int)((R + nw - 1) / nw);
     p->nt = (int)(C / (32 * ev));
     p->ev = ev;
     p->mstride = nw;
-    return 1;
 }
 
-static int is_var(const tilec_ir_expr_t *e, const tilec_ir_var_t *v)
+/* a GEMM (in s and what it nests) accumulating into b */
+static const tilec_ir_stmt_t *gemm_into(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int depth)
 {
-    return e && e->kind == TILEC_EX_VAR && e->u.var == v;
-}
-
-static int rf_demote(cg_t *g, const tilec_ir_buffer_t *b)
-{
-    if (!b || !g->rf[b->id])
-        return 0;
-    g->rf[b->id] = RF_NONE;
-    return 1;
-}
-
-/* demotes the register fragments expression e loads; returns how many */
-static int rf_demote_expr(cg_t *g, const tilec_ir_expr_t *e, int depth)
-{
-    int n = 0;
-    if (!e || depth > CG_MAX_DEPTH)
-        return 0;
-    switch (e->kind) {
-    case TILEC_EX_LOAD:
-        n = rf_demote(g, e->u.load.buf);
-        for (int d = 0; d < e->u.load.buf->ndim; d++)
-            n += rf_demote_expr(g, e->u.load.idx[d], depth + 1);
-        return n;
-    case TILEC_EX_UNARY: return rf_demote_expr(g, e->u.un.a, depth + 1);
-    case TILEC_EX_BINARY:
-        return rf_demote_expr(g, e->u.bin.a, depth + 1) + rf_demote_expr(g, e->u.bin.b, depth + 1);
-    case TILEC_EX_SELECT:
-        return rf_demote_expr(g, e->u.sel.cond, depth + 1) + rf_demote_expr(g, e->u.sel.a, depth + 1) +
-               rf_demote_expr(g, e->u.sel.b, depth + 1);
-    case TILEC_EX_CAST: return rf_demote_expr(g, e->u.cast.a, depth + 1);
-    default: return 0;
+    const tilec_ir_stmt_t *f = NULL;
+    for (; s && !f && depth < CG_MAX_DEPTH; s = s->next) {
+        if (s->kind == TILEC_ST_GEMM && s->u.gemm.c == b)
+            f = s;
+        else if (s->kind == TILEC_ST_FOR)
+            f = gemm_into(s->u.loop.body, b, depth + 1);
+        else if (s->kind == TILEC_ST_IF && !(f = gemm_into(s->u.cond.then, b, depth + 1)))
+            f = gemm_into(s->u.cond.els, b, depth + 1);
     }
+    return f;
 }
 
-static int rf_demote_region(cg_t *g, const tilec_ir_region_t *r)
+static void plan_regfrags(cg_t *g)
 {
-    int n = rf_demote(g, r->buf);
-    for (int d = 0; d < r->buf->ndim; d++)
-        n += rf_demote_expr(g, r->base[d], 0);
-    return n;
-}
-
-/* demotes every register fragment statements s mention */
-static int rf_demote_stmts(cg_t *g, const tilec_ir_stmt_t *s, int depth)
-{
-    int n = 0;
-    if (depth > CG_MAX_DEPTH)
-        return 0;
-    for (; s; s = s->next) {
-        switch (s->kind) {
-        case TILEC_ST_FOR:
-            n += rf_demote_expr(g, s->u.loop.extent, 0) + rf_demote_stmts(g, s->u.loop.body, depth + 1);
-            break;
-        case TILEC_ST_IF:
-            n += rf_demote_expr(g, s->u.cond.cond, 0) + rf_demote_stmts(g, s->u.cond.then, depth + 1) +
-                 rf_demote_stmts(g, s->u.cond.els, depth + 1);
-            break;
-        case TILEC_ST_STORE:
-            n += rf_demote(g, s->u.store.buf) + rf_demote_expr(g, s->u.store.value, 0);
-            for (int d = 0; d < s->u.store.buf->ndim; d++)
-                n += rf_demote_expr(g, s->u.store.idx[d], 0);
-            break;
-        case TILEC_ST_ASSIGN: n += rf_demote_expr(g, s->u.assign.value, 0); break;
-        case TILEC_ST_COPY:
-            n += rf_demote_region(g, &s->u.copy.src) + rf_demote_region(g, &s->u.copy.dst);
-            break;
-        case TILEC_ST_FILL:
-            n += rf_demote_region(g, &s->u.fill.dst) + rf_demote_expr(g, s->u.fill.value, 0);
-            break;
-        case TILEC_ST_GEMM:
-            n += rf_demote(g, s->u.gemm.a) + rf_demote(g, s->u.gemm.b) + rf_demote(g, s->u.gemm.c);
-            break;
-        case TILEC_ST_REDUCE: n += rf_demote(g, s->u.reduce.src) + rf_demote(g, s->u.reduce.dst); break;
-        case TILEC_ST_CUMSUM: n += rf_demote(g, s->u.cumsum.src) + rf_demote(g, s->u.cumsum.dst); break;
-        case TILEC_ST_ATOMIC:
-            n += rf_demote(g, s->u.atomic.buf) + rf_demote_expr(g, s->u.atomic.value, 0);
-            for (int d = 0; d < s->u.atomic.buf->ndim; d++)
-                n += rf_demote_expr(g, s->u.atomic.idx[d], 0);
-            break;
-        case TILEC_ST_PRINT:
-            n += rf_demote(g, s->u.print.buf) + rf_demote_expr(g, s->u.print.value, 0);
-            break;
-        default: break;
-        }
+    const tilec_ir_kernel_t *k = g->k;
+    int rows = -1;
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        const tilec_ir_layout_t *L = b->layout;
+        const tilec_ir_stmt_t *gm;
+        if (!L || L->kind != TILEC_LAYOUT_REGS || b->scope != TILEC_SCOPE_FRAGMENT ||
+            b->dtype != TILEC_FLOAT32)
+            continue;
+        if (strcmp(L->name, "mma.acc") == 0 && (gm = gemm_into(k->body, b, 0)) &&
+            mma_plan(g, gm, &g->rf_plan[i]))
+            g->rf[i] = RF_ACC;
+        else if (strcmp(L->name, "rows_over_warps") == 0 && b->ndim == 2 && g->nthreads % 32 == 0)
+            g->rf[i] = RF_ACC, g->rf_warprows = 1, warprows_plan(g, b, &g->rf_plan[i]);
+        else if (strcmp(L->name, "rows") == 0)
+            g->rf[i] = RF_ROW;
+        if (g->rf[i] == RF_ACC && rows < 0)
+            rows = i, g->rf_rows = g->rf_plan[i];
     }
-    return n;
+    g->rf_rowid = -1;
+    for (int i = k->nparams; i < k->nbufs && rows >= 0; i++) {
+        if (!g->rf[i])
+            continue;
+        g->any_rf = 1;
+        g->rf_id[i] = g->tmp++;
+        if (g->rf[i] == RF_ACC && g->rf_rowid < 0)
+            g->rf_rowid = g->rf_id[i];
+    }
+    if (rows < 0) /* row fragments without an accumulator: no row map */
+        for (int i = k->nparams; i < k->nbufs; i++)
+            g->rf[i] = RF_NONE;
 }
 
-/* A T.Parallel nest as the registers see it. */
+/* A T.Parallel nest that runs on the registers (lower.dist = "regs"). */
 typedef struct rf_nest {
     const tilec_ir_stmt_t *loop[2];
     int n;                         /* parallel loops in the nest: 1 or 2 */
-    const tilec_ir_buffer_t *acc;  /* an accumulator fragment it indexes */
+    const tilec_ir_buffer_t *acc;  /* the accumulator fragment it indexes */
     int writes_mem;                /* stores to shared or global memory */
-    int kind;                      /* 0 none, 1 element nest, 2 row nest, -1 neither */
+    int kind;                      /* 0 not on registers, 1 element nest, 2 row nest */
 } rf_nest_t;
 
-/* an access to register fragment b with indices idx: acc[i, j] in a 2-deep
- * nest (one plan for all), row[i] */
-static int rf_access_ok(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx,
-                        rf_nest_t *nn)
+/* stores to memory other than registers and per-thread buffers, or tile
+ * operations (which run serially in the thread) */
+static int nest_writes_mem(const cg_t *g, const tilec_ir_stmt_t *s, int depth)
 {
-    if (g->rf[b->id] == RF_ROW)
-        return is_var(idx[0], nn->loop[0]->u.loop.var);
-    if (nn->n != 2 || !is_var(idx[0], nn->loop[0]->u.loop.var) ||
-        !is_var(idx[1], nn->loop[1]->u.loop.var))
-        return 0;
-    if (!nn->acc)
-        nn->acc = b;
-    return plan_eq(&g->rf_plan[b->id], &g->rf_plan[nn->acc->id]);
-}
-
-static int rf_expr_ok(cg_t *g, const tilec_ir_expr_t *e, rf_nest_t *nn, int depth)
-{
-    if (!e || depth > CG_MAX_DEPTH)
-        return 0;
-    switch (e->kind) {
-    case TILEC_EX_LOAD:
-        for (int d = 0; d < e->u.load.buf->ndim; d++)
-            if (!rf_expr_ok(g, e->u.load.idx[d], nn, depth + 1))
-                return 0;
-        return !g->rf[e->u.load.buf->id] || rf_access_ok(g, e->u.load.buf, e->u.load.idx, nn);
-    case TILEC_EX_UNARY: return rf_expr_ok(g, e->u.un.a, nn, depth + 1);
-    case TILEC_EX_BINARY:
-        return rf_expr_ok(g, e->u.bin.a, nn, depth + 1) && rf_expr_ok(g, e->u.bin.b, nn, depth + 1);
-    case TILEC_EX_SELECT:
-        return rf_expr_ok(g, e->u.sel.cond, nn, depth + 1) && rf_expr_ok(g, e->u.sel.a, nn, depth + 1) &&
-               rf_expr_ok(g, e->u.sel.b, nn, depth + 1);
-    case TILEC_EX_CAST: return rf_expr_ok(g, e->u.cast.a, nn, depth + 1);
-    default: return 1;
-    }
-}
-
-/* does one statement (a tile operation) mention a register fragment? */
-static int rf_mentioned(cg_t *g, const tilec_ir_stmt_t *s)
-{
-    tilec_ir_stmt_t one = *s;
-    one.next = NULL;
-    for (int i = g->k->nparams; i < g->k->nbufs; i++)
-        if (g->rf[i] && stmts_ref(&one, g->k->bufs[i], NULL, 0))
-            return 1;
-    return 0;
-}
-
-static int rf_body_ok(cg_t *g, const tilec_ir_stmt_t *s, rf_nest_t *nn, int depth)
-{
-    if (depth > CG_MAX_DEPTH)
-        return 0;
-    for (; s; s = s->next) {
+    for (; s && depth < CG_MAX_DEPTH; s = s->next) {
         switch (s->kind) {
         case TILEC_ST_FOR:
-            if (!rf_expr_ok(g, s->u.loop.extent, nn, 0) || !rf_body_ok(g, s->u.loop.body, nn, depth + 1))
-                return 0;
+            if (nest_writes_mem(g, s->u.loop.body, depth + 1))
+                return 1;
             break;
         case TILEC_ST_IF:
-            if (!rf_expr_ok(g, s->u.cond.cond, nn, 0) || !rf_body_ok(g, s->u.cond.then, nn, depth + 1) ||
-                !rf_body_ok(g, s->u.cond.els, nn, depth + 1))
-                return 0;
+            if (nest_writes_mem(g, s->u.cond.then, depth + 1) || nest_writes_mem(g, s->u.cond.els, depth + 1))
+                return 1;
             break;
-        case TILEC_ST_STORE: {
-            const tilec_ir_buffer_t *b = s->u.store.buf;
-            if (!rf_expr_ok(g, s->u.store.value, nn, 0))
-                return 0;
-            for (int d = 0; d < b->ndim; d++)
-                if (!rf_expr_ok(g, s->u.store.idx[d], nn, 0))
-                    return 0;
-            if (g->rf[b->id] == RF_ROW && nn->n != 1)
-                return 0; /* every column of a row would write it */
-            if (g->rf[b->id] && !rf_access_ok(g, b, s->u.store.idx, nn))
-                return 0;
-            if (!g->rf[b->id] && !per_thread_scope(b->scope))
-                nn->writes_mem = 1;
+        case TILEC_ST_STORE:
+            if (!g->rf[s->u.store.buf->id] && !per_thread_scope(s->u.store.buf->scope))
+                return 1;
             break;
-        }
         case TILEC_ST_ASSIGN:
-            if (!rf_expr_ok(g, s->u.assign.value, nn, 0))
-                return 0;
-            break;
         case TILEC_ST_SYNC:
         case TILEC_ST_HINT:
             break;
-        default: /* tile operations run serially in the thread */
-            if (rf_mentioned(g, s))
-                return 0;
-            nn->writes_mem = 1;
-            break;
+        default: return 1;
         }
     }
-    return 1;
+    return 0;
 }
 
 static void rf_nest_analyze(cg_t *g, const tilec_ir_stmt_t *s, rf_nest_t *nn)
 {
+    const tilec_ir_attr_t *d = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.dist");
     memset(nn, 0, sizeof *nn);
     nn->loop[0] = s;
     nn->n = 1;
@@ -2075,198 +1934,13 @@ static void rf_nest_analyze(cg_t *g, const tilec_ir_stmt_t *s, rf_nest_t *nn)
         nn->loop[1] = b;
         nn->n = 2;
     }
-    if (!rf_mentioned(g, s)) {
-        nn->kind = 0;
+    if (!d || d->kind != TILEC_ATTR_STRING || strcmp(d->s, "regs") != 0)
         return;
-    }
-    int ok = rf_body_ok(g, nn->loop[nn->n - 1]->u.loop.body, nn, 0);
-    if (nn->n == 2 && !rf_expr_ok(g, nn->loop[1]->u.loop.extent, nn, 0))
-        ok = 0;
-    int64_t e0 = -1, e1 = -1;
-    tilec_ir_is_const_int(nn->loop[0]->u.loop.extent, &e0);
-    if (nn->n == 2)
-        tilec_ir_is_const_int(nn->loop[1]->u.loop.extent, &e1);
-    if (ok && nn->n == 2 && nn->acc && e0 == g->rf_rows.M && e1 == g->rf_plan[nn->acc->id].N)
-        nn->kind = 1;
-    else if (ok && nn->n == 1 && !nn->acc && e0 == g->rf_rows.M && !nn->writes_mem)
-        nn->kind = 2;
-    else
-        nn->kind = -1;
-}
-
-/* the region's non-unit extents equal buffer b's shape */
-static int region_fits(const tilec_ir_region_t *r, const tilec_ir_buffer_t *b)
-{
-    int64_t ext[TILEC_IR_MAX_DIMS];
-    int n = region_shape(r, ext);
-    if (n != b->ndim)
-        return 0;
-    for (int d = 0; d < n; d++)
-        if (ext[d] != const_dim(b, d))
-            return 0;
-    return 1;
-}
-
-/* One pass over uniform code; returns the number of demotions. */
-static int rf_check(cg_t *g, const tilec_ir_stmt_t *s, int depth)
-{
-    int n = 0;
-    if (depth > CG_MAX_DEPTH)
-        return 0;
-    for (; s; s = s->next) {
-        tilec_ir_stmt_t one = *s;
-        one.next = NULL;
-        switch (s->kind) {
-        case TILEC_ST_FOR:
-            n += rf_demote_expr(g, s->u.loop.extent, 0);
-            if (s->u.loop.kind != TILEC_LOOP_PARALLEL) {
-                n += rf_check(g, s->u.loop.body, depth + 1);
-            } else if (writes_per_thread(s->u.loop.body, 0)) {
-                n += rf_demote_stmts(g, s->u.loop.body, depth + 1);
-            } else {
-                rf_nest_t nn;
-                rf_nest_analyze(g, s, &nn);
-                if (nn.kind < 0)
-                    n += rf_demote_stmts(g, &one, depth + 1);
-            }
-            break;
-        case TILEC_ST_IF:
-            n += rf_demote_expr(g, s->u.cond.cond, 0) + rf_check(g, s->u.cond.then, depth + 1) +
-                 rf_check(g, s->u.cond.els, depth + 1);
-            break;
-        case TILEC_ST_COPY: {
-            const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
-            int rs = g->rf[src->buf->id], rd = g->rf[dst->buf->id], ok = 1;
-            for (int d = 0; d < src->buf->ndim; d++)
-                n += rf_demote_expr(g, src->base[d], 0);
-            for (int d = 0; d < dst->buf->ndim; d++)
-                n += rf_demote_expr(g, dst->base[d], 0);
-            if (rs && rd)
-                ok = rs == RF_ROW && rd == RF_ROW && whole_region(src) && whole_region(dst);
-            else if (rs)
-                ok = whole_region(src) && !per_thread_scope(dst->buf->scope) && region_fits(dst, src->buf);
-            else if (rd)
-                ok = whole_region(dst) && !per_thread_scope(src->buf->scope) && region_fits(src, dst->buf);
-            if (!ok)
-                n += rf_demote(g, src->buf) + rf_demote(g, dst->buf);
-            break;
-        }
-        case TILEC_ST_FILL:
-            n += rf_demote_expr(g, s->u.fill.value, 0);
-            for (int d = 0; d < s->u.fill.dst.buf->ndim; d++)
-                n += rf_demote_expr(g, s->u.fill.dst.base[d], 0);
-            if (g->rf[s->u.fill.dst.buf->id] && !whole_region(&s->u.fill.dst))
-                n += rf_demote(g, s->u.fill.dst.buf);
-            break;
-        case TILEC_ST_GEMM: {
-            mma_plan_t p;
-            const tilec_ir_buffer_t *c = s->u.gemm.c;
-            n += rf_demote(g, s->u.gemm.a) + rf_demote(g, s->u.gemm.b);
-            if (g->rf[c->id] && (g->rf[c->id] != RF_ACC || !mma_plan(g, s, &p) ||
-                                 !plan_eq(&p, &g->rf_plan[c->id])))
-                n += rf_demote(g, c);
-            break;
-        }
-        case TILEC_ST_REDUCE: {
-            const tilec_ir_buffer_t *a = s->u.reduce.src, *b = s->u.reduce.dst;
-            if ((g->rf[a->id] || g->rf[b->id]) &&
-                !(g->rf[a->id] == RF_ACC && g->rf[b->id] == RF_ROW && s->u.reduce.dim == 1 &&
-                  full_rows(g, &g->rf_plan[a->id])))
-                n += rf_demote(g, a) + rf_demote(g, b);
-            break;
-        }
-        default:
-            n += rf_demote_stmts(g, &one, depth + 1);
-            break;
-        }
-    }
-    return n;
-}
-
-/* accumulators of tensor-core GEMMs in uniform code: the candidates */
-static void rf_seed(cg_t *g, const tilec_ir_stmt_t *s, int *bad, int depth)
-{
-    if (depth > CG_MAX_DEPTH)
-        return;
-    for (; s; s = s->next) {
-        if (s->kind == TILEC_ST_FOR && s->u.loop.kind != TILEC_LOOP_PARALLEL) {
-            rf_seed(g, s->u.loop.body, bad, depth + 1);
-        } else if (s->kind == TILEC_ST_IF) {
-            rf_seed(g, s->u.cond.then, bad, depth + 1);
-            rf_seed(g, s->u.cond.els, bad, depth + 1);
-        } else if (s->kind == TILEC_ST_GEMM) {
-            const tilec_ir_buffer_t *c = s->u.gemm.c;
-            mma_plan_t p;
-            if (c->scope != TILEC_SCOPE_FRAGMENT || c->dtype != TILEC_FLOAT32 || !mma_plan(g, s, &p))
-                bad[c->id] = 1;
-            else if (!g->rf[c->id])
-                g->rf[c->id] = RF_ACC, g->rf_plan[c->id] = p;
-            else if (!plan_eq(&p, &g->rf_plan[c->id]))
-                bad[c->id] = 1;
-        }
-    }
-}
-
-static void plan_regfrags(cg_t *g)
-{
-    const tilec_ir_kernel_t *k = g->k;
-    int *bad = calloc((size_t)k->nbufs + 1, sizeof *bad);
-    if (!bad)
-        return;
-    rf_seed(g, k->body, bad, 0);
-    int rows = -1;
-    for (int i = k->nparams; i < k->nbufs; i++) {
-        if (g->rf[i] && bad[i])
-            g->rf[i] = RF_NONE;
-        if (g->rf[i] && rows < 0) {
-            rows = i;
-            g->rf_rows = g->rf_plan[i];
-        } else if (g->rf[i] && !rows_eq(&g->rf_plan[i], &g->rf_rows)) {
-            g->rf[i] = RF_NONE;
-        }
-    }
-    if (rows < 0) {
-        /* no GEMM accumulator: 2-D float32 fragments no GEMM touches get
-         * rows over warps, all with the first one's row count */
-        for (int i = k->nparams; i < k->nbufs; i++) {
-            const tilec_ir_buffer_t *b = k->bufs[i];
-            mma_plan_t p;
-            if (bad[i] || b->scope != TILEC_SCOPE_FRAGMENT || b->dtype != TILEC_FLOAT32 ||
-                b->ndim != 2 || !warprows_plan(g, b, &p) || (rows >= 0 && !rows_eq(&p, &g->rf_rows)))
-                continue;
-            if (rows < 0) {
-                rows = i;
-                g->rf_rows = p;
-                g->rf_warprows = 1;
-            }
-            g->rf[i] = RF_ACC;
-            g->rf_plan[i] = p;
-        }
-    }
-    free(bad);
-    if (rows < 0)
-        return;
-    if (full_rows(g, &g->rf_rows))
-        for (int i = k->nparams; i < k->nbufs; i++) {
-            const tilec_ir_buffer_t *b = k->bufs[i];
-            if (b->scope == TILEC_SCOPE_FRAGMENT && b->dtype == TILEC_FLOAT32 && b->ndim == 1 &&
-                const_dim(b, 0) == g->rf_rows.M)
-                g->rf[i] = RF_ROW;
-        }
-    while (rf_check(g, k->body, 0) > 0)
-        ;
-    g->rf_rowid = -1;
-    for (int i = k->nparams; i < k->nbufs; i++) {
-        if (!g->rf[i])
-            continue;
-        g->any_rf = 1;
-        g->rf_id[i] = g->tmp++;
-        if (g->rf[i] == RF_ACC && g->rf_rowid < 0)
-            g->rf_rowid = g->rf_id[i];
-    }
-    if (g->rf_rowid < 0) /* row fragments without an accumulator: no row map */
-        for (int i = k->nparams; i < k->nbufs; i++)
-            g->rf[i] = RF_NONE, g->any_rf = 0;
+    for (int i = g->k->nparams; i < g->k->nbufs && !nn->acc; i++)
+        if (g->rf[i] == RF_ACC && stmts_ref(nn->loop[nn->n - 1]->u.loop.body, g->k->bufs[i], NULL, 0))
+            nn->acc = g->k->bufs[i];
+    nn->kind = nn->n == 2 && nn->acc ? 1 : 2;
+    nn->writes_mem = nest_writes_mem(g, nn->loop[nn->n - 1]->u.loop.body, 0);
 }
 
 /* the register of fragment b for the element (row nest: row) being
@@ -2489,7 +2163,7 @@ static int emit_rf_copy_vec(cg_t *g, const tilec_ir_stmt_t *s)
     return 1;
 }
 
-/* copies that involve a register fragment (see rf_check for the forms) */
+/* copies that involve a register fragment (the forms layout inference keeps) */
 static void emit_rf_copy(cg_t *g, const tilec_ir_stmt_t *s)
 {
     if (emit_rf_copy_vec(g, s))
