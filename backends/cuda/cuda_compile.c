@@ -2,9 +2,10 @@
  * cuda_compile.c — from IR text to a cubin, through NVRTC and the cache.
  *
  * Steps: parse the IR text with the SDK reader into the module's own arena
- * (the launcher evaluates grid and shape expressions from it), generate
- * CUDA C++ (cuda_codegen.c), then find the cubin in the kernel cache or
- * compile it with NVRTC (--gpu-architecture=sm_XY, -default-device,
+ * (the launcher evaluates grid and shape expressions from it), lower a
+ * copy with the SDK's passes for the arch's target description
+ * (cuda_lower), print it as CUDA C++ (cuda_codegen.c), then find the
+ * cubin in the kernel cache or compile it with NVRTC (--gpu-architecture=sm_XY, -default-device,
  * -std=c++17, --use_fast_math off: NaN and infinity keep their meaning)
  * and fetch it with nvrtcGetCUBIN.  No driver is needed here, so
  * `tilec compile --backend cuda --arch sm_90 --emit binary` works on a
