@@ -404,8 +404,8 @@ const tilec_ir_stmt_t *cg_resident_gemm(cg_t *g, const tilec_ir_stmt_t *loop)
     mma_plan_t p;
     if (!found || g->resident || !cg_mma_plan(g, found, &p))
         return NULL;
-    if (cg_stmts_ref(loop->u.loop.body, found->u.gemm.c, found, 0) ||
-        cg_expr_refs(loop->u.loop.extent, found->u.gemm.c, 0))
+    if (cg_touches(loop->u.loop.body, found->u.gemm.c, found, CG_READ | CG_WRITE) ||
+        cg_expr_loads(loop->u.loop.extent, found->u.gemm.c))
         return NULL;
     return found;
 }
