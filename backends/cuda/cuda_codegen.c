@@ -338,6 +338,27 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         break;
     case TILEC_ST_HINT:
         break; /* use_swizzle is applied at kernel entry; layouts are ours */
+    /* IR 1.1 input that is lowered already: the pipeline pass's async
+     * copies (cp.async where the rows allow it, from sm_80 on, else an
+     * ordinary copy, which has landed before any wait) and barriers */
+    case TILEC_ST_COPY_ASYNC:
+        if (!par && g->sm >= 80 && cg_copy_vec(g, s, &coop, 1))
+            g->info->cp_async++;
+        else
+            cg_emit_copy(g, s, par ? &solo : &coop);
+        break;
+    case TILEC_ST_ASYNC_COMMIT:
+        if (!par && g->sm >= 80)
+            cg_line(g, "tl_cp_commit();");
+        break;
+    case TILEC_ST_ASYNC_WAIT:
+        if (!par && g->sm >= 80)
+            cg_line(g, "tl_cp_wait<%d>();", s->u.wait.n);
+        break;
+    case TILEC_ST_BARRIER:
+        if (!par)
+            cg_emit_sync(g);
+        break;
     default:
         cg_fail(g, "statement '%s' is not supported by the cuda backend yet", tilec_stmt_kind_name(s->kind));
     }

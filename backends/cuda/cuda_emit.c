@@ -125,11 +125,26 @@ void cg_emit_offset(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const 
         return;
     }
     if (g->swz[b->id] > 0) {
-        cg_out(g, "tl_swz<%d, %" PRId64 ">((int)(", g->swz[b->id], cg_const_dim(b, 0));
-        cg_emit_expr(g, idx[0]);
+        /* the last two dimensions swizzled; leading (ring) ones stack
+         * whole R x C planes */
+        int n = b->ndim;
+        if (n > 2)
+            cg_out(g, "(");
+        for (int d = 0; d < n - 2; d++) {
+            int64_t st = cg_const_dim(b, n - 2) * cg_const_dim(b, n - 1);
+            for (int e = d + 1; e < n - 2; e++)
+                st *= cg_const_dim(b, e);
+            cg_out(g, "(int)(");
+            cg_emit_expr(g, idx[d]);
+            cg_out(g, ") * %" PRId64 " + ", st);
+        }
+        cg_out(g, "tl_swz<%d, %" PRId64 ">((int)(", g->swz[b->id], cg_const_dim(b, n - 2));
+        cg_emit_expr(g, idx[n - 2]);
         cg_out(g, "), (int)(");
-        cg_emit_expr(g, idx[1]);
+        cg_emit_expr(g, idx[n - 1]);
         cg_out(g, "))");
+        if (n > 2)
+            cg_out(g, ")");
         return;
     }
     int64_t stride = 1;
@@ -397,11 +412,24 @@ void cg_region_offset(cg_t *g, const tilec_ir_region_t *r, int hb, int ib)
         return;
     }
     if (g->swz[b->id] > 0) {
-        cg_out(g, "tl_swz<%d, %" PRId64 ">((int)", g->swz[b->id], cg_const_dim(b, 0));
-        region_index(g, r, 0, hb, ib, &nu);
+        int n = b->ndim;
+        if (n > 2)
+            cg_out(g, "(");
+        for (int d = 0; d < n - 2; d++) { /* leading (ring) dimensions: whole planes */
+            int64_t st = cg_const_dim(b, n - 2) * cg_const_dim(b, n - 1);
+            for (int e = d + 1; e < n - 2; e++)
+                st *= cg_const_dim(b, e);
+            cg_out(g, "(int)");
+            region_index(g, r, d, hb, ib, &nu);
+            cg_out(g, " * %" PRId64 " + ", st);
+        }
+        cg_out(g, "tl_swz<%d, %" PRId64 ">((int)", g->swz[b->id], cg_const_dim(b, n - 2));
+        region_index(g, r, n - 2, hb, ib, &nu);
         cg_out(g, ", (int)");
-        region_index(g, r, 1, hb, ib, &nu);
+        region_index(g, r, n - 1, hb, ib, &nu);
         cg_out(g, ")");
+        if (n > 2)
+            cg_out(g, ")");
         return;
     }
     int64_t stride = 1;
