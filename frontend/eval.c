@@ -78,6 +78,7 @@ static env_t *env_new(ev_t *ev, env_t *parent)
 static int env_find(env_t *e, const char *name)
 {
     int i;
+    if (e->n > ENV_LINEAR) return nt_get(&e->tab, name);
     for (i = e->n - 1; i >= 0; i--)
         if (!strcmp(e->names[i], name)) return i;
     return -1;
@@ -104,6 +105,10 @@ void env_set(ev_t *ev, env_t *e, const char *name, value_t *v)
     }
     e->names[e->n] = name;
     e->vals[e->n++] = v;
+    if (e->n == ENV_LINEAR + 1)
+        for (i = 0; i < e->n; i++) nt_put(ev, &e->tab, e->names[i], i);
+    else if (e->n > ENV_LINEAR + 1)
+        nt_put(ev, &e->tab, name, e->n - 1);
 }
 
 value_t *env_get(env_t *e, const char *name)
@@ -129,16 +134,24 @@ static value_t *lookup(ev_t *ev, const char *name, ast_loc_t loc)
 
 /* ---- names and statements of the kernel ----------------------------------- */
 
+/* ev->taken follows ev->k's var and buffer tables: names added since the
+ * last call are hashed first (whoever added them). */
 static int name_taken(ev_t *ev, const char *s)
 {
-    int i;
-    for (i = 0; i < ev->k->nvars; i++)
-        if (!strcmp(ev->k->vars[i]->name, s)) return 1;
-    for (i = 0; i < ev->k->nbufs; i++)
-        if (!strcmp(ev->k->bufs[i]->name, s)) return 1;
-    return 0;
+    tilec_ir_kernel_t *k = ev->k;
+    if (ev->taken_k != k) {
+        memset(&ev->taken, 0, sizeof ev->taken);
+        memset(&ev->suffix, 0, sizeof ev->suffix);
+        ev->taken_k = k;
+        ev->taken_nv = ev->taken_nb = 0;
+    }
+    for (; ev->taken_nv < k->nvars; ev->taken_nv++) nt_put(ev, &ev->taken, k->vars[ev->taken_nv]->name, 1);
+    for (; ev->taken_nb < k->nbufs; ev->taken_nb++) nt_put(ev, &ev->taken, k->bufs[ev->taken_nb]->name, 1);
+    return nt_get(&ev->taken, s) >= 0;
 }
 
+/* base, or base_N with the first N that is free; ev->suffix remembers the
+ * last N of each base so that many locals of one name stay linear. */
 static const char *unique_name(ev_t *ev, const char *base)
 {
     size_t n;
@@ -148,10 +161,18 @@ static const char *unique_name(ev_t *ev, const char *base)
     if (!name_taken(ev, base)) return base;
     n = strlen(base) + 16;
     buf = ev_alloc(ev, n);
-    for (i = 1;; i++) {
+    i = nt_get(&ev->suffix, base);
+    for (i = i > 0 ? i + 1 : 1;; i++) {
         snprintf(buf, n, "%s_%d", base, i);
-        if (!name_taken(ev, buf)) return buf;
+        if (!name_taken(ev, buf)) break;
     }
+    if (nt_get(&ev->suffix, base) < 0) {
+        char *key = ev_alloc(ev, strlen(base) + 1);
+        memcpy(key, base, strlen(base));
+        base = key;
+    }
+    nt_put(ev, &ev->suffix, base, i);
+    return buf;
 }
 
 const char *ev_unique_var(ev_t *ev, const char *base) { return unique_name(ev, base); }
@@ -659,9 +680,7 @@ static void assign_to(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc)
 
 static void note_const(ev_t *ev, const char *name)
 {
-    int i;
-    for (i = 0; i < ev->nconsts; i++)
-        if (!strcmp(ev->consts[i], name)) return;
+    if (nt_get(&ev->consts_tab, name) >= 0) return;
     if (ev->nconsts == ev->capconsts) {
         int ncap = ev->capconsts ? ev->capconsts * 2 : 16;
         const char **nc = ev_alloc(ev, (size_t)ncap * sizeof *nc);
@@ -669,6 +688,7 @@ static void note_const(ev_t *ev, const char *name)
         ev->consts = nc;
         ev->capconsts = ncap;
     }
+    nt_put(ev, &ev->consts_tab, name, ev->nconsts);
     ev->consts[ev->nconsts++] = name;
 }
 
