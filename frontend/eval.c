@@ -1323,13 +1323,36 @@ value_t *ev_call_func(ev_t *ev, func_t *fn, int n, value_t **pos, int nkw, const
 
 /* ---- the prim_func -------------------------------------------------------- */
 
+/* A scalar kernel parameter (`n: T.int32`, `alpha: T.float32`).  The IR's
+ * kernels take tensors only: an integer scalar becomes a T.dynamic symbol of
+ * its name (bound at launch, from -D on the command line), a float scalar
+ * takes its -D value at compile time. */
+static value_t *scalar_param(ev_t *ev, const char *name, tilec_dtype_t t, ast_loc_t loc)
+{
+    value_t *v;
+    evdef_t *def;
+    if (tilec_dtype_is_int(t)) {
+        v = v_new(ev, V_SYM);
+        v->u.sym = ev_new_sym(ev, name, loc);
+        return v;
+    }
+    def = find_def(ev, name);
+    if (!def || def->used || !v_is_num(def->val))
+        ev_fail(ev, loc, "scalar kernel parameter '%s: %s' needs its value at compile time: pass -D %s=VALUE "
+                "(tilec kernels take tensors and integer symbols at launch; a %s scalar is a constant of the "
+                "compiled kernel)", name, tilec_dtype_name(t), name, tilec_dtype_name(t));
+    def->used = 1;
+    return v_cast(ev, def->val, t, loc);
+}
+
 static void build_kernel(ev_t *ev, func_t *fn)
 {
     ast_stmt_t *d = fn->def;
     env_t *env = env_new(ev, fn->closure);
-    int i;
+    int i, ntensors = 0;
     ev->env = env;
     ev->at_module = 0;
+    if (d->u.def.nparams > 64) ev_fail(ev, d->loc, "a kernel takes at most 64 parameters");
     for (i = 0; i < d->u.def.nparams; i++) {
         ast_param_t *p = &d->u.def.params[i];
         value_t *tt;
@@ -1338,15 +1361,21 @@ static void build_kernel(ev_t *ev, func_t *fn)
         int j, nd;
         if (!p->annotation)
             ev_fail(ev, p->loc, "kernel parameter '%s' needs a type: %s: T.Tensor((M, N), \"float16\")", p->name, p->name);
+        for (j = 0; j < i; j++)
+            if (!strcmp(d->u.def.params[j].name, p->name)) ev_fail(ev, p->loc, "duplicate parameter '%s'", p->name);
         tt = ev_eval(ev, p->annotation);
+        if (tt->kind == V_DTYPE) {
+            env_set(ev, env, p->name, scalar_param(ev, p->name, tt->u.dt, p->loc));
+            if (i < 64) ev->scalar_mask |= (uint64_t)1 << i;
+            ev->nscalars++;
+            continue;
+        }
         if (tt->kind != V_TENSORTYPE)
             ev_fail(ev, p->annotation->loc, "kernel parameter '%s' must be annotated with T.Tensor(shape, dtype), "
                     "got %s", p->name, v_kind_name(tt));
         nd = tt->u.tt.shape->u.seq.n;
         for (j = 0; j < nd; j++) shape[j] = ex_index(ev, tt->u.tt.shape->u.seq.items[j], p->annotation->loc);
-        if (ev->k->nbufs != i) ev_fail(ev, p->loc, "internal: parameters must come first");
-        for (j = 0; j < i; j++)
-            if (!strcmp(d->u.def.params[j].name, p->name)) ev_fail(ev, p->loc, "duplicate parameter '%s'", p->name);
+        if (ev->k->nbufs != ntensors++) ev_fail(ev, p->loc, "internal: parameters must come first");
         b = ev_chk(ev, tilec_ir_buffer_add(ev->a, ev->k, ev_unique_buf(ev, p->name), TILEC_SCOPE_GLOBAL,
                                            tt->u.tt.dt, nd, shape));
         {
@@ -1355,7 +1384,7 @@ static void build_kernel(ev_t *ev, func_t *fn)
             env_set(ev, env, p->name, bv);
         }
     }
-    ev->k->nparams = d->u.def.nparams;
+    ev->k->nparams = ntensors;
     if (ev->k->nparams > 32) ev_fail(ev, d->loc, "a kernel takes at most 32 tensor parameters");
     ev->in_prim = 1;
     ev->ctl = CTL_NONE;
@@ -1499,17 +1528,22 @@ static value_t **build_eager(ev_t *ev, func_t *fn)
     return args;
 }
 
+/* out_idx counts every parameter of the prim_func, scalars too (TileLang's
+ * order); the mask is over the tensors (scalars are not IR parameters). */
 static uint32_t out_mask_of(ev_t *ev, func_t *fn, ast_loc_t loc)
 {
     uint32_t m = 0;
-    int i;
+    int i, np = ev->k->nparams + ev->nscalars;
     for (i = 0; i < fn->nout; i++) {
-        int64_t x = fn->out_idx[i];
-        if (x < 0) x += ev->k->nparams;
-        if (x < 0 || x >= ev->k->nparams)
+        int64_t x = fn->out_idx[i], j, t;
+        if (x < 0) x += np;
+        if (x < 0 || x >= np)
             ev_fail(ev, loc, "out_idx %lld is out of range: the kernel has %d parameters",
-                    (long long)fn->out_idx[i], ev->k->nparams);
-        m |= 1u << x;
+                    (long long)fn->out_idx[i], np);
+        for (j = 0, t = 0; j < x; j++) t += !(ev->scalar_mask >> j & 1);
+        if (ev->scalar_mask >> x & 1)
+            ev_fail(ev, loc, "out_idx %lld names a scalar parameter; outputs are tensors", (long long)fn->out_idx[i]);
+        m |= 1u << t;
     }
     return m;
 }

@@ -169,6 +169,7 @@ typedef struct ev {
     const void **mk; int32_t *md; int64_t *ms; size_t mcap, mn; /* expr -> depth, tree size */
     int guarded;               /* inside a run-time if / select: skip loop-range index checks */
     int64_t *loop_ext; int nloop_ext; /* constant extent of loop var by id, -1 unknown */
+    uint64_t scalar_mask; int nscalars; /* prim_func parameters that are scalars (eval.c: scalar_param) */
     int eager;                 /* running an eager-style @tilelang.jit kernel (eval.c: build_eager) */
     value_t *pass_configs;     /* the entry's tilelang.jit(pass_configs=...), or NULL */
     value_t *none, *vtrue, *vfalse;

@@ -794,8 +794,17 @@ static ast_expr_t *parse_atom(parser_t *p)
             leave(p);
             return e;
         }
-        if (p->tok.op == TILEC_OP_ELLIPSIS)
-            return unsupported(p, "'...' (Ellipsis) as a value"), NULL;
+        if (p->tok.op == TILEC_OP_ELLIPSIS) {
+            /* `...` as a value (Callable[..., Any] in an annotation, x[..., 0]) reads the name
+             * Ellipsis, which the evaluator knows but does not compute with */
+            e = new_expr(p, AST_NAME, loc);
+            if (!e)
+                return NULL;
+            e->u.name = "Ellipsis";
+            if (advance(p) < 0)
+                return NULL;
+            return e;
+        }
         return expected(p, "expression"), NULL;
     default:
         return expected(p, "expression"), NULL;

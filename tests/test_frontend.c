@@ -1256,3 +1256,20 @@ Test(frontend, many_names_hashed)
     done(x);
     free(src);
 }
+
+Test(frontend_errors, scalar_parameters)
+{
+    expect_err(HDR "@T.prim_func\n"
+                   "def main(A: T.Tensor((8,), \"float32\"), alpha: T.float32):\n"
+                   "    with T.Kernel(1) as bx:\n"
+                   "        A[0] = alpha\n",
+               5, "scalar kernel parameter 'alpha: float32' needs its value at compile time: pass -D alpha=VALUE");
+    expect_err(HDR "@tilelang.jit(out_idx=[1])\n"
+                   "def f():\n"
+                   "    @T.prim_func\n"
+                   "    def main(A: T.Tensor((8,), \"float32\"), n: T.int32):\n"
+                   "        with T.Kernel(1) as bx:\n"
+                   "            A[0] = n\n"
+                   "    return main\n",
+               0, "out_idx 1 names a scalar parameter");
+}

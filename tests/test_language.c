@@ -1076,3 +1076,17 @@ Test(lang, compile_time_if_leaves_no_branch)
     tilec_program_free(p);
     tilec_context_destroy(ctx);
 }
+
+Test(lang, scalar_kernel_parameters)
+{
+    run_t r;
+    tilec_define_kv_t defs[] = {{"m", "6"}, {"k", "3"}, {"n", "5"}, {"alpha", "0.5"}};
+    int i, j;
+    run_file(&r, "tests/lang/scalar_params.py", defs, 4, fill_pattern);
+    cr_assert_eq(r.n, 2);                    /* X and Y: the scalars are not tensor parameters */
+    cr_assert_eq(r.shape[1][0], 6);
+    for (i = 0; i < 6; i++)
+        for (j = 0; j < 3; j++)
+            EXPECT_NEAR(F(r, 1)[i * 3 + j], pattern(0, i * 3 + j) * 0.5 + 5, "Y[%d,%d]", i, j);
+    run_free(&r);
+}

@@ -655,8 +655,6 @@ Test(parser, syntax_errors)
                  "unexpected 'for' inside brackets (is the '(' on line 2 missing its ')'?)");
     expect_error("x = )\n", 1, 5, "unmatched ')'");
     expect_error("return return\n", 1, 8, "expected NEWLINE or ';' after statement, found keyword 'return'");
-    expect_error("x = ...\n", 1, 5,
-                 "'...' (Ellipsis) as a value is not supported in tile programs");
 }
 
 Test(parser, bad_targets)

@@ -227,6 +227,13 @@ def entry_params(stripped):
     for n in ast.walk(last):
         if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name):
             ann.add(n.target.id)
+    # scalar kernel parameters (`max_seqlen_q: T.int32`) take -D values too
+    for n in ast.walk(last):
+        if isinstance(n, ast.FunctionDef) and n is not last:
+            for p in n.args.args:
+                if p.annotation is not None and re.match(r"^(T\.)?(u?int\d+|float\d+|bfloat16)$",
+                                                         ast.unparse(p.annotation)):
+                    consts.append(p.arg)
     return last.name, [(p, d) for p, d in out if p not in ann] + [(c, None) for c in consts]
 
 
