@@ -158,17 +158,19 @@ def host_values(src):
     return vals
 
 
+# (name pattern, value when the host gives none, cap, smallest host value taken)
 SMALL = [
-    (re.compile(r"^(batch|batch_size|bs|b|B|BATCH|num_batches)$"), 1, 2),
-    (re.compile(r"(?i)^(heads|head|h|num_heads|nheads|H|n_heads|q_heads|head_num|num_head)$"), 8, 8),
-    (re.compile(r"(?i)(kv_head|head_kv|heads_kv|groups|num_groups|kv_group|group)"), 1, 2),
-    (re.compile(r"(?i)(seq|ctx|len|^s$|^sq$|^skv$|tokens|^L$|^T$)"), 128, 256),
-    (re.compile(r"(?i)^(dim|d|head_dim|dim_v|dim_qk|d_head|dv|dk|d_v|d_k|dim_head)$"), 64, 128),
-    (re.compile(r"^(M|N|K|m|n|k)$"), 256, 256),
-    (re.compile(r"(?i)^block_?[mnk]?$|^BLOCK|^block"), 64, 1 << 30),
-    (re.compile(r"(?i)threads"), 128, 1 << 30),
-    (re.compile(r"(?i)stages"), 2, 1 << 30),
-    (re.compile(r"(?i)causal"), False, None),
+    (re.compile(r"^(batch|batch_size|bs|b|B|BATCH|num_batches)$"), 1, 2, 1),
+    (re.compile(r"(?i)^(heads|head|h|num_heads|nheads|H|n_heads|q_heads|head_num|num_head)$"), 8, 8, 1),
+    (re.compile(r"(?i)(kv_head|head_kv|heads_kv|k_head|groups|num_groups|kv_group|group)"), 1, 2, 1),
+    (re.compile(r"(?i)(seq|ctx|len|^s$|^sq$|^skv$|tokens|^L$|^T$)"), 128, 256, 16),
+    (re.compile(r"(?i)^(dim|d|head_dim|dim_v|dim_qk|d_head|dv|dk|d_v|d_k|dim_head)$"), 64, 128, 16),
+    (re.compile(r"^(M|N|K|m|n|k)$"), 256, 256, 16),
+    (re.compile(r"(?i)^block_?[mnk]?$|^BLOCK|^block"), 64, 1 << 30, 1),
+    (re.compile(r"(?i)threads"), 128, 1 << 30, 32),
+    (re.compile(r"(?i)stages"), 2, 1 << 30, 1),
+    (re.compile(r"(?i)causal|^(has|use|is|with|enable|trans)_?"), False, None, None),
+    (re.compile(r"(?i)scale"), 1.0, None, None),
 ]
 
 
@@ -185,13 +187,12 @@ def pick(name, host):
     if "dtype" in name.lower():
         v = host.get(name)
         return v if isinstance(v, str) else "float16"
-    for rx, dflt, cap in SMALL:
+    for rx, dflt, cap, least in SMALL:
         if rx.search(name):
-            if cap is None:
-                v = host_get(host, name)
-                return dflt if v is None else v
             v = host_get(host, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            if cap is None:
+                return dflt if v is None or type(v) is not type(dflt) else v
+            if isinstance(v, bool) or not isinstance(v, int) or v < least:
                 return dflt
             return min(v, cap)
     v = host_get(host, name)
@@ -227,6 +228,11 @@ def entry_params(stripped):
     for n in ast.walk(last):
         if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name):
             ann.add(n.target.id)
+    # T.dynamic symbols (bound at launch; tilec run takes them from -D)
+    for n in ast.walk(last):
+        if isinstance(n, ast.Call) and re.search(r"T\.(dynamic|symbolic)$", ast.unparse(n.func)) and n.args \
+                and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
+            consts += [x.strip() for x in n.args[0].value.replace(",", " ").split()]
     # scalar kernel parameters (`max_seqlen_q: T.int32`) take -D values too
     for n in ast.walk(last):
         if isinstance(n, ast.FunctionDef) and n is not last:
@@ -234,7 +240,12 @@ def entry_params(stripped):
                 if p.annotation is not None and re.match(r"^(T\.)?(u?int\d+|float\d+|bfloat16)$",
                                                          ast.unparse(p.annotation)):
                     consts.append(p.arg)
-    return last.name, [(p, d) for p, d in out if p not in ann] + [(c, None) for c in consts]
+    res, seen = [], set()
+    for p, d in [(p, d) for p, d in out if p not in ann] + [(c, None) for c in consts]:
+        if p not in seen:
+            seen.add(p)
+            res.append((p, d))
+    return last.name, res
 
 
 def fmt(v):
