@@ -35,13 +35,15 @@ run $T tune examples/softmax.py -D M=32768 -D N=4096 \
     --space block_M=1,2,4,8,16 --backend cuda --reference cuda --db "$DB" --budget 60 \
     --json "$OUT/tune_softmax.json" 2>/dev/null
 
-say "# cold start: bundle load vs NVRTC compile (GEMM 4096^3, an empty kernel cache each time)"
+say "# cold start: bundle load vs NVRTC compile (GEMM 4096^3, an empty kernel cache each time; TILEC_LOG=compile lines)"
 run $T bundle examples/gemm.py -D M=4096 -D N=4096 -D K=4096 --backend cuda --db "$DB" -o "$OUT/g.tcb"
 for i in 1 2 3; do
-  c=$(mktemp -d)
-  a=$(date +%s%N); TILEC_CACHE_DIR=$c $T run examples/gemm.py -D M=4096 -D N=4096 -D K=4096 --backend cuda --db "$DB" >/dev/null 2>&1; b=$(date +%s%N)
-  rm -rf "$c"; c=$(mktemp -d)
-  TILEC_CACHE_DIR=$c $T run examples/gemm.py -D M=4096 -D N=4096 -D K=4096 --backend cuda --bundle "$OUT/g.tcb" >/dev/null 2>&1; d=$(date +%s%N)
-  rm -rf "$c"
-  say "cold run, NVRTC compile: $(( (b - a) / 1000000 )) ms   cold run from the bundle: $(( (d - b) / 1000000 )) ms"
+  for how in "--db $DB" "--bundle $OUT/g.tcb"; do
+    c=$(mktemp -d)
+    a=$(date +%s%N)
+    TILEC_CACHE_DIR=$c TILEC_LOG=compile $T run examples/gemm.py -D M=4096 -D N=4096 -D K=4096 --backend cuda $how 2>"$c.log" >/dev/null
+    b=$(date +%s%N)
+    say "cold run $how: $(( (b - a) / 1000000 )) ms in all; $(grep -E "compiled in|no compiler run" "$c.log" | tail -1 | sed 's/^tilec.compile.: //')"
+    rm -rf "$c" "$c.log"
+  done
 done
