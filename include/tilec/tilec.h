@@ -332,7 +332,9 @@ typedef enum tilec_tune_state {
     TILEC_TUNE_LAUNCH_FAILED,
     TILEC_TUNE_CRASHED,           /* its worker died of a signal */
     TILEC_TUNE_TIMEOUT,
-    TILEC_TUNE_SKIPPED            /* not tried: the budget ran out */
+    TILEC_TUNE_SKIPPED,           /* not tried: the budget ran out */
+    TILEC_TUNE_PRUNED             /* compiled, but needs more than the device has (shared memory,
+                                     threads its registers allow): never launched */
 } tilec_tune_state_t;
 
 typedef struct tilec_tune_candidate {
