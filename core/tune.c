@@ -285,6 +285,27 @@ static void work_probe(tuner_t *t, int idx, wres_t *w)
     tilec_context_destroy(ctx);
 }
 
+/* A compiled candidate the device cannot launch, from the compile's module
+ * info against the device's properties (either unknown: not pruned). */
+static void prune(tilec_context_t *ctx, const tilec_executable_t *exe, wres_t *w)
+{
+    tilec_module_info_t mi;
+    tilec_prop_t optin;
+    if (tilec_executable_info(exe, &mi) != TILEC_OK) {
+        return;
+    }
+    int64_t smem = mi.shared_static_bytes + (mi.shared_dynamic_bytes > 0 ? mi.shared_dynamic_bytes : 0);
+    if (mi.shared_static_bytes >= 0 &&
+        tilec_device_property(ctx, TILEC_PROP_SHARED_MEM_PER_BLOCK_OPTIN, &optin) == TILEC_OK &&
+        optin.kind == 1 && optin.ival > 0 && smem > optin.ival) {
+        wmsg(w, TILEC_TUNE_PRUNED, "needs %lld bytes of shared memory per block; the device allows %lld",
+             (long long)smem, (long long)optin.ival);
+    } else if (mi.threads > 0 && mi.max_threads > 0 && mi.threads > mi.max_threads) {
+        wmsg(w, TILEC_TUNE_PRUNED, "%lld threads per block; its %lld registers per thread allow %lld",
+             (long long)mi.threads, (long long)mi.registers, (long long)mi.max_threads);
+    }
+}
+
 static void work_compile(tuner_t *t, int idx, wres_t *w)
 {
     tilec_context_t *ctx = NULL;
@@ -293,6 +314,8 @@ static void work_compile(tuner_t *t, int idx, wres_t *w)
     if (open_candidate(t, &t->c[idx], w, &ctx, &prog) == 0 &&
         tilec_program_compile(ctx, prog, &exe) != TILEC_OK) {
         wmsg(w, TILEC_TUNE_COMPILE_FAILED, "%s", tilec_context_message(ctx));
+    } else if (exe) {
+        prune(ctx, exe, w);
     }
     tilec_executable_free(exe);
     tilec_program_free(prog);
@@ -325,7 +348,7 @@ static void work_check(tuner_t *t, int idx, wres_t *w)
         wmsg(w, TILEC_TUNE_COMPILE_FAILED, "%s", tilec_context_message(ctx));
         goto out;
     }
-    if (check_set_make(prog, t->o->path, t->o->seed, &set, &msg) != CHECK_OK) {
+    if (check_set_make_like(prog, t->o->path, t->o->seed, ref, &set, &msg) != CHECK_OK) {
         wmsg(w, TILEC_TUNE_INVALID, "%s", msg ? msg : "out of memory");
         goto out;
     }
@@ -400,6 +423,33 @@ out:
     tilec_executable_free(exe);
     tilec_program_free(prog);
     tilec_context_destroy(ctx);
+}
+
+/* The order in which a bucket's candidates are checked and timed: the
+ * defaults first (the baseline every speedup is over), then the rest in a
+ * seeded shuffle (--seed), so that a --budget that runs out leaves a
+ * sample of the whole space untimed rather than its lexicographic tail
+ * (with block_M first, every large tile). */
+static void shuffle_after_default(const tuner_t *t, int *order, int n)
+{
+    uint64_t x = t->o->seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    int first = 0;
+    for (int j = 0; j < n; j++) {
+        if (t->r->candidates[order[j]].is_default) {
+            int d = order[j];
+            memmove(order + 1, order, sizeof *order * (size_t)j);
+            order[0] = d;
+            first = 1;
+            break;
+        }
+    }
+    for (int j = n - 1; j > first; j--) {
+        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+        int k = first + (int)((x * 0x2545F4914F6CDD1Dull >> 33) % (uint64_t)(j - first + 1));
+        int tmp = order[j];
+        order[j] = order[k];
+        order[k] = tmp;
+    }
 }
 
 /* ---- the reference on another backend (a worker, into shared memory) ------------ */
@@ -566,7 +616,7 @@ static int grow(void **p, int *cap, int need, size_t size)
 TILEC_API const char *tilec_tune_state_name(tilec_tune_state_t s)
 {
     static const char *const n[] = {"timed", "invalid", "compile failed", "check failed",
-                                    "launch failed", "crashed", "timeout", "skipped"};
+                                    "launch failed", "crashed", "timeout", "skipped", "pruned"};
     return (unsigned)s < sizeof n / sizeof n[0] ? n[s] : "?";
 }
 
@@ -1027,6 +1077,7 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
         if (n == 0) {
             continue;
         }
+        shuffle_after_default(&t, order, n);
         rdefs = calloc((size_t)(o->ndefs + o->nshapes) + 1, sizeof *rdefs);
         if (!rdefs) {
             st = fail(r, TILEC_E_NOMEM, NULL);

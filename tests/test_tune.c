@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "tilec/tilec.h"
+#include "check.h"
 #include "tunedb.h"
 
 #define GEMM "tests/tune/gemm_space.py"
@@ -187,6 +188,50 @@ Test(tune, autotune_bad_configs_are_diagnostics)
     tilec_context_destroy(ctx);
 }
 
+/* The tuner makes each candidate's inputs from the reference's (same dtypes
+ * and shapes) instead of drawing them again: they must be the very bytes
+ * the seed gives, and a program with other tensors must still be seeded. */
+Test(tune, candidate_inputs_are_the_seeded_inputs)
+{
+    tilec_context_t *ctx = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
+    tilec_define_kv_t small[] = {{"M", "64"}, {"N", "48"}, {"K", "32"}};
+    tilec_define_kv_t other[] = {{"M", "64"}, {"N", "40"}, {"K", "32"}};
+    tilec_define_kv_t tile[] = {{"M", "64"}, {"N", "48"}, {"K", "32"}, {"block_M", "32"}};
+    tilec_program_t *a = NULL, *b = NULL, *c = NULL;
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/gemm.py", small, 3, NULL, &a), TILEC_OK);
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/gemm.py", tile, 4, NULL, &b), TILEC_OK);
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/gemm.py", other, 3, NULL, &c), TILEC_OK);
+    check_set_t ref, like, seeded, diff, fresh;
+    char *msg = NULL;
+    cr_assert_eq(check_set_make(a, "gemm.py", 7, &ref, &msg), CHECK_OK);
+    cr_assert_eq(check_set_make_like(b, "gemm.py", 7, &ref, &like, &msg), CHECK_OK);
+    cr_assert_eq(check_set_make(b, "gemm.py", 7, &seeded, &msg), CHECK_OK);
+    cr_assert_eq(like.n, 3);
+    for (int i = 0; i < like.n; i++) {
+        cr_assert_eq(like.t[i].bytes, seeded.t[i].bytes);
+        cr_assert(memcmp(like.t[i].init, seeded.t[i].init, like.t[i].bytes) == 0, "tensor %d", i);
+        cr_assert(memcmp(like.t[i].out, seeded.t[i].init, like.t[i].bytes) == 0, "tensor %d", i);
+    }
+    /* N=40: other shapes, so the inputs are drawn from the seed */
+    cr_assert_eq(check_set_make_like(c, "gemm.py", 7, &ref, &diff, &msg), CHECK_OK);
+    cr_assert_eq(check_set_make(c, "gemm.py", 7, &fresh, &msg), CHECK_OK);
+    for (int i = 0; i < diff.n; i++) {
+        cr_assert(memcmp(diff.t[i].init, fresh.t[i].init, diff.t[i].bytes) == 0, "tensor %d", i);
+    }
+    cr_assert(memcmp(diff.t[0].init, ref.t[0].init, ref.t[0].bytes) != 0 ||
+              diff.t[1].bytes != ref.t[1].bytes);
+    check_set_free(&ref);
+    check_set_free(&like);
+    check_set_free(&seeded);
+    check_set_free(&diff);
+    check_set_free(&fresh);
+    tilec_program_free(a);
+    tilec_program_free(b);
+    tilec_program_free(c);
+    tilec_context_destroy(ctx);
+}
+
 /* ---- tuning ------------------------------------------------------------------------- */
 
 Test(tune, picks_a_passing_config_never_the_wrong_one_and_stores_it)
@@ -268,6 +313,38 @@ Test(tune, a_crashing_candidate_is_a_failed_candidate)
     cr_assert(strstr(r->candidates[r->buckets[0].best].config, "crash=0"));
     cr_assert_eq(r->buckets[0].stored, 0, "db \"\" stores nothing");
     cr_assert_eq(access(db, F_OK), -1);
+    tilec_tune_report_free(r);
+}
+
+Test(tune, a_candidate_the_device_cannot_hold_is_pruned_before_launch)
+{
+    /* tunecrash says 16 KiB of shared memory per block; block_M=64 needs
+     * 23 KiB on the cpu backend (its module info), block_M=16 and the
+     * defaults (32) less */
+    static const char *const space[] = {"block_M=16,64"};
+    tilec_tune_options_t o = opts(GEMM);
+    tilec_tune_report_t *r = NULL;
+    o.backend = "tunecrash";
+    o.space = space;
+    o.nspace = 1;
+    o.db = "";
+    cr_assert_eq(tilec_tune(&o, &r), TILEC_OK, "%s", r ? r->message : "");
+    cr_assert_eq(r->ncandidates, 3);
+    int pruned = 0;
+    for (int i = 0; i < r->ncandidates; i++) {
+        const tilec_tune_candidate_t *c = &r->candidates[i];
+        if (strstr(c->config, "block_M=64")) {
+            cr_assert_eq(c->state, TILEC_TUNE_PRUNED, "%s: %s", c->config, tilec_tune_state_name(c->state));
+            cr_assert(strstr(c->message, "bytes of shared memory per block; the device allows 16384"), "%s",
+                      c->message);
+            cr_assert_eq(c->runs, 0);
+            pruned++;
+        } else {
+            cr_assert_eq(c->state, TILEC_TUNE_TIMED, "%s: %s", c->config, c->message);
+        }
+    }
+    cr_assert_eq(pruned, 1);
+    cr_assert_str_eq(tilec_tune_state_name(TILEC_TUNE_PRUNED), "pruned");
     tilec_tune_report_free(r);
 }
 
