@@ -1086,7 +1086,7 @@ static void gen_parallel(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
             break;
     }
     int t = tilec_simt_tmp(c);
-    const char *I = c->dl.type_name[TILEC_INT64];
+    const char *I = c->dl.type_name[c->dl.index32 ? TILEC_INT32 : TILEC_INT64];
     tilec_simt_emit(c, "{ /* parallel over %d loop%s */", n, n > 1 ? "s" : "");
     c->ind++;
     int all_const = 1;
@@ -1475,7 +1475,9 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
             nsyms++;
             c->uses |= TILEC_SIMT_USES_SYMS;
         } else if (v->kind == TILEC_VAR_LET) {
-            tilec_simt_emit(c, "%s v%d = 0; /* %s */", tilec_simt_ctype(c, v->dtype), i, v->name ? v->name : "");
+            const char *ct = tilec_simt_ctype(c, v->dtype);
+            tilec_simt_emit(c, "%s v%d = %s; /* %s */", ct, i, c->dl.cast ? simt_cast(c, "", ct, "0") : "0",
+                            v->name ? v->name : "");
         }
     }
     for (int d2 = 0; d2 < k->ngrid; d2++) {

@@ -181,7 +181,7 @@ const char *tilec_simt_ctype(tilec_simt_ctx_t *c, tilec_dtype_t t)
 
 const char *simt_idx_type(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
 {
-    return c->dl.type_name[b->scope == TILEC_SCOPE_GLOBAL ? TILEC_INT64 : TILEC_INT32];
+    return c->dl.type_name[b->scope == TILEC_SCOPE_GLOBAL && !c->dl.index32 ? TILEC_INT64 : TILEC_INT32];
 }
 
 /* ---- literals --------------------------------------------------------------------- */
@@ -230,7 +230,7 @@ static const char *flt_lit(tilec_simt_ctx_t *c, double v, tilec_dtype_t t)
     snprintf(buf, sizeof buf, dbl ? "%.17g" : "%.9g", v);
     if (!strpbrk(buf, ".eEn"))
         strcat(buf, ".0");
-    return simt_fmt(c, "(%s%s)", buf, dbl ? "" : "f");
+    return simt_fmt(c, "(%s%s)", buf, dbl ? (c->dl.double_suffix ? c->dl.double_suffix : "") : "f");
 }
 
 const char *simt_zero(tilec_simt_ctx_t *c, tilec_dtype_t t)
@@ -361,6 +361,11 @@ const char *tilec_simt_dim(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, int 
     const char *it = simt_idx_type(c, b);
     if (d < 0 || d >= b->ndim || !b->shape || !b->shape[d]) {
         tilec_simt_fail(c, "buffer dimension out of range");
+        return "1";
+    }
+    if (tilec_ir_is_const_int(b->shape[d], &v) && c->dl.index32 && (v > INT32_MAX || v < INT32_MIN)) {
+        tilec_simt_fail(c, "dimension %d of '%s' (%" PRId64 ") exceeds the %s dialect's 32-bit indices", d,
+                        b->name ? b->name : "?", v, c->dl.name);
         return "1";
     }
     if (tilec_ir_is_const_int(b->shape[d], &v))

@@ -247,6 +247,15 @@ typedef struct tilec_simt_dialect {
      * "fmod", ...) for float (dbl=0) or double (dbl=1), NULL for the
      * default (math_generic); called with user. */
     const char *(*math_name)(void *user, const char *base, int dbl);
+    /* Suffix of a float64 literal ("lf" in GLSL, where 1.5 is a float).
+     * NULL: none (C). */
+    const char *double_suffix;
+    /* 1: offsets into tensors, region bases and flattened parallel
+     * indices are 32-bit ints (type_name[TILEC_INT32]) instead of 64-bit:
+     * cheaper on GPUs, no 64-bit integer support needed for index math;
+     * the backend must then refuse tensors of 2^31 elements or more.  A
+     * constant dimension beyond int32 fails generation.  0: 64-bit. */
+    uint32_t index32;
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */
