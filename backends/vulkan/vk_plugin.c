@@ -605,9 +605,7 @@ static tilec_pstatus_t vk_compile(void *devstate, const tilec_pcompile_options_t
         uint8_t dg[32];
         char ver[64];
         snprintf(ver, sizeof ver, "%u %u %u", d->props.apiVersion, d->props.driverVersion, d->props.deviceID);
-        const char *glslc = vk_glslc_path();
-        const char *parts[] = {"tilec-vulkan", TILEC_VK_PLUGIN_VERSION, d->props.deviceName, ver, env,
-                               glslc ? glslc : ""};
+        const char *parts[] = {"tilec-vulkan", TILEC_VK_PLUGIN_VERSION, d->props.deviceName, ver, env};
         tilec_sha256_init(&h);
         for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
             tilec_sha256_update(&h, parts[i], strlen(parts[i]) + 1);
