@@ -553,10 +553,11 @@ static tilec_pstatus_t vk_compile(void *devstate, const tilec_pcompile_options_t
     vk_module_t *m = sm->data;
     const tilec_ir_kernel_t *k = sm->kernel;
     const VkPhysicalDeviceLimits *lim = &d->props.limits;
-    char err[1024], prelude[4096];
+    char err[1024];
     double t0 = now_ms();
     tilec_simt_dialect_t dl;
-    vk_dialect(d, &dl, prelude, sizeof prelude);
+    vk_gen_t gen = {.dev = d};
+    vk_dialect(&gen, &dl);
     tilec_simt_result_t res;
     memset(&res, 0, sizeof res);
     res.struct_size = sizeof res;
