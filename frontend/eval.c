@@ -477,6 +477,12 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
         if (f->kind == V_JIT) {
             ev_fail(ev, e->loc, "tilelang.jit(...) is only supported as a decorator");
         }
+        /* tilec runs no torch, so torch sees no CUDA device (host helpers such as an IsRDNA() check) */
+        if (f->kind == V_OPAQUE && !strcmp(f->u.opq, "torch.cuda.is_available")) {
+            args_t ar;
+            ev_eval_args(ev, e, &ar);
+            return ev->vfalse;
+        }
         if (f->kind == V_OPAQUE)
             ev_fail(ev, e->loc, "'%s(...)' is outside the subset tilec supports: tilec runs no Python; only tilelang, "
                     "math, itertools and torch dtype names are evaluated", f->u.opq);
@@ -669,8 +675,13 @@ static void assign_to(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc)
         store_elem(ev, el->u.ex, v, t->loc);
         return;
     }
-    case AST_ATTR:
+    case AST_ATTR: {
+        /* host settings on a module tilec does not evaluate (torch.backends.cuda.matmul.allow_tf32 = False)
+         * change nothing here */
+        value_t *obj = ev_eval(ev, t->u.attr.value);
+        if (obj->kind == V_OPAQUE && ev->at_module && !ev->tail) return;
         ev_fail(ev, t->loc, "cannot assign to attribute '%s'", t->u.attr.name);
+    }
     case AST_STARRED:
         ev_fail(ev, t->loc, "starred assignment targets are not supported");
     default:

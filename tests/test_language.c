@@ -1191,3 +1191,12 @@ Test(lang, clamp_and_loop_spellings)
     }
     run_free(&r);
 }
+
+Test(lang, host_helpers_see_no_torch_device)
+{
+    run_t r;
+    int k;
+    run_file(&r, "tests/lang/host_helpers.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 8; k++) EXPECT_NEAR(F(r, 1)[k], 2 * pattern(0, k), "B[%d]", k);
+    run_free(&r);
+}
