@@ -1200,3 +1200,12 @@ Test(lang, host_helpers_see_no_torch_device)
     for (k = 0; k < 8; k++) EXPECT_NEAR(F(r, 1)[k], 2 * pattern(0, k), "B[%d]", k);
     run_free(&r);
 }
+
+Test(lang, slice_bounds_in_single_assignment_temporaries)
+{
+    run_t r;
+    int k;
+    run_file(&r, "tests/lang/slice_temps.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 16; k++) EXPECT_NEAR(F(r, 1)[k], 2 * pattern(0, k), "B[%d]", k);
+    run_free(&r);
+}
