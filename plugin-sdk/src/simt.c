@@ -886,9 +886,9 @@ static void gen_atomic(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     const char *W = c->dl.type_name[sz == 8 ? TILEC_UINT64 : TILEC_UINT32];
     const char *U8 = c->dl.type_name[TILEC_UINT8];
     /* the word holding the element; sub-word elements are shifted into it.
-     * Without pointers (tensor_decl) the word is an element of the
-     * tensor's word view b<i>_w32 / b<i>_w64, named tc_p by a macro-free
-     * spelling: every use below goes through word. */
+     * `word` is that word as an lvalue: *tc_p with pointers, else an
+     * element of the tensor's word view b<i>_w32 / b<i>_w64 (tensor_decl
+     * dialects declare it with word_decl). */
     const char *word = "*tc_p";
     if (c->dl.tensor_decl) {
         if (b->scope != TILEC_SCOPE_GLOBAL || !c->dl.word_decl || b->id >= 64) {
