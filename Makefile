@@ -34,8 +34,9 @@ CORE_SRC := $(wildcard core/*.c) $(wildcard frontend/*.c)
 CPU_SRC  := $(wildcard backends/cpu/*.c)
 CLI_SRC  := $(wildcard tools/*.c) $(wildcard conformance/*.c)
 # The check harness lives in core (the tuner validates candidates with it)
-# and is linked into the CLI as well: libtilec.so hides its symbols.
-CLI_EXTRA_OBJ := $(O)/core/check.o
+# and is linked into the CLI as well: libtilec.so hides its symbols; so is
+# the .npy reader/writer of tilec run --input/--output.
+CLI_EXTRA_OBJ := $(O)/core/check.o $(O)/core/npy.o
 TEST_SRC := $(wildcard tests/test_*.c)
 
 SDK_OBJ  := $(SDK_SRC:%.c=$(O)/%.o)
