@@ -1805,6 +1805,20 @@ int tilec_ir_read(tilec_arena_t *a, const char *text, size_t len, tilec_ir_modul
         fail_at(&r, 0, 0, "bad arguments");
         return -1;
     }
+    {
+        /* The text form is text: a raw NUL would silently cut a string
+         * literal or a comment short, so none is accepted anywhere. */
+        const char *nul = memchr(r.p, '\0', (size_t)(r.end - r.p));
+        if (nul) {
+            int line = 1, col = 1;
+            for (const char *q = r.p; q < nul; q++) {
+                line += *q == '\n';
+                col = *q == '\n' ? 1 : col + 1;
+            }
+            fail_at(&r, line, col, "raw NUL byte (the text form is text)");
+            return -1;
+        }
+    }
     m = tilec_ir_module_new(a);
     if (!m) {
         fail_at(&r, 1, 1, "out of memory");

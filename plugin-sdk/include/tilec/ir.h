@@ -40,6 +40,9 @@ extern "C" {
 /* Deepest expression nesting and statement nesting the text form allows;
  * the reader rejects deeper input, the verifier rejects deeper IR. */
 #define TILEC_IR_MAX_DEPTH 512
+/* Largest on-chip (shared, fragment, local, var) buffer the verifier
+ * accepts, in bytes: sizes derived from it never overflow. */
+#define TILEC_IR_MAX_ONCHIP_BYTES ((int64_t)1 << 30)
 
 /* ---- arena ------------------------------------------------------------ */
 
