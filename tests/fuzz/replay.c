@@ -92,7 +92,8 @@ int main(int argc, char **argv)
             names[nn++] = p;
         }
         closedir(d);
-        qsort(names, nn, sizeof *names, cmp);
+        if (nn)
+            qsort(names, nn, sizeof *names, cmp); /* names is NULL when empty */
         for (size_t k = 0; k < nn; k++) {
             bad |= run_file(names[k]) != 0;
             n++;
