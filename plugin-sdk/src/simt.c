@@ -77,7 +77,8 @@ const tilec_simt_dialect_t *tilec_simt_dialect(tilec_simt_ctx_t *c) { return &c-
 
 tilec_simt_place_t tilec_simt_place_of(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
 {
-    (void)c;
+    if (b && c->lowered && simt_place(c, b) == SIMT_P_REGS)
+        return TILEC_SIMT_PLACE_PRIVATE;
     return b && simt_is_private(b) ? TILEC_SIMT_PLACE_PRIVATE : TILEC_SIMT_PLACE_SHARED;
 }
 
@@ -207,6 +208,8 @@ static void acc_stmts(const tilec_ir_stmt_t *s, acc_t *a, int depth)
 /* Barrier before an access set that conflicts with the pending one. */
 static void sync_for(tilec_simt_ctx_t *c, const acc_t *a)
 {
+    if (c->lowered) /* the barrier pass placed them: `barrier` statements */
+        return;
     if ((a->r & (c->dirty_w | c->dirty_a)) || (a->w & (c->dirty_r | c->dirty_w | c->dirty_a)) ||
         (a->at & (c->dirty_r | c->dirty_w)))
         tilec_simt_barrier(c);
@@ -455,6 +458,8 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     const char *ins = rs->buf->scope == TILEC_SCOPE_GLOBAL ? region_inside(c, rs, ts) : NULL;
     const char *ind = rd->buf->scope == TILEC_SCOPE_GLOBAL ? region_inside(c, rd, td) : NULL;
     int64_t w = copy_vec_width(c, rs, rd);
+    if (c->lowered)
+        w = simt_lowered_vec_cap(c, s, w);
     if (w > 1) {
         /* W consecutive elements of the flat order stay in one row of both
          * regions (innermost extents are multiples of W) */
@@ -1114,6 +1119,8 @@ static void gen_simple(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
             return;
         }
     }
+    if (c->lowered && simt_lowered_stmt(c, s))
+        return;
     int thread0 = 0;
     switch (s->kind) {
     case TILEC_ST_STORE:
@@ -1396,6 +1403,10 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         tilec_simt_emit(c, "const int v%d = (int)(%s); /* %s */", k->block[d2]->id, c->dl.block_idx[d2],
                         k->block[d2]->name ? k->block[d2]->name : "");
     }
+    if (simt_lowered_init(c) < 0)
+        goto done;
+    if (c->lowered)
+        shared = simt_lowered_decls(c);
     for (int i = k->nparams; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
         if (!simt_buf_ok(c, b))
@@ -1404,7 +1415,13 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         if (c->failed)
             goto done;
         const char *st = simt_st_type(c, b);
-        if (simt_is_private(b)) {
+        if (c->lowered && simt_place(c, b) == SIMT_P_REGS) {
+            n = c->bi[i].rm->L;
+            tilec_simt_emit(c, "%s%s%s b%d[%" PRId64 "]; /* %s %s: registers */", c->dl.private_qual,
+                            *c->dl.private_qual ? " " : "", st, i, n, tilec_scope_name(b->scope), b->name ? b->name : "");
+        } else if (c->lowered && simt_place(c, b) == SIMT_P_SHARED) {
+            continue; /* in the pool: simt_lowered_decls */
+        } else if (simt_is_private(b)) {
             tilec_simt_emit(c, "%s%s%s b%d[%" PRId64 "]; /* %s %s */", c->dl.private_qual, *c->dl.private_qual ? " " : "",
                             st, i, n, tilec_scope_name(b->scope), b->name ? b->name : "");
         } else {
@@ -1428,7 +1445,11 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         const tilec_ir_buffer_t *b = k->bufs[i];
         int64_t n = const_size(c, b);
         const char *st = simt_st_type(c, b);
-        if (simt_is_private(b)) {
+        if (c->lowered && simt_place(c, b) == SIMT_P_REGS) {
+            tilec_simt_emit(c, "for (int tc_z = 0; tc_z < %d; tc_z++) b%d[tc_z] = (%s)0;", c->bi[i].rm->L, i, st);
+        } else if (c->lowered && simt_place(c, b) == SIMT_P_SHARED) {
+            continue; /* the pool is zeroed by simt_lowered_decls */
+        } else if (simt_is_private(b)) {
             tilec_simt_emit(c, "for (int tc_z = 0; tc_z < %" PRId64 "; tc_z++) b%d[tc_z] = (%s)0;", n, i, st);
         } else {
             tilec_simt_emit(c, "for (int tc_z = tc_tid; tc_z < %" PRId64 "; tc_z += tc_nthreads) b%d[tc_z] = (%s)0;", n,
@@ -1438,6 +1459,8 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
     }
     if (c->failed)
         goto done;
+    if (c->lowered)
+        simt_regs_decls(c);
 
     /* body */
     c->o = &c->body;
@@ -1536,6 +1559,33 @@ done:;
     tilec_arena_destroy(&c->ar);
     return rc;
 }
+
+/* ---- for the lowered-IR printer (simt_lowered.c, simt_regs.c) ------------------------------- */
+
+void simt_gen_stmts(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s) { gen_stmts(c, s); }
+void simt_close_block(tilec_simt_ctx_t *c) { close_block(c); }
+const char *simt_store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t from, tilec_dtype_t to)
+{
+    return store_conv(c, v, from, to);
+}
+tilec_dtype_t simt_acc_dtype(tilec_dtype_t t) { return acc_dtype(t); }
+const char *simt_red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, const char *a, const char *b)
+{
+    return red_combine(c, op, t, a, b);
+}
+int simt_region_bases(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int64_t *total)
+{
+    return region_bases(c, r, total);
+}
+const char *simt_inside_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx)
+{
+    return inside_str(c, b, idx);
+}
+const char *simt_offset_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx)
+{
+    return offset_str(c, b, idx);
+}
+void simt_gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s) { gen_copy(c, s); }
 
 void tilec_simt_result_free(tilec_simt_result_t *res)
 {
