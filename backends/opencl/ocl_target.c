@@ -16,7 +16,13 @@
  * Compile lowers for the device it builds on: the generic description
  * with that device's local memory and work-group limits
  * (ocl_target_for_device), so a kernel that fits the device is never
- * refused for the OpenCL minimum.
+ * refused for the OpenCL minimum; and a device that names its warp or
+ * wavefront width (cl_nv_device_attribute_query, cl_amd_...) gets that
+ * subgroup, so rows of register fragments may span its lanes.  OpenCL 1.2
+ * has no shuffles to combine them: the SIMT kit does it through local
+ * memory (two barriers per row reduction), far cheaper than keeping the
+ * fragments in local memory (which on NVIDIA's 48 KB did not even fit
+ * flash attention or rmsnorm at their default tiles).
  */
 #include "ocl_internal.h"
 #include "tilec/target.h"
@@ -57,6 +63,10 @@ void ocl_target_for_device(const ocl_dev_t *dev, const char *arch, tilec_target_
         out->smem_optin = (uint32_t)lm;
         if (out->smem_default > out->smem_optin)
             out->smem_default = out->smem_optin;
+    }
+    if (dev && dev->subgroup > 1 && dev->subgroup <= 64) {
+        out->subgroup_size = (int32_t)dev->subgroup;
+        out->flags |= TILEC_TARGET_SUBGROUP_SHUFFLE;
     }
     if (dev && dev->max_wg)
         out->max_threads = dev->max_wg > INT32_MAX ? INT32_MAX : (int32_t)dev->max_wg;

@@ -19,7 +19,9 @@
  * after its wait, before the first reader.  Async copies do not conflict
  * with earlier async copies into the same buffer: they fill distinct
  * stages, and two pending writes to one element are an error the
- * interpreter reports, so the schedule, not a barrier, keeps them apart.  T.sync_threads and existing
+ * interpreter reports, so the schedule, not a barrier, keeps them apart.  Atomic updates do
+ * not conflict with other atomic updates of the same buffer (they commute; the SIMT kit's own
+ * analysis had the same rule), only with plain reads and writes.  T.sync_threads and existing
  * barriers clear the sets.
  */
 #include <stdlib.h>
@@ -30,6 +32,7 @@
 typedef struct bstate {
     unsigned char *r, *w;     /* [nbufs] read / written since the last barrier */
     unsigned char *wa;        /* [nbufs] written by async copies since the last barrier */
+    unsigned char *at;        /* [nbufs] updated atomically since the last barrier */
 } bstate_t;
 
 typedef struct bar {
@@ -50,6 +53,7 @@ static void st_free(bstate_t *s)
     free(s->r);
     free(s->w);
     free(s->wa);
+    free(s->at);
 }
 
 static int st_new(bar_t *B, bstate_t *s)
@@ -57,9 +61,10 @@ static int st_new(bar_t *B, bstate_t *s)
     s->r = calloc((size_t)B->nb + 1, 1);
     s->w = calloc((size_t)B->nb + 1, 1);
     s->wa = calloc((size_t)B->nb + 1, 1);
-    if (!s->r || !s->w || !s->wa) {
+    s->at = calloc((size_t)B->nb + 1, 1);
+    if (!s->r || !s->w || !s->wa || !s->at) {
         st_free(s);
-        s->r = s->w = s->wa = NULL;
+        s->r = s->w = s->wa = s->at = NULL;
         return lower_oom(B->c);
     }
     return 0;
@@ -70,6 +75,7 @@ static void st_copy(bar_t *B, bstate_t *d, const bstate_t *s)
     memcpy(d->r, s->r, (size_t)B->nb);
     memcpy(d->w, s->w, (size_t)B->nb);
     memcpy(d->wa, s->wa, (size_t)B->nb);
+    memcpy(d->at, s->at, (size_t)B->nb);
 }
 
 /* d |= s; returns 1 when d changed */
@@ -77,10 +83,11 @@ static int st_join(bar_t *B, bstate_t *d, const bstate_t *s)
 {
     int ch = 0;
     for (int i = 0; i < B->nb; i++) {
-        ch |= (s->r[i] && !d->r[i]) || (s->w[i] && !d->w[i]) || (s->wa[i] && !d->wa[i]);
+        ch |= (s->r[i] && !d->r[i]) || (s->w[i] && !d->w[i]) || (s->wa[i] && !d->wa[i]) || (s->at[i] && !d->at[i]);
         d->r[i] |= s->r[i];
         d->w[i] |= s->w[i];
         d->wa[i] |= s->wa[i];
+        d->at[i] |= s->at[i];
     }
     return ch;
 }
@@ -90,6 +97,7 @@ static void st_clear(bar_t *B, bstate_t *s)
     memset(s->r, 0, (size_t)B->nb);
     memset(s->w, 0, (size_t)B->nb);
     memset(s->wa, 0, (size_t)B->nb);
+    memset(s->at, 0, (size_t)B->nb);
 }
 
 typedef struct acc {
@@ -101,6 +109,10 @@ static void acc_cb(void *user, tilec_ir_stmt_t *s, tilec_ir_buffer_t *b, int how
     acc_t *a = user;
     if (!tracked(b))
         return;
+    if (s->kind == TILEC_ST_ATOMIC && b == s->u.atomic.buf && how == (LOWER_READ | LOWER_WRITE)) {
+        a->st->at[b->id] = 1;
+        return;
+    }
     if (how & LOWER_READ)
         a->st->r[b->id] = 1;
     if (how & LOWER_WRITE)
@@ -118,8 +130,9 @@ static int loads_pre(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
 static int conflicts(bar_t *B, const bstate_t *st, const bstate_t *op)
 {
     for (int i = 0; i < B->nb; i++)
-        if ((op->r[i] && (st->w[i] || st->wa[i])) || (op->w[i] && (st->r[i] || st->w[i] || st->wa[i])) ||
-            (op->wa[i] && (st->r[i] || st->w[i])))
+        if ((op->r[i] && (st->w[i] || st->wa[i] || st->at[i])) ||
+            (op->w[i] && (st->r[i] || st->w[i] || st->wa[i] || st->at[i])) ||
+            (op->wa[i] && (st->r[i] || st->w[i] || st->at[i])) || (op->at[i] && (st->r[i] || st->w[i] || st->wa[i])))
             return 1;
     return 0;
 }

@@ -100,6 +100,7 @@ struct tilec_simt_ctx {
     int lowered;
     simt_bufinfo_t *bi;        /* [nbufs] (arena) */
     uint64_t pool_bytes;       /* the shared-memory plan's extent */
+    uint64_t xoff, xbytes;     /* the lane-exchange scratch of row reductions, in the pool */
     simt_regnest_t rn;         /* rn.rm != NULL inside a register nest */
 };
 

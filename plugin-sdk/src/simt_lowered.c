@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tilec/ir_walk.h"
 #include "simt_internal.h"
 
 int simt_place(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
@@ -136,6 +137,25 @@ static int smem_dense(const tilec_ir_buffer_t *b, int64_t n)
     return 1;
 }
 
+/* Bytes of the lane-exchange scratch a row reduction across lanes needs
+ * (simt_regs.c: one slot per row and lane). */
+static int xscratch_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
+{
+    uint64_t *need = w->user;
+    if (s->kind != TILEC_ST_REDUCE)
+        return TILEC_WALK_CONTINUE;
+    const tilec_ir_buffer_t *d = s->u.reduce.dst;
+    const tilec_ir_attr_t *a = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.reduce");
+    int64_t n = tilec_ir_buffer_const_size(d);
+    if (a && a->kind == TILEC_ATTR_STRING && strcmp(a->s, "shuffle") == 0 && d->layout &&
+        d->layout->kind == TILEC_LAYOUT_REGS && n > 0) {
+        uint64_t b = (uint64_t)n * (uint64_t)d->layout->replicate * tilec_dtype_size(simt_acc_dtype(d->dtype));
+        if (b > *need)
+            *need = b;
+    }
+    return TILEC_WALK_CONTINUE;
+}
+
 int simt_lowered_init(tilec_simt_ctx_t *c)
 {
     const tilec_ir_kernel_t *k = c->k;
@@ -189,7 +209,23 @@ int simt_lowered_init(tilec_simt_ctx_t *c)
             return -1;
         }
     }
-    c->pool_bytes = (pool + 15) / 16 * 16;
+    pool = (pool + 15) / 16 * 16;
+    uint64_t need = 0;
+    tilec_ir_walk_t w;
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = xscratch_stmt;
+    w.user = &need;
+    tilec_ir_stmt_t *body = k->body;
+    if (tilec_ir_walk_block(&w, &body) < 0) {
+        tilec_simt_fail(c, "statements nested too deeply");
+        return -1;
+    }
+    if (need) {
+        c->xoff = pool;
+        c->xbytes = need;
+        pool += (need + 15) / 16 * 16;
+    }
+    c->pool_bytes = pool;
     return 0;
 }
 

@@ -740,28 +740,42 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_r
     free(ri), free(ci), free(rv), free(cv);
 }
 
-/* lower.reduce = "thread": each thread holds whole rows of src and the
- * row-vector elements they reduce into */
+/* A row reduction from a 2-D register fragment into a row vector.
+ * lower.reduce = "thread": each thread holds whole rows and reduces them
+ * into its registers of the row vector.  "shuffle": the lanes sharing a
+ * row (the row vector's replicas) each reduce their own columns, then
+ * combine: through the lane-exchange scratch in block memory (one slot per
+ * row and replica, a barrier on each side), which any dialect has;
+ * subgroup shuffles would skip the barriers. */
 static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_regmap_t *ms, const simt_regmap_t *md)
 {
     const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
     const tilec_ir_attr_t *how = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.reduce");
     int op = s->u.reduce.op;
-    if (!how || how->kind != TILEC_ATTR_STRING || strcmp(how->s, "thread") != 0) {
-        tilec_simt_fail(c, "reduce %s -> %s: lower.reduce = \"%s\" on registers is not supported by the %s dialect",
-                        src->name, dst->name, how && how->kind == TILEC_ATTR_STRING ? how->s : "?", c->dl.name);
+    if (!how || how->kind != TILEC_ATTR_STRING || (strcmp(how->s, "thread") != 0 && strcmp(how->s, "shuffle") != 0)) {
+        tilec_simt_fail(c, "reduce %s -> %s: lower.reduce = \"%s\" on registers is not supported by the SIMT kit",
+                        src->name, dst->name, how && how->kind == TILEC_ATTR_STRING ? how->s : "?");
         return;
     }
     if (!ms || !md || !ms->fitted || !md->fitted || ms->nd != 3 || md->nd != 2 || s->u.reduce.dim != 1 ||
-        ms->R != 1) {
+        ms->R != 1 || md->ext[0] != ms->ext[0]) {
         tilec_simt_fail(c, "reduce %s -> %s: only rows of a 2-D register fragment into a row vector", src->name,
                         dst->name);
         return;
     }
-    /* which destination register each source register reduces into,
-     * the same in every thread, and each holder sees whole rows */
+    int lanes = md->R;
+    if (lanes > 1 && (strcmp(how->s, "shuffle") != 0 || c->xbytes < (uint64_t)(md->ext[0] * lanes) *
+                                                          tilec_dtype_size(simt_acc_dtype(dst->dtype)))) {
+        tilec_simt_fail(c, "reduce %s -> %s: a row across lanes needs lower.reduce = \"shuffle\"", src->name, dst->name);
+        return;
+    }
+    /* which register of the row vector each source register reduces
+     * into, the same in every thread; every row whole over its lanes */
     int *to = malloc(sizeof *to * (size_t)ms->L);
-    if (!to) {
+    int64_t *cols = calloc((size_t)md->ext[0], sizeof *cols);
+    if (!to || !cols) {
+        free(to);
+        free(cols);
         tilec_simt_fail(c, "out of memory");
         return;
     }
@@ -770,24 +784,37 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
         int un = 0;
         to[l] = const_slot(ms, l, md, sel, &un);
         if (to[l] < 0)
-            tilec_simt_fail(c, "reduce %s -> %s: the rows are not inside one thread", src->name, dst->name);
+            tilec_simt_fail(c, "reduce %s -> %s: a thread holds columns of a row but not the row's element", src->name,
+                            dst->name);
     }
     for (int t = 0; t < md->T && !c->failed; t++)
         for (int m = 0; m < md->L; m++) {
-            if (md->inv[(int64_t)t * md->L + m] < 0)
+            int64_t e = md->inv[(int64_t)t * md->L + m];
+            if (e < 0)
                 continue;
             int cnt = 0;
             for (int l = 0; l < ms->L; l++)
-                cnt += to[l] == m && ms->inv[(int64_t)t * ms->L + l] >= 0;
-            if (cnt != ms->ext[1])
-                tilec_simt_fail(c, "reduce %s -> %s: a thread does not hold whole rows", src->name, dst->name);
+                cnt += to[l] == m && t < ms->T && ms->inv[(int64_t)t * ms->L + l] >= 0;
+            if (cnt < 1)
+                tilec_simt_fail(c, "reduce %s -> %s: a lane holds no column of its row", src->name, dst->name);
+            cols[coord_of(md, e, 0)] += cnt;
         }
+    for (int64_t r = 0; r < md->ext[0] && !c->failed; r++)
+        if (cols[r] != ms->ext[1])
+            tilec_simt_fail(c, "reduce %s -> %s: the lanes of a row do not hold it whole", src->name, dst->name);
+    free(cols);
     tilec_dtype_t at = simt_acc_dtype(dst->dtype);
     const char *act = tilec_simt_ctype(c, at);
     int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
-    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (in each thread's registers) */", tilec_reduce_op_name((tilec_reduce_op_t)op),
-                    src->name ? src->name : "", dst->name ? dst->name : "");
+    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (registers, %d lane%s a row) */",
+                    tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "", dst->name ? dst->name : "",
+                    lanes, lanes > 1 ? "s" : "");
     c->ind++;
+    const char *pq = c->dl.shared_ptr_qual, *X = NULL;
+    if (lanes > 1) {
+        X = simt_fmt(c, "((%s%s%s *)(tc_smem + %" PRIu64 "))", pq, *pq ? " " : "", act, c->xoff);
+        tilec_simt_barrier(c); /* an earlier exchange may still be read */
+    }
     for (int m = 0; m < md->L && !c->failed; m++) {
         slot_t sl;
         slot_open(c, md, m, &sl);
@@ -804,14 +831,37 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
                 tilec_simt_emit(c, "tc_acc = %s;", simt_red_combine(c, op, at, "tc_acc", x));
             first = 0;
         }
-        if (!s->u.reduce.clear)
-            tilec_simt_emit(c, "tc_acc = %s;",
-                            simt_red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, sl.slot), dst->dtype, at),
-                                             "tc_acc"));
-        tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, sl.slot, simt_store_conv(c, "tc_acc", at, dst->dtype)));
+        if (lanes > 1) {
+            tilec_simt_emit(c, "%s[%s * %d + %s] = tc_acc;", X, sl.coord[0], lanes, sl.coord[1]);
+        } else {
+            if (!s->u.reduce.clear)
+                tilec_simt_emit(c, "tc_acc = %s;",
+                                simt_red_combine(c, op, at,
+                                                 tilec_simt_convert(c, tilec_simt_load(c, dst, sl.slot), dst->dtype, at),
+                                                 "tc_acc"));
+            tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, sl.slot, simt_store_conv(c, "tc_acc", at, dst->dtype)));
+        }
         slot_close(c, &sl);
     }
     free(to);
+    if (lanes > 1) {
+        tilec_simt_barrier(c);
+        for (int m = 0; m < md->L && !c->failed; m++) {
+            slot_t sl;
+            slot_open(c, md, m, &sl);
+            tilec_simt_emit(c, "%s tc_acc = %s[%s * %d];", act, X, sl.coord[0], lanes);
+            for (int q = 1; q < lanes; q++)
+                tilec_simt_emit(c, "tc_acc = %s;",
+                                simt_red_combine(c, op, at, "tc_acc", simt_fmt(c, "%s[%s * %d + %d]", X, sl.coord[0], lanes, q)));
+            if (!s->u.reduce.clear)
+                tilec_simt_emit(c, "tc_acc = %s;",
+                                simt_red_combine(c, op, at,
+                                                 tilec_simt_convert(c, tilec_simt_load(c, dst, sl.slot), dst->dtype, at),
+                                                 "tc_acc"));
+            tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, sl.slot, simt_store_conv(c, "tc_acc", at, dst->dtype)));
+            slot_close(c, &sl);
+        }
+    }
     simt_close_block(c);
 }
 

@@ -386,16 +386,20 @@ static void t_module_free(tilec_shell_module_t *sm)
 
 /* ---- the target description and lower (--emit lowered) --------------------------------------- *
  * What the SDK's lowering passes know of this "GPU" (tilec/target.h,
- * docs/lowering.md): block threads are POSIX threads with no subgroups to
- * shuffle across, block-wide arrays are host memory (so "shared memory" is
- * large), no matrix instructions and no asynchronous copies.  A GPU plugin
- * puts its device's numbers here, one description per arch. */
+ * docs/lowering.md): block threads are POSIX threads, block-wide arrays
+ * are host memory (so "shared memory" is large), no matrix instructions and
+ * no asynchronous copies.  "Subgroups" of 32 threads with shuffles: rows of
+ * register fragments may span 32 lanes, whose partial results the SIMT kit
+ * combines through block memory (two barriers), so the template also runs
+ * the kit's lane reductions that GPUs with warps get.  A GPU plugin puts
+ * its device's numbers here, one description per arch. */
 
 static const tilec_target_desc_t target = {
     .struct_size = sizeof(tilec_target_desc_t),
     .version = TILEC_TARGET_DESC_VERSION,
     .name = "template (host threads)",
-    .subgroup_size = 0,
+    .subgroup_size = 32,
+    .flags = TILEC_TARGET_SUBGROUP_SHUFFLE,
     .max_threads = 1024,
     .smem_default = 4u << 20,
     .smem_optin = 4u << 20,
