@@ -3,10 +3,11 @@
 # lowered IR, in one run on one machine, as ratios against a reference
 # measured in the same run.
 #
-# "before" is TILEC_OPENCL_LOWER=0 (the SIMT kit's high-level path: every
-# fragment in local memory, the kit's own barriers), "after" the default
-# (the SDK's lowering passes, then the kit prints the lowered module:
-# register fragments, the barrier pass's barriers, register-blocked gemm).
+# "before" is TILEC_OPENCL_LOWER=0 (the default today: the SIMT kit's
+# high-level path, every fragment in local memory, the kit's own barriers),
+# "after" TILEC_OPENCL_LOWER=1 (the SDK's lowering passes, then the kit
+# prints the lowered module: register fragments, the barrier pass's
+# barriers, register-blocked gemm).
 #
 #   sh bench/opencl_lowered.sh [BUILD]            PoCL (or any OpenCL device 0) here:
 #       bench/host_bench (make bench): fp32 GEMM against OpenBLAS sgemm,

@@ -21,7 +21,9 @@
  * stages, and two pending writes to one element are an error the
  * interpreter reports, so the schedule, not a barrier, keeps them apart.  Atomic updates do
  * not conflict with other atomic updates of the same buffer (they commute; the SIMT kit's own
- * analysis had the same rule), only with plain reads and writes.  T.sync_threads and existing
+ * analysis had the same rule), only with plain reads and writes.  Shared buffers whose byte
+ * ranges in the shared-memory plan overlap (lower.reuse_of) are one buffer here: a write to
+ * the new one conflicts with reads of the old one still in flight.  T.sync_threads and existing
  * barriers clear the sets.
  */
 #include <stdlib.h>
@@ -39,6 +41,7 @@ typedef struct bar {
     lower_ctx_t *c;
     int nb;
     int inserted;
+    unsigned char *alias;     /* [nb * nb]: the byte ranges of two smem layouts overlap */
 } bar_t;
 
 static int tracked(const tilec_ir_buffer_t *b)
@@ -101,8 +104,19 @@ static void st_clear(bar_t *B, bstate_t *s)
 }
 
 typedef struct acc {
+    bar_t *B;
     bstate_t *st;   /* the statement's own accesses */
 } acc_t;
+
+/* sets flag id (and every buffer sharing its bytes) in set */
+static void mark(const bar_t *B, unsigned char *set, int id)
+{
+    set[id] = 1;
+    if (B->alias)
+        for (int j = 0; j < B->nb; j++)
+            if (B->alias[(size_t)id * (size_t)B->nb + (size_t)j])
+                set[j] = 1;
+}
 
 static void acc_cb(void *user, tilec_ir_stmt_t *s, tilec_ir_buffer_t *b, int how)
 {
@@ -110,20 +124,20 @@ static void acc_cb(void *user, tilec_ir_stmt_t *s, tilec_ir_buffer_t *b, int how
     if (!tracked(b))
         return;
     if (s->kind == TILEC_ST_ATOMIC && b == s->u.atomic.buf && how == (LOWER_READ | LOWER_WRITE)) {
-        a->st->at[b->id] = 1;
+        mark(a->B, a->st->at, b->id);
         return;
     }
     if (how & LOWER_READ)
-        a->st->r[b->id] = 1;
+        mark(a->B, a->st->r, b->id);
     if (how & LOWER_WRITE)
-        (s->kind == TILEC_ST_COPY_ASYNC ? a->st->wa : a->st->w)[b->id] = 1;
+        mark(a->B, s->kind == TILEC_ST_COPY_ASYNC ? a->st->wa : a->st->w, b->id);
 }
 
 static int loads_pre(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
 {
-    bstate_t *st = w->user;
+    acc_t *a = w->user;
     if (e->kind == TILEC_EX_LOAD && tracked(e->u.load.buf))
-        st->r[e->u.load.buf->id] = 1;
+        mark(a->B, a->st->r, e->u.load.buf->id);
     return TILEC_WALK_CONTINUE;
 }
 
@@ -206,7 +220,8 @@ static int process(bar_t *B, tilec_ir_stmt_t **link, bstate_t *st, int depth)
             tilec_ir_walk_t w;
             memset(&w, 0, sizeof w);
             w.expr_pre = loads_pre;
-            w.user = &op;
+            acc_t a = {B, &op};
+            w.user = &a;
             tilec_ir_walk_expr(&w, &s->u.loop.extent);
             rc = apply(B, link, st, &op);
             if (rc == 0 && (*link)->kind == TILEC_ST_BARRIER)
@@ -217,7 +232,8 @@ static int process(bar_t *B, tilec_ir_stmt_t **link, bstate_t *st, int depth)
             tilec_ir_walk_t w;
             memset(&w, 0, sizeof w);
             w.expr_pre = loads_pre;
-            w.user = &op;
+            acc_t a = {B, &op};
+            w.user = &a;
             tilec_ir_walk_expr(&w, &s->u.cond.cond);
             rc = apply(B, link, st, &op);
             if (rc == 0 && (*link)->kind == TILEC_ST_BARRIER)
@@ -233,7 +249,7 @@ static int process(bar_t *B, tilec_ir_stmt_t **link, bstate_t *st, int depth)
             }
         } else {
             /* a tile op, a store, a whole T.Parallel nest: one operation */
-            acc_t a = {&op};
+            acc_t a = {B, &op};
             if (lower_accesses(s, acc_cb, &a) != 0)
                 rc = lower_fail(B->c, TILEC_LOWER_E_INVALID, "statements nested too deeply");
             if (rc == 0)
@@ -248,11 +264,25 @@ static int process(bar_t *B, tilec_ir_stmt_t **link, bstate_t *st, int depth)
 
 int lower_barrier(lower_ctx_t *c)
 {
-    bar_t B = {c, c->k->nbufs, 0};
+    bar_t B = {c, c->k->nbufs, 0, NULL};
+    const tilec_ir_kernel_t *k = c->k;
+    for (int i = 0; i < B.nb; i++)
+        for (int j = i + 1; j < B.nb; j++) {
+            const tilec_ir_layout_t *x = k->bufs[i]->layout, *y = k->bufs[j]->layout;
+            if (!x || !y || x->kind != TILEC_LAYOUT_SMEM || y->kind != TILEC_LAYOUT_SMEM ||
+                x->offset >= y->offset + y->size || y->offset >= x->offset + x->size)
+                continue;
+            if (!B.alias && !(B.alias = calloc((size_t)B.nb * (size_t)B.nb, 1)))
+                return lower_oom(c);
+            B.alias[(size_t)i * (size_t)B.nb + (size_t)j] = B.alias[(size_t)j * (size_t)B.nb + (size_t)i] = 1;
+        }
     bstate_t st;
-    if (st_new(&B, &st))
+    if (st_new(&B, &st)) {
+        free(B.alias);
         return -1;
+    }
     int rc = process(&B, &c->k->body, &st, 0);
     st_free(&st);
+    free(B.alias);
     return rc;
 }

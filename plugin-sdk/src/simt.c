@@ -1415,7 +1415,14 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         if (c->failed)
             goto done;
         const char *st = simt_st_type(c, b);
-        if (c->lowered && simt_place(c, b) == SIMT_P_REGS) {
+        if (c->lowered && simt_place(c, b) == SIMT_P_REGS && c->bi[i].rm->scalar) {
+            tilec_sdk_str_t regs = {0};
+            for (int l = 0; l < c->bi[i].rm->L; l++)
+                tilec_sdk_str_printf(&regs, "%sb%d_%d = 0", l ? ", " : "", i, l);
+            tilec_simt_emit(c, "%s %s; /* %s %s: registers */", st, regs.s ? regs.s : "", tilec_scope_name(b->scope),
+                            b->name ? b->name : "");
+            tilec_sdk_str_free(&regs);
+        } else if (c->lowered && simt_place(c, b) == SIMT_P_REGS) {
             n = c->bi[i].rm->L;
             tilec_simt_emit(c, "%s%s%s b%d[%" PRId64 "]; /* %s %s: registers */", c->dl.private_qual,
                             *c->dl.private_qual ? " " : "", st, i, n, tilec_scope_name(b->scope), b->name ? b->name : "");
@@ -1446,7 +1453,8 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         int64_t n = const_size(c, b);
         const char *st = simt_st_type(c, b);
         if (c->lowered && simt_place(c, b) == SIMT_P_REGS) {
-            tilec_simt_emit(c, "for (int tc_z = 0; tc_z < %d; tc_z++) b%d[tc_z] = (%s)0;", c->bi[i].rm->L, i, st);
+            if (!c->bi[i].rm->scalar) /* scalars start at 0 in their declaration */
+                tilec_simt_emit(c, "for (int tc_z = 0; tc_z < %d; tc_z++) b%d[tc_z] = (%s)0;", c->bi[i].rm->L, i, st);
         } else if (c->lowered && simt_place(c, b) == SIMT_P_SHARED) {
             continue; /* the pool is zeroed by simt_lowered_decls */
         } else if (simt_is_private(b)) {

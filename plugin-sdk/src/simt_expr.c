@@ -283,6 +283,9 @@ const char *tilec_simt_load(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, con
     note_dtype(c, t);
     if (c->lowered)
         off = simt_lowered_phys(c, b, off);
+    const char *reg = c->lowered && simt_place(c, b) == SIMT_P_REGS ? simt_regs_ref(c, b, off, NULL) : NULL;
+    if (reg)
+        return t == TILEC_BOOL ? simt_fmt(c, "((%s)(%s != 0))", c->dl.type_name[TILEC_INT32], reg) : reg;
     if (simt_is_half(t)) {
         const tilec_simt_half_t *h = half_of(c, t);
         if (h->mode == TILEC_SIMT_HALF_NATIVE)
@@ -305,6 +308,9 @@ const char *tilec_simt_store(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, co
     tilec_dtype_t t = b->dtype;
     if (c->lowered)
         off = simt_lowered_phys(c, b, off);
+    if (c->lowered && simt_place(c, b) == SIMT_P_REGS && !simt_is_half(t) && c->bi[b->id].rm->scalar)
+        return simt_regs_ref(c, b, off,
+                             t == TILEC_BOOL ? simt_fmt(c, "(%s)((%s) != 0)", c->dl.type_name[TILEC_BOOL], v) : v);
     if (simt_is_half(t)) {
         const tilec_simt_half_t *h = half_of(c, t);
         if (h->mode == TILEC_SIMT_HALF_NATIVE)

@@ -37,6 +37,7 @@ typedef struct simt_regmap {
     const tilec_ir_buffer_t *buf;
     int fitted, all_valid;
     int local_r_free;                         /* the register index does not depend on the replica */
+    int scalar;                               /* printed as nlocal scalars b<i>_<l> (not a half dtype) */
     int T, L, R, nd;
     int64_t n;                                /* elements times replicas */
     int64_t ext[TILEC_IR_MAX_DIMS + 1];       /* extents, the replica count last */
@@ -163,6 +164,9 @@ simt_regmap_t *simt_regmap_build(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b
 void simt_regs_decls(tilec_simt_ctx_t *c);
 /* The register index of an access b[idx] inside a register nest. */
 const char *simt_regs_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx);
+/* Reading / writing register off of a scalarized fragment (off a constant
+ * or a run-time index); NULL when b is not scalarized. */
+const char *simt_regs_ref(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off, const char *store);
 /* Tile statements and nests on register fragments; 1 when printed. */
 int simt_regs_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
 

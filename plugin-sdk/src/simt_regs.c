@@ -223,7 +223,38 @@ simt_regmap_t *simt_regmap_build(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b
         if (m->inv[i] < 0)
             m->all_valid = 0;
     m->fitted = try_fit(m);
+    /* registers as scalars: every compiler keeps them in registers, and
+     * PoCL mis-runs private arrays live across barriers in loops */
+    m->scalar = !simt_is_half(b->dtype);
     return m;
+}
+
+const char *simt_regs_ref(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off, const char *store)
+{
+    const simt_regmap_t *m = c->bi[b->id].rm;
+    if (!m || !m->scalar)
+        return NULL;
+    char *end = NULL;
+    long v = strtol(off, &end, 10);
+    if (end && end != off && *end == '\0') {
+        if (v < 0 || v >= m->L) {
+            tilec_simt_fail(c, "register %ld of '%s' out of range", v, b->name ? b->name : "?");
+            return "0";
+        }
+        return store ? simt_fmt(c, "b%d_%ld = %s;", b->id, v, store) : simt_fmt(c, "b%d_%ld", b->id, v);
+    }
+    /* a run-time register index: select among the scalars */
+    const char *r = NULL;
+    if (store) {
+        r = simt_fmt(c, "switch (%s) {", off);
+        for (int l = 0; l < m->L; l++)
+            r = simt_fmt(c, "%s case %d: b%d_%d = %s; break;", r, l, b->id, l, store);
+        return simt_fmt(c, "%s default: break; }", r);
+    }
+    r = simt_fmt(c, "b%d_%d", b->id, m->L - 1);
+    for (int l = m->L - 2; l >= 0; l--)
+        r = simt_fmt(c, "((%s) == %d ? b%d_%d : %s)", off, l, b->id, l, r);
+    return simt_fmt(c, "(%s)", r);
 }
 
 /* ---- code over the registers of one thread ------------------------------------------------ */
