@@ -191,7 +191,9 @@ Test(simt, lowered_gemm)
     cr_assert_eq(count(s, "__syncthreads();"), irbar + 1, "%s\n%s", ir, s);
     cr_assert_eq(g.r.nbarriers, (uint32_t)irbar + 1);
     /* C_local: 64 x 64 over 128 threads, 32 registers each, not shared */
-    cr_assert(strstr(s, "float b5[32]; /* fragment C_local: registers */"), "%s", s);
+    cr_assert(strstr(s, "float b5_0 = 0, b5_1 = 0,"), "%s", s);
+    cr_assert(strstr(s, "b5_31 = 0; /* fragment C_local: registers */"), "%s", s);
+    cr_assert_null(strstr(s, "b5_32"), "%s", s);
     cr_assert_null(strstr(s, "__shared__ float b5"), "%s", s);
     /* the two operands in one pool at their offsets */
     cr_assert(strstr(s, "__shared__ unsigned char tc_smem[8192]"), "%s", s);

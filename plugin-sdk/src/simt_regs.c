@@ -223,8 +223,9 @@ simt_regmap_t *simt_regmap_build(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b
         if (m->inv[i] < 0)
             m->all_valid = 0;
     m->fitted = try_fit(m);
-    /* registers as scalars: every compiler keeps them in registers, and
-     * PoCL mis-runs private arrays live across barriers in loops */
+    /* registers as scalars: they stay in registers whatever a compiler
+     * does with private arrays (16-bit floats keep an array: their FUNCS
+     * mode goes through pointers) */
     m->scalar = !simt_is_half(b->dtype);
     return m;
 }
