@@ -67,13 +67,14 @@ void vk_features_link(vk_features_t *f, uint32_t mask)
     f->a64.sType = VK_ST_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES;
     f->af.sType = VK_ST_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT;
     f->cm.sType = VK_ST_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+    f->cmnv.sType = VK_ST_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
     /* 16-bit storage is core in 1.1: always chained */
     f->f2.pNext = &f->s16;
     void **tail = &f->s16.pNext;
     struct { uint32_t bit; void *st; void **next; } rows[] = {
         {VK_CHAIN_8BIT, &f->s8, &f->s8.pNext},   {VK_CHAIN_F16I8, &f->f16i8, &f->f16i8.pNext},
         {VK_CHAIN_A64, &f->a64, &f->a64.pNext}, {VK_CHAIN_AF, &f->af, &f->af.pNext},
-        {VK_CHAIN_CM, &f->cm, &f->cm.pNext},
+        {VK_CHAIN_CM, &f->cm, &f->cm.pNext},     {VK_CHAIN_CMNV, &f->cmnv, &f->cmnv.pNext},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (mask & rows[i].bit) {
@@ -169,6 +170,11 @@ static int probe(vk_state_t *s, VkPhysicalDevice pd, vk_dev_t *d)
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         d->compute_units = n > 0 ? (uint32_t)n : 1;
     }
+    int has_nv_coopmat = has_ext(ext, ne, "VK_NV_cooperative_matrix");
+    if (has_nv_coopmat) {
+        d->chain |= VK_CHAIN_CMNV;
+        d->exts[d->nexts++] = "VK_NV_cooperative_matrix";
+    }
     free(ext);
     vk_features_t *f = &d->feat;
     vk_features_link(f, d->chain);
@@ -199,6 +205,10 @@ static int probe(vk_state_t *s, VkPhysicalDevice pd, vk_dev_t *d)
                     continue;
                 d->coopmats[d->ncoopmat++] = (vk_coopmat_t){cp[i].MSize, cp[i].NSize, cp[i].KSize, cp[i].AType,
                                                             cp[i].BType, cp[i].CType, cp[i].ResultType};
+                if (cp[i].MSize == 16 && cp[i].NSize == 16 && cp[i].KSize == 16 &&
+                    cp[i].AType == VK_COMPONENT_TYPE_FLOAT16_KHR && cp[i].BType == VK_COMPONENT_TYPE_FLOAT16_KHR &&
+                    cp[i].CType == VK_COMPONENT_TYPE_FLOAT32_KHR && cp[i].ResultType == VK_COMPONENT_TYPE_FLOAT32_KHR)
+                    d->gemm_coopmat = f->cmnv.cooperativeMatrix != 0;
             }
         }
     }

@@ -23,21 +23,19 @@
  * fmod (C's truncated remainder) and no float64 exp/log/tanh/pow, so the
  * prelude defines them (the float64 ones through float: float64
  * transcendentals are float-accurate on this backend, docs/backend-vulkan.md).
+ * T.gemm: the statement hook prints float16 GEMMs on 16x16x16 cooperative
+ * matrices where the device has them (GL_NV_cooperative_matrix, the
+ * extension Debian 12's glslc knows); the kit's tiled FMA path elsewhere.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "vk_internal.h"
 
-/* Always the same: an #extension line costs nothing until its types are
- * used, and the kit emits helpers only when a kernel calls them (glslang
- * drops uncalled functions, with their capabilities). */
-static const char prelude[] =
-    "#version 450\n"
-    "#extension GL_EXT_shader_explicit_arithmetic_types : require\n"
-    "#extension GL_EXT_shader_16bit_storage : require\n"
-    "#extension GL_EXT_shader_8bit_storage : require\n"
-    "%s"
+/* After the prelude hook's #version and #extension lines, always the
+ * same: glslang drops uncalled functions, with their capabilities. */
+static const char helpers[] =
     "float tc_cfmodf(float a, float b) { return a - b * trunc(a / b); }\n"
     "double tc_cfmodd(double a, double b) { return a - b * trunc(a / b); }\n"
     "double tc_expd(double x) { return double(exp(float(x))); }\n"
@@ -55,6 +53,28 @@ static const char prelude[] =
     "}\n"
     "double tc_powd(double a, double b) { return double(tc_cpowf(float(a), float(b))); }";
 
+/* #version and the extensions: an #extension line costs nothing until
+ * its types are used; the atomic and cooperative-matrix ones only where the
+ * device has them (and the kernel uses them). */
+static int vk_prelude(void *user, tilec_simt_ctx_t *c)
+{
+    const vk_gen_t *g = user;
+    tilec_simt_emit(c, "#version 450");
+    tilec_simt_emit(c, "#extension GL_EXT_shader_explicit_arithmetic_types : require");
+    tilec_simt_emit(c, "#extension GL_EXT_shader_16bit_storage : require");
+    tilec_simt_emit(c, "#extension GL_EXT_shader_8bit_storage : require");
+    if (g->dev && g->dev->f32_atomic_add)
+        tilec_simt_emit(c, "#extension GL_EXT_shader_atomic_float : require");
+    if (g->dev && g->dev->i64_atomics)
+        tilec_simt_emit(c, "#extension GL_EXT_shader_atomic_int64 : require");
+    if (g->used_coopmat) {
+        tilec_simt_emit(c, "#extension GL_NV_cooperative_matrix : require");
+        tilec_simt_emit(c, "#extension GL_KHR_memory_scope_semantics : require");
+        tilec_simt_emit(c, "#extension GL_KHR_shader_subgroup_basic : require");
+    }
+    return 0;
+}
+
 static const char *vk_math_name(void *user, const char *base, int dbl)
 {
     (void)user;
@@ -70,8 +90,82 @@ static const char *vk_math_name(void *user, const char *base, int dbl)
     return NULL; /* sqrt floor ceil: the same names for float and double */
 }
 
-void vk_dialect(const vk_dev_t *dev, tilec_simt_dialect_t *d, char *prelude_buf, size_t buflen)
+/* Constant dimension d of b, or -1. */
+static int64_t cdim(const tilec_ir_buffer_t *b, int d)
 {
+    int64_t v;
+    return b->shape && d < b->ndim && tilec_ir_is_const_int(b->shape[d], &v) ? v : -1;
+}
+
+/* T.gemm on 16x16x16 cooperative matrices (GL_NV_cooperative_matrix):
+ * float16 A and B, float32 C, all block-wide (the kit keeps fragments in
+ * shared memory; 16-bit floats are stored as 16-bit patterns, which the
+ * loads reinterpret as float16), M, N, K multiples of 16, at block level.
+ * The subgroups of the block share C's 16x16 tiles; each keeps its tile in
+ * a cooperative matrix over K and stores it back.  Anything else: the kit's
+ * tiled FMA path (return 0).  The kit places the barriers before and after
+ * from the statement's reads and writes. */
+static int vk_gemm_coopmat(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    vk_gen_t *g = user;
+    if (s->kind != TILEC_ST_GEMM || tilec_simt_per_thread(c))
+        return 0;
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
+    if (!A || !B || !C || A->ndim != 2 || B->ndim != 2 || C->ndim != 2 || A->dtype != TILEC_FLOAT16 ||
+        B->dtype != TILEC_FLOAT16 || C->dtype != TILEC_FLOAT32)
+        return 0;
+    const tilec_ir_buffer_t *bs[3] = {A, B, C};
+    for (int i = 0; i < 3; i++)
+        if (bs[i]->scope != TILEC_SCOPE_SHARED && bs[i]->scope != TILEC_SCOPE_FRAGMENT)
+            return 0;
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
+    int64_t M = cdim(C, 0), N = cdim(C, 1), K = cdim(A, ta ? 0 : 1);
+    if (M <= 0 || N <= 0 || K <= 0 || M % 16 || N % 16 || K % 16 || cdim(A, ta ? 1 : 0) != M ||
+        cdim(B, tb ? 1 : 0) != K || cdim(B, tb ? 0 : 1) != N)
+        return 0;
+    g->used_coopmat = 1;
+    const char *a = tilec_simt_buf_name(c, A), *b = tilec_simt_buf_name(c, B), *cc = tilec_simt_buf_name(c, C);
+    int64_t nt = N / 16, tiles = (M / 16) * nt;
+    tilec_simt_emit(c, "{ /* gemm %s, %s -> %s on 16x16x16 cooperative matrices */", A->name ? A->name : "?",
+                    B->name ? B->name : "?", C->name ? C->name : "?");
+    tilec_simt_indent(c, 1);
+    tilec_simt_emit(c, "for (int tc_t = int(gl_SubgroupID); tc_t < %" PRId64 "; tc_t += int(gl_NumSubgroups)) {", tiles);
+    tilec_simt_indent(c, 1);
+    tilec_simt_emit(c, "const uint tc_m0 = uint(tc_t / %" PRId64 ") * 16u, tc_n0 = uint(tc_t %% %" PRId64 ") * 16u;", nt,
+                    nt);
+    tilec_simt_emit(c, "fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> tc_cm;");
+    if (s->u.gemm.clear_accum)
+        tilec_simt_emit(c, "tc_cm = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);");
+    else
+        tilec_simt_emit(c, "coopMatLoadNV(tc_cm, %s, tc_m0 * %" PRId64 "u + tc_n0, %" PRId64 "u, false);", cc, N, N);
+    tilec_simt_emit(c, "for (uint tc_k = 0u; tc_k < %" PRId64 "u; tc_k += 16u) {", K);
+    tilec_simt_indent(c, 1);
+    tilec_simt_emit(c, "fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> tc_am, tc_bm;");
+    /* A[m][k]: row-major M x K, or column-major (A stored K x M) */
+    if (ta)
+        tilec_simt_emit(c, "coopMatLoadNV(tc_am, %s, tc_k * %" PRId64 "u + tc_m0, %" PRId64 "u, true);", a, M, M);
+    else
+        tilec_simt_emit(c, "coopMatLoadNV(tc_am, %s, tc_m0 * %" PRId64 "u + tc_k, %" PRId64 "u, false);", a, K, K);
+    /* B[k][n]: row-major K x N, or column-major (B stored N x K) */
+    if (tb)
+        tilec_simt_emit(c, "coopMatLoadNV(tc_bm, %s, tc_n0 * %" PRId64 "u + tc_k, %" PRId64 "u, true);", b, K, K);
+    else
+        tilec_simt_emit(c, "coopMatLoadNV(tc_bm, %s, tc_k * %" PRId64 "u + tc_n0, %" PRId64 "u, false);", b, N, N);
+    tilec_simt_emit(c, "tc_cm = coopMatMulAddNV(tc_am, tc_bm, tc_cm);");
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    tilec_simt_emit(c, "coopMatStoreNV(tc_cm, %s, tc_m0 * %" PRId64 "u + tc_n0, %" PRId64 "u, false);", cc, N, N);
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    return 1;
+}
+
+void vk_dialect(vk_gen_t *g, tilec_simt_dialect_t *d)
+{
+    const vk_dev_t *dev = g->dev;
+    g->used_coopmat = 0;
     memset(d, 0, sizeof *d);
     d->struct_size = sizeof *d;
     d->name = "glsl";
@@ -116,26 +210,21 @@ void vk_dialect(const vk_dev_t *dev, tilec_simt_dialect_t *d, char *prelude_buf,
             d->atomic[TILEC_UINT64][o] = i32[o];
         }
     }
-    const char *ext = "";
-    if (dev && dev->f32_atomic_add) {
+    if (dev && dev->f32_atomic_add)
         d->atomic[TILEC_FLOAT32][0] = "atomicAdd($p, $v);";
-        ext = "#extension GL_EXT_shader_atomic_float : require\n";
-    }
     if (dev && dev->f64_atomic_add)
         d->atomic[TILEC_FLOAT64][0] = "atomicAdd($p, $v);";
     d->cas32 = "atomicCompSwap($p, $c, $v)";
-    if (dev && dev->i64_atomics) {
+    if (dev && dev->i64_atomics)
         d->cas64 = "atomicCompSwap($p, $c, $v)";
-        if (!*ext)
-            ext = "#extension GL_EXT_shader_atomic_int64 : require\n";
-        else
-            ext = "#extension GL_EXT_shader_atomic_float : require\n#extension GL_EXT_shader_atomic_int64 : require\n";
-    }
     d->math_generic = 1;
     d->has_rsqrt = 1;
     d->has_printf = 0; /* debugPrintfEXT needs a validation layer to show anything */
-    snprintf(prelude_buf, buflen, prelude, ext);
-    d->extra_prelude = prelude_buf;
+    d->user = g;
+    d->prelude_hook = vk_prelude;
+    d->extra_prelude = helpers;
+    if (dev && dev->gemm_coopmat && dev->f16_arith)
+        d->stmt_hook = vk_gemm_coopmat;
     d->shared_align = 16;
     d->cast = "$t($v)";
     d->bool_type = "bool";

@@ -86,6 +86,7 @@ typedef uint64_t VkBuffer, VkDeviceMemory, VkShaderModule, VkPipeline, VkPipelin
 #define VK_ST_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES 1000180000
 #define VK_ST_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT 1000260000
 #define VK_ST_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV 1000154001
+#define VK_ST_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV 1000249000
 #define VK_ST_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR 1000506000
 #define VK_ST_COOPERATIVE_MATRIX_PROPERTIES_KHR 1000506001
 
@@ -634,12 +635,14 @@ typedef struct vk_features {
     VkPhysicalDeviceShaderAtomicInt64Features a64;
     VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af;
     VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm;
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cmnv; /* the NV struct has the same layout */
 } vk_features_t;
 #define VK_CHAIN_8BIT (1u << 0)
 #define VK_CHAIN_F16I8 (1u << 1)
 #define VK_CHAIN_A64 (1u << 2)
 #define VK_CHAIN_AF (1u << 3)
 #define VK_CHAIN_CM (1u << 4)
+#define VK_CHAIN_CMNV (1u << 5)
 /* Sets every sType and links the pNext chain of f for the bits of mask. */
 void vk_features_link(vk_features_t *f, uint32_t mask);
 
@@ -655,6 +658,10 @@ typedef struct vk_dev {
     /* features (queried; enabled at device creation) */
     int f16_storage, i8_storage, f16_arith, i8_arith, i16, i64, f64, i64_atomics, f32_atomic_add,
         f64_atomic_add, coopmat;
+    /* T.gemm on cooperative matrices: GL_NV_cooperative_matrix (the GLSL
+     * extension Debian 12's glslc knows) with a 16x16x16 f16*f16+f32 shape
+     * at subgroup scope among those the device reports */
+    int gemm_coopmat;
     int has_atomic_float_ext, has_coopmat_ext;
     vk_features_t feat;          /* as queried: what device creation enables */
     uint32_t chain;              /* VK_CHAIN_* of feat */
@@ -682,10 +689,15 @@ const char *vk_result_name(VkResult r);
 
 /* ---- code generation (vk_codegen.c, vk_glslc.c) ---------------------------------- */
 
-/* Fills the GLSL dialect for dev (native atomics where its features
- * allow); the prelude text goes to prelude_buf (4 KiB is plenty), which
- * must live as long as d. */
-void vk_dialect(const vk_dev_t *dev, tilec_simt_dialect_t *d, char *prelude_buf, size_t buflen);
+/* The dialect's state during one generation (the hooks' user pointer). */
+typedef struct vk_gen {
+    const vk_dev_t *dev;
+    int used_coopmat;            /* a T.gemm went to cooperative matrices */
+} vk_gen_t;
+/* Fills the GLSL dialect for g->dev (native atomics where its features
+ * allow, T.gemm on cooperative matrices where it has them); g must live as
+ * long as d. */
+void vk_dialect(vk_gen_t *g, tilec_simt_dialect_t *d);
 /* Compiles GLSL compute source to SPIR-V with glslc (TILEC_GLSLC or PATH):
  * TILEC_PS_OK with the words in *spv (malloc'd), TILEC_PS_UNAVAILABLE
  * when there is no compiler, TILEC_PS_COMPILE_ERROR with its log. */
