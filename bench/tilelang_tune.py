@@ -1,0 +1,81 @@
+"""tilelang_tune.py -- TileLang's own autotuner over the same space that
+`tilec tune` searches, for the figures of the tuning benchmark.
+
+    python3 bench/tilelang_tune.py EXAMPLE FACTORY --space NAME=V1,V2 ... \
+        [-D NAME=VALUE ...] [--out-idx N]
+
+The example file is the one tilec tunes.  Its factory is taken without its
+`@tilelang.jit` decorator (the autotuner wants a function that returns a
+PrimFunc) and handed to `tilelang.autotuner.AutoTuner` with every point of
+the product of the --space lists as a config.  Prints one line: the best
+config, its latency, the number of configs and the wall time of the search.
+A missing or failing TileLang prints the reason and exits 0 (a blank
+column, not a failed benchmark).
+"""
+import argparse
+import itertools
+import re
+import sys
+import time
+
+
+def value(s):
+    for conv in (int, float):
+        try:
+            return conv(s)
+        except ValueError:
+            pass
+    return s
+
+
+def plain_factory(path, name):
+    src = open(path).read()
+    src = re.sub(r"^@tilelang\.jit\(.*\)\s*$", "", src, flags=re.M)
+    ns = {"__name__": "tl_tune_" + name}
+    exec(compile(src, path, "exec"), ns)
+    return ns[name]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("example")
+    ap.add_argument("factory")
+    ap.add_argument("--space", action="append", default=[])
+    ap.add_argument("-D", action="append", default=[], dest="defs")
+    ap.add_argument("--out-idx", type=int, default=-1)
+    a = ap.parse_args()
+    try:
+        from tilelang.autotuner import AutoTuner
+    except Exception as e:  # no TileLang here
+        print(f"tilelang autotuner: unavailable ({type(e).__name__}: {e})")
+        return 0
+    fixed = {k: value(v) for k, v in (d.split("=", 1) for d in a.defs)}
+    names, lists = [], []
+    for s in a.space:
+        k, vs = s.split("=", 1)
+        names.append(k)
+        lists.append([value(v) for v in vs.split(",")])
+    configs = [dict(zip(names, p)) for p in itertools.product(*lists)]
+    fn = plain_factory(a.example, a.factory)
+
+    def kernel(**cfg):
+        return fn(**fixed, **cfg)
+
+    t0 = time.perf_counter()
+    try:
+        tuner = (AutoTuner.from_kernel(kernel=kernel, configs=configs)
+                 .set_compile_args(out_idx=[a.out_idx], target="auto")
+                 .set_profile_args())
+        r = tuner.run(warmup=3, rep=20)
+    except Exception as e:
+        msg = str(e).strip().splitlines()
+        print(f"tilelang autotuner: failed ({type(e).__name__}: {msg[-1] if msg else ''})"[:300])
+        return 0
+    wall = time.perf_counter() - t0
+    print(f"tilelang autotuner: {len(configs)} configs in {wall:.1f} s, best {r.config} "
+          f"latency {r.latency:.4f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
