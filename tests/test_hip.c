@@ -14,10 +14,12 @@
  * example and conformance case is compiled by tests/run.sh (hip lines).
  */
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tilec/tilec.h"
 
@@ -228,6 +230,200 @@ Test(hip, lowering_reads_the_target_descriptions)
         cr_expect(strstr(text, cases[i].want), "%s: no %s in\n%s", cases[i].arch, cases[i].want, text);
         free(text);
     }
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
+/* ---- every example, and the code objects' instructions ------------------------ */
+
+/* The '# tilec-test: -D NAME=VALUE ...' lines of a file (as tests/run.sh
+ * reads them); at most 8 lines of 8 defines.  Returns the line count (0:
+ * run with the defaults). */
+typedef struct test_line {
+    int n;
+    char buf[512];
+    tilec_define_kv_t kv[8];
+} test_line_t;
+
+static int test_lines(const char *path, test_line_t *lines, int max)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    char l[600];
+    int n = 0;
+    while (n < max && fgets(l, sizeof l, f)) {
+        if (strncmp(l, "# tilec-test:", 13) != 0)
+            continue;
+        test_line_t *t = &lines[n++];
+        memset(t, 0, sizeof *t);
+        snprintf(t->buf, sizeof t->buf, "%.500s", l + 13);
+        char *save = NULL, *w = strtok_r(t->buf, " \t\n", &save);
+        while (w && t->n < 8) {
+            if (!strcmp(w, "-D") && (w = strtok_r(NULL, " \t\n", &save)) != NULL) {
+                char *eq = strchr(w, '=');
+                cr_assert_not_null(eq, "%s: bad define %s", path, w);
+                *eq = '\0';
+                t->kv[t->n].name = w;
+                t->kv[t->n].value = eq + 1;
+                t->n++;
+            }
+            w = strtok_r(NULL, " \t\n", &save);
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+/* Configurations that need more than the 64 KiB of LDS while the kit
+ * keeps fragments in LDS (until it prints lowered IR with register
+ * fragments): flash attention at dim 64 (Q, K, V, scores and the output
+ * accumulator: 75,520 bytes), gemm.py's 128x128 tiles (81,920) and
+ * rmsnorm.py's widest row (130,064).  Another line of the same file must
+ * compile. */
+static int lds_limited(const char *path, const char *msg)
+{
+    static const char *const files[] = {"examples/flash_attention.py", "examples/gemm.py", "examples/rmsnorm.py"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (!strcmp(path, files[i]))
+            return strstr(msg, "bytes of LDS per block") != NULL;
+    return 0;
+}
+
+static void compile_examples(const char *arch)
+{
+    tilec_context_t *ctx = hip_ctx(NULL);
+    glob_t gl;
+    cr_assert_eq(glob("examples/*.py", 0, NULL, &gl), 0);
+    int files = 0;
+    for (size_t i = 0; i < gl.gl_pathc; i++) {
+        test_line_t lines[8];
+        int nl = test_lines(gl.gl_pathv[i], lines, 8), ok = 0;
+        for (int j = 0; j < (nl ? nl : 1); j++) {
+            tilec_program_t *p = NULL;
+            tilec_executable_t *e = NULL;
+            tilec_status_t st = tilec_program_load_file(ctx, gl.gl_pathv[i], nl ? lines[j].kv : NULL,
+                                                        nl ? lines[j].n : 0, NULL, &p);
+            cr_assert_eq(st, TILEC_OK, "%s: %s", gl.gl_pathv[i], tilec_context_message(ctx));
+            st = tilec_program_compile_for(ctx, p, arch, &e);
+            if (st != TILEC_OK && strstr(tilec_context_message(ctx), "hiprtc not found")) {
+                globfree(&gl);
+                no_hiprtc(tilec_context_message(ctx));
+            }
+            if (st == TILEC_OK) {
+                size_t blen = 0;
+                const void *bin = tilec_executable_binary(e, &blen);
+                cr_expect(is_code_object(bin, blen), "%s line %d: no code object", gl.gl_pathv[i], j);
+                ok++;
+            } else {
+                cr_expect(lds_limited(gl.gl_pathv[i], tilec_context_message(ctx)), "%s line %d (%s): %s",
+                          gl.gl_pathv[i], j, arch, tilec_context_message(ctx));
+            }
+            tilec_executable_free(e);
+            tilec_program_free(p);
+        }
+        cr_expect_gt(ok, 0, "%s: no configuration compiles for %s", gl.gl_pathv[i], arch);
+        files++;
+    }
+    globfree(&gl);
+    cr_expect_geq(files, 15, "only %d examples", files);
+    tilec_context_destroy(ctx);
+}
+
+Test(hip, every_example_compiles_for_gfx90a) { compile_examples("gfx90a"); }
+Test(hip, every_example_compiles_for_gfx1030) { compile_examples("gfx1030"); }
+
+/* The LLVM Debian's hipcc depends on (llvm-15) disassembles code objects. */
+static const char *objdump(void)
+{
+    static const char *const cands[] = {"/usr/lib/llvm-15/bin/llvm-objdump", "/usr/lib/llvm-16/bin/llvm-objdump",
+                                        "/usr/lib/llvm-17/bin/llvm-objdump", "/opt/rocm/llvm/bin/llvm-objdump"};
+    const char *env = getenv("TILEC_LLVM_OBJDUMP");
+    if (env && *env)
+        return env;
+    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++)
+        if (access(cands[i], X_OK) == 0)
+            return cands[i];
+    return NULL;
+}
+
+/* Disassembles the code object of path (with defines) for arch and counts
+ * the lines naming insn. */
+static int count_insn(const char *path, const tilec_define_kv_t *defs, int ndefs, const char *arch, const char *insn)
+{
+    const char *od = objdump();
+    if (!od) {
+        const char *req = getenv("TILEC_REQUIRE_HIP");
+        if (req && !strcmp(req, "1"))
+            cr_assert_fail("TILEC_REQUIRE_HIP=1 but no llvm-objdump (llvm-15) found");
+        cr_skip_test("no llvm-objdump for AMDGPU code objects");
+    }
+    tilec_context_t *ctx = hip_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    cr_assert_eq(tilec_program_load_file(ctx, path, defs, ndefs, NULL, &p), TILEC_OK, "%s", tilec_context_message(ctx));
+    tilec_status_t st = tilec_program_compile_for(ctx, p, arch, &e);
+    if (st != TILEC_OK && strstr(tilec_context_message(ctx), "hiprtc not found"))
+        no_hiprtc(tilec_context_message(ctx));
+    cr_assert_eq(st, TILEC_OK, "%s: %s", path, tilec_context_message(ctx));
+    size_t blen = 0;
+    const void *bin = tilec_executable_binary(e, &blen);
+    char tmp[] = "/tmp/tilec-hip-XXXXXX";
+    int fd = mkstemp(tmp);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, bin, blen), (ssize_t)blen);
+    close(fd);
+    char cmd[PATH_MAX + 200];
+    snprintf(cmd, sizeof cmd, "%s -d --mcpu=%s %s", od, arch, tmp);
+    FILE *pp = popen(cmd, "r");
+    cr_assert_not_null(pp);
+    char line[512];
+    int n = 0, lines = 0;
+    while (fgets(line, sizeof line, pp)) {
+        lines++;
+        if (strstr(line, insn))
+            n++;
+    }
+    int rc = pclose(pp);
+    unlink(tmp);
+    cr_assert_eq(rc, 0, "%s failed", cmd);
+    cr_assert_gt(lines, 10, "%s printed no disassembly", cmd);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+    return n;
+}
+
+Test(hip, gemm_code_objects_hold_mfma_instructions)
+{
+    static const tilec_define_kv_t bf16[] = {{"dtype", "bfloat16"}};
+    static const tilec_define_kv_t i8[] = {{"M", "64"}, {"N", "64"}, {"K", "64"}};
+    cr_expect_gt(count_insn("examples/gemm.py", NULL, 0, "gfx90a", "v_mfma_f32_32x32x8f16"), 0);
+    cr_expect_gt(count_insn("examples/gemm.py", bf16, 1, "gfx90a", "v_mfma_f32_32x32x8bf16_1k"), 0);
+    cr_expect_gt(count_insn("examples/gemm_int8.py", i8, 3, "gfx90a", "v_mfma_i32_32x32x8i8"), 0);
+    cr_expect_gt(count_insn("examples/gemm.py", NULL, 0, "gfx908", "v_mfma_f32_32x32x8f16"), 0);
+    /* RDNA2 has no matrix cores: FMA tiles */
+    cr_expect_eq(count_insn("examples/gemm.py", NULL, 0, "gfx1030", "v_mfma"), 0);
+    cr_expect_gt(count_insn("examples/gemm.py", NULL, 0, "gfx1030", "v_fma"), 0);
+}
+
+/* A row reduction of softmax runs across the wavefront with shuffles
+ * (ds_swizzle / ds_bpermute / DPP in the code object), no LDS tree. */
+Test(hip, reductions_shuffle_across_the_wavefront)
+{
+    tilec_context_t *ctx = hip_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/softmax.py", NULL, 0, NULL, &p), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    tilec_status_t st = tilec_program_compile_for(ctx, p, "gfx90a", &e);
+    if (st != TILEC_OK && strstr(tilec_context_message(ctx), "hiprtc not found"))
+        no_hiprtc(tilec_context_message(ctx));
+    cr_assert_eq(st, TILEC_OK, "%s", tilec_context_message(ctx));
+    const char *src = tilec_executable_source(e, NULL);
+    cr_expect(strstr(src, "lanes per element, shuffles)"), "no shuffle reduction:\n%s", src);
+    cr_expect(strstr(src, "__shfl_xor(tc_acc, 1, "), "no __shfl_xor");
+    cr_expect_null(strstr(src, "tc_red_"), "an LDS reduction tree is left");
+    tilec_executable_free(e);
     tilec_program_free(p);
     tilec_context_destroy(ctx);
 }

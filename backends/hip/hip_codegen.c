@@ -7,7 +7,9 @@
  * __shared__ arrays in LDS, blockIdx/threadIdx, __syncthreads, float16 as
  * clang's native _Float16 (C casts round to nearest even), bfloat16 as
  * 16-bit patterns, HIP's native atomicAdd/Max/Min where HIP has them and
- * atomicCAS loops elsewhere, generic math overloads, printf.
+ * atomicCAS loops elsewhere, generic math overloads, printf, and
+ * reductions across a wavefront's lanes with __shfl_xor at the
+ * wavefront's width (64 on CDNA, 32 on RDNA).
  *
  * The GEMM hook.  A block-level T.gemm whose operand dtypes match one of
  * the target description's matrix instructions (hip_target.c) and whose
@@ -299,4 +301,7 @@ void hip_dialect(hip_gen_t *g, tilec_simt_dialect_t *d)
     d->shared_align = 16;
     d->printf_i64 = "%lld";
     d->shared_ptr_qual = "";
+    /* reductions across the lanes of a wavefront (ds_swizzle / DPP) */
+    d->subgroup_size = (uint32_t)g->arch.wave;
+    d->shfl_xor = "__shfl_xor($v, $m, $w)";
 }

@@ -144,13 +144,18 @@ static tilec_pstatus_t rtc_compile(const hip_state_t *s, const hip_module_t *mod
     char archopt[64], optopt[8];
     snprintf(archopt, sizeof archopt, "--offload-arch=%s", arch);
     snprintf(optopt, sizeof optopt, "-O%u", opt_level > 3 ? 3 : opt_level);
-    const char *opts[8];
+    const char *opts[10];
     int no = 0;
     opts[no++] = archopt;
     opts[no++] = optopt;
     opts[no++] = mod->arch.wave == 32 ? "-mno-wavefrontsize64" : "-mwavefrontsize64";
-    if (fast)
-        opts[no++] = "-ffast-math";
+    if (fast) {
+        /* not -ffast-math: finite-math-only would break -inf masks
+         * (tests/lang/fast_math_inf.py) */
+        opts[no++] = "-fno-signed-zeros";
+        opts[no++] = "-freciprocal-math";
+        opts[no++] = "-ffp-contract=fast";
+    }
     if (extra && *extra)
         opts[no++] = extra;
     r = a->RtcCompileProgram(prog, no, opts);

@@ -202,6 +202,16 @@ typedef struct tilec_simt_dialect {
     uint32_t vec_width;
     const char *vec_load;
     const char *vec_store;
+    /* Cross-lane reductions (optional; 0 / NULL: block-wide trees in
+     * shared memory).  subgroup_size is the width of the lockstep group
+     * (wavefront, warp), whose lanes are consecutive tc_tid values
+     * starting at multiples of it; shfl_xor an expression template giving
+     * the value $v of the lane whose index within its group of $w lanes
+     * differs by the bit mask $m, e.g. "__shfl_xor($v, $m, $w)" (HIP).  A
+     * reduction with at most subgroup_size threads per output then
+     * combines them with log2(G) shuffles and no barrier. */
+    uint32_t subgroup_size;
+    const char *shfl_xor;
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */
