@@ -56,10 +56,13 @@ def main():
         names.append(k)
         lists.append([value(v) for v in vs.split(",")])
     configs = [dict(zip(names, p)) for p in itertools.product(*lists)]
-    fn = plain_factory(a.example, a.factory)
-
-    def kernel(**cfg):
-        return fn(**fixed, **cfg)
+    # TileLang's autotuner keys its cache on the kernel function's closure
+    # and refuses cells it cannot serialize (a dict), so the fixed values
+    # are written into a generated function instead of captured.
+    ns = {"fn": plain_factory(a.example, a.factory)}
+    args = "".join(f"{k}={v!r}, " for k, v in fixed.items())
+    exec(f"def kernel(**cfg):\n    return fn({args}**cfg)\n", ns)
+    kernel = ns["kernel"]
 
     t0 = time.perf_counter()
     try:

@@ -180,8 +180,30 @@ void check_set_free(check_set_t *set)
     memset(set, 0, sizeof *set);
 }
 
+/* src holds the same tensors as set (dtype and shape, in order). */
+static int same_tensors(const check_set_t *src, const check_set_t *set)
+{
+    if (!src || src->n != set->n) {
+        return 0;
+    }
+    for (int i = 0; i < set->n; i++) {
+        const check_tensor_t *a = &src->t[i], *b = &set->t[i];
+        if (a->elem != b->elem || a->ndim != b->ndim || a->bytes != b->bytes ||
+            memcmp(a->shape, b->shape, sizeof a->shape[0] * (size_t)a->ndim) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 check_rc_t check_set_make(const tilec_program_t *p, const char *file, uint64_t seed,
                           check_set_t *set, char **msg)
+{
+    return check_set_make_like(p, file, seed, NULL, set, msg);
+}
+
+check_rc_t check_set_make_like(const tilec_program_t *p, const char *file, uint64_t seed,
+                               const check_set_t *src, check_set_t *set, char **msg)
 {
     check_rng_t rng;
     memset(set, 0, sizeof *set);
@@ -244,7 +266,15 @@ check_rc_t check_set_make(const tilec_program_t *p, const char *file, uint64_t s
             check_set_free(set);
             return CHECK_E_NOMEM;
         }
-        check_fill(&rng, (int)t->elem, t->init, t->count);
+    }
+    int copy = same_tensors(src, set);
+    for (int i = 0; i < set->n; i++) {
+        check_tensor_t *t = &set->t[i];
+        if (copy) {
+            memcpy(t->init, src->t[i].init, t->bytes);
+        } else {
+            check_fill(&rng, (int)t->elem, t->init, t->count);
+        }
         memcpy(t->out, t->init, t->bytes);
         memcpy(t->ref, t->init, t->bytes);
     }

@@ -71,6 +71,12 @@ typedef enum check_rc { CHECK_OK = 0, CHECK_E_UNBOUND = 1, CHECK_E_NOMEM = 2 } c
  * (file names the program in it) and the set is freed. */
 check_rc_t check_set_make(const tilec_program_t *p, const char *file, uint64_t seed,
                           check_set_t *set, char **msg);
+/* The same, with the inputs copied from src's init wherever a tensor of src
+ * has the same dtype and shape (seeded as above otherwise): a set made from
+ * the same seed without drawing every input again (the tuner makes one per
+ * candidate, and drawing 8192x8192 tensors costs seconds). */
+check_rc_t check_set_make_like(const tilec_program_t *p, const char *file, uint64_t seed,
+                               const check_set_t *src, check_set_t *set, char **msg);
 void check_set_free(check_set_t *set);
 /* Runs the reference interpreter on ref (reset to init first). */
 tilec_status_t check_set_reference(tilec_context_t *ctx, const tilec_program_t *p, check_set_t *set);

@@ -325,7 +325,7 @@ static void work_check(tuner_t *t, int idx, wres_t *w)
         wmsg(w, TILEC_TUNE_COMPILE_FAILED, "%s", tilec_context_message(ctx));
         goto out;
     }
-    if (check_set_make(prog, t->o->path, t->o->seed, &set, &msg) != CHECK_OK) {
+    if (check_set_make_like(prog, t->o->path, t->o->seed, ref, &set, &msg) != CHECK_OK) {
         wmsg(w, TILEC_TUNE_INVALID, "%s", msg ? msg : "out of memory");
         goto out;
     }
@@ -400,6 +400,33 @@ out:
     tilec_executable_free(exe);
     tilec_program_free(prog);
     tilec_context_destroy(ctx);
+}
+
+/* The order in which a bucket's candidates are checked and timed: the
+ * defaults first (the baseline every speedup is over), then the rest in a
+ * seeded shuffle (--seed), so that a --budget that runs out leaves a
+ * sample of the whole space untimed rather than its lexicographic tail
+ * (with block_M first, every large tile). */
+static void shuffle_after_default(const tuner_t *t, int *order, int n)
+{
+    uint64_t x = t->o->seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    int first = 0;
+    for (int j = 0; j < n; j++) {
+        if (t->r->candidates[order[j]].is_default) {
+            int d = order[j];
+            memmove(order + 1, order, sizeof *order * (size_t)j);
+            order[0] = d;
+            first = 1;
+            break;
+        }
+    }
+    for (int j = n - 1; j > first; j--) {
+        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+        int k = first + (int)((x * 0x2545F4914F6CDD1Dull >> 33) % (uint64_t)(j - first + 1));
+        int tmp = order[j];
+        order[j] = order[k];
+        order[k] = tmp;
+    }
 }
 
 /* ---- the reference on another backend (a worker, into shared memory) ------------ */
@@ -1023,6 +1050,7 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
         if (n == 0) {
             continue;
         }
+        shuffle_after_default(&t, order, n);
         rdefs = calloc((size_t)(o->ndefs + o->nshapes) + 1, sizeof *rdefs);
         if (!rdefs) {
             st = fail(r, TILEC_E_NOMEM, NULL);

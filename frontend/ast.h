@@ -149,5 +149,12 @@ typedef struct ast_module {
  * limit turns it into a diagnostic) and huge files included. */
 int tilec_parse(tilec_arena_t *a, tilec_diag_t *d, const char *path,
                 const char *src, size_t len, ast_module_t **out);
+/* The memory budget of one compilation: the syntax tree and the evaluator's
+ * compile-time values share it (both live in the evaluator's scratch
+ * arena).  tilec_parse stops with a diagnostic that gives the file's size
+ * when the arena a passes max_bytes (tilec_parse: TILEC_FRONTEND_MAX_BYTES). */
+#define TILEC_FRONTEND_MAX_BYTES ((size_t)256 << 20)
+int tilec_parse_limited(tilec_arena_t *a, tilec_diag_t *d, const char *path,
+                        const char *src, size_t len, size_t max_bytes, ast_module_t **out);
 
 #endif

@@ -29,7 +29,8 @@ value_t *at_decorator(ev_t *ev, args_t *ar, ast_loc_t at)
 {
     static const char *const known[] = {
         "configs", "warmup", "rep", "timeout", "supply_type", "ref_prog", "supply_prog", "rtol", "atol",
-        "max_mismatched_ratio", "skip_check", "manual_check_prog", "cache_input_tensors", "target", NULL};
+        "max_mismatched_ratio", "skip_check", "manual_check_prog", "cache_input_tensors", "target", "early_stop", "early_stop_factor", "early_stop_patience",
+        NULL};
     value_t *v = v_new(ev, V_BUILTIN);
     at_space_t *sp = NULL;
     int i, j;
@@ -108,6 +109,13 @@ static int param_index(const func_t *fn, const char *name)
 
 /* Evaluates and checks the space once; args[0..nbound) are the factory's
  * arguments bound so far (what a configs function may take). */
+/* A config's "pass_configs" entry (TileLang tunes compiler options too):
+ * accepted, not a parameter; the tuning space keeps the parameters only. */
+static int is_pass_configs(const value_t *k)
+{
+    return k->kind == V_STR && !strcmp(k->u.s.s, "pass_configs");
+}
+
 static value_t *space_list(ev_t *ev, func_t *fn, value_t **args, int nbound)
 {
     at_space_t *sp = (at_space_t *)fn->tune;
@@ -142,6 +150,7 @@ static value_t *space_list(ev_t *ev, func_t *fn, value_t **args, int nbound)
                     v_kind_name(d));
         for (j = 0; j + 1 < d->u.seq.n; j += 2) {
             value_t *k = d->u.seq.items[j], *val = d->u.seq.items[j + 1];
+            if (is_pass_configs(k) && val->kind == V_DICT) continue;
             if (k->kind != V_STR || param_index(fn, k->u.s.s) < 0)
                 ev_fail(ev, sp->loc, "autotune config %d of '%s': key %s%s%s is not a parameter of '%s'", i,
                         fname, k->kind == V_STR ? "'" : "", k->kind == V_STR ? k->u.s.s : v_kind_name(k),
@@ -184,12 +193,13 @@ void at_finish(ev_t *ev, func_t *fn, value_t **args, tilec_frontend_result_t *ou
     for (i = 0; i < l->u.seq.n; i++) {
         value_t *dv = l->u.seq.items[i];
         tilec_frontend_config_t *c = &out->configs[i];
-        c->n = dv->u.seq.n / 2;
-        c->names = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *c->names * (size_t)(c->n + 1)));
-        c->values = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *c->values * (size_t)(c->n + 1)));
-        for (j = 0; j < c->n; j++) {
-            c->names[j] = ev_irstr(ev, dv->u.seq.items[2 * j]->u.s.s);
-            c->values[j] = define_text(ev, dv->u.seq.items[2 * j + 1]);
+        int n = dv->u.seq.n / 2;
+        c->names = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *c->names * (size_t)(n + 1)));
+        c->values = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *c->values * (size_t)(n + 1)));
+        for (j = 0; j < n; j++) {
+            if (is_pass_configs(dv->u.seq.items[2 * j])) continue;
+            c->names[c->n] = ev_irstr(ev, dv->u.seq.items[2 * j]->u.s.s);
+            c->values[c->n++] = define_text(ev, dv->u.seq.items[2 * j + 1]);
         }
     }
 }

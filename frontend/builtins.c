@@ -150,6 +150,9 @@ value_t *bi_lookup_ns(ev_t *ev, int ns, const char *name)
         }
         for (t = tilelang_members; t->name; t++)
             if (!strcmp(t->name, name)) return mk_builtin(ev, t->id);
+        /* re-exports of tilelang/__init__.py */
+        if (!strcmp(name, "DataType")) return bi_lookup_ns(ev, NS_T, "dtype");
+        if (!strcmp(name, "next_power_of_2") || !strcmp(name, "cdiv")) return mod_member(ev, NS_TL_MATH, name);
         /* a submodule (tilelang.language, tilelang.math, ...) or an opaque name */
         snprintf(path, sizeof path, "tilelang.%s", name);
         return mod_lookup(ev, path);
@@ -176,6 +179,7 @@ value_t *bi_lookup_python(ev_t *ev, const char *name)
     const bientry_t *t;
     for (t = py_members; t->name; t++)
         if (!strcmp(t->name, name)) return mk_builtin(ev, t->id);
+    if (!strcmp(name, "Ellipsis")) return mod_opaque(ev, "Ellipsis");
     return py_lookup(ev, name);
 }
 
@@ -431,6 +435,10 @@ value_t *v_iter_items(ev_t *ev, value_t *v, ast_loc_t loc)
         int i;
         for (i = 0; i + 1 < v->u.seq.n; i += 2) r->u.seq.items[i / 2] = v->u.seq.items[i];
         return r;
+    }
+    if (v->kind == V_DTYPE) { /* a dtype iterates as its name, as TileLang's str-based dtypes do */
+        const char *nm = tilec_dtype_name(v->u.dt);
+        v = v_str(ev, nm, strlen(nm));
     }
     return to_seq(ev, v, 0, loc);
 }
@@ -766,14 +774,34 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
             if (!tilec_dtype_is_int(t)) ev_fail(ev, l_[1], "a T.dynamic symbol must have an integer dtype");
         }
         {
-            const char *p;
-            for (p = a_[0]->u.s.s; *p; p++)
-                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || (*p >= '0' && *p <= '9')))
-                    ev_fail(ev, l_[0], "a T.dynamic symbol name must be an identifier");
+            /* "m" is one symbol; "b, m, n" (TileLang's several names) a tuple of them */
+            value_t *items[16];
+            const char *p = a_[0]->u.s.s;
+            int n = 0, k;
+            while (*p) {
+                const char *q;
+                char *nm;
+                while (*p == ' ' || *p == ',') p++;
+                if (!*p) break;
+                for (q = p; *q && *q != ' ' && *q != ','; q++)
+                    if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_' || (*q >= '0' && *q <= '9')))
+                        ev_fail(ev, l_[0], "a T.dynamic symbol name must be an identifier (or several, separated "
+                                "by commas)");
+                if (*p >= '0' && *p <= '9')
+                    ev_fail(ev, l_[0], "a T.dynamic symbol name must be an identifier, not start with a digit");
+                if (n == 16) ev_fail(ev, l_[0], "T.dynamic takes at most 16 names");
+                nm = ev_alloc(ev, (size_t)(q - p) + 1);
+                memcpy(nm, p, (size_t)(q - p));
+                items[n] = v_new(ev, V_SYM);
+                items[n++]->u.sym = ev_new_sym(ev, nm, l_[0]);
+                p = q;
+            }
+            if (n == 0) ev_fail(ev, l_[0], "T.dynamic needs a symbol name string");
+            if (n == 1) return items[0];
+            v = v_seq(ev, n, 0);
+            for (k = 0; k < n; k++) v->u.seq.items[k] = items[k];
+            return v;
         }
-        v = v_new(ev, V_SYM);
-        v->u.sym = ev_new_sym(ev, a_[0]->u.s.s, l_[0]);
-        return v;
     }
     case BI_CEILDIV: {
         BIND("T.ceildiv", 2, "lhs", "rhs");

@@ -78,6 +78,7 @@ static env_t *env_new(ev_t *ev, env_t *parent)
 static int env_find(env_t *e, const char *name)
 {
     int i;
+    if (e->n > ENV_LINEAR) return nt_get(&e->tab, name);
     for (i = e->n - 1; i >= 0; i--)
         if (!strcmp(e->names[i], name)) return i;
     return -1;
@@ -104,6 +105,10 @@ void env_set(ev_t *ev, env_t *e, const char *name, value_t *v)
     }
     e->names[e->n] = name;
     e->vals[e->n++] = v;
+    if (e->n == ENV_LINEAR + 1)
+        for (i = 0; i < e->n; i++) nt_put(ev, &e->tab, e->names[i], i);
+    else if (e->n > ENV_LINEAR + 1)
+        nt_put(ev, &e->tab, name, e->n - 1);
 }
 
 value_t *env_get(env_t *e, const char *name)
@@ -129,16 +134,24 @@ static value_t *lookup(ev_t *ev, const char *name, ast_loc_t loc)
 
 /* ---- names and statements of the kernel ----------------------------------- */
 
+/* ev->taken follows ev->k's var and buffer tables: names added since the
+ * last call are hashed first (whoever added them). */
 static int name_taken(ev_t *ev, const char *s)
 {
-    int i;
-    for (i = 0; i < ev->k->nvars; i++)
-        if (!strcmp(ev->k->vars[i]->name, s)) return 1;
-    for (i = 0; i < ev->k->nbufs; i++)
-        if (!strcmp(ev->k->bufs[i]->name, s)) return 1;
-    return 0;
+    tilec_ir_kernel_t *k = ev->k;
+    if (ev->taken_k != k) {
+        memset(&ev->taken, 0, sizeof ev->taken);
+        memset(&ev->suffix, 0, sizeof ev->suffix);
+        ev->taken_k = k;
+        ev->taken_nv = ev->taken_nb = 0;
+    }
+    for (; ev->taken_nv < k->nvars; ev->taken_nv++) nt_put(ev, &ev->taken, k->vars[ev->taken_nv]->name, 1);
+    for (; ev->taken_nb < k->nbufs; ev->taken_nb++) nt_put(ev, &ev->taken, k->bufs[ev->taken_nb]->name, 1);
+    return nt_get(&ev->taken, s) >= 0;
 }
 
+/* base, or base_N with the first N that is free; ev->suffix remembers the
+ * last N of each base so that many locals of one name stay linear. */
 static const char *unique_name(ev_t *ev, const char *base)
 {
     size_t n;
@@ -148,10 +161,18 @@ static const char *unique_name(ev_t *ev, const char *base)
     if (!name_taken(ev, base)) return base;
     n = strlen(base) + 16;
     buf = ev_alloc(ev, n);
-    for (i = 1;; i++) {
+    i = nt_get(&ev->suffix, base);
+    for (i = i > 0 ? i + 1 : 1;; i++) {
         snprintf(buf, n, "%s_%d", base, i);
-        if (!name_taken(ev, buf)) return buf;
+        if (!name_taken(ev, buf)) break;
     }
+    if (nt_get(&ev->suffix, base) < 0) {
+        char *key = ev_alloc(ev, strlen(base) + 1);
+        memcpy(key, base, strlen(base));
+        base = key;
+    }
+    nt_put(ev, &ev->suffix, base, i);
+    return buf;
 }
 
 const char *ev_unique_var(ev_t *ev, const char *base) { return unique_name(ev, base); }
@@ -659,9 +680,7 @@ static void assign_to(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc)
 
 static void note_const(ev_t *ev, const char *name)
 {
-    int i;
-    for (i = 0; i < ev->nconsts; i++)
-        if (!strcmp(ev->consts[i], name)) return;
+    if (nt_get(&ev->consts_tab, name) >= 0) return;
     if (ev->nconsts == ev->capconsts) {
         int ncap = ev->capconsts ? ev->capconsts * 2 : 16;
         const char **nc = ev_alloc(ev, (size_t)ncap * sizeof *nc);
@@ -669,6 +688,7 @@ static void note_const(ev_t *ev, const char *name)
         ev->consts = nc;
         ev->capconsts = ncap;
     }
+    nt_put(ev, &ev->consts_tab, name, ev->nconsts);
     ev->consts[ev->nconsts++] = name;
 }
 
@@ -1303,13 +1323,36 @@ value_t *ev_call_func(ev_t *ev, func_t *fn, int n, value_t **pos, int nkw, const
 
 /* ---- the prim_func -------------------------------------------------------- */
 
+/* A scalar kernel parameter (`n: T.int32`, `alpha: T.float32`).  The IR's
+ * kernels take tensors only: an integer scalar becomes a T.dynamic symbol of
+ * its name (bound at launch, from -D on the command line), a float scalar
+ * takes its -D value at compile time. */
+static value_t *scalar_param(ev_t *ev, const char *name, tilec_dtype_t t, ast_loc_t loc)
+{
+    value_t *v;
+    evdef_t *def;
+    if (tilec_dtype_is_int(t)) {
+        v = v_new(ev, V_SYM);
+        v->u.sym = ev_new_sym(ev, name, loc);
+        return v;
+    }
+    def = find_def(ev, name);
+    if (!def || def->used || !v_is_num(def->val))
+        ev_fail(ev, loc, "scalar kernel parameter '%s: %s' needs its value at compile time: pass -D %s=VALUE "
+                "(tilec kernels take tensors and integer symbols at launch; a %s scalar is a constant of the "
+                "compiled kernel)", name, tilec_dtype_name(t), name, tilec_dtype_name(t));
+    def->used = 1;
+    return v_cast(ev, def->val, t, loc);
+}
+
 static void build_kernel(ev_t *ev, func_t *fn)
 {
     ast_stmt_t *d = fn->def;
     env_t *env = env_new(ev, fn->closure);
-    int i;
+    int i, ntensors = 0;
     ev->env = env;
     ev->at_module = 0;
+    if (d->u.def.nparams > 64) ev_fail(ev, d->loc, "a kernel takes at most 64 parameters");
     for (i = 0; i < d->u.def.nparams; i++) {
         ast_param_t *p = &d->u.def.params[i];
         value_t *tt;
@@ -1318,15 +1361,21 @@ static void build_kernel(ev_t *ev, func_t *fn)
         int j, nd;
         if (!p->annotation)
             ev_fail(ev, p->loc, "kernel parameter '%s' needs a type: %s: T.Tensor((M, N), \"float16\")", p->name, p->name);
+        for (j = 0; j < i; j++)
+            if (!strcmp(d->u.def.params[j].name, p->name)) ev_fail(ev, p->loc, "duplicate parameter '%s'", p->name);
         tt = ev_eval(ev, p->annotation);
+        if (tt->kind == V_DTYPE) {
+            env_set(ev, env, p->name, scalar_param(ev, p->name, tt->u.dt, p->loc));
+            if (i < 64) ev->scalar_mask |= (uint64_t)1 << i;
+            ev->nscalars++;
+            continue;
+        }
         if (tt->kind != V_TENSORTYPE)
             ev_fail(ev, p->annotation->loc, "kernel parameter '%s' must be annotated with T.Tensor(shape, dtype), "
                     "got %s", p->name, v_kind_name(tt));
         nd = tt->u.tt.shape->u.seq.n;
         for (j = 0; j < nd; j++) shape[j] = ex_index(ev, tt->u.tt.shape->u.seq.items[j], p->annotation->loc);
-        if (ev->k->nbufs != i) ev_fail(ev, p->loc, "internal: parameters must come first");
-        for (j = 0; j < i; j++)
-            if (!strcmp(d->u.def.params[j].name, p->name)) ev_fail(ev, p->loc, "duplicate parameter '%s'", p->name);
+        if (ev->k->nbufs != ntensors++) ev_fail(ev, p->loc, "internal: parameters must come first");
         b = ev_chk(ev, tilec_ir_buffer_add(ev->a, ev->k, ev_unique_buf(ev, p->name), TILEC_SCOPE_GLOBAL,
                                            tt->u.tt.dt, nd, shape));
         {
@@ -1335,7 +1384,7 @@ static void build_kernel(ev_t *ev, func_t *fn)
             env_set(ev, env, p->name, bv);
         }
     }
-    ev->k->nparams = d->u.def.nparams;
+    ev->k->nparams = ntensors;
     if (ev->k->nparams > 32) ev_fail(ev, d->loc, "a kernel takes at most 32 tensor parameters");
     ev->in_prim = 1;
     ev->ctl = CTL_NONE;
@@ -1479,17 +1528,22 @@ static value_t **build_eager(ev_t *ev, func_t *fn)
     return args;
 }
 
+/* out_idx counts every parameter of the prim_func, scalars too (TileLang's
+ * order); the mask is over the tensors (scalars are not IR parameters). */
 static uint32_t out_mask_of(ev_t *ev, func_t *fn, ast_loc_t loc)
 {
     uint32_t m = 0;
-    int i;
+    int i, np = ev->k->nparams + ev->nscalars;
     for (i = 0; i < fn->nout; i++) {
-        int64_t x = fn->out_idx[i];
-        if (x < 0) x += ev->k->nparams;
-        if (x < 0 || x >= ev->k->nparams)
+        int64_t x = fn->out_idx[i], j, t;
+        if (x < 0) x += np;
+        if (x < 0 || x >= np)
             ev_fail(ev, loc, "out_idx %lld is out of range: the kernel has %d parameters",
-                    (long long)fn->out_idx[i], ev->k->nparams);
-        m |= 1u << x;
+                    (long long)fn->out_idx[i], np);
+        for (j = 0, t = 0; j < x; j++) t += !(ev->scalar_mask >> j & 1);
+        if (ev->scalar_mask >> x & 1)
+            ev_fail(ev, loc, "out_idx %lld names a scalar parameter; outputs are tensors", (long long)fn->out_idx[i]);
+        m |= 1u << t;
     }
     return m;
 }

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include "ast.h"
 #include "frontend.h"
+#include "nametab.h"
 
 #define EV_MAX_CALL_DEPTH 64       /* macro / function call nesting */
 #define EV_MAX_EXPR_DEPTH 1000     /* recursion over expressions and statements */
@@ -32,7 +33,7 @@
 #define EV_MAX_ONCHIP_ELEMS (1LL << 26)
 #define EV_MAX_IR_DEPTH 1000      /* nesting of one run-time expression */
 #define EV_MAX_IR_NODES 200000L   /* nodes of one run-time expression, as a tree */
-#define EV_MAX_SCRATCH ((size_t)256 << 20) /* bytes of compile-time values */
+#define EV_MAX_SCRATCH TILEC_FRONTEND_MAX_BYTES /* bytes of syntax tree and compile-time values */
 
 typedef enum vkind {
     V_NONE = 0, V_BOOL, V_INT, V_FLOAT, V_STR, V_SEQ, V_RANGE, V_DICT,
@@ -123,7 +124,9 @@ struct env {
     int n, cap;
     const char **names;
     value_t **vals;
+    nametab_t tab;           /* name -> index, kept once n passes ENV_LINEAR */
 };
+#define ENV_LINEAR 8
 
 typedef struct evdef {
     const char *name, *text;
@@ -143,6 +146,10 @@ typedef struct ev {
     int at_module;             /* running module-level statements */
     int ct_loops;              /* enclosing compile-time loops of the frame */
     const char **consts; int nconsts, capconsts; /* module constant names */
+    nametab_t consts_tab;      /* the same names, hashed */
+    nametab_t taken;           /* names of ev->k's vars and buffers (eval.c: name_taken) */
+    const tilec_ir_kernel_t *taken_k; int taken_nv, taken_nb; /* what `taken` holds so far */
+    nametab_t suffix;          /* base name -> last N of a base_N made unique (reset with `taken`) */
     tilec_ir_kernel_t *k;
     sym_t *syms, **syms_tail;
     evdef_t *defs; int ndefs;
@@ -162,6 +169,7 @@ typedef struct ev {
     const void **mk; int32_t *md; int64_t *ms; size_t mcap, mn; /* expr -> depth, tree size */
     int guarded;               /* inside a run-time if / select: skip loop-range index checks */
     int64_t *loop_ext; int nloop_ext; /* constant extent of loop var by id, -1 unknown */
+    uint64_t scalar_mask; int nscalars; /* prim_func parameters that are scalars (eval.c: scalar_param) */
     int eager;                 /* running an eager-style @tilelang.jit kernel (eval.c: build_eager) */
     value_t *pass_configs;     /* the entry's tilelang.jit(pass_configs=...), or NULL */
     value_t *none, *vtrue, *vfalse;

@@ -58,6 +58,8 @@ typedef struct parser {
     int prev_line;       /* line of the token consumed before tok */
     int stmt_col;        /* column of the statement being parsed */
     int depth;
+    size_t src_len, max_bytes; /* the file's size; the arena's budget */
+    int over;                  /* the budget was exceeded (reported once) */
 } parser_t;
 
 /* ---- errors --------------------------------------------------------------- */
@@ -157,8 +159,25 @@ static ast_loc_t here(const parser_t *p)
 
 /* ---- allocation ----------------------------------------------------------- */
 
+/* Every allocation of the parser (and the lexer's strings, counted in the
+ * same arena) stays within p->max_bytes. */
+static int over_budget(parser_t *p)
+{
+    if (p->a->bytes <= p->max_bytes)
+        return 0;
+    if (!p->over)
+        perr(p, p->tok.line, p->tok.col,
+             "the program is too large to compile: its syntax tree needs more than %zu MiB "
+             "(the file has %zu bytes); split it into smaller files or generate less code",
+             p->max_bytes >> 20 ? p->max_bytes >> 20 : 1, p->src_len);
+    p->over = 1;
+    return 1;
+}
+
 static void *alloc(parser_t *p, size_t size)
 {
+    if (over_budget(p))
+        return NULL;
     void *m = tilec_arena_alloc(p->a, size);
     if (!m)
         perr(p, p->tok.line, p->tok.col, "out of memory");
@@ -206,6 +225,8 @@ static ast_stmt_t *new_stmt(parser_t *p, ast_stmt_kind_t kind, ast_loc_t loc)
 
 static const char *tok_name(parser_t *p)
 {
+    if (over_budget(p))
+        return NULL;
     char *s = tilec_arena_strndup(p->a, p->tok.text, p->tok.len);
     if (!s)
         perr(p, p->tok.line, p->tok.col, "out of memory");
@@ -412,6 +433,8 @@ static ast_expr_t *fstring_expr(parser_t *p, size_t from, size_t to, int line, s
     q->a = p->a;
     q->d = p->d;
     q->depth = p->depth;
+    q->src_len = p->src_len;
+    q->max_bytes = p->max_bytes;
     tilec_lexer_init(&q->lx, p->a, p->d, p->lx.src, to);
     q->lx.pos = from;
     q->lx.line = line;
@@ -771,8 +794,17 @@ static ast_expr_t *parse_atom(parser_t *p)
             leave(p);
             return e;
         }
-        if (p->tok.op == TILEC_OP_ELLIPSIS)
-            return unsupported(p, "'...' (Ellipsis) as a value"), NULL;
+        if (p->tok.op == TILEC_OP_ELLIPSIS) {
+            /* `...` as a value (Callable[..., Any] in an annotation, x[..., 0]) reads the name
+             * Ellipsis, which the evaluator knows but does not compute with */
+            e = new_expr(p, AST_NAME, loc);
+            if (!e)
+                return NULL;
+            e->u.name = "Ellipsis";
+            if (advance(p) < 0)
+                return NULL;
+            return e;
+        }
         return expected(p, "expression"), NULL;
     default:
         return expected(p, "expression"), NULL;
@@ -1919,6 +1951,12 @@ static int parse_statement(parser_t *p, stmt_vec_t *out)
 int tilec_parse(tilec_arena_t *a, tilec_diag_t *d, const char *path,
                 const char *src, size_t len, ast_module_t **out)
 {
+    return tilec_parse_limited(a, d, path, src, len, TILEC_FRONTEND_MAX_BYTES, out);
+}
+
+int tilec_parse_limited(tilec_arena_t *a, tilec_diag_t *d, const char *path,
+                        const char *src, size_t len, size_t max_bytes, ast_module_t **out)
+{
     if (out)
         *out = NULL;
     parser_t *p = tilec_arena_alloc(a, sizeof *p);
@@ -1926,6 +1964,8 @@ int tilec_parse(tilec_arena_t *a, tilec_diag_t *d, const char *path,
         return tilec_diag_error(d, 0, 0, "out of memory");
     p->a = a;
     p->d = d;
+    p->src_len = len;
+    p->max_bytes = max_bytes;
     tilec_lexer_init(&p->lx, a, d, src, len);
     ast_module_t *m = tilec_arena_alloc(a, sizeof *m);
     if (!m)

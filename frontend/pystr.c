@@ -97,6 +97,16 @@ static void put_value(ev_t *ev, sbuf_t *b, value_t *v, int repr, ast_loc_t loc, 
         }
         sb_cstr(ev, b, "}");
         return;
+    case V_FUNC: /* print(kernel) in a factory: what Python shows of a function */
+        sb_cstr(ev, b, "<function ");
+        sb_cstr(ev, b, v->u.fn->def->u.def.name);
+        sb_cstr(ev, b, ">");
+        return;
+    case V_OPAQUE:
+        sb_cstr(ev, b, "<");
+        sb_cstr(ev, b, v->u.opq);
+        sb_cstr(ev, b, ">");
+        return;
     default:
         ev_fail(ev, loc, "str() of %s is not supported at compile time", v_kind_name(v));
     }

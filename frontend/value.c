@@ -1311,6 +1311,7 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
     int i, n, nslice = 0;
     if (v->kind == V_SEQ || v->kind == V_STR) return seq_subscript(ev, v, e);
     if (v->kind == V_BUILTIN) return bi_subscript(ev, v, e);
+    if (v->kind == V_OPAQUE) return v; /* typing.Optional[str] in an annotation: still opaque, fails where used */
     if (v->kind == V_RANGE) {
         int64_t len = 0, s = v->u.range.start, st = v->u.range.step, k;
         if (st > 0 && v->u.range.stop > s) len = (v->u.range.stop - s + st - 1) / st;

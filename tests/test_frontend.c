@@ -1219,3 +1219,57 @@ Test(frontend, empty_sequence_repetition_is_constant_time)
     /* a non-empty one still meets the size limit */
     expect_err(HDR "E = \"ab\" * 10**11\n", 0, "too long");
 }
+
+/* Issue 11: names are hashed (environments, module constants, the kernel's
+ * taken names).  Many module constants, a local shadowing one of them, and
+ * a macro inlined many times (each inlining makes a fresh loop variable
+ * `t`, named t, t_1, t_2, ...) must give exactly the values and names a scan gave. */
+Test(frontend, many_names_hashed)
+{
+    size_t cap = 1 << 20, len = 0;
+    char *src = malloc(cap);
+    int i, j, nt = 0;
+    res_t *x;
+    cr_assert(src);
+    len += (size_t)snprintf(src + len, cap - len, HDR);
+    for (i = 0; i < 3000; i++) len += (size_t)snprintf(src + len, cap - len, "c%d = %d\n", i, i * 3);
+    len += (size_t)snprintf(src + len, cap - len,
+                            "c17 = c2999 + 1\n"
+                            "@T.macro\n"
+                            "def bump(A, k):\n"
+                            "    for t in T.serial(2):\n"
+                            "        A[t] = A[t] + k\n"
+                            "@T.prim_func\n"
+                            "def main(A: T.Tensor((c1000,), \"float32\")):\n"
+                            "    with T.Kernel(1, threads=32) as bx:\n"
+                            "        c5 = 7\n"
+                            "        for r in list(range(200)):\n"
+                            "            bump(A, c5 + c17)\n");
+    x = compile_ok(src, 0, NULL);
+    cr_expect_eq(cint(K(x)->bufs[0]->shape[0]), 3000);
+    for (i = 0; i < K(x)->nvars; i++) {
+        const char *n = K(x)->vars[i]->name;
+        if (n[0] == 't' && (n[1] == 0 || n[1] == '_')) nt++;
+        for (j = 0; j < i; j++) cr_assert(strcmp(n, K(x)->vars[j]->name), "duplicate var name %s", n);
+    }
+    cr_expect_eq(nt, 200);
+    done(x);
+    free(src);
+}
+
+Test(frontend_errors, scalar_parameters)
+{
+    expect_err(HDR "@T.prim_func\n"
+                   "def main(A: T.Tensor((8,), \"float32\"), alpha: T.float32):\n"
+                   "    with T.Kernel(1) as bx:\n"
+                   "        A[0] = alpha\n",
+               5, "scalar kernel parameter 'alpha: float32' needs its value at compile time: pass -D alpha=VALUE");
+    expect_err(HDR "@tilelang.jit(out_idx=[1])\n"
+                   "def f():\n"
+                   "    @T.prim_func\n"
+                   "    def main(A: T.Tensor((8,), \"float32\"), n: T.int32):\n"
+                   "        with T.Kernel(1) as bx:\n"
+                   "            A[0] = n\n"
+                   "    return main\n",
+               0, "out_idx 1 names a scalar parameter");
+}

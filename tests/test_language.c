@@ -1076,3 +1076,34 @@ Test(lang, compile_time_if_leaves_no_branch)
     tilec_program_free(p);
     tilec_context_destroy(ctx);
 }
+
+Test(lang, scalar_kernel_parameters)
+{
+    run_t r;
+    tilec_define_kv_t defs[] = {{"m", "6"}, {"k", "3"}, {"n", "5"}, {"alpha", "0.5"}};
+    int i, j;
+    run_file(&r, "tests/lang/scalar_params.py", defs, 4, fill_pattern);
+    cr_assert_eq(r.n, 2);                    /* X and Y: the scalars are not tensor parameters */
+    cr_assert_eq(r.shape[1][0], 6);
+    for (i = 0; i < 6; i++)
+        for (j = 0; j < 3; j++)
+            EXPECT_NEAR(F(r, 1)[i * 3 + j], pattern(0, i * 3 + j) * 0.5 + 5, "Y[%d,%d]", i, j);
+    run_free(&r);
+}
+
+/* TL_ENABLE_FAST_MATH keeps -inf and max over it (the CPU backend's fast
+ * math used to make both garbage) */
+Test(lang, fast_math_keeps_infinities)
+{
+    run_t r;
+    int i, j;
+    run_file(&r, "tests/lang/fast_math_inf.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 8; i++) {
+        double m = -INFINITY;
+        for (j = 0; j <= i; j++) m = fmax(m, (float)pattern(0, i * 8 + j));
+        EXPECT_NEAR(F(r, 2)[i], m, "M[%d]", i);
+        for (j = 0; j < 8; j++)
+            EXPECT_NEAR(F(r, 1)[i * 8 + j], j > i ? 0.0 : exp2((float)pattern(0, i * 8 + j) - m), "P[%d,%d]", i, j);
+    }
+    run_free(&r);
+}

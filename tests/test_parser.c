@@ -655,8 +655,6 @@ Test(parser, syntax_errors)
                  "unexpected 'for' inside brackets (is the '(' on line 2 missing its ')'?)");
     expect_error("x = )\n", 1, 5, "unmatched ')'");
     expect_error("return return\n", 1, 8, "expected NEWLINE or ';' after statement, found keyword 'return'");
-    expect_error("x = ...\n", 1, 5,
-                 "'...' (Ellipsis) as a value is not supported in tile programs");
 }
 
 Test(parser, bad_targets)
@@ -945,4 +943,37 @@ Test(parser, null_source)
     cr_expect_eq(P.rc, 0);
     cr_expect_eq(P.m->body.n, 0);
     done(&P);
+}
+
+/* Issue 11: the syntax tree counts against the compile's memory budget; a
+ * file that needs more stops with a diagnostic that gives the file's size
+ * (a budget of 64 KiB here stands for the real 256 MiB). */
+Test(parser, syntax_tree_memory_budget)
+{
+    size_t n = 20000, len = 0, i;
+    char *src = malloc(4 + 2 * n + 2);
+    parsed_t P;
+    cr_assert(src);
+    memcpy(src, "x = ", 4);
+    len = 4;
+    for (i = 0; i < n; i++) {
+        src[len++] = '1';
+        src[len++] = i + 1 < n ? '+' : '\n';
+    }
+    tilec_arena_init(&P.arena);
+    tilec_diag_init(&P.diag, "t.py", src, len);
+    P.rc = tilec_parse_limited(&P.arena, &P.diag, "t.py", src, len, 64 << 10, &P.m);
+    cr_expect_eq(P.rc, -1);
+    cr_expect_eq(P.diag.nerrors, 1);
+    cr_expect(strstr(P.diag.text, "too large to compile"), "got: %s", P.diag.text);
+    cr_expect(strstr(P.diag.text, "the file has 40004 bytes"), "got: %s", P.diag.text);
+    cr_expect_leq(P.arena.bytes, (size_t)(64 << 10) + 4096);
+    done(&P);
+    /* the same file within the default budget parses */
+    tilec_arena_init(&P.arena);
+    tilec_diag_init(&P.diag, "t.py", src, len);
+    P.rc = tilec_parse(&P.arena, &P.diag, "t.py", src, len, &P.m);
+    cr_expect_eq(P.rc, 0);
+    done(&P);
+    free(src);
 }

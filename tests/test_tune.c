@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "tilec/tilec.h"
+#include "check.h"
 #include "tunedb.h"
 
 #define GEMM "tests/tune/gemm_space.py"
@@ -184,6 +185,50 @@ Test(tune, autotune_bad_configs_are_diagnostics)
         cr_assert(strstr(tilec_context_message(ctx), why[i]), "case %zu: %s", i, tilec_context_message(ctx));
         cr_assert(strstr(tilec_context_message(ctx), "bad.py:"), "%s", tilec_context_message(ctx));
     }
+    tilec_context_destroy(ctx);
+}
+
+/* The tuner makes each candidate's inputs from the reference's (same dtypes
+ * and shapes) instead of drawing them again: they must be the very bytes
+ * the seed gives, and a program with other tensors must still be seeded. */
+Test(tune, candidate_inputs_are_the_seeded_inputs)
+{
+    tilec_context_t *ctx = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
+    tilec_define_kv_t small[] = {{"M", "64"}, {"N", "48"}, {"K", "32"}};
+    tilec_define_kv_t other[] = {{"M", "64"}, {"N", "40"}, {"K", "32"}};
+    tilec_define_kv_t tile[] = {{"M", "64"}, {"N", "48"}, {"K", "32"}, {"block_M", "32"}};
+    tilec_program_t *a = NULL, *b = NULL, *c = NULL;
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/gemm.py", small, 3, NULL, &a), TILEC_OK);
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/gemm.py", tile, 4, NULL, &b), TILEC_OK);
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/gemm.py", other, 3, NULL, &c), TILEC_OK);
+    check_set_t ref, like, seeded, diff, fresh;
+    char *msg = NULL;
+    cr_assert_eq(check_set_make(a, "gemm.py", 7, &ref, &msg), CHECK_OK);
+    cr_assert_eq(check_set_make_like(b, "gemm.py", 7, &ref, &like, &msg), CHECK_OK);
+    cr_assert_eq(check_set_make(b, "gemm.py", 7, &seeded, &msg), CHECK_OK);
+    cr_assert_eq(like.n, 3);
+    for (int i = 0; i < like.n; i++) {
+        cr_assert_eq(like.t[i].bytes, seeded.t[i].bytes);
+        cr_assert(memcmp(like.t[i].init, seeded.t[i].init, like.t[i].bytes) == 0, "tensor %d", i);
+        cr_assert(memcmp(like.t[i].out, seeded.t[i].init, like.t[i].bytes) == 0, "tensor %d", i);
+    }
+    /* N=40: other shapes, so the inputs are drawn from the seed */
+    cr_assert_eq(check_set_make_like(c, "gemm.py", 7, &ref, &diff, &msg), CHECK_OK);
+    cr_assert_eq(check_set_make(c, "gemm.py", 7, &fresh, &msg), CHECK_OK);
+    for (int i = 0; i < diff.n; i++) {
+        cr_assert(memcmp(diff.t[i].init, fresh.t[i].init, diff.t[i].bytes) == 0, "tensor %d", i);
+    }
+    cr_assert(memcmp(diff.t[0].init, ref.t[0].init, ref.t[0].bytes) != 0 ||
+              diff.t[1].bytes != ref.t[1].bytes);
+    check_set_free(&ref);
+    check_set_free(&like);
+    check_set_free(&seeded);
+    check_set_free(&diff);
+    check_set_free(&fresh);
+    tilec_program_free(a);
+    tilec_program_free(b);
+    tilec_program_free(c);
     tilec_context_destroy(ctx);
 }
 

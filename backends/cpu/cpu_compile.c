@@ -16,7 +16,8 @@
  * private temporary directory that is removed once the object is loaded.
  *
  * Flags: -O3 -march=native -fPIC -shared -std=c11 -ffp-contract=fast
- * -fno-math-errno.  No -ffast-math: NaN and infinity must keep their IEEE
+ * -fno-math-errno; the fast-math option adds only what keeps the kernel's
+ * meaning (see below).  Never -ffast-math: NaN and infinity must keep their IEEE
  * meaning (T.infinity, max with -inf); contraction into FMA is allowed, as
  * GPU compilers do by default.
  */
@@ -404,9 +405,18 @@ tilec_pstatus_t cpu_compile_module(tilec_shell_module_t *sm, const tilec_pcompil
     argv_push(&flags, "-std=c11");
     argv_push(&flags, "-ffp-contract=fast");
     argv_push(&flags, "-fno-math-errno");
-    /* TILEC_POPT_FAST_MATH: NaN and infinity may then lose their meaning */
-    if (tilec_shell_option(opts, TILEC_POPT_FAST_MATH, 0))
-        argv_push(&flags, "-ffast-math");
+    /* TILEC_POPT_FAST_MATH (TileLang's TL_ENABLE_FAST_MATH): the parts of
+     * -ffast-math that keep the kernel's meaning, as CUDA's --use_fast_math
+     * keeps infinities and NaN.  Not -ffinite-math-only (kernels fill with
+     * -T.infinity() and take max over it), not -fassociative-math (it folds
+     * the prelude's (x + 0x1.8p23f) - 0x1.8p23f rounding to x, so exp2 went
+     * wrong), and not -ffast-math itself (it links crtfastmath.o, which turns
+     * on flush-to-zero for the whole process when the kernel is loaded). */
+    if (tilec_shell_option(opts, TILEC_POPT_FAST_MATH, 0)) {
+        argv_push(&flags, "-fno-signed-zeros");
+        argv_push(&flags, "-fno-trapping-math");
+        argv_push(&flags, "-freciprocal-math");
+    }
     if (opts->extra)
         argv_split(&flags, opts->extra);
     if (flags.oom) {

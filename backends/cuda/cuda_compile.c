@@ -2,9 +2,10 @@
  * cuda_compile.c — from IR text to a cubin, through NVRTC and the cache.
  *
  * Steps: parse the IR text with the SDK reader into the module's own arena
- * (the launcher evaluates grid and shape expressions from it), generate
- * CUDA C++ (cuda_codegen.c), then find the cubin in the kernel cache or
- * compile it with NVRTC (--gpu-architecture=sm_XY, -default-device,
+ * (the launcher evaluates grid and shape expressions from it), lower a
+ * copy with the SDK's passes for the arch's target description
+ * (cuda_lower), print it as CUDA C++ (cuda_codegen.c), then find the
+ * cubin in the kernel cache or compile it with NVRTC (--gpu-architecture=sm_XY, -default-device,
  * -std=c++17, --use_fast_math off: NaN and infinity keep their meaning)
  * and fetch it with nvrtcGetCUBIN.  No driver is needed here, so
  * `tilec compile --backend cuda --arch sm_90 --emit binary` works on a
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "cuda_internal.h"
+#include "tilec/lower.h"
 #include "tilec/sdk.h"
 #include "tilec/shell.h"
 
@@ -206,6 +208,31 @@ static tilec_pstatus_t nvrtc_compile(const cuda_nvrtc_api_t *nv, const char *src
     return TILEC_PS_OK;
 }
 
+int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, tilec_ir_module_t **out,
+               char *err, size_t errlen)
+{
+    const tilec_target_desc_t *t = cuda_target_desc(arch);
+    char *text = tilec_ir_print(m);
+    if (!t || !text) {
+        free(text);
+        snprintf(err, errlen, t ? "out of memory" : "no target description for '%s'", arch);
+        return -1;
+    }
+    int rc = tilec_ir_read(a, text, strlen(text), out, err, errlen);
+    free(text);
+    if (rc != 0)
+        return -1;
+    /* the printer still plans its own pipelines and barriers */
+    tilec_lower_options_t o = {.struct_size = sizeof o,
+                               .skip = 1u << TILEC_LOWER_PIPELINE | 1u << TILEC_LOWER_BARRIER};
+    tilec_lower_status_t st;
+    if (tilec_lower_module(a, *out, t, &o, &st) != TILEC_LOWER_OK) {
+        snprintf(err, errlen, "%s", st.msg);
+        return -1;
+    }
+    return 0;
+}
+
 /* The CUDA C++ of sm for arch and what launch needs to know of it
  * (mod->info, mod->arch); compile and load share it. */
 static tilec_pstatus_t codegen_module(tilec_shell_module_t *sm, const char *arch)
@@ -219,7 +246,12 @@ static tilec_pstatus_t codegen_module(tilec_shell_module_t *sm, const char *arch
     snprintf(mod->arch, sizeof mod->arch, "%s", arch);
     char err[512];
     tilec_sdk_str_t src = {0};
-    if (cuda_codegen(sm->ir, sm_cc, cuda_arch_has_wgmma(arch), &src, &mod->info, err, sizeof err) != 0) {
+    tilec_ir_module_t *low = NULL;
+    if (cuda_lower(sm->arena, sm->ir, arch, &low, err, sizeof err) != 0) {
+        tilec_sdk_error_set("cuda: %s", err);
+        return TILEC_PS_UNSUPPORTED;
+    }
+    if (cuda_codegen(low, sm_cc, cuda_arch_has_wgmma(arch), &src, &mod->info, err, sizeof err) != 0) {
         tilec_sdk_error_set("cuda: codegen: %s", err);
         tilec_sdk_str_free(&src);
         return TILEC_PS_UNSUPPORTED;

@@ -140,6 +140,12 @@ typedef struct cuda_kinfo {
     int wgmma;             /* number of GEMMs lowered to wgmma (sm_90a) */
 } cuda_kinfo_t;
 
+/* m lowered for arch by the SDK's passes (tilec/lower.h) into a new
+ * module *out in arena a: the layouts, MMA instructions and warp grids
+ * cuda_codegen prints.  0, or -1 with "lower: PASS: why" in err. */
+int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, tilec_ir_module_t **out,
+               char *err, size_t errlen);
+
 /* Generates the CUDA C++ translation unit for m into out; the kernel is
  * extern "C" tilec_kernel(params..., int syms...).  sm is the target's
  * compute capability times ten (e.g. 90), which picks tensor-core and

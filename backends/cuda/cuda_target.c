@@ -53,7 +53,8 @@ static const tilec_target_mma_t mma_sm90a[] = {
     .struct_size = sizeof(tilec_target_desc_t), .version = TILEC_TARGET_DESC_VERSION, \
     .subgroup_size = 32, .max_threads = 1024, .smem_default = 48 * 1024, .smem_banks = 32, \
     .bank_bytes = 4, .smem_align = 128, .regs_per_thread = 255, .frag_regs = 128, \
-    .vector_bytes = 16, .flags = TILEC_TARGET_SUBGROUP_SHUFFLE
+    .vector_bytes = 16, .flags = TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_SIMT_ACC_SHARED, \
+    .frag_dtypes = 1u << TILEC_FLOAT32
 
 /* before sm_80: no cp.async; T.gemm on the CUDA cores */
 static const tilec_target_desc_t desc_sm70 = {

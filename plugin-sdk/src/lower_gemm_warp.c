@@ -20,8 +20,9 @@
  * lower.mma_shape (m, n, k of one instruction), lower.warp (gm, gn),
  * lower.mma_tiles (instructions per group along M and N), lower.simt
  * (ty, tx).  A buffer that is an operand of both a swizzled-operand
- * instruction and of a gemm that cannot read swizzled operands makes the
- * first fall back to its next choice, until no such conflict remains.
+ * instruction and of a gemm that cannot read swizzled operands, or of a
+ * reduce, cumsum or print (which read dense rows), makes the first fall
+ * back to its next choice, until no such conflict remains.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -229,17 +230,18 @@ int lower_gemm_warp(lower_ctx_t *c)
     plan_t *plans = calloc((size_t)l.n + 1, sizeof *plans);
     int *noswz_gemm = calloc((size_t)l.n + 1, sizeof(int));
     int *noswz_buf = calloc((size_t)nb + 1, sizeof(int));
+    int *dense = calloc((size_t)nb + 1, sizeof(int));
     int rc = 0;
-    if (!plans || !noswz_gemm || !noswz_buf) {
+    if (!plans || !noswz_gemm || !noswz_buf || !dense || lower_dense_uses(c->k, dense) < 0) {
         rc = lower_oom(c);
         goto done;
     }
     for (;;) {
         for (int i = 0; i < l.n; i++)
             plan_gemm(c, l.s[i], noswz_gemm[i], &plans[i]);
-        /* a buffer read by a gemm that does not use swizzled operands
-         * cannot be swizzled for another */
-        memset(noswz_buf, 0, sizeof(int) * (size_t)nb);
+        /* a buffer read by a gemm that does not use swizzled operands, or
+         * by a reduce, cumsum or print, cannot be swizzled for another */
+        memcpy(noswz_buf, dense, sizeof(int) * (size_t)nb);
         for (int i = 0; i < l.n; i++)
             if (!swizzled(&plans[i]))
                 noswz_buf[l.s[i]->u.gemm.a->id] = noswz_buf[l.s[i]->u.gemm.b->id] = 1;
@@ -259,6 +261,7 @@ done:
     free(plans);
     free(noswz_gemm);
     free(noswz_buf);
+    free(dense);
     free(l.s);
     return rc;
 }

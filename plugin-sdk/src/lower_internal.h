@@ -89,5 +89,9 @@ const tilec_target_mma_t *lower_gemm_mma(const lower_ctx_t *c, const tilec_ir_st
 /* Swizzle width in elements (64, 32, 16) of the last two dimensions of a
  * 16-bit on-chip buffer in the canonical swizzled layouts, 0 when it has none. */
 int lower_swizzle_width(const tilec_ir_buffer_t *b);
+/* Sets dense[id] for every buffer a reduce, cumsum or print of kernel k
+ * touches: the printers walk those rows with plain strides, so such a
+ * buffer is neither swizzled nor padded.  0, or -1 when out of memory. */
+int lower_dense_uses(tilec_ir_kernel_t *k, int *dense);
 
 #endif

@@ -106,6 +106,15 @@ static int row_width(const lay_t *L, const fplan_t *p)
     return w;
 }
 
+/* may a register fragment hold b's dtype on this target? */
+static int regs_dtype_ok(const lay_t *L, const tilec_ir_buffer_t *b)
+{
+    const tilec_target_desc_t *t = L->c->t;
+    if (tilec_target_field_ok(t, frag_dtypes) && t->frag_dtypes)
+        return b->dtype >= 0 && b->dtype < 32 && (t->frag_dtypes >> b->dtype & 1u);
+    return tilec_dtype_size(b->dtype) <= 4;
+}
+
 static int gemm_plan(lay_t *L, const tilec_ir_stmt_t *s, fplan_t *p)
 {
     lower_ctx_t *c = L->c;
@@ -447,7 +456,8 @@ static int seed_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
         return TILEC_WALK_CONTINUE;
     const tilec_ir_buffer_t *cb = s->u.gemm.c;
     fplan_t p;
-    if (cb->scope != TILEC_SCOPE_FRAGMENT || !gemm_plan(L, s, &p))
+    if (cb->scope != TILEC_SCOPE_FRAGMENT || !regs_dtype_ok(L, cb) || !gemm_plan(L, s, &p) ||
+        (p.form == FORM_SIMT && (L->c->t->flags & TILEC_TARGET_SIMT_ACC_SHARED)))
         L->rf[cb->id] = -1;
     else if (L->rf[cb->id] == RF_NONE)
         L->rf[cb->id] = RF_ACC, L->plan[cb->id] = p;
@@ -488,7 +498,7 @@ static void seed(lay_t *L)
             const tilec_ir_buffer_t *b = k->bufs[i];
             fplan_t p;
             if (bad[i] || b->scope != TILEC_SCOPE_FRAGMENT || b->ndim != 2 ||
-                tilec_dtype_size(b->dtype) > 4 || !warprows_plan(L, b, &p) ||
+                !regs_dtype_ok(L, b) || !warprows_plan(L, b, &p) ||
                 (L->have_rows && !rows_eq(&p, &L->rows)))
                 continue;
             if (!L->have_rows) {
@@ -503,7 +513,7 @@ static void seed(lay_t *L)
     if (L->have_rows && row_width(L, &L->rows) > 0)
         for (int i = k->nparams; i < L->nb; i++) {
             const tilec_ir_buffer_t *b = k->bufs[i];
-            if (b->scope == TILEC_SCOPE_FRAGMENT && b->ndim == 1 && tilec_dtype_size(b->dtype) <= 4 &&
+            if (b->scope == TILEC_SCOPE_FRAGMENT && b->ndim == 1 && regs_dtype_ok(L, b) &&
                 lower_dim(b, 0) == L->rows.M && L->rf[i] == RF_NONE)
                 L->rf[i] = RF_ROW;
         }

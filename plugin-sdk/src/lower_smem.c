@@ -12,7 +12,8 @@
  * pattern's period).  A buffer read by gemms whose instruction loads
  * 16-byte rows eight at a time (TILEC_TARGET_MMA_SMEM_ROWS16) gets its
  * rows padded by 16 bytes so those rows fall in distinct banks ("pad").
- * Anything else is dense row-major ("dense").  Leading (ring) dimensions
+ * Anything else, and any buffer a reduce, cumsum or print touches, is
+ * dense row-major ("dense").  Leading (ring) dimensions
  * stack whole copies of the 2-D form.
  *
  * Placement: offsets aligned to the target's smem_align, first fit in
@@ -197,6 +198,10 @@ int lower_smem(lower_ctx_t *c)
     w.stmt_pre = gemm_wants;
     w.user = &q;
     tilec_ir_walk_block(&w, &k->body);
+    if (lower_dense_uses(k, q.noswz) < 0 || lower_dense_uses(k, q.nopad) < 0) {
+        rc = lower_oom(c);
+        goto done;
+    }
     for (int i = k->nparams; i < nb; i++) {
         tilec_ir_buffer_t *b = k->bufs[i];
         if (!placed_in_smem(b) || (b->layout && b->layout->kind == TILEC_LAYOUT_SMEM))

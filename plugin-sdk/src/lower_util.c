@@ -369,3 +369,24 @@ int lower_swizzle_width(const tilec_ir_buffer_t *b)
         return 0;
     return C % 64 == 0 ? 64 : C == 32 ? 32 : C == 16 ? 16 : 0;
 }
+
+static int dense_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
+{
+    int *dense = w->user;
+    if (s->kind == TILEC_ST_REDUCE)
+        dense[s->u.reduce.src->id] = dense[s->u.reduce.dst->id] = 1;
+    else if (s->kind == TILEC_ST_CUMSUM)
+        dense[s->u.cumsum.src->id] = dense[s->u.cumsum.dst->id] = 1;
+    else if (s->kind == TILEC_ST_PRINT && s->u.print.buf)
+        dense[s->u.print.buf->id] = 1;
+    return TILEC_WALK_CONTINUE;
+}
+
+int lower_dense_uses(tilec_ir_kernel_t *k, int *dense)
+{
+    tilec_ir_walk_t w;
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = dense_stmt;
+    w.user = dense;
+    return tilec_ir_walk_block(&w, &k->body) < 0 ? -1 : 0;
+}

@@ -83,6 +83,10 @@ typedef struct tilec_target_mma {
 
 /* flags */
 #define TILEC_TARGET_SUBGROUP_SHUFFLE (1u << 0)   /* subgroup shuffles (warp reductions) */
+/* Accumulators of gemms on the plain cores stay in shared memory (no
+ * "simt.acc" register layout): the dialect keeps register accumulators
+ * for MMA instructions only. */
+#define TILEC_TARGET_SIMT_ACC_SHARED  (1u << 1)
 
 typedef struct tilec_target_desc {
     uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */
@@ -104,6 +108,9 @@ typedef struct tilec_target_desc {
     uint32_t flags;              /* TILEC_TARGET_* */
     int32_t nmma;
     const tilec_target_mma_t *mma; /* [nmma], best first */
+    /* dtypes a register fragment may hold, bits (1u << tilec_dtype_t);
+     * 0 (or a description without the field): any of at most 4 bytes */
+    uint32_t frag_dtypes;
 } tilec_target_desc_t;
 
 /* 1 when description t (of struct_size bytes) holds field f. */

@@ -1,0 +1,376 @@
+#!/usr/bin/env python3
+"""tools/tlcompat.py -- how many of TileLang's example kernels tilec runs.
+
+TileLang's repository (tile-ai/tilelang) ships example kernels under
+examples/.  This script adapts each of them by removing only its host-side
+Python (the kernel code is kept byte for byte) and runs the adapted copies
+with `tilec run --check` (a backend against the reference interpreter).  The
+adapted copies are TileLang's code: keep them outside this repository.
+
+Usage:
+  tlcompat.py strip EXAMPLES_DIR OUT_DIR [LIST]   write adapted copies (+ FILE.defs with -D values)
+  tlcompat.py run OUT_DIR TILEC LOG.json [--timeout S] [--backend B]
+                                                  run each adapted file, one at a time
+  tlcompat.py table LOG.json [BEFORE.json]        per-folder pass counts (markdown)
+  tlcompat.py reasons LOG.json                    first diagnostic of each failing file
+
+The files are every .py under EXAMPLES_DIR that is not a test_*.py and
+contains `T.Kernel` (or the paths listed one a line in LIST).  Host code
+removed: `if __name__ == "__main__"` blocks, top-level functions, classes and
+statements that are not kernel factories (or helpers the kept code
+references), and imports nothing kept uses.  docs/tilelang-compat.md gives
+the method and the latest counts.
+"""
+import ast, os, re, subprocess, sys, json
+
+KERNEL_MARK = re.compile(r"T\.prim_func|T\.Kernel|T\.macro|prim_func")
+
+
+def names_in(node):
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+    return out
+
+
+def free_names(node):
+    """Names a statement reads that it does not bind itself."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return names_in(node)
+    loads, local = set(), set()
+    for d in getattr(node, "decorator_list", []):
+        loads |= names_in(d)
+    inner = node.body
+    for n in ast.walk(ast.Module(body=inner, type_ignores=[])):
+        if isinstance(n, ast.Name):
+            (loads if isinstance(n.ctx, ast.Load) else local).add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            local.add(n.name)
+            for d in getattr(n, "decorator_list", []):
+                pass
+        elif isinstance(n, ast.arg):
+            local.add(n.arg)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            local |= bound_names(n)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for a in node.args.args + node.args.kwonlyargs:
+            local.add(a.arg)
+        for d in node.args.defaults + node.args.kw_defaults:
+            if d is not None:
+                loads |= names_in(d)
+    return loads - local
+
+
+def bound_names(stmt):
+    if isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+        return {stmt.name}
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        s = set()
+        for a in stmt.names:
+            if a.name == "*":
+                s.add("*" + (stmt.module or ""))
+            else:
+                s.add(a.asname or a.name.split(".")[0])
+        return s
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        s = set()
+        for t in targets:
+            s |= names_in(t)
+        return s
+    return set()
+
+
+def is_main_guard(stmt):
+    return isinstance(stmt, ast.If) and "__name__" in names_in(stmt.test)
+
+
+def strip(src):
+    tree = ast.parse(src)
+    lines = src.splitlines(keepends=True)
+    body = tree.body
+    seg = lambda s: "".join(lines[(s.decorator_list[0].lineno if getattr(s, "decorator_list", None) else s.lineno) - 1:s.end_lineno])
+    keep = set()
+    for i, s in enumerate(body):
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and KERNEL_MARK.search(seg(s)):
+            keep.add(i)
+        if isinstance(s, (ast.FunctionDef,)) and any(("jit" in ast.unparse(d) or "autotune" in ast.unparse(d))
+                                                      and not ast.unparse(d).startswith("triton") for d in s.decorator_list):
+            keep.add(i)
+    # transitive closure over names used by kept statements
+    changed = True
+    while changed:
+        changed = False
+        used = set()
+        for i in keep:
+            used |= free_names(body[i])
+        for i, s in enumerate(body):
+            if i in keep or is_main_guard(s):
+                continue
+            if isinstance(s, (ast.Import, ast.ImportFrom)):
+                b = bound_names(s)
+                if (b & used) or any(x.startswith("*tilelang") for x in b):
+                    keep.add(i); changed = True
+                continue
+            if isinstance(s, ast.Expr):
+                continue
+            b = bound_names(s)
+            if b & used:
+                keep.add(i); changed = True
+    # module constants assigned at top level that kept code reads are kept above;
+    # drop imports that became unused only through dropped statements (done by construction)
+    out = []
+    for i, s in enumerate(body):
+        if i in keep:
+            txt = seg(s)
+            # keep only the used names of a multi-name import? no: copy as is
+            out.append(txt if txt.endswith("\n") else txt + "\n")
+            out.append("\n")
+    return "".join(out)
+
+
+def host_values(src):
+    """Literal values the host code gives to names: argparse defaults, keyword
+    arguments and function parameter defaults."""
+    vals = {}
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return vals
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call):
+            f = ast.unparse(n.func)
+            if f.endswith("add_argument") and n.args and isinstance(n.args[0], ast.Constant):
+                name = str(n.args[0].value).lstrip("-").replace("-", "_")
+                for kw in n.keywords:
+                    if kw.arg == "default" and isinstance(kw.value, ast.Constant):
+                        vals.setdefault(name, kw.value.value)
+            for kw in n.keywords:
+                if kw.arg and isinstance(kw.value, ast.Constant):
+                    vals.setdefault(kw.arg, kw.value.value)
+        if isinstance(n, ast.FunctionDef):
+            a = n.args
+            ps = a.args[len(a.args) - len(a.defaults):]
+            for p, d in zip(ps, a.defaults):
+                if isinstance(d, ast.Constant):
+                    vals.setdefault(p.arg, d.value)
+    return vals
+
+
+# (name pattern, value when the host gives none, cap, smallest host value taken)
+SMALL = [
+    (re.compile(r"^(batch|batch_size|bs|b|B|BATCH|num_batches)$"), 1, 2, 1),
+    (re.compile(r"(?i)^(heads|head|h|num_heads|nheads|H|n_heads|q_heads|head_num|num_head)$"), 8, 8, 1),
+    (re.compile(r"(?i)(kv_head|head_kv|heads_kv|k_head|groups|num_groups|kv_group|group)"), 1, 2, 1),
+    (re.compile(r"(?i)(seq|ctx|len|^s$|^sq$|^skv$|tokens|^L$|^T$)"), 128, 256, 16),
+    (re.compile(r"(?i)^(dim|d|head_dim|dim_v|dim_qk|d_head|dv|dk|d_v|d_k|dim_head)$"), 64, 128, 16),
+    (re.compile(r"^(M|N|K|m|n|k)$"), 256, 256, 16),
+    (re.compile(r"(?i)^block_?[mnk]?$|^BLOCK|^block"), 64, 1 << 30, 1),
+    (re.compile(r"(?i)threads"), 128, 1 << 30, 32),
+    (re.compile(r"(?i)stages"), 2, 1 << 30, 1),
+    (re.compile(r"(?i)causal|^(has|use|is|with|enable|trans)_?"), False, None, None),
+    (re.compile(r"(?i)scale"), 1.0, None, None),
+]
+
+
+def host_get(host, name):
+    """The host's value for name; argparse spells sizes in lower case (--k for K)."""
+    if name in host:
+        return host[name]
+    low = {k.lower(): v for k, v in host.items()}
+    return low.get(name.lower())
+
+
+def pick(name, host):
+    """A value for a parameter with no default (or a cap for a huge one)."""
+    if "dtype" in name.lower():
+        v = host.get(name)
+        return v if isinstance(v, str) else "float16"
+    for rx, dflt, cap, least in SMALL:
+        if rx.search(name):
+            v = host_get(host, name)
+            if cap is None:
+                return dflt if v is None or type(v) is not type(dflt) else v
+            if isinstance(v, bool) or not isinstance(v, int) or v < least:
+                return dflt
+            return min(v, cap)
+    v = host_get(host, name)
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        return min(v, 256)
+    if isinstance(v, (float, str)):
+        return v
+    return 64
+
+
+def entry_params(stripped):
+    tree = ast.parse(stripped)
+    last = None
+    for s in tree.body:
+        if isinstance(s, ast.FunctionDef) and (KERNEL_MARK.search(ast.unparse(s)) or s.decorator_list):
+            last = s
+    if not last:
+        return None, []
+    a = last.args
+    nd = len(a.args) - len(a.defaults)
+    out = []
+    for i, p in enumerate(a.args):
+        d = a.defaults[i - nd] if i >= nd else None
+        out.append((p.arg, d.value if isinstance(d, ast.Constant) else (None if d is None else "<expr>")))
+    # eager T.const names
+    consts = []
+    for n in ast.walk(last):
+        if isinstance(n, ast.Call) and ast.unparse(n.func).endswith("T.const") and n.args and isinstance(n.args[0], ast.Constant):
+            consts += [x.strip() for x in str(n.args[0].value).replace(",", " ").split()]
+    ann = set()
+    for n in ast.walk(last):
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name):
+            ann.add(n.target.id)
+    # T.dynamic symbols (bound at launch; tilec run takes them from -D)
+    for n in ast.walk(last):
+        if isinstance(n, ast.Call) and re.search(r"T\.(dynamic|symbolic)$", ast.unparse(n.func)) and n.args \
+                and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
+            consts += [x.strip() for x in n.args[0].value.replace(",", " ").split()]
+    # scalar kernel parameters (`max_seqlen_q: T.int32`) take -D values too
+    for n in ast.walk(last):
+        if isinstance(n, ast.FunctionDef) and n is not last:
+            for p in n.args.args:
+                if p.annotation is not None and re.match(r"^(T\.)?(u?int\d+|float\d+|bfloat16)$",
+                                                         ast.unparse(p.annotation)):
+                    consts.append(p.arg)
+    res, seen = [], set()
+    for p, d in [(p, d) for p, d in out if p not in ann] + [(c, None) for c in consts]:
+        if p not in seen:
+            seen.add(p)
+            res.append((p, d))
+    return last.name, res
+
+
+def fmt(v):
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    return str(v)
+
+
+def kernel_files(src_dir):
+    out = []
+    for root, dirs, fs in os.walk(src_dir):
+        dirs.sort()
+        for f in sorted(fs):
+            if f.endswith(".py") and not f.startswith("test_"):
+                p = os.path.join(root, f)
+                with open(p, errors="replace") as fh:
+                    if "T.Kernel" in fh.read():
+                        out.append(os.path.relpath(p, src_dir))
+    return out
+
+
+def cmd_strip(src_dir, out_dir, listfile=None):
+    if listfile:
+        files = [l.strip()[2:] if l.strip().startswith("./") else l.strip() for l in open(listfile) if l.strip()]
+    else:
+        files = kernel_files(src_dir)
+    for f in files:
+        src = open(os.path.join(src_dir, f)).read()
+        try:
+            s = strip(src)
+        except SyntaxError as e:
+            print("syntax", f, e)
+            continue
+        p = os.path.join(out_dir, f)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        open(p, "w").write(s)
+        host = host_values(src)
+        name, params = entry_params(s)
+        defs = []
+        for pn, d in params:
+            if d is None:
+                defs.append("-D%s=%s" % (pn, fmt(pick(pn, host))))
+            elif isinstance(d, int) and not isinstance(d, bool) and d > 256:
+                defs.append("-D%s=%s" % (pn, fmt(pick(pn, {pn: d}))))
+        open(p + ".defs", "w").write(" ".join(defs))
+    print("%d files adapted into %s" % (len(files), out_dir))
+
+
+def cmd_run(out_dir, tilec, log, timeout, backend):
+    res = {}
+    for root, dirs, fs in os.walk(out_dir):
+        dirs.sort()
+        for f in sorted(fs):
+            if not f.endswith(".py"):
+                continue
+            p = os.path.join(root, f)
+            defs = open(p + ".defs").read().split() if os.path.exists(p + ".defs") else []
+            cmd = ["nice", tilec, "run", p, "--check"] + (["--backend", backend] if backend else []) + defs
+            try:
+                r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+                out = (r.stderr if r.returncode else r.stdout).strip().splitlines()
+                rc, msg = r.returncode, (out[0] if out else "")
+                if r.returncode < 0:
+                    msg = "killed by signal %d" % -r.returncode
+            except subprocess.TimeoutExpired:
+                rc, msg = "timeout", "longer than %d s" % timeout
+            rel = os.path.relpath(p, out_dir)
+            res[rel] = (rc, msg, " ".join(defs))
+            print(rc, rel, msg[:300], flush=True)
+    json.dump(res, open(log, "w"), indent=1)
+    print("PASS %d / %d" % (sum(1 for v in res.values() if v[0] == 0), len(res)))
+
+
+def folder(rel):
+    d = os.path.dirname(rel)
+    return d.split("/")[0] if d else "(top level)"
+
+
+def cmd_table(log, before=None):
+    now = json.load(open(log))
+    old = json.load(open(before)) if before else None
+    rows = {}
+    for rel, v in now.items():
+        r = rows.setdefault(folder(rel), [0, 0, 0])
+        r[0] += 1
+        r[2] += v[0] == 0
+        if old is not None:
+            r[1] += old.get(rel, [None])[0] == 0
+    print("| folder | files | " + ("before | after |" if old is not None else "pass |"))
+    print("| --- | ---: | " + ("---: | ---: |" if old is not None else "---: |"))
+    tot = [0, 0, 0]
+    for k in sorted(rows):
+        r = rows[k]
+        tot = [a + b for a, b in zip(tot, r)]
+        print("| %s | %d | " % (k, r[0]) + ("%d | %d |" % (r[1], r[2]) if old is not None else "%d |" % r[2]))
+    print("| **all** | %d | " % tot[0] + ("%d | %d |" % (tot[1], tot[2]) if old is not None else "%d |" % tot[2]))
+
+
+def cmd_reasons(log):
+    for rel, v in sorted(json.load(open(log)).items()):
+        if v[0] != 0:
+            print(v[0], rel, re.sub(r"^\S+\.py:(\d+:\d+:)? ", "", v[1])[:200])
+
+
+def main():
+    a = sys.argv[1:]
+    if len(a) >= 3 and a[0] == "strip":
+        cmd_strip(a[1], a[2], a[3] if len(a) > 3 else None)
+    elif len(a) >= 4 and a[0] == "run":
+        timeout, backend, rest = 40, None, a[4:]
+        while rest:
+            if rest[0] == "--timeout" and len(rest) > 1:
+                timeout, rest = int(rest[1]), rest[2:]
+            elif rest[0] == "--backend" and len(rest) > 1:
+                backend, rest = rest[1], rest[2:]
+            else:
+                sys.exit("unknown option " + rest[0])
+        cmd_run(a[1], a[2], a[3], timeout, backend)
+    elif len(a) >= 2 and a[0] == "table":
+        cmd_table(a[1], a[2] if len(a) > 2 else None)
+    elif len(a) == 2 and a[0] == "reasons":
+        cmd_reasons(a[1])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
