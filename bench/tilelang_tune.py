@@ -14,6 +14,7 @@ column, not a failed benchmark).
 """
 import argparse
 import itertools
+import os
 import re
 import sys
 import time
@@ -28,12 +29,24 @@ def value(s):
     return s
 
 
-def plain_factory(path, name):
-    src = open(path).read()
-    src = re.sub(r"^@tilelang\.jit\(.*\)\s*$", "", src, flags=re.M)
-    ns = {"__name__": "tl_tune_" + name}
-    exec(compile(src, path, "exec"), ns)
-    return ns[name]
+def tuning_kernel(path, name, fixed):
+    """The factory without its @tilelang.jit decorator, and kernel(**config)
+    calling it with the fixed values, in a module written to a temporary
+    file: TileLang's autotuner reads the kernel's source (inspect) and keys
+    its cache on closure cells it can serialize, so both functions are
+    plain module-level code with the fixed values as literals."""
+    import importlib.util
+    import tempfile
+    src = re.sub(r"^@tilelang\.jit\(.*\)\s*$", "", open(path).read(), flags=re.M)
+    args = "".join(f"{k}={v!r}, " for k, v in fixed.items())
+    src += f"\n\ndef kernel(**cfg):\n    return {name}({args}**cfg)\n"
+    f = tempfile.NamedTemporaryFile("w", suffix=".py", prefix="tl_tune_", delete=False)
+    f.write(src)
+    f.close()
+    spec = importlib.util.spec_from_file_location(os.path.basename(f.name)[:-3], f.name)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.kernel
 
 
 def main():
@@ -56,13 +69,7 @@ def main():
         names.append(k)
         lists.append([value(v) for v in vs.split(",")])
     configs = [dict(zip(names, p)) for p in itertools.product(*lists)]
-    # TileLang's autotuner keys its cache on the kernel function's closure
-    # and refuses cells it cannot serialize (a dict), so the fixed values
-    # are written into a generated function instead of captured.
-    ns = {"fn": plain_factory(a.example, a.factory)}
-    args = "".join(f"{k}={v!r}, " for k, v in fixed.items())
-    exec(f"def kernel(**cfg):\n    return fn({args}**cfg)\n", ns)
-    kernel = ns["kernel"]
+    kernel = tuning_kernel(a.example, a.factory, fixed)
 
     t0 = time.perf_counter()
     try:

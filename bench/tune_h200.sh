@@ -55,7 +55,7 @@ for i in 1 2 3; do
     a=$(date +%s%N)
     TILEC_CACHE_DIR=$c TILEC_LOG=compile $T run examples/gemm.py -D M=4096 -D N=4096 -D K=4096 --backend cuda $how 2>"$c.log" >/dev/null
     b=$(date +%s%N)
-    say "cold run $how: $(( (b - a) / 1000000 )) ms in all; $(grep -E "compiled in|no compiler run" "$c.log" | tail -1 | sed 's/^tilec.compile.: //')"
+    say "cold run $how: $(( (b - a) / 1000000 )) ms in all; $(grep -E "cache (hit|miss)|nvrtc|NVRTC|compiled in|no compiler run" "$c.log" | sed 's/^tilec.compile.: //' | tr '\n' ';')"
     rm -rf "$c" "$c.log"
   done
 done

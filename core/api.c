@@ -371,9 +371,9 @@ static tilec_status_t bind_symbols(tilec_context_t *ctx, const tilec_program_t *
     return TILEC_OK;
 }
 
-TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *e,
-                                      tilec_buffer_t *const *args, int nargs,
-                                      double *elapsed_ms)
+static tilec_status_t launch(tilec_context_t *ctx, tilec_executable_t *e,
+                             tilec_buffer_t *const *args, int nargs, double *elapsed_ms,
+                             void *stream)
 {
     const tilec_program_t *p;
     tilec_status_t st;
@@ -396,6 +396,13 @@ TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *
     if (e->ctx != ctx) {
         return tilec_api_fail(ctx, TILEC_E_INVALID,
                               "the executable was compiled for another context");
+    }
+    if (stream && (!((ctx->info.caps | ctx->table->caps) & TILEC_CAP_STREAM) ||
+                   ctx->abi_version < TILEC_ABI_MAKE(1, 1))) {
+        return tilec_api_fail(ctx, TILEC_E_UNAVAILABLE,
+                              "backend '%s' cannot launch on a caller's stream; launch without one "
+                              "(tilec_launch), after synchronizing the caller's work",
+                              ctx->backend);
     }
     p = e->prog;
     if (nargs != p->nparams) {
@@ -447,6 +454,7 @@ TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *
     l.syms = syms;
     l.timed = elapsed_ms && devtimer;
     l.elapsed_ms = l.timed ? &dev_ms : NULL;
+    l.stream = stream;
     if (tilec_log_enabled("launch")) {
         tilec_log("launch", "backend '%s': kernel '%s', %d argument(s), %d symbol(s)", ctx->backend,
                   p->mod->kernel->name, nargs, p->nsyms);
@@ -464,7 +472,8 @@ TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *
     if (elapsed_ms) {
         *elapsed_ms = l.timed && dev_ms >= 0 ? dev_ms : t0;
     }
-    tilec_log("launch", "backend '%s': done in %.3f ms (host wall)%s", ctx->backend, t0,
+    tilec_log("launch", "backend '%s': %s in %.3f ms (host wall)%s", ctx->backend,
+              stream ? "enqueued on the caller's stream" : "done", t0,
               l.timed && dev_ms >= 0 ? ", device timer used" : "");
     st = TILEC_OK;
 out:
@@ -472,4 +481,17 @@ out:
     free(syms);
     free(from);
     return st;
+}
+
+TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *e,
+                                      tilec_buffer_t *const *args, int nargs,
+                                      double *elapsed_ms)
+{
+    return launch(ctx, e, args, nargs, elapsed_ms, NULL);
+}
+
+TILEC_API tilec_status_t tilec_launch_stream(tilec_context_t *ctx, tilec_executable_t *e,
+                                             tilec_buffer_t *const *args, int nargs, void *stream)
+{
+    return launch(ctx, e, args, nargs, NULL, stream);
 }

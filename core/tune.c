@@ -285,6 +285,27 @@ static void work_probe(tuner_t *t, int idx, wres_t *w)
     tilec_context_destroy(ctx);
 }
 
+/* A compiled candidate the device cannot launch, from the compile's module
+ * info against the device's properties (either unknown: not pruned). */
+static void prune(tilec_context_t *ctx, const tilec_executable_t *exe, wres_t *w)
+{
+    tilec_module_info_t mi;
+    tilec_prop_t optin;
+    if (tilec_executable_info(exe, &mi) != TILEC_OK) {
+        return;
+    }
+    int64_t smem = mi.shared_static_bytes + (mi.shared_dynamic_bytes > 0 ? mi.shared_dynamic_bytes : 0);
+    if (mi.shared_static_bytes >= 0 &&
+        tilec_device_property(ctx, TILEC_PROP_SHARED_MEM_PER_BLOCK_OPTIN, &optin) == TILEC_OK &&
+        optin.kind == 1 && optin.ival > 0 && smem > optin.ival) {
+        wmsg(w, TILEC_TUNE_PRUNED, "needs %lld bytes of shared memory per block; the device allows %lld",
+             (long long)smem, (long long)optin.ival);
+    } else if (mi.threads > 0 && mi.max_threads > 0 && mi.threads > mi.max_threads) {
+        wmsg(w, TILEC_TUNE_PRUNED, "%lld threads per block; its %lld registers per thread allow %lld",
+             (long long)mi.threads, (long long)mi.registers, (long long)mi.max_threads);
+    }
+}
+
 static void work_compile(tuner_t *t, int idx, wres_t *w)
 {
     tilec_context_t *ctx = NULL;
@@ -293,6 +314,8 @@ static void work_compile(tuner_t *t, int idx, wres_t *w)
     if (open_candidate(t, &t->c[idx], w, &ctx, &prog) == 0 &&
         tilec_program_compile(ctx, prog, &exe) != TILEC_OK) {
         wmsg(w, TILEC_TUNE_COMPILE_FAILED, "%s", tilec_context_message(ctx));
+    } else if (exe) {
+        prune(ctx, exe, w);
     }
     tilec_executable_free(exe);
     tilec_program_free(prog);
@@ -593,7 +616,7 @@ static int grow(void **p, int *cap, int need, size_t size)
 TILEC_API const char *tilec_tune_state_name(tilec_tune_state_t s)
 {
     static const char *const n[] = {"timed", "invalid", "compile failed", "check failed",
-                                    "launch failed", "crashed", "timeout", "skipped"};
+                                    "launch failed", "crashed", "timeout", "skipped", "pruned"};
     return (unsigned)s < sizeof n / sizeof n[0] ? n[s] : "?";
 }
 

@@ -568,6 +568,13 @@ Test(api, launch_checks_and_symbols)
         cr_expect_eq(tilec_launch(ctx, e, args, 4, NULL), TILEC_OK);
         cr_expect_eq(tilec_launch(ctx, e, args, 3, NULL), TILEC_E_INVALID);
         cr_expect(has(ctx, "takes 4 tensor arguments, got 3"), "%s", tilec_context_message(ctx));
+        /* a stream on a backend without TILEC_CAP_STREAM: refused with what
+         * to do; no stream: the ordinary launch */
+        int stream_token = 0;
+        cr_expect_eq(tilec_launch_stream(ctx, e, args, 4, &stream_token), TILEC_E_UNAVAILABLE);
+        cr_expect(has(ctx, "cannot launch on a caller's stream"), "%s", tilec_context_message(ctx));
+        cr_expect_eq(tilec_launch_stream(ctx, e, args, 4, NULL), TILEC_OK, "%s",
+                     tilec_context_message(ctx));
     }
     {
         tilec_buffer_t *args[4] = {a, b, c_bad, d};

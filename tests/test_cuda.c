@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tilec/plugin.h"
 #include "tilec/tilec.h"
@@ -210,6 +211,60 @@ Test(cuda, gemm_uses_wgmma_from_swizzled_shared_memory_on_sm_90a)
     tilec_executable_free(e);
     tilec_program_free(p);
     tilec_context_destroy(ctx);
+}
+
+/* IR 1.1 input: the pipelined GEMM lowered for the arch (rings with
+ * leading stage indices, copy_async, async_commit/async_wait, barriers)
+ * and read back as a .tir module prints its own schedule: cp.async into
+ * the ring, the gemm on one stage, the waits the pipeline pass placed. */
+static void lowered_roundtrip(const char *arch, const char *mma)
+{
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_program_t *p = NULL, *q = NULL;
+    tilec_executable_t *e = NULL;
+    cr_assert_eq(tilec_program_load_string(ctx, "t.py", gemm_src, strlen(gemm_src), NULL, 0, NULL, &p),
+                 TILEC_OK, "%s", tilec_context_message(ctx));
+    tilec_compile_options_t o;
+    memset(&o, 0, sizeof o);
+    o.arch = arch;
+    char *low = NULL;
+    size_t len = 0;
+    tilec_status_t st;
+    cr_assert_eq(tilec_program_lower(ctx, p, &o, &low, &len), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_assert(strstr(low, "copy_async") && strstr(low, "async_wait 2"), "not a pipelined module:\n%s", low);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tilec_test_cuda_%d_%s.tir", (int)getpid(), arch);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_eq(fwrite(low, 1, len, f), len);
+    fclose(f);
+    st = tilec_program_load_file(ctx, path, NULL, 0, NULL, &q);
+    remove(path);
+    cr_assert_eq(st, TILEC_OK, "%s", tilec_context_message(ctx));
+    st = tilec_program_compile_for(ctx, q, arch, &e);
+    if (st != TILEC_OK && strstr(tilec_context_message(ctx), "NVRTC not found"))
+        no_nvrtc(tilec_context_message(ctx));
+    cr_assert_eq(st, TILEC_OK, "%s", tilec_context_message(ctx));
+    const char *src = tilec_executable_source(e, NULL);
+    cr_expect(strstr(src, "16-byte vectors with cp.async"), "copy_async not on cp.async");
+    cr_expect(strstr(src, "tl_cp_wait<2>();") && strstr(src, "tl_cp_wait<0>();"), "waits missing");
+    cr_expect(strstr(src, "As, one stage") && strstr(src, "Bs, one stage"),
+              "gemm not on one stage of the rings");
+    cr_expect(strstr(src, mma), "no '%s'", mma);
+    size_t blen = 0;
+    const void *bin = tilec_executable_binary(e, &blen);
+    cr_expect(is_cubin(bin, blen), "binary of %zu bytes is not a cubin", blen);
+    free(low);
+    tilec_executable_free(e);
+    tilec_program_free(q);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
+Test(cuda, lowered_ir_input_compiles_for_sm_80_and_sm_90a)
+{
+    lowered_roundtrip("sm_80", "on tensor cores: ");
+    lowered_roundtrip("sm_90a", "on tensor cores (wgmma)");
 }
 
 /* As is also reduced (code that assumes dense rows), so it can't be

@@ -316,6 +316,38 @@ Test(tune, a_crashing_candidate_is_a_failed_candidate)
     tilec_tune_report_free(r);
 }
 
+Test(tune, a_candidate_the_device_cannot_hold_is_pruned_before_launch)
+{
+    /* tunecrash says 16 KiB of shared memory per block; block_M=64 needs
+     * 23 KiB on the cpu backend (its module info), block_M=16 and the
+     * defaults (32) less */
+    static const char *const space[] = {"block_M=16,64"};
+    tilec_tune_options_t o = opts(GEMM);
+    tilec_tune_report_t *r = NULL;
+    o.backend = "tunecrash";
+    o.space = space;
+    o.nspace = 1;
+    o.db = "";
+    cr_assert_eq(tilec_tune(&o, &r), TILEC_OK, "%s", r ? r->message : "");
+    cr_assert_eq(r->ncandidates, 3);
+    int pruned = 0;
+    for (int i = 0; i < r->ncandidates; i++) {
+        const tilec_tune_candidate_t *c = &r->candidates[i];
+        if (strstr(c->config, "block_M=64")) {
+            cr_assert_eq(c->state, TILEC_TUNE_PRUNED, "%s: %s", c->config, tilec_tune_state_name(c->state));
+            cr_assert(strstr(c->message, "bytes of shared memory per block; the device allows 16384"), "%s",
+                      c->message);
+            cr_assert_eq(c->runs, 0);
+            pruned++;
+        } else {
+            cr_assert_eq(c->state, TILEC_TUNE_TIMED, "%s: %s", c->config, c->message);
+        }
+    }
+    cr_assert_eq(pruned, 1);
+    cr_assert_str_eq(tilec_tune_state_name(TILEC_TUNE_PRUNED), "pruned");
+    tilec_tune_report_free(r);
+}
+
 Test(tune, the_reference_can_come_from_a_backend)
 {
     static const char *const space[] = {"block_M=16,32", "wrong=1.0,2.0"};

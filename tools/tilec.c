@@ -623,6 +623,7 @@ static void caps_text(uint64_t caps, char *buf, size_t len)
         {TILEC_CAP_PRINT, "print"}, {TILEC_CAP_DEVICE_TIMER, "device-timer"},
         {TILEC_CAP_EMIT_SOURCE, "emit-source"}, {TILEC_CAP_EMIT_BINARY, "emit-binary"},
         {TILEC_CAP_GPU, "gpu"},
+        {TILEC_CAP_STREAM, "stream"},
     };
     size_t used = 0;
     buf[0] = '\0';

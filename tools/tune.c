@@ -168,8 +168,16 @@ static int by_time(const void *a, const void *b)
 static void table(const topts_t *o, const tilec_tune_report_t *r)
 {
     int *idx = calloc((size_t)r->ncandidates + 1, sizeof *idx);
-    printf("tuned %s on %s %s / %s: %d candidates in %.1f s\n", o->t.path, r->plugin, r->plugin_version,
+    int pruned = 0;
+    for (int i = 0; i < r->ncandidates; i++) {
+        pruned += r->candidates[i].state == TILEC_TUNE_PRUNED;
+    }
+    printf("tuned %s on %s %s / %s: %d candidates in %.1f s", o->t.path, r->plugin, r->plugin_version,
            r->device, r->ncandidates, r->wall_s);
+    if (pruned) {
+        printf(", %d pruned before launch", pruned);
+    }
+    printf("\n");
     for (int b = 0; idx && b < r->nbuckets; b++) {
         int n = 0;
         double dflt = -1;

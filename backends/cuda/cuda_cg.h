@@ -117,11 +117,14 @@ void cg_hoist_bases(cg_t *g, const tilec_ir_region_t *r, int hb);
 void cg_region_offset(cg_t *g, const tilec_ir_region_t *r, int hb, int ib);
 void cg_region_inbounds(cg_t *g, const tilec_ir_region_t *r, int hb, int ib);
 int cg_region_shape(const tilec_ir_region_t *r, int64_t *ext);
-int cg_writes_per_thread(const tilec_ir_stmt_t *s, int depth);
-int cg_expr_refs(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b, int depth);
-int cg_region_refs(const tilec_ir_region_t *r, const tilec_ir_buffer_t *b, int depth);
-int cg_stmts_ref(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b,
-                     const tilec_ir_stmt_t *skip, int depth);
+/* Does statement list s (statement skip and what it nests aside) touch
+ * b: with CG_READ any mention (loads in any expression, operands), with
+ * CG_WRITE only a write?  b NULL: any per-thread (local/var) buffer.
+ * Too deep counts as touching. */
+enum { CG_READ = 1, CG_WRITE = 2 };
+int cg_touches(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, const tilec_ir_stmt_t *skip, int how);
+/* does expression e load b */
+int cg_expr_loads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b);
 int cg_whole_region(const tilec_ir_region_t *r);
 
 /* cuda_copy.c: copies and fills (vectorized, cp.async) */

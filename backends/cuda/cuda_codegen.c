@@ -61,16 +61,25 @@
 
 /* ---- which on-chip buffers need zeroing ------------------------------------ */
 
+/* region r mentions b (its buffer or a load in a base) */
+static int src_refs(const tilec_ir_region_t *r, const tilec_ir_buffer_t *b)
+{
+    for (int d = 0; d < r->buf->ndim; d++)
+        if (cg_expr_loads(r->base[d], b))
+            return 1;
+    return r->buf == b;
+}
+
 /* s overwrites all of b without reading it */
 static int full_overwrite(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
 {
     switch (s->kind) {
     case TILEC_ST_COPY:
         return s->u.copy.dst.buf == b && cg_whole_region(&s->u.copy.dst) &&
-               !cg_region_refs(&s->u.copy.src, b, 0);
+               !src_refs(&s->u.copy.src, b);
     case TILEC_ST_FILL:
         return s->u.fill.dst.buf == b && cg_whole_region(&s->u.fill.dst) &&
-               !cg_expr_refs(s->u.fill.value, b, 0);
+               !cg_expr_loads(s->u.fill.value, b);
     case TILEC_ST_REDUCE:
         return s->u.reduce.dst == b && s->u.reduce.clear && s->u.reduce.src != b;
     case TILEC_ST_CUMSUM:
@@ -101,7 +110,7 @@ static void plan_zero(cg_t *g, int *zero)
             const tilec_ir_buffer_t *b = k->bufs[i];
             if (seen[i] || (b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT))
                 continue;
-            if (!cg_stmts_ref(&one, b, NULL, 0))
+            if (!cg_touches(&one, b, NULL, CG_READ | CG_WRITE))
                 continue;
             seen[i] = 1;
             zero[i] = !full_overwrite(s, b);
@@ -178,7 +187,7 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
     who_t coop = {1}, solo = {0};
     switch (s->kind) {
     case TILEC_ST_FOR:
-        if (!par && s->u.loop.kind == TILEC_LOOP_PARALLEL && !cg_writes_per_thread(s->u.loop.body, 0)) {
+        if (!par && s->u.loop.kind == TILEC_LOOP_PARALLEL && !cg_touches(s->u.loop.body, NULL, NULL, CG_WRITE)) {
             rf_nest_t nn;
             nn.kind = 0;
             if (g->any_rf)
@@ -329,6 +338,27 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         break;
     case TILEC_ST_HINT:
         break; /* use_swizzle is applied at kernel entry; layouts are ours */
+    /* IR 1.1 input that is lowered already: the pipeline pass's async
+     * copies (cp.async where the rows allow it, from sm_80 on, else an
+     * ordinary copy, which has landed before any wait) and barriers */
+    case TILEC_ST_COPY_ASYNC:
+        if (!par && g->sm >= 80 && cg_copy_vec(g, s, &coop, 1))
+            g->info->cp_async++;
+        else
+            cg_emit_copy(g, s, par ? &solo : &coop);
+        break;
+    case TILEC_ST_ASYNC_COMMIT:
+        if (!par && g->sm >= 80)
+            cg_line(g, "tl_cp_commit();");
+        break;
+    case TILEC_ST_ASYNC_WAIT:
+        if (!par && g->sm >= 80)
+            cg_line(g, "tl_cp_wait<%d>();", s->u.wait.n);
+        break;
+    case TILEC_ST_BARRIER:
+        if (!par)
+            cg_emit_sync(g);
+        break;
     default:
         cg_fail(g, "statement '%s' is not supported by the cuda backend yet", tilec_stmt_kind_name(s->kind));
     }

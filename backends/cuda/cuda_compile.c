@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cuda_internal.h"
+#include "tilec/ir_walk.h"
 #include "tilec/lower.h"
 #include "tilec/sdk.h"
 #include "tilec/shell.h"
@@ -208,6 +209,23 @@ static tilec_pstatus_t nvrtc_compile(const cuda_nvrtc_api_t *nv, const char *src
     return TILEC_PS_OK;
 }
 
+/* keeps the attributes of a list that are not lower.* */
+static void drop_lower_attrs(int *n, tilec_ir_attr_t *list)
+{
+    int k = 0;
+    for (int i = 0; i < *n; i++)
+        if (strncmp(list[i].key, "lower.", 6) != 0)
+            list[k++] = list[i];
+    *n = k;
+}
+
+static int drop_stmt_attrs(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
+{
+    (void)w;
+    drop_lower_attrs(&s->nattrs, s->attrs);
+    return TILEC_WALK_CONTINUE;
+}
+
 int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, tilec_ir_module_t **out,
                char *err, size_t errlen)
 {
@@ -222,7 +240,25 @@ int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, t
     free(text);
     if (rc != 0)
         return -1;
-    /* the printer still plans its own pipelines and barriers */
+    /* Placement is this target's to decide: an input that is lowered
+     * already (IR 1.1, for another target perhaps) keeps its statements
+     * (async copies, rings, barriers) but loses its layouts and lower.*
+     * decisions, which the passes make again, consistently for the
+     * printer. */
+    tilec_ir_kernel_t *k = (*out)->kernel;
+    for (int i = 0; i < k->nbufs; i++) {
+        k->bufs[i]->layout = NULL;
+        drop_lower_attrs(&k->bufs[i]->nattrs, k->bufs[i]->attrs);
+    }
+    tilec_ir_walk_t w;
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = drop_stmt_attrs;
+    if (tilec_ir_walk_block(&w, &k->body) < 0) {
+        snprintf(err, errlen, "statements nested too deeply");
+        return -1;
+    }
+    /* the printer still plans its own pipelines and barriers for
+     * T.Pipelined; those the input has already are printed as they are */
     tilec_lower_options_t o = {.struct_size = sizeof o,
                                .skip = 1u << TILEC_LOWER_PIPELINE | 1u << TILEC_LOWER_BARRIER};
     tilec_lower_status_t st;

@@ -16,6 +16,7 @@
 
 #include "cuda_cg.h"
 #include "tilec/cexpr.h"
+#include "tilec/ir_walk.h"
 
 void cg_fail(cg_t *g, const char *fmt, ...)
 {
@@ -124,11 +125,26 @@ void cg_emit_offset(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const 
         return;
     }
     if (g->swz[b->id] > 0) {
-        cg_out(g, "tl_swz<%d, %" PRId64 ">((int)(", g->swz[b->id], cg_const_dim(b, 0));
-        cg_emit_expr(g, idx[0]);
+        /* the last two dimensions swizzled; leading (ring) ones stack
+         * whole R x C planes */
+        int n = b->ndim;
+        if (n > 2)
+            cg_out(g, "(");
+        for (int d = 0; d < n - 2; d++) {
+            int64_t st = cg_const_dim(b, n - 2) * cg_const_dim(b, n - 1);
+            for (int e = d + 1; e < n - 2; e++)
+                st *= cg_const_dim(b, e);
+            cg_out(g, "(int)(");
+            cg_emit_expr(g, idx[d]);
+            cg_out(g, ") * %" PRId64 " + ", st);
+        }
+        cg_out(g, "tl_swz<%d, %" PRId64 ">((int)(", g->swz[b->id], cg_const_dim(b, n - 2));
+        cg_emit_expr(g, idx[n - 2]);
         cg_out(g, "), (int)(");
-        cg_emit_expr(g, idx[1]);
+        cg_emit_expr(g, idx[n - 1]);
         cg_out(g, "))");
+        if (n > 2)
+            cg_out(g, ")");
         return;
     }
     int64_t stride = 1;
@@ -396,11 +412,24 @@ void cg_region_offset(cg_t *g, const tilec_ir_region_t *r, int hb, int ib)
         return;
     }
     if (g->swz[b->id] > 0) {
-        cg_out(g, "tl_swz<%d, %" PRId64 ">((int)", g->swz[b->id], cg_const_dim(b, 0));
-        region_index(g, r, 0, hb, ib, &nu);
+        int n = b->ndim;
+        if (n > 2)
+            cg_out(g, "(");
+        for (int d = 0; d < n - 2; d++) { /* leading (ring) dimensions: whole planes */
+            int64_t st = cg_const_dim(b, n - 2) * cg_const_dim(b, n - 1);
+            for (int e = d + 1; e < n - 2; e++)
+                st *= cg_const_dim(b, e);
+            cg_out(g, "(int)");
+            region_index(g, r, d, hb, ib, &nu);
+            cg_out(g, " * %" PRId64 " + ", st);
+        }
+        cg_out(g, "tl_swz<%d, %" PRId64 ">((int)", g->swz[b->id], cg_const_dim(b, n - 2));
+        region_index(g, r, n - 2, hb, ib, &nu);
         cg_out(g, ", (int)");
-        region_index(g, r, 1, hb, ib, &nu);
+        region_index(g, r, n - 1, hb, ib, &nu);
         cg_out(g, ")");
+        if (n > 2)
+            cg_out(g, ")");
         return;
     }
     int64_t stride = 1;
@@ -445,154 +474,72 @@ int cg_region_shape(const tilec_ir_region_t *r, int64_t *ext)
     return n;
 }
 
-/* does a statement list store into a per-thread (local/var) buffer? */
-int cg_writes_per_thread(const tilec_ir_stmt_t *s, int depth)
+
+/* ---- buffer references, through the SDK's walker (tilec/ir_walk.h) ---------- */
+
+typedef struct touch_q {
+    const tilec_ir_buffer_t *b;    /* NULL: any per-thread (local/var) buffer */
+    const tilec_ir_stmt_t *skip;
+    int how;
+} touch_q_t;
+
+static int touch_buf(const touch_q_t *q, const tilec_ir_buffer_t *x)
 {
-    if (depth > CG_MAX_DEPTH)
-        return 1;
-    for (; s; s = s->next) {
-        switch (s->kind) {
-        case TILEC_ST_FOR:
-            if (cg_writes_per_thread(s->u.loop.body, depth + 1))
-                return 1;
-            break;
-        case TILEC_ST_IF:
-            if (cg_writes_per_thread(s->u.cond.then, depth + 1) ||
-                cg_writes_per_thread(s->u.cond.els, depth + 1))
-                return 1;
-            break;
-        case TILEC_ST_STORE:
-            if (cg_per_thread_scope(s->u.store.buf->scope))
-                return 1;
-            break;
-        case TILEC_ST_COPY:
-            if (cg_per_thread_scope(s->u.copy.dst.buf->scope))
-                return 1;
-            break;
-        case TILEC_ST_FILL:
-            if (cg_per_thread_scope(s->u.fill.dst.buf->scope))
-                return 1;
-            break;
-        case TILEC_ST_GEMM:
-            if (cg_per_thread_scope(s->u.gemm.c->scope))
-                return 1;
-            break;
-        case TILEC_ST_REDUCE:
-            if (cg_per_thread_scope(s->u.reduce.dst->scope))
-                return 1;
-            break;
-        case TILEC_ST_CUMSUM:
-            if (cg_per_thread_scope(s->u.cumsum.dst->scope))
-                return 1;
-            break;
-        default:
-            break;
-        }
-    }
-    return 0;
+    return x && (q->b ? x == q->b : cg_per_thread_scope(x->scope));
 }
 
-/* ---- buffer references ---------------------------------------------------- */
-
-int cg_expr_refs(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b, int depth)
+static int touch_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
 {
-    if (!e || depth > CG_MAX_DEPTH)
-        return depth > CG_MAX_DEPTH;
-    switch (e->kind) {
-    case TILEC_EX_LOAD:
-        if (e->u.load.buf == b)
-            return 1;
-        for (int d = 0; d < e->u.load.buf->ndim; d++)
-            if (cg_expr_refs(e->u.load.idx[d], b, depth + 1))
-                return 1;
-        return 0;
-    case TILEC_EX_UNARY: return cg_expr_refs(e->u.un.a, b, depth + 1);
-    case TILEC_EX_BINARY:
-        return cg_expr_refs(e->u.bin.a, b, depth + 1) || cg_expr_refs(e->u.bin.b, b, depth + 1);
-    case TILEC_EX_SELECT:
-        return cg_expr_refs(e->u.sel.cond, b, depth + 1) || cg_expr_refs(e->u.sel.a, b, depth + 1) ||
-               cg_expr_refs(e->u.sel.b, b, depth + 1);
-    case TILEC_EX_CAST: return cg_expr_refs(e->u.cast.a, b, depth + 1);
-    default: return 0;
+    const touch_q_t *q = w->user;
+    const tilec_ir_buffer_t *wr = NULL, *r0 = NULL, *r1 = NULL;
+    if (s == q->skip)
+        return TILEC_WALK_SKIP;
+    switch (s->kind) {
+    case TILEC_ST_STORE: wr = s->u.store.buf; break;
+    case TILEC_ST_COPY:
+    case TILEC_ST_COPY_ASYNC: wr = s->u.copy.dst.buf, r0 = s->u.copy.src.buf; break;
+    case TILEC_ST_FILL: wr = s->u.fill.dst.buf; break;
+    case TILEC_ST_GEMM: wr = s->u.gemm.c, r0 = s->u.gemm.a, r1 = s->u.gemm.b; break;
+    case TILEC_ST_REDUCE: wr = s->u.reduce.dst, r0 = s->u.reduce.src; break;
+    case TILEC_ST_CUMSUM: wr = s->u.cumsum.dst, r0 = s->u.cumsum.src; break;
+    case TILEC_ST_ATOMIC: wr = s->u.atomic.buf; break;
+    case TILEC_ST_PRINT: r0 = s->u.print.buf; break;
+    default: break;
     }
+    if (touch_buf(q, wr) || ((q->how & CG_READ) && (touch_buf(q, r0) || touch_buf(q, r1))))
+        return TILEC_WALK_STOP;
+    return TILEC_WALK_CONTINUE;
 }
 
-int cg_region_refs(const tilec_ir_region_t *r, const tilec_ir_buffer_t *b, int depth)
+static int touch_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
 {
-    if (r->buf == b)
-        return 1;
-    for (int d = 0; d < r->buf->ndim; d++)
-        if (cg_expr_refs(r->base[d], b, depth + 1))
-            return 1;
-    return 0;
+    const touch_q_t *q = w->user;
+    if ((q->how & CG_READ) && e->kind == TILEC_EX_LOAD && touch_buf(q, e->u.load.buf))
+        return TILEC_WALK_STOP;
+    return TILEC_WALK_CONTINUE;
 }
 
-/* does the statement list mention b anywhere, statement `skip` aside? */
-int cg_stmts_ref(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b,
-                     const tilec_ir_stmt_t *skip, int depth)
+int cg_touches(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, const tilec_ir_stmt_t *skip, int how)
 {
-    if (depth > CG_MAX_DEPTH)
-        return 1;
-    for (; s; s = s->next) {
-        if (s == skip)
-            continue;
-        switch (s->kind) {
-        case TILEC_ST_FOR:
-            if (cg_expr_refs(s->u.loop.extent, b, depth) || cg_stmts_ref(s->u.loop.body, b, skip, depth + 1))
-                return 1;
-            break;
-        case TILEC_ST_IF:
-            if (cg_expr_refs(s->u.cond.cond, b, depth) || cg_stmts_ref(s->u.cond.then, b, skip, depth + 1) ||
-                cg_stmts_ref(s->u.cond.els, b, skip, depth + 1))
-                return 1;
-            break;
-        case TILEC_ST_STORE:
-            if (s->u.store.buf == b || cg_expr_refs(s->u.store.value, b, depth))
-                return 1;
-            for (int d = 0; d < s->u.store.buf->ndim; d++)
-                if (cg_expr_refs(s->u.store.idx[d], b, depth))
-                    return 1;
-            break;
-        case TILEC_ST_ASSIGN:
-            if (cg_expr_refs(s->u.assign.value, b, depth))
-                return 1;
-            break;
-        case TILEC_ST_COPY:
-            if (cg_region_refs(&s->u.copy.src, b, depth) || cg_region_refs(&s->u.copy.dst, b, depth))
-                return 1;
-            break;
-        case TILEC_ST_FILL:
-            if (cg_region_refs(&s->u.fill.dst, b, depth) || cg_expr_refs(s->u.fill.value, b, depth))
-                return 1;
-            break;
-        case TILEC_ST_GEMM:
-            if (s->u.gemm.a == b || s->u.gemm.b == b || s->u.gemm.c == b)
-                return 1;
-            break;
-        case TILEC_ST_REDUCE:
-            if (s->u.reduce.src == b || s->u.reduce.dst == b)
-                return 1;
-            break;
-        case TILEC_ST_CUMSUM:
-            if (s->u.cumsum.src == b || s->u.cumsum.dst == b)
-                return 1;
-            break;
-        case TILEC_ST_ATOMIC:
-            if (s->u.atomic.buf == b || cg_expr_refs(s->u.atomic.value, b, depth))
-                return 1;
-            for (int d = 0; d < s->u.atomic.buf->ndim; d++)
-                if (cg_expr_refs(s->u.atomic.idx[d], b, depth))
-                    return 1;
-            break;
-        case TILEC_ST_PRINT:
-            if (s->u.print.buf == b || cg_expr_refs(s->u.print.value, b, depth))
-                return 1;
-            break;
-        default:
-            break;
-        }
-    }
-    return 0;
+    touch_q_t q = {b, skip, how};
+    tilec_ir_walk_t w;
+    tilec_ir_stmt_t *list = (tilec_ir_stmt_t *)s;
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = touch_stmt;
+    w.expr_pre = touch_expr;
+    w.user = &q;
+    return tilec_ir_walk_block(&w, &list) != 0; /* stopped, or too deep */
+}
+
+int cg_expr_loads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b)
+{
+    touch_q_t q = {b, NULL, CG_READ};
+    tilec_ir_walk_t w;
+    tilec_ir_expr_t *slot = (tilec_ir_expr_t *)e;
+    memset(&w, 0, sizeof w);
+    w.expr_pre = touch_expr;
+    w.user = &q;
+    return e && tilec_ir_walk_expr(&w, &slot) != 0;
 }
 
 int cg_whole_region(const tilec_ir_region_t *r)

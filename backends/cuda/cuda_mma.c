@@ -26,8 +26,70 @@ static void elem2(cg_t *g, const tilec_ir_buffer_t *b, const char *i, const char
 
 static int try_gemm_mma(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w);
 
+/* Points b<id> at the 2-D slice lead selects (a ring's stage, IR 1.1) in
+ * an inner scope, and makes *view the slice's buffer. */
+static void open_slice(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *lead,
+                       tilec_ir_buffer_t *view)
+{
+    int n = b->ndim;
+    int64_t C = cg_const_dim(b, n - 1);
+    int64_t plane = cg_const_dim(b, n - 2) * (g->pitch[b->id] > 0 ? g->pitch[b->id] : C);
+    *view = *b;
+    view->ndim = 2;
+    view->shape = b->shape + n - 2;
+    cg_out(g, "%*s{ %s *const tl_sl%d = b%d + (tl_i64)(0", 2 * (g->ind + 1), "", cg_stype(b->dtype), b->id, b->id);
+    for (int d = 0; d < n - 2; d++) {
+        int64_t st = plane;
+        for (int e = d + 1; e < n - 2; e++)
+            st *= cg_const_dim(b, e);
+        cg_out(g, " + (int)(");
+        cg_emit_expr(g, lead[d]);
+        cg_out(g, ") * %" PRId64, st);
+    }
+    cg_out(g, ");\n");
+    cg_line(g, "{ %s *const b%d = tl_sl%d; /* %s, one stage */", cg_stype(b->dtype), b->id, b->id, b->name);
+}
+
+/* A gemm whose operands are stages of rings (a_lead/b_lead): the same
+ * gemm over 2-D views of the slices. */
+static void emit_gemm_slices(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
+{
+    tilec_ir_stmt_t t = *s;
+    tilec_ir_buffer_t va, vb;
+    int opened = 0;
+    if (s->u.gemm.a_lead) {
+        open_slice(g, s->u.gemm.a, s->u.gemm.a_lead, &va);
+        t.u.gemm.a = &va;
+        t.u.gemm.a_lead = NULL;
+        opened++;
+    }
+    if (s->u.gemm.b_lead && s->u.gemm.b != s->u.gemm.a) {
+        open_slice(g, s->u.gemm.b, s->u.gemm.b_lead, &vb);
+        t.u.gemm.b = &vb;
+        t.u.gemm.b_lead = NULL;
+        opened++;
+    } else if (s->u.gemm.b_lead) {
+        cg_fail(g, "gemm: A and B are stages of one ring");
+        return;
+    }
+    const tilec_ir_stmt_t *res = g->resident, *def = g->wg_defer;
+    if (res == s)
+        g->resident = &t;
+    if (def == s)
+        g->wg_defer = &t;
+    cg_emit_gemm(g, &t, w);
+    g->resident = res;
+    g->wg_defer = def;
+    while (opened--)
+        cg_line(g, "} }");
+}
+
 void cg_emit_gemm(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
 {
+    if (s->u.gemm.a_lead || s->u.gemm.b_lead) {
+        emit_gemm_slices(g, s, w);
+        return;
+    }
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
     int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
     int64_t M = cg_const_dim(C, 0), N = cg_const_dim(C, 1);
@@ -112,7 +174,7 @@ int cg_mma_plan(cg_t *g, const tilec_ir_stmt_t *s, mma_plan_t *p)
     p->wg = strncmp(mma->s, "wgmma.", 6) == 0;
     p->M = cg_const_dim(C, 0);
     p->N = cg_const_dim(C, 1);
-    p->K = s->u.gemm.trans_a ? cg_const_dim(A, 0) : cg_const_dim(A, 1);
+    p->K = cg_const_dim(A, A->ndim - (s->u.gemm.trans_a ? 2 : 1)); /* the last two dimensions */
     p->bf16 = A->dtype == TILEC_BFLOAT16;
     p->ev = 4;
     p->mt = (int)t->tuple[0];
@@ -404,8 +466,8 @@ const tilec_ir_stmt_t *cg_resident_gemm(cg_t *g, const tilec_ir_stmt_t *loop)
     mma_plan_t p;
     if (!found || g->resident || !cg_mma_plan(g, found, &p))
         return NULL;
-    if (cg_stmts_ref(loop->u.loop.body, found->u.gemm.c, found, 0) ||
-        cg_expr_refs(loop->u.loop.extent, found->u.gemm.c, 0))
+    if (cg_touches(loop->u.loop.body, found->u.gemm.c, found, CG_READ | CG_WRITE) ||
+        cg_expr_loads(loop->u.loop.extent, found->u.gemm.c))
         return NULL;
     return found;
 }

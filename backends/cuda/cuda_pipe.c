@@ -16,37 +16,6 @@
 
 /* ---- T.Pipelined with cp.async ----------------------------------------------- */
 
-static int stmts_write(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b,
-                       const tilec_ir_stmt_t *skip, int depth)
-{
-    if (depth > CG_MAX_DEPTH)
-        return 1;
-    for (; s; s = s->next) {
-        if (s == skip)
-            continue;
-        switch (s->kind) {
-        case TILEC_ST_FOR:
-            if (stmts_write(s->u.loop.body, b, skip, depth + 1))
-                return 1;
-            break;
-        case TILEC_ST_IF:
-            if (stmts_write(s->u.cond.then, b, skip, depth + 1) ||
-                stmts_write(s->u.cond.els, b, skip, depth + 1))
-                return 1;
-            break;
-        case TILEC_ST_STORE: if (s->u.store.buf == b) return 1; break;
-        case TILEC_ST_COPY: if (s->u.copy.dst.buf == b) return 1; break;
-        case TILEC_ST_FILL: if (s->u.fill.dst.buf == b) return 1; break;
-        case TILEC_ST_GEMM: if (s->u.gemm.c == b) return 1; break;
-        case TILEC_ST_REDUCE: if (s->u.reduce.dst == b) return 1; break;
-        case TILEC_ST_CUMSUM: if (s->u.cumsum.dst == b) return 1; break;
-        case TILEC_ST_ATOMIC: if (s->u.atomic.buf == b) return 1; break;
-        default: break;
-        }
-    }
-    return 0;
-}
-
 /* an index expression that can be evaluated for a later iteration by
  * setting the loop variable: no loads, no let variables */
 static int expr_invariant(const tilec_ir_expr_t *e, int depth)
@@ -103,8 +72,9 @@ static int async_copy_ok(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_st
             return 0;
     /* the ring replaces the buffer: nobody outside the loop may see it,
      * nothing else in the loop may write it, and the source stays put */
-    if (cg_stmts_ref(g->k->body, dst->buf, loop, 0) || stmts_write(loop->u.loop.body, dst->buf, c, 0) ||
-        stmts_write(loop->u.loop.body, src->buf, NULL, 0))
+    if (cg_touches(g->k->body, dst->buf, loop, CG_READ | CG_WRITE) ||
+        cg_touches(loop->u.loop.body, dst->buf, c, CG_WRITE) ||
+        cg_touches(loop->u.loop.body, src->buf, NULL, CG_WRITE))
         return 0;
     return 1;
 }

@@ -110,7 +110,8 @@ static tilec_pstatus_t get_device(uint32_t index, const cuda_driver_api_t **d, C
 #define CUDA_CAPS                                                                              \
     (TILEC_CAP_FLOAT16 | TILEC_CAP_BFLOAT16 | TILEC_CAP_FLOAT64 | TILEC_CAP_INT64 |            \
      TILEC_CAP_ATOMIC_FLOAT | TILEC_CAP_ATOMIC_INT | TILEC_CAP_DYNAMIC_SHAPE | TILEC_CAP_PRINT | \
-     TILEC_CAP_DEVICE_TIMER | TILEC_CAP_EMIT_SOURCE | TILEC_CAP_EMIT_BINARY | TILEC_CAP_GPU)
+     TILEC_CAP_DEVICE_TIMER | TILEC_CAP_EMIT_SOURCE | TILEC_CAP_EMIT_BINARY | TILEC_CAP_GPU |   \
+     TILEC_CAP_STREAM)
 
 static tilec_pstatus_t cu_device_info(uint32_t index, tilec_pdevice_info_t *full)
 {
@@ -474,25 +475,26 @@ static tilec_pstatus_t cu_launch(void *state, tilec_shell_module_t *sm, const ti
     if (st != TILEC_PS_OK)
         return st;
     st = module_load(d, dev, sm, mod);
+    CUstream stream = (CUstream)a->stream;
     CUevent e0 = NULL, e1 = NULL;
     CUresult r = CUDA_SUCCESS;
     if (st == TILEC_PS_OK && a->timed) {
         if ((r = d->EventCreate(&e0, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
             (r = d->EventCreate(&e1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
             st = cuda_fail("cuEventCreate", r, TILEC_PS_LAUNCH_ERROR);
-        else if ((r = d->EventRecord(e0, NULL)) != CUDA_SUCCESS)
+        else if ((r = d->EventRecord(e0, stream)) != CUDA_SUCCESS)
             st = cuda_fail("cuEventRecord", r, TILEC_PS_LAUNCH_ERROR);
     }
     if (st == TILEC_PS_OK) {
         r = d->LaunchKernel(mod->fn, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2],
                             (unsigned)k->threads[0], (unsigned)k->threads[1],
-                            (unsigned)k->threads[2], (unsigned)mod->info.smem_bytes, NULL, params,
+                            (unsigned)k->threads[2], (unsigned)mod->info.smem_bytes, stream, params,
                             NULL);
         if (r != CUDA_SUCCESS)
             st = cuda_fail("cuLaunchKernel", r, TILEC_PS_LAUNCH_ERROR);
     }
     if (st == TILEC_PS_OK && a->timed) {
-        if ((r = d->EventRecord(e1, NULL)) != CUDA_SUCCESS)
+        if ((r = d->EventRecord(e1, stream)) != CUDA_SUCCESS)
             st = cuda_fail("cuEventRecord", r, TILEC_PS_LAUNCH_ERROR);
         else if ((r = d->EventSynchronize(e1)) != CUDA_SUCCESS)
             st = cuda_fail("cuEventSynchronize (kernel execution)", r, TILEC_PS_LAUNCH_ERROR);
@@ -504,7 +506,9 @@ static tilec_pstatus_t cu_launch(void *state, tilec_shell_module_t *sm, const ti
                 *a->elapsed_ms = ms;
         }
     }
-    if (st == TILEC_PS_OK && (r = d->CtxSynchronize()) != CUDA_SUCCESS)
+    /* on the caller's stream the kernel runs after the caller's work and the
+     * caller waits for it (an error then surfaces at its next sync) */
+    if (st == TILEC_PS_OK && !stream && (r = d->CtxSynchronize()) != CUDA_SUCCESS)
         st = cuda_fail("cuCtxSynchronize (kernel execution)", r, TILEC_PS_LAUNCH_ERROR);
     if (e0)
         d->EventDestroy(e0);
@@ -549,7 +553,7 @@ static const tilec_shell_backend_t cuda_backend = {
     .caps = CUDA_CAPS,
     .abi_max = TILEC_PLUGIN_ABI_VERSION,
     .ir_min = TILEC_IR_MAKE(1, 0),
-    .ir_max = TILEC_IR_MAKE(1, 0), /* the code generator knows no 1.1 construct yet */
+    .ir_max = TILEC_IR_MAKE(1, 1), /* lowered input too: layouts, async copies, rings, barriers */
     .flags = TILEC_SHELL_COMPILE_WITHOUT_DEVICE,
     .device_size = sizeof(cuda_dev_t),
     .mem_size = sizeof(cuda_mem_t),

@@ -142,7 +142,7 @@ void cg_rf_nest_analyze(cg_t *g, const tilec_ir_stmt_t *s, rf_nest_t *nn)
     if (!d || d->kind != TILEC_ATTR_STRING || strcmp(d->s, "regs") != 0)
         return;
     for (int i = g->k->nparams; i < g->k->nbufs && !nn->acc; i++)
-        if (g->rf[i] == RF_ACC && cg_stmts_ref(nn->loop[nn->n - 1]->u.loop.body, g->k->bufs[i], NULL, 0))
+        if (g->rf[i] == RF_ACC && cg_touches(nn->loop[nn->n - 1]->u.loop.body, g->k->bufs[i], NULL, CG_READ | CG_WRITE))
             nn->acc = g->k->bufs[i];
     nn->kind = nn->n == 2 && nn->acc ? 1 : 2;
     nn->writes_mem = nest_writes_mem(g, nn->loop[nn->n - 1]->u.loop.body, 0);

@@ -238,6 +238,17 @@ TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *
                                       tilec_buffer_t *const *args, int nargs,
                                       double *elapsed_ms);
 
+/* The same, enqueued on the caller's stream in the backend's own type (a
+ * CUstream on cuda: e.g. torch.cuda.current_stream().cuda_stream): the
+ * kernel runs after the work already on that stream and the call returns
+ * without waiting for it; the caller synchronizes the stream before using
+ * the results on the host.  stream NULL is tilec_launch without timing.
+ * TILEC_E_UNAVAILABLE on a backend without TILEC_CAP_STREAM
+ * (`tilec devices` lists the capability). */
+TILEC_API tilec_status_t tilec_launch_stream(tilec_context_t *ctx, tilec_executable_t *e,
+                                             tilec_buffer_t *const *args, int nargs,
+                                             void *stream);
+
 /* ---- buffers ----------------------------------------------------------- */
 
 TILEC_API tilec_status_t tilec_buffer_create(tilec_context_t *ctx, tilec_elem_t elem, int ndim,
@@ -321,7 +332,9 @@ typedef enum tilec_tune_state {
     TILEC_TUNE_LAUNCH_FAILED,
     TILEC_TUNE_CRASHED,           /* its worker died of a signal */
     TILEC_TUNE_TIMEOUT,
-    TILEC_TUNE_SKIPPED            /* not tried: the budget ran out */
+    TILEC_TUNE_SKIPPED,           /* not tried: the budget ran out */
+    TILEC_TUNE_PRUNED             /* compiled, but needs more than the device has (shared memory,
+                                     threads its registers allow): never launched */
 } tilec_tune_state_t;
 
 typedef struct tilec_tune_candidate {

@@ -746,6 +746,9 @@ static tilec_pstatus_t sh_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
     if (l.timed && !l.elapsed_ms) {
         BAD_ARG("%s: launch: timed without elapsed_ms", be->name);
     }
+    if (l.stream && !(be->caps & TILEC_CAP_STREAM)) {
+        BAD_ARG("%s: launch: this backend cannot launch on a caller's stream", be->name);
+    }
     if (l.nargs > MAX_LAUNCH_ARGS) {
         BAD_ARG("%s: launch: more than %u arguments", be->name, MAX_LAUNCH_ARGS);
     }
@@ -802,6 +805,7 @@ static tilec_pstatus_t sh_launch(tilec_pdevice_t *dev, tilec_pmodule_t *mod,
         sl.syms = syms;
         sl.timed = l.timed;
         sl.elapsed_ms = l.timed ? l.elapsed_ms : NULL;
+        sl.stream = l.stream;
         st = be->launch(dev->state, &mod->m, &sl);
     }
     free(states);

@@ -84,8 +84,10 @@ _PARAM_RE = re.compile(r"^\s*param (\S+) \S+ \S+ \[([^\]]*)\]( out)?", re.M)
 class JITKernel:
     """A compiled kernel.  kernel(*inputs) runs it; .get_kernel_source(),
     .ir, .params, .out_idx describe it; after a call, .last_shared says which
-    arguments the kernel used in place (zero-copy) and .last_elapsed_ms the
-    launch's time."""
+    arguments the kernel used in place (zero-copy), .last_elapsed_ms the
+    launch's time (None when it was enqueued on torch's current stream, which
+    happens when every argument is a shared torch GPU tensor; .last_stream is
+    then that stream's handle) ."""
 
     def __init__(self, source, out_idx=None, target=None, pass_configs=None):
         self.source = source
@@ -216,10 +218,21 @@ class JITKernel:
             for i, a in enumerate(given):
                 converted.append(_tensor.Arg(self.ctx, a, i, self.params[i]["name"]))
             bufs = (ctypes.c_void_p * max(1, np_))(*[c.buf for c in converted])
-            elapsed = ctypes.c_double()
-            self._check(_lib.lib().tilec_launch(self.ctx.handle, self._exe, bufs, np_,
-                                                ctypes.byref(elapsed)), "launch")
-            self.last_elapsed_ms = elapsed.value
+            stream = _tensor.torch_stream(converted) if _lib.has("tilec_launch_stream") else None
+            st = _lib.E_UNAVAILABLE
+            if stream is not None:
+                st = _lib.lib().tilec_launch_stream(self.ctx.handle, self._exe, bufs, np_,
+                                                    ctypes.c_void_p(stream))
+                if st != _lib.E_UNAVAILABLE:     # else: a backend without stream launches
+                    self._check(st, "launch")
+                    self.last_elapsed_ms = None  # enqueued, not timed
+                    self.last_stream = stream
+            if st == _lib.E_UNAVAILABLE:
+                elapsed = ctypes.c_double()
+                self._check(_lib.lib().tilec_launch(self.ctx.handle, self._exe, bufs, np_,
+                                                    ctypes.byref(elapsed)), "launch")
+                self.last_elapsed_ms = elapsed.value
+                self.last_stream = None
             self.last_shared = [c.shared for c in converted]
             for c in converted:
                 c.finish(self.ctx)

@@ -144,6 +144,7 @@ _OPTIONAL = {
     "tilec_buffer_import_dlpack": (c_int, [c_void_p, c_void_p, c_int, P(c_void_p)]),
     "tilec_buffer_is_shared": (c_int, [c_void_p]),
     "tilec_buffer_export_dlpack": (c_int, [c_void_p, c_int, P(P(DLManagedTensor))]),
+    "tilec_launch_stream": (c_int, [c_void_p, c_void_p, P(c_void_p), c_int, c_void_p]),
 }
 
 

@@ -116,6 +116,24 @@ class Arg:
         self.capsule = None
 
 
+def torch_stream(args):
+    """The current torch stream (its CUstream as an int) when every argument
+    is a torch GPU tensor tilec shares: the kernel is then enqueued there,
+    after the caller's work, and nothing waits for it (torch orders what
+    follows on the stream).  None when any argument is copied or not a GPU
+    tensor: that launch runs on tilec's own queue and waits."""
+    dev = None
+    for a in args:
+        t = a.writeback[1] if a.writeback is not None else a.tensor
+        if not a.shared or a.host_ptr is not None or not _is_torch(t) or not t.is_cuda:
+            return None
+        dev = t.device
+    if dev is None:
+        return None
+    import torch
+    return torch.cuda.current_stream(dev).cuda_stream
+
+
 def like(template, shape, elem):
     """A new, empty tensor of shape and element type elem, of template's kind
     (torch on template's device, a tilec Buffer, else numpy)."""

@@ -46,7 +46,8 @@ def _random_inputs(kernel, seed=0):
 def _time(fn, warmup_ms, rep_ms, timer=None):
     """Median milliseconds of fn over about rep_ms of runs after about
     warmup_ms of warm-up (TileLang's do_bench takes times, not counts);
-    timer() gives a run's time when set, else host wall time."""
+    timer() gives a run's time when set and known, else host wall time (with
+    the GPU synchronised: a launch on torch's stream returns before it ran)."""
     t_end = time.perf_counter() + warmup_ms / 1e3
     fn()
     while time.perf_counter() < t_end:
@@ -56,7 +57,11 @@ def _time(fn, warmup_ms, rep_ms, timer=None):
     while len(ts) < 3 or (time.perf_counter() < t_end and len(ts) < 1000):
         t0 = time.perf_counter()
         fn()
-        ts.append(timer() if timer else (time.perf_counter() - t0) * 1e3)
+        ms = timer() if timer else None
+        if ms is None:
+            _sync()
+            ms = (time.perf_counter() - t0) * 1e3
+        ts.append(ms)
     return float(_np.median(ts))
 
 

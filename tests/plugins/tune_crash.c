@@ -5,7 +5,10 @@
  * with the cpu plugin's table under the name "tunecrash", and its compile
  * segfaults when the kernel's IR holds a buffer named "Boom" — so a tuning
  * candidate whose config creates that buffer crashes its worker, which the
- * tuner must survive and report as crashed.
+ * tuner must survive and report as crashed.  It also says its device
+ * allows only TUNECRASH_SMEM bytes of shared memory per block (the cpu
+ * backend says nothing), so candidates whose module info needs more are
+ * pruned by the tuner before any launch.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -13,8 +16,20 @@
 
 #include "tilec/plugin.h"
 
+#define TUNECRASH_SMEM 16384
+
 static tilec_plugin_t table;
 static const tilec_plugin_t *cpu;
+
+static tilec_pstatus_t small_device_property(uint32_t index, uint32_t key, tilec_pvalue_t *v)
+{
+    if (key == TILEC_PROP_SHARED_MEM_PER_BLOCK_OPTIN && v && v->struct_size >= sizeof *v) {
+        v->kind = TILEC_PVAL_INT;
+        v->ival = TUNECRASH_SMEM;
+        return TILEC_PS_OK;
+    }
+    return cpu->device_property ? cpu->device_property(index, key, v) : TILEC_PS_UNSUPPORTED;
+}
 
 static tilec_pstatus_t crash_compile(tilec_pdevice_t *dev, const char *ir, size_t ir_len,
                                      const tilec_pcompile_options_t *opts, tilec_pmodule_t **out)
@@ -57,6 +72,7 @@ TILEC_PLUGIN_EXPORT tilec_pstatus_t tilec_plugin_query(const tilec_plugin_host_t
     table = *cpu;
     table.name = "tunecrash";
     table.compile = crash_compile;
+    table.device_property = small_device_property;
     *table_out = &table;
     return TILEC_PS_OK;
 }

@@ -102,6 +102,25 @@ def test_cuda_dynamic_and_two_outputs(monkeypatch):
     assert z.device.type == "cuda" and (z.cpu() == torch.arange(300, dtype=torch.int32)).all()
 
 
+def test_cuda_launch_is_enqueued_on_the_current_stream(monkeypatch):
+    # The kernel must run after the work already on torch's current stream
+    # (a second of GPU sleep, then y = x * 2) and the call must not wait for
+    # it: the stream is still busy when the call returns.
+    _cuda_backend(monkeypatch)
+    k = kernels.inplace_scale(1 << 20)
+    x = torch.ones(1 << 20, device="cuda")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(int(2e9))
+        y = x * 2
+        k(y)
+        assert k.last_stream == s.cuda_stream and k.last_elapsed_ms is None
+        assert not s.query()
+    s.synchronize()
+    torch.testing.assert_close(y, x * 6)
+
+
 def test_cuda_tensor_on_cpu_backend_is_refused():
     if not torch.cuda.is_available():
         pytest.skip("torch has no CUDA device")

@@ -80,6 +80,7 @@ typedef enum tilec_pstatus {
 #define TILEC_CAP_EMIT_SOURCE   (1ull << 9) /* module_data(SOURCE) */
 #define TILEC_CAP_EMIT_BINARY   (1ull << 10) /* module_data(BINARY) */
 #define TILEC_CAP_GPU           (1ull << 11) /* the device is a GPU (TILEC_BACKEND=auto prefers it) */
+#define TILEC_CAP_STREAM        (1ull << 12) /* 1.1: launch enqueues on a caller's stream (plaunch.stream) */
 
 /* What the host offers in tilec_plugin_query. */
 typedef struct tilec_plugin_host {
@@ -205,6 +206,13 @@ typedef struct tilec_plaunch {
     const int64_t *syms;       /* [nsyms], values in kernel symbol order */
     int timed;                 /* nonzero: fill *elapsed_ms */
     double *elapsed_ms;        /* device-side time when the plugin has it */
+    /* 1.1 (struct_size covers it): the caller's queue in the vendor's own
+     * type (CUstream, hipStream_t, cl_command_queue).  Non-NULL only for a
+     * plugin with TILEC_CAP_STREAM: the kernel is enqueued there, after the
+     * caller's earlier work on it, and launch returns without waiting for
+     * it (timed launches still wait, for the time).  NULL: the plugin's own
+     * queue, and launch returns when the kernel is done. */
+    void *stream;
 } tilec_plaunch_t;
 
 typedef struct tilec_plugin {

@@ -79,6 +79,7 @@ typedef struct tilec_shell_launch {
     int64_t grid[3];                 /* each in 1..2^31-1 */
     int timed;                       /* store the device time in *elapsed_ms */
     double *elapsed_ms;
+    void *stream;                    /* the caller's queue (only with TILEC_CAP_STREAM); NULL: own */
 } tilec_shell_launch_t;
 
 /* Backend flags. */
