@@ -50,6 +50,28 @@ char *tilec_cexpr_vprintf(tilec_arena_t *a, const char *f, va_list ap)
     return s;
 }
 
+/* A C cast written with format cfmt (its two %s: type name, value), or
+ * the caller's cast hook when it has one. */
+static const char *xcast(const tilec_cexpr_t *x, const char *cfmt, const char *tname, const char *v)
+{
+    if (x->cast)
+        return x->cast(x->u, tname, v);
+    return xfmt(x, cfmt, tname, v);
+}
+
+/* Truth value r (a C int, or a bool of a strict language) as the compute
+ * value of bool. */
+static const char *xtruth(const tilec_cexpr_t *x, const char *r)
+{
+    return x->bool_name ? x->cast(x->u, x->ctype(x->u, TILEC_BOOL), r) : r;
+}
+
+/* Compute value v used as a condition. */
+static const char *xcond(const tilec_cexpr_t *x, const char *v)
+{
+    return x->bool_name ? x->cast(x->u, x->bool_name, v) : v;
+}
+
 static int valid_dtype(int t) { return t >= 0 && t < TILEC_DTYPE_COUNT; }
 
 int tilec_cexpr_is_flt(tilec_dtype_t t)
@@ -111,9 +133,11 @@ const char *tilec_cexpr_arith(const tilec_cexpr_t *x, const char *o, tilec_dtype
         return xfmt(x, "((%s) %s (%s))", a, o, b);
     /* narrow types promote to int: compute wrapped in uint32 */
     const char *u = x->uint32_name;
-    const char *r = xfmt(x, "((%s)((%s)(%s) %s (%s)(%s)))", x->ctype(x->u, t), u, a, o, u, b);
+    const char *r = x->cast ? xcast(x, "", x->ctype(x->u, t),
+                                    xfmt(x, "%s %s %s", xcast(x, "", u, a), o, xcast(x, "", u, b)))
+                            : xfmt(x, "((%s)((%s)(%s) %s (%s)(%s)))", x->ctype(x->u, t), u, a, o, u, b);
     if (t == TILEC_BOOL)
-        r = xfmt(x, "((%s) != 0)", r);
+        r = xtruth(x, xfmt(x, "((%s) != 0)", r));
     return r;
 }
 
@@ -126,7 +150,7 @@ const char *tilec_cexpr_minmax(const tilec_cexpr_t *x, int is_max, tilec_dtype_t
     }
     const char *r = ihelper(x, is_max ? "max" : "min", t, a, b);
     if (t == TILEC_BOOL && x->bool_minmax_ne0)
-        r = xfmt(x, "((%s) != 0)", r);
+        r = xtruth(x, xfmt(x, "((%s) != 0)", r));
     return r;
 }
 
@@ -157,9 +181,11 @@ static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const
         if (isf)
             return xfmt(x, "(-(%s))", a);
         if (t == TILEC_BOOL)
-            return xfmt(x, "((%s) != 0)", a);
+            return xtruth(x, xfmt(x, "((%s) != 0)", a));
+        if (x->cast)
+            return xcast(x, "", x->ctype(x->u, t), xfmt(x, "0 - %s", xcast(x, "", x->uint64_name, a)));
         return xfmt(x, "((%s)(0 - (%s)(%s)))", x->ctype(x->u, t), x->uint64_name, a);
-    case TILEC_UN_NOT: return xfmt(x, "(!(%s))", a);
+    case TILEC_UN_NOT: return xtruth(x, xfmt(x, "(!(%s))", xcond(x, a)));
     case TILEC_UN_ABS: return tilec_cexpr_abs(x, t, a);
     case TILEC_UN_FLOOR:
     case TILEC_UN_CEIL:
@@ -173,10 +199,10 @@ static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const
     const char *v = a;
     if (!isf) {
         if (x->int_math_via_double) {
-            v = xfmt(x, "(double)(%s)", a);
+            v = xcast(x, "(%s)(%s)", "double", a);
             dbl = 1;
         } else {
-            v = xfmt(x, "((%s)(%s))", x->float32_name, a);
+            v = xcast(x, "((%s)(%s))", x->float32_name, a);
         }
     }
     const char *r;
@@ -202,7 +228,7 @@ static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const
         return "0";
     }
     if (!isf)
-        r = xfmt(x, "((%s)(%s))", x->ctype(x->u, t), r);
+        r = xcast(x, "((%s)(%s))", x->ctype(x->u, t), r);
     return fres(x, r, t);
 }
 
@@ -212,14 +238,14 @@ static const char *binary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, cons
     int dbl = t == TILEC_FLOAT64;
     int op = e->u.bin.op;
     switch (op) {
-    case TILEC_BIN_EQ: return xfmt(x, "((%s) == (%s))", a, b);
-    case TILEC_BIN_NE: return xfmt(x, "((%s) != (%s))", a, b);
-    case TILEC_BIN_LT: return xfmt(x, "((%s) < (%s))", a, b);
-    case TILEC_BIN_LE: return xfmt(x, "((%s) <= (%s))", a, b);
-    case TILEC_BIN_GT: return xfmt(x, "((%s) > (%s))", a, b);
-    case TILEC_BIN_GE: return xfmt(x, "((%s) >= (%s))", a, b);
-    case TILEC_BIN_AND: return xfmt(x, "((%s) && (%s))", a, b);
-    case TILEC_BIN_OR: return xfmt(x, "((%s) || (%s))", a, b);
+    case TILEC_BIN_EQ: return xtruth(x, xfmt(x, "((%s) == (%s))", a, b));
+    case TILEC_BIN_NE: return xtruth(x, xfmt(x, "((%s) != (%s))", a, b));
+    case TILEC_BIN_LT: return xtruth(x, xfmt(x, "((%s) < (%s))", a, b));
+    case TILEC_BIN_LE: return xtruth(x, xfmt(x, "((%s) <= (%s))", a, b));
+    case TILEC_BIN_GT: return xtruth(x, xfmt(x, "((%s) > (%s))", a, b));
+    case TILEC_BIN_GE: return xtruth(x, xfmt(x, "((%s) >= (%s))", a, b));
+    case TILEC_BIN_AND: return xtruth(x, xfmt(x, "((%s) && (%s))", xcond(x, a), xcond(x, b)));
+    case TILEC_BIN_OR: return xtruth(x, xfmt(x, "((%s) || (%s))", xcond(x, a), xcond(x, b)));
     case TILEC_BIN_ADD: return fres(x, tilec_cexpr_arith(x, "+", t, a, b), t);
     case TILEC_BIN_SUB: return fres(x, tilec_cexpr_arith(x, "-", t, a, b), t);
     case TILEC_BIN_MUL: return fres(x, tilec_cexpr_arith(x, "*", t, a, b), t);
@@ -251,12 +277,12 @@ static const char *binary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, cons
         case TILEC_BIN_BITXOR: r = tilec_cexpr_arith(x, "^", t, a, b); break;
         case TILEC_BIN_SHL: r = tilec_cexpr_arith(x, "<<", t, a, b); break;
         case TILEC_BIN_SHR: /* promotion keeps the sign: arithmetic on signed, logical on unsigned */
-            r = xfmt(x, "((%s)((%s) >> (%s)))", x->ctype(x->u, t), a, b);
+            r = xcast(x, "((%s)(%s))", x->ctype(x->u, t), xfmt(x, "(%s) >> (%s)", a, b));
             break;
         default: break;
         }
         if (r)
-            return t == TILEC_BOOL ? xfmt(x, "((%s) != 0)", r) : r;
+            return t == TILEC_BOOL ? xtruth(x, xfmt(x, "((%s) != 0)", r)) : r;
     }
     xfail(x, "unknown binary operator %d", op);
     return "0";
@@ -296,7 +322,7 @@ const char *tilec_cexpr_emit(const tilec_cexpr_t *x, const tilec_ir_expr_t *e)
         else if (e->dtype == TILEC_BOOL)
             r = e->u.f != 0 ? "1" : "0";
         else
-            r = xfmt(x, "((%s)%s)", x->ctype(x->u, e->dtype), x->flt_lit(x->u, e->u.f, x->float_lit_via));
+            r = xcast(x, "((%s)%s)", x->ctype(x->u, e->dtype), x->flt_lit(x->u, e->u.f, x->float_lit_via));
         break;
     case TILEC_EX_VAR: {
         const tilec_ir_var_t *v = e->u.var;
@@ -347,7 +373,7 @@ const char *tilec_cexpr_emit(const tilec_cexpr_t *x, const tilec_ir_expr_t *e)
         const char *c = tilec_cexpr_emit(x, e->u.sel.cond);
         const char *a = conv(x, tilec_cexpr_emit(x, e->u.sel.a), e->u.sel.a->dtype, e->dtype);
         const char *b = conv(x, tilec_cexpr_emit(x, e->u.sel.b), e->u.sel.b->dtype, e->dtype);
-        r = xfmt(x, "((%s) ? (%s) : (%s))", c, a, b);
+        r = xfmt(x, "((%s) ? (%s) : (%s))", xcond(x, c), a, b);
         break;
     }
     case TILEC_EX_CAST:

@@ -284,7 +284,7 @@ static const char *inside_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, c
         const char *t = simt_fmt(c, "%s >= 0 && %s < %s", idx[d], idx[d], tilec_simt_dim(c, b, d));
         r = r ? simt_fmt(c, "%s && %s", r, t) : t;
     }
-    return r ? r : "1";
+    return r ? r : simt_true(c);
 }
 
 /* Declares tc_in<t>: region t of r lies wholly inside its buffer (then the
@@ -298,7 +298,7 @@ static const char *region_inside(tilec_simt_ctx_t *c, const tilec_ir_region_t *r
         cond = cond ? simt_fmt(c, "%s && %s", cond, x) : x;
     }
     const char *nm = simt_fmt(c, "tc_in%d", t);
-    tilec_simt_emit(c, "const int %s = %s;", nm, cond ? cond : "1");
+    tilec_simt_emit(c, "const %s %s = %s;", simt_flag(c), nm, cond ? cond : simt_true(c));
     return nm;
 }
 
@@ -322,7 +322,7 @@ static int region_bases(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int64_t
             return -1;
         }
         *total *= r->extent[d];
-        tilec_simt_emit(c, "const %s tc_r%d_%d = (%s)(%s);", it, t, d, it, tilec_simt_expr(c, r->base[d]));
+        tilec_simt_emit(c, "const %s tc_r%d_%d = %s;", it, t, d, simt_cast(c, "(%s)(%s)", it, tilec_simt_expr(c, r->base[d])));
     }
     return t;
 }
@@ -337,9 +337,11 @@ static void region_idx(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t, c
         if (x == 1)
             idx[d] = simt_fmt(c, "tc_r%d_%d", t, d);
         else if (stride == 1)
-            idx[d] = simt_fmt(c, "(tc_r%d_%d + (%s)(%s %% %" PRId64 "))", t, d, it, e, x);
+            idx[d] = simt_fmt(c, "(tc_r%d_%d + %s)", t, d,
+                              simt_cast(c, "(%s)(%s)", it, simt_fmt(c, "%s %% %" PRId64, e, x)));
         else
-            idx[d] = simt_fmt(c, "(tc_r%d_%d + (%s)((%s / %" PRId64 ") %% %" PRId64 "))", t, d, it, e, stride, x);
+            idx[d] = simt_fmt(c, "(tc_r%d_%d + %s)", t, d,
+                              simt_cast(c, "(%s)(%s)", it, simt_fmt(c, "(%s / %" PRId64 ") %% %" PRId64, e, stride, x)));
         stride *= x;
     }
 }
@@ -471,7 +473,7 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         const char *v = open_elem_loop(c, nd / w, 1);
         /* 64-bit when the element count needs it (as open_elem_loop does) */
         const char *e = nd > INT32_MAX - 65536
-                            ? simt_fmt(c, "((%s)%s * %" PRId64 ")", c->dl.type_name[TILEC_INT64], v, w)
+                            ? simt_fmt(c, "(%s * %" PRId64 ")", simt_cast(c, "(%s)%s", c->dl.type_name[TILEC_INT64], v), w)
                             : simt_fmt(c, "(%s * %" PRId64 ")", v, w);
         const char *is[TILEC_IR_MAX_DIMS], *id[TILEC_IR_MAX_DIMS];
         region_idx(c, rs, ts, e, is);
@@ -582,8 +584,9 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
                     B->name ? B->name : "?", C->name ? C->name : "?", TM, TN);
     c->ind++;
     const char *e = open_elem_loop(c, ntiles, coop);
-    tilec_simt_emit(c, "const int tc_m0 = (int)(%s / %" PRId64 ") * %" PRId64 ", tc_n0 = (int)(%s %% %" PRId64 ") * %" PRId64 ";",
-                    e, NTN, TM, e, NTN, TN);
+    tilec_simt_emit(c, "const int tc_m0 = %s * %" PRId64 ", tc_n0 = %s * %" PRId64 ";",
+                    simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "%s / %" PRId64, e, NTN)), TM,
+                    simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "%s %% %" PRId64, e, NTN)), TN);
     for (int64_t i = 0; i < TM; i++)
         for (int64_t j = 0; j < TN; j++) {
             const char *coff = simt_fmt(c, "((tc_m0 + %" PRId64 ") * %" PRId64 " + tc_n0 + %" PRId64 ")", i, N, j);
@@ -816,7 +819,8 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
                     src->name ? src->name : "?", dst->name ? dst->name : "?");
     c->ind++;
     const char *e = open_elem_loop(c, outer * inner, coop_for(c, dst));
-    tilec_simt_emit(c, "const int tc_o = (int)(%s / %" PRId64 "), tc_i = (int)(%s %% %" PRId64 ");", e, inner, e, inner);
+    tilec_simt_emit(c, "const int tc_o = %s, tc_i = %s;", simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "%s / %" PRId64, e, inner)),
+                    simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "%s %% %" PRId64, e, inner)));
     const char *x = tilec_simt_convert(c, tilec_simt_load(c, src, simt_fmt(c, "((tc_o * %" PRId64 " + tc_r) * %" PRId64 " + tc_i)", R, inner)),
                                        src->dtype, at);
     if (isabs)
@@ -855,7 +859,8 @@ static void gen_cumsum(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     tilec_simt_emit(c, "{ /* cumsum %s -> %s */", src->name ? src->name : "?", dst->name ? dst->name : "?");
     c->ind++;
     const char *e = open_elem_loop(c, outer * inner, coop_for(c, dst));
-    tilec_simt_emit(c, "const int tc_o = (int)(%s / %" PRId64 "), tc_i = (int)(%s %% %" PRId64 ");", e, inner, e, inner);
+    tilec_simt_emit(c, "const int tc_o = %s, tc_i = %s;", simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "%s / %" PRId64, e, inner)),
+                    simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "%s %% %" PRId64, e, inner)));
     tilec_simt_emit(c, "%s tc_acc = %s;", tilec_simt_ctype(c, at), simt_zero(c, at));
     tilec_simt_emit(c, "for (int tc_r = 0; tc_r < %" PRId64 "; tc_r++) {", R);
     c->ind++;
@@ -885,7 +890,10 @@ static tilec_dtype_t unsigned_dtype(tilec_dtype_t t)
 static const char *atomic_apply(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, const char *cur, const char *v)
 {
     if (op == TILEC_ATOMIC_ADD)
-        return t == TILEC_BOOL ? simt_fmt(c, "((%s) || (%s))", cur, v) : simt_add(c, t, cur, v);
+        return t == TILEC_BOOL ? (c->dl.bool_type ? simt_cast(c, "", c->dl.type_name[TILEC_INT32],
+                                                              simt_fmt(c, "%s || %s", simt_cond(c, cur), simt_cond(c, v)))
+                                                  : simt_fmt(c, "((%s) || (%s))", cur, v))
+                               : simt_add(c, t, cur, v);
     return simt_fmt(c, op == TILEC_ATOMIC_MAX ? "((%s) > (%s) ? (%s) : (%s))" : "((%s) < (%s) ? (%s) : (%s))", v, cur,
                     v, cur);
 }
@@ -923,7 +931,8 @@ static void gen_atomic(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     const char *native = c->dl.atomic[t][op];
     if (native) {
         const char *keys[] = {"p", "v", "a"};
-        const char *vals[] = {simt_fmt(c, "(&%s[%s])", nm, off), simt_fmt(c, "((%s)tc_av)", simt_st_type(c, b)), aq};
+        const char *vals[] = {c->dl.tensor_decl ? simt_elem(c, nm, off) : simt_fmt(c, "(&%s[%s])", nm, off),
+                              simt_cast(c, "((%s)%s)", simt_st_type(c, b), "tc_av"), aq};
         tilec_simt_emit(c, "%s", simt_subst(c, native, 3, keys, vals));
         close_block(c);
         return;
@@ -937,16 +946,39 @@ static void gen_atomic(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     }
     const char *W = c->dl.type_name[sz == 8 ? TILEC_UINT64 : TILEC_UINT32];
     const char *U8 = c->dl.type_name[TILEC_UINT8];
-    /* the word holding the element; sub-word elements are shifted into it */
-    if (sz >= 4) {
+    /* the word holding the element; sub-word elements are shifted into it.
+     * Without pointers (tensor_decl) the word is an element of the
+     * tensor's word view b<i>_w32 / b<i>_w64, named tc_p by a macro-free
+     * spelling: every use below goes through word. */
+    const char *word = "*tc_p";
+    if (c->dl.tensor_decl) {
+        if (b->scope != TILEC_SCOPE_GLOBAL || !c->dl.word_decl || b->id >= 64) {
+            tilec_simt_fail(c, "the %s dialect has no native atomic %s on %s in %s memory, and cannot reinterpret "
+                            "that memory for a compare-and-swap loop", c->dl.name,
+                            tilec_atomic_op_name((tilec_atomic_op_t)op), tilec_dtype_name(t), tilec_scope_name(b->scope));
+            close_block(c);
+            return;
+        }
+        if (sz == 8)
+            c->words64 |= 1ull << b->id;
+        else
+            c->words32 |= 1ull << b->id;
+        const char *I = c->dl.type_name[TILEC_INT64];
+        const char *wi = sz >= 4 ? off : simt_fmt(c, "(%s) * %zu / 4", off, sz);
+        word = simt_elem(c, simt_fmt(c, "%s_w%d", nm, sz == 8 ? 64 : 32), simt_cast(c, "(%s)(%s)", I, wi));
+        if (sz < 4)
+            tilec_simt_emit(c, "const %s tc_bo = %s;", W, simt_cast(c, "(%s)(%s)", W, simt_fmt(c, "((%s) * %zu) & 3", off, sz)));
+    } else if (sz >= 4) {
         tilec_simt_emit(c, "volatile %s %s *tc_p = (volatile %s %s *)(&%s[%s]);", aq, W, aq, W, nm, off);
     } else {
         tilec_simt_emit(c, "const %s tc_bo = (%s)(((%s) * %zu) & 3);", W, W, off, sz);
         tilec_simt_emit(c, "volatile %s %s *tc_p = (volatile %s %s *)((%s %s *)(&%s[%s]) - tc_bo);", aq, W, aq, W, aq,
                         U8, nm, off);
-        tilec_simt_emit(c, "const %s tc_sh = tc_bo * 8u, tc_mask = (%s)0x%xu << tc_sh;", W, W, sz == 2 ? 0xffffu : 0xffu);
     }
-    tilec_simt_emit(c, "%s tc_old = *tc_p, tc_exp;", W);
+    if (sz < 4)
+        tilec_simt_emit(c, "const %s tc_sh = tc_bo * 8u, tc_mask = %s << tc_sh;", W,
+                        simt_cast(c, "(%s)%s", W, simt_fmt(c, "0x%xu", sz == 2 ? 0xffffu : 0xffu)));
+    tilec_simt_emit(c, "%s tc_old = %s, tc_exp;", W, word);
     tilec_simt_emit(c, "do {");
     c->ind++;
     tilec_simt_emit(c, "tc_exp = tc_old;");
@@ -964,16 +996,16 @@ static void gen_atomic(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         cur = simt_fmt(c, "%s(%s)", c->dl.bits_as_f64, part);
         bits_of_new = simt_fmt(c, "%s(tc_new)", c->dl.f64_as_bits);
     } else if (simt_is_half(t)) {
-        cur = simt_half_from_bits(c, t, simt_fmt(c, "(%s)%s", c->dl.type_name[TILEC_UINT16], part));
-        bits_of_new = simt_fmt(c, "(%s)%s", W, simt_half_bits(c, t, "tc_new"));
+        cur = simt_half_from_bits(c, t, simt_cast(c, "(%s)%s", c->dl.type_name[TILEC_UINT16], part));
+        bits_of_new = simt_cast(c, "(%s)%s", W, simt_half_bits(c, t, "tc_new"));
     } else {
-        cur = simt_fmt(c, "((%s)(%s)%s)", ct, c->dl.type_name[t == TILEC_BOOL ? TILEC_UINT8 : t], part);
-        bits_of_new = simt_fmt(c, "((%s)(%s)tc_new)", W, c->dl.type_name[unsigned_dtype(t)]);
+        cur = simt_cast(c, "((%s)%s)", ct, simt_cast(c, "(%s)%s", c->dl.type_name[t == TILEC_BOOL ? TILEC_UINT8 : t], part));
+        bits_of_new = simt_cast(c, "((%s)%s)", W, simt_cast(c, "(%s)%s", c->dl.type_name[unsigned_dtype(t)], "tc_new"));
     }
     tilec_simt_emit(c, "const %s tc_new = %s;", ct, atomic_apply(c, op, t, cur, "tc_av"));
     const char *nb = sz >= 4 ? bits_of_new : simt_fmt(c, "((tc_exp & ~tc_mask) | ((%s << tc_sh) & tc_mask))", bits_of_new);
     const char *keys[] = {"p", "c", "v", "a"};
-    const char *vals[] = {"tc_p", "tc_exp", nb, aq};
+    const char *vals[] = {c->dl.tensor_decl ? word : "tc_p", "tc_exp", nb, aq};
     tilec_simt_emit(c, "tc_old = %s;", simt_subst(c, cas, 4, keys, vals));
     c->ind--;
     tilec_simt_emit(c, "} while (tc_old != tc_exp);");
@@ -1115,7 +1147,7 @@ static void gen_parallel(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
             break;
     }
     int t = tilec_simt_tmp(c);
-    const char *I = c->dl.type_name[TILEC_INT64];
+    const char *I = c->dl.type_name[c->dl.index32 ? TILEC_INT32 : TILEC_INT64];
     tilec_simt_emit(c, "{ /* parallel over %d loop%s */", n, n > 1 ? "s" : "");
     c->ind++;
     int all_const = 1;
@@ -1129,7 +1161,7 @@ static void gen_parallel(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         } else {
             all_const = 0;
             ext[i] = simt_fmt(c, "tc_x%d_%d", t, i);
-            tilec_simt_emit(c, "const %s %s = (%s)(%s);", I, ext[i], I, tilec_simt_expr(c, lv[i]->u.loop.extent));
+            tilec_simt_emit(c, "const %s %s = %s;", I, ext[i], simt_cast(c, "(%s)(%s)", I, tilec_simt_expr(c, lv[i]->u.loop.extent)));
         }
     }
     const char *it = all_const ? c->dl.type_name[TILEC_INT32] : I;
@@ -1149,12 +1181,15 @@ static void gen_parallel(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     for (int i = n - 1; i >= 0; i--) {
         int id = lv[i]->u.loop.var->id;
         if (i == 0)
-            tilec_simt_emit(c, "const int v%d = (int)tc_q%d; /* %s */", id, t, lv[i]->u.loop.var->name ? lv[i]->u.loop.var->name : "");
+            tilec_simt_emit(c, "const int v%d = %s; /* %s */", id, simt_cast(c, "(%s)%s", "int", simt_fmt(c, "tc_q%d", t)),
+                            lv[i]->u.loop.var->name ? lv[i]->u.loop.var->name : "");
         else
-            tilec_simt_emit(c, "const int v%d = (int)(tc_q%d %% %s); tc_q%d /= %s; /* %s */", id, t, ext[i], t, ext[i],
+            tilec_simt_emit(c, "const int v%d = %s; tc_q%d /= %s; /* %s */", id,
+                            simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "tc_q%d %% %s", t, ext[i])), t, ext[i],
                             lv[i]->u.loop.var->name ? lv[i]->u.loop.var->name : "");
     }
-    tilec_simt_emit(c, "(void)tc_q%d;", t);
+    if (!c->dl.bool_type)
+        tilec_simt_emit(c, "(void)tc_q%d;", t);
     int saved = c->per_thread;
     c->per_thread = 1;
     gen_stmts(c, lv[n - 1]->u.loop.body);
@@ -1202,7 +1237,7 @@ static void gen_simple(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         }
         break;
     case TILEC_ST_IF:
-        tilec_simt_emit(c, "if (%s) {", tilec_simt_expr(c, s->u.cond.cond));
+        tilec_simt_emit(c, "if (%s) {", simt_cond(c, tilec_simt_expr(c, s->u.cond.cond)));
         c->ind++;
         gen_stmts(c, s->u.cond.then);
         if (s->u.cond.els) {
@@ -1282,7 +1317,7 @@ static void gen_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         sync_for(c, &h);
         note_acc(c, &h);
         uint64_t r0 = c->dirty_r, w0 = c->dirty_w, a0 = c->dirty_a;
-        tilec_simt_emit(c, "if (%s) {", tilec_simt_expr(c, s->u.cond.cond));
+        tilec_simt_emit(c, "if (%s) {", simt_cond(c, tilec_simt_expr(c, s->u.cond.cond)));
         c->ind++;
         gen_stmts(c, s->u.cond.then);
         uint64_t r1 = c->dirty_r, w1 = c->dirty_w, a1 = c->dirty_a;
@@ -1378,6 +1413,53 @@ static int load_dialect(tilec_simt_ctx_t *c, const tilec_simt_dialect_t *d)
     return 0;
 }
 
+/* A block-wide array declared at module scope (dialect shared_decl). */
+static void shared_array(tilec_simt_ctx_t *c, tilec_sdk_str_t *mod, const char *type, const char *name, int64_t n,
+                         const char *what)
+{
+    const char *keys[] = {"t", "n", "c"}, *vals[] = {type, name, simt_fmt(c, "%" PRId64, n)};
+    tilec_sdk_str_printf(mod, "%s /* %s */\n", simt_subst(c, c->dl.shared_decl, 3, keys, vals), what);
+}
+
+/* The module-scope declarations of a dialect without pointer parameters:
+ * the work-group size, tensors as buffer blocks (and the word views of
+ * their CAS loops), the symbol block. */
+static int module_scope(tilec_simt_ctx_t *c, tilec_sdk_str_t *out, int nsyms)
+{
+    const tilec_ir_kernel_t *k = c->k;
+    if (c->dl.kernel_layout) {
+        const char *keys[] = {"x", "y", "z", "n"};
+        const char *vals[] = {simt_fmt(c, "%d", k->threads[0]), simt_fmt(c, "%d", k->threads[1]),
+                              simt_fmt(c, "%d", k->threads[2]), simt_fmt(c, "%" PRId64, c->nthreads)};
+        tilec_sdk_str_printf(out, "%s\n", simt_subst(c, c->dl.kernel_layout, 4, keys, vals));
+    }
+    for (int i = 0; i < k->nparams && c->dl.tensor_decl; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        if (!simt_buf_ok(c, b))
+            return -1;
+        const char *keys[] = {"i", "t", "n"};
+        const char *vals[] = {simt_fmt(c, "%d", i), simt_st_type(c, b), simt_fmt(c, "b%d", i)};
+        tilec_sdk_str_printf(out, "%s /* %s */\n", simt_subst(c, c->dl.tensor_decl, 3, keys, vals),
+                             b->name ? b->name : "");
+        for (int w = 32; w <= 64; w += 32) {
+            if (i >= 64 || !((w == 32 ? c->words32 : c->words64) >> i & 1))
+                continue;
+            const char *wv[] = {vals[0], c->dl.type_name[w == 32 ? TILEC_UINT32 : TILEC_UINT64],
+                                simt_fmt(c, "b%d_w%d", i, w)};
+            tilec_sdk_str_printf(out, "%s\n", simt_subst(c, c->dl.word_decl, 3, keys, wv));
+        }
+    }
+    if (c->dl.sym_block && nsyms > 0) {
+        tilec_sdk_str_t m = {0};
+        for (int j = 0; j < nsyms; j++)
+            tilec_sdk_str_printf(&m, "%s%s tc_sym%d;", j ? " " : "", c->dl.sym_type, j);
+        const char *keys[] = {"m"}, *vals[] = {m.s ? simt_fmt(c, "%s", m.s) : ""};
+        tilec_sdk_str_free(&m);
+        tilec_sdk_str_printf(out, "%s\n", simt_subst(c, c->dl.sym_block, 1, keys, vals));
+    }
+    return c->failed ? -1 : 0;
+}
+
 int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *d, tilec_simt_result_t *res,
                         char *err, size_t errlen)
 {
@@ -1404,7 +1486,7 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
     c->err = err;
     c->errlen = errlen;
     tilec_arena_init(&c->ar);
-    tilec_sdk_str_t head = {0}, pre = {0}, out = {0};
+    tilec_sdk_str_t head = {0}, pre = {0}, out = {0}, mod = {0};
     const tilec_ir_kernel_t *k = c->k;
     int nsyms = 0;
     uint64_t shared = 0;
@@ -1431,13 +1513,17 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         const char *keys[] = {"n"}, *vals[] = {"tc_smem"};
         tilec_simt_emit(c, "%s", simt_subst(c, c->dl.shared_dynamic_decl, 1, keys, vals));
     }
+    const char *tid[3];
+    for (int i = 0; i < 3; i++)
+        tid[i] = simt_cast(c, "(%s)(%s)", "int", c->dl.thread_idx[i]);
     if (k->threads[1] == 1 && k->threads[2] == 1)
-        tilec_simt_emit(c, "const int tc_tid = (int)(%s);", c->dl.thread_idx[0]);
+        tilec_simt_emit(c, "const int tc_tid = %s;", tid[0]);
     else
-        tilec_simt_emit(c, "const int tc_tid = (int)(%s) + %d * ((int)(%s) + %d * (int)(%s));", c->dl.thread_idx[0],
-                        k->threads[0], c->dl.thread_idx[1], k->threads[1], c->dl.thread_idx[2]);
+        tilec_simt_emit(c, "const int tc_tid = %s + %d * (%s + %d * %s);", tid[0], k->threads[0], tid[1], k->threads[1],
+                        tid[2]);
     tilec_simt_emit(c, "const int tc_nthreads = %u;", nt);
-    tilec_simt_emit(c, "(void)tc_tid; (void)tc_nthreads;");
+    if (!c->dl.bool_type)
+        tilec_simt_emit(c, "(void)tc_tid; (void)tc_nthreads;");
     for (int i = 0; i < k->nvars; i++) {
         const tilec_ir_var_t *v = k->vars[i];
         if (!v || v->id != i) {
@@ -1445,16 +1531,20 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
             goto done;
         }
         if (v->kind == TILEC_VAR_SYM) {
-            tilec_simt_emit(c, "const int v%d = (int)tc_sym%d; /* %s */", i, nsyms++, v->name ? v->name : "");
+            tilec_simt_emit(c, "const int v%d = %s; /* %s */", i, simt_cast(c, "(%s)%s", "int", simt_fmt(c, "tc_sym%d", nsyms)),
+                            v->name ? v->name : "");
+            nsyms++;
             c->uses |= TILEC_SIMT_USES_SYMS;
         } else if (v->kind == TILEC_VAR_LET) {
-            tilec_simt_emit(c, "%s v%d = 0; /* %s */", tilec_simt_ctype(c, v->dtype), i, v->name ? v->name : "");
+            const char *ct = tilec_simt_ctype(c, v->dtype);
+            tilec_simt_emit(c, "%s v%d = %s; /* %s */", ct, i, c->dl.cast ? simt_cast(c, "", ct, "0") : "0",
+                            v->name ? v->name : "");
         }
     }
     for (int d2 = 0; d2 < k->ngrid; d2++) {
         if (!var_ok(c, k->block[d2]))
             goto done;
-        tilec_simt_emit(c, "const int v%d = (int)(%s); /* %s */", k->block[d2]->id, c->dl.block_idx[d2],
+        tilec_simt_emit(c, "const int v%d = %s; /* %s */", k->block[d2]->id, simt_cast(c, "(%s)(%s)", "int", c->dl.block_idx[d2]),
                         k->block[d2]->name ? k->block[d2]->name : "");
     }
     for (int i = k->nparams; i < k->nbufs; i++) {
@@ -1471,7 +1561,10 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         } else {
             uint64_t bytes = (uint64_t)n * tilec_dtype_size(b->dtype);
             bytes = (bytes + c->dl.shared_align - 1) / c->dl.shared_align * c->dl.shared_align;
-            if (c->dl.shared_dynamic_decl)
+            if (c->dl.shared_decl)
+                shared_array(c, &mod, st, simt_fmt(c, "b%d", i), n, simt_fmt(c, "%s %s", tilec_scope_name(b->scope),
+                                                                              b->name ? b->name : ""));
+            else if (c->dl.shared_dynamic_decl)
                 tilec_simt_emit(c, "%s%s%s *const b%d = (%s%s%s *)(tc_smem + %" PRIu64 "); /* %s %s */",
                                 c->dl.shared_ptr_qual, *c->dl.shared_ptr_qual ? " " : "", st, i, c->dl.shared_ptr_qual,
                                 *c->dl.shared_ptr_qual ? " " : "", st, shared, tilec_scope_name(b->scope),
@@ -1490,10 +1583,11 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         int64_t n = const_size(c, b);
         const char *st = simt_st_type(c, b);
         if (simt_is_private(b)) {
-            tilec_simt_emit(c, "for (int tc_z = 0; tc_z < %" PRId64 "; tc_z++) b%d[tc_z] = (%s)0;", n, i, st);
+            tilec_simt_emit(c, "for (int tc_z = 0; tc_z < %" PRId64 "; tc_z++) b%d[tc_z] = %s;", n, i,
+                            simt_cast(c, "(%s)%s", st, "0"));
         } else {
-            tilec_simt_emit(c, "for (int tc_z = tc_tid; tc_z < %" PRId64 "; tc_z += tc_nthreads) b%d[tc_z] = (%s)0;", n,
-                            i, st);
+            tilec_simt_emit(c, "for (int tc_z = tc_tid; tc_z < %" PRId64 "; tc_z += tc_nthreads) b%d[tc_z] = %s;", n,
+                            i, simt_cast(c, "(%s)%s", st, "0"));
             c->dirty_w |= bit_of(b);
         }
     }
@@ -1514,7 +1608,10 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
             continue;
         uint64_t bytes = (uint64_t)nt * tilec_dtype_size((tilec_dtype_t)t);
         const char *ct = tilec_simt_ctype(c, (tilec_dtype_t)t), *pq = c->dl.shared_ptr_qual;
-        if (c->dl.shared_dynamic_decl)
+        if (c->dl.shared_decl)
+            shared_array(c, &mod, ct, simt_fmt(c, "tc_red_%s", tilec_dtype_name((tilec_dtype_t)t)), nt,
+                         "reduction scratch");
+        else if (c->dl.shared_dynamic_decl)
             tilec_simt_emit(c, "%s%s%s *const tc_red_%s = (%s%s%s *)(tc_smem + %" PRIu64 "); /* reduction scratch */", pq,
                             *pq ? " " : "", ct, tilec_dtype_name((tilec_dtype_t)t), pq, *pq ? " " : "", ct, shared);
         else
@@ -1543,6 +1640,9 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
     tilec_sdk_str_printf(&out, "/* generated by the tilec SIMT kit (%s dialect) from kernel '%s' */\n", c->dl.name,
                     k->name ? k->name : "");
     tilec_sdk_str_putn(&out, pre.s ? pre.s : "", pre.len);
+    if (module_scope(c, &out, nsyms) < 0)
+        goto done;
+    tilec_sdk_str_putn(&out, mod.s ? mod.s : "", mod.len);
     tilec_sdk_str_printf(&out, "%s ", c->dl.kernel_qual);
     if (c->dl.kernel_attr) {
         const char *keys[] = {"x", "y", "z", "n"};
@@ -1551,22 +1651,24 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         tilec_sdk_str_printf(&out, "%s ", simt_subst(c, c->dl.kernel_attr, 4, keys, vals));
     }
     tilec_sdk_str_printf(&out, "%s(", c->dl.kernel_name);
-    for (int i = 0; i < k->nparams; i++) {
+    int nargs = 0;
+    for (int i = 0; i < k->nparams && !c->dl.tensor_decl; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
         if (!simt_buf_ok(c, b))
             goto done;
-        tilec_sdk_str_printf(&out, "%s%s%s%s *%s%sb%d", i ? ", " : "", c->dl.global_qual, *c->dl.global_qual ? " " : "",
-                        simt_st_type(c, b), c->dl.restrict_kw, *c->dl.restrict_kw ? " " : "", i);
+        tilec_sdk_str_printf(&out, "%s%s%s%s *%s%sb%d", nargs++ ? ", " : "", c->dl.global_qual,
+                             *c->dl.global_qual ? " " : "", simt_st_type(c, b), c->dl.restrict_kw,
+                             *c->dl.restrict_kw ? " " : "", i);
     }
-    for (int j = 0; j < nsyms; j++)
-        tilec_sdk_str_printf(&out, "%s%s tc_sym%d", (k->nparams || j) ? ", " : "", c->dl.sym_type, j);
-    if (!k->nparams && !nsyms)
+    for (int j = 0; j < nsyms && !c->dl.sym_block; j++)
+        tilec_sdk_str_printf(&out, "%s%s tc_sym%d", nargs++ ? ", " : "", c->dl.sym_type, j);
+    if (!nargs)
         tilec_sdk_str_puts(&out, "void");
     tilec_sdk_str_puts(&out, ")\n{\n");
     tilec_sdk_str_putn(&out, head.s ? head.s : "", head.len);
     tilec_sdk_str_putn(&out, c->body.s ? c->body.s : "", c->body.len);
     tilec_sdk_str_puts(&out, "}\n");
-    if (out.oom || head.oom || pre.oom || c->body.oom)
+    if (out.oom || head.oom || pre.oom || mod.oom || c->body.oom)
         tilec_simt_fail(c, "out of memory");
 
 done:;
@@ -1593,6 +1695,7 @@ done:;
     tilec_sdk_str_free(&out);
     tilec_sdk_str_free(&head);
     tilec_sdk_str_free(&pre);
+    tilec_sdk_str_free(&mod);
     tilec_sdk_str_free(&c->body);
     tilec_arena_destroy(&c->ar);
     return rc;

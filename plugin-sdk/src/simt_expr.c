@@ -82,6 +82,32 @@ const char *simt_subst(tilec_simt_ctx_t *c, const char *tpl, int n, const char *
     return r;
 }
 
+/* ---- the dialect's addressing model and typing ----------------------------------- */
+
+const char *simt_cast(tilec_simt_ctx_t *c, const char *cfmt, const char *tname, const char *v)
+{
+    if (!c->dl.cast)
+        return simt_fmt(c, cfmt, tname, v);
+    const char *keys[] = {"t", "v"}, *vals[] = {tname, v};
+    return simt_subst(c, c->dl.cast, 2, keys, vals);
+}
+
+const char *simt_cond(tilec_simt_ctx_t *c, const char *v)
+{
+    return c->dl.bool_type ? simt_cast(c, "", c->dl.bool_type, v) : v;
+}
+
+const char *simt_flag(tilec_simt_ctx_t *c) { return c->dl.bool_type ? c->dl.bool_type : c->dl.type_name[TILEC_INT32]; }
+const char *simt_true(tilec_simt_ctx_t *c) { return c->dl.bool_type ? "true" : "1"; }
+
+const char *simt_elem(tilec_simt_ctx_t *c, const char *name, const char *off)
+{
+    if (!c->dl.subscript)
+        return simt_fmt(c, "%s[%s]", name, off);
+    const char *keys[] = {"b", "o"}, *vals[] = {name, off};
+    return simt_subst(c, c->dl.subscript, 2, keys, vals);
+}
+
 /* ---- types ------------------------------------------------------------------- */
 
 int simt_is_flt(tilec_dtype_t t)
@@ -155,7 +181,7 @@ const char *tilec_simt_ctype(tilec_simt_ctx_t *c, tilec_dtype_t t)
 
 const char *simt_idx_type(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
 {
-    return c->dl.type_name[b->scope == TILEC_SCOPE_GLOBAL ? TILEC_INT64 : TILEC_INT32];
+    return c->dl.type_name[b->scope == TILEC_SCOPE_GLOBAL && !c->dl.index32 ? TILEC_INT64 : TILEC_INT32];
 }
 
 /* ---- literals --------------------------------------------------------------------- */
@@ -163,17 +189,17 @@ const char *simt_idx_type(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
 const char *simt_int_lit(tilec_simt_ctx_t *c, int64_t v, tilec_dtype_t t)
 {
     if (t == TILEC_UINT64)
-        return simt_fmt(c, "((%s)%" PRIu64 "%s)", c->dl.type_name[t], (uint64_t)v, c->dl.uint64_suffix);
+        return simt_cast(c, "((%s)%s)", c->dl.type_name[t], simt_fmt(c, "%" PRIu64 "%s", (uint64_t)v, c->dl.uint64_suffix));
     if (t == TILEC_BOOL)
         return v ? "1" : "0";
     const char *ct = tilec_simt_ctype(c, t);
     if (v == INT64_MIN)
-        return simt_fmt(c, "((%s)(-9223372036854775807%s - 1%s))", ct, c->dl.int64_suffix,
-                        c->dl.int64_suffix);
+        return simt_cast(c, "((%s)%s)", ct, simt_fmt(c, "(-9223372036854775807%s - 1%s)", c->dl.int64_suffix,
+                                                     c->dl.int64_suffix));
     if (v >= INT32_MIN && v <= INT32_MAX)
         return t == TILEC_INT32 ? simt_fmt(c, v < 0 ? "(%" PRId64 ")" : "%" PRId64, v)
-                                : simt_fmt(c, "((%s)%" PRId64 ")", ct, v);
-    return simt_fmt(c, "((%s)%" PRId64 "%s)", ct, v, c->dl.int64_suffix);
+                                : simt_cast(c, "((%s)%s)", ct, simt_fmt(c, "%" PRId64, v));
+    return simt_cast(c, "((%s)%s)", ct, simt_fmt(c, "%" PRId64 "%s", v, c->dl.int64_suffix));
 }
 
 static const char *flt_lit(tilec_simt_ctx_t *c, double v, tilec_dtype_t t)
@@ -192,24 +218,26 @@ static const char *flt_lit(tilec_simt_ctx_t *c, double v, tilec_dtype_t t)
                 return "0";
             }
             uint64_t bits = isnan(v) ? 0x7ff8000000000000ull : v > 0 ? 0x7ff0000000000000ull : 0xfff0000000000000ull;
-            return simt_fmt(c, "%s((%s)0x%" PRIx64 "%s)", c->dl.bits_as_f64, c->dl.type_name[TILEC_UINT64],
-                            bits, c->dl.uint64_suffix);
+            return simt_fmt(c, "%s(%s)", c->dl.bits_as_f64,
+                            simt_cast(c, "(%s)%s", c->dl.type_name[TILEC_UINT64],
+                                      simt_fmt(c, "0x%" PRIx64 "%s", bits, c->dl.uint64_suffix)));
         }
         uint32_t bits = isnan(v) ? 0x7fc00000u : v > 0 ? 0x7f800000u : 0xff800000u;
-        return simt_fmt(c, "%s((%s)0x%" PRIx32 "u)", c->dl.bits_as_f32, c->dl.type_name[TILEC_UINT32], bits);
+        return simt_fmt(c, "%s(%s)", c->dl.bits_as_f32,
+                        simt_cast(c, "(%s)%s", c->dl.type_name[TILEC_UINT32], simt_fmt(c, "0x%" PRIx32 "u", bits)));
     }
     char buf[64];
     snprintf(buf, sizeof buf, dbl ? "%.17g" : "%.9g", v);
     if (!strpbrk(buf, ".eEn"))
         strcat(buf, ".0");
-    return simt_fmt(c, "(%s%s)", buf, dbl ? "" : "f");
+    return simt_fmt(c, "(%s%s)", buf, dbl ? (c->dl.double_suffix ? c->dl.double_suffix : "") : "f");
 }
 
 const char *simt_zero(tilec_simt_ctx_t *c, tilec_dtype_t t)
 {
     if (simt_is_flt(t))
         return t == TILEC_FLOAT64 ? "0.0" : "0.0f";
-    return simt_fmt(c, "((%s)0)", tilec_simt_ctype(c, t));
+    return simt_cast(c, "((%s)%s)", tilec_simt_ctype(c, t), "0");
 }
 
 /* ---- 16-bit floats ------------------------------------------------------------------ */
@@ -248,18 +276,18 @@ const char *tilec_simt_convert(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t
     if (s == t)
         return v;
     switch (t) {
-    case TILEC_BOOL: return simt_fmt(c, "((%s)((%s) != 0))", c->dl.type_name[TILEC_INT32], v);
+    case TILEC_BOOL: return simt_cast(c, "((%s)(%s))", c->dl.type_name[TILEC_INT32], simt_fmt(c, "(%s) != 0", v));
     case TILEC_FLOAT16:
     case TILEC_BFLOAT16:
         if (s == TILEC_FLOAT32 || simt_is_half(s))
             return half_round(c, t, v);
-        return half_round(c, t, simt_fmt(c, "((%s)(%s))", c->dl.type_name[TILEC_FLOAT32], v));
+        return half_round(c, t, simt_cast(c, "((%s)(%s))", c->dl.type_name[TILEC_FLOAT32], v));
     case TILEC_FLOAT32:
         if (simt_is_half(s))
             return v;
-        return simt_fmt(c, "((%s)(%s))", c->dl.type_name[TILEC_FLOAT32], v);
+        return simt_cast(c, "((%s)(%s))", c->dl.type_name[TILEC_FLOAT32], v);
     default:
-        return simt_fmt(c, "((%s)(%s))", tilec_simt_ctype(c, t), v);
+        return simt_cast(c, "((%s)(%s))", tilec_simt_ctype(c, t), v);
     }
 }
 
@@ -283,17 +311,17 @@ const char *tilec_simt_load(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, con
     if (simt_is_half(t)) {
         const tilec_simt_half_t *h = half_of(c, t);
         if (h->mode == TILEC_SIMT_HALF_NATIVE)
-            return h->half_to_float ? simt_fmt(c, "%s(%s[%s])", h->half_to_float, nm, off)
-                                    : simt_fmt(c, "((%s)%s[%s])", c->dl.type_name[TILEC_FLOAT32], nm, off);
+            return h->half_to_float ? simt_fmt(c, "%s(%s)", h->half_to_float, simt_elem(c, nm, off))
+                                    : simt_cast(c, "((%s)%s)", c->dl.type_name[TILEC_FLOAT32], simt_elem(c, nm, off));
         if (h->mode == TILEC_SIMT_HALF_FUNCS) {
             const char *keys[] = {"p", "o"}, *vals[] = {half_ptr(c, b, h), off};
             return simt_fmt(c, "(%s)", simt_subst(c, h->half_load, 2, keys, vals));
         }
-        return simt_half_from_bits(c, t, simt_fmt(c, "%s[%s]", nm, off));
+        return simt_half_from_bits(c, t, simt_elem(c, nm, off));
     }
     if (t == TILEC_BOOL)
-        return simt_fmt(c, "((%s)(%s[%s] != 0))", c->dl.type_name[TILEC_INT32], nm, off);
-    return simt_fmt(c, "%s[%s]", nm, off);
+        return simt_cast(c, "((%s)(%s))", c->dl.type_name[TILEC_INT32], simt_fmt(c, "%s != 0", simt_elem(c, nm, off)));
+    return simt_elem(c, nm, off);
 }
 
 const char *tilec_simt_store(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off, const char *v)
@@ -303,19 +331,21 @@ const char *tilec_simt_store(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, co
     if (simt_is_half(t)) {
         const tilec_simt_half_t *h = half_of(c, t);
         if (h->mode == TILEC_SIMT_HALF_NATIVE)
-            return h->half_from_float ? simt_fmt(c, "%s[%s] = %s(%s);", nm, off, h->half_from_float, v)
-                                      : simt_fmt(c, "%s[%s] = (%s)(%s);", nm, off, h->half_type, v);
+            return h->half_from_float ? simt_fmt(c, "%s = %s(%s);", simt_elem(c, nm, off), h->half_from_float, v)
+                                      : simt_fmt(c, "%s = %s;", simt_elem(c, nm, off),
+                                                 simt_cast(c, "(%s)(%s)", h->half_type, v));
         if (h->mode == TILEC_SIMT_HALF_FUNCS) {
             const char *keys[] = {"p", "o", "v"}, *vals[] = {half_ptr(c, b, h), off, v};
             const char *s = simt_subst(c, h->half_store, 3, keys, vals);
             size_t n = strlen(s);
             return n && s[n - 1] == ';' ? s : simt_fmt(c, "%s;", s);
         }
-        return simt_fmt(c, "%s[%s] = %s;", nm, off, simt_half_bits(c, t, v));
+        return simt_fmt(c, "%s = %s;", simt_elem(c, nm, off), simt_half_bits(c, t, v));
     }
     if (t == TILEC_BOOL)
-        return simt_fmt(c, "%s[%s] = (%s)((%s) != 0);", nm, off, c->dl.type_name[TILEC_BOOL], v);
-    return simt_fmt(c, "%s[%s] = %s;", nm, off, v);
+        return simt_fmt(c, "%s = %s;", simt_elem(c, nm, off),
+                        simt_cast(c, "(%s)(%s)", c->dl.type_name[TILEC_BOOL], simt_fmt(c, "(%s) != 0", v)));
+    return simt_fmt(c, "%s = %s;", simt_elem(c, nm, off), v);
 }
 
 /* ---- buffers ------------------------------------------------------------------------------- */
@@ -333,11 +363,16 @@ const char *tilec_simt_dim(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, int 
         tilec_simt_fail(c, "buffer dimension out of range");
         return "1";
     }
+    if (tilec_ir_is_const_int(b->shape[d], &v) && c->dl.index32 && (v > INT32_MAX || v < INT32_MIN)) {
+        tilec_simt_fail(c, "dimension %d of '%s' (%" PRId64 ") exceeds the %s dialect's 32-bit indices", d,
+                        b->name ? b->name : "?", v, c->dl.name);
+        return "1";
+    }
     if (tilec_ir_is_const_int(b->shape[d], &v))
         return b->scope == TILEC_SCOPE_GLOBAL && (v > INT32_MAX || v < INT32_MIN)
-                   ? simt_fmt(c, "((%s)%" PRId64 "%s)", it, v, c->dl.int64_suffix)
+                   ? simt_cast(c, "((%s)%s)", it, simt_fmt(c, "%" PRId64 "%s", v, c->dl.int64_suffix))
                    : simt_fmt(c, "%" PRId64, v);
-    return simt_fmt(c, "((%s)(%s))", it, tilec_simt_expr(c, b->shape[d]));
+    return simt_cast(c, "((%s)(%s))", it, tilec_simt_expr(c, b->shape[d]));
 }
 
 const char *tilec_simt_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *ix)
@@ -351,9 +386,9 @@ const char *tilec_simt_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, t
         return "0";
     }
     const char *it = simt_idx_type(c, b);
-    const char *o = simt_fmt(c, "(%s)(%s)", it, tilec_simt_expr(c, ix[0]));
+    const char *o = simt_cast(c, "(%s)(%s)", it, tilec_simt_expr(c, ix[0]));
     for (int d = 1; d < b->ndim; d++)
-        o = simt_fmt(c, "(%s * %s + (%s)(%s))", o, tilec_simt_dim(c, b, d), it, tilec_simt_expr(c, ix[d]));
+        o = simt_fmt(c, "(%s * %s + %s)", o, tilec_simt_dim(c, b, d), simt_cast(c, "(%s)(%s)", it, tilec_simt_expr(c, ix[d])));
     return o;
 }
 
@@ -378,6 +413,13 @@ static const char *cx_conv(void *u, const char *v, tilec_dtype_t s, tilec_dtype_
     return tilec_simt_convert(u, v, s, t);
 }
 
+static const char *cx_cast(void *u, const char *tname, const char *v) { return simt_cast(u, "", tname, v); }
+static const char *cx_math_name(void *u, const char *base, int dbl)
+{
+    tilec_simt_ctx_t *c = u;
+    return c->dl.math_name ? c->dl.math_name(c->dl.user, base, dbl) : NULL;
+}
+
 static void cx_use_flt(void *u, int dbl) { ((tilec_simt_ctx_t *)u)->helpers |= dbl ? SH_DBL : SH_FLT; }
 static void cx_use_int(void *u, tilec_dtype_t t) { ((tilec_simt_ctx_t *)u)->int_helpers |= 1u << t; }
 
@@ -392,6 +434,8 @@ static tilec_cexpr_t cx_of(tilec_simt_ctx_t *c)
         .float32_name = c->dl.type_name[TILEC_FLOAT32], .float_lit_via = TILEC_FLOAT32,
         .math_generic = c->dl.math_generic, .has_rsqrt = c->dl.has_rsqrt,
         .msg_missing = "missing or ill-typed expression", .msg_bad_dtype = "missing or ill-typed expression",
+        .cast = c->dl.cast ? cx_cast : NULL, .bool_name = c->dl.cast ? c->dl.bool_type : NULL,
+        .math_name = c->dl.math_name ? cx_math_name : NULL,
     };
     return x;
 }
@@ -444,7 +488,8 @@ void simt_emit_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o)
     const char *q = c->dl.func_qual;
     const char *F = c->dl.type_name[TILEC_FLOAT32], *D = c->dl.type_name[TILEC_FLOAT64];
     const char *U32 = c->dl.type_name[TILEC_UINT32], *U16 = c->dl.type_name[TILEC_UINT16];
-    const char *I32 = c->dl.type_name[TILEC_INT32];
+    /* a strict dialect (bool_type) needs comparisons where C tests an integer */
+    int strict = c->dl.bool_type != NULL;
     if (c->helpers & SH_FLT) {
         tilec_sdk_str_printf(o, "%s %s tc_minf(%s a, %s b) { return a < b ? a : b; }\n", q, F, F, F);
         tilec_sdk_str_printf(o, "%s %s tc_maxf(%s a, %s b) { return a > b ? a : b; }\n", q, F, F, F);
@@ -455,50 +500,55 @@ void simt_emit_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o)
     if (c->helpers & SH_DBL) {
         tilec_sdk_str_printf(o, "%s %s tc_mind(%s a, %s b) { return a < b ? a : b; }\n", q, D, D, D);
         tilec_sdk_str_printf(o, "%s %s tc_maxd(%s a, %s b) { return a > b ? a : b; }\n", q, D, D, D);
-        tilec_sdk_str_printf(o, "%s %s tc_fmodd(%s a, %s b) { %s r = fmod(a, b); if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b; return r; }\n",
-                        q, D, D, D, D);
-        tilec_sdk_str_printf(o, "%s %s tc_sigmoidd(%s x) { return 1.0 / (1.0 + exp(-x)); }\n", q, D, D);
+        tilec_sdk_str_printf(o, "%s %s tc_fmodd(%s a, %s b) { %s r = %s(a, b); if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b; return r; }\n",
+                        q, D, D, D, D, mathf(c, "fmod", 1));
+        tilec_sdk_str_printf(o, "%s %s tc_sigmoidd(%s x) { return 1.0 / (1.0 + %s(-x)); }\n", q, D, D, mathf(c, "exp", 1));
     }
     const char *ab = c->dl.f32_as_bits, *ba = c->dl.bits_as_f32;
+    const char *h_odd = strict ? "(h & 1u) != 0u" : "(h & 1u)";
     if (c->helpers & SH_F16) {
         /* float -> float16 bits, round to nearest even, NaN kept quiet */
         tilec_sdk_str_printf(o,
             "%s %s tc_f2h(%s f) {\n"
             "  %s x = %s(f); %s s = (x >> 16) & 0x8000u; %s a = x & 0x7fffffffu;\n"
-            "  if (a >= 0x7f800000u) return (%s)(s | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));\n"
-            "  if (a >= 0x477ff000u) return (%s)(s | 0x7c00u);\n"
+            "  if (a >= 0x7f800000u) return %s;\n"
+            "  if (a >= 0x477ff000u) return %s;\n"
             "  if (a < 0x38800000u) {\n"
-            "    if (a < 0x33000000u) return (%s)s;\n"
+            "    if (a < 0x33000000u) return %s;\n"
             "    %s e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, sh = 126u - e;\n"
             "    %s h = m >> sh, rem = m & ((1u << sh) - 1u), hf = 1u << (sh - 1u);\n"
-            "    if (rem > hf || (rem == hf && (h & 1u))) h++;\n"
-            "    return (%s)(s | h);\n"
+            "    if (rem > hf || (rem == hf && %s)) h++;\n"
+            "    return %s;\n"
             "  }\n"
             "  %s h = (a - 0x38000000u) >> 13, rem = a & 0x1fffu;\n"
-            "  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;\n"
-            "  return (%s)(s | h);\n"
+            "  if (rem > 0x1000u || (rem == 0x1000u && %s)) h++;\n"
+            "  return %s;\n"
             "}\n",
-            q, U16, F, U32, ab, U32, U32, U16, U16, U16, U32, U32, U16, U32, U16);
+            q, U16, F, U32, ab, U32, U32, simt_cast(c, "(%s)%s", U16, "(s | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u))"),
+            simt_cast(c, "(%s)%s", U16, "(s | 0x7c00u)"), simt_cast(c, "(%s)%s", U16, "s"), U32, U32, h_odd,
+            simt_cast(c, "(%s)%s", U16, "(s | h)"), U32, h_odd, simt_cast(c, "(%s)%s", U16, "(s | h)"));
         tilec_sdk_str_printf(o,
             "%s %s tc_h2f(%s h) {\n"
-            "  %s s = ((%s)h & 0x8000u) << 16, e = ((%s)h >> 10) & 0x1fu, m = (%s)h & 0x3ffu;\n"
-            "  if (e == 0u) { %s f = (%s)m * 5.9604644775390625e-8f; return s ? -f : f; }\n"
+            "  %s s = (%s & 0x8000u) << 16, e = (%s >> 10) & 0x1fu, m = %s & 0x3ffu;\n"
+            "  if (e == 0u) { %s f = %s * 5.9604644775390625e-8f; return %s ? -f : f; }\n"
             "  if (e == 31u) return %s(s | 0x7f800000u | (m << 13));\n"
             "  return %s(s | ((e + 112u) << 23) | (m << 13));\n"
             "}\n",
-            q, F, U16, U32, U32, U32, U32, F, F, ba, ba);
+            q, F, U16, U32, simt_cast(c, "(%s)%s", U32, "h"), simt_cast(c, "(%s)%s", U32, "h"),
+            simt_cast(c, "(%s)%s", U32, "h"), F, simt_cast(c, "(%s)%s", F, "m"), strict ? "s != 0u" : "s", ba, ba);
         tilec_sdk_str_printf(o, "%s %s tc_rh(%s f) { return tc_h2f(tc_f2h(f)); }\n", q, F, F);
     }
     if (c->helpers & SH_BF16) {
         tilec_sdk_str_printf(o,
             "%s %s tc_f2b(%s f) {\n"
             "  %s x = %s(f);\n"
-            "  if ((x & 0x7fffffffu) > 0x7f800000u) return (%s)((x >> 16) | 0x40u);\n"
+            "  if ((x & 0x7fffffffu) > 0x7f800000u) return %s;\n"
             "  x += 0x7fffu + ((x >> 16) & 1u);\n"
-            "  return (%s)(x >> 16);\n"
+            "  return %s;\n"
             "}\n",
-            q, U16, F, U32, ab, U16, U16);
-        tilec_sdk_str_printf(o, "%s %s tc_b2f(%s h) { return %s((%s)h << 16); }\n", q, F, U16, ba, U32);
+            q, U16, F, U32, ab, simt_cast(c, "(%s)%s", U16, "((x >> 16) | 0x40u)"), simt_cast(c, "(%s)%s", U16, "(x >> 16)"));
+        tilec_sdk_str_printf(o, "%s %s tc_b2f(%s h) { return %s(%s << 16); }\n", q, F, U16, ba,
+                             simt_cast(c, "(%s)%s", U32, "h"));
         tilec_sdk_str_printf(o, "%s %s tc_rb(%s f) { return tc_b2f(tc_f2b(f)); }\n", q, F, F);
     }
     for (int t = 0; t < TILEC_DTYPE_COUNT; t++) {
@@ -507,26 +557,37 @@ void simt_emit_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o)
         const char *T = c->dl.type_name[t], *U = c->dl.type_name[unsigned_twin((tilec_dtype_t)t)];
         const char *s = tilec_cexpr_isfx((tilec_dtype_t)t);
         int sg = tilec_dtype_is_signed((tilec_dtype_t)t);
+        const char *m1 = simt_cast(c, "(%s)%s", T, "-1");
+        const char *neg = simt_cast(c, "(%s)%s", T, simt_fmt(c, "(%s - %s)", simt_cast(c, "(%s)%s", U, "0"),
+                                                            simt_cast(c, "(%s)%s", U, "a")));
         /* division by zero gives 0; MIN / -1 wraps (never traps) */
-        tilec_sdk_str_printf(o, "%s %s tc_div_%s(%s a, %s b) { if (b == 0) return 0;%s return (%s)(a / b); }\n",
-                        q, T, s, T, T,
-                        sg ? simt_fmt(c, " if (b == (%s)-1) return (%s)((%s)0 - (%s)a);", T, T, U, U) : "", T);
-        tilec_sdk_str_printf(o, "%s %s tc_fdiv_%s(%s a, %s b) { if (b == 0) return 0;%s %s qq = (%s)(a / b);%s return qq; }\n",
-                        q, T, s, T, T,
-                        sg ? simt_fmt(c, " if (b == (%s)-1) return (%s)((%s)0 - (%s)a);", T, T, U, U) : "", T, T,
-                        sg ? simt_fmt(c, " if ((%s)(a %% b) != 0 && ((a < 0) != (b < 0))) qq = (%s)(qq - 1);", T, T) : "");
-        tilec_sdk_str_printf(o, "%s %s tc_fmod_%s(%s a, %s b) { if (b == 0%s) return 0; %s r = (%s)(a %% b);%s return r; }\n",
-                        q, T, s, T, T, sg ? simt_fmt(c, " || b == (%s)-1", T) : "", T, T,
-                        sg ? simt_fmt(c, " if (r != 0 && ((r < 0) != (b < 0))) r = (%s)(r + b);", T) : "");
+        tilec_sdk_str_printf(o, "%s %s tc_div_%s(%s a, %s b) { if (b == 0) return 0;%s return %s; }\n",
+                        q, T, s, T, T, sg ? simt_fmt(c, " if (b == %s) return %s;", m1, neg) : "",
+                        simt_cast(c, "(%s)%s", T, "(a / b)"));
+        tilec_sdk_str_printf(o, "%s %s tc_fdiv_%s(%s a, %s b) { if (b == 0) return 0;%s %s qq = %s;%s return qq; }\n",
+                        q, T, s, T, T, sg ? simt_fmt(c, " if (b == %s) return %s;", m1, neg) : "", T,
+                        simt_cast(c, "(%s)%s", T, "(a / b)"),
+                        sg ? simt_fmt(c, " if (%s != 0 && ((a < 0) != (b < 0))) qq = %s;", simt_cast(c, "(%s)%s", T, "(a % b)"),
+                                      simt_cast(c, "(%s)%s", T, "(qq - 1)"))
+                           : "");
+        tilec_sdk_str_printf(o, "%s %s tc_fmod_%s(%s a, %s b) { if (b == 0%s) return 0; %s r = %s;%s return r; }\n",
+                        q, T, s, T, T, sg ? simt_fmt(c, " || b == %s", m1) : "", T,
+                        simt_cast(c, "(%s)%s", T, "(a % b)"),
+                        sg ? simt_fmt(c, " if (r != 0 && ((r < 0) != (b < 0))) r = %s;", simt_cast(c, "(%s)%s", T, "(r + b)")) : "");
         tilec_sdk_str_printf(o, "%s %s tc_min_%s(%s a, %s b) { return a < b ? a : b; }\n", q, T, s, T, T);
         tilec_sdk_str_printf(o, "%s %s tc_max_%s(%s a, %s b) { return a > b ? a : b; }\n", q, T, s, T, T);
         tilec_sdk_str_printf(o, "%s %s tc_abs_%s(%s a) { return %s; }\n", q, T, s, T,
-                        sg ? simt_fmt(c, "a < 0 ? (%s)((%s)0 - (%s)a) : a", T, U, U) : "a");
+                        sg ? simt_fmt(c, "a < 0 ? %s : a", neg) : "a");
         tilec_sdk_str_printf(o,
-            "%s %s tc_pow_%s(%s a, %s e) {%s %s r = 1, x = (%s)a, n = (%s)e; while (n) { if (n & 1u) r = (%s)(r * x); x = (%s)(x * x); n >>= 1; } return (%s)r; }\n",
+            "%s %s tc_pow_%s(%s a, %s e) {%s %s r = 1, x = %s, n = %s; while (%s) { if (%s) r = %s; x = %s; n >>= 1; } return %s; }\n",
             q, T, s, T, T,
-            sg ? simt_fmt(c, " if (e < 0) return (%s)(a == 1 ? 1 : a == (%s)-1 ? (((%s)e & 1u) ? -1 : 1) : 0);", T, T, U) : "",
-            U, U, U, U, U, T);
+            sg ? simt_fmt(c, " if (e < 0) return %s;",
+                          simt_cast(c, "(%s)%s", T, simt_fmt(c, "(a == 1 ? 1 : a == %s ? (%s ? -1 : 1) : 0)", m1,
+                                                             strict ? simt_fmt(c, "(%s & 1u) != 0u", simt_cast(c, "", U, "e"))
+                                                                    : simt_fmt(c, "((%s)e & 1u)", U))))
+               : "",
+            U, simt_cast(c, "(%s)%s", U, "a"), simt_cast(c, "(%s)%s", U, "e"), strict ? "n != 0u" : "n",
+            strict ? "(n & 1u) != 0u" : "n & 1u", simt_cast(c, "(%s)%s", U, "(r * x)"), simt_cast(c, "(%s)%s", U, "(x * x)"),
+            simt_cast(c, "(%s)%s", T, "r"));
     }
-    (void)I32;
 }

@@ -46,6 +46,9 @@ struct tilec_simt_ctx {
     /* Barrier state at block level: buffers (bit id % 64) read, written and
      * updated atomically since the last barrier. */
     uint64_t dirty_r, dirty_w, dirty_a;
+    /* Tensor parameters (bit = id, ids < 64) whose 32-bit / 64-bit word
+     * views a dialect without pointers declares for CAS loops. */
+    uint64_t words32, words64;
 };
 
 /* simt_expr.c */
@@ -69,5 +72,16 @@ const char *simt_add(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *a, const 
 const char *simt_half_bits(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *v);
 const char *simt_half_from_bits(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *bits);
 void simt_emit_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *out);
+/* The addressing model and typing of the dialect (tilec/simt.h, cast ...
+ * kernel_layout).  simt_cast: value v converted to type tname, written as
+ * the C format cfmt (two %s: type, value) unless the dialect has a cast
+ * template.  simt_cond: an int truth value as a condition.  simt_flag /
+ * simt_true: the type and the true value of the kit's own flags.
+ * simt_elem: element off of array name as an lvalue. */
+const char *simt_cast(tilec_simt_ctx_t *c, const char *cfmt, const char *tname, const char *v);
+const char *simt_cond(tilec_simt_ctx_t *c, const char *v);
+const char *simt_flag(tilec_simt_ctx_t *c);
+const char *simt_true(tilec_simt_ctx_t *c);
+const char *simt_elem(tilec_simt_ctx_t *c, const char *name, const char *off);
 
 #endif

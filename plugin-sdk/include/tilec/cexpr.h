@@ -67,6 +67,14 @@ struct tilec_cexpr {
      * The CPU backend points exp/exp2/log/log2/tanh at its own
      * vectorizable implementations. */
     const char *(*math_name)(void *u, const char *base, int dbl);
+    /* Added later, for languages without C casts or with a boolean type
+     * apart from the integers (GLSL); NULL keeps the C output.  cast
+     * returns value v converted to the type named tname ("int64_t(v)").
+     * bool_name names the boolean type: comparisons and && || ! then
+     * yield ctype(bool) (an int) through cast, their operands and select
+     * conditions are converted to bool_name first. */
+    const char *(*cast)(void *u, const char *tname, const char *v);
+    const char *bool_name;
 };
 
 /* Float dtypes (float16, bfloat16, float32, float64). */

@@ -202,6 +202,60 @@ typedef struct tilec_simt_dialect {
     uint32_t vec_width;
     const char *vec_load;
     const char *vec_store;
+
+    /* ---- the addressing model and typing of languages that are not C ----
+     * (GLSL: storage buffers are arrays in buffer blocks, shared memory is
+     * declared at module scope, casts are constructors, booleans are not
+     * integers).  Every field NULL/0 keeps the C-pointer model above. */
+    /* Conversion template, $t the type name, $v the value: "$t($v)".
+     * NULL: C casts. */
+    const char *cast;
+    /* The boolean type of a language whose comparisons and logical
+     * operators yield a type that does not convert to int implicitly
+     * ("bool"; needs cast): the kit converts truth values to int (the
+     * compute type of bool) and back to bool_type where a condition is
+     * needed, declares its own flags as bool_type, and emits no "(void)x;"
+     * statements.  NULL: C truth values. */
+    const char *bool_type;
+    /* Element $o of array $b as an lvalue: "$b[int($o)]" (GLSL indexes
+     * with 32-bit integers).  NULL: "$b[$o]". */
+    const char *subscript;
+    /* No pointers: a module-scope declaration of tensor parameter $i as
+     * an array named $n of storage type $t, e.g.
+     * "layout(std430, set = 0, binding = $i) buffer tc_B$i { $t $n[]; };".
+     * The kernel then takes no tensor parameters; native atomics get $p as
+     * the element lvalue (subscript) and compare-and-swap loops work on an
+     * aliased view of the tensor's 32-bit (64-bit) words declared by
+     * word_decl ($i, $n the view's name, $t the word type), so CAS on
+     * block-wide memory is unsupported (the kit says so). */
+    const char *tensor_decl;
+    const char *word_decl;
+    /* Module-scope block declaring the symbol values, $m the members
+     * ("SYMTYPE tc_sym0; SYMTYPE tc_sym1;"), e.g.
+     * "layout(push_constant) uniform tc_Syms { $m };".  The kernel then
+     * takes no symbol parameters.  NULL: symbols are kernel parameters. */
+    const char *sym_block;
+    /* Module-scope declaration of a block-wide array: $t the storage type,
+     * $n the name, $c the element count ("shared $t $n[$c];").  NULL:
+     * shared_qual arrays declared inside the kernel. */
+    const char *shared_decl;
+    /* A module-scope line before the kernel, $x $y $z threads per
+     * dimension, $n total: "layout(local_size_x = $x, local_size_y = $y,
+     * local_size_z = $z) in;".  NULL: none. */
+    const char *kernel_layout;
+    /* The name of float math function base ("exp", "fabs", "rsqrt",
+     * "fmod", ...) for float (dbl=0) or double (dbl=1), NULL for the
+     * default (math_generic); called with user. */
+    const char *(*math_name)(void *user, const char *base, int dbl);
+    /* Suffix of a float64 literal ("lf" in GLSL, where 1.5 is a float).
+     * NULL: none (C). */
+    const char *double_suffix;
+    /* 1: offsets into tensors, region bases and flattened parallel
+     * indices are 32-bit ints (type_name[TILEC_INT32]) instead of 64-bit:
+     * cheaper on GPUs, no 64-bit integer support needed for index math;
+     * the backend must then refuse tensors of 2^31 elements or more.  A
+     * constant dimension beyond int32 fails generation.  0: 64-bit. */
+    uint32_t index32;
     /* Cross-lane reductions (optional; 0 / NULL: block-wide trees in
      * shared memory).  subgroup_size is the width of the lockstep group
      * (wavefront, warp), whose lanes are consecutive tc_tid values

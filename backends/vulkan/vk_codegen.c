@@ -1,0 +1,240 @@
+/*
+ * vk_codegen.c — the GLSL (Vulkan compute) dialect of the SIMT lowering kit.
+ *
+ * GLSL is C-like but has no pointers and stricter types, so besides the
+ * type and builtin names this dialect uses the kit's addressing-model
+ * hooks (tilec/simt.h): tensor parameters are runtime arrays in std430
+ * storage-buffer blocks at set 0, binding = parameter index; T.dynamic
+ * symbols are int members of a push-constant block (the shell keeps their
+ * values in int32 range); block-wide arrays are module-scope `shared`
+ * arrays; casts are constructors ("int64_t(x)"), truth values are bool;
+ * array indices are 32-bit (int(offset)); a float64 literal carries "lf".
+ * Integer types come from GL_EXT_shader_explicit_arithmetic_types (SPIR-V
+ * capabilities follow the types a kernel actually uses), 8/16-bit tensors
+ * from the 8/16-bit storage extensions.  float16 and bfloat16 are 16-bit
+ * patterns converted in software (round to nearest even, as on every kit
+ * dialect), so a device needs only 16-bit storage, not float16 math.
+ *
+ * Atomics: int32/uint32 add/max/min are native everywhere; float32
+ * (float64) add where the device has VK_EXT_shader_atomic_float; 64-bit
+ * integer ones with shaderBufferInt64Atomics; everything else is a
+ * compare-and-swap loop (atomicCompSwap) on an aliased 32/64-bit word view
+ * of the tensor.  Math names: rsqrt is inversesqrt, fabs abs; GLSL has no
+ * fmod (C's truncated remainder) and no float64 exp/log/tanh/pow, so the
+ * prelude defines them (the float64 ones through float: float64
+ * transcendentals are float-accurate on this backend, docs/backend-vulkan.md).
+ * T.gemm: the statement hook prints float16 GEMMs on 16x16x16 cooperative
+ * matrices where the device has them (GL_NV_cooperative_matrix, the
+ * extension Debian 12's glslc knows); the kit's tiled FMA path elsewhere.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vk_internal.h"
+
+/* After the prelude hook's #version and #extension lines, always the
+ * same: glslang drops uncalled functions, with their capabilities. */
+static const char helpers[] =
+    "float tc_cfmodf(float a, float b) { return a - b * trunc(a / b); }\n"
+    "double tc_cfmodd(double a, double b) { return a - b * trunc(a / b); }\n"
+    "double tc_expd(double x) { return double(exp(float(x))); }\n"
+    "double tc_exp2d(double x) { return double(exp2(float(x))); }\n"
+    "double tc_logd(double x) { return double(log(float(x))); }\n"
+    "double tc_log2d(double x) { return double(log2(float(x))); }\n"
+    "double tc_tanhd(double x) { return double(tanh(float(x))); }\n"
+    /* C's pow: GLSL's is undefined for a negative base */
+    "float tc_cpowf(float a, float b) {\n"
+    "  if (b == 0.0f) return 1.0f;\n"
+    "  if (a == 0.0f) return b < 0.0f ? uintBitsToFloat(0x7f800000u) : 0.0f;\n"
+    "  float r = pow(abs(a), b);\n"
+    "  if (a < 0.0f) { if (trunc(b) != b) return uintBitsToFloat(0x7fc00000u); if (mod(b, 2.0f) != 0.0f) r = -r; }\n"
+    "  return r;\n"
+    "}\n"
+    "double tc_powd(double a, double b) { return double(tc_cpowf(float(a), float(b))); }";
+
+/* #version and the extensions: an #extension line costs nothing until
+ * its types are used; the atomic and cooperative-matrix ones only where the
+ * device has them (and the kernel uses them). */
+static int vk_prelude(void *user, tilec_simt_ctx_t *c)
+{
+    const vk_gen_t *g = user;
+    tilec_simt_emit(c, "#version 450");
+    tilec_simt_emit(c, "#extension GL_EXT_shader_explicit_arithmetic_types : require");
+    tilec_simt_emit(c, "#extension GL_EXT_shader_16bit_storage : require");
+    tilec_simt_emit(c, "#extension GL_EXT_shader_8bit_storage : require");
+    if (g->dev && g->dev->f32_atomic_add)
+        tilec_simt_emit(c, "#extension GL_EXT_shader_atomic_float : require");
+    if (g->dev && g->dev->i64_atomics)
+        tilec_simt_emit(c, "#extension GL_EXT_shader_atomic_int64 : require");
+    if (g->used_coopmat) {
+        tilec_simt_emit(c, "#extension GL_NV_cooperative_matrix : require");
+        tilec_simt_emit(c, "#extension GL_KHR_memory_scope_semantics : require");
+        tilec_simt_emit(c, "#extension GL_KHR_shader_subgroup_basic : require");
+    }
+    return 0;
+}
+
+static const char *vk_math_name(void *user, const char *base, int dbl)
+{
+    (void)user;
+    static const char *const fl[][3] = {
+        /* base, float name, double name */
+        {"rsqrt", "inversesqrt", "inversesqrt"}, {"fabs", "abs", "abs"},       {"fmod", "tc_cfmodf", "tc_cfmodd"},
+        {"exp", "exp", "tc_expd"},               {"exp2", "exp2", "tc_exp2d"}, {"log", "log", "tc_logd"},
+        {"log2", "log2", "tc_log2d"},            {"tanh", "tanh", "tc_tanhd"}, {"pow", "tc_cpowf", "tc_powd"},
+    };
+    for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)
+        if (strcmp(base, fl[i][0]) == 0)
+            return fl[i][dbl ? 2 : 1];
+    return NULL; /* sqrt floor ceil: the same names for float and double */
+}
+
+/* Constant dimension d of b, or -1. */
+static int64_t cdim(const tilec_ir_buffer_t *b, int d)
+{
+    int64_t v;
+    return b->shape && d < b->ndim && tilec_ir_is_const_int(b->shape[d], &v) ? v : -1;
+}
+
+/* T.gemm on 16x16x16 cooperative matrices (GL_NV_cooperative_matrix):
+ * float16 A and B, float32 C, all block-wide (the kit keeps fragments in
+ * shared memory; 16-bit floats are stored as 16-bit patterns, which the
+ * loads reinterpret as float16), M, N, K multiples of 16, at block level.
+ * The subgroups of the block share C's 16x16 tiles; each keeps its tile in
+ * a cooperative matrix over K and stores it back.  Anything else: the kit's
+ * tiled FMA path (return 0).  The kit places the barriers before and after
+ * from the statement's reads and writes. */
+static int vk_gemm_coopmat(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    vk_gen_t *g = user;
+    if (s->kind != TILEC_ST_GEMM || tilec_simt_per_thread(c))
+        return 0;
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
+    if (!A || !B || !C || A->ndim != 2 || B->ndim != 2 || C->ndim != 2 || A->dtype != TILEC_FLOAT16 ||
+        B->dtype != TILEC_FLOAT16 || C->dtype != TILEC_FLOAT32)
+        return 0;
+    const tilec_ir_buffer_t *bs[3] = {A, B, C};
+    for (int i = 0; i < 3; i++)
+        if (bs[i]->scope != TILEC_SCOPE_SHARED && bs[i]->scope != TILEC_SCOPE_FRAGMENT)
+            return 0;
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
+    int64_t M = cdim(C, 0), N = cdim(C, 1), K = cdim(A, ta ? 0 : 1);
+    if (M <= 0 || N <= 0 || K <= 0 || M % 16 || N % 16 || K % 16 || cdim(A, ta ? 1 : 0) != M ||
+        cdim(B, tb ? 1 : 0) != K || cdim(B, tb ? 0 : 1) != N)
+        return 0;
+    g->used_coopmat = 1;
+    const char *a = tilec_simt_buf_name(c, A), *b = tilec_simt_buf_name(c, B), *cc = tilec_simt_buf_name(c, C);
+    int64_t nt = N / 16, tiles = (M / 16) * nt;
+    tilec_simt_emit(c, "{ /* gemm %s, %s -> %s on 16x16x16 cooperative matrices */", A->name ? A->name : "?",
+                    B->name ? B->name : "?", C->name ? C->name : "?");
+    tilec_simt_indent(c, 1);
+    tilec_simt_emit(c, "for (int tc_t = int(gl_SubgroupID); tc_t < %" PRId64 "; tc_t += int(gl_NumSubgroups)) {", tiles);
+    tilec_simt_indent(c, 1);
+    tilec_simt_emit(c, "const uint tc_m0 = uint(tc_t / %" PRId64 ") * 16u, tc_n0 = uint(tc_t %% %" PRId64 ") * 16u;", nt,
+                    nt);
+    tilec_simt_emit(c, "fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> tc_cm;");
+    if (s->u.gemm.clear_accum)
+        tilec_simt_emit(c, "tc_cm = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);");
+    else
+        tilec_simt_emit(c, "coopMatLoadNV(tc_cm, %s, tc_m0 * %" PRId64 "u + tc_n0, %" PRId64 "u, false);", cc, N, N);
+    tilec_simt_emit(c, "for (uint tc_k = 0u; tc_k < %" PRId64 "u; tc_k += 16u) {", K);
+    tilec_simt_indent(c, 1);
+    tilec_simt_emit(c, "fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> tc_am, tc_bm;");
+    /* A[m][k]: row-major M x K, or column-major (A stored K x M) */
+    if (ta)
+        tilec_simt_emit(c, "coopMatLoadNV(tc_am, %s, tc_k * %" PRId64 "u + tc_m0, %" PRId64 "u, true);", a, M, M);
+    else
+        tilec_simt_emit(c, "coopMatLoadNV(tc_am, %s, tc_m0 * %" PRId64 "u + tc_k, %" PRId64 "u, false);", a, K, K);
+    /* B[k][n]: row-major K x N, or column-major (B stored N x K) */
+    if (tb)
+        tilec_simt_emit(c, "coopMatLoadNV(tc_bm, %s, tc_n0 * %" PRId64 "u + tc_k, %" PRId64 "u, true);", b, K, K);
+    else
+        tilec_simt_emit(c, "coopMatLoadNV(tc_bm, %s, tc_k * %" PRId64 "u + tc_n0, %" PRId64 "u, false);", b, N, N);
+    tilec_simt_emit(c, "tc_cm = coopMatMulAddNV(tc_am, tc_bm, tc_cm);");
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    tilec_simt_emit(c, "coopMatStoreNV(tc_cm, %s, tc_m0 * %" PRId64 "u + tc_n0, %" PRId64 "u, false);", cc, N, N);
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    return 1;
+}
+
+void vk_dialect(vk_gen_t *g, tilec_simt_dialect_t *d)
+{
+    const vk_dev_t *dev = g->dev;
+    g->used_coopmat = 0;
+    memset(d, 0, sizeof *d);
+    d->struct_size = sizeof *d;
+    d->name = "glsl";
+    d->type_name[TILEC_BOOL] = "uint8_t";
+    d->type_name[TILEC_INT8] = "int8_t";
+    d->type_name[TILEC_INT16] = "int16_t";
+    d->type_name[TILEC_INT32] = "int";
+    d->type_name[TILEC_INT64] = "int64_t";
+    d->type_name[TILEC_UINT8] = "uint8_t";
+    d->type_name[TILEC_UINT16] = "uint16_t";
+    d->type_name[TILEC_UINT32] = "uint";
+    d->type_name[TILEC_UINT64] = "uint64_t";
+    d->type_name[TILEC_FLOAT32] = "float";
+    d->type_name[TILEC_FLOAT64] = "double";
+    d->f16.mode = TILEC_SIMT_HALF_BITS;
+    d->bf16.mode = TILEC_SIMT_HALF_BITS;
+    d->int64_suffix = "L";
+    d->uint64_suffix = "UL";
+    d->f32_as_bits = "floatBitsToUint";
+    d->bits_as_f32 = "uintBitsToFloat";
+    d->f64_as_bits = "doubleBitsToUint64";
+    d->bits_as_f64 = "uint64BitsToDouble";
+    d->func_qual = "";
+    d->shared_qual = "shared";
+    d->kernel_qual = "void";
+    d->kernel_name = "main";
+    d->sym_type = "int";
+    static const char *const wg[3] = {"gl_WorkGroupID.x", "gl_WorkGroupID.y", "gl_WorkGroupID.z"};
+    static const char *const li[3] = {"gl_LocalInvocationID.x", "gl_LocalInvocationID.y", "gl_LocalInvocationID.z"};
+    for (int i = 0; i < 3; i++) {
+        d->block_idx[i] = wg[i];
+        d->thread_idx[i] = li[i];
+    }
+    /* make this thread's shared and buffer writes visible, then wait */
+    d->barrier = "memoryBarrierShared(); memoryBarrierBuffer(); barrier();";
+    static const char *const i32[3] = {"atomicAdd($p, $v);", "atomicMax($p, $v);", "atomicMin($p, $v);"};
+    for (int o = 0; o < 3; o++) {
+        d->atomic[TILEC_INT32][o] = i32[o];
+        d->atomic[TILEC_UINT32][o] = i32[o];
+        if (dev && dev->i64_atomics) {
+            d->atomic[TILEC_INT64][o] = i32[o];
+            d->atomic[TILEC_UINT64][o] = i32[o];
+        }
+    }
+    if (dev && dev->f32_atomic_add)
+        d->atomic[TILEC_FLOAT32][0] = "atomicAdd($p, $v);";
+    if (dev && dev->f64_atomic_add)
+        d->atomic[TILEC_FLOAT64][0] = "atomicAdd($p, $v);";
+    d->cas32 = "atomicCompSwap($p, $c, $v)";
+    if (dev && dev->i64_atomics)
+        d->cas64 = "atomicCompSwap($p, $c, $v)";
+    d->math_generic = 1;
+    d->has_rsqrt = 1;
+    d->has_printf = 0; /* debugPrintfEXT needs a validation layer to show anything */
+    d->user = g;
+    d->prelude_hook = vk_prelude;
+    d->extra_prelude = helpers;
+    if (dev && dev->gemm_coopmat && dev->f16_arith)
+        d->stmt_hook = vk_gemm_coopmat;
+    d->shared_align = 16;
+    d->cast = "$t($v)";
+    d->bool_type = "bool";
+    d->subscript = "$b[int($o)]";
+    d->tensor_decl = "layout(std430, set = 0, binding = $i) buffer tc_B$i { $t $n[]; };";
+    d->word_decl = "layout(std430, set = 0, binding = $i) buffer tc_W$n { $t $n[]; };";
+    d->sym_block = "layout(push_constant) uniform tc_Syms { $m };";
+    d->shared_decl = "shared $t $n[$c];";
+    d->kernel_layout = "layout(local_size_x = $x, local_size_y = $y, local_size_z = $z) in;";
+    d->math_name = vk_math_name;
+    d->double_suffix = "lf";
+    d->index32 = 1; /* and lavapipe (LLVM 15) miscompiles some uniform int64 comparisons */
+}
