@@ -654,35 +654,17 @@ static const char *red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, con
     }
 }
 
-/* REDUCE with G (a power of two) threads per output element: strided
- * partial results, then a tree in the block-wide scratch array
- * tc_red_<dtype>[tc_nthreads] (declared with the kernel's other block-wide
- * arrays), one barrier per level.  Only at block level (uniform). */
-static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t outer, int64_t R, int64_t inner,
-                            int64_t G)
+/* The partial result tc_acc of slot tc_s of a reduce with G threads per
+ * output: elements tc_g, tc_g + G, ... of output tc_o's row (the loop
+ * body shared by the shared-memory tree and the shuffles). */
+static void reduce_partial(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t R, int64_t inner, int64_t G)
 {
     const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
     int op = s->u.reduce.op;
-    (void)outer;
     tilec_dtype_t at = acc_dtype(dst->dtype);
     const char *act = tilec_simt_ctype(c, at);
     int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
     int issum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
-    int64_t nout = outer * inner;
-    c->scratch |= 1u << at;
-    const char *red = simt_fmt(c, "tc_red_%s", tilec_dtype_name(at));
-    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (%" PRId64 " threads per element) */",
-                    tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
-                    dst->name ? dst->name : "?", G);
-    c->ind++;
-    /* every phase is a loop over its slots spread over the threads (the
-     * shape of every other cooperative loop; PoCL miscompiled a form with
-     * thread-index arithmetic outside such loops) */
-    int64_t slots = nout * G;
-    if (c->scratch_dirty) /* a thread may still read the scratch of the last tree */
-        tilec_simt_barrier(c);
-    tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads) {", slots);
-    c->ind++;
     tilec_simt_emit(c, "const int tc_o = tc_s / %" PRId64 ", tc_g = tc_s %% %" PRId64 ";", G, G);
     tilec_simt_emit(c, "const int tc_oo = tc_o / %" PRId64 ", tc_i = tc_o %% %" PRId64 ";", inner, inner);
     const char *x = tilec_simt_convert(
@@ -699,6 +681,36 @@ static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64
         tilec_simt_emit(c, "for (int tc_r = tc_g + %" PRId64 "; tc_r < %" PRId64 "; tc_r += %" PRId64 ")", G, R, G);
     }
     tilec_simt_emit(c, "  tc_acc = %s;", red_combine(c, op, at, "tc_acc", x));
+}
+
+/* REDUCE with G (a power of two) threads per output element: strided
+ * partial results, then a tree in the block-wide scratch array
+ * tc_red_<dtype>[tc_nthreads] (declared with the kernel's other block-wide
+ * arrays), one barrier per level.  Only at block level (uniform). */
+static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t outer, int64_t R, int64_t inner,
+                            int64_t G)
+{
+    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
+    int op = s->u.reduce.op;
+    (void)outer;
+    tilec_dtype_t at = acc_dtype(dst->dtype);
+    const char *act = tilec_simt_ctype(c, at);
+    int64_t nout = outer * inner;
+    c->scratch |= 1u << at;
+    const char *red = simt_fmt(c, "tc_red_%s", tilec_dtype_name(at));
+    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (%" PRId64 " threads per element) */",
+                    tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
+                    dst->name ? dst->name : "?", G);
+    c->ind++;
+    /* every phase is a loop over its slots spread over the threads (the
+     * shape of every other cooperative loop; PoCL miscompiled a form with
+     * thread-index arithmetic outside such loops) */
+    int64_t slots = nout * G;
+    if (c->scratch_dirty) /* a thread may still read the scratch of the last tree */
+        tilec_simt_barrier(c);
+    tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads) {", slots);
+    c->ind++;
+    reduce_partial(c, s, R, inner, G);
     tilec_simt_emit(c, "%s[tc_s] = tc_acc;", red);
     close_block(c);
     tilec_simt_barrier(c);
@@ -733,9 +745,6 @@ static void gen_reduce_shfl(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64
     const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
     int op = s->u.reduce.op;
     tilec_dtype_t at = acc_dtype(dst->dtype);
-    const char *act = tilec_simt_ctype(c, at);
-    int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
-    int issum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
     int64_t slots = const_size(c, dst) * G;
     tilec_simt_emit(c, "{ /* reduce %s %s -> %s (%" PRId64 " lanes per element, shuffles) */",
                     tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
@@ -743,22 +752,7 @@ static void gen_reduce_shfl(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64
     c->ind++;
     tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads) {", slots);
     c->ind++;
-    tilec_simt_emit(c, "const int tc_o = tc_s / %" PRId64 ", tc_g = tc_s %% %" PRId64 ";", G, G);
-    tilec_simt_emit(c, "const int tc_oo = tc_o / %" PRId64 ", tc_i = tc_o %% %" PRId64 ";", inner, inner);
-    const char *x = tilec_simt_convert(
-        c, tilec_simt_load(c, src, simt_fmt(c, "((tc_oo * %" PRId64 " + tc_r) * %" PRId64 " + tc_i)", R, inner)),
-        src->dtype, at);
-    if (isabs)
-        x = simt_abs(c, at, x);
-    if (issum) {
-        tilec_simt_emit(c, "%s tc_acc = %s;", act, simt_zero(c, at));
-        tilec_simt_emit(c, "for (int tc_r = tc_g; tc_r < %" PRId64 "; tc_r += %" PRId64 ")", R, G);
-    } else {
-        tilec_simt_emit(c, "%s tc_acc;", act);
-        tilec_simt_emit(c, "{ const int tc_r = tc_g; tc_acc = %s; }", x);
-        tilec_simt_emit(c, "for (int tc_r = tc_g + %" PRId64 "; tc_r < %" PRId64 "; tc_r += %" PRId64 ")", G, R, G);
-    }
-    tilec_simt_emit(c, "  tc_acc = %s;", red_combine(c, op, at, "tc_acc", x));
+    reduce_partial(c, s, R, inner, G);
     const char *keys[] = {"v", "m", "w"};
     for (int64_t st = G / 2; st > 0; st /= 2) {
         const char *vals[] = {"tc_acc", simt_fmt(c, "%" PRId64, st), simt_fmt(c, "%" PRId64, G)};
