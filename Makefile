@@ -2,7 +2,12 @@
 #   make            libtilec.so, the tilec CLI, every plugin, the SDK library
 #   make test       unit tests (Criterion), malformed-program corpus, every example,
 #                   the Python package's tests (tests/python, when numpy and pytest exist)
-#                   and tests/install.sh (make install into a temporary prefix, used as a user would)
+#                   tests/install.sh (make install into a temporary prefix, used as a user would),
+#                   the fuzz harnesses on their seeds and regression inputs, and 7 random
+#                   programs per backend against the interpreter (tests/diff)
+#   make sanitize   all of it again built with clang ASan+UBSan in build-san/ (SAN_SET=ci: CI's share)
+#   make fuzz       each libFuzzer harness FUZZ_TIME=60 s, then DIFF_COUNT=100 random programs
+#                   per backend (docs/sanitizers.md)
 #   make run        the GEMM example on the CPU backend with --check
 #   make conform    the conformance suite on the cpu backend and the template plugin
 #   make clang      the same build with clang (house style: clean with both)
@@ -29,8 +34,9 @@ CORE_SRC := $(wildcard core/*.c) $(wildcard frontend/*.c)
 CPU_SRC  := $(wildcard backends/cpu/*.c)
 CLI_SRC  := $(wildcard tools/*.c) $(wildcard conformance/*.c)
 # The check harness lives in core (the tuner validates candidates with it)
-# and is linked into the CLI as well: libtilec.so hides its symbols.
-CLI_EXTRA_OBJ := $(O)/core/check.o
+# and is linked into the CLI as well: libtilec.so hides its symbols; so is
+# the .npy reader/writer of tilec run --input/--output.
+CLI_EXTRA_OBJ := $(O)/core/check.o $(O)/core/npy.o
 TEST_SRC := $(wildcard tests/test_*.c)
 
 SDK_OBJ  := $(SDK_SRC:%.c=$(O)/%.o)
@@ -39,6 +45,9 @@ CPU_OBJ  := $(CPU_SRC:%.c=$(O)/%.o)
 CPU_EMB_OBJ := $(CPU_SRC:%.c=$(O)/embedded/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(O)/tests/%)
+# Fuzz harnesses (tests/fuzz/), replayed on their corpora by make test.
+FUZZ_TARGETS := frontend ir tunedb
+FUZZ_REPLAY  := $(FUZZ_TARGETS:%=$(O)/fuzz/replay_%)
 
 SONAME   := libtilec.so.0
 PLUGINS  := $(O)/libtilec-cpu.so
@@ -128,11 +137,11 @@ TEMPLATE_DIR := $(abspath $(O))/template
 TEMPLATE_SO  := $(O)/template/libtilec-template.so $(O)/template/libtilec-template_wrong.so \
                 $(O)/template/libtilec-template_abi10.so
 $(O)/template/libtilec-template.so: plugin-sdk/template/template.c plugin-sdk/template/Makefile $(SDK_SRC) $(wildcard plugin-sdk/include/tilec/*.h)
-	$(MAKE) -C plugin-sdk/template OUT=$(TEMPLATE_DIR) CC=$(CC) WERROR=$(WERROR)
+	$(MAKE) -C plugin-sdk/template OUT=$(TEMPLATE_DIR) CC='$(CC)' WERROR=$(WERROR)
 $(O)/template/libtilec-template_wrong.so: $(O)/template/libtilec-template.so
-	$(MAKE) -C plugin-sdk/template OUT=$(TEMPLATE_DIR) CC=$(CC) WERROR=$(WERROR) MISLOWER=1
+	$(MAKE) -C plugin-sdk/template OUT=$(TEMPLATE_DIR) CC='$(CC)' WERROR=$(WERROR) MISLOWER=1
 $(O)/template/libtilec-template_abi10.so: $(O)/template/libtilec-template_wrong.so
-	$(MAKE) -C plugin-sdk/template OUT=$(TEMPLATE_DIR) CC=$(CC) WERROR=$(WERROR) ABI10=1
+	$(MAKE) -C plugin-sdk/template OUT=$(TEMPLATE_DIR) CC='$(CC)' WERROR=$(WERROR) ABI10=1
 FAKE_KINDS := crash hang liar nocaps
 FAKE := $(foreach k,$(FAKE_KINDS),$(O)/tests/conform-plugins/libtilec-fake_$(k).so)
 $(O)/tests/conform-plugins/libtilec-fake_%.so: tests/plugins/conform_fake.c
@@ -150,11 +159,13 @@ $(O)/tests/test_lower: tests/test_lower.c $(CONFORM_OBJ) $(O)/backends/cuda/cuda
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -Iconformance -Itools -o $@ $< $(filter-out $(O)/libtilec.a,$(filter %.o %.a,$^)) $(O)/libtilec.a -lcriterion $(LDLIBS_CORE)
 
-test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE) $(TUNE_PLUGINS)
+test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE) $(TUNE_PLUGINS) $(FUZZ_REPLAY)
 	@O=$(O) sh tests/conform.sh
 	@TILEC_BUILD_DIR=$(abspath $(O)) O=$(O) sh tests/run.sh $(TESTS)
 	@O=$(O) sh tests/python/run.sh
 	@O=$(O) sh tests/install.sh
+	@O=$(O) sh tests/fuzz/replay.sh $(FUZZ_TARGETS)
+	@O=$(O) DIFF_COUNT=7 sh tests/diff/run.sh $(DIFF_BACKENDS)
 
 # The conformance suite alone, on the cpu backend and on the template.
 conform: all $(BROKEN) $(TEMPLATE_SO)
@@ -180,6 +191,48 @@ $(O)/bench/host_bench: bench/host_bench.c $(O)/libtilec.so
 
 clang:
 	$(MAKE) CC=clang O=build-clang all
+
+# ---- sanitizers (docs/sanitizers.md) ----------------------------------------
+# Everything (library, CLI, plugins, template, tests) rebuilt with clang's
+# AddressSanitizer and UndefinedBehaviorSanitizer in its own build dir, then
+# the unit tests, examples, tests/lang, golden IR, conformance and the fuzz
+# replays (seeds and regression inputs) against it.
+# CC is exported to the tests, so the cpu backend's generated kernels are
+# compiled by the same instrumented clang.
+SAN_O  ?= build-san
+SAN_CC ?= clang -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+sanitize:
+	$(MAKE) O=$(SAN_O) CC='$(SAN_CC)' OPT=-O1 sanitize-build
+	O=$(SAN_O) CC='$(SAN_CC)' sh tests/sanitize.sh $(patsubst $(O)/%,$(SAN_O)/%,$(TESTS))
+sanitize-build: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE) $(TUNE_PLUGINS) $(FUZZ_REPLAY)
+
+# ---- fuzzing (docs/sanitizers.md) -------------------------------------------
+# libFuzzer harnesses in tests/fuzz/ (frontend, IR reader, tuning-table
+# import).  make fuzz builds the library with coverage + ASan + UBSan in
+# $(FUZZ_O) and runs each harness FUZZ_TIME seconds from its seed corpus
+# (tests/fuzz/corpus/NAME) with its dictionary; a finding is saved under
+# $(FUZZ_O)/fuzz/findings/ and belongs in tests/fuzz/regress/NAME/.  make
+# test replays the corpora and the regression inputs with the same harness
+# linked to tests/fuzz/replay.c instead of libFuzzer.
+FUZZ_O    ?= build-fuzz
+FUZZ_TIME ?= 60
+FUZZ_CC   ?= clang -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+$(O)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(O)/libtilec.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/fuzz -o $@ $< tests/fuzz/replay.c $(O)/libtilec.a $(LDLIBS_CORE)
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(O)/libtilec.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(O)/libtilec.a $(LDLIBS_CORE)
+# Then DIFF_COUNT random programs (tests/diff/gen.py, seeds from 7 on: make
+# test runs 0..6) on every backend against the interpreter.
+DIFF_BACKENDS := cpu opencl vulkan
+DIFF_COUNT ?= 100
+fuzz: all
+	$(MAKE) O=$(FUZZ_O) CC='$(FUZZ_CC)' OPT=-O1 $(FUZZ_TARGETS:%=$(FUZZ_O)/fuzz/fuzz_%)
+	O=$(FUZZ_O) FUZZ_TIME=$(FUZZ_TIME) sh tests/fuzz/run.sh $(FUZZ_TARGETS)
+	O=$(O) DIFF_COUNT=$(DIFF_COUNT) DIFF_FIRST=7 sh tests/diff/run.sh $(DIFF_BACKENDS)
+fuzz-replay: $(FUZZ_REPLAY)
+	@O=$(O) sh tests/fuzz/replay.sh $(FUZZ_TARGETS)
 
 # ---- install (docs/operators.md) --------------------------------------------
 # PREFIX/bin/tilec finds PREFIX/lib/libtilec.so.0 through its runpath
@@ -221,7 +274,7 @@ test-install: all
 	@O=$(O) sh tests/install.sh
 
 clean:
-	rm -rf $(O) build-clang
+	rm -rf $(O) build-clang $(SAN_O) $(FUZZ_O)
 
-.PHONY: all test run bench clang install uninstall test-install clean test-cuda
+.PHONY: all test run bench clang install uninstall test-install clean test-cuda sanitize sanitize-build fuzz fuzz-replay
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

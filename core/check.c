@@ -48,6 +48,8 @@ void check_fill(check_rng_t *r, int dtype, void *data, size_t n)
         case TILEC_BFLOAT16: ((uint16_t *)data)[i] = tilec_f64_to_bf16(rng_unit(r)); break;
         case TILEC_FLOAT32: ((float *)data)[i] = (float)rng_unit(r); break;
         case TILEC_FLOAT64: ((double *)data)[i] = rng_unit(r); break;
+        case TILEC_FLOAT8_E4M3FN: ((uint8_t *)data)[i] = tilec_f64_to_f8e4m3fn(rng_unit(r)); break;
+        case TILEC_FLOAT8_E5M2: ((uint8_t *)data)[i] = tilec_f64_to_f8e5m2(rng_unit(r)); break;
         case TILEC_BOOL: ((uint8_t *)data)[i] = (uint8_t)rng_int(r, 0, 1); break;
         case TILEC_INT8: ((int8_t *)data)[i] = (int8_t)rng_int(r, -64, 64); break;
         case TILEC_INT16: ((int16_t *)data)[i] = (int16_t)rng_int(r, -64, 64); break;
@@ -71,6 +73,8 @@ static double elem(int dtype, const void *p, size_t i)
     case TILEC_BFLOAT16: return tilec_bf16_to_f32(((const uint16_t *)p)[i]);
     case TILEC_FLOAT32: return ((const float *)p)[i];
     case TILEC_FLOAT64: return ((const double *)p)[i];
+    case TILEC_FLOAT8_E4M3FN: return tilec_f8e4m3fn_to_f32(((const uint8_t *)p)[i]);
+    case TILEC_FLOAT8_E5M2: return tilec_f8e5m2_to_f32(((const uint8_t *)p)[i]);
     case TILEC_BOOL: return ((const uint8_t *)p)[i] != 0;
     case TILEC_INT8: return ((const int8_t *)p)[i];
     case TILEC_INT16: return ((const int16_t *)p)[i];
@@ -373,7 +377,8 @@ void check_set_judge(const check_set_t *set, check_tol_t tol, check_verdict_t *v
     memset(v, 0, sizeof *v);
     v->worst_name = "";
     for (int i = 0; i < set->n; i++) {
-        any16 |= set->t[i].elem == TILEC_ELEM_FLOAT16 || set->t[i].elem == TILEC_ELEM_BFLOAT16;
+        any16 |= set->t[i].elem == TILEC_ELEM_FLOAT16 || set->t[i].elem == TILEC_ELEM_BFLOAT16 ||
+                 tilec_dtype_is_float8((tilec_dtype_t)set->t[i].elem);
     }
     v->tol = tol == CHECK_TOL_FP16 ? 1e-2 : tol == CHECK_TOL_FP32 ? 1e-4 : tol == CHECK_TOL_EXACT ? 0.0
              : any16 ? 1e-2 : 1e-4;

@@ -17,8 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Not in DLPack 0.6; later versions define kDLBool = 6 (one byte each). */
+/* Not in DLPack 0.6; later versions define kDLBool = 6 (one byte each)
+ * and, from 1.1, the 8-bit float codes (bits 8, lanes 1). */
 #define TILEC_KDLBOOL 6
+#define TILEC_KDLFLOAT8_E4M3FN 10
+#define TILEC_KDLFLOAT8_E5M2 12
 
 static int elem_from_dl(DLDataType t, tilec_elem_t *out)
 {
@@ -33,6 +36,12 @@ static int elem_from_dl(DLDataType t, tilec_elem_t *out)
         return -1;
     case kDLBfloat:
         if (t.bits == 16) { *out = TILEC_ELEM_BFLOAT16; return 0; }
+        return -1;
+    case TILEC_KDLFLOAT8_E4M3FN:
+        if (t.bits == 8) { *out = TILEC_ELEM_FLOAT8_E4M3FN; return 0; }
+        return -1;
+    case TILEC_KDLFLOAT8_E5M2:
+        if (t.bits == 8) { *out = TILEC_ELEM_FLOAT8_E5M2; return 0; }
         return -1;
     case kDLInt:
         if (t.bits == 8) { *out = TILEC_ELEM_INT8; return 0; }
@@ -68,6 +77,8 @@ static DLDataType elem_to_dl(tilec_elem_t e)
         t.code = kDLUInt;
         break;
     case TILEC_ELEM_BFLOAT16: t.code = kDLBfloat; break;
+    case TILEC_ELEM_FLOAT8_E4M3FN: t.code = TILEC_KDLFLOAT8_E4M3FN; break;
+    case TILEC_ELEM_FLOAT8_E5M2: t.code = TILEC_KDLFLOAT8_E5M2; break;
     default: t.code = kDLFloat; break;
     }
     return t;

@@ -96,7 +96,7 @@ int tilec_interp_oob(tilec_ictx_t *c, const char *what, const tilec_ibuf_t *b, c
 
 int tilec_interp_is_float(tilec_dtype_t t)
 {
-    return t == TILEC_FLOAT16 || t == TILEC_BFLOAT16 || t == TILEC_FLOAT32 || t == TILEC_FLOAT64;
+    return tilec_dtype_is_float(t);
 }
 
 tilec_dtype_t tilec_interp_wide(tilec_dtype_t t)
@@ -122,6 +122,10 @@ static double round_to(double d, tilec_dtype_t t)
         return tilec_bf16_to_f32(tilec_f64_to_bf16(d));
     case TILEC_FLOAT32:
         return (double)(float)d;
+    case TILEC_FLOAT8_E4M3FN:
+        return tilec_f8e4m3fn_to_f32(tilec_f64_to_f8e4m3fn(d));
+    case TILEC_FLOAT8_E5M2:
+        return tilec_f8e5m2_to_f32(tilec_f64_to_f8e5m2(d));
     default:
         return d;
     }
@@ -216,6 +220,8 @@ tilec_ival_t tilec_interp_load_raw(const tilec_ibuf_t *b, int64_t off)
     case TILEC_BFLOAT16:{ uint16_t x; memcpy(&x, p, 2); v.f = tilec_bf16_to_f32(x); break; }
     case TILEC_FLOAT32: { float x;    memcpy(&x, p, 4); v.f = x; break; }
     case TILEC_FLOAT64: { double x;   memcpy(&x, p, 8); v.f = x; break; }
+    case TILEC_FLOAT8_E4M3FN: v.f = tilec_f8e4m3fn_to_f32(*p); break;
+    case TILEC_FLOAT8_E5M2:   v.f = tilec_f8e5m2_to_f32(*p); break;
     default: break;
     }
     return v;
@@ -238,6 +244,8 @@ void tilec_interp_store_raw(tilec_ibuf_t *b, int64_t off, tilec_ival_t v)
     case TILEC_BFLOAT16:{ uint16_t x = tilec_f64_to_bf16(v.f); memcpy(p, &x, 2); break; }
     case TILEC_FLOAT32: { float x = (float)v.f;        memcpy(p, &x, 4); break; }
     case TILEC_FLOAT64: { double x = v.f;              memcpy(p, &x, 8); break; }
+    case TILEC_FLOAT8_E4M3FN: *p = tilec_f64_to_f8e4m3fn(v.f); break;
+    case TILEC_FLOAT8_E5M2:   *p = tilec_f64_to_f8e5m2(v.f); break;
     default: break;
     }
 }

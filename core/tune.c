@@ -1027,9 +1027,13 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
                     st = fail(r, TILEC_E_NOMEM, NULL);
                     break;
                 }
-                memcpy(t.c[n].defs, o->defs, sizeof *o->defs * (size_t)o->ndefs);
-                memcpy(t.c[n].defs + o->ndefs, bkv, sizeof *bkv * (size_t)o->nshapes);
-                memcpy(t.c[n].defs + o->ndefs + o->nshapes, ckv, sizeof *ckv * (size_t)nc);
+                /* (each source may be NULL when its count is 0) */
+                if (o->ndefs)
+                    memcpy(t.c[n].defs, o->defs, sizeof *o->defs * (size_t)o->ndefs);
+                if (o->nshapes)
+                    memcpy(t.c[n].defs + o->ndefs, bkv, sizeof *bkv * (size_t)o->nshapes);
+                if (nc)
+                    memcpy(t.c[n].defs + o->ndefs + o->nshapes, ckv, sizeof *ckv * (size_t)nc);
             }
             if (!bkv || !r->buckets[b].shape) {
                 st = fail(r, TILEC_E_NOMEM, NULL);

@@ -50,5 +50,9 @@ tilec_status_t tilec_tunedb_write_json(const char *path, const tilec_tunedb_row_
                                        char **msg);
 tilec_status_t tilec_tunedb_read_json(const char *path, tilec_tunedb_row_t **rows, int *n,
                                       char **msg);
+/* The same from text in memory (len bytes, no NUL needed); name is shown
+ * in messages. */
+tilec_status_t tilec_tunedb_parse_json(const char *name, const char *text, size_t len,
+                                       tilec_tunedb_row_t **rows, int *n, char **msg);
 
 #endif

@@ -11,6 +11,7 @@
 #include "tunedb.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,9 @@ static int number(jp_t *p, double *out)
     if (k == 0 || *end) {
         return fail(p, "expected a number");
     }
+    if (!isfinite(*out)) {
+        return fail(p, "number out of range"); /* 1e999: JSON has no infinity */
+    }
     p->i += k;
     return 0;
 }
@@ -264,6 +268,11 @@ static int row(jp_t *p, tilec_tunedb_row_t *r)
                 return -1;
             }
             if (num == &v) {
+                /* a count: integral and exact in a double */
+                if (v != floor(v) || fabs(v) > 9007199254740992.0) {
+                    free(k);
+                    return fail(p, "candidates must be a whole number");
+                }
                 r->candidates = (long long)v;
             } else if (num) {
                 *num = v;
@@ -279,24 +288,17 @@ static int row(jp_t *p, tilec_tunedb_row_t *r)
     }
 }
 
-tilec_status_t tilec_tunedb_read_json(const char *path, tilec_tunedb_row_t **rows, int *n,
-                                      char **msg)
+tilec_status_t tilec_tunedb_parse_json(const char *name, const char *text, size_t len,
+                                       tilec_tunedb_row_t **rows, int *n, char **msg)
 {
-    char *text = NULL;
-    size_t len = 0;
     jp_t p;
     int cap = 0;
     tilec_tunedb_row_t *out = NULL;
     *rows = NULL;
     *n = 0;
     *msg = NULL;
-    if (tilec_sdk_file_read(path, (void **)&text, &len) != 0) {
-        *msg = tilec_strfmt("cannot read %s: %s", path, strerror(errno ? errno : EIO));
-        return TILEC_E_IO;
-    }
     if (len > JSON_MAX_BYTES) {
-        free(text);
-        *msg = tilec_strfmt("%s: larger than %zu MiB, not a tuning table", path, JSON_MAX_BYTES >> 20);
+        *msg = tilec_strfmt("%s: larger than %zu MiB, not a tuning table", name, JSON_MAX_BYTES >> 20);
         return TILEC_E_IO;
     }
     memset(&p, 0, sizeof p);
@@ -339,9 +341,8 @@ tilec_status_t tilec_tunedb_read_json(const char *path, tilec_tunedb_row_t **row
             p.err = tilec_strfmt("row %d lacks source_hash, entry, plugin, device or config", i);
         }
     }
-    free(text);
     if (p.err) {
-        *msg = tilec_strfmt("%s is not a tuning table: %s", path, p.err);
+        *msg = tilec_strfmt("%s is not a tuning table: %s", name, p.err);
         free(p.err);
         tilec_tunedb_rows_free(out, *n);
         *n = 0;
@@ -349,4 +350,21 @@ tilec_status_t tilec_tunedb_read_json(const char *path, tilec_tunedb_row_t **row
     }
     *rows = out;
     return TILEC_OK;
+}
+
+tilec_status_t tilec_tunedb_read_json(const char *path, tilec_tunedb_row_t **rows, int *n,
+                                      char **msg)
+{
+    char *text = NULL;
+    size_t len = 0;
+    *rows = NULL;
+    *n = 0;
+    *msg = NULL;
+    if (tilec_sdk_file_read(path, (void **)&text, &len) != 0) {
+        *msg = tilec_strfmt("cannot read %s: %s", path, strerror(errno ? errno : EIO));
+        return TILEC_E_IO;
+    }
+    tilec_status_t st = tilec_tunedb_parse_json(path, text, len, rows, n, msg);
+    free(text);
+    return st;
 }

@@ -25,7 +25,7 @@ enum {
     BI_UNROLL, BI_VECTORIZED, BI_DYNAMIC, BI_CEILDIV, BI_TMAX, BI_TMIN, BI_ABS, BI_EXP, BI_EXP2,
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
-    BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF,
+    BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -51,6 +51,7 @@ static const bientry_t t_members[] = {
     {"max_value", BI_MAX_VALUE}, {"min_value", BI_MIN_VALUE}, {"const", BI_CONST}, {"empty", BI_EMPTY},
     {"annotate_safe_value", BI_SAFE_VALUE}, {"disable_warp_group_reg_alloc", BI_NOOP_HINT},
     {"set_max_nreg", BI_NOOP_HINT}, {"no_set_max_nreg", BI_NOOP_HINT}, {"dtype", BI_DTYPE_OF},
+    {"clamp", BI_CLAMP}, {"parallel", BI_PARALLEL}, {"Serial", BI_SERIAL},
     {NULL, 0}
 };
 
@@ -79,11 +80,8 @@ static const struct { const char *name, *why; } t_unsupported[] = {
     {"call_extern", "external device functions cannot be called on every backend"},
     {"import_source", "external device sources cannot be compiled on every backend"},
     {"gemm_sp", "sparse GEMMs are not in the subset"},
-    {"float8_e4m3fn", "8-bit float dtypes are not in tilec's IR yet"},
-    {"float8_e4m3", "8-bit float dtypes are not in tilec's IR yet"},
-    {"float8_e5m2", "8-bit float dtypes are not in tilec's IR yet"},
-    {"float8_e4m3fnuz", "8-bit float dtypes are not in tilec's IR yet"},
-    {"float8_e5m2fnuz", "8-bit float dtypes are not in tilec's IR yet"},
+    {"float8_e4m3fnuz", "AMD's fnuz 8-bit floats are not in tilec's IR (float8_e4m3fn and float8_e5m2 are)"},
+    {"float8_e5m2fnuz", "AMD's fnuz 8-bit floats are not in tilec's IR (float8_e4m3fn and float8_e5m2 are)"},
     {"float4_e2m1fn", "4-bit float dtypes are not in tilec's IR yet"},
     {"int4", "4-bit integer dtypes are not in tilec's IR yet"},
     {"uint4", "4-bit integer dtypes are not in tilec's IR yet"},
@@ -451,6 +449,8 @@ static tilec_ir_expr_t *limit_value(ev_t *ev, tilec_dtype_t t, int is_max)
     case TILEC_BFLOAT16: f = 3.38953138925153547590e+38; break;
     case TILEC_FLOAT32: f = FLT_MAX; break;
     case TILEC_FLOAT64: f = DBL_MAX; break;
+    case TILEC_FLOAT8_E4M3FN: f = 448.0; break;
+    case TILEC_FLOAT8_E5M2: f = 57344.0; break;
     case TILEC_BOOL: return ev_chk(ev, tilec_ir_int(ev->a, is_max, t));
     default: {
         size_t bits = tilec_dtype_size(t) * 8;
@@ -806,6 +806,10 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     case BI_CEILDIV: {
         BIND("T.ceildiv", 2, "lhs", "rhs");
         return ceildiv(ev, a_[0], a_[1], at);
+    }
+    case BI_CLAMP: { /* T.clamp(x, lo, hi) = min(max(x, lo), hi) */
+        BIND("T.clamp", 3, "dst", "min_val", "max_val");
+        return v_minmax(ev, 0, v_minmax(ev, 1, a_[0], a_[1], at), a_[2], at);
     }
     case BI_TMAX: case BI_TMIN: {
         BIND(id == BI_TMAX ? "T.max" : "T.min", 2, "a", "b", "span");

@@ -477,6 +477,12 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
         if (f->kind == V_JIT) {
             ev_fail(ev, e->loc, "tilelang.jit(...) is only supported as a decorator");
         }
+        /* tilec runs no torch, so torch sees no CUDA device (host helpers such as an IsRDNA() check) */
+        if (f->kind == V_OPAQUE && !strcmp(f->u.opq, "torch.cuda.is_available")) {
+            args_t ar;
+            ev_eval_args(ev, e, &ar);
+            return ev->vfalse;
+        }
         if (f->kind == V_OPAQUE)
             ev_fail(ev, e->loc, "'%s(...)' is outside the subset tilec supports: tilec runs no Python; only tilelang, "
                     "math, itertools and torch dtype names are evaluated", f->u.opq);
@@ -521,6 +527,50 @@ value_t *ev_eval(ev_t *ev, ast_expr_t *e)
 
 /* ---- assignment ------------------------------------------------------------- */
 
+/* ---- single-assignment scalar temporaries (slice extents see through them) ---- */
+
+static void note_let(ev_t *ev, tilec_ir_var_t *var, tilec_ir_expr_t *def)
+{
+    if (var->id >= ev->let_cap) {
+        int ncap = var->id * 2 + 16;
+        tilec_ir_expr_t **nd = ev_alloc(ev, sizeof *nd * (size_t)ncap);
+        int *nn = ev_alloc(ev, sizeof *nn * (size_t)ncap);
+        if (ev->let_cap) {
+            memcpy(nd, ev->let_def, sizeof *nd * (size_t)ev->let_cap);
+            memcpy(nn, ev->let_nset, sizeof *nn * (size_t)ev->let_cap);
+        }
+        ev->let_def = nd;
+        ev->let_nset = nn;
+        ev->let_cap = ncap;
+    }
+    if (ev->let_nset[var->id]++ == 0) ev->let_def[var->id] = def;
+}
+
+tilec_ir_expr_t *ev_let_def(ev_t *ev, tilec_ir_var_t *var, ast_loc_t loc)
+{
+    if (var->kind != TILEC_VAR_LET || var->id >= ev->let_cap || ev->let_nset[var->id] != 1) return NULL;
+    if (ev->nlet_uses == ev->cap_let_uses) {
+        int ncap = ev->cap_let_uses ? ev->cap_let_uses * 2 : 16;
+        struct let_use *nu = ev_alloc(ev, sizeof *nu * (size_t)ncap);
+        if (ev->nlet_uses) memcpy(nu, ev->let_uses, sizeof *nu * (size_t)ev->nlet_uses);
+        ev->let_uses = nu;
+        ev->cap_let_uses = ncap;
+    }
+    ev->let_uses[ev->nlet_uses].var = var;
+    ev->let_uses[ev->nlet_uses++].loc = loc;
+    return ev->let_def[var->id];
+}
+
+/* A slice extent taken through a temporary stays right only if nothing assigns it again. */
+static void check_let_uses(ev_t *ev)
+{
+    int i;
+    for (i = 0; i < ev->nlet_uses; i++)
+        if (ev->let_nset[ev->let_uses[i].var->id] != 1)
+            ev_fail(ev, ev->let_uses[i].loc, "the extent of this slice depends on '%s', which is assigned more "
+                    "than once; write the slice as x:x+EXTENT with a constant EXTENT", ev->let_uses[i].var->name);
+}
+
 static int is_let(value_t *v)
 {
     return v && v->kind == V_EXPR && v->u.ex->kind == TILEC_EX_VAR && v->u.ex->u.var->kind == TILEC_VAR_LET;
@@ -562,6 +612,7 @@ static void assign_name(ev_t *ev, const char *name, value_t *v, ast_loc_t loc)
         st->u.assign.var = var;
         st->u.assign.value = ex_as(ev, v, var->dtype, loc);
         ev_emit(ev, st, loc);
+        note_let(ev, var, st->u.assign.value);
         return;
     }
     if (v->kind == V_EXPR && ev->tail) {
@@ -571,6 +622,7 @@ static void assign_name(ev_t *ev, const char *name, value_t *v, ast_loc_t loc)
         st->u.assign.var = var;
         st->u.assign.value = v->u.ex;
         ev_emit(ev, st, loc);
+        note_let(ev, var, v->u.ex);
         env_set(ev, ev->env, name, v_expr(ev, tilec_ir_varref(ev->a, var)));
         return;
     }
@@ -628,6 +680,7 @@ static void unpack(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc)
             st->u.assign.var = var;
             st->u.assign.value = e;
             ev_emit(ev, st, loc);
+            note_let(ev, var, e);
             items[i] = v_expr(ev, ev_chk(ev, tilec_ir_varref(ev->a, var)));
         }
     }
@@ -669,8 +722,13 @@ static void assign_to(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc)
         store_elem(ev, el->u.ex, v, t->loc);
         return;
     }
-    case AST_ATTR:
+    case AST_ATTR: {
+        /* host settings on a module tilec does not evaluate (torch.backends.cuda.matmul.allow_tf32 = False)
+         * change nothing here */
+        value_t *obj = ev_eval(ev, t->u.attr.value);
+        if (obj->kind == V_OPAQUE && ev->at_module && !ev->tail) return;
         ev_fail(ev, t->loc, "cannot assign to attribute '%s'", t->u.attr.name);
+    }
     case AST_STARRED:
         ev_fail(ev, t->loc, "starred assignment targets are not supported");
     default:
@@ -789,6 +847,7 @@ static void exec_annassign(ev_t *ev, ast_stmt_t *s)
             st->u.assign.var = var;
             st->u.assign.value = ex_as(ev, v, dt, s->loc);
             ev_emit(ev, st, s->loc);
+            note_let(ev, var, st->u.assign.value);
             env_set(ev, ev->env, t->u.name, v_expr(ev, tilec_ir_varref(ev->a, var)));
             return;
         }
@@ -1392,6 +1451,7 @@ static void build_kernel(ev_t *ev, func_t *fn)
     ev->in_prim = 0;
     if (!ev->kernel_done)
         ev_fail(ev, d->loc, "@T.prim_func '%s' has no `with T.Kernel(...)` block", d->u.def.name);
+    check_let_uses(ev);
 }
 
 /* ---- eager-style kernels -------------------------------------------------- *
@@ -1525,6 +1585,7 @@ static value_t **build_eager(ev_t *ev, func_t *fn)
     ev->eager = 0;
     if (!ev->kernel_done)
         ev_fail(ev, d->loc, "eager-style kernel '%s' has no `with T.Kernel(...)` block", d->u.def.name);
+    check_let_uses(ev);
     return args;
 }
 

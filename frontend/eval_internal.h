@@ -170,6 +170,11 @@ typedef struct ev {
     int guarded;               /* inside a run-time if / select: skip loop-range index checks */
     int64_t *loop_ext; int nloop_ext; /* constant extent of loop var by id, -1 unknown */
     uint64_t scalar_mask; int nscalars; /* prim_func parameters that are scalars (eval.c: scalar_param) */
+    /* scalar temporaries by var id: the value of their first assignment and
+     * how many assignments they have; slice extents look through those
+     * assigned once (value.c: const_diff), checked again when the kernel ends */
+    tilec_ir_expr_t **let_def; int *let_nset; int let_cap;
+    struct let_use { tilec_ir_var_t *var; ast_loc_t loc; } *let_uses; int nlet_uses, cap_let_uses;
     int eager;                 /* running an eager-style @tilelang.jit kernel (eval.c: build_eager) */
     value_t *pass_configs;     /* the entry's tilelang.jit(pass_configs=...), or NULL */
     value_t *none, *vtrue, *vfalse;
@@ -200,6 +205,11 @@ int64_t ev_loop_extent(ev_t *ev, const tilec_ir_var_t *v);
 /* Eager style: declares the next kernel parameter (an `A: T.Tensor(...)`
  * statement, or `C = T.empty(...)` for an output) and returns its buffer. */
 value_t *ev_eager_tensor(ev_t *ev, const char *name, value_t *tt, int is_out, ast_loc_t loc);
+/* Scalar temporaries (eval.c): the expression a let var was first assigned
+ * when it has exactly one assignment so far, else NULL; a use of that
+ * expression is recorded so that a later second assignment is an error at
+ * loc when the kernel ends. */
+tilec_ir_expr_t *ev_let_def(ev_t *ev, tilec_ir_var_t *var, ast_loc_t loc);
 /* T.const("M, N"): -D values, else T.dynamic symbols */
 value_t *ev_const_names(ev_t *ev, value_t *names, ast_loc_t loc);
 

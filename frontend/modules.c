@@ -108,7 +108,8 @@ static value_t *torch_member(ev_t *ev, const char *name)
         {"double", TILEC_FLOAT64}, {"int8", TILEC_INT8}, {"int16", TILEC_INT16}, {"short", TILEC_INT16},
         {"int32", TILEC_INT32}, {"int", TILEC_INT32}, {"int64", TILEC_INT64}, {"long", TILEC_INT64},
         {"uint8", TILEC_UINT8}, {"uint16", TILEC_UINT16}, {"uint32", TILEC_UINT32}, {"uint64", TILEC_UINT64},
-        {"bool", TILEC_BOOL}, {NULL, TILEC_BOOL}
+        {"bool", TILEC_BOOL}, {"float8_e4m3fn", TILEC_FLOAT8_E4M3FN}, {"float8_e5m2", TILEC_FLOAT8_E5M2},
+        {NULL, TILEC_BOOL}
     };
     int i;
     for (i = 0; dts[i].n; i++)

@@ -1180,7 +1180,10 @@ static int64_t expr_const(tilec_ir_expr_t *e, int *ok)
 /* Linear form of an int expression: constant + sum of coef * atom, where an
  * atom is a variable or an opaque subexpression; enough to see that
  * (bx + 1) * 64 - bx * 64 is 64. */
-typedef struct lin { int n; int64_t c; tilec_ir_expr_t *atom[16]; int64_t coef[16]; int bad; } lin_t;
+typedef struct lin {
+    int n; int64_t c; tilec_ir_expr_t *atom[16]; int64_t coef[16]; int bad;
+    ev_t *ev; ast_loc_t loc;   /* when set: look through single-assignment temporaries */
+} lin_t;
 
 static int ex_same(const tilec_ir_expr_t *x, const tilec_ir_expr_t *y, int depth)
 {
@@ -1233,6 +1236,14 @@ static void lin_of(lin_t *l, tilec_ir_expr_t *e, int64_t k, int depth)
         l->bad = 1;
         return;
     }
+    /* a temporary assigned once stands for its value (H1 = H0 + 64: H0:H1 has extent 64) */
+    if (l->ev && e->kind == TILEC_EX_VAR) {
+        tilec_ir_expr_t *def = ev_let_def(l->ev, e->u.var, l->loc);
+        if (def) {
+            lin_of(l, def, k, depth + 1);
+            return;
+        }
+    }
     if (tilec_ir_is_const_int(e, &c)) {
         l->c += k * c;
         return;
@@ -1266,18 +1277,18 @@ static void lin_of(lin_t *l, tilec_ir_expr_t *e, int64_t k, int depth)
 }
 
 /* hi - lo as a compile-time constant when the linear forms cancel. */
-static int const_diff(tilec_ir_expr_t *hi, tilec_ir_expr_t *lo, int64_t *out)
+static int const_diff(ev_t *ev, ast_loc_t loc, tilec_ir_expr_t *hi, tilec_ir_expr_t *lo, int64_t *out)
 {
-    lin_t *l = calloc(1, sizeof *l);
+    lin_t *l = ev_alloc(ev, sizeof *l); /* in the arena: looking through a temporary may unwind */
     int i, ok = 1;
-    if (!l) return 0;
+    l->ev = ev;
+    l->loc = loc;
     lin_of(l, hi, 1, 0);
     lin_of(l, lo, -1, 0);
     if (l->bad) ok = 0;
     for (i = 0; ok && i < l->n; i++)
         if (l->coef[i] != 0) ok = 0;
     *out = l->c;
-    free(l);
     return ok;
 }
 
@@ -1414,7 +1425,7 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
                         ev_fail(ev, it->loc, "slice bound %lld of '%s' is negative; buffer slices count from 0 "
                                 "(Python's from-the-end meaning does not apply)", (long long)c, b->name);
                 }
-                if (!const_diff(hi, lo, &ext)) {
+                if (!const_diff(ev, it->loc, hi, lo, &ext)) {
                     ev_fail(ev, it->loc, "the extent of this slice of '%s' is not a compile-time "
                             "constant; write it as x:x+EXTENT with a constant EXTENT", b->name);
                 }

@@ -32,6 +32,7 @@
 #include "tilec/ir.h"
 #include "tilec/plugin.h"
 #include "tilec/tilec.h"
+#include "npy.h"
 
 extern char **environ;
 
@@ -1898,4 +1899,42 @@ Test(cli, help_and_version)
              TILEC_IR_VERSION_MAJOR, TILEC_IR_VERSION_MINOR);
     cr_assert_str_eq(p.out, want);
     proc_free(&p);
+}
+
+/* --input NAME=F.npy sets a tensor's contents, --output NAME=F.npy saves the
+ * result (tests/lang/tvm_helpers.py computes B = 3 * A) */
+Test(cli, run_input_and_output_npy)
+{
+    proc_t p;
+    char a[64], b[64], err[256];
+    float in[8], out[8];
+    int64_t shape[1] = {8}, bad[1] = {7};
+    snprintf(a, sizeof a, "/tmp/tilec_cli_a_%d.npy", (int)getpid());
+    snprintf(b, sizeof b, "/tmp/tilec_cli_b_%d.npy", (int)getpid());
+    for (int i = 0; i < 8; i++) in[i] = (float)i - 2.5f;
+    cr_assert_eq(tilec_npy_write(a, TILEC_ELEM_FLOAT32, 1, shape, in, sizeof in, err, sizeof err), 0, "%s", err);
+    char ain[80], bout[80];
+    snprintf(ain, sizeof ain, "A=%s", a);
+    snprintf(bout, sizeof bout, "B=%s", b);
+    TILEC(&p, "run", "tests/lang/tvm_helpers.py", "--input", ain, "--output", bout, "--check");
+    EXPECT_STATUS(&p, 0);
+    proc_free(&p);
+    cr_assert_eq(tilec_npy_read(b, TILEC_ELEM_FLOAT32, 1, shape, out, sizeof out, err, sizeof err), 0, "%s", err);
+    for (int i = 0; i < 8; i++) cr_expect_eq(out[i], 3 * in[i], "B[%d] = %g", i, (double)out[i]);
+    /* an unknown tensor lists the kernel's; a file of another shape says both */
+    TILEC(&p, "run", "tests/lang/tvm_helpers.py", "--input", "Q=x.npy");
+    EXPECT_STATUS(&p, 2);
+    EXPECT_IN(p.err, "the kernel has no tensor 'Q'; its tensors are: A B");
+    proc_free(&p);
+    cr_assert_eq(tilec_npy_write(a, TILEC_ELEM_FLOAT32, 1, bad, in, 7 * sizeof(float), err, sizeof err), 0, "%s", err);
+    TILEC(&p, "run", "tests/lang/tvm_helpers.py", "--input", ain);
+    EXPECT_STATUS(&p, 2);
+    EXPECT_IN(p.err, "shape (7,) does not match the tensor's (8,)");
+    proc_free(&p);
+    TILEC(&p, "run", "tests/lang/tvm_helpers.py", "--input", "A");
+    EXPECT_STATUS(&p, 2);
+    EXPECT_IN(p.err, "--input expects NAME=FILE.npy");
+    proc_free(&p);
+    unlink(a);
+    unlink(b);
 }

@@ -159,6 +159,15 @@ Test(cuda, every_conformance_case_compiles_for_sm_90_and_sm_90a)
     cr_expect_geq(nw, 1, "no case uses wgmma at its defaults (fragment_layouts.py should)");
 }
 
+/* copies between every pair of scopes and dtypes, float64 -> float16 among
+ * them (whose conversion once printed one parenthesis short) */
+Test(cuda, copies_across_scopes_and_dtypes_compile)
+{
+    int n = 0, nw = 0;
+    compile_all("tests/lang/copy_scopes.py", "sm_80", &n, &nw);
+    cr_expect_eq(n, 1);
+}
+
 Test(cuda, gemm_uses_tensor_cores_and_cp_async_on_sm_90)
 {
     tilec_context_t *ctx = cuda_ctx(NULL);

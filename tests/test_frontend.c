@@ -1273,3 +1273,18 @@ Test(frontend_errors, scalar_parameters)
                    "    return main\n",
                0, "out_idx 1 names a scalar parameter");
 }
+
+/* a slice extent seen through a temporary is refused once the temporary is assigned again */
+Test(frontend_errors, slice_through_reassigned_temporary)
+{
+    expect_err(HDR "@T.prim_func\n"
+                   "def main(A: T.Tensor((16,), \"float32\"), B: T.Tensor((16,), \"float32\")):\n"
+                   "    with T.Kernel(4) as bx:\n"
+                   "        s = T.alloc_shared((4,), \"float32\")\n"
+                   "        h0 = bx * 4\n"
+                   "        h1 = h0 + 4\n"
+                   "        T.copy(A[h0:h1], s)\n"
+                   "        h0 = bx * 2\n"
+                   "        T.copy(s, B[0:4])\n",
+               10, "the extent of this slice depends on 'h0', which is assigned more than once");
+}

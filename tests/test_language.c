@@ -43,6 +43,7 @@ static size_t elem_size(tilec_elem_t e)
 {
     switch (e) {
     case TILEC_ELEM_BOOL: case TILEC_ELEM_INT8: case TILEC_ELEM_UINT8: return 1;
+    case TILEC_ELEM_FLOAT8_E4M3FN: case TILEC_ELEM_FLOAT8_E5M2: return 1;
     case TILEC_ELEM_INT16: case TILEC_ELEM_UINT16: case TILEC_ELEM_FLOAT16: case TILEC_ELEM_BFLOAT16: return 2;
     case TILEC_ELEM_INT32: case TILEC_ELEM_UINT32: case TILEC_ELEM_FLOAT32: return 4;
     default: return 8;
@@ -124,7 +125,8 @@ static void run_entry(run_t *r, const char *path, const char *entry, const tilec
                 a = ((double *)r->ref[i])[k];
                 b = ((double *)r->dev[i])[k];
             }
-            cr_assert(a == b || fabs(a - b) <= 1e-5 * fmax(1.0, fabs(a)) || (isinf(a) && a == b),
+            cr_assert(a == b || fabs(a - b) <= 1e-5 * fmax(1.0, fabs(a)) || (isinf(a) && a == b) ||
+                          (isnan(a) && isnan(b)),
                       "%s: parameter %d element %lld: interpreter %g, backend %g", path, i, (long long)k, a, b);
         }
     }
@@ -1105,5 +1107,105 @@ Test(lang, fast_math_keeps_infinities)
         for (j = 0; j < 8; j++)
             EXPECT_NEAR(F(r, 1)[i * 8 + j], j > i ? 0.0 : exp2((float)pattern(0, i * 8 + j) - m), "P[%d,%d]", i, j);
     }
+    run_free(&r);
+}
+
+/* ---- float8 (tile IR 1.2) ------------------------------------------------ */
+
+/* inputs of float8.py's convert, with the bytes ml_dtypes gives for them */
+static const float f8_in[16] = {
+    1.0f, 448.0f, 464.0f, 465.0f, -500.0f, INFINITY, 1.0625f, 1.07f,
+    0x1p-9f, 0x1p-10f, 0.75f * 0x1p-9f, 57344.0f, 61440.0f, 1.125f, -0x1p-16f, 0.0f};
+static const uint8_t f8_e4[16] = {0x38, 0x7e, 0x7e, 0x7f, 0xff, 0x7f, 0x38, 0x39,
+                                  0x01, 0x00, 0x01, 0x7f, 0x7f, 0x39, 0x80, 0x00};
+static const uint8_t f8_e5[16] = {0x3c, 0x5f, 0x5f, 0x5f, 0xe0, 0x7c, 0x3c, 0x3c,
+                                  0x18, 0x14, 0x16, 0x7b, 0x7c, 0x3c, 0x81, 0x00};
+
+static void fill_f8_inputs(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    if (i == 0 && e == TILEC_ELEM_FLOAT32 && count == 16) memcpy(data, f8_in, sizeof f8_in);
+}
+
+Test(lang, float8_conversions_round_to_nearest_even)
+{
+    run_t r;
+    int k;
+    run_entry(&r, "tests/lang/float8.py", "convert", NULL, 0, fill_f8_inputs);
+    cr_assert_eq(r.elem[1], TILEC_ELEM_FLOAT8_E4M3FN);
+    cr_assert_eq(r.elem[2], TILEC_ELEM_FLOAT8_E5M2);
+    for (k = 0; k < 16; k++) {
+        uint8_t e4 = ((uint8_t *)r.ref[1])[k], e5 = ((uint8_t *)r.ref[2])[k];
+        cr_expect_eq(e4, f8_e4[k], "e4m3fn(%a): got 0x%02x, want 0x%02x", (double)f8_in[k], e4, f8_e4[k]);
+        cr_expect_eq(e5, f8_e5[k], "e5m2(%a): got 0x%02x, want 0x%02x", (double)f8_in[k], e5, f8_e5[k]);
+    }
+    /* read back: 448, NaN for overflow, 1.125 for 1.07, 2^-9 subnormal; e5m2 inf and 57344 */
+    EXPECT_NEAR(F(r, 3)[1], 448.0, "Back[0,1]%s", "");
+    cr_expect(isnan(F(r, 3)[3]) && isnan(F(r, 3)[5]), "e4m3fn overflow and inf read back as NaN");
+    EXPECT_NEAR(F(r, 3)[7], 1.125, "Back[0,7]%s", "");
+    EXPECT_NEAR(F(r, 3)[8] * 512.0, 1.0, "Back[0,8] * 2^9%s", "");
+    EXPECT_NEAR(F(r, 3)[16 + 11], 57344.0, "Back[1,11]%s", "");
+    cr_expect(isinf(F(r, 3)[16 + 12]) && F(r, 3)[16 + 12] > 0, "e5m2 61440 rounds to +inf");
+    EXPECT_NEAR(F(r, 3)[16 + 14] * 65536.0, -1.0, "Back[1,14] * 2^16%s", "");
+    run_free(&r);
+}
+
+static void fill_f8_pattern(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    int64_t k;
+    if (e != TILEC_ELEM_FLOAT8_E4M3FN) return fill_zero(i, data, count, e);
+    /* pattern() values (multiples of 0.25 in [-1.25, 1.25]) are exact in e4m3fn */
+    for (k = 0; k < count; k++) {
+        double v = pattern(i, k), a = fabs(v);
+        uint8_t b = 0;
+        if (a != 0) {
+            int ex = 0;
+            double m = frexp(a, &ex);           /* a = m * 2^ex, m in [0.5, 1) */
+            b = (uint8_t)(((ex - 1 + 7) << 3) | (int)((m * 2 - 1) * 8));
+        }
+        ((uint8_t *)data)[k] = (uint8_t)(b | (v < 0 ? 0x80 : 0));
+    }
+}
+
+Test(lang, float8_gemm_accumulates_in_float32)
+{
+    run_t r;
+    int i, j, k;
+    run_entry(&r, "tests/lang/float8.py", "gemm", NULL, 0, fill_f8_pattern);
+    for (i = 0; i < 16; i++)
+        for (j = 0; j < 16; j++) {
+            double want = 0;
+            for (k = 0; k < 32; k++) want += pattern(0, i * 32 + k) * pattern(1, k * 16 + j);
+            EXPECT_NEAR(F(r, 2)[i * 16 + j], want, "C[%d,%d]", i, j);
+        }
+    run_free(&r);
+}
+
+Test(lang, clamp_and_loop_spellings)
+{
+    run_t r;
+    int k;
+    run_file(&r, "tests/lang/clamp_forms.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 16; k++) {
+        EXPECT_NEAR(F(r, 1)[k], fmin(fmax(pattern(0, k), -0.5), 0.75), "B[%d]", k);
+        cr_expect_eq(I32(r, 2)[k], (k < 3 ? 3 : k > 9 ? 9 : k) + 5, "C[%d]", k);
+    }
+    run_free(&r);
+}
+
+Test(lang, host_helpers_see_no_torch_device)
+{
+    run_t r;
+    int k;
+    run_file(&r, "tests/lang/host_helpers.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 8; k++) EXPECT_NEAR(F(r, 1)[k], 2 * pattern(0, k), "B[%d]", k);
+    run_free(&r);
+}
+
+Test(lang, slice_bounds_in_single_assignment_temporaries)
+{
+    run_t r;
+    int k;
+    run_file(&r, "tests/lang/slice_temps.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 16; k++) EXPECT_NEAR(F(r, 1)[k], 2 * pattern(0, k), "B[%d]", k);
     run_free(&r);
 }

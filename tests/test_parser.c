@@ -184,7 +184,7 @@ static void dump_expr(sbuf_t *b, const ast_expr_t *e)
         put(b, "(lambda");
         for (int i = 0; i < e->u.lam.def->u.def.nparams; i++) {
             put(b, " ");
-            put(b, e->u.lam.def->u.def.params[i].name);
+            put(b, "%s", e->u.lam.def->u.def.params[i].name);
         }
         put(b, " ");
         dump_expr(b, e->u.lam.def->u.def.body.s[0]->u.ret.value);
@@ -198,9 +198,9 @@ static void dump_expr(sbuf_t *b, const ast_expr_t *e)
             if (e->u.fstr.specs[i] && (e->u.fstr.specs[i][0] || e->u.fstr.convs[i])) {
                 char cv[2] = {e->u.fstr.convs[i], 0};
                 put(b, "!");
-                put(b, cv);
+                put(b, "%s", cv);
                 put(b, ":");
-                put(b, e->u.fstr.specs[i]);
+                put(b, "%s", e->u.fstr.specs[i]);
             }
         }
         put(b, ")");
@@ -208,7 +208,7 @@ static void dump_expr(sbuf_t *b, const ast_expr_t *e)
     case AST_COMP: {
         char br[2] = {(char)e->u.comp.bracket, 0};
         put(b, "(comp");
-        put(b, br);
+        put(b, "%s", br);
         put(b, " ");
         dump_expr(b, e->u.comp.elt);
         if (e->u.comp.value) {

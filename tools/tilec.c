@@ -29,10 +29,12 @@
 #include "tilec/lower.h"
 #include "tilec/plugin.h"
 #include "tilec/tilec.h"
+#include "npy.h"
 
 enum { EXIT_PASS = 0, EXIT_CHECK_FAIL = 1, EXIT_USAGE = 2, EXIT_BACKEND = 3 };
 
 #define MAX_DEFINES 256
+#define MAX_IO 64
 
 typedef struct options {
     const char *cmd;
@@ -50,18 +52,24 @@ typedef struct options {
     int ndefs;
     tilec_define_kv_t defs[MAX_DEFINES];
     char *def_storage[MAX_DEFINES];
+    /* --input NAME=F.npy / --output NAME=F.npy (run): tensor name, file */
+    int nio[2];
+    const char *io_name[2][MAX_IO], *io_file[2][MAX_IO];
+    char *io_storage[2][MAX_IO];
 } options_t;
 
 static void usage(FILE *f)
 {
     fputs("usage:\n"
           "  tilec run FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME] [--check [--reference BACKEND]]\n"
-          "            [--bench] [--seed N] [--db PATH] [--bundle F.tcb]\n"
+          "            [--bench] [--seed N] [--db PATH] [--bundle F.tcb] [--input NAME=F.npy]... [--output NAME=F.npy]...\n"
           "      --check              compare every tensor with a reference run: the IR interpreter by default\n"
           "      --reference BACKEND  with --check: compute the reference on BACKEND[:N] instead (e.g. cpu),\n"
           "                           for problems too large for the interpreter; use a certified backend\n"
           "      --db PATH            the tuning database to take a tuned config from (default TILEC_TUNE_DB)\n"
           "      --bundle F.tcb       take the kernel (and its tuned config) from a bundle: no compiler runs\n"
+          "      --input NAME=F.npy   tensor NAME's initial contents from a .npy file (dtype and shape must match)\n"
+          "      --output NAME=F.npy  write tensor NAME after the run (the backend's result) to a .npy file\n"
           "  tilec compile FILE [-D NAME=VALUE]... [--entry NAME] [--backend NAME]\n"
           "                --emit ir|lowered|source|binary|info|layout\n"
           "                [--arch ARCH] [-o OUT]\n"
@@ -137,6 +145,28 @@ static int parse_define(options_t *o, const char *arg)
     return 0;
 }
 
+/* --input/--output NAME=FILE (k: 0 input, 1 output) */
+static int parse_io(options_t *o, int k, const char *arg)
+{
+    const char *opt = k ? "--output" : "--input";
+    const char *eq = strchr(arg, '=');
+    char *copy;
+    if (!eq || eq == arg || !eq[1]) {
+        fprintf(stderr, "tilec: %s expects NAME=FILE.npy, got '%s'\n(run 'tilec --help' for usage)\n", opt, arg);
+        return EXIT_USAGE;
+    }
+    if (o->nio[k] == MAX_IO) {
+        fprintf(stderr, "tilec: too many %s options (at most %d)\n", opt, MAX_IO);
+        return EXIT_USAGE;
+    }
+    if (!(copy = strdup(arg))) return usage_error("out of memory at '%s'", arg);
+    copy[eq - arg] = 0;
+    o->io_storage[k][o->nio[k]] = copy;
+    o->io_name[k][o->nio[k]] = copy;
+    o->io_file[k][o->nio[k]++] = copy + (eq - arg) + 1;
+    return 0;
+}
+
 static int parse_args(options_t *o, int argc, char **argv)
 {
     for (int i = 2; i < argc; i++) {
@@ -188,6 +218,9 @@ static int parse_args(options_t *o, int argc, char **argv)
                 return usage_error("--seed expects a non-negative integer, got '%s'", next);
             }
             o->seed = v;
+        } else if (!strcmp(a, "--input") || !strcmp(a, "--output")) {
+            NEED_ARG();
+            if (parse_io(o, a[2] == 'o', next)) return EXIT_USAGE;
         } else if (!strcmp(a, "--check")) {
             o->check = 1;
         } else if (!strcmp(a, "--bench")) {
@@ -344,6 +377,50 @@ static tilec_status_t use_tuned(const options_t *o, tilec_context_t *ctx, const 
     return s;
 }
 
+/* The tensor named name, or -1 (the message lists the names). */
+static int tensor_index(const check_set_t *set, const char *opt, const char *name)
+{
+    for (int i = 0; i < set->n; i++)
+        if (set->t[i].name && !strcmp(set->t[i].name, name)) return i;
+    fprintf(stderr, "tilec: %s %s: the kernel has no tensor '%s'; its tensors are:", opt, name, name);
+    for (int i = 0; i < set->n; i++) fprintf(stderr, " %s", set->t[i].name ? set->t[i].name : "?");
+    fprintf(stderr, "\n");
+    return -1;
+}
+
+/* --input: the files replace the seeded contents (for the backend and the reference alike). */
+static int load_inputs(const options_t *o, check_set_t *set)
+{
+    for (int k = 0; k < o->nio[0]; k++) {
+        char err[512];
+        int i = tensor_index(set, "--input", o->io_name[0][k]);
+        if (i < 0) return EXIT_USAGE;
+        check_tensor_t *t = &set->t[i];
+        if (tilec_npy_read(o->io_file[0][k], t->elem, t->ndim, t->shape, t->init, t->bytes, err, sizeof err)) {
+            fprintf(stderr, "tilec: --input %s: %s\n", o->io_name[0][k], err);
+            return EXIT_USAGE;
+        }
+        memcpy(t->out, t->init, t->bytes);
+        memcpy(t->ref, t->init, t->bytes);
+    }
+    return 0;
+}
+
+static int save_outputs(const options_t *o, const check_set_t *set)
+{
+    for (int k = 0; k < o->nio[1]; k++) {
+        char err[512];
+        int i = tensor_index(set, "--output", o->io_name[1][k]);
+        if (i < 0) return EXIT_USAGE;
+        const check_tensor_t *t = &set->t[i];
+        if (tilec_npy_write(o->io_file[1][k], t->elem, t->ndim, t->shape, t->out, t->bytes, err, sizeof err)) {
+            fprintf(stderr, "tilec: --output %s: %s\n", o->io_name[1][k], err);
+            return EXIT_BACKEND;
+        }
+    }
+    return 0;
+}
+
 static int cmd_run(const options_t *o)
 {
     tilec_context_t *ctx = NULL, *rctx = NULL;
@@ -392,6 +469,9 @@ static int cmd_run(const options_t *o)
             goto out;
         }
     }
+    if ((rc = load_inputs(o, &set)) != 0) {
+        goto out;
+    }
     n = set.n;
     args = calloc((size_t)n + 1, sizeof *args);
     if (!args) {
@@ -420,6 +500,9 @@ static int cmd_run(const options_t *o)
             rc = report(ctx, s);
             goto out;
         }
+    }
+    if ((rc = save_outputs(o, &set)) != 0) {
+        goto out;
     }
     if (o->check && rctx) {
         if ((rc = run_reference(o, rctx, &set)) != 0) {
@@ -851,6 +934,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < o.ndefs; i++) {
         free(o.def_storage[i]);
     }
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < o.nio[k]; i++) free(o.io_storage[k][i]);
     /* A result line that never reached its reader (a full disk, a closed
      * pipe) must not pass silently.  (A failure already has its status.) */
     int werr = fflush(stdout) != 0 ? errno : 0;

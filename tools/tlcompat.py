@@ -130,6 +130,18 @@ def strip(src):
     return "".join(out)
 
 
+DTYPE_ATTR = re.compile(r"^(u?int\d+|float\d+\w*|bfloat16|bool)$")
+
+
+def literal(node):
+    """A host value: a constant, or a dtype written T.float16 / torch.float8_e4m3fn."""
+    if isinstance(node, ast.Constant):
+        return True, node.value
+    if isinstance(node, ast.Attribute) and DTYPE_ATTR.match(node.attr):
+        return True, node.attr
+    return False, None
+
+
 def host_values(src):
     """Literal values the host code gives to names: argparse defaults, keyword
     arguments and function parameter defaults."""
@@ -144,17 +156,20 @@ def host_values(src):
             if f.endswith("add_argument") and n.args and isinstance(n.args[0], ast.Constant):
                 name = str(n.args[0].value).lstrip("-").replace("-", "_")
                 for kw in n.keywords:
-                    if kw.arg == "default" and isinstance(kw.value, ast.Constant):
-                        vals.setdefault(name, kw.value.value)
+                    ok, v = literal(kw.value)
+                    if kw.arg == "default" and ok:
+                        vals.setdefault(name, v)
             for kw in n.keywords:
-                if kw.arg and isinstance(kw.value, ast.Constant):
-                    vals.setdefault(kw.arg, kw.value.value)
+                ok, v = literal(kw.value)
+                if kw.arg and ok:
+                    vals.setdefault(kw.arg, v)
         if isinstance(n, ast.FunctionDef):
             a = n.args
             ps = a.args[len(a.args) - len(a.defaults):]
             for p, d in zip(ps, a.defaults):
-                if isinstance(d, ast.Constant):
-                    vals.setdefault(p.arg, d.value)
+                ok, v = literal(d)
+                if ok:
+                    vals.setdefault(p.arg, v)
     return vals
 
 
@@ -185,8 +200,8 @@ def host_get(host, name):
 def pick(name, host):
     """A value for a parameter with no default (or a cap for a huge one)."""
     if "dtype" in name.lower():
-        v = host.get(name)
-        return v if isinstance(v, str) else "float16"
+        v = host_get(host, name)
+        return v if isinstance(v, str) and v else "float16"
     for rx, dflt, cap, least in SMALL:
         if rx.search(name):
             v = host_get(host, name)

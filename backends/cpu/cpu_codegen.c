@@ -136,6 +136,7 @@ static const char *st_type(tilec_dtype_t t) /* storage */
     case TILEC_BFLOAT16: return "uint16_t";
     case TILEC_FLOAT32: return "float";
     case TILEC_FLOAT64: return "double";
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return "uint8_t";
     default: return "int";
     }
 }
@@ -145,7 +146,9 @@ static const char *ct_type(tilec_dtype_t t) /* compute */
     switch (t) {
     case TILEC_BOOL: return "int";
     case TILEC_FLOAT16:
-    case TILEC_BFLOAT16: return "float";
+    case TILEC_BFLOAT16:
+    case TILEC_FLOAT8_E4M3FN:
+    case TILEC_FLOAT8_E5M2: return "float";
     default: return st_type(t);
     }
 }
@@ -153,14 +156,17 @@ static const char *ct_type(tilec_dtype_t t) /* compute */
 static size_t st_size(tilec_dtype_t t)
 {
     switch (t) {
-    case TILEC_BOOL: case TILEC_INT8: case TILEC_UINT8: return 1;
+    case TILEC_BOOL: case TILEC_INT8: case TILEC_UINT8: case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return 1;
     case TILEC_INT16: case TILEC_UINT16: case TILEC_FLOAT16: case TILEC_BFLOAT16: return 2;
     case TILEC_INT32: case TILEC_UINT32: case TILEC_FLOAT32: return 4;
     default: return 8;
     }
 }
 
-static int is_flt(tilec_dtype_t t) { return t == TILEC_FLOAT16 || t == TILEC_BFLOAT16 || t == TILEC_FLOAT32 || t == TILEC_FLOAT64; }
+static int is_flt(tilec_dtype_t t) { return tilec_dtype_is_float(t); }
+/* 8-bit floats: compute in float, store one byte through the prelude's converters */
+static const char *f8_from(tilec_dtype_t t) { return t == TILEC_FLOAT8_E4M3FN ? "tc_e42f" : "tc_e52f"; }
+static const char *f8_to(tilec_dtype_t t) { return t == TILEC_FLOAT8_E4M3FN ? "tc_d2e4" : "tc_d2e5"; }
 static int is_sint(tilec_dtype_t t) { return t >= TILEC_INT8 && t <= TILEC_INT64; }
 
 /* ---- conversions between representations ------------------------------------ */
@@ -181,9 +187,11 @@ static const char *conv(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t
             return fmt(g, "tc_b2f(tc_d2b((double)(%s)))", v);
         return fmt(g, "tc_rb(%s)", v);
     case TILEC_FLOAT32:
-        if (s == TILEC_FLOAT16 || s == TILEC_BFLOAT16)
+        if (s == TILEC_FLOAT16 || s == TILEC_BFLOAT16 || tilec_dtype_is_float8(s))
             return v; /* already a float holding a representable value */
         return fmt(g, "((float)(%s))", v);
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2:
+        return fmt(g, "%s(%s((double)(%s)))", f8_from(t), f8_to(t), v);
     default:
         return fmt(g, "((%s)(%s))", ct_type(t), v);
     }
@@ -202,6 +210,7 @@ static const char *to_store(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype
             return fmt(g, "tc_d2b((double)(%s))", v);
         return fmt(g, "tc_f2b(%s)", v);
     case TILEC_BOOL: return fmt(g, "((uint8_t)((%s) != 0))", v);
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return fmt(g, "%s((double)(%s))", f8_to(t), v);
     default: return conv(g, v, s, t);
     }
 }
@@ -212,6 +221,7 @@ static const char *from_store(cg_t *g, const char *v, tilec_dtype_t t)
     switch (t) {
     case TILEC_FLOAT16: return fmt(g, "tc_h2f(%s)", v);
     case TILEC_BFLOAT16: return fmt(g, "tc_b2f(%s)", v);
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return fmt(g, "%s(%s)", f8_from(t), v);
     case TILEC_BOOL: return fmt(g, "((int)((%s) != 0))", v);
     default: return v;
     }
@@ -233,6 +243,10 @@ static const char *flt_lit(cg_t *g, double v, tilec_dtype_t t)
         v = tilec_f16_to_f32(tilec_f64_to_f16(v));
     else if (t == TILEC_BFLOAT16)
         v = tilec_bf16_to_f32(tilec_f64_to_bf16(v));
+    else if (t == TILEC_FLOAT8_E4M3FN)
+        v = tilec_f8e4m3fn_to_f32(tilec_f64_to_f8e4m3fn(v));
+    else if (t == TILEC_FLOAT8_E5M2)
+        v = tilec_f8e5m2_to_f32(tilec_f64_to_f8e5m2(v));
     else if (t == TILEC_FLOAT32)
         v = (float)v;
     if (isnan(v))
@@ -598,7 +612,8 @@ static void gen_fill(cg_t *g, const tilec_ir_stmt_t *s)
 static tilec_dtype_t gemm_ct(tilec_dtype_t c)
 {
     switch (c) {
-    case TILEC_FLOAT16: case TILEC_BFLOAT16: case TILEC_FLOAT32: return TILEC_FLOAT32;
+    case TILEC_FLOAT16: case TILEC_BFLOAT16: case TILEC_FLOAT32:
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return TILEC_FLOAT32;
     case TILEC_FLOAT64: return TILEC_FLOAT64;
     case TILEC_INT64: return TILEC_INT64;
     case TILEC_UINT8: case TILEC_UINT16: case TILEC_UINT32: return TILEC_UINT32;
@@ -807,7 +822,8 @@ static const char *type_min(tilec_dtype_t t)
     case TILEC_INT32: return "INT32_MIN";
     case TILEC_INT64: return "INT64_MIN";
     case TILEC_FLOAT64: return "(-(double)INFINITY)";
-    case TILEC_FLOAT16: case TILEC_BFLOAT16: case TILEC_FLOAT32: return "(-(float)INFINITY)";
+    case TILEC_FLOAT16: case TILEC_BFLOAT16: case TILEC_FLOAT32:
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return "(-(float)INFINITY)";
     default: return "0";
     }
 }
@@ -993,6 +1009,10 @@ static void gen_atomic(cg_t *g, const tilec_ir_stmt_t *s)
     const char *off = offset_of_exprs(g, b, s->u.atomic.idx);
     const tilec_ir_expr_t *v = s->u.atomic.value;
     tilec_dtype_t t = b->dtype;
+    if (tilec_dtype_is_float8(t)) {
+        cg_fail(g, "cpu: atomics on %s are not supported (unsupported dtype)", tilec_dtype_name(t));
+        return;
+    }
     const char *val = conv(g, expr(g, v), v->dtype, t);
     if (is_global(b)) {
         const char *sfx;

@@ -8,7 +8,8 @@
  *
  * Cache: when the host gave a cache directory, the key is the SHA-256 of
  * the IR text, the generated C, the plugin version, the compiler identity
- * (first line of `$CC --version`, computed once per process), the host
+ * (first line of `$CC --version`, computed once per process, and the
+ * flags $CC itself carries), the host
  * CPU's feature flags (the code is built with -march=native) and the
  * compiler flags; the entry
  * is DIR/cpu-<hex>.so, written atomically (temp file + rename).  A hit
@@ -16,8 +17,9 @@
  * private temporary directory that is removed once the object is loaded.
  *
  * Flags: -O3 -march=native -fPIC -shared -std=c11 -ffp-contract=fast
- * -fno-math-errno; the fast-math option adds only what keeps the kernel's
- * meaning (see below).  Never -ffast-math: NaN and infinity must keep their IEEE
+ * -fno-math-errno -fwrapv (IR integers wrap; C's signed overflow is UB);
+ * the fast-math option adds only what keeps the kernel's meaning (see
+ * below).  Never -ffast-math: NaN and infinity must keep their IEEE
  * meaning (T.infinity, max with -inf); contraction into FMA is allowed, as
  * GPU compilers do by default.
  */
@@ -405,6 +407,9 @@ tilec_pstatus_t cpu_compile_module(tilec_shell_module_t *sm, const tilec_pcompil
     argv_push(&flags, "-std=c11");
     argv_push(&flags, "-ffp-contract=fast");
     argv_push(&flags, "-fno-math-errno");
+    /* tile IR integers wrap (two's complement, docs/ir.md); in C a signed
+     * overflow is undefined and -O3 exploits it */
+    argv_push(&flags, "-fwrapv");
     /* TILEC_POPT_FAST_MATH (TileLang's TL_ENABLE_FAST_MATH): the parts of
      * -ffast-math that keep the kernel's meaning, as CUDA's --use_fast_math
      * keeps infinities and NaN.  Not -ffinite-math-only (kernels fill with
@@ -436,6 +441,19 @@ tilec_pstatus_t cpu_compile_module(tilec_shell_module_t *sm, const tilec_pcompil
         tilec_sha256_update(&h, "tilec-cpu", 10);
         tilec_sha256_update(&h, TILEC_CPU_PLUGIN_VERSION, sizeof TILEC_CPU_PLUGIN_VERSION);
         tilec_sha256_update(&h, ident, strlen(ident) + 1);
+        /* the flags $CC carries ("clang -fsanitize=address" builds objects
+         * that only load into an instrumented host), not its path */
+        argv_list_t ccv = {0};
+        argv_split(&ccv, cc_env());
+        for (int i = 1; i < ccv.n; i++)
+            tilec_sha256_update(&h, ccv.v[i], strlen(ccv.v[i]) + 1);
+        int cc_oom = ccv.oom;
+        argv_free(&ccv);
+        if (cc_oom) {
+            st = TILEC_PS_OUT_OF_MEMORY;
+            tilec_sdk_error_set("cpu: out of memory");
+            goto done;
+        }
         if (cflags)
             tilec_sha256_update(&h, cflags, strlen(cflags) + 1);
         for (int i = 0; i < flags.n; i++)

@@ -2,8 +2,8 @@
  * cpu_prelude.h — the fixed C text that opens every generated CPU kernel.
  *
  * Kept as a string so the generated translation unit is self-contained
- * (it includes only the C standard headers).  It provides: 16-bit float
- * conversions (round to nearest even, the same results as the SDK's
+ * (it includes only the C standard headers).  It provides: 16-bit and
+ * 8-bit float conversions (round to nearest even, the same results as the SDK's
  * tilec_f32_to_f16 & co., branch-free so they vectorize), integer division
  * helpers with Python floor semantics that never trap (x/0 gives 0),
  * atomics on every element type
@@ -88,6 +88,36 @@ static const char cpu_prelude[] =
 "TC_INLINE uint16_t tc_d2b(double d) { return tc_d2small(d, 8, 7); }\n"
 "TC_INLINE float tc_rh(float f) { return tc_h2f(tc_f2h(f)); }\n"
 "TC_INLINE float tc_rb(float f) { return tc_b2f(tc_f2b(f)); }\n"
+/* 8-bit floats (tile IR 1.2), the SDK's tilec_f64_to_f8e4m3fn & co.: e5m2 is
+ * the top byte of a float16; e4m3fn has no infinity, overflow and NaN give
+ * 0x7f | sign (non-saturating, as ml_dtypes and PyTorch) */
+"static __attribute__((unused)) uint8_t tc_d2e4(double d) {\n"
+"  uint64_t b; memcpy(&b, &d, 8);\n"
+"  uint32_t sign = (uint32_t)(b >> 63) << 7;\n"
+"  int ex = (int)((b >> 52) & 0x7ff);\n"
+"  uint64_t fr = b & ((1ull << 52) - 1), sig;\n"
+"  if (ex == 0x7ff) return (uint8_t)(sign | 0x7fu);\n"
+"  if (ex == 0 && fr == 0) return (uint8_t)sign;\n"
+"  if (ex == 0) { ex = 1; sig = fr; } else sig = fr | (1ull << 52);\n"
+"  int te = ex - 1023 + 7;\n"
+"  int sh = te >= 1 ? 49 : 49 + (1 - te);\n"
+"  if (sh > 54) return (uint8_t)sign;\n"
+"  uint64_t mant = sig >> sh, rem = sig & ((1ull << sh) - 1), half = 1ull << (sh - 1);\n"
+"  uint64_t up = rem > half || (rem == half && (mant & 1));\n"
+"  if (te >= 1) {\n"
+"    uint64_t r = ((uint64_t)te << 3) + (mant - 8) + up;\n"
+"    return (uint8_t)(sign | (r >= 0x7fu ? 0x7fu : (uint32_t)r));\n"
+"  }\n"
+"  return (uint8_t)(sign | (uint32_t)(mant + up));\n"
+"}\n"
+"TC_INLINE uint8_t tc_d2e5(double d) { return (uint8_t)tc_d2small(d, 5, 2); }\n"
+"TC_INLINE float tc_e42f(uint8_t x) {\n"
+"  uint32_t e = (x >> 3) & 15u, m = x & 7u;\n"
+"  float v = e ? tc_u2f(((e + 120u) << 23) | (m << 20)) : (float)m * 0x1p-9f;\n"
+"  v = (e == 15u && m == 7u) ? __builtin_nanf(\"\") : v;\n"
+"  return tc_u2f(tc_f2u(v) | ((uint32_t)(x & 0x80u) << 24));\n"
+"}\n"
+"TC_INLINE float tc_e52f(uint8_t x) { return tc_h2f((uint16_t)((uint16_t)x << 8)); }\n"
 /* ---- float helpers ---- */
 "TC_INLINE float tc_minf(float a, float b) { return a < b ? a : b; }\n"
 "TC_INLINE float tc_maxf(float a, float b) { return a > b ? a : b; }\n"

@@ -138,8 +138,7 @@ int cg_mma_plan(cg_t *g, const tilec_ir_stmt_t *s, mma_plan_t *p);
 void cg_mma_decl(cg_t *g, const mma_plan_t *p, int id);
 void cg_mma_cmove(cg_t *g, const mma_plan_t *p, const tilec_ir_buffer_t *C, int id, int load,
                       int zero);
-void cg_emit_wgmma_fns(cg_t *g, const tilec_ir_stmt_t *s, char (*seen)[64], int *nseen,
-                           int depth);
+void cg_emit_wgmma_fns(cg_t *g, const tilec_ir_stmt_t *body);
 const tilec_ir_stmt_t *cg_resident_gemm(cg_t *g, const tilec_ir_stmt_t *loop);
 
 /* cuda_ops.c: reduce, cumsum, atomics, print */

@@ -75,7 +75,7 @@ void cg_emit_copy(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
          * is x != 0, the rest through the dst's store conversion */
         if (cg_is_f16ish(dt) && !cg_is_f16ish(st) && st != TILEC_FLOAT32 &&
             !(tilec_dtype_is_int(st) && tilec_dtype_size(st) <= 2) && st != TILEC_BOOL)
-            cg_out(g, "%s((double)", dt == TILEC_FLOAT16 ? "tl_d2h(" : "tl_d2b(");
+            cg_out(g, "%s(double)", dt == TILEC_FLOAT16 ? "tl_d2h(" : "tl_d2b(");
         else if (dt == TILEC_BOOL)
             cg_out(g, "(tl_u8)(0 != ");
         else

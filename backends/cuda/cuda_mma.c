@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cuda_cg.h"
+#include "tilec/ir_walk.h"
 
 /* element (i, j) of a 2-D on-chip buffer as a computed value */
 static void elem2(cg_t *g, const tilec_ir_buffer_t *b, const char *i, const char *j)
@@ -412,42 +413,53 @@ static int try_gemm_mma(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
 /* Emits one wgmma helper per distinct instruction the kernel's GEMMs use:
  * tl_wgmma_<N>[_bf16][_ta][_tb](acc, descA, descB) with the N/2
  * accumulators of a warp's 64xN slice as operands. */
-void cg_emit_wgmma_fns(cg_t *g, const tilec_ir_stmt_t *s, char (*seen)[64], int *nseen,
-                           int depth)
+typedef struct wg_fns {
+    cg_t *g;
+    char (*seen)[64];
+    int nseen;
+} wg_fns_t;
+
+static int wg_fn(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
 {
-    if (depth > CG_MAX_DEPTH)
-        return;
-    for (; s; s = s->next) {
-        if (s->kind == TILEC_ST_FOR) {
-            cg_emit_wgmma_fns(g, s->u.loop.body, seen, nseen, depth + 1);
-        } else if (s->kind == TILEC_ST_IF) {
-            cg_emit_wgmma_fns(g, s->u.cond.then, seen, nseen, depth + 1);
-            cg_emit_wgmma_fns(g, s->u.cond.els, seen, nseen, depth + 1);
-        } else if (s->kind == TILEC_ST_GEMM) {
-            mma_plan_t p;
-            if (!cg_mma_plan(g, s, &p) || !p.wg)
-                continue;
-            int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b, dup = 0;
-            char fn[64];
-            wg_name(fn, sizeof fn, &p, ta, tb);
-            for (int i = 0; i < *nseen; i++)
-                dup |= strcmp(seen[i], fn) == 0;
-            if (dup || *nseen >= 64)
-                continue;
-            snprintf(seen[(*nseen)++], 64, "%s", fn);
-            int nr = (int)(p.WN / 2);
-            const char *ab = p.bf16 ? "bf16" : "f16";
-            cg_out(g, "TL_INLINE void %s(float (*d)[4], tl_u64 da, tl_u64 db) {\n", fn);
-            cg_out(g, "  asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0;\\n\"\n", nr + 2);
-            cg_out(g, "    \"wgmma.mma_async.sync.aligned.m64n%lldk16.f32.%s.%s {", (long long)p.WN, ab, ab);
-            for (int i = 0; i < nr; i++)
-                cg_out(g, "%s%%%d", i ? "," : "", i);
-            cg_out(g, "}, %%%d, %%%d, p, 1, 1, %d, %d; }\"\n    : ", nr, nr + 1, ta, !tb);
-            for (int i = 0; i < nr; i++)
-                cg_out(g, "%s\"+f\"(d[%d][%d])", i ? ", " : "", i / 4, i % 4);
-            cg_out(g, "\n    : \"l\"(da), \"l\"(db), \"r\"(1));\n}\n");
-        }
-    }
+    wg_fns_t *q = w->user;
+    cg_t *g = q->g;
+    mma_plan_t p;
+    if (s->kind != TILEC_ST_GEMM || !cg_mma_plan(g, s, &p) || !p.wg)
+        return TILEC_WALK_CONTINUE;
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b, dup = 0;
+    char fn[64];
+    wg_name(fn, sizeof fn, &p, ta, tb);
+    for (int i = 0; i < q->nseen; i++)
+        dup |= strcmp(q->seen[i], fn) == 0;
+    if (dup || q->nseen >= 64)
+        return TILEC_WALK_CONTINUE;
+    snprintf(q->seen[q->nseen++], 64, "%s", fn);
+    int nr = (int)(p.WN / 2);
+    const char *ab = p.bf16 ? "bf16" : "f16";
+    cg_out(g, "TL_INLINE void %s(float (*d)[4], tl_u64 da, tl_u64 db) {\n", fn);
+    cg_out(g, "  asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0;\\n\"\n", nr + 2);
+    cg_out(g, "    \"wgmma.mma_async.sync.aligned.m64n%lldk16.f32.%s.%s {", (long long)p.WN, ab, ab);
+    for (int i = 0; i < nr; i++)
+        cg_out(g, "%s%%%d", i ? "," : "", i);
+    cg_out(g, "}, %%%d, %%%d, p, 1, 1, %d, %d; }\"\n    : ", nr, nr + 1, ta, !tb);
+    for (int i = 0; i < nr; i++)
+        cg_out(g, "%s\"+f\"(d[%d][%d])", i ? ", " : "", i / 4, i % 4);
+    cg_out(g, "\n    : \"l\"(da), \"l\"(db), \"r\"(1));\n}\n");
+    return TILEC_WALK_CONTINUE;
+}
+
+void cg_emit_wgmma_fns(cg_t *g, const tilec_ir_stmt_t *body)
+{
+    char(*seen)[64] = calloc(64, sizeof *seen);
+    wg_fns_t q = {g, seen, 0};
+    tilec_ir_walk_t w;
+    tilec_ir_stmt_t *list = (tilec_ir_stmt_t *)body;
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = wg_fn;
+    w.user = &q;
+    if (!seen || tilec_ir_walk_block(&w, &list) < 0)
+        cg_fail(g, seen ? "statements nested too deeply" : "out of memory");
+    free(seen);
 }
 
 /* A serial/pipelined loop whose body holds one tensor-core GEMM at top

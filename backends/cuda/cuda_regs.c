@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cuda_cg.h"
+#include "tilec/ir_walk.h"
 
 /* ---- fragments in registers --------------------------------------------------
  *
@@ -50,19 +51,54 @@ static void warprows_plan(const cg_t *g, const tilec_ir_buffer_t *b, mma_plan_t 
     p->mstride = nw;
 }
 
-/* a GEMM (in s and what it nests) accumulating into b */
-static const tilec_ir_stmt_t *gemm_into(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int depth)
+/* the first GEMM (in s and what it nests) accumulating into b */
+typedef struct find_q {
+    const cg_t *g;
+    const tilec_ir_buffer_t *b;
+    const tilec_ir_stmt_t *found;
+} find_q_t;
+
+static int find_gemm(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
 {
-    const tilec_ir_stmt_t *f = NULL;
-    for (; s && !f && depth < CG_MAX_DEPTH; s = s->next) {
-        if (s->kind == TILEC_ST_GEMM && s->u.gemm.c == b)
-            f = s;
-        else if (s->kind == TILEC_ST_FOR)
-            f = gemm_into(s->u.loop.body, b, depth + 1);
-        else if (s->kind == TILEC_ST_IF && !(f = gemm_into(s->u.cond.then, b, depth + 1)))
-            f = gemm_into(s->u.cond.els, b, depth + 1);
+    find_q_t *q = w->user;
+    if (s->kind != TILEC_ST_GEMM || s->u.gemm.c != q->b)
+        return TILEC_WALK_CONTINUE;
+    q->found = s;
+    return TILEC_WALK_STOP;
+}
+
+/* a statement that writes memory other than registers and per-thread
+ * buffers: such a store, or a tile operation (run serially in the thread) */
+static int find_mem_write(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
+{
+    find_q_t *q = w->user;
+    switch (s->kind) {
+    case TILEC_ST_FOR:
+    case TILEC_ST_IF:
+    case TILEC_ST_ASSIGN:
+    case TILEC_ST_SYNC:
+    case TILEC_ST_HINT: return TILEC_WALK_CONTINUE;
+    case TILEC_ST_STORE:
+        if (q->g->rf[s->u.store.buf->id] || cg_per_thread_scope(s->u.store.buf->scope))
+            return TILEC_WALK_CONTINUE;
+        break;
+    default: break;
     }
-    return f;
+    q->found = s;
+    return TILEC_WALK_STOP;
+}
+
+static const tilec_ir_stmt_t *find_stmt(const cg_t *g, const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b,
+                                        int (*fn)(tilec_ir_walk_t *, tilec_ir_stmt_t *))
+{
+    find_q_t q = {g, b, NULL};
+    tilec_ir_walk_t w;
+    tilec_ir_stmt_t *list = (tilec_ir_stmt_t *)s;
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = fn;
+    w.user = &q;
+    tilec_ir_walk_block(&w, &list);
+    return q.found;
 }
 
 void cg_plan_regfrags(cg_t *g)
@@ -76,7 +112,7 @@ void cg_plan_regfrags(cg_t *g)
         if (!L || L->kind != TILEC_LAYOUT_REGS || b->scope != TILEC_SCOPE_FRAGMENT ||
             b->dtype != TILEC_FLOAT32)
             continue;
-        if (strcmp(L->name, "mma.acc") == 0 && (gm = gemm_into(k->body, b, 0)) &&
+        if (strcmp(L->name, "mma.acc") == 0 && (gm = find_stmt(g, k->body, b, find_gemm)) &&
             cg_mma_plan(g, gm, &g->rf_plan[i]))
             g->rf[i] = RF_ACC;
         else if (strcmp(L->name, "rows_over_warps") == 0 && b->ndim == 2 && g->nthreads % 32 == 0)
@@ -100,34 +136,6 @@ void cg_plan_regfrags(cg_t *g)
             g->rf[i] = RF_NONE;
 }
 
-/* stores to memory other than registers and per-thread buffers, or tile
- * operations (which run serially in the thread) */
-static int nest_writes_mem(const cg_t *g, const tilec_ir_stmt_t *s, int depth)
-{
-    for (; s && depth < CG_MAX_DEPTH; s = s->next) {
-        switch (s->kind) {
-        case TILEC_ST_FOR:
-            if (nest_writes_mem(g, s->u.loop.body, depth + 1))
-                return 1;
-            break;
-        case TILEC_ST_IF:
-            if (nest_writes_mem(g, s->u.cond.then, depth + 1) || nest_writes_mem(g, s->u.cond.els, depth + 1))
-                return 1;
-            break;
-        case TILEC_ST_STORE:
-            if (!g->rf[s->u.store.buf->id] && !cg_per_thread_scope(s->u.store.buf->scope))
-                return 1;
-            break;
-        case TILEC_ST_ASSIGN:
-        case TILEC_ST_SYNC:
-        case TILEC_ST_HINT:
-            break;
-        default: return 1;
-        }
-    }
-    return 0;
-}
-
 void cg_rf_nest_analyze(cg_t *g, const tilec_ir_stmt_t *s, rf_nest_t *nn)
 {
     const tilec_ir_attr_t *d = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.dist");
@@ -145,7 +153,7 @@ void cg_rf_nest_analyze(cg_t *g, const tilec_ir_stmt_t *s, rf_nest_t *nn)
         if (g->rf[i] == RF_ACC && cg_touches(nn->loop[nn->n - 1]->u.loop.body, g->k->bufs[i], NULL, CG_READ | CG_WRITE))
             nn->acc = g->k->bufs[i];
     nn->kind = nn->n == 2 && nn->acc ? 1 : 2;
-    nn->writes_mem = nest_writes_mem(g, nn->loop[nn->n - 1]->u.loop.body, 0);
+    nn->writes_mem = find_stmt(g, nn->loop[nn->n - 1]->u.loop.body, NULL, find_mem_write) != NULL;
 }
 
 /* the register of fragment b for the element (row nest: row) being

@@ -448,12 +448,14 @@ static void vk_module_free(tilec_shell_module_t *sm)
         pthread_mutex_destroy(&m->lock);
 }
 
-/* "vulkan1.1" .. "vulkan1.3": the newest environment the device and the
- * instance both speak (glslc knows no later one in Debian 12). */
+/* "vulkan1.1" or "vulkan1.2": the newest environment the device and the
+ * instance both speak, at most 1.2: for vulkan1.3 glslc declares the
+ * work-group size with LocalSizeId, which needs the maintenance4 feature
+ * (the validation layer says so), and 1.3 adds nothing the kernels use. */
 static const char *target_env(const vk_dev_t *d)
 {
     uint32_t v = d->props.apiVersion < vk_state()->api_version ? d->props.apiVersion : vk_state()->api_version;
-    return VK_API_MINOR(v) >= 3 ? "vulkan1.3" : VK_API_MINOR(v) == 2 ? "vulkan1.2" : "vulkan1.1";
+    return VK_API_MINOR(v) >= 2 ? "vulkan1.2" : "vulkan1.1";
 }
 
 /* What the kernel's data types need that the device lacks; NULL when

@@ -120,9 +120,9 @@ char *tilec_arena_strdup(tilec_arena_t *a, const char *s)
 
 static const char *const dtype_names[TILEC_DTYPE_COUNT] = {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "bfloat16", "float32", "float64",
+    "float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2",
 };
-static const unsigned char dtype_sizes[TILEC_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
+static const unsigned char dtype_sizes[TILEC_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 1, 1};
 
 const char *tilec_dtype_name(tilec_dtype_t t)
 {
@@ -146,6 +146,9 @@ int tilec_dtype_from_name(const char *name)
     if (strcmp(name, "float") == 0) {
         return TILEC_FLOAT32;
     }
+    if (strcmp(name, "float8_e4m3") == 0) { /* TileLang's other spelling */
+        return TILEC_FLOAT8_E4M3FN;
+    }
     return -1;
 }
 
@@ -159,7 +162,13 @@ size_t tilec_dtype_size(tilec_dtype_t t)
 
 int tilec_dtype_is_float(tilec_dtype_t t)
 {
-    return t == TILEC_FLOAT16 || t == TILEC_BFLOAT16 || t == TILEC_FLOAT32 || t == TILEC_FLOAT64;
+    return t == TILEC_FLOAT16 || t == TILEC_BFLOAT16 || t == TILEC_FLOAT32 || t == TILEC_FLOAT64 ||
+           tilec_dtype_is_float8(t);
+}
+
+int tilec_dtype_is_float8(tilec_dtype_t t)
+{
+    return t == TILEC_FLOAT8_E4M3FN || t == TILEC_FLOAT8_E5M2;
 }
 
 int tilec_dtype_is_int(tilec_dtype_t t)
@@ -176,8 +185,11 @@ int tilec_dtype_is_signed(tilec_dtype_t t)
 
 /* Rounds d to a binary format with ebits exponent bits and mbits stored
  * mantissa bits (IEEE layout, 1 + ebits + mbits <= 16), once, to nearest
- * even.  Works on the double's bits so no intermediate rounding happens. */
-static uint16_t round_to_small(double d, int ebits, int mbits)
+ * even.  Works on the double's bits so no intermediate rounding happens.
+ * fn ("finite"): the format has no infinity and its top exponent holds
+ * normal numbers, all ones is NaN (float8_e4m3fn); what would round past the
+ * largest finite value, infinities and NaN give that NaN. */
+static uint16_t round_to_fmt(double d, int ebits, int mbits, int fn)
 {
     uint64_t bits, frac, sig;
     uint16_t sign;
@@ -188,6 +200,9 @@ static uint16_t round_to_small(double d, int ebits, int mbits)
     sign = (uint16_t)((bits >> 63) << (ebits + mbits));
     exp = (int)((bits >> 52) & 0x7ff);
     frac = bits & ((UINT64_C(1) << 52) - 1);
+    if (exp == 0x7ff && fn) {
+        return (uint16_t)(sign | (expmax << mbits) | ((1u << mbits) - 1));
+    }
     if (exp == 0x7ff) {
         if (frac) { /* NaN: quiet, keep the top payload bits */
             uint32_t payload = (uint32_t)(frac >> (52 - mbits));
@@ -220,7 +235,10 @@ static uint16_t round_to_small(double d, int ebits, int mbits)
         uint64_t up = rem > half || (rem == half && (mant & 1));
         if (te >= 1) {
             uint64_t r = ((uint64_t)te << mbits) + (mant - (UINT64_C(1) << mbits)) + up;
-            if (r >= ((uint64_t)expmax << mbits)) {
+            if (fn && r >= (((uint64_t)expmax << mbits) | ((1u << mbits) - 1))) {
+                return (uint16_t)(sign | (expmax << mbits) | ((1u << mbits) - 1));
+            }
+            if (!fn && r >= ((uint64_t)expmax << mbits)) {
                 return (uint16_t)(sign | (expmax << mbits));
             }
             out = (uint32_t)r;
@@ -231,8 +249,13 @@ static uint16_t round_to_small(double d, int ebits, int mbits)
     return (uint16_t)(sign | out);
 }
 
-/* Exact widening of a 16-bit format to double. */
-static double widen_small(uint16_t h, int ebits, int mbits)
+static uint16_t round_to_small(double d, int ebits, int mbits)
+{
+    return round_to_fmt(d, ebits, mbits, 0);
+}
+
+/* Exact widening of a 16-bit (or 8-bit) format to double; fn as above. */
+static double widen_fmt(uint16_t h, int ebits, int mbits, int fn)
 {
     int bias = (1 << (ebits - 1)) - 1;
     uint32_t expmax = (1u << ebits) - 1;
@@ -240,7 +263,11 @@ static double widen_small(uint16_t h, int ebits, int mbits)
     uint32_t mant = h & ((1u << mbits) - 1);
     int neg = (h >> (ebits + mbits)) & 1;
     double v;
-    if (exp == expmax) {
+    if (fn && exp == expmax && mant == (1u << mbits) - 1) {
+        v = NAN;
+    } else if (fn && exp == expmax) {
+        v = ldexp((double)(mant | (1u << mbits)), (int)exp - bias - mbits);
+    } else if (exp == expmax) {
         v = mant ? NAN : INFINITY;
     } else if (exp == 0) {
         v = ldexp((double)mant, 1 - bias - mbits);
@@ -249,6 +276,16 @@ static double widen_small(uint16_t h, int ebits, int mbits)
     }
     return neg ? -v : v;
 }
+
+static double widen_small(uint16_t h, int ebits, int mbits)
+{
+    return widen_fmt(h, ebits, mbits, 0);
+}
+
+uint8_t tilec_f64_to_f8e4m3fn(double d) { return (uint8_t)round_to_fmt(d, 4, 3, 1); }
+uint8_t tilec_f64_to_f8e5m2(double d) { return (uint8_t)round_to_fmt(d, 5, 2, 0); }
+float tilec_f8e4m3fn_to_f32(uint8_t x) { return (float)widen_fmt(x, 4, 3, 1); }
+float tilec_f8e5m2_to_f32(uint8_t x) { return (float)widen_fmt(x, 5, 2, 0); }
 
 uint16_t tilec_f64_to_f16(double d) { return round_to_small(d, 5, 10); }
 uint16_t tilec_f64_to_bf16(double d) { return round_to_small(d, 8, 7); }
@@ -901,6 +938,12 @@ static int needs_11_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
     return TILEC_WALK_CONTINUE;
 }
 
+static int needs_12_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
+{
+    (void)w;
+    return tilec_dtype_is_float8(e->dtype) ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
+}
+
 int tilec_ir_module_minor_needed(const tilec_ir_module_t *m)
 {
     tilec_ir_kernel_t *k = m ? m->kernel : NULL;
@@ -908,6 +951,22 @@ int tilec_ir_module_minor_needed(const tilec_ir_module_t *m)
     int i;
     if (!k) {
         return 0;
+    }
+    /* 1.2: a float8 dtype anywhere */
+    for (i = 0; i < k->nbufs; i++) {
+        if (k->bufs[i] && tilec_dtype_is_float8(k->bufs[i]->dtype)) {
+            return 2;
+        }
+    }
+    for (i = 0; i < k->nvars; i++) {
+        if (k->vars[i] && tilec_dtype_is_float8(k->vars[i]->dtype)) {
+            return 2;
+        }
+    }
+    memset(&w, 0, sizeof w);
+    w.expr_pre = needs_12_expr;
+    if (tilec_ir_walk_kernel(&w, k) == 1) {
+        return 2;
     }
     if (k->nmbars > 0) {
         return 1;

@@ -13,7 +13,8 @@
  * Structure: a hand-written lexer (next_tok) and a recursive-descent parser
  * with one function per grammar rule; errors set a flag and unwind by
  * return values.  IR 1.1 constructs (attrs, layouts, mbarriers, the 1.1
- * statements and operators) are accepted only when the header says 1.1.
+ * statements and operators) are accepted only when the header says 1.1,
+ * the 1.2 float8 dtypes only when it says 1.2.
  */
 #include "tilec/ir.h"
 #include "ir_internal.h"
@@ -423,8 +424,12 @@ static int read_dtype(reader_t *r, tilec_dtype_t *out)
         return -1;
     }
     t = tilec_dtype_from_name(buf);
-    if (t < 0 || strcmp(buf, "float") == 0) {
+    if (t < 0 || strcmp(buf, "float") == 0 || strcmp(buf, "float8_e4m3") == 0) {
         FAIL(r, "unknown dtype '%s'", buf);
+        return -1;
+    }
+    if (tilec_dtype_is_float8((tilec_dtype_t)t) && r->minor < 2) {
+        FAIL(r, "dtype %s needs tileir 1.2 (the header says %d.%d)", buf, TILEC_IR_VERSION_MAJOR, r->minor);
         return -1;
     }
     *out = (tilec_dtype_t)t;
@@ -820,7 +825,13 @@ static tilec_ir_expr_t *read_primary(reader_t *r, int depth)
                     return NULL;
                 }
                 e = tilec_ir_select(r->a, args[0], args[1], args[2]);
-            } else if ((op = tilec_dtype_from_name(name)) >= 0 && strcmp(name, "float") != 0) {
+            } else if ((op = tilec_dtype_from_name(name)) >= 0 && strcmp(name, "float") != 0 &&
+                       strcmp(name, "float8_e4m3") != 0) {
+                if (tilec_dtype_is_float8((tilec_dtype_t)op) && r->minor < 2) {
+                    FAIL(r, "dtype %s needs tileir 1.2 (the header says %d.%d)", name, TILEC_IR_VERSION_MAJOR,
+                         r->minor);
+                    return NULL;
+                }
                 if (read_call_args(r, args, 1, name, depth) < 0) {
                     return NULL;
                 }
@@ -1793,6 +1804,20 @@ int tilec_ir_read(tilec_arena_t *a, const char *text, size_t len, tilec_ir_modul
     if (!a || !out) {
         fail_at(&r, 0, 0, "bad arguments");
         return -1;
+    }
+    {
+        /* The text form is text: a raw NUL would silently cut a string
+         * literal or a comment short, so none is accepted anywhere. */
+        const char *nul = memchr(r.p, '\0', (size_t)(r.end - r.p));
+        if (nul) {
+            int line = 1, col = 1;
+            for (const char *q = r.p; q < nul; q++) {
+                line += *q == '\n';
+                col = *q == '\n' ? 1 : col + 1;
+            }
+            fail_at(&r, line, col, "raw NUL byte (the text form is text)");
+            return -1;
+        }
     }
     m = tilec_ir_module_new(a);
     if (!m) {

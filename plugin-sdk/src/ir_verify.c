@@ -1315,6 +1315,15 @@ static int check_tables(verifier_t *v)
             fail(v, "var buffer '%s' must have shape (1,)", b->name);
             goto out;
         }
+        if (b->scope != TILEC_SCOPE_GLOBAL) {
+            /* const_size is -1 when the element count overflows int64 */
+            int64_t n = tilec_ir_buffer_const_size(b), es = (int64_t)tilec_dtype_size(b->dtype);
+            if (n < 0 || n > TILEC_IR_MAX_ONCHIP_BYTES / (es > 0 ? es : 1)) {
+                fail(v, "on-chip buffer '%s' is too large (more than %lld bytes)", b->name,
+                     (long long)TILEC_IR_MAX_ONCHIP_BYTES);
+                goto out;
+            }
+        }
         {
             char what[160];
             snprintf(what, sizeof what, "buffer '%s': ", b->name);
@@ -1411,7 +1420,9 @@ static int check_kernel(verifier_t *v)
             return -1;
         }
     }
-    if ((int64_t)k->threads[0] * k->threads[1] * k->threads[2] > 1024 * 1024) {
+    /* each factor at most 2^20 first, so the product fits in int64 */
+    if (k->threads[0] > 1024 * 1024 || k->threads[1] > 1024 * 1024 || k->threads[2] > 1024 * 1024 ||
+        (int64_t)k->threads[0] * k->threads[1] * k->threads[2] > 1024 * 1024) {
         fail(v, "%d x %d x %d threads per block is too many", k->threads[0], k->threads[1], k->threads[2]);
         return -1;
     }

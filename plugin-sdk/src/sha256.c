@@ -62,6 +62,9 @@ void tilec_sha256_init(tilec_sha256_t *s)
 void tilec_sha256_update(tilec_sha256_t *s, const void *data, size_t len)
 {
     const uint8_t *p = data;
+    if (len == 0) {
+        return; /* data may be NULL then (memcpy's arguments must not be) */
+    }
     s->nbytes += len;
     if (s->nbuf) {
         size_t take = 64 - s->nbuf < len ? 64 - s->nbuf : len;

@@ -941,9 +941,9 @@ static void gen_atomic(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     const char *W = c->dl.type_name[sz == 8 ? TILEC_UINT64 : TILEC_UINT32];
     const char *U8 = c->dl.type_name[TILEC_UINT8];
     /* the word holding the element; sub-word elements are shifted into it.
-     * Without pointers (tensor_decl) the word is an element of the
-     * tensor's word view b<i>_w32 / b<i>_w64, named tc_p by a macro-free
-     * spelling: every use below goes through word. */
+     * `word` is that word as an lvalue: *tc_p with pointers, else an
+     * element of the tensor's word view b<i>_w32 / b<i>_w64 (tensor_decl
+     * dialects declare it with word_decl). */
     const char *word = "*tc_p";
     if (c->dl.tensor_decl) {
         if (b->scope != TILEC_SCOPE_GLOBAL || !c->dl.word_decl || b->id >= 64) {
@@ -1379,7 +1379,8 @@ static int load_dialect(tilec_simt_ctx_t *c, const tilec_simt_dialect_t *d)
     if (!x->shared_align)
         x->shared_align = 16;
     for (int t = 0; t < TILEC_DTYPE_COUNT; t++) {
-        if (simt_is_half((tilec_dtype_t)t))
+        /* float8 (IR 1.2) needs no name: a dialect's plugin that reads 1.2 handles it itself */
+        if (simt_is_half((tilec_dtype_t)t) || tilec_dtype_is_float8((tilec_dtype_t)t))
             continue;
         if (!x->type_name[t]) {
             tilec_simt_fail(c, "dialect %s: no type name for %s", x->name, tilec_dtype_name((tilec_dtype_t)t));

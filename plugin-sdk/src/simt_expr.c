@@ -134,6 +134,11 @@ int simt_buf_ok(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
         tilec_simt_fail(c, "reference to a buffer not declared by the kernel");
         return 0;
     }
+    if (tilec_dtype_is_float8(b->dtype) && !c->dl.type_name[b->dtype]) {
+        tilec_simt_fail(c, "unsupported dtype %s (buffer %s) on the %s dialect", tilec_dtype_name(b->dtype), b->name,
+                        c->dl.name);
+        return 0;
+    }
     return 1;
 }
 

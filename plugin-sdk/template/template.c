@@ -261,9 +261,24 @@ static tilec_pstatus_t cc_build(const char *src, size_t len, void **bin, size_t 
     if (tilec_sdk_cache_write(cfile, src, len) != 0) {
         st = ERR(TILEC_PS_COMPILE_ERROR, "cannot write %s: %s", cfile, strerror(errno));
     } else {
+        /* $CC may carry flags ("ccache cc", "clang -fsanitize=address"):
+         * split on blanks, at most 16 words */
         const char *cc = getenv("CC");
-        char *argv[] = {(char *)(cc && *cc ? cc : "cc"), "-O1", "-fPIC", "-shared", "-pthread",
-                        "-w", "-o", sofile, cfile, "-lm", NULL};
+        char ccbuf[1024];
+        char *argv[16 + 10] = {0};
+        int argc = 0;
+        snprintf(ccbuf, sizeof ccbuf, "%s", cc && *cc ? cc : "cc");
+        for (char *save = NULL, *w = strtok_r(ccbuf, " \t", &save); w && argc < 16;
+             w = strtok_r(NULL, " \t", &save)) {
+            argv[argc++] = w;
+        }
+        if (!argc) {
+            argv[argc++] = "cc";
+        }
+        const char *fixed[] = {"-O1", "-fPIC", "-shared", "-pthread", "-w", "-o", sofile, cfile, "-lm"};
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+            argv[argc++] = (char *)fixed[i];
+        }
         if (run_cmd(argv, errfile) != 0) {
             void *log = NULL;
             size_t ll = 0;

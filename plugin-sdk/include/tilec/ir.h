@@ -35,11 +35,14 @@ extern "C" {
 #endif
 
 #define TILEC_IR_VERSION_MAJOR 1
-#define TILEC_IR_VERSION_MINOR 1   /* newest minor version this SDK reads and writes */
+#define TILEC_IR_VERSION_MINOR 2   /* newest minor version this SDK reads and writes */
 #define TILEC_IR_MAX_DIMS 8
 /* Deepest expression nesting and statement nesting the text form allows;
  * the reader rejects deeper input, the verifier rejects deeper IR. */
 #define TILEC_IR_MAX_DEPTH 512
+/* Largest on-chip (shared, fragment, local, var) buffer the verifier
+ * accepts, in bytes: sizes derived from it never overflow. */
+#define TILEC_IR_MAX_ONCHIP_BYTES ((int64_t)1 << 30)
 
 /* ---- arena ------------------------------------------------------------ */
 
@@ -63,6 +66,9 @@ typedef enum tilec_dtype {
     TILEC_INT8, TILEC_INT16, TILEC_INT32, TILEC_INT64,
     TILEC_UINT8, TILEC_UINT16, TILEC_UINT32, TILEC_UINT64,
     TILEC_FLOAT16, TILEC_BFLOAT16, TILEC_FLOAT32, TILEC_FLOAT64,
+    /* 1.2: 8-bit float storage formats (OCP FP8, as ml_dtypes/PyTorch):
+     * e4m3fn has no infinity (max 448, S.1111.111 is NaN), e5m2 is IEEE-like */
+    TILEC_FLOAT8_E4M3FN, TILEC_FLOAT8_E5M2,
     TILEC_DTYPE_COUNT
 } tilec_dtype_t;
 
@@ -81,6 +87,14 @@ uint16_t tilec_f32_to_bf16(float f);
 float tilec_bf16_to_f32(uint16_t h);
 uint16_t tilec_f64_to_f16(double d);   /* one rounding, not via float */
 uint16_t tilec_f64_to_bf16(double d);
+/* 8-bit floats (1.2), round to nearest even from double, non-saturating as
+ * ml_dtypes and PyTorch: e4m3fn overflow (>= 464 in magnitude), infinity and
+ * NaN give NaN (0x7f | sign); e5m2 overflow gives infinity. */
+uint8_t tilec_f64_to_f8e4m3fn(double d);
+uint8_t tilec_f64_to_f8e5m2(double d);
+float tilec_f8e4m3fn_to_f32(uint8_t x);
+float tilec_f8e5m2_to_f32(uint8_t x);
+int tilec_dtype_is_float8(tilec_dtype_t t);
 
 typedef enum tilec_scope {
     TILEC_SCOPE_GLOBAL = 0, /* kernel parameter, device memory */
@@ -443,9 +457,10 @@ int64_t tilec_ir_wrap_int(uint64_t v, tilec_dtype_t t);
 int tilec_ir_is_const_int(const tilec_ir_expr_t *e, int64_t *out);
 /* Product of a buffer's shape when all constant; -1 otherwise. */
 int64_t tilec_ir_buffer_const_size(const tilec_ir_buffer_t *b);
-/* The lowest minor version (0 or 1) whose vocabulary covers the module:
- * 1 when it uses any 1.1 construct (attributes, layouts, mbarriers, the
- * 1.1 statements and binary operators, gemm leading indices). */
+/* The lowest minor version (0, 1 or 2) whose vocabulary covers the module:
+ * 2 when it uses a float8 dtype, else 1 when it uses any 1.1 construct
+ * (attributes, layouts, mbarriers, the 1.1 statements and binary operators,
+ * gemm leading indices). */
 int tilec_ir_module_minor_needed(const tilec_ir_module_t *m);
 
 /* ---- integer evaluation (ir_eval.c) -------------------------------------
@@ -462,7 +477,7 @@ int tilec_ir_eval_int(const tilec_ir_expr_t *e, tilec_ir_bind_fn bind, void *ctx
 /* ---- text form (ir_print.c / ir_read.c) --------------------------------
  * The text form is the serialized form: "tileir MAJOR.MINOR" then the
  * kernel.  print(read(print(m))) == print(m) byte for byte.  The header
- * says 1.0 unless the module needs 1.1 (tilec_ir_module_minor_needed). */
+ * says 1.0 unless the module needs 1.1 or 1.2 (tilec_ir_module_minor_needed). */
 
 /* Returns a malloc'd NUL-terminated string (caller frees) or NULL on OOM. */
 char *tilec_ir_print(const tilec_ir_module_t *m);
