@@ -46,7 +46,7 @@ else
     O=$O sh tests/conform.sh || fail=1
 fi
 t2=$(date +%s)
-O=$O sh tests/fuzz/replay.sh frontend ir tunedb || fail=1
+O=$O sh tests/fuzz/replay.sh frontend ir tunedb npy || fail=1
 t3=$(date +%s)
 echo "sanitize ($set, kernels $([ "$kernels" = 1 ] && echo instrumented || echo by cc)): tests $((t1 - t0)) s, conformance $((t2 - t1)) s, fuzz replay $((t3 - t2)) s"
 [ "$fail" -eq 0 ] && echo "sanitize: ASan+UBSan clean" || echo "sanitize: FAILED"
