@@ -46,7 +46,7 @@ CPU_EMB_OBJ := $(CPU_SRC:%.c=$(O)/embedded/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(O)/tests/%)
 # Fuzz harnesses (tests/fuzz/), replayed on their corpora by make test.
-FUZZ_TARGETS := frontend ir tunedb
+FUZZ_TARGETS := frontend ir tunedb npy
 FUZZ_REPLAY  := $(FUZZ_TARGETS:%=$(O)/fuzz/replay_%)
 
 SONAME   := libtilec.so.0
@@ -208,7 +208,7 @@ sanitize-build: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE) $(TUNE_PLUGINS) $(
 
 # ---- fuzzing (docs/sanitizers.md) -------------------------------------------
 # libFuzzer harnesses in tests/fuzz/ (frontend, IR reader, tuning-table
-# import).  make fuzz builds the library with coverage + ASan + UBSan in
+# import, .npy reader).  make fuzz builds the library with coverage + ASan + UBSan in
 # $(FUZZ_O) and runs each harness FUZZ_TIME seconds from its seed corpus
 # (tests/fuzz/corpus/NAME) with its dictionary; a finding is saved under
 # $(FUZZ_O)/fuzz/findings/ and belongs in tests/fuzz/regress/NAME/.  make

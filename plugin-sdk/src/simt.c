@@ -654,35 +654,17 @@ static const char *red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, con
     }
 }
 
-/* REDUCE with G (a power of two) threads per output element: strided
- * partial results, then a tree in the block-wide scratch array
- * tc_red_<dtype>[tc_nthreads] (declared with the kernel's other block-wide
- * arrays), one barrier per level.  Only at block level (uniform). */
-static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t outer, int64_t R, int64_t inner,
-                            int64_t G)
+/* The partial result tc_acc of slot tc_s of a reduce with G threads per
+ * output: elements tc_g, tc_g + G, ... of output tc_o's row (the loop
+ * body shared by the shared-memory tree and the shuffles). */
+static void reduce_partial(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t R, int64_t inner, int64_t G)
 {
     const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
     int op = s->u.reduce.op;
-    (void)outer;
     tilec_dtype_t at = acc_dtype(dst->dtype);
     const char *act = tilec_simt_ctype(c, at);
     int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
     int issum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
-    int64_t nout = outer * inner;
-    c->scratch |= 1u << at;
-    const char *red = simt_fmt(c, "tc_red_%s", tilec_dtype_name(at));
-    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (%" PRId64 " threads per element) */",
-                    tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
-                    dst->name ? dst->name : "?", G);
-    c->ind++;
-    /* every phase is a loop over its slots spread over the threads (the
-     * shape of every other cooperative loop; PoCL miscompiled a form with
-     * thread-index arithmetic outside such loops) */
-    int64_t slots = nout * G;
-    if (c->scratch_dirty) /* a thread may still read the scratch of the last tree */
-        tilec_simt_barrier(c);
-    tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads) {", slots);
-    c->ind++;
     tilec_simt_emit(c, "const int tc_o = tc_s / %" PRId64 ", tc_g = tc_s %% %" PRId64 ";", G, G);
     tilec_simt_emit(c, "const int tc_oo = tc_o / %" PRId64 ", tc_i = tc_o %% %" PRId64 ";", inner, inner);
     const char *x = tilec_simt_convert(
@@ -699,6 +681,36 @@ static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64
         tilec_simt_emit(c, "for (int tc_r = tc_g + %" PRId64 "; tc_r < %" PRId64 "; tc_r += %" PRId64 ")", G, R, G);
     }
     tilec_simt_emit(c, "  tc_acc = %s;", red_combine(c, op, at, "tc_acc", x));
+}
+
+/* REDUCE with G (a power of two) threads per output element: strided
+ * partial results, then a tree in the block-wide scratch array
+ * tc_red_<dtype>[tc_nthreads] (declared with the kernel's other block-wide
+ * arrays), one barrier per level.  Only at block level (uniform). */
+static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t outer, int64_t R, int64_t inner,
+                            int64_t G)
+{
+    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
+    int op = s->u.reduce.op;
+    (void)outer;
+    tilec_dtype_t at = acc_dtype(dst->dtype);
+    const char *act = tilec_simt_ctype(c, at);
+    int64_t nout = outer * inner;
+    c->scratch |= 1u << at;
+    const char *red = simt_fmt(c, "tc_red_%s", tilec_dtype_name(at));
+    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (%" PRId64 " threads per element) */",
+                    tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
+                    dst->name ? dst->name : "?", G);
+    c->ind++;
+    /* every phase is a loop over its slots spread over the threads (the
+     * shape of every other cooperative loop; PoCL miscompiled a form with
+     * thread-index arithmetic outside such loops) */
+    int64_t slots = nout * G;
+    if (c->scratch_dirty) /* a thread may still read the scratch of the last tree */
+        tilec_simt_barrier(c);
+    tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads) {", slots);
+    c->ind++;
+    reduce_partial(c, s, R, inner, G);
     tilec_simt_emit(c, "%s[tc_s] = tc_acc;", red);
     close_block(c);
     tilec_simt_barrier(c);
@@ -720,6 +732,42 @@ static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64
     close_block(c);
     close_block(c);
     c->scratch_dirty = 1;
+}
+
+/* REDUCE with G threads per output element, G a power of two within one
+ * subgroup (dialect shfl_xor): the G consecutive threads of an output
+ * take strided partial results, then combine them with log2(G) xor
+ * shuffles; the group's first lane writes the output.  No shared scratch
+ * and no barrier.  Only at block level (uniform); nout * G <= threads, so
+ * each thread has at most one slot and a group is wholly active or not. */
+static void gen_reduce_shfl(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t R, int64_t inner, int64_t G)
+{
+    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
+    int op = s->u.reduce.op;
+    tilec_dtype_t at = acc_dtype(dst->dtype);
+    int64_t slots = const_size(c, dst) * G;
+    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (%" PRId64 " lanes per element, shuffles) */",
+                    tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
+                    dst->name ? dst->name : "?", G);
+    c->ind++;
+    tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads) {", slots);
+    c->ind++;
+    reduce_partial(c, s, R, inner, G);
+    const char *keys[] = {"v", "m", "w"};
+    for (int64_t st = G / 2; st > 0; st /= 2) {
+        const char *vals[] = {"tc_acc", simt_fmt(c, "%" PRId64, st), simt_fmt(c, "%" PRId64, G)};
+        tilec_simt_emit(c, "tc_acc = %s;", red_combine(c, op, at, "tc_acc", simt_subst(c, c->dl.shfl_xor, 3, keys, vals)));
+    }
+    tilec_simt_emit(c, "if (tc_g == 0) {");
+    c->ind++;
+    if (!s->u.reduce.clear)
+        tilec_simt_emit(c, "tc_acc = %s;",
+                        red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, "tc_o"), dst->dtype, at),
+                                    "tc_acc"));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, "tc_o", store_conv(c, "tc_acc", at, dst->dtype)));
+    close_block(c);
+    close_block(c);
+    close_block(c);
 }
 
 static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
@@ -745,11 +793,18 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     const char *act = tilec_simt_ctype(c, at);
     int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
     int issum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
-    /* fewer outputs than threads: G threads per output and a tree */
+    /* fewer outputs than threads: G threads per output and a tree (in
+     * registers across the lanes of a subgroup when the dialect shuffles) */
     int64_t nout = outer * inner, G = 1;
+    int64_t sg = c->dl.shfl_xor && c->dl.subgroup_size >= 2 && c->nthreads % c->dl.subgroup_size == 0
+                     ? (int64_t)c->dl.subgroup_size : 0;
     if (coop_for(c, dst) && nout < c->nthreads && R >= 4)
-        while (G * 2 * nout <= c->nthreads && G * 2 <= R && G < 1024)
+        while (G * 2 * nout <= c->nthreads && G * 2 <= R && G < (sg ? sg : 1024))
             G *= 2;
+    if (G >= 2 && sg) {
+        gen_reduce_shfl(c, s, R, inner, G);
+        return;
+    }
     if (G >= 2) {
         gen_reduce_tree(c, s, outer, R, inner, G);
         return;
