@@ -18,6 +18,10 @@
 # 2 build failure, 3 no NVIDIA OpenCL platform.
 set -u
 out=${1:-${OUT:-/tmp/tilec-ocl-out}}
+# the lowered path (register fragments) unless the caller says otherwise;
+# bench/opencl_lowered.sh at the end compares both in one run
+TILEC_OPENCL_LOWER=${TILEC_OPENCL_LOWER:-1}
+export TILEC_OPENCL_LOWER
 mkdir -p "$out"
 
 # ---- the ICD loader ----------------------------------------------------------
@@ -106,11 +110,15 @@ bench examples/gemm.py -D M=4096 -D N=4096 -D K=4096 -D block_M=64 -D block_N=12
 bench examples/gemm_fp32.py -D M=4096 -D N=4096 -D K=4096
 bench examples/softmax.py -D M=8192 -D N=1024
 bench examples/layernorm.py -D M=8192 -D N=1024
-# block sizes that fit the 48 KiB of local memory NVIDIA OpenCL offers (all
-# fragments live in local memory in the SIMT kit v1)
+# block sizes that fit the 48 KiB of local memory NVIDIA OpenCL offers with
+# every fragment in local memory (the kit's high-level path), then the
+# example's own tiles (register fragments of the lowered path)
 bench examples/flash_attention.py -D batch=4 -D heads=16 -D seq_len=1024 -D dim=64 -D block_M=32 -D block_N=32
+bench examples/flash_attention.py -D batch=4 -D heads=16 -D seq_len=1024 -D dim=64
 bench examples/elementwise_add.py -D M=8192 -D N=8192
 # the references (PyTorch: cuBLAS, torch.softmax) in the same run
 python3 bench/opencl_ref.py "$out" 2>&1 | tee "$out/ref.txt"
+# before (TILEC_OPENCL_LOWER=0) and after printing lowered IR, same run
+GPU=1 OUT="$out/lowered" sh bench/opencl_lowered.sh build 2>&1 | tee "$out/lowered.txt"
 [ $fail -eq 0 ] || exit 1
 exit 0

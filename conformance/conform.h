@@ -75,6 +75,10 @@ typedef struct conform_run {
     int progress;               /* a progress line on stderr */
     int verbose;
     int quiet;                  /* no per-item lines on stderr */
+    /* --compile-only --arch A,B: no device; every case is compiled by the
+     * plugin's compiler for each arch (compile with a NULL device), and the
+     * certificate says "compile-only" and names the arches. NULL: run. */
+    const char *compile_archs;
     /* the plugin */
     void *handle;
     const tilec_plugin_t *table;

@@ -7,7 +7,7 @@
  *                 [--junit FILE] [--json FILE] [--cert FILE | --no-cert]
  *                 [--cases DIR] [--known-failures FILE] [--broken-dir DIR]
  *                 [--no-abi] [--timeout SECONDS] [-j N] [--seed N]
- *                 [--filter TEXT] [-v]
+ *                 [--filter TEXT] [-v] [--compile-only --arch A,...]
  *   tilec conform --verify CERT (--plugin PATH | --backend NAME)
  *
  * Exit status: 0 every result was expected (pass, not-supported, a listed
@@ -29,6 +29,7 @@ static const char conform_usage[] =
     "usage: tilec conform [--backend NAME | --plugin PATH] [--device N] [--junit FILE] [--json FILE]\n"
     "                     [--cert FILE | --no-cert] [--cases DIR] [--known-failures FILE]\n"
     "                     [--broken-dir DIR] [--no-abi] [--timeout S] [-j N] [--seed N] [--filter TEXT] [-v]\n"
+    "                     [--compile-only --arch A,...]\n"
     "       tilec conform --verify CERT (--plugin PATH | --backend NAME)\n";
 
 static int usage(const char *fmt, const char *arg)
@@ -190,7 +191,7 @@ int conform_main(int argc, char **argv)
     conform_run_t run;
     memset(&run, 0, sizeof run);
     const char *backend = NULL, *plugin = NULL, *verify = NULL;
-    int no_cert = 0, no_abi = 0;
+    int no_cert = 0, no_abi = 0, compile_only = 0;
     unsigned long long device = 0;
     run.timeout_s = 120;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -219,6 +220,8 @@ int conform_main(int argc, char **argv)
         else if (!strcmp(a, "--known-failures")) { VAL(); run.known_file = v; }
         else if (!strcmp(a, "--broken-dir")) { VAL(); run.broken_dir = v; }
         else if (!strcmp(a, "--no-abi")) { no_abi = 1; }
+        else if (!strcmp(a, "--compile-only")) { compile_only = 1; }
+        else if (!strcmp(a, "--arch")) { VAL(); run.compile_archs = v; }
         else if (!strcmp(a, "--verify")) { VAL(); verify = v; }
         else if (!strcmp(a, "--filter")) { VAL(); run.filter = v; }
         else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) { run.verbose = 1; }
@@ -242,6 +245,16 @@ int conform_main(int argc, char **argv)
     }
     if (backend && plugin) {
         return usage("give --backend or --plugin, not both%s", "");
+    }
+    if (compile_only != (run.compile_archs != NULL)) {
+        return usage("--compile-only and --arch A,... go together%s", "");
+    }
+    if (compile_only) {
+        /* the ABI and loader cases need a device */
+        no_abi = 1;
+        if (!*run.compile_archs || strchr(run.compile_archs, ' ') || strstr(run.compile_archs, ",,") ||
+            run.compile_archs[0] == ',' || run.compile_archs[strlen(run.compile_archs) - 1] == ',')
+            return usage("bad --arch list '%s' (A,B,...)", run.compile_archs);
     }
     char *path = NULL, *err = NULL;
     if (plugin) {

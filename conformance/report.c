@@ -229,7 +229,13 @@ static void write_header(FILE *f, const conform_run_t *run)
     json_str(f, run->info.platform);
     fprintf(f, ", \"caps\": ");
     json_str(f, caps);
-    fprintf(f, "},\n  \"seed\": %llu,\n", (unsigned long long)run->seed);
+    fprintf(f, "},\n  \"mode\": \"%s\",", run->compile_archs ? "compile-only" : "run");
+    if (run->compile_archs) {
+        fprintf(f, " \"archs\": ");
+        json_str(f, run->compile_archs);
+        fprintf(f, ",");
+    }
+    fprintf(f, "\n  \"seed\": %llu,\n", (unsigned long long)run->seed);
     fprintf(f, "  \"counts\": {");
     for (int s = 0; s < CONFORM_NSTATUS; s++) {
         fprintf(f, "%s\"%s\": %d", s ? ", " : "", conform_status_name((conform_status_t)s), run->counts[s]);

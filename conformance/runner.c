@@ -648,12 +648,59 @@ int conform_open_plugin(conform_run_t *run, const char *path, uint32_t device, c
         *err = check_strfmt("%s: cannot read the plugin file: %s", path, strerror(errno));
         return -1;
     }
+    if (run->compile_archs) {
+        /* compile-only: no device to probe; the plugin's own capabilities
+         * decide what is not-supported */
+        if (load_table(run, path, err) != 0)
+            return -1;
+        memset(&run->info, 0, sizeof run->info);
+        run->info.struct_size = sizeof run->info;
+        snprintf(run->info.name, sizeof run->info.name, "compile-only: %s", run->compile_archs);
+        snprintf(run->info.platform, sizeof run->info.platform, "no device (%s's compiler)", run->table->name);
+        run->info.caps = run->table->caps;
+        return 0;
+    }
     /* First everything in a child (a plugin that crashes in its query or
      * its device probe takes only the child down), then the table here. */
     if (probe_device(run, path, err) != 0) {
         return -1;
     }
     return load_table(run, path, err);
+}
+
+/* --compile-only: the case's IR compiled for each arch of the list with no
+ * device (the plugin must produce a binary for each); pass when all do. */
+static conform_status_t compile_case(const conform_run_t *run, const char *ir, char *msg, size_t msglen)
+{
+    const tilec_plugin_t *t = run->table;
+    char archs[256];
+    snprintf(archs, sizeof archs, "%s", run->compile_archs);
+    size_t k = 0;
+    msg[0] = '\0';
+    for (char *save = NULL, *a = strtok_r(archs, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+        tilec_pcompile_options_t opts;
+        memset(&opts, 0, sizeof opts);
+        opts.struct_size = sizeof opts;
+        opts.opt_level = 3;
+        opts.arch = a;
+        tilec_pmodule_t *mod = NULL;
+        tilec_pstatus_t st = t->compile(NULL, ir, strlen(ir), &opts, &mod);
+        const void *bin = NULL;
+        size_t blen = 0;
+        if (st == TILEC_PS_OK && mod)
+            st = t->module_data(mod, TILEC_PDATA_BINARY, &bin, &blen);
+        if (st != TILEC_PS_OK || !bin || blen == 0) {
+            snprintf(msg, msglen, "%s: compile failed (status %d): %s", a, (int)st,
+                     st != TILEC_PS_OK ? t->last_error() : "no binary");
+            if (mod)
+                t->module_free(mod);
+            return CONFORM_FAIL;
+        }
+        if (k < msglen)
+            k += (size_t)snprintf(msg + k, msglen - k, "%s%s %zu bytes", k ? ", " : "compiled: ", a, blen);
+        t->module_free(mod);
+    }
+    return CONFORM_PASS;
 }
 
 /* ---- one case, in the child ---------------------------------------------- */
@@ -701,6 +748,10 @@ static conform_status_t run_case(const conform_run_t *run, const conform_item_t 
         conform_caps_text(missing, names, sizeof names);
         snprintf(msg, msglen, "needs %s, which the device does not declare", names);
         res = CONFORM_NOT_SUPPORTED;
+        goto out;
+    }
+    if (run->compile_archs) {
+        res = compile_case(run, ir, msg, msglen);
         goto out;
     }
     {

@@ -1183,6 +1183,7 @@ static int64_t expr_const(tilec_ir_expr_t *e, int *ok)
 typedef struct lin {
     int n; int64_t c; tilec_ir_expr_t *atom[16]; int64_t coef[16]; int bad;
     ev_t *ev; ast_loc_t loc;   /* when set: look through single-assignment temporaries */
+    long visits;               /* nodes seen: temporaries make a DAG a tree, so bound the walk */
 } lin_t;
 
 static int ex_same(const tilec_ir_expr_t *x, const tilec_ir_expr_t *y, int depth)
@@ -1232,7 +1233,7 @@ static void lin_of(lin_t *l, tilec_ir_expr_t *e, int64_t k, int depth)
 {
     int ok;
     int64_t c;
-    if (depth > 64 || l->bad) {
+    if (depth > 64 || l->bad || ++l->visits > 100000) {
         l->bad = 1;
         return;
     }
@@ -1279,17 +1280,22 @@ static void lin_of(lin_t *l, tilec_ir_expr_t *e, int64_t k, int depth)
 /* hi - lo as a compile-time constant when the linear forms cancel. */
 static int const_diff(ev_t *ev, ast_loc_t loc, tilec_ir_expr_t *hi, tilec_ir_expr_t *lo, int64_t *out)
 {
-    lin_t *l = ev_alloc(ev, sizeof *l); /* in the arena: looking through a temporary may unwind */
-    int i, ok = 1;
-    l->ev = ev;
-    l->loc = loc;
-    lin_of(l, hi, 1, 0);
-    lin_of(l, lo, -1, 0);
-    if (l->bad) ok = 0;
-    for (i = 0; ok && i < l->n; i++)
-        if (l->coef[i] != 0) ok = 0;
-    *out = l->c;
-    return ok;
+    int pass;
+    /* first as written (x:x+4), then looking through temporaries assigned once */
+    for (pass = 0; pass < 2; pass++) {
+        lin_t *l = ev_alloc(ev, sizeof *l); /* in the arena: looking through a temporary may unwind */
+        int i, ok = 1;
+        l->ev = pass ? ev : NULL;
+        l->loc = loc;
+        lin_of(l, hi, 1, 0);
+        lin_of(l, lo, -1, 0);
+        if (l->bad) ok = 0;
+        for (i = 0; ok && i < l->n; i++)
+            if (l->coef[i] != 0) ok = 0;
+        *out = l->c;
+        if (ok) return 1;
+    }
+    return 0;
 }
 
 /* Range of an index that is linear in loop variables with constant

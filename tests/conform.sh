@@ -8,7 +8,11 @@
 #      must come out `fail`;
 #   4. the template built to speak only plugin ABI 1.0 and tile IR 1.0: the
 #      ABI cases and a GEMM case, and a `tilec run --check` through the
-#      host, must pass (1.0 plugins keep loading).
+#      host, must pass (1.0 plugins keep loading);
+#   5. the hip plugin compile-only (--compile-only --arch gfx90a,gfx1030):
+#      every case compiled by hiprtc must certify, the certificate says
+#      "compile-only" and --verify accepts it (skipped without hiprtc
+#      unless TILEC_REQUIRE_HIP=1).
 # JUnit and JSON reports go to $O/conform/.  Usage: O=build sh tests/conform.sh
 O=${O:-build}
 T="$O/tilec"
@@ -53,6 +57,20 @@ done
 if ! TILEC_PLUGIN_PATH="$t10" TILEC_CACHE=0 "$T" run examples/gemm.py -D M=64 -D N=64 -D K=64 \
         --backend template_abi10 --check > "$out/abi10.log" 2>&1; then
     cat "$out/abi10.log"; note "FAILED: tilec run on the ABI 1.0 template"; fail=1
+fi
+note "hip plugin, compile-only for gfx90a and gfx1030 (hiprtc; no AMD GPU needed)"
+hip="$O/libtilec-hip.so"
+"$T" conform --plugin "$hip" --compile-only --arch gfx90a,gfx1030 --cert "$out/hip.cert.json" \
+    --json "$out/hip.json" > "$out/hip.log" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q "hiprtc not found" "$out/hip.json" 2>/dev/null && [ "${TILEC_REQUIRE_HIP:-0}" != 1 ]; then
+    note "skipped: no hiprtc on this machine (Debian: libamdhip64-dev)"
+elif [ "$rc" -ne 0 ] || ! grep -q "CERTIFIED, certificate" "$out/hip.log" ||
+     ! grep -q '"mode": "compile-only", "archs": "gfx90a,gfx1030"' "$out/hip.cert.json" ||
+     ! "$T" conform --verify "$out/hip.cert.json" --plugin "$hip"; then
+    cat "$out/hip.log"; note "FAILED: the hip plugin's compile-only certificate"; fail=1
+else
+    tail -n 2 "$out/hip.log"
 fi
 [ "$fail" -eq 0 ] && note "all conformance runs as expected"
 exit $fail

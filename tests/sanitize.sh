@@ -7,7 +7,8 @@
 #   SAN_KERNELS=1 (default): the cpu backend's generated kernels are built by
 #       $CC, the instrumented clang, so they are checked too; 0: by cc.
 #   SAN_SET=ci: what CI runs (.ci/run): kernels by cc, no test_cuda (NVRTC
-#       under ASan alone takes minutes), conformance on the cpu backend only.
+#       under ASan alone takes minutes) nor test_hip (hiprtc likewise),
+#       conformance on the cpu backend only.
 # Usage: O=build-san CC='clang -fsanitize=...' sh tests/sanitize.sh build-san/tests/test_*
 O=${O:-build-san}
 here=$(pwd)
@@ -28,6 +29,9 @@ tests=""
 for t in "$@"; do
     case "$set:$t" in
     ci:*/test_cuda) ;;
+    # hiprtc compiles every example twice: minutes under ASan (the plugin
+    # itself loads and compiles cleanly there: build-san/tilec compile)
+    ci:*/test_hip) ;;
     *) tests="$tests $t" ;;
     esac
 done

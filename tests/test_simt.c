@@ -8,7 +8,9 @@
  * code), thread-0 guards on block-level side effects, T.Parallel spread
  * over the threads, native atomics vs. compare-and-swap fallbacks, 16-bit
  * float modes, vector copies, the hooks, the shared-memory total, the
- * dialect checks and the launch-time evaluators.  The generated code is run for real by
+ * dialect checks and the launch-time evaluators; and the printer of
+ * lowered IR (register fragments, the IR's barriers only, the shared
+ * pool, the register-blocked gemm).  The generated code is run for real by
  * tests/test_opencl.c (OpenCL C on PoCL).
  */
 #include <criterion/criterion.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "tilec/ir.h"
+#include "tilec/lower.h"
 #include "tilec/simt.h"
 
 static void dialect(tilec_simt_dialect_t *d)
@@ -153,6 +156,59 @@ Test(simt, gemm_barriers_and_shared_size)
     cr_assert(strstr(s, "< 200"), "%s", s);
     cr_assert(strstr(s, "__launch_bounds__(128)"));
     cr_assert(strstr(s, "__shared__ float b5[4096]"));
+    gen_free(&g);
+}
+
+/* A target like OpenCL's generic one: no subgroups, no MMA, no async copies. */
+static const tilec_target_desc_t PLAIN = {
+    .struct_size = sizeof(tilec_target_desc_t), .version = TILEC_TARGET_DESC_VERSION, .name = "plain",
+    .subgroup_size = 0, .max_threads = 1024, .smem_default = 48 * 1024, .smem_optin = 64 * 1024,
+    .smem_banks = 32, .bank_bytes = 4, .smem_align = 16, .regs_per_thread = 128, .frag_regs = 64,
+    .vector_bytes = 16, .barriers = TILEC_TARGET_BARRIER_BLOCK,
+};
+
+Test(simt, lowered_gemm)
+{
+    gen_t g;
+    memset(&g, 0, sizeof g);
+    tilec_arena_init(&g.ar);
+    char err[512];
+    cr_assert_eq(tilec_ir_read(&g.ar, GEMM, strlen(GEMM), &g.m, err, sizeof err), 0, "IR: %s", err);
+    tilec_lower_status_t st;
+    cr_assert_eq(tilec_lower_module(&g.ar, g.m, &PLAIN, NULL, &st), TILEC_LOWER_OK, "%s", st.msg);
+    char *ir = tilec_ir_print(g.m);
+    cr_assert_not_null(ir);
+    int irbar = count(ir, " barrier\n");
+    cr_assert_geq(irbar, 2, "%s", ir);
+    cr_assert(strstr(ir, "lower.mma = \"simt\""), "%s", ir);
+    tilec_simt_dialect_t d;
+    dialect(&d);
+    d.shared_ptr_qual = "";
+    g.r.struct_size = sizeof g.r;
+    cr_assert_eq(tilec_simt_generate(g.m, &d, &g.r, g.err, sizeof g.err), 0, "%s", g.err);
+    const char *s = g.r.source;
+    /* the barriers of the IR, and one after zeroing the pool; none other */
+    cr_assert_eq(count(s, "__syncthreads();"), irbar + 1, "%s\n%s", ir, s);
+    cr_assert_eq(g.r.nbarriers, (uint32_t)irbar + 1);
+    /* C_local: 64 x 64 over 128 threads, 32 registers each, not shared */
+    cr_assert(strstr(s, "float b5_0 = 0, b5_1 = 0,"), "%s", s);
+    cr_assert(strstr(s, "b5_31 = 0; /* fragment C_local: registers */"), "%s", s);
+    cr_assert_null(strstr(s, "b5_32"), "%s", s);
+    cr_assert_null(strstr(s, "__shared__ float b5"), "%s", s);
+    /* the two operands in one pool at their offsets */
+    cr_assert(strstr(s, "__shared__ unsigned char tc_smem[8192]"), "%s", s);
+    cr_assert(strstr(s, "unsigned short *const b3 = (unsigned short *)(tc_smem + 0);"), "%s", s);
+    cr_assert(strstr(s, "unsigned short *const b4 = (unsigned short *)(tc_smem + 4096);"), "%s", s);
+    cr_assert_eq(g.r.shared_bytes, 8192);
+    /* the register-blocked tile: 8 rows and 4 columns feed 32 accumulators */
+    cr_assert(strstr(s, "const float tc_a7 = "), "%s", s);
+    cr_assert_null(strstr(s, "const float tc_a8 = "), "%s", s);
+    cr_assert(strstr(s, "const float tc_b3 = "), "%s", s);
+    cr_assert(strstr(s, "tc_c31 = ((tc_c31) + (tc_a7 * tc_b3));"), "%s", s);
+    /* each thread's coordinates once: row tid / 16, column tid % 16 */
+    cr_assert(strstr(s, "const int tc_f5_0 = (tc_tid / 16);"), "%s", s);
+    cr_assert(strstr(s, "const int tc_f5_1 = (tc_tid % 16);"), "%s", s);
+    free(ir);
     gen_free(&g);
 }
 

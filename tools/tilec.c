@@ -78,7 +78,7 @@ static void usage(FILE *f)
           "  tilec tune --list | --export F.json | --import F.json  [--db PATH]   (docs/tuning.md)\n"
           "  tilec bundle FILE [-D ...] [--entry NAME] [--db PATH] [--backend B] -o F.tcb\n"
           "  tilec devices [--json]\n"
-          "  tilec conform [--backend NAME | --plugin PATH] [--junit FILE] [--json FILE] (see conformance/README.md)\n"
+          "  tilec conform [--backend NAME | --plugin PATH] [--compile-only --arch A,...] [--junit FILE] [--json FILE] (see conformance/README.md)\n"
           "  tilec --version | --help\n"
           "\n"
           "FILE is a tile program (.py) or a module in the text IR (.tir, high-level or lowered; docs/ir.md);\n"

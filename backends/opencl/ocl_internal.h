@@ -168,6 +168,9 @@ const char *ocl_err_name(cl_int e);
 void ocl_dialect(const ocl_dev_t *dev, tilec_simt_dialect_t *d);
 /* The target description of the SDK's lowering passes (ocl_target.c). */
 const struct tilec_target_desc *ocl_target_desc(const char *arch);
+/* That description with dev's local memory and work-group size (compile
+ * lowers for the device it builds on). */
+void ocl_target_for_device(const ocl_dev_t *dev, const char *arch, struct tilec_target_desc *out);
 #define OCL_KERNEL_NAME "tilec_kernel"
 
 

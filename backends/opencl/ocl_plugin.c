@@ -7,9 +7,18 @@
  * profiling enabled, so a timed launch reports the kernel's device-side
  * time from its event (CL_PROFILING_COMMAND_START/END).
  *
- * Compile: the tile IR is read, lowered by the SDK's SIMT kit with the
- * OpenCL C dialect of ocl_codegen.c, checked against the device (work-group
- * size, local memory, fp64, 64-bit atomics) and built.  A failing build
+ * Compile: the tile IR is printed by the SDK's SIMT kit with the OpenCL C
+ * dialect of ocl_codegen.c, checked against the device (work-group size,
+ * local memory, fp64, 64-bit atomics) and built.  With TILEC_OPENCL_LOWER=1
+ * in the environment the module is first lowered by the SDK's lowering
+ * passes for the device (ocl_target_for_device: register fragments, the
+ * shared-memory plan, vector widths, barriers) and the kit prints the
+ * lowered module; without it the kit's high-level path prints it (every
+ * fragment in local memory, the kit's own barriers).  Not yet the default:
+ * on PoCL 3.1 the lowered flash attention with causal masking (a pipelined
+ * loop of one iteration in some blocks) gives wrong results that the same
+ * lowered module printed for the template plugin does not (docs/lowering.md
+ * §4).  A lowered .tir is always printed as it is.  A failing build
  * returns TILEC_PS_COMPILE_ERROR with the compiler's log in the message.
  * With a cache directory, the program binary (clGetProgramInfo BINARIES)
  * is stored under the SHA-256 of the plugin version, platform, device,
@@ -258,8 +267,26 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
     tilec_simt_result_t res;
     memset(&res, 0, sizeof res);
     res.struct_size = sizeof res;
-    if (tilec_simt_generate(sm->ir, &dl, &res, err, sizeof err) != 0) {
-        tilec_sdk_error_set("opencl: cannot lower kernel '%s': %s", k->name ? k->name : "", err);
+    tilec_target_desc_t td;
+    ocl_target_for_device(d, opts ? opts->arch : NULL, &td);
+    tilec_arena_t ar;
+    tilec_arena_init(&ar);
+    const char *lw = secure_getenv("TILEC_OPENCL_LOWER");
+    const tilec_ir_module_t *lm =
+        lw && strcmp(lw, "1") == 0 ? tilec_lower_shell_module("opencl", &td, sm, &ar, &st) : sm->ir;
+    if (!lm) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", tilec_sdk_error_get());
+        tilec_sdk_error_set("opencl: kernel '%s' does not lower for %s (%llu bytes of local memory, %zu threads per "
+                            "work-group): %s", k->name ? k->name : "", d->name, (unsigned long long)d->local_mem,
+                            d->max_wg, why);
+        tilec_arena_destroy(&ar);
+        goto fail;
+    }
+    int gen = tilec_simt_generate(lm, &dl, &res, err, sizeof err);
+    tilec_arena_destroy(&ar);
+    if (gen != 0) {
+        tilec_sdk_error_set("opencl: cannot print kernel '%s': %s", k->name ? k->name : "", err);
         st = TILEC_PS_UNSUPPORTED;
         goto fail;
     }
@@ -548,7 +575,7 @@ static const tilec_shell_backend_t ocl_backend = {
     .caps = OCL_CAPS,
     .abi_max = TILEC_PLUGIN_ABI_VERSION,
     .ir_min = TILEC_IR_MAKE(1, 0),
-    .ir_max = TILEC_IR_MAKE(1, 0), /* the code generator knows no 1.1 construct yet */
+    .ir_max = TILEC_IR_MAKE(1, 1), /* high-level IR is lowered here; a lowered .tir is printed as it is */
     .flags = TILEC_SHELL_MODULE_ON_ITS_DEVICE,
     .device_size = sizeof(ocl_devh_t),
     .mem_size = sizeof(ocl_mem_t),

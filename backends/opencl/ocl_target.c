@@ -13,6 +13,16 @@
  * buffers by banks and real barrier placement, and leave T.Pipelined
  * loops serial.  A device-specific description (NVIDIA's warps, AMD's
  * wavefronts) would raise subgroup_size and the local-memory sizes.
+ * Compile lowers for the device it builds on: the generic description
+ * with that device's local memory and work-group limits
+ * (ocl_target_for_device), so a kernel that fits the device is never
+ * refused for the OpenCL minimum; and a device that names its warp or
+ * wavefront width (cl_nv_device_attribute_query, cl_amd_...) gets that
+ * subgroup, so rows of register fragments may span its lanes.  OpenCL 1.2
+ * has no shuffles to combine them: the SIMT kit does it through local
+ * memory (two barriers per row reduction), far cheaper than keeping the
+ * fragments in local memory (which on NVIDIA's 48 KB did not even fit
+ * flash attention or rmsnorm at their default tiles).
  */
 #include "ocl_internal.h"
 #include "tilec/target.h"
@@ -43,4 +53,21 @@ const tilec_target_desc_t *ocl_target_desc(const char *arch)
 {
     (void)arch; /* one description for every OpenCL device today */
     return &desc_generic;
+}
+
+void ocl_target_for_device(const ocl_dev_t *dev, const char *arch, tilec_target_desc_t *out)
+{
+    *out = *ocl_target_desc(arch);
+    if (dev && dev->local_mem) {
+        uint64_t lm = dev->local_mem > UINT32_MAX ? UINT32_MAX : dev->local_mem;
+        out->smem_optin = (uint32_t)lm;
+        if (out->smem_default > out->smem_optin)
+            out->smem_default = out->smem_optin;
+    }
+    if (dev && dev->subgroup > 1 && dev->subgroup <= 64) {
+        out->subgroup_size = (int32_t)dev->subgroup;
+        out->flags |= TILEC_TARGET_SUBGROUP_SHUFFLE;
+    }
+    if (dev && dev->max_wg)
+        out->max_threads = dev->max_wg > INT32_MAX ? INT32_MAX : (int32_t)dev->max_wg;
 }

@@ -19,7 +19,11 @@
  * after its wait, before the first reader.  Async copies do not conflict
  * with earlier async copies into the same buffer: they fill distinct
  * stages, and two pending writes to one element are an error the
- * interpreter reports, so the schedule, not a barrier, keeps them apart.  T.sync_threads and existing
+ * interpreter reports, so the schedule, not a barrier, keeps them apart.  Atomic updates do
+ * not conflict with other atomic updates of the same buffer (they commute; the SIMT kit's own
+ * analysis had the same rule), only with plain reads and writes.  Shared buffers whose byte
+ * ranges in the shared-memory plan overlap (lower.reuse_of) are one buffer here: a write to
+ * the new one conflicts with reads of the old one still in flight.  T.sync_threads and existing
  * barriers clear the sets.
  */
 #include <stdlib.h>
@@ -30,12 +34,14 @@
 typedef struct bstate {
     unsigned char *r, *w;     /* [nbufs] read / written since the last barrier */
     unsigned char *wa;        /* [nbufs] written by async copies since the last barrier */
+    unsigned char *at;        /* [nbufs] updated atomically since the last barrier */
 } bstate_t;
 
 typedef struct bar {
     lower_ctx_t *c;
     int nb;
     int inserted;
+    unsigned char *alias;     /* [nb * nb]: the byte ranges of two smem layouts overlap */
 } bar_t;
 
 static int tracked(const tilec_ir_buffer_t *b)
@@ -50,6 +56,7 @@ static void st_free(bstate_t *s)
     free(s->r);
     free(s->w);
     free(s->wa);
+    free(s->at);
 }
 
 static int st_new(bar_t *B, bstate_t *s)
@@ -57,9 +64,10 @@ static int st_new(bar_t *B, bstate_t *s)
     s->r = calloc((size_t)B->nb + 1, 1);
     s->w = calloc((size_t)B->nb + 1, 1);
     s->wa = calloc((size_t)B->nb + 1, 1);
-    if (!s->r || !s->w || !s->wa) {
+    s->at = calloc((size_t)B->nb + 1, 1);
+    if (!s->r || !s->w || !s->wa || !s->at) {
         st_free(s);
-        s->r = s->w = s->wa = NULL;
+        s->r = s->w = s->wa = s->at = NULL;
         return lower_oom(B->c);
     }
     return 0;
@@ -70,6 +78,7 @@ static void st_copy(bar_t *B, bstate_t *d, const bstate_t *s)
     memcpy(d->r, s->r, (size_t)B->nb);
     memcpy(d->w, s->w, (size_t)B->nb);
     memcpy(d->wa, s->wa, (size_t)B->nb);
+    memcpy(d->at, s->at, (size_t)B->nb);
 }
 
 /* d |= s; returns 1 when d changed */
@@ -77,10 +86,11 @@ static int st_join(bar_t *B, bstate_t *d, const bstate_t *s)
 {
     int ch = 0;
     for (int i = 0; i < B->nb; i++) {
-        ch |= (s->r[i] && !d->r[i]) || (s->w[i] && !d->w[i]) || (s->wa[i] && !d->wa[i]);
+        ch |= (s->r[i] && !d->r[i]) || (s->w[i] && !d->w[i]) || (s->wa[i] && !d->wa[i]) || (s->at[i] && !d->at[i]);
         d->r[i] |= s->r[i];
         d->w[i] |= s->w[i];
         d->wa[i] |= s->wa[i];
+        d->at[i] |= s->at[i];
     }
     return ch;
 }
@@ -90,36 +100,53 @@ static void st_clear(bar_t *B, bstate_t *s)
     memset(s->r, 0, (size_t)B->nb);
     memset(s->w, 0, (size_t)B->nb);
     memset(s->wa, 0, (size_t)B->nb);
+    memset(s->at, 0, (size_t)B->nb);
 }
 
 typedef struct acc {
+    bar_t *B;
     bstate_t *st;   /* the statement's own accesses */
 } acc_t;
+
+/* sets flag id (and every buffer sharing its bytes) in set */
+static void mark(const bar_t *B, unsigned char *set, int id)
+{
+    set[id] = 1;
+    if (B->alias)
+        for (int j = 0; j < B->nb; j++)
+            if (B->alias[(size_t)id * (size_t)B->nb + (size_t)j])
+                set[j] = 1;
+}
 
 static void acc_cb(void *user, tilec_ir_stmt_t *s, tilec_ir_buffer_t *b, int how)
 {
     acc_t *a = user;
     if (!tracked(b))
         return;
+    if (s->kind == TILEC_ST_ATOMIC && b == s->u.atomic.buf && how == (LOWER_READ | LOWER_WRITE)) {
+        mark(a->B, a->st->at, b->id);
+        return;
+    }
     if (how & LOWER_READ)
-        a->st->r[b->id] = 1;
+        mark(a->B, a->st->r, b->id);
     if (how & LOWER_WRITE)
-        (s->kind == TILEC_ST_COPY_ASYNC ? a->st->wa : a->st->w)[b->id] = 1;
+        mark(a->B, s->kind == TILEC_ST_COPY_ASYNC ? a->st->wa : a->st->w, b->id);
 }
 
 static int loads_pre(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
 {
-    bstate_t *st = w->user;
+    acc_t *a = w->user;
     if (e->kind == TILEC_EX_LOAD && tracked(e->u.load.buf))
-        st->r[e->u.load.buf->id] = 1;
+        mark(a->B, a->st->r, e->u.load.buf->id);
     return TILEC_WALK_CONTINUE;
 }
 
 static int conflicts(bar_t *B, const bstate_t *st, const bstate_t *op)
 {
     for (int i = 0; i < B->nb; i++)
-        if ((op->r[i] && (st->w[i] || st->wa[i])) || (op->w[i] && (st->r[i] || st->w[i] || st->wa[i])) ||
-            (op->wa[i] && (st->r[i] || st->w[i])))
+        if ((op->r[i] && (st->w[i] || st->wa[i] || st->at[i])) ||
+            (op->w[i] && (st->r[i] || st->w[i] || st->wa[i] || st->at[i])) ||
+            (op->wa[i] && (st->r[i] || st->w[i] || st->at[i])) || (op->at[i] && (st->r[i] || st->w[i] || st->wa[i])))
             return 1;
     return 0;
 }
@@ -193,7 +220,8 @@ static int process(bar_t *B, tilec_ir_stmt_t **link, bstate_t *st, int depth)
             tilec_ir_walk_t w;
             memset(&w, 0, sizeof w);
             w.expr_pre = loads_pre;
-            w.user = &op;
+            acc_t a = {B, &op};
+            w.user = &a;
             tilec_ir_walk_expr(&w, &s->u.loop.extent);
             rc = apply(B, link, st, &op);
             if (rc == 0 && (*link)->kind == TILEC_ST_BARRIER)
@@ -204,7 +232,8 @@ static int process(bar_t *B, tilec_ir_stmt_t **link, bstate_t *st, int depth)
             tilec_ir_walk_t w;
             memset(&w, 0, sizeof w);
             w.expr_pre = loads_pre;
-            w.user = &op;
+            acc_t a = {B, &op};
+            w.user = &a;
             tilec_ir_walk_expr(&w, &s->u.cond.cond);
             rc = apply(B, link, st, &op);
             if (rc == 0 && (*link)->kind == TILEC_ST_BARRIER)
@@ -220,7 +249,7 @@ static int process(bar_t *B, tilec_ir_stmt_t **link, bstate_t *st, int depth)
             }
         } else {
             /* a tile op, a store, a whole T.Parallel nest: one operation */
-            acc_t a = {&op};
+            acc_t a = {B, &op};
             if (lower_accesses(s, acc_cb, &a) != 0)
                 rc = lower_fail(B->c, TILEC_LOWER_E_INVALID, "statements nested too deeply");
             if (rc == 0)
@@ -235,11 +264,25 @@ static int process(bar_t *B, tilec_ir_stmt_t **link, bstate_t *st, int depth)
 
 int lower_barrier(lower_ctx_t *c)
 {
-    bar_t B = {c, c->k->nbufs, 0};
+    bar_t B = {c, c->k->nbufs, 0, NULL};
+    const tilec_ir_kernel_t *k = c->k;
+    for (int i = 0; i < B.nb; i++)
+        for (int j = i + 1; j < B.nb; j++) {
+            const tilec_ir_layout_t *x = k->bufs[i]->layout, *y = k->bufs[j]->layout;
+            if (!x || !y || x->kind != TILEC_LAYOUT_SMEM || y->kind != TILEC_LAYOUT_SMEM ||
+                x->offset >= y->offset + y->size || y->offset >= x->offset + x->size)
+                continue;
+            if (!B.alias && !(B.alias = calloc((size_t)B.nb * (size_t)B.nb, 1)))
+                return lower_oom(c);
+            B.alias[(size_t)i * (size_t)B.nb + (size_t)j] = B.alias[(size_t)j * (size_t)B.nb + (size_t)i] = 1;
+        }
     bstate_t st;
-    if (st_new(&B, &st))
+    if (st_new(&B, &st)) {
+        free(B.alias);
         return -1;
+    }
     int rc = process(&B, &c->k->body, &st, 0);
     st_free(&st);
+    free(B.alias);
     return rc;
 }

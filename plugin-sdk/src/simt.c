@@ -77,7 +77,8 @@ const tilec_simt_dialect_t *tilec_simt_dialect(tilec_simt_ctx_t *c) { return &c-
 
 tilec_simt_place_t tilec_simt_place_of(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
 {
-    (void)c;
+    if (b && c->lowered && simt_place(c, b) == SIMT_P_REGS)
+        return TILEC_SIMT_PLACE_PRIVATE;
     return b && simt_is_private(b) ? TILEC_SIMT_PLACE_PRIVATE : TILEC_SIMT_PLACE_SHARED;
 }
 
@@ -207,6 +208,8 @@ static void acc_stmts(const tilec_ir_stmt_t *s, acc_t *a, int depth)
 /* Barrier before an access set that conflicts with the pending one. */
 static void sync_for(tilec_simt_ctx_t *c, const acc_t *a)
 {
+    if (c->lowered) /* the barrier pass placed them: `barrier` statements */
+        return;
     if ((a->r & (c->dirty_w | c->dirty_a)) || (a->w & (c->dirty_r | c->dirty_w | c->dirty_a)) ||
         (a->at & (c->dirty_r | c->dirty_w)))
         tilec_simt_barrier(c);
@@ -457,6 +460,8 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     const char *ins = rs->buf->scope == TILEC_SCOPE_GLOBAL ? region_inside(c, rs, ts) : NULL;
     const char *ind = rd->buf->scope == TILEC_SCOPE_GLOBAL ? region_inside(c, rd, td) : NULL;
     int64_t w = copy_vec_width(c, rs, rd);
+    if (c->lowered)
+        w = simt_lowered_vec_cap(c, s, w);
     if (w > 1) {
         /* W consecutive elements of the flat order stay in one row of both
          * regions (innermost extents are multiples of W) */
@@ -654,35 +659,17 @@ static const char *red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, con
     }
 }
 
-/* REDUCE with G (a power of two) threads per output element: strided
- * partial results, then a tree in the block-wide scratch array
- * tc_red_<dtype>[tc_nthreads] (declared with the kernel's other block-wide
- * arrays), one barrier per level.  Only at block level (uniform). */
-static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t outer, int64_t R, int64_t inner,
-                            int64_t G)
+/* The partial result tc_acc of slot tc_s of a reduce with G threads per
+ * output: elements tc_g, tc_g + G, ... of output tc_o's row (the loop
+ * body shared by the shared-memory tree and the shuffles). */
+static void reduce_partial(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t R, int64_t inner, int64_t G)
 {
     const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
     int op = s->u.reduce.op;
-    (void)outer;
     tilec_dtype_t at = acc_dtype(dst->dtype);
     const char *act = tilec_simt_ctype(c, at);
     int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
     int issum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
-    int64_t nout = outer * inner;
-    c->scratch |= 1u << at;
-    const char *red = simt_fmt(c, "tc_red_%s", tilec_dtype_name(at));
-    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (%" PRId64 " threads per element) */",
-                    tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
-                    dst->name ? dst->name : "?", G);
-    c->ind++;
-    /* every phase is a loop over its slots spread over the threads (the
-     * shape of every other cooperative loop; PoCL miscompiled a form with
-     * thread-index arithmetic outside such loops) */
-    int64_t slots = nout * G;
-    if (c->scratch_dirty) /* a thread may still read the scratch of the last tree */
-        tilec_simt_barrier(c);
-    tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads) {", slots);
-    c->ind++;
     tilec_simt_emit(c, "const int tc_o = tc_s / %" PRId64 ", tc_g = tc_s %% %" PRId64 ";", G, G);
     tilec_simt_emit(c, "const int tc_oo = tc_o / %" PRId64 ", tc_i = tc_o %% %" PRId64 ";", inner, inner);
     const char *x = tilec_simt_convert(
@@ -699,6 +686,36 @@ static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64
         tilec_simt_emit(c, "for (int tc_r = tc_g + %" PRId64 "; tc_r < %" PRId64 "; tc_r += %" PRId64 ")", G, R, G);
     }
     tilec_simt_emit(c, "  tc_acc = %s;", red_combine(c, op, at, "tc_acc", x));
+}
+
+/* REDUCE with G (a power of two) threads per output element: strided
+ * partial results, then a tree in the block-wide scratch array
+ * tc_red_<dtype>[tc_nthreads] (declared with the kernel's other block-wide
+ * arrays), one barrier per level.  Only at block level (uniform). */
+static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t outer, int64_t R, int64_t inner,
+                            int64_t G)
+{
+    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
+    int op = s->u.reduce.op;
+    (void)outer;
+    tilec_dtype_t at = acc_dtype(dst->dtype);
+    const char *act = tilec_simt_ctype(c, at);
+    int64_t nout = outer * inner;
+    c->scratch |= 1u << at;
+    const char *red = simt_fmt(c, "tc_red_%s", tilec_dtype_name(at));
+    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (%" PRId64 " threads per element) */",
+                    tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
+                    dst->name ? dst->name : "?", G);
+    c->ind++;
+    /* every phase is a loop over its slots spread over the threads (the
+     * shape of every other cooperative loop; PoCL miscompiled a form with
+     * thread-index arithmetic outside such loops) */
+    int64_t slots = nout * G;
+    if (c->scratch_dirty) /* a thread may still read the scratch of the last tree */
+        tilec_simt_barrier(c);
+    tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads) {", slots);
+    c->ind++;
+    reduce_partial(c, s, R, inner, G);
     tilec_simt_emit(c, "%s[tc_s] = tc_acc;", red);
     close_block(c);
     tilec_simt_barrier(c);
@@ -720,6 +737,42 @@ static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64
     close_block(c);
     close_block(c);
     c->scratch_dirty = 1;
+}
+
+/* REDUCE with G threads per output element, G a power of two within one
+ * subgroup (dialect shfl_xor): the G consecutive threads of an output
+ * take strided partial results, then combine them with log2(G) xor
+ * shuffles; the group's first lane writes the output.  No shared scratch
+ * and no barrier.  Only at block level (uniform); nout * G <= threads, so
+ * each thread has at most one slot and a group is wholly active or not. */
+static void gen_reduce_shfl(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t R, int64_t inner, int64_t G)
+{
+    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
+    int op = s->u.reduce.op;
+    tilec_dtype_t at = acc_dtype(dst->dtype);
+    int64_t slots = const_size(c, dst) * G;
+    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (%" PRId64 " lanes per element, shuffles) */",
+                    tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
+                    dst->name ? dst->name : "?", G);
+    c->ind++;
+    tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads) {", slots);
+    c->ind++;
+    reduce_partial(c, s, R, inner, G);
+    const char *keys[] = {"v", "m", "w"};
+    for (int64_t st = G / 2; st > 0; st /= 2) {
+        const char *vals[] = {"tc_acc", simt_fmt(c, "%" PRId64, st), simt_fmt(c, "%" PRId64, G)};
+        tilec_simt_emit(c, "tc_acc = %s;", red_combine(c, op, at, "tc_acc", simt_subst(c, c->dl.shfl_xor, 3, keys, vals)));
+    }
+    tilec_simt_emit(c, "if (tc_g == 0) {");
+    c->ind++;
+    if (!s->u.reduce.clear)
+        tilec_simt_emit(c, "tc_acc = %s;",
+                        red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, "tc_o"), dst->dtype, at),
+                                    "tc_acc"));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, "tc_o", store_conv(c, "tc_acc", at, dst->dtype)));
+    close_block(c);
+    close_block(c);
+    close_block(c);
 }
 
 static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
@@ -745,11 +798,18 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     const char *act = tilec_simt_ctype(c, at);
     int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
     int issum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
-    /* fewer outputs than threads: G threads per output and a tree */
+    /* fewer outputs than threads: G threads per output and a tree (in
+     * registers across the lanes of a subgroup when the dialect shuffles) */
     int64_t nout = outer * inner, G = 1;
+    int64_t sg = c->dl.shfl_xor && c->dl.subgroup_size >= 2 && c->nthreads % c->dl.subgroup_size == 0
+                     ? (int64_t)c->dl.subgroup_size : 0;
     if (coop_for(c, dst) && nout < c->nthreads && R >= 4)
-        while (G * 2 * nout <= c->nthreads && G * 2 <= R && G < 1024)
+        while (G * 2 * nout <= c->nthreads && G * 2 <= R && G < (sg ? sg : 1024))
             G *= 2;
+    if (G >= 2 && sg) {
+        gen_reduce_shfl(c, s, R, inner, G);
+        return;
+    }
     if (G >= 2) {
         gen_reduce_tree(c, s, outer, R, inner, G);
         return;
@@ -1149,6 +1209,8 @@ static void gen_simple(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
             return;
         }
     }
+    if (c->lowered && simt_lowered_stmt(c, s))
+        return;
     int thread0 = 0;
     switch (s->kind) {
     case TILEC_ST_STORE:
@@ -1487,6 +1549,10 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         tilec_simt_emit(c, "const int v%d = %s; /* %s */", k->block[d2]->id, simt_cast(c, "(%s)(%s)", "int", c->dl.block_idx[d2]),
                         k->block[d2]->name ? k->block[d2]->name : "");
     }
+    if (simt_lowered_init(c) < 0)
+        goto done;
+    if (c->lowered)
+        shared = simt_lowered_decls(c);
     for (int i = k->nparams; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
         if (!simt_buf_ok(c, b))
@@ -1495,7 +1561,20 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         if (c->failed)
             goto done;
         const char *st = simt_st_type(c, b);
-        if (simt_is_private(b)) {
+        if (c->lowered && simt_place(c, b) == SIMT_P_REGS && c->bi[i].rm->scalar) {
+            tilec_sdk_str_t regs = {0};
+            for (int l = 0; l < c->bi[i].rm->L; l++)
+                tilec_sdk_str_printf(&regs, "%sb%d_%d = 0", l ? ", " : "", i, l);
+            tilec_simt_emit(c, "%s %s; /* %s %s: registers */", st, regs.s ? regs.s : "", tilec_scope_name(b->scope),
+                            b->name ? b->name : "");
+            tilec_sdk_str_free(&regs);
+        } else if (c->lowered && simt_place(c, b) == SIMT_P_REGS) {
+            n = c->bi[i].rm->L;
+            tilec_simt_emit(c, "%s%s%s b%d[%" PRId64 "]; /* %s %s: registers */", c->dl.private_qual,
+                            *c->dl.private_qual ? " " : "", st, i, n, tilec_scope_name(b->scope), b->name ? b->name : "");
+        } else if (c->lowered && simt_place(c, b) == SIMT_P_SHARED) {
+            continue; /* in the pool: simt_lowered_decls */
+        } else if (simt_is_private(b)) {
             tilec_simt_emit(c, "%s%s%s b%d[%" PRId64 "]; /* %s %s */", c->dl.private_qual, *c->dl.private_qual ? " " : "",
                             st, i, n, tilec_scope_name(b->scope), b->name ? b->name : "");
         } else {
@@ -1522,7 +1601,13 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         const tilec_ir_buffer_t *b = k->bufs[i];
         int64_t n = const_size(c, b);
         const char *st = simt_st_type(c, b);
-        if (simt_is_private(b)) {
+        if (c->lowered && simt_place(c, b) == SIMT_P_REGS) {
+            if (!c->bi[i].rm->scalar) /* scalars start at 0 in their declaration */
+                tilec_simt_emit(c, "for (int tc_z = 0; tc_z < %d; tc_z++) b%d[tc_z] = %s;", c->bi[i].rm->L, i,
+                                simt_cast(c, "(%s)%s", st, "0"));
+        } else if (c->lowered && simt_place(c, b) == SIMT_P_SHARED) {
+            continue; /* the pool is zeroed by simt_lowered_decls */
+        } else if (simt_is_private(b)) {
             tilec_simt_emit(c, "for (int tc_z = 0; tc_z < %" PRId64 "; tc_z++) b%d[tc_z] = %s;", n, i,
                             simt_cast(c, "(%s)%s", st, "0"));
         } else {
@@ -1533,6 +1618,8 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
     }
     if (c->failed)
         goto done;
+    if (c->lowered)
+        simt_regs_decls(c);
 
     /* body */
     c->o = &c->body;
@@ -1640,6 +1727,33 @@ done:;
     tilec_arena_destroy(&c->ar);
     return rc;
 }
+
+/* ---- for the lowered-IR printer (simt_lowered.c, simt_regs.c) ------------------------------- */
+
+void simt_gen_stmts(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s) { gen_stmts(c, s); }
+void simt_close_block(tilec_simt_ctx_t *c) { close_block(c); }
+const char *simt_store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t from, tilec_dtype_t to)
+{
+    return store_conv(c, v, from, to);
+}
+tilec_dtype_t simt_acc_dtype(tilec_dtype_t t) { return acc_dtype(t); }
+const char *simt_red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, const char *a, const char *b)
+{
+    return red_combine(c, op, t, a, b);
+}
+int simt_region_bases(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int64_t *total)
+{
+    return region_bases(c, r, total);
+}
+const char *simt_inside_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx)
+{
+    return inside_str(c, b, idx);
+}
+const char *simt_offset_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx)
+{
+    return offset_str(c, b, idx);
+}
+void simt_gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s) { gen_copy(c, s); }
 
 void tilec_simt_result_free(tilec_simt_result_t *res)
 {

@@ -304,7 +304,8 @@ static const char *half_ptr(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, con
 {
     if (b->scope == TILEC_SCOPE_GLOBAL)
         return simt_fmt(c, "b%d", b->id);
-    const char *q = simt_is_private(b) ? c->dl.private_qual : c->dl.shared_ptr_qual;
+    const char *q = simt_is_private(b) || (c->lowered && simt_place(c, b) == SIMT_P_REGS) ? c->dl.private_qual
+                                                                                          : c->dl.shared_ptr_qual;
     return simt_fmt(c, "((%s%s%s *)b%d)", q, *q ? " " : "", h->half_type, b->id);
 }
 
@@ -313,6 +314,11 @@ const char *tilec_simt_load(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, con
     const char *nm = simt_fmt(c, "b%d", b->id);
     tilec_dtype_t t = b->dtype;
     note_dtype(c, t);
+    if (c->lowered)
+        off = simt_lowered_phys(c, b, off);
+    const char *reg = c->lowered && simt_place(c, b) == SIMT_P_REGS ? simt_regs_ref(c, b, off, NULL) : NULL;
+    if (reg)
+        return t == TILEC_BOOL ? simt_fmt(c, "((%s)(%s != 0))", c->dl.type_name[TILEC_INT32], reg) : reg;
     if (simt_is_half(t)) {
         const tilec_simt_half_t *h = half_of(c, t);
         if (h->mode == TILEC_SIMT_HALF_NATIVE)
@@ -333,6 +339,11 @@ const char *tilec_simt_store(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, co
 {
     const char *nm = simt_fmt(c, "b%d", b->id);
     tilec_dtype_t t = b->dtype;
+    if (c->lowered)
+        off = simt_lowered_phys(c, b, off);
+    if (c->lowered && simt_place(c, b) == SIMT_P_REGS && !simt_is_half(t) && c->bi[b->id].rm->scalar)
+        return simt_regs_ref(c, b, off,
+                             t == TILEC_BOOL ? simt_fmt(c, "(%s)((%s) != 0)", c->dl.type_name[TILEC_BOOL], v) : v);
     if (simt_is_half(t)) {
         const tilec_simt_half_t *h = half_of(c, t);
         if (h->mode == TILEC_SIMT_HALF_NATIVE)
@@ -390,6 +401,8 @@ const char *tilec_simt_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, t
         tilec_simt_fail(c, "buffer access without indices");
         return "0";
     }
+    if (c->lowered && simt_place(c, b) == SIMT_P_REGS)
+        return simt_regs_offset(c, b, ix);
     const char *it = simt_idx_type(c, b);
     const char *o = simt_cast(c, "(%s)(%s)", it, tilec_simt_expr(c, ix[0]));
     for (int d = 1; d < b->ndim; d++)

@@ -16,6 +16,57 @@
 
 #define SIMT_MAX_DEPTH 600
 
+/* ---- lowered IR (simt_lowered.c, simt_regs.c) ----------------------------
+ * A module whose buffers carry layouts (IR 1.1, after the SDK's lowering
+ * passes) is printed as the passes decided: where each buffer lives comes
+ * from its layout, barriers only from the IR. */
+
+/* Where a buffer lives in the generated code. */
+enum { SIMT_P_GLOBAL = 0, SIMT_P_SHARED, SIMT_P_PRIVATE, SIMT_P_REGS };
+
+/* One term ((t / a) % b) * c of a thread's coordinate (b == 0: no modulo). */
+typedef struct simt_term { int64_t a, b, c; } simt_term_t;
+#define SIMT_MAX_TERMS 12
+
+/* The register map of a REGS fragment, inverted: slot l of thread t holds
+ * the element whose coordinate D (the buffer's dimensions, then the
+ * replica) is F_D(t) + g[l * nd + D], F_D a sum of terms.  fitted == 0:
+ * no such closed form; the code then finds each thread's elements by
+ * evaluating the layout (slow, always right). */
+typedef struct simt_regmap {
+    const tilec_ir_buffer_t *buf;
+    int fitted, all_valid;
+    int local_r_free;                         /* the register index does not depend on the replica */
+    int scalar;                               /* printed as nlocal scalars b<i>_<l> (not a half dtype) */
+    int T, L, R, nd;
+    int64_t n;                                /* elements times replicas */
+    int64_t ext[TILEC_IR_MAX_DIMS + 1];       /* extents, the replica count last */
+    int nterms[TILEC_IR_MAX_DIMS + 1];
+    simt_term_t term[TILEC_IR_MAX_DIMS + 1][SIMT_MAX_TERMS];
+    int64_t fmax[TILEC_IR_MAX_DIMS + 1];      /* largest F_D over the threads */
+    int64_t *g;                               /* [L * nd] */
+    int32_t *inv;                             /* [T * L]: element * R + replica, or -1 */
+    int32_t *fwd;                             /* [n]: thread * L + slot */
+} simt_regmap_t;
+
+typedef struct simt_bufinfo {
+    int place;                 /* SIMT_P_* */
+    int dense;                 /* SHARED: its addr is the row-major offset */
+    simt_regmap_t *rm;         /* REGS */
+} simt_bufinfo_t;
+
+/* The T.Parallel nest being printed for the owners of its register
+ * elements (lower.dist = "regs"): its loop variables run over the
+ * coordinates of slot `slot` (-1: a run-time slot) of map rm. */
+typedef struct simt_regnest {
+    const simt_regmap_t *rm;
+    int nv;
+    const tilec_ir_var_t *var[2];
+    int slot;
+    const char *slot_s;
+    const char *coord[TILEC_IR_MAX_DIMS + 1];
+} simt_regnest_t;
+
 /* Helper functions of the prelude, emitted only when used. */
 enum {
     SH_F16 = 1u << 0,      /* tc_h2f, tc_f2h, tc_rh */
@@ -46,6 +97,12 @@ struct tilec_simt_ctx {
     /* Barrier state at block level: buffers (bit id % 64) read, written and
      * updated atomically since the last barrier. */
     uint64_t dirty_r, dirty_w, dirty_a;
+    /* lowered IR: set by simt_lowered_init when buffers carry layouts */
+    int lowered;
+    simt_bufinfo_t *bi;        /* [nbufs] (arena) */
+    uint64_t pool_bytes;       /* the shared-memory plan's extent */
+    uint64_t xoff, xbytes;     /* the lane-exchange scratch of row reductions, in the pool */
+    simt_regnest_t rn;         /* rn.rm != NULL inside a register nest */
     /* Tensor parameters (bit = id, ids < 64) whose 32-bit / 64-bit word
      * views a dialect without pointers declares for CAS loops. */
     uint64_t words32, words64;
@@ -83,5 +140,48 @@ const char *simt_cond(tilec_simt_ctx_t *c, const char *v);
 const char *simt_flag(tilec_simt_ctx_t *c);
 const char *simt_true(tilec_simt_ctx_t *c);
 const char *simt_elem(tilec_simt_ctx_t *c, const char *name, const char *off);
+
+/* simt.c, for the lowered-IR printer */
+void simt_gen_stmts(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+void simt_close_block(tilec_simt_ctx_t *c);
+const char *simt_store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t from, tilec_dtype_t to);
+tilec_dtype_t simt_acc_dtype(tilec_dtype_t t);
+const char *simt_red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, const char *a, const char *b);
+int simt_region_bases(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int64_t *total);
+const char *simt_inside_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx);
+const char *simt_offset_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx);
+void simt_gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+
+/* simt_lowered.c */
+/* Detects a lowered module and fills c->bi; 0, or -1 after tilec_simt_fail. */
+int simt_lowered_init(tilec_simt_ctx_t *c);
+int simt_place(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b);
+/* Declares the shared-memory pool and the buffers in it (head); returns
+ * the pool's bytes. */
+uint64_t simt_lowered_decls(tilec_simt_ctx_t *c);
+/* The physical element offset in b of logical row-major offset off. */
+const char *simt_lowered_phys(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off);
+/* Statements of lowered IR; 1 when printed, 0 when the v1 code prints it. */
+int simt_lowered_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+/* The vector width of copy s: the kit's own w capped by lower.vector. */
+int64_t simt_lowered_vec_cap(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t w);
+/* An int32 layout expression with its placeholders replaced by idx[ndim]
+ * and r (NULL: 0). */
+const char *simt_layout_str(tilec_simt_ctx_t *c, const tilec_ir_expr_t *e, const char *const *idx, int ndim,
+                            const char *r);
+/* Value of a layout expression at element idx[ndim], replica r; 0 or -1. */
+int simt_layout_eval(const tilec_ir_expr_t *e, const int64_t *idx, int ndim, int64_t r, int64_t *out);
+
+/* simt_regs.c */
+simt_regmap_t *simt_regmap_build(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b);
+/* Head declarations of the thread coordinates of every fitted map. */
+void simt_regs_decls(tilec_simt_ctx_t *c);
+/* The register index of an access b[idx] inside a register nest. */
+const char *simt_regs_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx);
+/* Reading / writing register off of a scalarized fragment (off a constant
+ * or a run-time index); NULL when b is not scalarized. */
+const char *simt_regs_ref(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off, const char *store);
+/* Tile statements and nests on register fragments; 1 when printed. */
+int simt_regs_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
 
 #endif

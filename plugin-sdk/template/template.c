@@ -2,13 +2,16 @@
  * plugin-sdk/template/template.c — a complete, minimal tilec backend plugin
  * for vendors to copy (docs/writing-a-backend.md walks through it).
  *
- * What it does: compile lowers the tile IR with the SDK's SIMT lowering kit
- * (tilec/simt.h) to C in which one call of the kernel function is one GPU
+ * What it does: compile runs the SDK's lowering passes for this target's
+ * description (tilec/lower.h: register fragments, the shared-memory plan,
+ * barriers) and prints the lowered module with the SDK's SIMT kit
+ * (tilec/simt.h) as C in which one call of the kernel function is one GPU
  * "thread" of one block, compiles that C with the system C compiler into a
  * shared object and loads it.  launch runs each block with `threads` POSIX
  * threads: block-wide (shared, fragment) arrays are `static` in the kernel
- * function, so the threads of a block share them, and the kit's barriers
- * are pthread_barrier_wait.  Blocks run one after another; every thread
+ * function (one byte pool holding the shared-memory plan), so the threads
+ * of a block share them; register fragments are the function's own
+ * arrays; the IR's barriers are pthread_barrier_wait.  Blocks run one after another; every thread
  * waits at a barrier between blocks, so a block's shared memory is never
  * reused early.  That is slow and simple, which is the point: replace the
  * dialect table with your GPU's (OpenCL C, CUDA C++, ...) and the
@@ -25,7 +28,9 @@
  * TEMPLATE_MISLOWER deliberately mis-lowers T.exp (as exp2) so the
  * conformance tests can check that the runner catches a wrong backend;
  * TEMPLATE_ABI_1_0 builds a plugin that speaks only ABI 1.0 and reads only
- * tile IR 1.0 (the host must keep loading such plugins).
+ * tile IR 1.0 (the host must keep loading such plugins); it also skips the
+ * lowering passes, so it keeps the kit's high-level path (shared memory
+ * for every fragment, the kit's own barriers) certified.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -54,10 +59,13 @@
 #else
 #define TEMPLATE_ABI TILEC_PLUGIN_ABI_VERSION
 #endif
-/* The tile IR versions compile reads: the kit lowers no 1.1 construct
- * (async copies, barriers, layouts) yet; raise this when it does, and the
- * host sends 1.1 modules too. */
+/* The tile IR versions compile reads: high-level modules are lowered
+ * here, lowered ones (a .tir with layouts) printed as they are. */
+#ifdef TEMPLATE_ABI_1_0
 #define TEMPLATE_IR_MAX TILEC_IR_MAKE(1, 0)
+#else
+#define TEMPLATE_IR_MAX TILEC_IR_MAKE(1, 1)
+#endif
 
 #define ERR(st, ...) (tilec_sdk_error_set(__VA_ARGS__), (st))
 
@@ -188,6 +196,7 @@ static void fill_dialect(tilec_simt_dialect_t *d)
     d->func_qual = "static inline";
     d->global_qual = "";
     d->shared_qual = "static"; /* one copy shared by the block's threads */
+    d->shared_ptr_qual = "";   /* C has no address spaces: plain pointers */
     d->private_qual = "";
     d->restrict_kw = "restrict";
     d->kernel_qual = "void";
@@ -369,24 +378,6 @@ static char *with_entry(const tilec_simt_result_t *r, size_t *len)
     return s;
 }
 
-/* The kit writes the shared qualifier both where block-wide arrays are
- * declared (here `static`: one copy per block, shared by its threads) and
- * as the address space of pointers into them, for atomics.  C has no
- * address spaces, so the pointer casts lose the word again.  (A GPU
- * dialect, where the qualifier is an address space, needs none of this.) */
-static void strip_static_casts(char *s)
-{
-    static const char *const pats[] = {"volatile static ", "(static "};
-    for (int k = 0; k < 2; k++) {
-        size_t pl = strlen(pats[k]);
-        for (char *p = strstr(s, pats[k]); p; p = strstr(p, pats[k])) {
-            size_t keep = k == 0 ? 9 : 1; /* "volatile " or "(" */
-            memmove(p + keep, p + pl, strlen(p + pl) + 1);
-            p += keep;
-        }
-    }
-}
-
 #ifdef TEMPLATE_MISLOWER
 /* Deliberately wrong: every expf( becomes exp2f(. */
 static void mislower(char *s)
@@ -408,6 +399,41 @@ static void t_module_free(tilec_shell_module_t *sm)
     }
 }
 
+/* ---- the target description and lower (--emit lowered) --------------------------------------- *
+ * What the SDK's lowering passes know of this "GPU" (tilec/target.h,
+ * docs/lowering.md): block threads are POSIX threads, block-wide arrays
+ * are host memory (so "shared memory" is large), no matrix instructions and
+ * no asynchronous copies.  "Subgroups" of 32 threads with shuffles: rows of
+ * register fragments may span 32 lanes, whose partial results the SIMT kit
+ * combines through block memory (two barriers), so the template also runs
+ * the kit's lane reductions that GPUs with warps get.  A GPU plugin puts
+ * its device's numbers here, one description per arch. */
+
+static const tilec_target_desc_t target = {
+    .struct_size = sizeof(tilec_target_desc_t),
+    .version = TILEC_TARGET_DESC_VERSION,
+    .name = "template (host threads)",
+    .subgroup_size = 32,
+    .flags = TILEC_TARGET_SUBGROUP_SHUFFLE,
+    .max_threads = 1024,
+    .smem_default = 4u << 20,
+    .smem_optin = 4u << 20,
+    .smem_banks = 32,
+    .bank_bytes = 4,
+    .smem_align = 64,
+    .regs_per_thread = 255,
+    .frag_regs = 64,
+    .vector_bytes = 16,
+    .barriers = TILEC_TARGET_BARRIER_BLOCK,
+};
+
+static tilec_pstatus_t t_lower(void *dev, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
+{
+    (void)dev;
+    (void)opts; /* one description for every arch */
+    return tilec_lower_shell(TEMPLATE_NAME, &target, sm);
+}
+
 static tilec_pstatus_t t_compile(void *dev, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
 {
     (void)dev;
@@ -419,11 +445,25 @@ static tilec_pstatus_t t_compile(void *dev, const tilec_pcompile_options_t *opts
     tilec_simt_result_t r;
     memset(&r, 0, sizeof r);
     r.struct_size = sizeof r;
-    if (tilec_simt_generate(sm->ir, &d, &r, err, sizeof err) != 0) {
+#ifdef TEMPLATE_ABI_1_0
+    const tilec_ir_module_t *lm = sm->ir;
+#else
+    tilec_arena_t ar;
+    tilec_arena_init(&ar);
+    tilec_pstatus_t ls;
+    const tilec_ir_module_t *lm = tilec_lower_shell_module(TEMPLATE_NAME, &target, sm, &ar, &ls);
+    if (!lm) {
+        tilec_arena_destroy(&ar);
+        return ls; /* the SDK's message: "template: lower: ..." */
+    }
+#endif
+    int gen = tilec_simt_generate(lm, &d, &r, err, sizeof err);
+#ifndef TEMPLATE_ABI_1_0
+    tilec_arena_destroy(&ar);
+#endif
+    if (gen != 0) {
         return ERR(TILEC_PS_UNSUPPORTED, TEMPLATE_NAME ": compile: %s", err);
     }
-    strip_static_casts(r.source);
-    r.source_len = strlen(r.source);
     sm->source = with_entry(&r, &sm->source_len);
     for (int i = 0; i < 3; i++) {
         m->threads[i] = r.threads[i] ? r.threads[i] : 1;
@@ -571,37 +611,6 @@ static tilec_pstatus_t t_launch(void *dev, tilec_shell_module_t *sm, const tilec
     free(th);
     free(ptrs);
     return st;
-}
-
-/* ---- the target description and lower (--emit lowered) --------------------------------------- *
- * What the SDK's lowering passes know of this "GPU" (tilec/target.h,
- * docs/lowering.md): block threads are POSIX threads with no subgroups to
- * shuffle across, block-wide arrays are host memory (so "shared memory" is
- * large), no matrix instructions and no asynchronous copies.  A GPU plugin
- * puts its device's numbers here, one description per arch. */
-
-static const tilec_target_desc_t target = {
-    .struct_size = sizeof(tilec_target_desc_t),
-    .version = TILEC_TARGET_DESC_VERSION,
-    .name = "template (host threads)",
-    .subgroup_size = 0,
-    .max_threads = 1024,
-    .smem_default = 4u << 20,
-    .smem_optin = 4u << 20,
-    .smem_banks = 32,
-    .bank_bytes = 4,
-    .smem_align = 64,
-    .regs_per_thread = 255,
-    .frag_regs = 64,
-    .vector_bytes = 16,
-    .barriers = TILEC_TARGET_BARRIER_BLOCK,
-};
-
-static tilec_pstatus_t t_lower(void *dev, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
-{
-    (void)dev;
-    (void)opts; /* one description for every arch */
-    return tilec_lower_shell(TEMPLATE_NAME, &target, sm);
 }
 
 /* ---- the backend description and the query ------------------------------------------------ */

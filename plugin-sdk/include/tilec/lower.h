@@ -98,6 +98,14 @@ char *tilec_lower_plugin_text(const char *name, const char *ir, size_t len, cons
  * lowered_len) from mod->ir_text, tracing through tilec_shell_log. */
 tilec_pstatus_t tilec_lower_shell(const char *name, const tilec_target_desc_t *t, tilec_shell_module_t *mod);
 
+/* The module a SIMT plugin's compile prints (tilec/simt.h): mod->ir_text
+ * read into arena a and lowered for t, tracing like tilec_lower_shell; a
+ * module that already has layouts (a lowered .tir) is mod->ir itself.
+ * NULL with *st and the SDK's last error "NAME: lower: why". */
+const tilec_ir_module_t *tilec_lower_shell_module(const char *name, const tilec_target_desc_t *t,
+                                                  const tilec_shell_module_t *mod, tilec_arena_t *a,
+                                                  tilec_pstatus_t *st);
+
 /* An SVG picture of buffer b's layout (layout_svg.c): a register fragment's
  * thread/register map, a shared buffer's addresses and banks, over its last
  * two dimensions.  0 with *svg malloc'd, or -1 (no layout, symbolic shape). */

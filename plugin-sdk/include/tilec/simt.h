@@ -256,6 +256,16 @@ typedef struct tilec_simt_dialect {
      * the backend must then refuse tensors of 2^31 elements or more.  A
      * constant dimension beyond int32 fails generation.  0: 64-bit. */
     uint32_t index32;
+    /* Cross-lane reductions (optional; 0 / NULL: block-wide trees in
+     * shared memory).  subgroup_size is the width of the lockstep group
+     * (wavefront, warp), whose lanes are consecutive tc_tid values
+     * starting at multiples of it; shfl_xor an expression template giving
+     * the value $v of the lane whose index within its group of $w lanes
+     * differs by the bit mask $m, e.g. "__shfl_xor($v, $m, $w)" (HIP).  A
+     * reduction with at most subgroup_size threads per output then
+     * combines them with log2(G) shuffles and no barrier. */
+    uint32_t subgroup_size;
+    const char *shfl_xor;
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */
