@@ -254,8 +254,9 @@ static void c_table(env_t *e)
         failf(e, "plugin name '%s' is not [a-z0-9_]{1,64}", t->name ? t->name : "(null)");
     } else if (!t->last_error()) {
         failf(e, "last_error() returned NULL (must be \"\" when there is no error)");
-    } else if (t->caps >> 12) {
-        failf(e, "caps 0x%llx sets reserved bits 12..63", (unsigned long long)t->caps);
+    } else if (t->caps & ~TILEC_CAP_ALL) {
+        failf(e, "caps 0x%llx sets reserved bits (0x%llx are defined)", (unsigned long long)t->caps,
+              (unsigned long long)TILEC_CAP_ALL);
     }
 }
 

@@ -66,7 +66,7 @@ static const struct { uint64_t bit; const char *name; } cap_names[] = {
     {TILEC_CAP_ATOMIC_INT, "atomic-int"}, {TILEC_CAP_DYNAMIC_SHAPE, "dynamic-shape"},
     {TILEC_CAP_PRINT, "print"}, {TILEC_CAP_DEVICE_TIMER, "device-timer"},
     {TILEC_CAP_EMIT_SOURCE, "emit-source"}, {TILEC_CAP_EMIT_BINARY, "emit-binary"},
-    {TILEC_CAP_GPU, "gpu"},
+    {TILEC_CAP_GPU, "gpu"}, {TILEC_CAP_STREAM, "stream"},
 };
 
 void conform_caps_text(uint64_t caps, char *buf, size_t len)

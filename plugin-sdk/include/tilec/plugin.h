@@ -81,6 +81,7 @@ typedef enum tilec_pstatus {
 #define TILEC_CAP_EMIT_BINARY   (1ull << 10) /* module_data(BINARY) */
 #define TILEC_CAP_GPU           (1ull << 11) /* the device is a GPU (TILEC_BACKEND=auto prefers it) */
 #define TILEC_CAP_STREAM        (1ull << 12) /* 1.1: launch enqueues on a caller's stream (plaunch.stream) */
+#define TILEC_CAP_ALL           ((TILEC_CAP_STREAM << 1) - 1) /* every defined bit; the rest are reserved */
 
 /* What the host offers in tilec_plugin_query. */
 typedef struct tilec_plugin_host {
