@@ -9,7 +9,9 @@
 # but neither the Vulkan loader nor glslc, and no network, so both travel as
 # Debian's .debs, unpacked under /tmp (never over /):
 # Here, once (build/ is ignored by git, so it can be carried):
-#   mkdir -p build/vk-debs && (cd build/vk-debs && apt-get download libvulkan1 glslc libshaderc1)
+#   mkdir -p build/vk-debs && (cd build/vk-debs && apt-get download libvulkan1 glslc libshaderc1 \
+#       libglvnd0 libglx0 libegl1 libgl1 libopengl0 libgles2)
+# (glvnd's libraries are what NVIDIA's ICD, libGLX_nvidia, links against.)
 # There, from the repository root (carry "build/vk-debs"):
 #   sh bench/vulkan_nvidia.sh "$OUT"
 # It builds tilec (make all), writes build.log, devices.txt, check.txt,
@@ -37,7 +39,12 @@ command -v "${TILEC_GLSLC:-glslc}" > /dev/null 2>&1 || { echo "no glslc: carry b
 # ---- NVIDIA's Vulkan ICD --------------------------------------------------------------
 # TILEC_VK_ICD names another ICD manifest (testing the script with lavapipe)
 icd=${TILEC_VK_ICD:-}
-[ -n "$icd" ] || for f in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json \
+# The container runtime's copy under /usr/local/nvidia is the one that matches
+# the driver; /usr/share's may name a library the image does not have
+# (vkCreateInstance then says VK_ERROR_INCOMPATIBLE_DRIVER).
+[ -n "$icd" ] || icd=${VK_DRIVER_FILES:-}
+[ -n "$icd" ] || for f in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json \
+         /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json \
          /usr/share/vulkan/icd.d/nvidia_icd.x86_64.json; do
     [ -e "$f" ] && { icd=$f; break; }
 done
@@ -55,6 +62,10 @@ if [ -z "$icd" ]; then
 fi
 VK_ICD_FILENAMES=$icd VK_DRIVER_FILES=$icd
 export VK_ICD_FILENAMES VK_DRIVER_FILES
+# NVIDIA's ICD is libGLX_nvidia, which loads through glvnd's EGL vendor list
+egl=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+[ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ] && [ -e "$egl" ] && __EGL_VENDOR_LIBRARY_FILENAMES=$egl &&
+    export __EGL_VENDOR_LIBRARY_FILENAMES
 echo "NVIDIA Vulkan ICD: $icd"
 
 # ---- build ------------------------------------------------------------------------------
