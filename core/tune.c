@@ -51,6 +51,8 @@ typedef struct wres {           /* what a worker sends back */
     int state;                  /* tilec_tune_state_t */
     int runs;
     double median_ms, min_ms, rel_err;
+    double setup_ms, compile_ms, check_ms, timing_ms;   /* phases of work_check */
+    double wall_ms;             /* set by the parent: fork to reap */
     tilec_tune_devkey_t key;
     char msg[1400];
 } wres_t;
@@ -245,6 +247,7 @@ static void run_workers(tuner_t *t, work_fn fn, const int *idx, int n, int jobs,
                 continue;
             }
             reap(s[j].pid, s[j].fd, late && !(pf[j].revents & POLLIN), timeout_ms(t), &w);
+            w.wall_ms = now_ms() - s[j].start;
             done(t, s[j].idx, &w);
             s[j].pid = 0;
             running--;
@@ -341,13 +344,18 @@ static void work_check(tuner_t *t, int idx, wres_t *w)
     double times[TUNE_MAX_RUNS], start;
     char *msg = NULL;
     tilec_status_t s;
+    double t0 = now_ms();
     if (open_candidate(t, &t->c[idx], w, &ctx, &prog) != 0) {
         goto out;
     }
+    w->setup_ms = now_ms() - t0;
+    t0 = now_ms();
     if ((s = tilec_program_compile(ctx, prog, &exe)) != TILEC_OK) {
         wmsg(w, TILEC_TUNE_COMPILE_FAILED, "%s", tilec_context_message(ctx));
         goto out;
     }
+    w->compile_ms = now_ms() - t0;
+    t0 = now_ms();
     if (check_set_make_like(prog, t->o->path, t->o->seed, ref, &set, &msg) != CHECK_OK) {
         wmsg(w, TILEC_TUNE_INVALID, "%s", msg ? msg : "out of memory");
         goto out;
@@ -386,6 +394,8 @@ static void work_check(tuner_t *t, int idx, wres_t *w)
         }
     }
     check_set_judge(&set, CHECK_TOL_AUTO, &v);
+    w->check_ms = now_ms() - t0;
+    t0 = now_ms();
     w->rel_err = v.worst.rel_fro;
     if (!v.ok) {
         wmsg(w, TILEC_TUNE_CHECK_FAILED, "%s",
@@ -408,6 +418,7 @@ static void work_check(tuner_t *t, int idx, wres_t *w)
         }
         w->runs++;
     }
+    w->timing_ms = now_ms() - t0;
     qsort(times, (size_t)w->runs, sizeof times[0], cmp_double);
     w->min_ms = times[0];
     w->median_ms = w->runs % 2 ? times[w->runs / 2]
@@ -501,6 +512,7 @@ static void run_one(tuner_t *t, work_fn fn, int idx, wres_t *w)
         int late = now_ms() - start > timeout_ms(t);
         if (poll(&pf, 1, 100) > 0 || late) {
             reap(pid, fd, late && !(pf.revents & POLLIN), timeout_ms(t), w);
+            w->wall_ms = now_ms() - start;
             return;
         }
     }
@@ -674,6 +686,11 @@ static void check_done(tuner_t *t, int idx, const wres_t *w)
     c->min_ms = w->min_ms;
     c->runs = w->runs;
     c->rel_err = w->rel_err;
+    c->wall_ms = w->wall_ms;
+    c->setup_ms = w->setup_ms;
+    c->compile_ms = w->compile_ms;
+    c->check_ms = w->check_ms;
+    c->timing_ms = w->timing_ms;
 }
 
 /* The reference for bucket b: the defaults' program on the bucket. */

@@ -249,9 +249,10 @@ static void json_report(FILE *f, const topts_t *o, const tilec_tune_report_t *r)
         fprintf(f, ", \"config\": ");
         tilec_cli_json_string(f, c->config);
         fprintf(f, ", \"default\": %s, \"state\": \"%s\", \"median_ms\": %.6f, \"min_ms\": %.6f, "
-                   "\"runs\": %d, \"rel_err\": %.3e, \"message\": ",
+                   "\"runs\": %d, \"rel_err\": %.3e, \"wall_ms\": %.1f, \"setup_ms\": %.1f, "
+                   "\"compile_ms\": %.1f, \"check_ms\": %.1f, \"timing_ms\": %.1f, \"message\": ",
                 c->is_default ? "true" : "false", tilec_tune_state_name(c->state), c->median_ms, c->min_ms,
-                c->runs, c->rel_err);
+                c->runs, c->rel_err, c->wall_ms, c->setup_ms, c->compile_ms, c->check_ms, c->timing_ms);
         tilec_cli_json_string(f, c->message);
         fprintf(f, "}%s\n", i + 1 < r->ncandidates ? "," : "");
     }

@@ -347,6 +347,11 @@ typedef struct tilec_tune_candidate {
     double median_ms, min_ms;
     int runs;
     double rel_err;               /* worst relative Frobenius error against the reference */
+    /* Where the candidate's check took its time, in ms: its worker's whole
+     * life as the tuner saw it (fork to reap), and inside it the context and
+     * program (setup), the compile, the inputs and the checked launch
+     * (check), and warm-up plus timed launches (timing).  0 when not run. */
+    double wall_ms, setup_ms, compile_ms, check_ms, timing_ms;
 } tilec_tune_candidate_t;
 
 typedef struct tilec_tune_bucket {
