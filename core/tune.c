@@ -71,6 +71,8 @@ typedef struct tuner {
     cand_t *c;
     double t0;
     const check_set_t *ref;     /* of the bucket being checked */
+    const char *backend;        /* what the workers open: o->backend, or the plugin auto chose */
+    char chosen[64];
     int compiled;               /* compile results so far */
 } tuner_t;
 
@@ -261,7 +263,7 @@ static void run_workers(tuner_t *t, work_fn fn, const int *idx, int n, int jobs,
 static int open_candidate(tuner_t *t, const cand_t *c, wres_t *w, tilec_context_t **ctx,
                           tilec_program_t **prog)
 {
-    tilec_status_t s = tilec_context_create(t->o->backend, ctx);
+    tilec_status_t s = tilec_context_create(t->backend, ctx);
     if (s != TILEC_OK) {
         wmsg(w, TILEC_TUNE_COMPILE_FAILED, "%s", *ctx ? tilec_context_message(*ctx) : "out of memory");
         return -1;
@@ -280,7 +282,7 @@ static void work_probe(tuner_t *t, int idx, wres_t *w)
 {
     tilec_context_t *ctx = NULL;
     (void)idx;
-    if (tilec_context_create(t->o->backend, &ctx) != TILEC_OK) {
+    if (tilec_context_create(t->backend, &ctx) != TILEC_OK) {
         wmsg(w, TILEC_TUNE_COMPILE_FAILED, "%s", ctx ? tilec_context_message(ctx) : "out of memory");
     } else {
         tilec_tune_devkey_of(ctx, &w->key);
@@ -830,6 +832,7 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
     r->message = strdup("");
     memset(&t, 0, sizeof t);
     t.o = o;
+    t.backend = o->backend;
     t.r = r;
     t.t0 = now_ms();
     if (!out || !o || o->struct_size < sizeof *o || !o->path || o->ndefs < 0 || (o->ndefs && !o->defs) ||
@@ -964,6 +967,14 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
     if (w.state != TILEC_TUNE_TIMED) {
         st = fail(r, TILEC_E_UNAVAILABLE, strdup(w.msg));
         goto out;
+    }
+    {
+        /* auto resolves once: every worker then opens (and scans for) that plugin only */
+        const char *spec = t.backend ? t.backend : secure_getenv("TILEC_BACKEND");
+        if (!spec || !*spec || strcmp(spec, "auto") == 0) {
+            snprintf(t.chosen, sizeof t.chosen, "%s", w.key.plugin);
+            t.backend = t.chosen;
+        }
     }
     r->plugin = strdup(w.key.plugin);
     r->plugin_version = strdup(w.key.version);
