@@ -178,6 +178,9 @@ static void table(const topts_t *o, const tilec_tune_report_t *r)
         printf(", %d pruned before launch", pruned);
     }
     printf("\n");
+    if (r->space && !strncmp(r->space, "default:", 8)) {
+        printf("space: the %s\n", r->space);
+    }
     for (int b = 0; idx && b < r->nbuckets; b++) {
         int n = 0;
         double dflt = -1;
@@ -231,6 +234,8 @@ static void json_report(FILE *f, const topts_t *o, const tilec_tune_report_t *r)
     tilec_cli_json_string(f, r->device);
     fprintf(f, ", \"db\": ");
     tilec_cli_json_string(f, r->db);
+    fprintf(f, ", \"space\": ");
+    tilec_cli_json_string(f, r->space ? r->space : "");
     fprintf(f, ", \"wall_s\": %.3f, \"message\": ", r->wall_s);
     tilec_cli_json_string(f, r->message);
     fprintf(f, ",\n \"buckets\": [");

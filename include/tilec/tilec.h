@@ -389,6 +389,8 @@ typedef struct tilec_tune_report {
     int nbuckets;
     tilec_tune_bucket_t *buckets;
     double wall_s;
+    char *space;                  /* where the space came from: "--space", "@autotune", or
+                                   * "default: NAME=V1,V2 ..." (docs/tuning.md) */
 } tilec_tune_report_t;
 
 /* Tunes a program (docs/tuning.md): every candidate is compiled in its own
