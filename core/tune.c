@@ -727,6 +727,7 @@ TILEC_API void tilec_tune_report_free(tilec_tune_report_t *r)
     free(r->arch);
     free(r->db);
     free(r->space);
+    free(r->phase_ms);
     free(r);
 }
 
@@ -761,11 +762,10 @@ static void check_done(tuner_t *t, int idx, const wres_t *w)
     c->min_ms = w->min_ms;
     c->runs = w->runs;
     c->rel_err = w->rel_err;
-    c->wall_ms = w->wall_ms;
-    c->setup_ms = w->setup_ms;
-    c->compile_ms = w->compile_ms;
-    c->check_ms = w->check_ms;
-    c->timing_ms = w->timing_ms;
+    if (t->r->phase_ms) {
+        t->r->phase_ms[idx] = (tilec_tune_phases_t){w->wall_ms, w->setup_ms, w->compile_ms, w->check_ms,
+                                                    w->timing_ms};
+    }
 }
 
 /* The reference for bucket b: the defaults' program on the bucket. */
@@ -1185,7 +1185,8 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
               r->nbuckets, r->plugin, r->plugin_version, r->device);
     /* compile, in parallel */
     order = calloc((size_t)r->ncandidates + 1, sizeof *order);
-    if (!order) {
+    r->phase_ms = calloc((size_t)r->ncandidates + 1, sizeof *r->phase_ms);
+    if (!order || !r->phase_ms) {
         st = fail(r, TILEC_E_NOMEM, NULL);
         goto out;
     }
