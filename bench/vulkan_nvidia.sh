@@ -83,26 +83,12 @@ echo "cooperative-matrix GEMM: $(build/tilec compile examples/gemm.py --backend 
 # ---- every example, checked -----------------------------------------------------------
 TILEC_CACHE_DIR=/tmp/tilec-vk-cache
 export TILEC_CACHE_DIR
-: > "$out/check.txt"
-pass=0
-fail=0
-for ex in examples/*.py; do
-    [ "${CHECK:-1}" != 0 ] || break
-    lines=$(grep '^# tilec-test:' "$ex" | sed 's/^# tilec-test://')
-    [ -n "$lines" ] || lines=" "
-    while IFS= read -r args; do
-        # shellcheck disable=SC2086
-        res=$(build/tilec run "$ex" $args --check --backend vulkan 2>&1)
-        rc=$?
-        if [ $rc -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-        printf '%s [%s] rc=%d %s\n' "$ex" "$args" $rc "$(echo "$res" | tail -n 1)" >> "$out/check.txt"
-        [ $rc -eq 0 ] || echo "$res" | tail -n 30 >> "$out/check.txt"
-    done <<EOF
-$lines
-EOF
-done
-grep -v ' rc=0 ' "$out/check.txt" | head -n 60
-echo "check: $pass passed, $fail failed (rc=3 with 'shared/fragment memory': fragments beyond 48 KiB, expected)"
+. bench/check_examples.sh
+if [ "${CHECK:-1}" != 0 ]; then
+    check_examples vulkan "$out/check.txt"
+else
+    pass=0 fail=0
+fi
 
 # ---- the conformance suite --------------------------------------------------------------
 if [ "${CONFORM:-1}" != 0 ]; then
