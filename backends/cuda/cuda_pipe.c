@@ -14,8 +14,8 @@
  * statement before it in the body mentions its buffer: every read of the
  * buffer in iteration v then follows the copy and reads stage v % S, so
  * the copy can be issued with the leading ones, S-1 iterations ahead,
- * instead of stalling the body where it stands.  Opt-in with
- * TILEC_CUDA_PIPE_LATE=1 until measured (docs/backend-cuda.md).
+ * instead of stalling the body where it stands.  On by default for sm_90a
+ * (measured there), TILEC_CUDA_PIPE_LATE=0/1 overrides (docs/backend-cuda.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,10 +96,12 @@ static int stmt_mentions(const tilec_ir_stmt_t *t, const tilec_ir_buffer_t *b)
     return cg_touches(&one, b, NULL, CG_READ | CG_WRITE);
 }
 
-static int late_copies_on(void)
+/* TILEC_CUDA_PIPE_LATE=0/1 overrides; the default is on for sm_90a,
+ * where it was measured (bench/results/hopper_session3.txt) */
+static int late_copies_on(const cg_t *g)
 {
     const char *e = secure_getenv("TILEC_CUDA_PIPE_LATE");
-    return e && atoi(e) > 0;
+    return e && *e ? atoi(e) > 0 : g->wgmma;
 }
 
 /* The copies of a pipelined loop that go asynchronous into rings, in
@@ -117,7 +119,7 @@ int cg_pipe_ring(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_stmt_t **r
         ring[n++] = c;
     if (!c)
         return 0; /* something must follow the copies */
-    if (!late_copies_on())
+    if (!late_copies_on(g))
         return n;
     for (const tilec_ir_stmt_t *t = c; t && n < CG_MAX_RING; t = t->next) {
         if (!async_copy_ok(g, loop, t))

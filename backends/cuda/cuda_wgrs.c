@@ -12,7 +12,8 @@
  * k-step kk (rows l/4 and l/4 + 8 of each warp's 16, columns 2 (l % 4)
  * and + 8), so the packing moves no data between threads.
  *
- * Opt-in with TILEC_CUDA_WGMMA_RS=1 until measured (docs/backend-cuda.md).
+ * On by default (sm_90a only: wgmma), TILEC_CUDA_WGMMA_RS=0 turns it off;
+ * bench/results/hopper_session3.txt has what it changed.
  * The fragment keeps its layout in the IR; this is the printer's choice of
  * where a demoted fragment lives, like its cp.async rings.
  */
@@ -25,7 +26,7 @@
 static int rs_on(void)
 {
     const char *e = secure_getenv("TILEC_CUDA_WGMMA_RS");
-    return e && atoi(e) > 0;
+    return !e || !*e || atoi(e) > 0;
 }
 
 static int mentions(const tilec_ir_stmt_t *t, const tilec_ir_buffer_t *b, int how)
