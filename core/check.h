@@ -55,6 +55,7 @@ typedef struct check_set {
     check_tensor_t *t;   /* [n] */
     int nsyms;
     int64_t *syms;       /* [nsyms] */
+    int borrowed;        /* init and ref are src's (check_set_make_like): not freed */
 } check_set_t;
 
 /* Tolerance classes (docs/cli.md).  AUTO: 1e-2 when any tensor is a
@@ -71,10 +72,12 @@ typedef enum check_rc { CHECK_OK = 0, CHECK_E_UNBOUND = 1, CHECK_E_NOMEM = 2 } c
  * (file names the program in it) and the set is freed. */
 check_rc_t check_set_make(const tilec_program_t *p, const char *file, uint64_t seed,
                           check_set_t *set, char **msg);
-/* The same, with the inputs copied from src's init wherever a tensor of src
- * has the same dtype and shape (seeded as above otherwise): a set made from
- * the same seed without drawing every input again (the tuner makes one per
- * candidate, and drawing 8192x8192 tensors costs seconds). */
+/* The same, for a program whose tensors are src's (same dtypes and shapes,
+ * in order): init and ref are src's own memory, read-only and not copied,
+ * and only out is new, uninitialized (what the caller reads a launch's
+ * results into) -- the tuner makes one per candidate,
+ * and drawing or copying 8192x8192 tensors costs seconds.  Otherwise it is
+ * check_set_make. */
 check_rc_t check_set_make_like(const tilec_program_t *p, const char *file, uint64_t seed,
                                const check_set_t *src, check_set_t *set, char **msg);
 void check_set_free(check_set_t *set);

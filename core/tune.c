@@ -52,7 +52,7 @@ typedef struct wres {           /* what a worker sends back */
     int state;                  /* tilec_tune_state_t */
     int runs;
     double median_ms, min_ms, rel_err;
-    double setup_ms, compile_ms, check_ms, timing_ms;   /* phases of work_check */
+    double setup_ms, compile_ms, inputs_ms, check_ms, timing_ms;   /* phases of work_check */
     double wall_ms;             /* set by the parent: fork to reap */
     int gpu;                    /* work_probe: the device is a GPU (TILEC_CAP_GPU) */
     long long max_threads;      /* work_probe: threads per block, 0 unknown */
@@ -450,13 +450,14 @@ static void work_check(tuner_t *t, int idx, wres_t *w)
             wmsg(w, TILEC_TUNE_INVALID, "the config changes tensor '%s'", x->name);
             goto out;
         }
-        memcpy(x->ref, ref->t[i].ref, x->bytes);
         if ((s = tilec_buffer_create(ctx, x->elem, x->ndim, x->shape, &bufs[i])) != TILEC_OK ||
             (s = tilec_buffer_write(bufs[i], x->init, x->bytes)) != TILEC_OK) {
             wmsg(w, TILEC_TUNE_LAUNCH_FAILED, "%s", tilec_context_message(ctx));
             goto out;
         }
     }
+    w->inputs_ms = now_ms() - t0;
+    t0 = now_ms();
     if ((s = tilec_launch(ctx, exe, bufs, set.n, NULL)) != TILEC_OK) {
         wmsg(w, TILEC_TUNE_LAUNCH_FAILED, "%s", tilec_context_message(ctx));
         goto out;
@@ -764,7 +765,7 @@ static void check_done(tuner_t *t, int idx, const wres_t *w)
     c->rel_err = w->rel_err;
     if (t->r->phase_ms) {
         t->r->phase_ms[idx] = (tilec_tune_phases_t){w->wall_ms, w->setup_ms, w->compile_ms, w->check_ms,
-                                                    w->timing_ms};
+                                                    w->timing_ms, w->inputs_ms};
     }
 }
 

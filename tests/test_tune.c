@@ -191,6 +191,32 @@ Test(tune, autotune_bad_configs_are_diagnostics)
 /* The tuner makes each candidate's inputs from the reference's (same dtypes
  * and shapes) instead of drawing them again: they must be the very bytes
  * the seed gives, and a program with other tensors must still be seeded. */
+/* check_compare's bit-identical fast path says what the element loop says:
+ * no error, a NaN never passes, and one changed element is counted. */
+Test(tune, compare_identical_and_differing_tensors)
+{
+    float a[64], b[64];
+    uint16_t h[8] = {0x3c00, 0x4000, 0x7e00, 0, 0x8000, 0x7c00, 0xfc00, 0x0001};
+    uint16_t g[8];
+    check_stats_t s;
+    for (int i = 0; i < 64; i++) a[i] = b[i] = (float)i - 20.5f;
+    check_compare(TILEC_ELEM_FLOAT32, a, b, 64, &s);
+    cr_assert(s.mismatches == 0 && s.max_abs == 0 && s.rel_fro == 0 && !s.has_nan);
+    b[7] += 1.0f;
+    check_compare(TILEC_ELEM_FLOAT32, a, b, 64, &s);
+    cr_assert_eq(s.mismatches, 1);
+    cr_assert_float_eq(s.max_abs, 1.0, 1e-12);
+    cr_assert_gt(s.rel_fro, 0);
+    memcpy(g, h, sizeof h);            /* a NaN (0x7e00) in identical fp16 tensors */
+    check_compare(TILEC_ELEM_FLOAT16, h, g, 8, &s);
+    cr_assert(s.has_nan && s.mismatches == 0 && s.max_abs == 0);
+    check_compare(TILEC_ELEM_FLOAT16, h, g, 2, &s);   /* the first two: no NaN */
+    cr_assert(!s.has_nan);
+    g[4] = 0;                          /* -0 against +0: same value, other bits */
+    check_compare(TILEC_ELEM_FLOAT16, h + 3, g + 3, 3, &s);
+    cr_assert(s.mismatches == 1 && s.max_abs == 0 && !s.has_nan);
+}
+
 Test(tune, candidate_inputs_are_the_seeded_inputs)
 {
     tilec_context_t *ctx = NULL;
@@ -211,13 +237,18 @@ Test(tune, candidate_inputs_are_the_seeded_inputs)
     for (int i = 0; i < like.n; i++) {
         cr_assert_eq(like.t[i].bytes, seeded.t[i].bytes);
         cr_assert(memcmp(like.t[i].init, seeded.t[i].init, like.t[i].bytes) == 0, "tensor %d", i);
-        cr_assert(memcmp(like.t[i].out, seeded.t[i].init, like.t[i].bytes) == 0, "tensor %d", i);
+        /* borrowed, not copied: the tuner's workers share the parent's inputs */
+        cr_assert(like.t[i].init == ref.t[i].init && like.t[i].ref == ref.t[i].ref, "tensor %d", i);
+        cr_assert(like.t[i].out != ref.t[i].out, "tensor %d", i);
     }
+    cr_assert(like.borrowed);
     /* N=40: other shapes, so the inputs are drawn from the seed */
     cr_assert_eq(check_set_make_like(c, "gemm.py", 7, &ref, &diff, &msg), CHECK_OK);
     cr_assert_eq(check_set_make(c, "gemm.py", 7, &fresh, &msg), CHECK_OK);
+    cr_assert(!diff.borrowed);
     for (int i = 0; i < diff.n; i++) {
         cr_assert(memcmp(diff.t[i].init, fresh.t[i].init, diff.t[i].bytes) == 0, "tensor %d", i);
+        cr_assert(memcmp(diff.t[i].out, fresh.t[i].init, diff.t[i].bytes) == 0, "tensor %d", i);
     }
     cr_assert(memcmp(diff.t[0].init, ref.t[0].init, ref.t[0].bytes) != 0 ||
               diff.t[1].bytes != ref.t[1].bytes);

@@ -249,16 +249,16 @@ static void json_report(FILE *f, const topts_t *o, const tilec_tune_report_t *r)
     fprintf(f, "],\n \"candidates\": [\n");
     for (int i = 0; i < r->ncandidates; i++) {
         const tilec_tune_candidate_t *c = &r->candidates[i];
-        tilec_tune_phases_t ph = r->phase_ms ? r->phase_ms[i] : (tilec_tune_phases_t){0, 0, 0, 0, 0};
+        tilec_tune_phases_t ph = r->phase_ms ? r->phase_ms[i] : (tilec_tune_phases_t){0, 0, 0, 0, 0, 0};
         fprintf(f, "  {\"shape\": ");
         tilec_cli_json_string(f, r->buckets[c->bucket].shape);
         fprintf(f, ", \"config\": ");
         tilec_cli_json_string(f, c->config);
         fprintf(f, ", \"default\": %s, \"state\": \"%s\", \"median_ms\": %.6f, \"min_ms\": %.6f, "
                    "\"runs\": %d, \"rel_err\": %.3e, \"wall_ms\": %.1f, \"setup_ms\": %.1f, "
-                   "\"compile_ms\": %.1f, \"check_ms\": %.1f, \"timing_ms\": %.1f, \"message\": ",
+                   "\"compile_ms\": %.1f, \"inputs_ms\": %.1f, \"check_ms\": %.1f, \"timing_ms\": %.1f, \"message\": ",
                 c->is_default ? "true" : "false", tilec_tune_state_name(c->state), c->median_ms, c->min_ms,
-                c->runs, c->rel_err, ph.wall_ms, ph.setup_ms, ph.compile_ms, ph.check_ms, ph.timing_ms);
+                c->runs, c->rel_err, ph.wall_ms, ph.setup_ms, ph.compile_ms, ph.inputs_ms, ph.check_ms, ph.timing_ms);
         tilec_cli_json_string(f, c->message);
         fprintf(f, "}%s\n", i + 1 < r->ncandidates ? "," : "");
     }

@@ -351,11 +351,12 @@ typedef struct tilec_tune_candidate {
 
 /* Where candidate i's check took its time, in ms (report->phase_ms[i]):
  * its worker's whole life as the tuner saw it (fork to reap), and inside it
- * the context and program (setup), the compile, the inputs with the checked
- * launch (check), and warm-up plus timed launches (timing); 0 when not run.
- * (A separate array, so that tilec_tune_candidate_t keeps its size.) */
+ * the context and program (setup), the compile, the inputs (host copies and
+ * device buffers: inputs), the checked launch with reading back and
+ * comparing (check), and warm-up plus timed launches (timing); 0 when not
+ * run.  (A separate array, so that tilec_tune_candidate_t keeps its size.) */
 typedef struct tilec_tune_phases {
-    double wall_ms, setup_ms, compile_ms, check_ms, timing_ms;
+    double wall_ms, setup_ms, compile_ms, check_ms, timing_ms, inputs_ms;
 } tilec_tune_phases_t;
 
 typedef struct tilec_tune_bucket {
