@@ -29,17 +29,21 @@ def value(s):
     return s
 
 
-def tuning_kernel(path, name, fixed):
-    """The factory without its @tilelang.jit decorator, and kernel(**config)
+def tuning_kernel(path, name, fixed, tuned):
+    """The factory without its @tilelang.jit decorator, and kernel(NAMES...)
     calling it with the fixed values, in a module written to a temporary
     file: TileLang's autotuner reads the kernel's source (inspect) and keys
     its cache on closure cells it can serialize, so both functions are
-    plain module-level code with the fixed values as literals."""
+    plain module-level code with the fixed values as literals; and it takes
+    a config's keys from the kernel's own parameters ("Unused keys in
+    config" otherwise), so kernel names each tuned one."""
     import importlib.util
     import tempfile
     src = re.sub(r"^@tilelang\.jit\(.*\)\s*$", "", open(path).read(), flags=re.M)
     args = "".join(f"{k}={v!r}, " for k, v in fixed.items())
-    src += f"\n\ndef kernel(**cfg):\n    return {name}({args}**cfg)\n"
+    params = ", ".join(tuned)
+    passed = "".join(f"{k}={k}, " for k in tuned)
+    src += f"\n\ndef kernel({params}):\n    return {name}({args}{passed})\n"
     f = tempfile.NamedTemporaryFile("w", suffix=".py", prefix="tl_tune_", delete=False)
     f.write(src)
     f.close()
@@ -69,7 +73,7 @@ def main():
         names.append(k)
         lists.append([value(v) for v in vs.split(",")])
     configs = [dict(zip(names, p)) for p in itertools.product(*lists)]
-    kernel = tuning_kernel(a.example, a.factory, fixed)
+    kernel = tuning_kernel(a.example, a.factory, fixed, names)
 
     t0 = time.perf_counter()
     try:
