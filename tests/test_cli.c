@@ -1026,8 +1026,9 @@ Test(cli, malformed_programs_exit_2_with_diagnostic)
 }
 
 /* Every program of the malformed corpus: status 2 with a FILE:LINE:COL
- * diagnostic, never a crash. */
-Test(cli, whole_malformed_corpus_exits_2, .timeout = 60)
+ * diagnostic, never a crash.  The timeout only guards against a hang: 91
+ * compiles took over 60 s on the shared 2-core machine at load 24. */
+Test(cli, whole_malformed_corpus_exits_2, .timeout = 300)
 {
     DIR *d = opendir("tests/malformed");
     cr_assert_not_null(d);
