@@ -885,6 +885,31 @@ Test(cli, check_fail_exits_1)
     proc_free(&p);
 }
 
+/* A named backend probes only its own plugin file (TILEC_PLUGIN_PATH holds
+ * a dozen broken ones here, which a full scan forks a probe for each); a
+ * name that matches nothing still gets the full scan's list of everything
+ * found and why each was rejected. */
+Test(cli, named_backend_scans_only_its_plugin)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "TILEC_PLUGIN_PATH=%s", plugin_dir);
+    proc_t p;
+    TILEC_ENV(&p, ENV(path, "TILEC_LOG=loader"), "run", "examples/elementwise_add.py", "--backend", "cpu");
+    EXPECT_STATUS(&p, 0);
+    EXPECT_IN(p.err, "looking for 'cpu' only");
+    cr_assert_null(strstr(p.err, "broken_"), "a cpu context probed other plugins:\n%s", p.err);
+    proc_free(&p);
+    TILEC_ENV(&p, ENV(path, "TILEC_LOG=loader"), "run", "examples/elementwise_add.py", "--backend", "broken_good");
+    EXPECT_STATUS(&p, 0);
+    cr_assert_null(strstr(p.err, "broken_crashquery"), "%s", p.err);
+    proc_free(&p);
+    TILEC_ENV(&p, ENV(path), "run", "examples/elementwise_add.py", "--backend", "nosuch");
+    EXPECT_STATUS(&p, 3);
+    EXPECT_IN(p.err, "no backend 'nosuch'; found:");
+    EXPECT_IN(p.err, "broken_crashquery");
+    proc_free(&p);
+}
+
 /* ---- --check --reference BACKEND ---------------------------------------------- */
 
 /* The reference computed on the cpu backend: PASS, and the line keeps every
