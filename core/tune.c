@@ -511,6 +511,18 @@ out:
     tilec_context_destroy(ctx);
 }
 
+void tilec_tune_shuffle(uint64_t seed, int *order, int n, int first)
+{
+    check_rng_t rng;
+    check_rng_seed(&rng, seed);
+    for (int j = n - 1; j > first; j--) {
+        int k = (int)check_rng_int(&rng, first, j);
+        int tmp = order[j];
+        order[j] = order[k];
+        order[k] = tmp;
+    }
+}
+
 /* The order in which a bucket's candidates are checked and timed: the
  * defaults first (the baseline every speedup is over), then the rest in a
  * seeded shuffle (--seed), so that a --budget that runs out leaves a
@@ -518,7 +530,6 @@ out:
  * (with block_M first, every large tile). */
 static void shuffle_after_default(const tuner_t *t, int *order, int n)
 {
-    uint64_t x = t->o->seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
     int first = 0;
     for (int j = 0; j < n; j++) {
         if (t->r->candidates[order[j]].is_default) {
@@ -529,13 +540,7 @@ static void shuffle_after_default(const tuner_t *t, int *order, int n)
             break;
         }
     }
-    for (int j = n - 1; j > first; j--) {
-        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
-        int k = first + (int)((x * 0x2545F4914F6CDD1Dull >> 33) % (uint64_t)(j - first + 1));
-        int tmp = order[j];
-        order[j] = order[k];
-        order[k] = tmp;
-    }
+    tilec_tune_shuffle(t->o->seed, order, n, first);
 }
 
 /* ---- the reference on another backend (a worker, into shared memory) ------------ */

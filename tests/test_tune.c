@@ -24,6 +24,7 @@
 
 #include "tilec/tilec.h"
 #include "check.h"
+#include "tune.h"
 #include "tunedb.h"
 
 #define GEMM "tests/tune/gemm_space.py"
@@ -261,6 +262,44 @@ Test(tune, candidate_inputs_are_the_seeded_inputs)
     tilec_program_free(b);
     tilec_program_free(c);
     tilec_context_destroy(ctx);
+}
+
+/* The candidate order after the defaults: a permutation that keeps the
+ * first entries in place, the same for the same --seed and another for
+ * another seed, drawn from check.c's seeded stream (one generator in the
+ * tree). */
+Test(tune, candidate_order_is_a_seeded_shuffle)
+{
+    enum { N = 40 };
+    int a[N], b[N], c[N], want[N], seen[N] = {0};
+    for (int i = 0; i < N; i++) {
+        a[i] = b[i] = c[i] = want[i] = i;
+    }
+    tilec_tune_shuffle(7, a, N, 1);
+    tilec_tune_shuffle(7, b, N, 1);
+    tilec_tune_shuffle(8, c, N, 1);
+    cr_assert_eq(a[0], 0, "the default moved");
+    for (int i = 0; i < N; i++) {
+        cr_assert(a[i] >= 0 && a[i] < N && !seen[a[i]]++, "not a permutation at %d", i);
+    }
+    cr_assert(memcmp(a, b, sizeof a) == 0, "the same seed gave two orders");
+    cr_assert(memcmp(a, c, sizeof a) != 0, "seeds 7 and 8 gave the same order");
+    int moved = 0;
+    for (int i = 0; i < N; i++) {
+        moved += a[i] != i;
+    }
+    cr_assert_gt(moved, N / 2, "only %d of %d candidates moved", moved, N);
+    check_rng_t r;
+    check_rng_seed(&r, 7);
+    for (int j = N - 1; j > 1; j--) {
+        int k = (int)check_rng_int(&r, 1, j), t = want[j];
+        want[j] = want[k];
+        want[k] = t;
+    }
+    cr_assert(memcmp(a, want, sizeof a) == 0, "not a Fisher-Yates shuffle on check_rng");
+    int one = 5;
+    tilec_tune_shuffle(7, &one, 1, 0);
+    cr_assert_eq(one, 5);
 }
 
 /* ---- tuning ------------------------------------------------------------------------- */
