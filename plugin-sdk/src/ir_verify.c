@@ -451,6 +451,7 @@ static const struct lower_key {
     {"lower.simt", TILEC_ATTR_TUPLE, 2, 1},      /* gemm on plain cores: thread grid (ty, tx) */
     {"lower.dist", TILEC_ATTR_STRING, 0, 0},     /* parallel loop: "regs", iterations run by register owners */
     {"lower.stages", TILEC_ATTR_INT, 0, 1},      /* pipelined loop / ring buffer: stages */
+    {"lower.tma", TILEC_ATTR_TUPLE, 3, 0},       /* copy: bulk tensor box (rows, cols, swizzle bytes) */
 };
 
 static const char *const attr_kind_names[] = {"int", "float", "string", "tuple"};
