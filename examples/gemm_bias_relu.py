@@ -5,7 +5,7 @@
 # bias (N,), all float16; sizes need not be multiples of the tiles.
 # tilec-test:
 # tilec-test: -D M=64 -D N=64 -D K=64
-# tilec-test: -D threads=256 -D block_M=128 -D block_N=128
+# tilec-test: -D threads=256 -D block_M=128 -D block_N=64 -D dtype=bfloat16
 
 import tilelang
 import tilelang.language as T
