@@ -417,44 +417,6 @@ Test(cuda, flash_attention_keeps_p_in_registers_and_v_in_the_ring_on_sm_90a)
     tilec_context_destroy(ctx);
 }
 
-/* TILEC_CUDA_TMA=1: the GEMM's ring copies go by the tensor copy engine,
- * one bulk copy per 64-column block, on mbarriers, with the tensor maps
- * as kernel parameters; without it the cp.async ring stays */
-Test(cuda, gemm_loads_by_tma_on_mbarriers_when_asked)
-{
-    tilec_context_t *ctx = cuda_ctx(NULL);
-    tilec_define_kv_t defs[] = {{"M", "256"}, {"N", "256"}, {"K", "256"}, {"block_M", "128"},
-                                {"block_N", "256"}, {"block_K", "64"}, {"threads", "256"}};
-    for (int on = 1; on >= 0; on--) {
-        tilec_program_t *p = NULL;
-        tilec_executable_t *e = NULL;
-        setenv("TILEC_CUDA_TMA", on ? "1" : "0", 1);
-        cr_assert_eq(tilec_program_load_file(ctx, "examples/gemm.py", defs, 7, NULL, &p), TILEC_OK, "%s",
-                     tilec_context_message(ctx));
-        tilec_status_t st = tilec_program_compile_for(ctx, p, "sm_90a", &e);
-        if (st != TILEC_OK && strstr(tilec_context_message(ctx), "NVRTC not found"))
-            no_nvrtc(tilec_context_message(ctx));
-        cr_assert_eq(st, TILEC_OK, "%s", tilec_context_message(ctx));
-        const char *src = tilec_executable_source(e, NULL);
-        const char *b3 = strstr(src, "tl_tma2(tl_sa(b4) + 24576u, &tl_tm1");
-        if (on) {
-            cr_expect(strstr(src, "const __grid_constant__ tl_tmap_t tl_tm0, const __grid_constant__ "
-                                  "tl_tmap_t tl_tm1)"), "no tensor map parameters");
-            cr_expect(strstr(src, "tl_tma2(tl_sa(b3) + 0u, &tl_tm0"), "A not by TMA");
-            cr_expect(b3, "B's fourth 64-column block not by TMA");
-            cr_expect(strstr(src, "tl_mbar_wait(") && strstr(src, "& 1u);"), "no phase-parity wait");
-            cr_expect_null(strstr(src, "tl_cp_async16(tl_d"), "cp.async left in the ring");
-        } else {
-            cr_expect_null(b3, "TMA with TILEC_CUDA_TMA=0");
-            cr_expect(strstr(src, "with cp.async"), "no cp.async ring");
-        }
-        tilec_executable_free(e);
-        tilec_program_free(p);
-    }
-    unsetenv("TILEC_CUDA_TMA");
-    tilec_context_destroy(ctx);
-}
-
 Test(cuda, gemm_falls_back_to_cuda_cores_on_sm_75)
 {
     tilec_context_t *ctx = cuda_ctx(NULL);

@@ -21,7 +21,6 @@
 #define CG_MAX_DEPTH 600
 #define CG_LOCAL_MAX_ELEMS 4096
 #define CG_MAX_RING 8          /* copies one T.Pipelined loop turns into cp.async rings */
-#define CG_MAX_TMA_LOOPS 4     /* T.Pipelined loops on the tensor copy engine */
 
 /* ---- generator state ------------------------------------------------------ */
 
@@ -37,15 +36,6 @@ typedef struct mma_plan {
     int mstride;         /* rows between a warp's mma tiles: 16, or 64 for wg */
     int ev;              /* registers of one tile: 4 (m16n8), or the vector of a row layout */
 } mma_plan_t;
-
-/* A T.Pipelined loop whose ring copies go by TMA (cuda_tma.c). */
-typedef struct cg_tma_loop {
-    const tilec_ir_stmt_t *loop;
-    int stages;
-    int first_map;        /* its copies' tensor maps: first_map, first_map + 1, ... */
-    uint64_t bytes;       /* bytes one stage receives */
-    uint64_t bar_off;     /* shared-memory offset of its stage barriers */
-} cg_tma_loop_t;
 
 typedef struct cg {
     const tilec_ir_kernel_t *k;
@@ -88,8 +78,6 @@ typedef struct cg {
      * so printed as nothing where they stand (cuda_pipe.c) */
     const tilec_ir_stmt_t *const *pipe_skip;
     int npipe_skip;
-    cg_tma_loop_t tma_loops[CG_MAX_TMA_LOOPS];
-    int ntma_loops;
 } cg_t;
 
 
@@ -181,17 +169,6 @@ int cg_pipe_ring(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_stmt_t **r
 int cg_pipe_skipped(const cg_t *g, const tilec_ir_stmt_t *s);
 void cg_pipe_walk(cg_t *g, const tilec_ir_stmt_t *s, int par, int depth);
 void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop);
-void cg_pipe_point(cg_t *g, const tilec_ir_stmt_t *const *ring, int n, const char *iter);
-void cg_pipe_body(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_stmt_t *const *ring, int n);
-
-/* cuda_tma.c: T.Pipelined on the tensor copy engine */
-void cg_tma_plan_loop(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_stmt_t *const *ring, int n,
-                      int stages);
-uint64_t cg_tma_smem(cg_t *g, uint64_t off);
-void cg_tma_prelude(cg_t *g);
-void cg_tma_params(cg_t *g, int *first);
-int cg_tma_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_stmt_t *const *ring,
-                          int n, const tilec_ir_stmt_t *defer);
 
 /* cuda_wgrs.c: wgmma with A in registers */
 void cg_plan_wgrs(cg_t *g);

@@ -473,7 +473,6 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         off += g.stages[i] > 1 ? g.stage_bytes[i] * (uint64_t)g.stages[i]
                                : (uint64_t)n * tilec_dtype_size(b->dtype);
     }
-    off = cg_tma_smem(&g, off);
     g.smem_bytes = (off + 15) & ~(uint64_t)15;
     info->smem_bytes = g.smem_bytes;
 
@@ -483,7 +482,6 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         tilec_sdk_str_puts(o, cuda_prelude_wgmma);
         cg_emit_wgmma_fns(&g, k->body);
     }
-    cg_tma_prelude(&g);
     cg_out(&g, "\nextern \"C\" __global__ void __launch_bounds__(%d) tilec_kernel(", g.nthreads);
     int first = 1;
     for (int i = 0; i < k->nparams; i++) {
@@ -494,7 +492,6 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
     for (int i = 0; i < k->nvars; i++)
         if (k->vars[i]->kind == TILEC_VAR_SYM)
             cg_out(&g, "%sint tl_sym%d", first ? "" : ", ", nsym++), first = 0;
-    cg_tma_params(&g, &first);
     if (first)
         cg_out(&g, "void");
     cg_out(&g, ")\n{\n");

@@ -35,9 +35,6 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
-typedef struct CUtensorMap {
-    _Alignas(64) uint64_t opaque[16];
-} CUtensorMap;
 
 #define CUDA_SUCCESS 0
 #define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK 1
@@ -111,10 +108,7 @@ typedef struct _nvrtcProgram *nvrtcProgram;
     /* the _v2 of CUDA 12.8+, else the original */                                                 \
     X(EventElapsedTime, "cuEventElapsedTime_v2|cuEventElapsedTime", CUresult,                      \
       (float *, CUevent, CUevent))                                                                 \
-    X(EventDestroy, "cuEventDestroy_v2", CUresult, (CUevent))                                      \
-    X(TensorMapEncodeTiled, "cuTensorMapEncodeTiled", CUresult,                                    \
-      (CUtensorMap *, int, unsigned, void *, const uint64_t *, const uint64_t *, const uint32_t *,  \
-       const uint32_t *, int, int, int, int))
+    X(EventDestroy, "cuEventDestroy_v2", CUresult, (CUevent))
 
 typedef struct cuda_nvrtc_api {
     CUDA_NVRTC_SYMBOLS(TILEC_DL_FIELD)
@@ -138,28 +132,13 @@ tilec_pstatus_t cuda_fail(const char *call, CUresult r, tilec_pstatus_t st);
 
 /* ---- code generation (cuda_codegen.c) ------------------------------------ */
 
-/* A tensor map the launch builds (cuda_tma.c): of kernel parameter
- * `param`, boxes of box[0..rank) elements, innermost dimension first. */
-#define CUDA_MAX_TMAPS 8
-typedef struct cuda_tmap_spec {
-    int param, rank, esize;
-    int swizzle;           /* bytes: 0, 32, 64, 128 */
-    uint32_t box[5];
-} cuda_tmap_spec_t;
-
 /* Facts about the generated kernel the launcher needs. */
 typedef struct cuda_kinfo {
     uint64_t smem_bytes;   /* dynamic shared memory per block */
     int mma;               /* number of GEMMs lowered to tensor cores */
     int cp_async;          /* number of copies lowered to cp.async */
     int wgmma;             /* number of GEMMs lowered to wgmma (sm_90a) */
-    int ntmap;             /* tensor maps passed after the symbols (TMA) */
-    cuda_tmap_spec_t tmap[CUDA_MAX_TMAPS];
 } cuda_kinfo_t;
-
-/* The tensor maps of info for the kernel's tensors at ptrs (cuda_tma.c). */
-tilec_pstatus_t cuda_tma_encode(const cuda_driver_api_t *d, const cuda_kinfo_t *info,
-                                const tilec_ir_kernel_t *k, const CUdeviceptr *ptrs, CUtensorMap *maps);
 
 /* m lowered for arch by the SDK's passes (tilec/lower.h) into a new
  * module *out in arena a: the layouts, MMA instructions and warp grids

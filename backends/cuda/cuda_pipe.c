@@ -148,11 +148,8 @@ void cg_pipe_walk(cg_t *g, const tilec_ir_stmt_t *s, int par, int depth)
             int p = par || s->u.loop.kind == TILEC_LOOP_PARALLEL;
             const tilec_ir_stmt_t *ring[CG_MAX_RING];
             int n = p ? 0 : cg_pipe_ring(g, s, ring);
-            int S = s->u.loop.num_stages > 8 ? 8 : s->u.loop.num_stages;
             for (int i = 0; i < n; i++)
-                g->stages[ring[i]->u.copy.dst.buf->id] = S;
-            if (n > 0)
-                cg_tma_plan_loop(g, s, ring, n, S);
+                g->stages[ring[i]->u.copy.dst.buf->id] = s->u.loop.num_stages > 8 ? 8 : s->u.loop.num_stages;
             cg_pipe_walk(g, s->u.loop.body, p, depth + 1);
         } else if (s->kind == TILEC_ST_IF) {
             cg_pipe_walk(g, s->u.cond.then, par, depth + 1);
@@ -162,7 +159,7 @@ void cg_pipe_walk(cg_t *g, const tilec_ir_stmt_t *s, int par, int depth)
 }
 
 /* points every staged buffer of the loop at stage (iter % S) */
-void cg_pipe_point(cg_t *g, const tilec_ir_stmt_t *const *ring, int n, const char *iter)
+static void pipe_point(cg_t *g, const tilec_ir_stmt_t *const *ring, int n, const char *iter)
 {
     for (int i = 0; i < n; i++) {
         const tilec_ir_buffer_t *b = ring[i]->u.copy.dst.buf;
@@ -181,7 +178,7 @@ static void pipe_issue(cg_t *g, const tilec_ir_stmt_t *const *ring, int n)
 
 /* the body after the leading ring copies, with the late ones left out
  * where they stand (g->pipe_skip) */
-void cg_pipe_body(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_stmt_t *const *ring, int n)
+static void pipe_body(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_stmt_t *const *ring, int n)
 {
     const tilec_ir_stmt_t *rest = loop->u.loop.body;
     while (rest && n > 0 && rest == ring[0]) {
@@ -243,10 +240,8 @@ void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop)
         cg_fail(g, "internal: pipelined loop without a ring");
         return;
     }
-    const tilec_ir_stmt_t *defer = deferrable_wgmma(g, loop, ring, n);
-    if (cg_tma_emit_pipelined(g, loop, ring, n, defer))
-        return;
     int v = loop->u.loop.var->id, id = g->tmp++;
+    const tilec_ir_stmt_t *defer = deferrable_wgmma(g, loop, ring, n);
     g->info->cp_async += n;
     cg_line(g, "{ /* T.Pipelined: %d copies issued %d iterations ahead with cp.async */", n, S - 1);
     g->ind++;
@@ -260,7 +255,7 @@ void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop)
     cg_line(g, "if (tl_s%d < tl_n%d) {", id, id);
     g->ind++;
     cg_line(g, "v%d = tl_s%d;", v, id);
-    cg_pipe_point(g, ring, n, it);
+    pipe_point(g, ring, n, it);
     pipe_issue(g, ring, n);
     g->ind--;
     cg_line(g, "}");
@@ -276,9 +271,9 @@ void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop)
          * body have freed */
         cg_line(g, "tl_cp_wait<%d>();", S - 2);
         cg_emit_sync(g);
-        cg_pipe_point(g, ring, n, it);
+        pipe_point(g, ring, n, it);
         g->wg_defer = defer;
-        cg_pipe_body(g, loop, ring, n);
+        pipe_body(g, loop, ring, n);
         g->wg_defer = NULL;
         cg_emit_sync(g);
     }
@@ -288,7 +283,7 @@ void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop)
     cg_line(g, "v%d = tl_cur%d + %d;", v, id, S - 1);
     cg_line(g, "if (v%d < tl_n%d) {", v, id);
     g->ind++;
-    cg_pipe_point(g, ring, n, it);
+    pipe_point(g, ring, n, it);
     pipe_issue(g, ring, n);
     g->ind--;
     cg_line(g, "}");
@@ -299,8 +294,8 @@ void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop)
     if (!defer) {
         cg_line(g, "tl_cp_wait<%d>();", S - 1);
         cg_emit_sync(g);
-        cg_pipe_point(g, ring, n, it);
-        cg_pipe_body(g, loop, ring, n);
+        pipe_point(g, ring, n, it);
+        pipe_body(g, loop, ring, n);
         cg_emit_sync(g);
     }
     g->ind--;

@@ -27,7 +27,7 @@
  * them.  The decision is the attribute lower.tma = (box rows, box columns,
  * swizzle bytes: 0, 32, 64 or 128) on the copy; its meaning as a copy does
  * not change, so the interpreter runs it as before.  Whether a printer uses
- * it is the printer's (CUDA: cuda_tma.c).
+ * it is the printer's; none does yet (docs/backend-cuda.md, "Not done yet").
  */
 #include <string.h>
 
