@@ -11,6 +11,7 @@
 #include "tilec/sdk.h"
 
 #define CG_MAX_DEPTH 200
+#define CG_MAX_HOIST 16
 
 enum { PLACE_PARAM = 0, PLACE_SCRATCH, PLACE_LOCAL };
 
@@ -27,6 +28,10 @@ typedef struct cg {
     int *place;            /* [nbufs] PLACE_* */
     int nsyms;
     int ngemm;             /* GEMM statements needing temporaries */
+    /* loads hoisted out of the T.Parallel loop being generated: the load's
+     * index array (identifies the IR node) and the C local holding it */
+    struct { tilec_ir_expr_t *const *idx; const char *name; } hoist[CG_MAX_HOIST];
+    int nhoist;
 } cg_t;
 
 /* ---- helpers (cpu_codegen.c) ---- */

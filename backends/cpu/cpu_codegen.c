@@ -299,6 +299,9 @@ static const char *cx_load(void *u, const tilec_ir_buffer_t *b, tilec_ir_expr_t 
     cg_t *g = u;
     if (!cg_buf_ok(g, b))
         return NULL;
+    for (int i = 0; i < g->nhoist; i++)
+        if (g->hoist[i].idx == idx)
+            return g->hoist[i].name;
     const char *off = offset_of_exprs(g, b, idx);
     return cg_from_store(g, cg_fmt(g, "b%d[%s]", b->id, off), b->dtype);
 }
@@ -449,6 +452,22 @@ static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int
             cg_line(g, "%s(&b%d[%s], &b%d[%s], (size_t)%" PRId64 " * sizeof(%s));",
                  same ? "memmove" : "memcpy", db->id, offset_of(g, db, didx), sb->id,
                  offset_of(g, sb, sidx), ext[n - 1], st_type(db->dtype));
+            close_loops(g, n - 1);
+            return;
+        }
+        /* contiguous float32 rows to float16: the prelude's row converter
+         * (the hardware's instruction where there is one) */
+        int f2h = sb->dtype == TILEC_FLOAT32 && db->dtype == TILEC_FLOAT16;
+        if (f2h && !same && n > 0 && smap[sb->ndim - 1] == n - 1 && dmap[db->ndim - 1] == n - 1 &&
+            !guarded && ext[n - 1] > 1) {
+            open_loops(g, n - 1, ext, lv, 0);
+            const char *lv2[TILEC_IR_MAX_DIMS];
+            memcpy(lv2, lv, sizeof lv2);
+            lv2[n - 1] = "0";
+            region_index(g, src, ts, smap, lv2, sidx);
+            region_index(g, dst, td, dmap, lv2, didx);
+            cg_line(g, "tc_f2h_n(&b%d[%s], &b%d[%s], %" PRId64 ");", db->id,
+                    offset_of(g, db, didx), sb->id, offset_of(g, sb, sidx), ext[n - 1]);
             close_loops(g, n - 1);
             return;
         }
@@ -993,6 +1012,79 @@ static int has_atomic(const tilec_ir_stmt_t *s)
     return 0;
 }
 
+/* ---- loop-invariant loads of T.Parallel loops ------------------------------------ */
+
+/* Does e mention variable v, or load anything? (an index that does
+ * neither is fixed for the whole loop over v) */
+static int varies(const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int depth)
+{
+    if (!e || depth > CG_MAX_DEPTH * 4)
+        return 1;
+    switch (e->kind) {
+    case TILEC_EX_INT: case TILEC_EX_FLOAT: return 0;
+    case TILEC_EX_VAR: return e->u.var == v;
+    case TILEC_EX_UNARY: return varies(e->u.un.a, v, depth + 1);
+    case TILEC_EX_BINARY: return varies(e->u.bin.a, v, depth + 1) || varies(e->u.bin.b, v, depth + 1);
+    case TILEC_EX_CAST: return varies(e->u.cast.a, v, depth + 1);
+    default: return 1;
+    }
+}
+
+/* Hoists the loads in e that are the same in every iteration of the loop
+ * over v: on-chip buffers that the loop (body: stores only) never writes,
+ * at indices that do not vary.  Loads under a select stay where they are
+ * (the select may guard the index). */
+static void hoist_loads(cg_t *g, const tilec_ir_expr_t *e, const tilec_ir_var_t *v, const tilec_ir_stmt_t *body,
+                        int depth)
+{
+    if (!e || depth > CG_MAX_DEPTH * 4 || g->nhoist >= CG_MAX_HOIST)
+        return;
+    switch (e->kind) {
+    case TILEC_EX_LOAD: {
+        const tilec_ir_buffer_t *b = e->u.load.buf;
+        if (!b || !e->u.load.idx || b->scope == TILEC_SCOPE_GLOBAL)
+            return;
+        for (int d = 0; d < b->ndim; d++)
+            if (varies(e->u.load.idx[d], v, 0))
+                return;
+        for (const tilec_ir_stmt_t *s = body; s; s = s->next)
+            if (s->u.store.buf == b)
+                return;
+        for (int i = 0; i < g->nhoist; i++)
+            if (g->hoist[i].idx == e->u.load.idx)
+                return;
+        int t = newtmp(g);
+        cg_line(g, "const %s h%d = %s;", cg_ct_type(b->dtype), t, cg_expr(g, e));
+        g->hoist[g->nhoist].idx = e->u.load.idx;
+        g->hoist[g->nhoist++].name = cg_fmt(g, "h%d", t);
+        return;
+    }
+    case TILEC_EX_UNARY: hoist_loads(g, e->u.un.a, v, body, depth + 1); return;
+    case TILEC_EX_BINARY:
+        hoist_loads(g, e->u.bin.a, v, body, depth + 1);
+        hoist_loads(g, e->u.bin.b, v, body, depth + 1);
+        return;
+    case TILEC_EX_CAST: hoist_loads(g, e->u.cast.a, v, body, depth + 1); return;
+    default: return;
+    }
+}
+
+/* Before a T.Parallel loop over v of constant extent >= 1 whose body is
+ * stores only: the invariant loads of its values as C locals (the C
+ * compiler would have to prove that the stores do not alias them, which it
+ * often cannot, and then leaves the loop scalar). */
+static void hoist_invariant_loads(cg_t *g, const tilec_ir_stmt_t *loop)
+{
+    int64_t c;
+    if (!tilec_ir_is_const_int(loop->u.loop.extent, &c) || c < 1)
+        return;
+    for (const tilec_ir_stmt_t *s = loop->u.loop.body; s; s = s->next)
+        if (s->kind != TILEC_ST_STORE)
+            return;
+    for (const tilec_ir_stmt_t *s = loop->u.loop.body; s; s = s->next)
+        hoist_loads(g, s->u.store.value, loop->u.loop.var, loop->u.loop.body, 0);
+}
+
 static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
 {
     switch (s->kind) {
@@ -1012,9 +1104,11 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
             ext = cg_fmt(g, "n%d", t);
             c = -1;
         }
+        int nhoist = g->nhoist;
         switch (s->u.loop.kind) {
         case TILEC_LOOP_PARALLEL:
         case TILEC_LOOP_VECTORIZED:
+            hoist_invariant_loads(g, s);
             if (!has_atomic(s->u.loop.body))
                 cg_line(g, "TC_IVDEP");
             break;
@@ -1037,6 +1131,7 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
         if (s->u.loop.kind == TILEC_LOOP_PIPELINED && intvar)
             gen_prefetch_next(g, s, ext);
         gen_stmts(g, s->u.loop.body);
+        g->nhoist = nhoist;
         g->ind--;
         cg_line(g, "}");
         g->ind--;
