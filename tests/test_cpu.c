@@ -696,6 +696,7 @@ typedef struct gemm_case {
     tilec_dtype_t ad, bd, cd;      /* A, B, accumulator/C */
     int m, n, k, tm, tn, tk;       /* problem and tile sizes */
     const char *arch;              /* NULL: native */
+    int group;                     /* 1: must run in block groups (cpu_group.c) */
 } gemm_case_t;
 
 /* C = op(A) @ op(B) tiled like build_gemm, in the case's dtypes. */
@@ -777,6 +778,12 @@ static void check_gemm_case(const gemm_case_t *g)
             cr_assert_eq(P->compile(D, text, strlen(text), &o, &mod), TILEC_PS_OK, "%s", P->last_error());
             free(text);
             kb_free(&b);
+            if (g->group) {
+                const void *src;
+                size_t len;
+                cr_assert_eq(P->module_data(mod, TILEC_PDATA_SOURCE, &src, &len), TILEC_PS_OK);
+                cr_assert(strstr(src, "a group of 2x4 blocks") != NULL, "the gemm kernel runs no block groups");
+            }
             for (size_t i = 0; i < nc; i++)
                 put_val(g->cd, c, i, 99); /* overwritten everywhere */
             /* A is stored [k][m] when transposed: the same logical values */
@@ -818,28 +825,40 @@ static void check_gemm_case(const gemm_case_t *g)
 #define RAGGED 45, 70, 38, 13, 37, 11
 
 Test(cpu_gemm, f32, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, NULL, 0}); }
+
+/* A grid large enough for block groups of 2x4 (cpu_group.c), ragged in
+ * both: 9 block columns (the last group has one), 11 block rows (the last
+ * has three), partial last tiles and a partial last K step. */
+#define GROUPED 140, 300, 38, 13, 37, 11
+Test(cpu_gemm, block_groups_f32, .init = setup, .fini = teardown)
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, GROUPED, NULL, 1}); }
+Test(cpu_gemm, block_groups_f16_int8, .init = setup, .fini = teardown)
+{
+    check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT32, GROUPED, NULL, 1});
+    check_gemm_case(&(gemm_case_t){TILEC_INT8, TILEC_INT8, TILEC_INT32, GROUPED, NULL, 1});
+}
 Test(cpu_gemm, f16_f32acc, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT32, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT32, RAGGED, NULL, 0}); }
 Test(cpu_gemm, bf16_f32acc, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_BFLOAT16, TILEC_BFLOAT16, TILEC_FLOAT32, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_BFLOAT16, TILEC_BFLOAT16, TILEC_FLOAT32, RAGGED, NULL, 0}); }
 Test(cpu_gemm, f16_f16acc, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT16, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT16, RAGGED, NULL, 0}); }
 Test(cpu_gemm, f16_f32_mixed, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, NULL, 0}); }
 Test(cpu_gemm, f64, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT64, TILEC_FLOAT64, TILEC_FLOAT64, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT64, TILEC_FLOAT64, TILEC_FLOAT64, RAGGED, NULL, 0}); }
 Test(cpu_gemm, int8_int32acc, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_INT8, TILEC_INT8, TILEC_INT32, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_INT8, TILEC_INT8, TILEC_INT32, RAGGED, NULL, 0}); }
 Test(cpu_gemm, uint8_int32acc, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_UINT8, TILEC_INT8, TILEC_INT32, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_UINT8, TILEC_INT8, TILEC_INT32, RAGGED, NULL, 0}); }
 Test(cpu_gemm, int32_int64acc, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_INT32, TILEC_INT32, TILEC_INT64, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_INT32, TILEC_INT32, TILEC_INT64, RAGGED, NULL, 0}); }
 
 /* One tile larger than the cache blocking: K past TC_KC (64..512), rows of
  * B past a page (B is packed even in float32), M past a few MR. */
 Test(cpu_gemm, one_big_tile, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, 29, 1100, 530, 29, 1100, 530, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, 29, 1100, 530, 29, 1100, 530, NULL, 0}); }
 
 #if defined(__x86_64__)
 /* Every x86 micro-kernel, whatever this host has: the kernel is built for
@@ -870,7 +889,7 @@ Test(cpu_gemm, every_x86_isa, .init = setup, .fini = teardown)
     for (int i = 0; i < 3; i++) {
         if (!host_has(need[i]) || (i == 1 && !host_has("fma")))
             continue;
-        check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, arch[i]});
+        check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, arch[i], 0});
     }
 }
 #endif

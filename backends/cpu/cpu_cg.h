@@ -15,6 +15,14 @@
 
 enum { PLACE_PARAM = 0, PLACE_SCRATCH, PLACE_LOCAL };
 
+/* Blocks in lockstep groups (cpu_group.c): gx x gy neighbouring blocks of
+ * a GEMM kernel run by one call, sharing each K step's tile copies. */
+typedef struct cpu_group {
+    int gx, gy;                    /* members per group; 1 x 1: no groups */
+    const tilec_ir_stmt_t *loop;   /* the K loop (top level) */
+    const tilec_ir_stmt_t *copy_a, *copy_b, *gemm; /* its body */
+} cpu_group_t;
+
 typedef struct cg {
     const tilec_ir_kernel_t *k;
     tilec_sdk_str_t *o;
@@ -32,6 +40,7 @@ typedef struct cg {
      * index array (identifies the IR node) and the C local holding it */
     struct { tilec_ir_expr_t *const *idx; const char *name; } hoist[CG_MAX_HOIST];
     int nhoist;
+    cpu_group_t grp;
 } cg_t;
 
 /* ---- helpers (cpu_codegen.c) ---- */
@@ -57,6 +66,12 @@ int cg_buf_ok(cg_t *g, const tilec_ir_buffer_t *b);
 const char *cg_dim(cg_t *g, const tilec_ir_buffer_t *b, int d);
 /* scalar expression e as C */
 const char *cg_expr(cg_t *g, const tilec_ir_expr_t *e);
+
+/* ---- block groups (cpu_group.c) ---- */
+
+/* 1 with *out filled when kernel k (buffer placement place[]) runs its
+ * blocks in groups, else 0 with out->gx = out->gy = 1. */
+int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *out);
 
 /* ---- GEMM (cpu_gemm.c) ---- */
 

@@ -940,12 +940,12 @@ static void gen_stmts(cg_t *g, const tilec_ir_stmt_t *s);
  * in the next iteration: tile rows of a large matrix each sit in their own
  * page, where the hardware prefetchers do not follow.  The loop variable
  * is stepped to compute the next bases and restored. */
-static void gen_prefetch_next(cg_t *g, const tilec_ir_stmt_t *loop, const char *ext)
+static void gen_prefetch_next(cg_t *g, const tilec_ir_stmt_t *loop, const char *ext, const tilec_ir_stmt_t *only)
 {
     const tilec_ir_var_t *v = loop->u.loop.var;
     int any = 0;
     for (const tilec_ir_stmt_t *b = loop->u.loop.body; b; b = b->next)
-        any |= b->kind == TILEC_ST_COPY && b->u.copy.src.buf && is_global(b->u.copy.src.buf) &&
+        any |= (!only || b == only) && b->kind == TILEC_ST_COPY && b->u.copy.src.buf && is_global(b->u.copy.src.buf) &&
                b->u.copy.src.buf->ndim >= 1;
     if (!any)
         return;
@@ -956,7 +956,7 @@ static void gen_prefetch_next(cg_t *g, const tilec_ir_stmt_t *loop, const char *
          cg_ct_type(v->dtype), v->id);
     for (const tilec_ir_stmt_t *b = loop->u.loop.body; b && !g->failed; b = b->next) {
         if (!(b->kind == TILEC_ST_COPY && b->u.copy.src.buf && is_global(b->u.copy.src.buf) &&
-              b->u.copy.src.buf->ndim >= 1))
+              b->u.copy.src.buf->ndim >= 1) || (only && b != only))
             continue;
         const tilec_ir_region_t *r = &b->u.copy.src;
         cg_line(g, "{");
@@ -1129,7 +1129,7 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
             cg_line(g, "for (int64_t v%d = 0; v%d < %s; ++v%d) {", v->id, v->id, ext, v->id);
         g->ind++;
         if (s->u.loop.kind == TILEC_LOOP_PIPELINED && intvar)
-            gen_prefetch_next(g, s, ext);
+            gen_prefetch_next(g, s, ext, NULL);
         gen_stmts(g, s->u.loop.body);
         g->nhoist = nhoist;
         g->ind--;
@@ -1398,6 +1398,114 @@ static int64_t find_swizzle(const tilec_ir_stmt_t *s)
     return 0;
 }
 
+/* ---- block groups (cpu_group.c decides) ------------------------------------------- */
+
+/* The names one member (x, y) of a block group sees: its block indices, its
+ * scratch area's buffers and GEMM temporaries; with a_from_row / b_from_col,
+ * the GEMM's A comes from member (0, y)'s area and B from member (x, 0)'s,
+ * where the K step's shared tile copies went. */
+static void member_scope(cg_t *g, const char *x, const char *y, int shared_ab)
+{
+    const tilec_ir_kernel_t *k = g->k;
+    cg_line(g, "const int64_t tc_mx = %s, tc_my = %s; (void)tc_mx; (void)tc_my;", x, y);
+    cg_line(g, "char *tc_s = (char *)scratch + (tc_my * tc_nx + tc_mx) * tc_ms;");
+    for (int d = 0; d < 2; d++)
+        cg_line(g, "const %s v%d = (%s)(tc_%c0 + tc_m%c); (void)v%d;", cg_ct_type(k->block[d]->dtype),
+                k->block[d]->id, cg_ct_type(k->block[d]->dtype), "xy"[d], "xy"[d], k->block[d]->id);
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        if (g->place[i] != PLACE_SCRATCH)
+            continue;
+        const char *T = st_type(k->bufs[i]->dtype);
+        const char *area = "tc_s";
+        if (shared_ab && k->bufs[i] == g->grp.gemm->u.gemm.a)
+            area = "((char *)scratch + tc_my * tc_nx * tc_ms)";
+        else if (shared_ab && k->bufs[i] == g->grp.gemm->u.gemm.b)
+            area = "((char *)scratch + tc_mx * tc_ms)";
+        cg_line(g, "%s *restrict b%d = (%s *)(%s + o%d); (void)b%d;", T, i, T, area, i, i);
+    }
+    cg_line(g, "char *restrict tc_gtmp = tc_s + o_gemm; (void)tc_gtmp;");
+}
+
+/* Top-level statements from s up to (not including) stop, for every member. */
+static void group_each(cg_t *g, const tilec_ir_stmt_t *s, const tilec_ir_stmt_t *stop)
+{
+    if (s == stop)
+        return;
+    cg_line(g, "for (int tc_m = 0; tc_m < tc_nx * tc_ny; ++tc_m) {");
+    g->ind++;
+    member_scope(g, "tc_m % tc_nx", "tc_m / tc_nx", 0);
+    for (; s != stop; s = s->next)
+        gen_stmt(g, s);
+    g->ind--;
+    cg_line(g, "}");
+}
+
+/* tilec_block for a group of gx x gy blocks (bx, by: the group's indices):
+ * the statements before the K loop for each member, then per K step the A
+ * copies of the group's rows, the B copies of its columns, the GEMM of each
+ * member, then the statements after the loop for each member.  Members past
+ * the grid's edge do not exist. */
+static void gen_group_block(cg_t *g)
+{
+    const tilec_ir_kernel_t *k = g->k;
+    const cpu_group_t *gr = &g->grp;
+    const tilec_ir_var_t *v = gr->loop->u.loop.var;
+    cg_line(g, "TC_EXPORT void tilec_block(int32_t bx, int32_t by, int32_t bz, void *const *args, "
+            "const int64_t *syms, void *scratch) { /* a group of %dx%d blocks */", gr->gx, gr->gy);
+    g->ind++;
+    gen_syms(g);
+    cg_line(g, "(void)bz; (void)args;");
+    gen_shapes(g);
+    gen_layout(g, k->body);
+    cg_line(g, "const int64_t tc_ms = TC_ALIGN(tc_off), tc_x0 = (int64_t)bx * %d, tc_y0 = (int64_t)by * %d;",
+            gr->gx, gr->gy);
+    cg_line(g, "const int64_t tc_nx = TC_MIN64(%d, (int64_t)(%s) - tc_x0), tc_ny = TC_MIN64(%d, (int64_t)(%s) - tc_y0);",
+            gr->gx, cg_expr(g, k->grid[0]), gr->gy, cg_expr(g, k->grid[1]));
+    for (int i = 0; i < k->nparams; i++) {
+        const char *T = st_type(k->bufs[i]->dtype);
+        cg_line(g, "%s *restrict b%d = (%s *)args[%d]; (void)b%d;", T, i, T, i, i);
+    }
+    /* on-chip buffers start at zero in every member (see gen_kernel) */
+    cg_line(g, "for (int64_t tc_m = 0; tc_m < tc_nx * tc_ny; ++tc_m) {");
+    g->ind++;
+    cg_line(g, "char *tc_s = (char *)scratch + tc_m * tc_ms; (void)tc_s;");
+    for (int i = k->nparams; i < k->nbufs; i++)
+        if (g->place[i] == PLACE_SCRATCH && first_use(k->body, k->bufs[i], 0, 0) == 2)
+            cg_line(g, "memset(tc_s + o%d, 0, (size_t)(%s * %zu));", i, elems(g, k->bufs[i]), st_size(k->bufs[i]->dtype));
+    g->ind--;
+    cg_line(g, "}");
+    group_each(g, k->body, gr->loop);
+    cg_line(g, "{");
+    g->ind++;
+    const char *ext = cg_fmt(g, "(int64_t)(%s)", cg_expr(g, gr->loop->u.loop.extent));
+    cg_line(g, "for (%s v%d = 0; v%d < %s; ++v%d) {", cg_ct_type(v->dtype), v->id, v->id, ext, v->id);
+    g->ind++;
+    const tilec_ir_stmt_t *copies[2] = {gr->copy_a, gr->copy_b};
+    for (int c = 0; c < 2; c++) {
+        cg_line(g, "for (int64_t tc_j = 0; tc_j < tc_n%c; ++tc_j) { /* the %c tiles of the group */", "yx"[c], "AB"[c]);
+        g->ind++;
+        member_scope(g, c ? "tc_j" : "0", c ? "0" : "tc_j", 0);
+        if (gr->loop->u.loop.kind == TILEC_LOOP_PIPELINED)
+            gen_prefetch_next(g, gr->loop, ext, copies[c]);
+        gen_stmt(g, copies[c]);
+        g->ind--;
+        cg_line(g, "}");
+    }
+    cg_line(g, "for (int64_t tc_m = 0; tc_m < tc_nx * tc_ny; ++tc_m) {");
+    g->ind++;
+    member_scope(g, "tc_m % tc_nx", "tc_m / tc_nx", 1);
+    gen_stmt(g, gr->gemm);
+    g->ind--;
+    cg_line(g, "}");
+    g->ind--;
+    cg_line(g, "}");
+    g->ind--;
+    cg_line(g, "}");
+    group_each(g, gr->loop->next, NULL);
+    g->ind--;
+    cg_line(g, "}");
+}
+
 static void gen_kernel(cg_t *g)
 {
     const tilec_ir_kernel_t *k = g->k;
@@ -1413,6 +1521,9 @@ static void gen_kernel(cg_t *g)
     cg_line(g, "TC_EXPORT int tilec_cpu_module_abi(void) { return %d; }", TILEC_CPU_MODULE_ABI);
     cg_line(g, "TC_EXPORT uint32_t tilec_nparams(void) { return %d; }", k->nparams);
     cg_line(g, "TC_EXPORT uint32_t tilec_nsyms(void) { return %d; }", g->nsyms);
+    /* blocks per tilec_block call (cpu_group.c): the launcher runs the grid
+     * of groups */
+    cg_line(g, "TC_EXPORT void tilec_group(int32_t gs[2]) { gs[0] = %d; gs[1] = %d; }", g->grp.gx, g->grp.gy);
 
     /* grid */
     cg_line(g, "TC_EXPORT void tilec_grid(const int64_t *syms, int64_t g[3]) {");
@@ -1449,11 +1560,18 @@ static void gen_kernel(cg_t *g)
     gen_syms(g);
     gen_shapes(g);
     gen_layout(g, k->body);
-    cg_line(g, "return tc_off;");
+    if (g->grp.gx > 1)
+        cg_line(g, "return TC_ALIGN(tc_off) * %d; /* one area per member of a block group */", g->grp.gx * g->grp.gy);
+    else
+        cg_line(g, "return tc_off;");
     g->ind--;
     cg_line(g, "}");
 
     /* the block */
+    if (g->grp.gx > 1) {
+        gen_group_block(g);
+        return;
+    }
     cg_line(g, "TC_EXPORT void tilec_block(int32_t bx, int32_t by, int32_t bz, void *const *args, "
             "const int64_t *syms, void *scratch) {");
     g->ind++;
@@ -1606,6 +1724,7 @@ int cpu_codegen(const tilec_ir_module_t *m, tilec_sdk_str_t *out, char *err, siz
                 else
                     g.place[i] = PLACE_SCRATCH;
             }
+            cpu_group_plan(g.k, g.place, &g.grp);
             gen_kernel(&g);
         }
     }
