@@ -4,8 +4,7 @@
  *
  * The printer turns lowered tile IR (the SDK's passes ran first, see
  * cuda_lower) into CUDA C++.  It is split by concern: expressions and
- * addressing (cuda_emit.c), copies (cuda_copy.c), pipelines
- * (cuda_pipe.c), the tensor-core
+ * addressing (cuda_emit.c), copies (cuda_copy.c), the tensor-core
  * intrinsics of T.gemm (cuda_mma.c), reductions and the other block
  * operations (cuda_ops.c), register fragments (cuda_regs.c) and the
  * statements with the kernel frame (cuda_codegen.c).  cg_t is the state
@@ -59,8 +58,8 @@ typedef struct cg {
      * loop (see emit_loop_with_resident_acc) */
     const tilec_ir_stmt_t *resident;
     int resident_id;
-    /* a wgmma GEMM whose wait is deferred by one iteration (see
-     * emit_pipelined) */
+    /* a wgmma GEMM whose wait is deferred by one iteration
+     * (lower.mma_wait, set by the pipeline pass) */
     const tilec_ir_stmt_t *wg_defer;
     /* fragments that live in registers (see plan_regfrags) */
     int *rf;                 /* [nbufs] RF_ACC, RF_ROW or 0 */
@@ -71,8 +70,6 @@ typedef struct cg {
     int rf_warprows;         /* the layout is rows over warps (no GEMM), not mma's */
     int any_rf;
     int rf_nest;             /* emitting for one element (1) or one row (2) */
-    int *stages;             /* [nbufs] >1: shared buffer in a cp.async ring of that many stages */
-    uint64_t *stage_bytes;   /* [nbufs] bytes of one stage */
 } cg_t;
 
 
@@ -157,10 +154,6 @@ void cg_emit_rf_fill(cg_t *g, const tilec_ir_stmt_t *s);
 void cg_emit_rf_copy(cg_t *g, const tilec_ir_stmt_t *s);
 void cg_emit_rf_reduce(cg_t *g, const tilec_ir_stmt_t *s);
 
-/* cuda_pipe.c: T.Pipelined on cp.async rings */
-int cg_pipe_copies(cg_t *g, const tilec_ir_stmt_t *loop);
-void cg_pipe_walk(cg_t *g, const tilec_ir_stmt_t *s, int par, int depth);
-void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop, int n);
 
 /* cuda_codegen.c: statements and the kernel frame */
 void cg_emit_block(cg_t *g, const tilec_ir_stmt_t *s, int par);

@@ -13,14 +13,13 @@
  * differs is who does the work of each statement:
  *  - block-wide tile operations (copy, fill, gemm, reduce, cumsum) whose
  *    destination is a shared or fragment buffer or a tensor are shared out
- *    over the threads (element e goes to thread e mod nthreads), then a
- *    __syncthreads() makes the result visible to the whole block;
+ *    over the threads (element e goes to thread e mod nthreads);
  *  - a nest of T.Parallel loops is flattened and its iterations shared out
- *    the same way, followed by a barrier — unless its body writes a local
- *    or var buffer (per-thread storage), in which case every thread runs
- *    all iterations;
+ *    the same way — unless its body writes a local or var buffer
+ *    (per-thread storage), in which case every thread runs all iterations;
  *  - scalar stores to shared/fragment/global buffers, atomics and prints
- *    outside a parallel loop are done by thread 0, then a barrier;
+ *    outside a parallel loop are done by thread 0;
+ *  - __syncthreads() is printed where the barrier pass put a barrier;
  *  - local/var buffers and let variables are per thread, and uniform code
  *    (serial loops, ifs, assignments) runs in every thread, so every thread
  *    holds the same values.
@@ -40,9 +39,10 @@
  * passes first): which instruction and warp grid each T.gemm uses
  * (lower.mma, lower.warp; cuda_mma.c), which fragments live in registers
  * (REGS layouts; cuda_regs.c), which shared buffers are swizzled for
- * wgmma or padded for ldmatrix (SMEM layouts).  The printer still plans
- * the cp.async rings of T.Pipelined (cuda_pipe.c), the shared-memory
- * offsets, zero-initialization and its barriers itself.
+ * wgmma or padded for ldmatrix (SMEM layouts), the cp.async rings and
+ * waits of T.Pipelined with the wgmma deferral (lower.mma_wait), and the
+ * barriers.  The printer still plans the shared-memory offsets and the
+ * zero-initialization itself.
  *
  * Generated names never come from the program: buffer i is b<i>, var i is
  * v<i>, temporaries tl_<n>.  Nesting depth is bounded by the IR reader
@@ -172,7 +172,6 @@ static void emit_parallel_nest(cg_t *g, const tilec_ir_stmt_t *s)
     cg_line(g, "}");
     g->ind--;
     cg_line(g, "}");
-    cg_emit_sync(g);
 }
 
 static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
@@ -213,6 +212,8 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
                 rid = g->tmp++;
                 cg_line(g, "{ /* %s stays in registers across the loop */", rg->u.gemm.c->name);
                 g->ind++;
+                /* the barrier pass saw the gemm in the loop read it */
+                cg_emit_sync(g);
                 cg_mma_decl(g, &rp, rid);
                 cg_mma_cmove(g, &rp, rg->u.gemm.c, rid, 1, 0);
                 g->resident = rg;
@@ -220,15 +221,21 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
             } else {
                 rg = NULL;
             }
-            int npipe = par ? 0 : cg_pipe_copies(g, s);
-            if (npipe > 0 && g->stages[s->u.loop.body->u.copy.dst.buf->id] > 1) {
-                cg_emit_pipelined(g, s, npipe);
-            } else {
-                emit_loop_head(g, s);
-                g->ind++;
-                cg_emit_block(g, s->u.loop.body, par || s->u.loop.kind == TILEC_LOOP_PARALLEL);
-                g->ind--;
-                cg_line(g, "}");
+            /* an async MMA that the pipeline pass lets complete one
+             * iteration late (lower.mma_wait): every group is waited for
+             * after the loop */
+            const tilec_ir_stmt_t *defer =
+                rg && emit_stmt_loop_ro && rp.wg && tilec_ir_attr_get(rg->nattrs, rg->attrs, "lower.mma_wait") ? rg : NULL;
+            emit_loop_head(g, s);
+            g->ind++;
+            g->wg_defer = defer;
+            cg_emit_block(g, s->u.loop.body, par || s->u.loop.kind == TILEC_LOOP_PARALLEL);
+            g->wg_defer = NULL;
+            g->ind--;
+            cg_line(g, "}");
+            if (defer) {
+                cg_line(g, "tl_wg_wait<0>();");
+                cg_line(g, "tl_keep_acc<%d>(&tl_c%d[0][0][0]);", rp.mt * rp.nt * 4, rid);
             }
             if (rg && emit_stmt_loop_ro) {
                 g->resident = NULL;
@@ -237,7 +244,6 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
                 cg_mma_cmove(g, &rp, rg->u.gemm.c, rid, 0, 0);
                 g->ind--;
                 cg_line(g, "}");
-                cg_emit_sync(g);
             }
         }
         break;
@@ -273,8 +279,6 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         cg_store_open(g, b->dtype);
         cg_emit_expr(g, s->u.store.value);
         cg_out(g, ");\n");
-        if (guard)
-            cg_emit_sync(g);
         break;
     }
     case TILEC_ST_ASSIGN:
@@ -318,7 +322,6 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         if (!par) {
             g->ind--;
             cg_line(g, "}");
-            cg_emit_sync(g);
         }
         break;
     case TILEC_ST_SYNC:
@@ -411,13 +414,11 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
     g.nthreads = (int)nt;
     g.smem_off = calloc((size_t)k->nbufs + 1, sizeof *g.smem_off);
     g.pitch = calloc((size_t)k->nbufs + 1, sizeof *g.pitch);
-    g.stages = calloc((size_t)k->nbufs + 1, sizeof *g.stages);
-    g.stage_bytes = calloc((size_t)k->nbufs + 1, sizeof *g.stage_bytes);
     g.swz = calloc((size_t)k->nbufs + 1, sizeof *g.swz);
     g.rf = calloc((size_t)k->nbufs + 1, sizeof *g.rf);
     g.rf_id = calloc((size_t)k->nbufs + 1, sizeof *g.rf_id);
     g.rf_plan = calloc((size_t)k->nbufs + 1, sizeof *g.rf_plan);
-    if (!g.smem_off || !g.pitch || !g.stages || !g.stage_bytes || !g.swz || !g.rf || !g.rf_id ||
+    if (!g.smem_off || !g.pitch || !g.swz || !g.rf || !g.rf_id ||
         !g.rf_plan) {
         free(g.swz);
         free(g.rf);
@@ -425,8 +426,6 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         free(g.rf_plan);
         free(g.smem_off);
         free(g.pitch);
-        free(g.stages);
-        free(g.stage_bytes);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -443,7 +442,6 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
             g.pitch[i] = pitch->i;
         g.any_swz |= g.swz[i] > 0;
     }
-    cg_pipe_walk(&g, k->body, 0, 0);
     cg_plan_regfrags(&g);
     uint64_t off = 0;
     for (int i = k->nparams; i < k->nbufs; i++) {
@@ -461,9 +459,7 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         uint64_t al = g.swz[i] ? 1023 : 127;
         off = (off + al) & ~al;
         g.smem_off[i] = off;
-        g.stage_bytes[i] = ((uint64_t)n * tilec_dtype_size(b->dtype) + al) & ~al;
-        off += g.stages[i] > 1 ? g.stage_bytes[i] * (uint64_t)g.stages[i]
-                               : (uint64_t)n * tilec_dtype_size(b->dtype);
+        off += (uint64_t)n * tilec_dtype_size(b->dtype);
     }
     g.smem_bytes = (off + 15) & ~(uint64_t)15;
     info->smem_bytes = g.smem_bytes;
@@ -556,10 +552,8 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
             cg_line(&g, "float tl_c%d[%d][%d] = {}; /* fragment %s lives in registers, by rows */",
                  g.rf_id[i], g.rf_rows.mt, cg_rf_halves(&g), b->name);
         } else if (b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT) {
-            cg_line(&g, "%s *%sb%d = (%s *)(tl_smem + %llu); /* %s %s%s */", cg_stype(b->dtype),
-                 g.stages[i] > 1 ? "" : "const ", i, cg_stype(b->dtype),
-                 (unsigned long long)g.smem_off[i], tilec_scope_name(b->scope), b->name,
-                 g.stages[i] > 1 ? ", cp.async ring" : "");
+            cg_line(&g, "%s *const b%d = (%s *)(tl_smem + %llu); /* %s %s */", cg_stype(b->dtype), i,
+                 cg_stype(b->dtype), (unsigned long long)g.smem_off[i], tilec_scope_name(b->scope), b->name);
         } else {
             int64_t n = tilec_ir_buffer_const_size(b);
             if (n < 0 || n > CG_LOCAL_MAX_ELEMS) {
@@ -584,9 +578,7 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
             int64_t n = tilec_ir_buffer_const_size(b);
             if (g.pitch[i] > 0)
                 n = n / cg_const_dim(b, b->ndim - 1) * g.pitch[i];
-            uint64_t bytes = g.stages[i] > 1 ? g.stage_bytes[i] * (uint64_t)g.stages[i]
-                                             : (uint64_t)n * tilec_dtype_size(b->dtype);
-            bytes = (bytes + 15) / 16;
+            uint64_t bytes = ((uint64_t)n * tilec_dtype_size(b->dtype) + 15) / 16;
             cg_line(&g, "for (int tl_z = tl_tid; tl_z < %llu; tl_z += %d) ((uint4 *)(tl_smem + %llu))[tl_z] = make_uint4(0, 0, 0, 0); /* %s */",
                  (unsigned long long)bytes, g.nthreads, (unsigned long long)g.smem_off[i], b->name);
             any = 1;
@@ -599,8 +591,6 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
     cg_out(&g, "}\n");
     free(g.smem_off);
     free(g.pitch);
-    free(g.stages);
-    free(g.stage_bytes);
     free(g.swz);
     free(g.rf);
     free(g.rf_id);

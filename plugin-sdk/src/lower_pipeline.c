@@ -22,7 +22,25 @@
  *     async_wait 0                         epilogue: nothing left pending
  *
  * Every iteration commits one group (empty past the end), so "all but the
- * newest S - 1" is always iteration k's.  S is capped by the target's
+ * newest S - 1" is always iteration k's.
+ *
+ * An asynchronous MMA (a target instruction with TILEC_TARGET_MMA_ASYNC,
+ * wgmma) that is the body's one gemm, reads both operands from this
+ * loop's rings and accumulates into a register fragment nothing else in
+ * the loop touches, may complete one iteration late: the tensor cores
+ * work on iteration k while the threads wait for k + 1's copies.  Then
+ * the refill moves behind the body, into the stage that iteration k - 1
+ * read, and the gemm gets lower.mma_wait = 1 (after issuing, wait until
+ * at most one MMA group is in flight, so k - 1's has finished):
+ *
+ *     for k in serial(n):
+ *         async_wait S - 2                 iteration k's group has landed
+ *         ...the body; gemm ... attrs {lower.mma_wait = 1}
+ *         if k + S - 1 < n: copy_async ring[(k + S - 1) % S] <- ...
+ *         async_commit
+ *
+ * (the barrier pass then puts a barrier before the gemm and one before
+ * the refill), and the dialect waits for every MMA group after the loop.  S is capped by the target's
  * max_stages and lowered while the rings would not fit its shared memory.
  * The interpreter executes the copies as pending until their wait, so a
  * wrong schedule fails the lowering check instead of passing by luck.
@@ -263,6 +281,37 @@ static int64_t smem_total(const lower_ctx_t *c)
     return total;
 }
 
+/* The body's one gemm when it may complete an iteration late (above):
+ * an async MMA of the target, both operands among rings[0..n), its
+ * accumulator a register fragment the rest of the loop leaves alone. */
+static tilec_ir_stmt_t *deferrable_mma(const lower_ctx_t *c, tilec_ir_stmt_t *rest,
+                                       tilec_ir_buffer_t *const *rings, int n)
+{
+    tilec_ir_stmt_t *g = NULL;
+    for (tilec_ir_stmt_t *s = rest; s; s = s->next)
+        if (s->kind == TILEC_ST_GEMM) {
+            if (g)
+                return NULL;
+            g = s;
+        }
+    const tilec_target_mma_t *mma = g ? lower_gemm_mma(c, g) : NULL;
+    const tilec_ir_buffer_t *acc = g ? g->u.gemm.c : NULL;
+    if (!mma || !(mma->flags & TILEC_TARGET_MMA_ASYNC) || !acc->layout ||
+        acc->layout->kind != TILEC_LAYOUT_REGS || g->u.gemm.a == g->u.gemm.b)
+        return NULL;
+    int ha = 0, hb = 0;
+    for (int i = 0; i < n; i++) {
+        ha |= rings[i] == g->u.gemm.a;
+        hb |= rings[i] == g->u.gemm.b;
+    }
+    if (!ha || !hb)
+        return NULL;
+    for (tilec_ir_stmt_t *s = rest; s; s = s->next)
+        if (s != g && lower_uses(s, acc))
+            return NULL;
+    return g;
+}
+
 /* rewrites pipelined loop *link (n leading async copies): 1, or 0 when
  * it stays as it is (no room for two stages), or -1 */
 static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, int n)
@@ -335,10 +384,6 @@ static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, int n)
         *stail = b;
         stail = &b->next;
     }
-    sif->next = scommit;
-    scommit->next = swait;
-    swait->u.wait.n = S - 1;
-    swait->next = rest;
     epi->u.wait.n = 0;
     /* the rest of the body reads stage k % S */
     ring_rw_t r = {c, rings, n, k, S};
@@ -347,9 +392,28 @@ static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, int n)
     w.stmt_pre = rw_stmt;
     w.expr_pre = rw_expr;
     w.user = &r;
-    if (tilec_ir_walk_block(&w, &swait->next) < 0)
+    if (tilec_ir_walk_block(&w, &rest) < 0)
         return c->code != TILEC_LOWER_OK ? -1 : lower_oom(c);
-    loop->u.loop.body = sif;
+    tilec_ir_stmt_t *defer = deferrable_mma(c, rest, rings, n);
+    if (defer) {
+        /* wait, body, refill the freed stage, commit */
+        if (lower_sattr_int(c, defer, "lower.mma_wait", 1))
+            return -1;
+        swait->u.wait.n = S - 2;
+        swait->next = rest;
+        tilec_ir_stmt_t *t = rest;
+        while (t->next)
+            t = t->next;
+        t->next = sif;
+        sif->next = scommit;
+        scommit->next = NULL;
+    } else {
+        sif->next = scommit;
+        scommit->next = swait;
+        swait->u.wait.n = S - 1;
+        swait->next = rest;
+    }
+    loop->u.loop.body = defer ? swait : sif;
     loop->u.loop.kind = TILEC_LOOP_SERIAL;
     if (lower_sattr_int(c, loop, "lower.stages", S))
         return -1;
