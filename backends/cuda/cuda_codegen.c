@@ -27,7 +27,7 @@
  * operations there run serially in the thread, without barriers.
  *
  * Storage.  Shared and fragment buffers live in dynamic shared memory
- * (one 128-byte-aligned slice each; the launcher raises the 48 KB limit
+ * (where the smem pass placed them; the launcher raises the 48 KB limit
  * with cuFuncSetAttribute when needed), zeroed at kernel start like the
  * reference interpreter's on-chip buffers.  Local and var buffers are
  * per-thread arrays.  Values: integers and float32/float64 are their C
@@ -41,8 +41,8 @@
  * (REGS layouts; cuda_regs.c), which shared buffers are swizzled for
  * wgmma or padded for ldmatrix (SMEM layouts), the cp.async rings and
  * waits of T.Pipelined with the wgmma deferral (lower.mma_wait), and the
- * barriers.  The printer still plans the shared-memory offsets and the
- * zero-initialization itself.
+ * barriers, the shared-memory offsets (with reuse).  The printer still
+ * decides the zero-initialization itself.
  *
  * Generated names never come from the program: buffer i is b<i>, var i is
  * v<i>, temporaries tl_<n>.  Nesting depth is bounded by the IR reader
@@ -443,23 +443,21 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         g.any_swz |= g.swz[i] > 0;
     }
     cg_plan_regfrags(&g);
+    /* the smem pass's plan: offsets (aligned, swizzled buffers to 1024
+     * bytes) and bytes shared by buffers whose lives do not meet */
     uint64_t off = 0;
     for (int i = k->nparams; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
+        const tilec_ir_layout_t *L = b->layout;
         if ((b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT) || g.rf[i])
             continue;
-        int64_t n = tilec_ir_buffer_const_size(b);
-        if (n < 0) {
-            cg_fail(&g, "buffer '%s' has no constant shape", b->name);
+        if (!L || L->kind != TILEC_LAYOUT_SMEM || L->offset < 0 || L->size < 0) {
+            cg_fail(&g, "buffer '%s' has no place in the shared-memory plan", b->name);
             break;
         }
-        if (g.pitch[i] > 0)
-            n = n / cg_const_dim(b, b->ndim - 1) * g.pitch[i];
-        /* swizzle patterns repeat every 1024 bytes of the address */
-        uint64_t al = g.swz[i] ? 1023 : 127;
-        off = (off + al) & ~al;
-        g.smem_off[i] = off;
-        off += (uint64_t)n * tilec_dtype_size(b->dtype);
+        g.smem_off[i] = (uint64_t)L->offset;
+        if ((uint64_t)(L->offset + L->size) > off)
+            off = (uint64_t)(L->offset + L->size);
     }
     g.smem_bytes = (off + 15) & ~(uint64_t)15;
     info->smem_bytes = g.smem_bytes;
@@ -575,10 +573,7 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
             if ((b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT) ||
                 g.rf[i] || (zero && !zero[i]))
                 continue;
-            int64_t n = tilec_ir_buffer_const_size(b);
-            if (g.pitch[i] > 0)
-                n = n / cg_const_dim(b, b->ndim - 1) * g.pitch[i];
-            uint64_t bytes = ((uint64_t)n * tilec_dtype_size(b->dtype) + 15) / 16;
+            uint64_t bytes = ((uint64_t)b->layout->size + 15) / 16;
             cg_line(&g, "for (int tl_z = tl_tid; tl_z < %llu; tl_z += %d) ((uint4 *)(tl_smem + %llu))[tl_z] = make_uint4(0, 0, 0, 0); /* %s */",
                  (unsigned long long)bytes, g.nthreads, (unsigned long long)g.smem_off[i], b->name);
             any = 1;
