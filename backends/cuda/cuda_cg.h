@@ -122,7 +122,6 @@ enum { CG_READ = 1, CG_WRITE = 2 };
 int cg_touches(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, const tilec_ir_stmt_t *skip, int how);
 /* does expression e load b */
 int cg_expr_loads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b);
-int cg_whole_region(const tilec_ir_region_t *r);
 
 /* cuda_copy.c: copies and fills (vectorized, cp.async) */
 void cg_emit_copy(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w);

@@ -29,7 +29,8 @@
  * Storage.  Shared and fragment buffers live in dynamic shared memory
  * (where the smem pass placed them; the launcher raises the 48 KB limit
  * with cuFuncSetAttribute when needed), zeroed at kernel start like the
- * reference interpreter's on-chip buffers.  Local and var buffers are
+ * reference interpreter's on-chip buffers where the program reads that
+ * start (lower.zero).  Local and var buffers are
  * per-thread arrays.  Values: integers and float32/float64 are their C
  * types; float16/bfloat16 are stored as 16-bit patterns and computed in
  * float (rounded to the 16-bit format on casts and stores), bool is stored
@@ -41,8 +42,8 @@
  * (REGS layouts; cuda_regs.c), which shared buffers are swizzled for
  * wgmma or padded for ldmatrix (SMEM layouts), the cp.async rings and
  * waits of T.Pipelined with the wgmma deferral (lower.mma_wait), and the
- * barriers, the shared-memory offsets (with reuse).  The printer still
- * decides the zero-initialization itself.
+ * barriers, the shared-memory offsets (with reuse) and which buffers
+ * start zeroed (lower.zero).
  *
  * Generated names never come from the program: buffer i is b<i>, var i is
  * v<i>, temporaries tl_<n>.  Nesting depth is bounded by the IR reader
@@ -58,66 +59,6 @@
 
 #include "cuda_cg.h"
 #include "cuda_prelude.h"
-
-/* ---- which on-chip buffers need zeroing ------------------------------------ */
-
-/* region r mentions b (its buffer or a load in a base) */
-static int src_refs(const tilec_ir_region_t *r, const tilec_ir_buffer_t *b)
-{
-    for (int d = 0; d < r->buf->ndim; d++)
-        if (cg_expr_loads(r->base[d], b))
-            return 1;
-    return r->buf == b;
-}
-
-/* s overwrites all of b without reading it */
-static int full_overwrite(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
-{
-    switch (s->kind) {
-    case TILEC_ST_COPY:
-        return s->u.copy.dst.buf == b && cg_whole_region(&s->u.copy.dst) &&
-               !src_refs(&s->u.copy.src, b);
-    case TILEC_ST_FILL:
-        return s->u.fill.dst.buf == b && cg_whole_region(&s->u.fill.dst) &&
-               !cg_expr_loads(s->u.fill.value, b);
-    case TILEC_ST_REDUCE:
-        return s->u.reduce.dst == b && s->u.reduce.clear && s->u.reduce.src != b;
-    case TILEC_ST_CUMSUM:
-        return s->u.cumsum.dst == b && s->u.cumsum.src != b;
-    case TILEC_ST_GEMM:
-        return s->u.gemm.c == b && s->u.gemm.clear_accum && s->u.gemm.a != b && s->u.gemm.b != b;
-    default:
-        return 0;
-    }
-}
-
-/* The reference interpreter starts every on-chip buffer at zero.  Zeroing
- * is skipped for a buffer whose first use, in a top-level statement, is a
- * whole overwrite (or that is never used). */
-static void plan_zero(cg_t *g, int *zero)
-{
-    const tilec_ir_kernel_t *k = g->k;
-    int *seen = calloc((size_t)k->nbufs + 1, sizeof *seen);
-    if (!seen) {
-        for (int i = 0; i < k->nbufs; i++)
-            zero[i] = 1;
-        return;
-    }
-    for (const tilec_ir_stmt_t *s = k->body; s; s = s->next) {
-        tilec_ir_stmt_t one = *s;
-        one.next = NULL;
-        for (int i = k->nparams; i < k->nbufs; i++) {
-            const tilec_ir_buffer_t *b = k->bufs[i];
-            if (seen[i] || (b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT))
-                continue;
-            if (!cg_touches(&one, b, NULL, CG_READ | CG_WRITE))
-                continue;
-            seen[i] = 1;
-            zero[i] = !full_overwrite(s, b);
-        }
-    }
-    free(seen);
-}
 
 static void emit_loop_head(cg_t *g, const tilec_ir_stmt_t *s)
 {
@@ -563,25 +504,20 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
                  tilec_scope_name(b->scope), b->name);
         }
     }
-    if (g.smem_bytes) {
-        int *zero = calloc((size_t)k->nbufs + 1, sizeof *zero);
-        int any = 0;
-        if (zero)
-            plan_zero(&g, zero);
-        for (int i = k->nparams; i < k->nbufs; i++) {
-            const tilec_ir_buffer_t *b = k->bufs[i];
-            if ((b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT) ||
-                g.rf[i] || (zero && !zero[i]))
-                continue;
-            uint64_t bytes = ((uint64_t)b->layout->size + 15) / 16;
-            cg_line(&g, "for (int tl_z = tl_tid; tl_z < %llu; tl_z += %d) ((uint4 *)(tl_smem + %llu))[tl_z] = make_uint4(0, 0, 0, 0); /* %s */",
-                 (unsigned long long)bytes, g.nthreads, (unsigned long long)g.smem_off[i], b->name);
-            any = 1;
-        }
-        free(zero);
-        if (any)
-            cg_line(&g, "__syncthreads();");
+    /* the buffers whose zero start the program reads (lower.zero) */
+    int any = 0;
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        if (g.rf[i] || !b->layout || b->layout->kind != TILEC_LAYOUT_SMEM ||
+            !tilec_ir_attr_get(b->nattrs, b->attrs, "lower.zero"))
+            continue;
+        cg_line(&g, "for (int tl_z = tl_tid; tl_z < %llu; tl_z += %d) ((uint4 *)(tl_smem + %llu))[tl_z] = make_uint4(0, 0, 0, 0); /* %s */",
+                (unsigned long long)(b->layout->size + 15) / 16, g.nthreads, (unsigned long long)g.smem_off[i],
+                b->name);
+        any = 1;
     }
+    if (any)
+        cg_line(&g, "__syncthreads();");
     cg_emit_block(&g, k->body, 0);
     cg_out(&g, "}\n");
     free(g.smem_off);

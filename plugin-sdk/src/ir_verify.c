@@ -453,6 +453,7 @@ static const struct lower_key {
     {"lower.dist", TILEC_ATTR_STRING, 0, 0},     /* parallel loop: "regs", iterations run by register owners */
     {"lower.stages", TILEC_ATTR_INT, 0, 1},      /* pipelined loop / ring buffer: stages */
     {"lower.mma_wait", TILEC_ATTR_INT, 0, 1},    /* async-MMA gemm: MMA groups left in flight after it */
+    {"lower.zero", TILEC_ATTR_INT, 0, 1},        /* shared buffer: zeroed at kernel entry */
 };
 
 static const char *const attr_kind_names[] = {"int", "float", "string", "tuple"};
