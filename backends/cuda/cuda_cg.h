@@ -19,6 +19,7 @@
 
 #define CG_MAX_DEPTH 600
 #define CG_LOCAL_MAX_ELEMS 4096
+#define CG_MAX_RING 8          /* copies one T.Pipelined loop turns into cp.async rings */
 
 /* ---- generator state ------------------------------------------------------ */
 
@@ -81,7 +82,8 @@ typedef struct who {
     int coop;     /* 1: over the block's threads */
 } who_t;
 
-enum { RF_NONE = 0, RF_ACC, RF_ROW };
+/* RF_AOP: a 16-bit fragment held as wgmma's A-operand registers (cuda_wgrs.c) */
+enum { RF_NONE = 0, RF_ACC, RF_ROW, RF_AOP };
 
 /* A T.Parallel nest that runs on the registers (lower.dist = "regs"). */
 typedef struct rf_nest {
@@ -122,6 +124,7 @@ enum { CG_READ = 1, CG_WRITE = 2 };
 int cg_touches(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, const tilec_ir_stmt_t *skip, int how);
 /* does expression e load b */
 int cg_expr_loads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b);
+int cg_whole_region(const tilec_ir_region_t *r);
 
 /* cuda_copy.c: copies and fills (vectorized, cp.async) */
 void cg_emit_copy(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w);
@@ -153,6 +156,10 @@ void cg_emit_rf_fill(cg_t *g, const tilec_ir_stmt_t *s);
 void cg_emit_rf_copy(cg_t *g, const tilec_ir_stmt_t *s);
 void cg_emit_rf_reduce(cg_t *g, const tilec_ir_stmt_t *s);
 
+/* cuda_wgrs.c: wgmma with A in registers */
+void cg_plan_wgrs(cg_t *g);
+void cg_emit_wgrs_pack(cg_t *g, const tilec_ir_stmt_t *s);
+void cg_wgrs_fn(cg_t *g, const char *fn, const mma_plan_t *p, int tb);
 
 /* cuda_codegen.c: statements and the kernel frame */
 void cg_emit_block(cg_t *g, const tilec_ir_stmt_t *s, int par);

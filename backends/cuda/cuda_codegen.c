@@ -228,6 +228,10 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         cg_out(g, ");\n");
         break;
     case TILEC_ST_COPY:
+        if (g->rf[s->u.copy.dst.buf->id] == RF_AOP) {
+            cg_emit_wgrs_pack(g, s);
+            break;
+        }
         if (g->rf[s->u.copy.src.buf->id] || g->rf[s->u.copy.dst.buf->id]) {
             cg_emit_rf_copy(g, s);
             break;
@@ -384,6 +388,7 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         g.any_swz |= g.swz[i] > 0;
     }
     cg_plan_regfrags(&g);
+    cg_plan_wgrs(&g);
     /* the smem pass's plan: offsets (aligned, swizzled buffers to 1024
      * bytes) and bytes shared by buffers whose lives do not meet */
     uint64_t off = 0;
@@ -487,12 +492,16 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         } else if (g.rf[i] == RF_ACC) {
             cg_line(&g, "/* fragment %s lives in registers (tl_c%d) */", b->name, g.rf_id[i]);
             cg_mma_decl(&g, &g.rf_plan[i], g.rf_id[i]);
+        } else if (g.rf[i] == RF_AOP) {
+            cg_line(&g, "/* fragment %s lives in registers as wgmma's A operand (tl_pa%d) */",
+                 b->name, g.rf_id[i]);
         } else if (g.rf[i] == RF_ROW) {
             cg_line(&g, "float tl_c%d[%d][%d] = {}; /* fragment %s lives in registers, by rows */",
                  g.rf_id[i], g.rf_rows.mt, cg_rf_halves(&g), b->name);
         } else if (b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT) {
-            cg_line(&g, "%s *const b%d = (%s *)(tl_smem + %llu); /* %s %s */", cg_stype(b->dtype), i,
-                 cg_stype(b->dtype), (unsigned long long)g.smem_off[i], tilec_scope_name(b->scope), b->name);
+            cg_line(&g, "%s *const b%d = (%s *)(tl_smem + %llu); /* %s %s%s */", cg_stype(b->dtype), i,
+                 cg_stype(b->dtype), (unsigned long long)g.smem_off[i], tilec_scope_name(b->scope), b->name,
+                 tilec_ir_attr_get(b->nattrs, b->attrs, "lower.stages") ? ", cp.async ring" : "");
         } else {
             int64_t n = tilec_ir_buffer_const_size(b);
             if (n < 0 || n > CG_LOCAL_MAX_ELEMS) {

@@ -541,3 +541,13 @@ int cg_expr_loads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b)
     w.user = &q;
     return e && tilec_ir_walk_expr(&w, &slot) != 0;
 }
+
+int cg_whole_region(const tilec_ir_region_t *r)
+{
+    for (int d = 0; d < r->buf->ndim; d++) {
+        int64_t v;
+        if (!tilec_ir_is_const_int(r->base[d], &v) || v != 0 || r->extent[d] != cg_const_dim(r->buf, d))
+            return 0;
+    }
+    return 1;
+}
