@@ -45,8 +45,10 @@
  *         async_commit
  *
  * (the barrier pass then puts a barrier before the gemm and one before
- * the refill), and the dialect waits for every MMA group after the loop.  S is capped by the target's
- * max_stages and lowered while the rings would not fit its shared memory.
+ * the refill), and the dialect waits for every MMA group after the loop.
+ *
+ * S is capped by the target's max_stages and lowered while the rings
+ * would not fit its shared memory.
  * The interpreter executes the copies as pending until their wait, so a
  * wrong schedule fails the lowering check instead of passing by luck.
  */
