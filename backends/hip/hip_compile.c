@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "hip_internal.h"
+#include "tilec/lower.h"
 
 #define MAX_LOG 4000
 
@@ -45,25 +46,36 @@ static int is_code_object(const void *data, size_t len)
     return p && len > 64 && memcmp(p, "\177ELF", 4) == 0 && p[18] == 224 && p[19] == 0;
 }
 
-/* The kit's source for arch into sm (source, info) and mod. */
+/* The kit's source for arch into sm (source, info) and mod: the module
+ * lowered for the arch's description (a lowered .tir as it is), printed
+ * by the kit with the HIP dialect. */
 static tilec_pstatus_t codegen(tilec_shell_module_t *sm, const char *arch)
 {
     hip_module_t *mod = sm->data;
     if (hip_arch_parse(arch, &mod->arch) != 0)
         return TILEC_PS_INVALID_ARGUMENT;
+    const tilec_ir_kernel_t *k = sm->kernel;
+    tilec_arena_t ar;
+    tilec_arena_init(&ar);
+    tilec_pstatus_t st;
+    const tilec_ir_module_t *lm = tilec_lower_shell_module("hip", mod->arch.desc, sm, &ar, &st);
+    if (!lm) {
+        tilec_arena_destroy(&ar);
+        return st; /* "hip: lower: ..." */
+    }
     hip_gen_t g;
     memset(&g, 0, sizeof g);
     g.arch = mod->arch;
-    g.kernel = sm->kernel;
     tilec_simt_dialect_t dl;
     hip_dialect(&g, &dl);
     tilec_simt_result_t res;
     memset(&res, 0, sizeof res);
     res.struct_size = sizeof res;
     char err[1024];
-    const tilec_ir_kernel_t *k = sm->kernel;
-    if (tilec_simt_generate(sm->ir, &dl, &res, err, sizeof err) != 0) {
-        tilec_sdk_error_set("hip: cannot lower kernel '%s': %s", k->name ? k->name : "", err);
+    int gen = tilec_simt_generate(lm, &dl, &res, err, sizeof err);
+    tilec_arena_destroy(&ar);
+    if (gen != 0) {
+        tilec_sdk_error_set("hip: cannot print kernel '%s' for %s: %s", k->name ? k->name : "", mod->arch.name, err);
         return TILEC_PS_UNSUPPORTED;
     }
     sm->source = res.source;
