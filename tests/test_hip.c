@@ -320,6 +320,56 @@ Test(hip, a_lowered_module_compiles_as_it_is)
     tilec_context_destroy(ctx);
 }
 
+/* The kernel cache (the plugin shell's, shared with cuda): a second
+ * compile of the same kernel is a hit; a damaged entry is refused,
+ * removed and rebuilt, never loaded. */
+static char *cli_compile(const char *dir, const char *out)
+{
+    const char *b = getenv("TILEC_BUILD_DIR");
+    char cmd[3 * PATH_MAX], log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/log", dir);
+    snprintf(cmd, sizeof cmd,
+             "TILEC_CACHE=1 TILEC_CACHE_DIR='%s/c' TILEC_LOG=compile '%s/tilec' compile examples/elementwise_add.py "
+             "--backend hip --arch gfx90a --emit binary -o '%s' > '%s' 2>&1",
+             dir, b && *b ? b : "build", out, log);
+    int rc = system(cmd);
+    FILE *f = fopen(log, "r");
+    cr_assert_not_null(f);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    if (rc != 0 && strstr(text, "hiprtc not found"))
+        no_hiprtc(text);
+    cr_assert_eq(rc, 0, "%s", text);
+    return text;
+}
+
+Test(hip, cache_hits_and_rebuilds_damaged_entries)
+{
+    char dir[] = "/tmp/tilec-hip-cache-XXXXXX", out[PATH_MAX], entry[PATH_MAX] = "", cmd[2 * PATH_MAX];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/add.hsaco", dir);
+    cr_expect(strstr(cli_compile(dir, out), "hip: hiprtc gfx90a:"), "first compile did not run hiprtc");
+    cr_expect(strstr(cli_compile(dir, out), "hip: cache hit"), "second compile missed the cache");
+    glob_t gl;
+    snprintf(cmd, sizeof cmd, "%s/c/hip-*.hsaco", dir);
+    cr_assert_eq(glob(cmd, 0, NULL, &gl), 0, "no hip-*.hsaco entry");
+    cr_expect_eq(gl.gl_pathc, 1);
+    snprintf(entry, sizeof entry, "%s", gl.gl_pathv[0]);
+    globfree(&gl);
+    FILE *f = fopen(entry, "r+b");
+    cr_assert_not_null(f);
+    fseek(f, 100, SEEK_SET);
+    fputc(0x5a, f); /* one byte of the code object changed, the trailer kept */
+    fclose(f);
+    const char *log = cli_compile(dir, out);
+    cr_expect(strstr(log, "rejected") && !strstr(log, "cache hit"), "damaged entry used:\n%s", log);
+    cr_expect(strstr(cli_compile(dir, out), "hip: cache hit"), "not rebuilt");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
 /* ---- every example, and the code objects' instructions ------------------------ */
 
 /* The '# tilec-test: -D NAME=VALUE ...' lines of a file (as tests/run.sh

@@ -18,9 +18,9 @@
  * hiprtc knows.  Without that list nothing is compiled (the message says
  * why), rather than risk the host process.
  *
- * Cache: with a cache directory, the key is the SHA-256 of the plugin
- * version, the hiprtc library and version, the arch, the options and the
- * source; the entry DIR/hip-<hex>.hsaco is written atomically.
+ * Cache: the plugin shell's (tilec_shell_cache_find): the key covers the
+ * plugin version, the hiprtc library and version, the arch, the options
+ * and the source; the entry is DIR/hip-<hex>.hsaco.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,42 +221,19 @@ tilec_pstatus_t hip_compile_module(tilec_shell_module_t *sm, const char *arch, c
     unsigned opt_level = opts->opt_level;
     int fast = tilec_shell_option(opts, TILEC_POPT_FAST_MATH, 0) != 0;
     const char *extra = opts->extra;
-    char *dir = tilec_shell_cache_dir(), *path = NULL, key[65] = "";
-    if (dir) {
-        tilec_sha256_t h;
-        uint8_t dg[32];
-        char ver[300], o[32];
-        snprintf(ver, sizeof ver, "%s hiprtc %d.%d", s->rtc_path, s->rtc_major, s->rtc_minor);
-        snprintf(o, sizeof o, "O%u%s", opt_level, fast ? " fast-math" : "");
-        const char *parts[] = {"tilec-hip", TILEC_HIP_PLUGIN_VERSION, ver, arch, o, extra ? extra : ""};
-        tilec_sha256_init(&h);
-        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-            tilec_sha256_update(&h, parts[i], strlen(parts[i]) + 1);
-        tilec_sha256_update(&h, sm->source, sm->source_len);
-        tilec_sha256_final(&h, dg);
-        tilec_sha256_hex(dg, key);
-        path = tilec_sdk_cache_path(dir, "hip-", key, ".hsaco");
-        char why[256];
-        tilec_sdk_cache_result_t cr = path ? tilec_sdk_cache_load(path, key, &sm->binary, &sm->binary_len, why,
-                                                                  sizeof why)
-                                           : TILEC_SDK_CACHE_MISS;
-        if (cr == TILEC_SDK_CACHE_BAD)
-            tilec_shell_log("compile", "hip: cache entry %s rejected: %s; removed, rebuilding", path, why);
-        if (cr == TILEC_SDK_CACHE_HIT && is_code_object(sm->binary, sm->binary_len)) {
-            tilec_shell_log("compile", "hip: cache hit %s (%.1f ms)", path, now_ms() - t0);
-            free(path);
-            free(dir);
-            return TILEC_PS_OK;
-        }
-        free(sm->binary);
-        sm->binary = NULL;
-        sm->binary_len = 0;
+    char ver[300], o[32];
+    snprintf(ver, sizeof ver, "%s hiprtc %d.%d", s->rtc_path, s->rtc_major, s->rtc_minor);
+    snprintf(o, sizeof o, "O%u%s", opt_level, fast ? " fast-math" : "");
+    const char *parts[] = {TILEC_HIP_PLUGIN_VERSION, ver, arch, o, extra};
+    tilec_shell_cache_t ce;
+    if (tilec_shell_cache_find(&ce, "hip", ".hsaco", parts, 5, sm, is_code_object)) {
+        tilec_shell_cache_done(&ce);
+        return TILEC_PS_OK;
     }
     st = rtc_compile(s, mod, arch, sm->source, opt_level, fast, extra, &sm->binary, &sm->binary_len);
-    if (st == TILEC_PS_OK && path && tilec_sdk_cache_store(path, key, sm->binary, sm->binary_len) != 0)
-        tilec_shell_log("compile", "hip: cannot write cache entry %s", path);
-    free(path);
-    free(dir);
+    if (st == TILEC_PS_OK)
+        tilec_shell_cache_store(&ce, "hip", sm);
+    tilec_shell_cache_done(&ce);
     if (st == TILEC_PS_OK)
         tilec_shell_log("compile", "hip: hiprtc %s: %zu bytes of source -> %zu-byte code object, %llu bytes of "
                         "LDS, %d GEMMs on matrix cores (%.1f ms)", arch, sm->source_len, sm->binary_len,

@@ -169,6 +169,34 @@ int64_t tilec_shell_option(const tilec_pcompile_options_t *opts, uint32_t key, i
 tilec_pstatus_t tilec_shell_value_int(tilec_pvalue_t *v, int64_t i);
 tilec_pstatus_t tilec_shell_value_str(tilec_pvalue_t *v, const char *s);
 
+/* ---- the kernel cache of compiled modules (shell_cache.c) ----------------------
+ * For a compile hook: before running the vendor compiler,
+ *
+ *     const char *parts[] = {VERSION, "nvrtc 12.4", arch, "O3", extra};
+ *     tilec_shell_cache_t ce;
+ *     if (tilec_shell_cache_find(&ce, "cuda", ".cubin", parts, 5, mod, is_cubin)) { done }
+ *     ... compile into mod->binary ...
+ *     tilec_shell_cache_store(&ce, "cuda", mod);
+ *     tilec_shell_cache_done(&ce);
+ *
+ * The key is the SHA-256 of "tilec-NAME", each part (NULL counts as "")
+ * and mod->source; the entry is NAME-<key>EXT in the host's cache
+ * directory, verified on load (a damaged entry is removed and logged). */
+typedef struct tilec_shell_cache {
+    char *path;                      /* malloc'd; NULL: no cache (no directory) */
+    char key[65];                    /* hex SHA-256 */
+} tilec_shell_cache_t;
+
+/* 1 on a hit: mod->binary/binary_len hold the entry, which valid (NULL:
+ * any) accepted.  0 on a miss: mod->binary is empty.  Call
+ * tilec_shell_cache_done on e either way. */
+int tilec_shell_cache_find(tilec_shell_cache_t *e, const char *name, const char *ext, const char *const *parts,
+                           int nparts, tilec_shell_module_t *mod, int (*valid)(const void *data, size_t len));
+/* Stores mod->binary as e's entry (nothing without a cache); 0, or -1
+ * (logged: a failed store only costs the next compile). */
+int tilec_shell_cache_store(const tilec_shell_cache_t *e, const char *name, const tilec_shell_module_t *mod);
+void tilec_shell_cache_done(tilec_shell_cache_t *e);
+
 /* ---- vendor libraries: one X-macro symbol table per library -------------------
  *
  * A backend lists the functions it takes from a vendor library once:
