@@ -86,6 +86,14 @@ typedef struct tilec_shell_launch {
 #define TILEC_SHELL_COMPILE_WITHOUT_DEVICE (1u << 0) /* compile/lower(NULL dev) with an arch */
 #define TILEC_SHELL_MODULE_ON_ITS_DEVICE   (1u << 1) /* launch only on the device it was compiled on */
 
+/* A device as a backend's device_describe reports it: what device_info
+ * returns, and the value of each property key the device reports (set
+ * with tilec_shell_value_int/_str; kind TILEC_PVAL_NONE: not reported). */
+typedef struct tilec_shell_device {
+    tilec_pdevice_info_t info;
+    tilec_pvalue_t prop[TILEC_PROP_LAST + 1];
+} tilec_shell_device_t;
+
 typedef struct tilec_shell_backend {
     const char *name;                /* "cuda": the table's name and every message's prefix */
     const char *vendor, *version;
@@ -96,7 +104,7 @@ typedef struct tilec_shell_backend {
     uint32_t flags;                  /* TILEC_SHELL_* */
     size_t device_size, mem_size, module_size; /* bytes of backend state per handle */
 
-    /* Devices.  Required: device_count, device_info. */
+    /* Devices.  Required: device_count, and device_info or device_describe. */
     tilec_pstatus_t (*device_count)(uint32_t *count);
     /* info is a zeroed full-size struct; index < count. */
     tilec_pstatus_t (*device_info)(uint32_t index, tilec_pdevice_info_t *info);
@@ -148,6 +156,12 @@ typedef struct tilec_shell_backend {
      * as for compile.  With it the shell answers the standard extension
      * TILEC_EXT_MODULE_LOAD (kernel bundles). */
     tilec_pstatus_t (*load)(void *dev, tilec_shell_module_t *mod);
+
+    /* Optional, in place of device_info and device_property: describe
+     * device index < count once, into a zeroed d (d->info full size); the
+     * shell answers device_info with d->info and each property key with
+     * d->prop[key], else with what d->info holds. */
+    tilec_pstatus_t (*device_describe)(uint32_t index, tilec_shell_device_t *d);
 } tilec_shell_backend_t;
 
 /* The body of a plugin's tilec_plugin_query: checks the arguments and the
