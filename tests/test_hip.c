@@ -74,6 +74,25 @@ static int is_code_object(const void *data, size_t len)
     return p && len > 64 && memcmp(p, "\177ELF", 4) == 0 && p[18] == 224;
 }
 
+/* The source of src compiled for arch, which must give an AMDGPU code
+ * object (malloc'd). */
+static char *hip_source(const char *src, const char *arch)
+{
+    tilec_context_t *ctx = hip_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    cr_assert_eq(compile_src(ctx, src, arch, &p, &e), TILEC_OK, "%s: %s", arch, tilec_context_message(ctx));
+    size_t blen = 0;
+    const void *bin = tilec_executable_binary(e, &blen);
+    cr_expect(is_code_object(bin, blen), "%s: %zu bytes, not an AMDGPU code object", arch, blen);
+    char *out = strdup(tilec_executable_source(e, NULL));
+    cr_assert_not_null(out);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+    return out;
+}
+
 static const char add_src[] =
     "import tilelang.language as T\n"
     "def add(N=1000, dtype=\"float32\"):\n"
@@ -116,22 +135,12 @@ Test(hip, runtime_absence_is_a_reason)
 Test(hip, elementwise_compiles_for_cdna_and_rdna)
 {
     static const char *const archs[] = {"gfx90a", "gfx1030", "gfx90a:sramecc+:xnack-"};
-    tilec_context_t *ctx = hip_ctx(NULL);
     for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
-        tilec_program_t *p = NULL;
-        tilec_executable_t *e = NULL;
-        cr_assert_eq(compile_src(ctx, add_src, archs[i], &p, &e), TILEC_OK, "%s: %s", archs[i],
-                     tilec_context_message(ctx));
-        size_t blen = 0;
-        const void *bin = tilec_executable_binary(e, &blen);
-        cr_expect(is_code_object(bin, blen), "%s: %zu bytes, not an AMDGPU code object", archs[i], blen);
-        const char *src = tilec_executable_source(e, NULL);
-        cr_expect(src && strstr(src, "extern \"C\" __global__ void __launch_bounds__(128) tilec_kernel"),
-                  "%s: no kernel", archs[i]);
-        tilec_executable_free(e);
-        tilec_program_free(p);
+        char *src = hip_source(add_src, archs[i]);
+        cr_expect(strstr(src, "extern \"C\" __global__ void __launch_bounds__(128) tilec_kernel"), "%s: no kernel",
+                  archs[i]);
+        free(src);
     }
-    tilec_context_destroy(ctx);
 }
 
 /* CDNA: the gemm is on MFMA, as the lowering passes planned it (2
@@ -140,11 +149,7 @@ Test(hip, elementwise_compiles_for_cdna_and_rdna)
  * operand tiles; RDNA2 has no matrix cores: the kit's FMA tiles. */
 Test(hip, gemm_on_mfma_for_cdna_fma_for_rdna2)
 {
-    tilec_context_t *ctx = hip_ctx(NULL);
-    tilec_program_t *p = NULL;
-    tilec_executable_t *e = NULL;
-    cr_assert_eq(compile_src(ctx, gemm_src, "gfx90a", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
-    const char *src = tilec_executable_source(e, NULL);
+    char *src = hip_source(gemm_src, "gfx90a");
     cr_expect(strstr(src, "on mfma.f32.32x32x8f16: 1 x 2 wavefronts of 2 x 1 tiles, C in registers"),
               "no MFMA gemm:\n%s", src);
     cr_expect(strstr(src, "tc_acc1 = __builtin_amdgcn_mfma_f32_32x32x8f16(tc_a1, tc_b0, tc_acc1, 0, 0, 0)"),
@@ -159,18 +164,11 @@ Test(hip, gemm_on_mfma_for_cdna_fma_for_rdna2)
                   strstr(src, "(tc_f5_0 + 9)) * 128 + (tc_r6_1 + (long long)tc_f5_1))] = (_Float16)(b5_5);"),
               "accumulator layout of register 5");
     cr_expect(strstr(src, "tc_smem[8192]"), "LDS beyond the operand tiles");
-    size_t blen = 0;
-    const void *bin = tilec_executable_binary(e, &blen);
-    cr_expect(is_code_object(bin, blen));
-    tilec_executable_free(e);
-    tilec_program_free(p);
-    cr_assert_eq(compile_src(ctx, gemm_src, "gfx1030", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
-    src = tilec_executable_source(e, NULL);
+    free(src);
+    src = hip_source(gemm_src, "gfx1030");
     cr_expect_null(strstr(src, "__builtin_amdgcn_mfma"), "MFMA on RDNA2");
     cr_expect(strstr(src, "(registers, 32 per thread) */"), "no FMA-tile gemm in registers");
-    tilec_executable_free(e);
-    tilec_program_free(p);
-    tilec_context_destroy(ctx);
+    free(src);
 }
 
 /* An accumulator the registers cannot serve (a column sum reads it along
@@ -198,22 +196,13 @@ static const char gemm_colsum_src[] =
 
 Test(hip, mfma_with_the_accumulator_in_lds)
 {
-    tilec_context_t *ctx = hip_ctx(NULL);
-    tilec_program_t *p = NULL;
-    tilec_executable_t *e = NULL;
-    cr_assert_eq(compile_src(ctx, gemm_colsum_src, "gfx90a", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
-    const char *src = tilec_executable_source(e, NULL);
+    char *src = hip_source(gemm_colsum_src, "gfx90a");
     cr_expect(strstr(src, "on mfma.f32.32x32x8f16: 1 x 2 wavefronts of 2 x 1 tiles, C in memory"), "%s", src);
     /* register 5 of tile 1: row 32 + 4 (lane / 32) % 2 + 9 of the wavefront's rows */
     cr_expect(strstr(src, "tc_acc1[5] = b5[(long long)(tc_wm + 32 + ((tc_lane / 32) % 2) * 4 + 9) * 64 + tc_wn + 0 + "
                           "(tc_lane % 32)];"),
               "accumulator layout in LDS");
-    size_t blen = 0;
-    const void *bin = tilec_executable_binary(e, &blen);
-    cr_expect(is_code_object(bin, blen));
-    tilec_executable_free(e);
-    tilec_program_free(p);
-    tilec_context_destroy(ctx);
+    free(src);
 }
 
 /* ROCm 5.2's hiprtc aborts the process on gfx942 or gfx1100: the plugin
