@@ -29,7 +29,7 @@
 #define GROUP_X 2
 #define GROUP_Y 4
 
-/* Does e mention variable v (w: or any variable at all), or load? */
+/* Does e mention variable v (any: any variable but a shape symbol), or load? */
 static int uses(const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int any, int depth)
 {
     if (!e || depth > CG_MAX_DEPTH * 4)
@@ -55,9 +55,9 @@ static int region_uses(const tilec_ir_region_t *r, const tilec_ir_var_t *v, int 
     return 0;
 }
 
-/* c: a copy from a global region into the whole of... an on-chip buffer
- * at fixed bases, whose source does not depend on the block variable
- * `other` (a variable that may be NULL: then nothing is excluded). */
+/* Is c a copy from a global region into an on-chip scratch buffer at
+ * fixed bases, whose source does not depend on the block variable other
+ * (NULL: no variable is excluded)? */
 static int tile_copy(const tilec_ir_stmt_t *c, const tilec_ir_var_t *other, const int *place)
 {
     if (c->kind != TILEC_ST_COPY || !c->u.copy.src.buf || !c->u.copy.dst.buf)
