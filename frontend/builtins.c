@@ -908,8 +908,10 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         }
         if (v_is_rt(x)) return v_cast(ev, x, id == BI_INT ? TILEC_INT32 : TILEC_FLOAT32, at);
         if (x->kind == V_STR) {
-            value_t *p = v_parse_define(ev, x->u.s.s);
-            if (p->kind != V_INT && p->kind != V_FLOAT) ev_fail(ev, at, "cannot convert '%s' to a number", x->u.s.s);
+            const char *why;
+            value_t *p = v_parse_define(ev, x->u.s.s, &why);
+            if (!p || (p->kind != V_INT && p->kind != V_FLOAT))
+                ev_fail(ev, at, "cannot convert '%s' to a number%s%s", x->u.s.s, why ? ": " : "", why ? why : "");
             x = p;
         }
         if (!v_is_num(x)) ev_fail(ev, at, "%s() of %s is not supported", bi_name(id), v_kind_name(x));

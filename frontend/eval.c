@@ -228,6 +228,18 @@ static evdef_t *find_def(ev_t *ev, const char *name)
     return NULL;
 }
 
+/* Takes -D d's value for a name whose value in the program is dflt (NULL:
+ * none): a number replaced by text that is not one is the user's slip, said
+ * here rather than where the value is first used. */
+static value_t *def_take(ev_t *ev, evdef_t *d, const value_t *dflt)
+{
+    d->used = 1;
+    if (dflt && (dflt->kind == V_INT || dflt->kind == V_FLOAT) && d->val->kind == V_STR)
+        ev_fail(ev, NOLOC, "-D %s=%s: not a number (the program's value of '%s' is a%s %s)", d->name, d->text,
+                d->name, dflt->kind == V_INT ? "n" : "", dflt->kind == V_INT ? "integer" : "float");
+    return d->val;
+}
+
 static void sym_define(ev_t *ev, sym_t *s, const char *name, ast_loc_t loc)
 {
     evdef_t *d = find_def(ev, name);
@@ -761,10 +773,7 @@ static void exec_assign(ev_t *ev, ast_stmt_t *s)
         note_const(ev, t0->u.name);
         if (d && !d->used) {
             v = ev_eval(ev, s->u.assign.value);
-            if (v->kind != V_SYM) {
-                d->used = 1;
-                v = d->val;
-            }
+            if (v->kind != V_SYM) v = def_take(ev, d, v);
             assign_name(ev, t0->u.name, v, t0->loc);
             return;
         }
@@ -1564,8 +1573,7 @@ static value_t **build_eager(ev_t *ev, func_t *fn)
         if (is_tensor_decl(&d->u.def.body, p->name)) continue;
         df = find_def(ev, p->name);
         if (df) {
-            df->used = 1;
-            args[i] = df->val;
+            args[i] = def_take(ev, df, fn->defaults[i]);
         } else if (fn->defaults[i]) {
             args[i] = fn->defaults[i];
         } else if (!(args[i] = at_fallback(ev, fn, i, args))) {
@@ -1743,8 +1751,7 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
         for (i = 0; i < d->u.def.nparams; i++) {
             evdef_t *df = find_def(ev, d->u.def.params[i].name);
             if (df) {
-                df->used = 1;
-                args[i] = df->val;
+                args[i] = def_take(ev, df, fn->defaults[i]);
             } else if (fn->defaults[i]) {
                 args[i] = fn->defaults[i];
             } else if ((args[i] = at_fallback(ev, fn, i, args)) != NULL) {
@@ -1846,12 +1853,14 @@ int tilec_frontend_compile(tilec_arena_t *a, tilec_diag_t *d, const char *path,
         ev->defs = ev_alloc(ev, sizeof *ev->defs * (size_t)(ndefs + 1));
         ev->ndefs = ndefs;
         for (i = 0; i < ndefs; i++) {
+            const char *why;
             if (!defs[i].name || !*defs[i].name) ev_fail(ev, NOLOC, "-D needs NAME=VALUE");
             for (j = 0; j < i; j++)
                 if (!strcmp(defs[j].name, defs[i].name)) ev_fail(ev, NOLOC, "-D %s is given twice", defs[i].name);
             ev->defs[i].name = defs[i].name;
             ev->defs[i].text = defs[i].value ? defs[i].value : "";
-            ev->defs[i].val = v_parse_define(ev, ev->defs[i].text);
+            ev->defs[i].val = v_parse_define(ev, ev->defs[i].text, &why);
+            if (!ev->defs[i].val) ev_fail(ev, NOLOC, "-D %s=%s: %s", defs[i].name, ev->defs[i].text, why);
         }
         run(ev, path, src ? src : "", len, entry, out);
         rc = 0;

@@ -245,7 +245,7 @@ value_t *v_minmax(ev_t *ev, int is_max, value_t *a, value_t *b, ast_loc_t loc);
 value_t *v_cast(ev_t *ev, value_t *a, tilec_dtype_t t, ast_loc_t loc);
 value_t *v_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc);
 value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e);
-value_t *v_parse_define(ev_t *ev, const char *text);
+value_t *v_parse_define(ev_t *ev, const char *text, const char **why);
 int v_equal(ev_t *ev, value_t *a, value_t *b, int depth);
 /* compile-time dicts: V_DICT keeps keys and values alternating in u.seq
  * (n = 2 * pairs), in insertion order */

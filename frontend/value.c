@@ -1447,12 +1447,20 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
 
 /* ---- -D values ------------------------------------------------------------- */
 
-value_t *v_parse_define(ev_t *ev, const char *text)
+/* Reads a -D value (or the text of int("...")): True/False/None, an int
+ * (decimal or 0x), a float, a quoted string, else the bare text as a string
+ * (`T.float16` names the dtype).  A text that starts like a number but is
+ * not one, or does not fit, is not taken as a string: *why (when given)
+ * says what is wrong with it and the result is NULL. */
+value_t *v_parse_define(ev_t *ev, const char *text, const char **why)
 {
     char *end;
     size_t n = strlen(text);
     long long ll;
     double d;
+    const char *p;
+    int hex;
+    if (why) *why = NULL;
     while (n && (text[n - 1] == ' ' || text[n - 1] == '\t')) n--;
     while (n && (*text == ' ' || *text == '\t')) { text++; n--; }
     if (n == 0) return v_str(ev, "", 0);
@@ -1466,16 +1474,28 @@ value_t *v_parse_define(ev_t *ev, const char *text)
     if (!strcmp(text, "True") || !strcmp(text, "true")) return v_bool(ev, 1);
     if (!strcmp(text, "False") || !strcmp(text, "false")) return v_bool(ev, 0);
     if (!strcmp(text, "None")) return ev->none;
+    p = text + (*text == '-' || *text == '+');
+    hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
     errno = 0;
-    ll = strtoll(text, &end, 10);
-    if (*end == '\0' && end != text && errno != ERANGE) return v_int(ev, ll);
-    if (!strncmp(text, "0x", 2) || !strncmp(text, "0X", 2)) {
-        errno = 0;
-        ll = strtoll(text, &end, 16);
-        if (*end == '\0' && errno != ERANGE) return v_int(ev, ll);
+    ll = strtoll(text, &end, hex ? 16 : 10);
+    if (*end == '\0' && end != text && (!hex || end > p + 2)) {
+        if (errno != ERANGE) return v_int(ev, ll);
+        if (why) *why = "out of range for int64 (-9223372036854775808 to 9223372036854775807)";
+        return NULL;
     }
-    d = strtod(text, &end);
-    if (*end == '\0' && end != text) return v_float(ev, d);
+    if (!hex) {
+        errno = 0;
+        d = strtod(text, &end);
+        if (*end == '\0' && end != text && !(errno == ERANGE && isinf(d))) return v_float(ev, d);
+        if (*end == '\0' && end != text) {
+            if (why) *why = "out of range for float64";
+            return NULL;
+        }
+    }
+    if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) {
+        if (why) *why = hex ? "not a hexadecimal integer" : "not a number";
+        return NULL;
+    }
     if (!strncmp(text, "T.", 2)) return v_str(ev, text + 2, n - 2);
     if (!strncmp(text, "tilelang.language.", 18)) return v_str(ev, text + 18, n - 18);
     return v_str(ev, text, n);

@@ -783,6 +783,38 @@ Test(frontend_errors, unknown_define)
                  "symbol of this program (you can set: M, N, K, block_M");
 }
 
+/* A -D value that is not what it looks like says what is wrong with it
+ * (an int past int64 used to become a float: "must be an integer, got float"). */
+Test(frontend_errors, define_values)
+{
+    static const struct { const char *v, *msg; } cases[] = {
+        {"99999999999999999999", "-D M=99999999999999999999: out of range for int64"},
+        {"-99999999999999999999", "out of range for int64"},
+        {"0x1ffffffffffffffff", "out of range for int64"},
+        {"1e999", "-D M=1e999: out of range for float64"},
+        {"12abc", "-D M=12abc: not a number"},
+        {"1.2.3", "not a number"},
+        {"0xZZ", "-D M=0xZZ: not a hexadecimal integer"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tilec_define_t defs[] = {{"M", cases[i].v}, {"N", "1"}, {"K", "1"}};
+        expect_err_e(GEMM, NULL, 3, defs, 0, cases[i].msg);
+    }
+    {
+        tilec_define_t defs[] = {{"M", "1"}, {"N", "1"}, {"K", "1"}, {"block_M", "abc"}};
+        expect_err_e(GEMM, NULL, 4, defs, 0, "-D block_M=abc: not a number (the program's value of 'block_M' is an integer)");
+    }
+    {
+        tilec_define_t defs[] = {{"M", "0x10"}, {"N", "-0"}, {"K", "1e-400"}};
+        res_t *x = compile_e("M = 1\nN = 2\nK = 3.0\n", NULL, 3, defs);
+        cr_assert_eq(x->rc, -1); /* no kernel, but the values were read */
+        cr_assert_null(strstr(tilec_diag_text(&x->d), "-D "), "%s", tilec_diag_text(&x->d));
+        cr_assert(strstr(tilec_diag_text(&x->d), "no kernel") || strstr(tilec_diag_text(&x->d), "prim_func"),
+                  "%s", tilec_diag_text(&x->d));
+        done(x);
+    }
+}
+
 Test(frontend_errors, unknown_entry)
 {
     tilec_define_t defs[] = {{"M", "1"}, {"N", "1"}, {"K", "1"}};
