@@ -1,7 +1,7 @@
 /*
  * frontend/eval_internal.h — shared state of the frontend evaluator.
  *
- * The evaluator (eval.c, value.c, builtins.c, tileops.c) walks the syntax
+ * The evaluator (eval*.c, value.c, builtins.c, tileops.c) walks the syntax
  * tree like a small Python interpreter: module and factory code runs at
  * compile time on compile-time values (ints, floats, strings, tuples,
  * dtypes, buffers, functions), while statements inside `with T.Kernel(...)`
@@ -169,13 +169,13 @@ typedef struct ev {
     const void **mk; int32_t *md; int64_t *ms; size_t mcap, mn; /* expr -> depth, tree size */
     int guarded;               /* inside a run-time if / select: skip loop-range index checks */
     int64_t *loop_ext; int nloop_ext; /* constant extent of loop var by id, -1 unknown */
-    uint64_t scalar_mask; int nscalars; /* prim_func parameters that are scalars (eval.c: scalar_param) */
+    uint64_t scalar_mask; int nscalars; /* prim_func parameters that are scalars (eval_kernel.c: scalar_param) */
     /* scalar temporaries by var id: the value of their first assignment and
      * how many assignments they have; slice extents look through those
      * assigned once (value.c: const_diff), checked again when the kernel ends */
     tilec_ir_expr_t **let_def; int *let_nset; int let_cap;
     struct let_use { tilec_ir_var_t *var; ast_loc_t loc; } *let_uses; int nlet_uses, cap_let_uses;
-    int eager;                 /* running an eager-style @tilelang.jit kernel (eval.c: build_eager) */
+    int eager;                 /* running an eager-style @tilelang.jit kernel (eval_kernel.c: build_eager) */
     value_t *pass_configs;     /* the entry's tilelang.jit(pass_configs=...), or NULL */
     value_t *none, *vtrue, *vfalse;
 } ev_t;
@@ -205,13 +205,29 @@ int64_t ev_loop_extent(ev_t *ev, const tilec_ir_var_t *v);
 /* Eager style: declares the next kernel parameter (an `A: T.Tensor(...)`
  * statement, or `C = T.empty(...)` for an output) and returns its buffer. */
 value_t *ev_eager_tensor(ev_t *ev, const char *name, value_t *tt, int is_out, ast_loc_t loc);
-/* Scalar temporaries (eval.c): the expression a let var was first assigned
+/* Scalar temporaries (eval_stmt.c): the expression a let var was first assigned
  * when it has exactly one assignment so far, else NULL; a use of that
  * expression is recorded so that a later second assignment is an error at
  * loc when the kernel ends. */
 tilec_ir_expr_t *ev_let_def(ev_t *ev, tilec_ir_var_t *var, ast_loc_t loc);
 /* T.const("M, N"): -D values, else T.dynamic symbols */
 value_t *ev_const_names(ev_t *ev, value_t *names, ast_loc_t loc);
+env_t *ev_env_new(ev_t *ev, env_t *parent);
+evdef_t *ev_find_def(ev_t *ev, const char *name);      /* the -D of name, or NULL */
+/* Takes -D d's value for a name whose value in the program is dflt (NULL: none). */
+value_t *ev_def_take(ev_t *ev, evdef_t *d, const value_t *dflt);
+
+int ev_env_find(env_t *e, const char *name);          /* slot of name in e, or -1 */
+value_t *ev_lookup(ev_t *ev, const char *name, ast_loc_t loc); /* a name's value, or an error */
+void ev_sym_define(ev_t *ev, sym_t *s, const char *name, ast_loc_t loc); /* binds s from -D name */
+void ev_seq_push(ev_t *ev, value_t ***items, int *n, int *cap, value_t *v, ast_loc_t loc);
+void ev_expand_into(ev_t *ev, value_t *v, value_t ***items, int *n, int *cap, ast_loc_t loc); /* *v */
+
+/* ---- eval_stmt.c ---- */
+void ev_check_let_uses(ev_t *ev);                      /* at the kernel's end */
+int ev_is_prim_decorator(ast_expr_t *d);
+void ev_assign_to(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc);
+value_t *ev_make_func(ev_t *ev, ast_stmt_t *s);        /* a def statement's function value */
 
 /* ---- value.c ---- */
 value_t *v_new(ev_t *ev, vkind_t k);

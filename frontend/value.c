@@ -681,8 +681,6 @@ value_t *v_binop(ev_t *ev, int op, value_t *a, value_t *b, ast_loc_t loc)
             tilec_binop_t lop = op == AST_OP_BITAND ? TILEC_BIN_AND : op == AST_OP_BITOR ? TILEC_BIN_OR : TILEC_BIN_NE;
             return v_expr(ev, tilec_ir_binary(ev->a, lop, ea, eb));
         }
-        ev_fail(ev, loc, "operator %s on run-time values is only supported between booleans (comparisons); "
-                "bitwise integer operations are not in the tile IR", op_text(op));
     }
     if ((v_is_rt(a) || v_is_num(a)) && (v_is_rt(b) || v_is_num(b))) {
         t = dt_common(ev, a, b, &ea, &eb, loc);
@@ -694,11 +692,21 @@ value_t *v_binop(ev_t *ev, int op, value_t *a, value_t *b, ast_loc_t loc)
         case AST_OP_FLOORDIV: bop = TILEC_BIN_FLOORDIV; break;
         case '%': bop = TILEC_BIN_FLOORMOD; break;
         case AST_OP_POW: bop = TILEC_BIN_POW; break;
+        case AST_OP_BITAND: bop = TILEC_BIN_BITAND; break;
+        case AST_OP_BITOR: bop = TILEC_BIN_BITOR; break;
+        case AST_OP_BITXOR: bop = TILEC_BIN_BITXOR; break;
+        case AST_OP_LSHIFT: bop = TILEC_BIN_SHL; break;
+        case AST_OP_RSHIFT: bop = TILEC_BIN_SHR; break;
         default:
-            ev_fail(ev, loc, "operator %s is not supported on run-time values (only + - * / // %% ** "
+            ev_fail(ev, loc, "operator %s is not supported on run-time values (only + - * / // %% ** & | ^ << >> "
                     "and comparisons)", op_text(op));
         }
         if (t == TILEC_BOOL) t = TILEC_INT32;
+        if (bop >= TILEC_BIN_BITAND && !tilec_dtype_is_int(t))
+            ev_fail(ev, loc, "operator %s needs integers, got %s", op_text(op), tilec_dtype_name(t));
+        if ((bop == TILEC_BIN_SHL || bop == TILEC_BIN_SHR) && b->kind == V_INT &&
+            (b->u.i < 0 || b->u.i >= 8 * (int64_t)tilec_dtype_size(t)))
+            ev_fail(ev, loc, "shift count %lld is out of range for %s", (long long)b->u.i, tilec_dtype_name(t));
         if ((bop == TILEC_BIN_DIV || bop == TILEC_BIN_FLOORDIV || bop == TILEC_BIN_FLOORMOD) && v_is_num(b) &&
             (b->kind == V_FLOAT ? b->u.f == 0.0 : b->u.i == 0))
             ev_fail(ev, loc, "%s by zero", bop == TILEC_BIN_FLOORMOD ? "modulo" : "division");
@@ -924,8 +932,12 @@ value_t *v_unary(ev_t *ev, int op, value_t *a, ast_loc_t loc)
     }
     if (v_is_rt(a)) {
         tilec_ir_expr_t *e = ex_of(ev, a, loc);
-        if (op == '~') ev_fail(ev, loc, "operator ~ is not supported on run-time values");
         if (e->dtype == TILEC_BOOL) e = ex_cast(ev, e, TILEC_INT32);
+        if (op == '~') {
+            if (!tilec_dtype_is_int(e->dtype))
+                ev_fail(ev, loc, "operator ~ needs an integer, got %s", tilec_dtype_name(e->dtype));
+            return v_expr(ev, tilec_ir_binary(ev->a, TILEC_BIN_BITXOR, e, tilec_ir_int(ev->a, -1, e->dtype)));
+        }
         if (op == '+') return v_expr(ev, e);
         if (e->kind == TILEC_EX_INT && e->u.i != INT64_MIN)
             return v_expr(ev, tilec_ir_int(ev->a, -e->u.i, e->dtype));
