@@ -40,7 +40,9 @@ typedef enum vkind {
     V_DTYPE, V_SYM, V_EXPR, V_BUF, V_REGION, V_FUNC, V_BUILTIN, V_NS,
     V_POLICY, V_TENSORTYPE, V_JIT, V_KERNEL, V_LOOPITER,
     V_DEADLOOP,              /* a kernel loop's variable after its loop (reading it is an error) */
-    V_OPAQUE                 /* something imported that tilec does not evaluate (modules.c) */
+    V_OPAQUE,                /* something imported that tilec does not evaluate (modules.c) */
+    V_BARRIER,               /* T.alloc_barrier's mbarrier(s): a compile-time token, u.i = count (wsops.c) */
+    V_WSCOPE                 /* T.ws(k): a warp-specialized region, run by the block (wsops.c) */
 } vkind_t;
 
 enum {
@@ -291,6 +293,13 @@ enum {
     BI_ROUND, BI_PPOW, BI_GETATTR, BI_HASATTR, BI_REPR, BI_FORMAT, BI_PPRINT, BI_MAP, BI_FILTER, BI_CALLABLE,
     BI_METHOD                /* a method bound to bi.self, named bi.meth */
 };
+/* ids of the Hopper/Blackwell objects of wsops.c (>= BI_WS_FIRST) */
+enum {
+    BI_WS_FIRST = 500,
+    BI_WS = BI_WS_FIRST, BI_ALLOC_BARRIER, BI_BARRIER_ARRIVE, BI_MBARRIER_ARRIVE, BI_BARRIER_WAIT,
+    BI_MBARRIER_WAIT, BI_MBARRIER_EXPECT_TX, BI_FENCE_ASYNC, BI_TMA_STORE_WAIT, BI_TMA_COPY, BI_ALLOC_TMEM,
+    BI_TCGEN05_GEMM
+};
 /* the items of a compile-time iterable (tuple, list, range, str, dict keys) as a tuple */
 value_t *v_iter_items(ev_t *ev, value_t *v, ast_loc_t loc);
 
@@ -301,6 +310,21 @@ typedef struct args {
     ast_loc_t at;
 } args_t;
 void ev_eval_args(ev_t *ev, ast_expr_t *call, args_t *out);
+/* Binds a call's arguments to names[] (the first nreq required; unknown
+ * keywords are errors): BIND("T.f", 1, "a", "b") declares a_[] and l_[]. */
+void bi_bind(ev_t *ev, args_t *ar, const char *fname, const char *const *names, int nnames, int nreq,
+             value_t **out, ast_loc_t *locs);
+#define BIND(fname, req, ...)                                                        \
+    static const char *const names_[] = {__VA_ARGS__};                              \
+    enum { NN_ = sizeof names_ / sizeof names_[0] };                                \
+    value_t *a_[NN_];                                                               \
+    ast_loc_t l_[NN_];                                                              \
+    bi_bind(ev, &ar, fname, names_, NN_, req, a_, l_)
+
+/* ---- wsops.c ---- */
+value_t *ws_member(ev_t *ev, const char *name);       /* T.ws, T.alloc_barrier, ...; NULL when not one */
+const char *ws_name(int id);
+value_t *ws_call(ev_t *ev, int id, args_t *ar);
 
 /* ---- pystr.c ---- */
 value_t *v_to_str(ev_t *ev, value_t *v, int repr, ast_loc_t loc);      /* str(v) / repr(v) */
@@ -330,6 +354,8 @@ void op_reduce(ev_t *ev, tilec_reduce_op_t op, value_t **v, ast_loc_t *locs, ast
 void op_cumsum(ev_t *ev, value_t **v, ast_loc_t *locs, ast_loc_t loc);
 void op_atomic(ev_t *ev, tilec_atomic_op_t op, value_t *dst, value_t *val, ast_loc_t loc,
                ast_loc_t dloc);
+void op_atomic_vec(ev_t *ev, value_t *dst, value_t *val, int width, ast_loc_t loc, ast_loc_t dloc,
+                   ast_loc_t vloc);
 void op_print(ev_t *ev, value_t *v, const char *msg, ast_loc_t loc);
 value_t *op_alloc(ev_t *ev, tilec_scope_t scope, value_t *shape, value_t *dt, value_t *init,
                   const char *name, ast_loc_t loc);

@@ -539,8 +539,14 @@ static void exec_with(ev_t *ev, ast_stmt_t *s)
     ast_expr_t *names[3] = {NULL, NULL, NULL};
     static const char *const dflt[3] = {"bx", "by", "bz"};
     int i, ng;
+    if (kv->kind == V_WSCOPE) { /* T.ws(k): the whole block runs it, in program order (wsops.c) */
+        if (s->u.with.target) ev_fail(ev, s->u.with.target->loc, "`with T.ws(...)` binds no name");
+        ev_exec_block(ev, &s->u.with.body);
+        return;
+    }
     if (kv->kind != V_KERNEL) {
-        ev_fail(ev, s->u.with.ctx->loc, "only `with T.Kernel(...)` is supported as a with statement");
+        ev_fail(ev, s->u.with.ctx->loc, "only `with T.Kernel(...)` and `with T.ws(...)` are supported as with "
+                "statements");
     }
     if (!ev->in_prim) ev_fail(ev, s->loc, "T.Kernel must be used directly in the body of a @T.prim_func");
     if (ev->kernel_done || ev->tail) {

@@ -186,6 +186,8 @@ const char *v_kind_name(const value_t *v)
     case V_LOOPITER: return "loop range";
     case V_DEADLOOP: return "ended loop variable";
     case V_OPAQUE: return v->u.opq;
+    case V_BARRIER: return "barrier";
+    case V_WSCOPE: return "T.ws region";
     }
     return "value";
 }
@@ -1341,6 +1343,20 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
     if (v->kind == V_SEQ || v->kind == V_STR) return seq_subscript(ev, v, e);
     if (v->kind == V_BUILTIN) return bi_subscript(ev, v, e);
     if (v->kind == V_OPAQUE) return v; /* typing.Optional[str] in an annotation: still opaque, fails where used */
+    if (v->kind == V_BARRIER) { /* mbars[k % stages]: one barrier of the list, still a token */
+        value_t *k;
+        if (e->u.sub.n != 1 || e->u.sub.items[0]->kind == AST_SLICE) ev_fail(ev, e->loc, "a barrier list takes one index");
+        k = ev_eval(ev, e->u.sub.items[0]);
+        if (!v_is_rt(k)) {
+            int64_t i = v_want_int(ev, k, e->u.sub.items[0]->loc, "a barrier index");
+            if (i < -v->u.i || i >= v->u.i)
+                ev_fail(ev, e->u.sub.items[0]->loc, "barrier index %lld is out of range for %lld barriers",
+                        (long long)i, (long long)v->u.i);
+        } else if (!tilec_dtype_is_int(ex_of(ev, k, e->loc)->dtype)) {
+            ev_fail(ev, e->u.sub.items[0]->loc, "a barrier index must be an integer");
+        }
+        return v;
+    }
     if (v->kind == V_RANGE) {
         int64_t len = 0, s = v->u.range.start, st = v->u.range.step, k;
         if (st > 0 && v->u.range.stop > s) len = (v->u.range.stop - s + st - 1) / st;

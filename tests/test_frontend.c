@@ -1328,3 +1328,31 @@ Test(frontend_errors, slice_through_doubling_temporaries_is_bounded)
 {
     expect_err("import tilelang.language as T\n@T.prim_func\ndef main(A: T.Tensor((16,), \"float32\")):\n    with T.Kernel(4) as bx:\n        s = T.alloc_shared((4,), \"float32\")\n        x0 = bx * 4\n        x1 = x0 + x0\n        x2 = x1 + x1\n        x3 = x2 + x2\n        x4 = x3 + x3\n        x5 = x4 + x4\n        x6 = x5 + x5\n        x7 = x6 + x6\n        x8 = x7 + x7\n        x9 = x8 + x8\n        x10 = x9 + x9\n        x11 = x10 + x10\n        x12 = x11 + x11\n        x13 = x12 + x12\n        x14 = x13 + x13\n        x15 = x14 + x14\n        x16 = x15 + x15\n        x17 = x16 + x16\n        x18 = x17 + x17\n        x19 = x18 + x18\n        x20 = x19 + x19\n        x21 = x20 + x20\n        x22 = x21 + x21\n        x23 = x22 + x22\n        x24 = x23 + x23\n        x25 = x24 + x24\n        x26 = x25 + x25\n        x27 = x26 + x26\n        x28 = x27 + x27\n        x29 = x28 + x28\n        x30 = x29 + x29\n        x31 = x30 + x30\n        x32 = x31 + x31\n        x33 = x32 + x32\n        x34 = x33 + x33\n        x35 = x34 + x34\n        x36 = x35 + x35\n        x37 = x36 + x36\n        x38 = x37 + x37\n        x39 = x38 + x38\n        x40 = x39 + x39\n        y = x40 + 4\n        T.copy(A[x40:y], s)\n", 0, "is not a compile-time constant");
 }
+
+/* Hopper/Blackwell objects read at block level (wsops.c): what has no
+ * block-level meaning is named; misuse is a diagnostic. */
+Test(frontend_errors, warp_specialized_objects)
+{
+    expect_err(KERNEL_HEAD "        b = T.alloc_barrier([128, 128])\n        T.barrier_arrive(b[2])\n", 8,
+               "barrier index 2 is out of range for 2 barriers");
+    expect_err(KERNEL_HEAD "        T.barrier_wait(A, 0)\n", 7, "T.barrier_wait takes a barrier from T.alloc_barrier");
+    expect_err(KERNEL_HEAD "        b = T.alloc_barrier(0)\n", 7, "the arrive count must be positive");
+    expect_err(KERNEL_HEAD "        s = T.alloc_shared((64,), \"float32\")\n        b = T.alloc_barrier(1)\n"
+               "        T.tma_copy(B, s, barrier=b, cluster_mask=3)\n", 9, "clusters are outside the subset");
+    expect_err(KERNEL_HEAD "        with T.ws(0) as w:\n            pass\n", 7, "`with T.ws(...)` binds no name");
+    expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.ws(0):\n        pass\n", 6,
+               "T.ws must be inside the `with T.Kernel(...)` block");
+    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n", 7, "T.get_thread_binding is outside the subset");
+    expect_err(KERNEL_HEAD "        c = T.alloc_fragment((8, 8), \"float32\")\n        a = T.alloc_shared((8, 8), \"float16\")\n"
+               "        T.tcgen05_gemm(a, a, c, mbar=None, use_2cta=True)\n", 9, "clusters are outside the subset");
+}
+
+Test(frontend_errors, runtime_bit_operations)
+{
+    expect_err(KERNEL_HEAD "        for i in T.Parallel(64):\n            B[i] = T.cast(i << 40, \"float32\")\n", 8,
+               "shift count 40 is out of range for int32");
+    expect_err(KERNEL_HEAD "        for i in T.Parallel(64):\n            B[i] = B[i] & 1\n", 8,
+               "operator & needs integers, got float32");
+    expect_err(KERNEL_HEAD "        for i in T.Parallel(64):\n            B[i] = ~B[i]\n", 8,
+               "operator ~ needs an integer, got float32");
+}

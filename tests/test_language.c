@@ -1209,3 +1209,37 @@ Test(lang, slice_bounds_in_single_assignment_temporaries)
     for (k = 0; k < 16; k++) EXPECT_NEAR(F(r, 1)[k], 2 * pattern(0, k), "B[%d]", k);
     run_free(&r);
 }
+
+Test(lang, bit_operations_on_runtime_integers)
+{
+    run_t r;
+    int k;
+    run_file(&r, "tests/lang/bit_ops.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 16; k++) {
+        int32_t x = I32(r, 0)[k];
+        int32_t sh = x >= 0 ? x >> 1 : -((-x + 1) / 2); /* floor(x / 2), as Python's >> */
+        int32_t want = ((x & 7) | (k << 4)) ^ (sh + (~x & 3));
+        int32_t y = -(x * 4);
+        int32_t want_c = y >= 0 ? y / 8 : -((-y + 7) / 8);
+        cr_expect_eq(I32(r, 1)[k], want, "B[%d]: got %d want %d", k, I32(r, 1)[k], want);
+        cr_expect_eq(((uint8_t *)r.ref[2])[k], (uint8_t)(((uint8_t)(k << 5) >> 3) | 1), "U[%d]", k);
+        cr_expect_eq(I32(r, 3)[k], want_c, "C[%d]: got %d want %d", k, I32(r, 3)[k], want_c);
+    }
+    run_free(&r);
+}
+
+Test(lang, warp_specialized_program_at_block_level)
+{
+    run_t r;
+    int i, j, k;
+    run_file(&r, "tests/lang/ws_blocklevel.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 32; i++)
+        for (j = 0; j < 16; j++) {
+            double s = 0;
+            for (k = 0; k < 32; k++) s += pattern(0, i * 32 + k) * pattern(1, k * 16 + j);
+            EXPECT_NEAR(F(r, 2)[i * 16 + j], s, "C[%d,%d]", i, j);
+            EXPECT_NEAR(F(r, 3)[i * 16 + j], s, "D[%d,%d] (tensor memory, cleared at k == 0)", i, j);
+            EXPECT_NEAR(F(r, 4)[i * 16 + j], pattern(4, i * 16 + j) + s, "E[%d,%d] (atomic_addx4)", i, j);
+        }
+    run_free(&r);
+}

@@ -143,13 +143,21 @@ def literal(node):
 
 
 def host_values(src):
-    """Literal values the host code gives to names: argparse defaults, keyword
-    arguments and function parameter defaults."""
-    vals = {}
+    """Literal values the host code gives to names, as (strong, weak):
+    strong are argparse defaults and module constants (`K = 3`), taken as
+    they are; weak are keyword arguments, positional arguments of calls to
+    the file's own functions, and parameter defaults, taken only when they look like sizes."""
+    strong, weak = {}, {}
     try:
         tree = ast.parse(src)
     except SyntaxError:
-        return vals
+        return strong, weak
+    funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    for s in tree.body:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            ok, v = literal(s.value)
+            if ok:
+                strong.setdefault(s.targets[0].id, v)
     for n in ast.walk(tree):
         if isinstance(n, ast.Call):
             f = ast.unparse(n.func)
@@ -158,19 +166,24 @@ def host_values(src):
                 for kw in n.keywords:
                     ok, v = literal(kw.value)
                     if kw.arg == "default" and ok:
-                        vals.setdefault(name, v)
+                        strong.setdefault(name, v)
             for kw in n.keywords:
                 ok, v = literal(kw.value)
                 if kw.arg and ok:
-                    vals.setdefault(kw.arg, v)
+                    weak.setdefault(kw.arg, v)
+            if isinstance(n.func, ast.Name) and n.func.id in funcs:
+                for p, a in zip(funcs[n.func.id].args.args, n.args):
+                    ok, v = literal(a)
+                    if ok:
+                        weak.setdefault(p.arg, v)
         if isinstance(n, ast.FunctionDef):
             a = n.args
             ps = a.args[len(a.args) - len(a.defaults):]
             for p, d in zip(ps, a.defaults):
                 ok, v = literal(d)
                 if ok:
-                    vals.setdefault(p.arg, v)
-    return vals
+                    weak.setdefault(p.arg, v)
+    return strong, weak
 
 
 # (name pattern, value when the host gives none, cap, smallest host value taken)
@@ -198,19 +211,29 @@ def host_get(host, name):
 
 
 def pick(name, host):
-    """A value for a parameter with no default (or a cap for a huge one)."""
+    """A value for a parameter with no default (or a cap for a huge one);
+    host is host_values()."""
+    strong, weak = host
     if "dtype" in name.lower():
-        v = host_get(host, name)
+        v = host_get(strong, name)
+        if v is None:
+            v = host_get(weak, name)
         return v if isinstance(v, str) and v else "float16"
     for rx, dflt, cap, least in SMALL:
         if rx.search(name):
-            v = host_get(host, name)
+            v = host_get(strong, name)
+            if cap is not None and type(v) is int and v >= 1:
+                return min(v, cap)
+            if v is None:
+                v = host_get(weak, name)
             if cap is None:
                 return dflt if v is None or type(v) is not type(dflt) else v
             if isinstance(v, bool) or not isinstance(v, int) or v < least:
                 return dflt
             return min(v, cap)
-    v = host_get(host, name)
+    v = host_get(strong, name)
+    if v is None:
+        v = host_get(weak, name)
     if isinstance(v, bool):
         return v
     if isinstance(v, int):
@@ -218,6 +241,19 @@ def pick(name, host):
     if isinstance(v, (float, str)):
         return v
     return 64
+
+
+HEADS = re.compile(SMALL[1][0].pattern)
+BLOCK_H = re.compile(r"(?i)^block_?h$")
+
+
+def fit(defs):
+    """Keeps the picked sizes within the kernels' own constraints: a head
+    block (block_H) is no larger than the heads it blocks."""
+    bh = [v for n, v in defs if BLOCK_H.match(n) and type(v) is int]
+    if bh:
+        defs = [(n, max(v, max(bh)) if HEADS.search(n) and type(v) is int else v) for n, v in defs]
+    return defs
 
 
 def entry_params(stripped):
@@ -302,10 +338,10 @@ def cmd_strip(src_dir, out_dir, listfile=None):
         defs = []
         for pn, d in params:
             if d is None:
-                defs.append("-D%s=%s" % (pn, fmt(pick(pn, host))))
+                defs.append((pn, pick(pn, host)))
             elif isinstance(d, int) and not isinstance(d, bool) and d > 256:
-                defs.append("-D%s=%s" % (pn, fmt(pick(pn, {pn: d}))))
-        open(p + ".defs", "w").write(" ".join(defs))
+                defs.append((pn, pick(pn, ({}, {pn: d}))))
+        open(p + ".defs", "w").write(" ".join("-D%s=%s" % (n, fmt(v)) for n, v in fit(defs)))
     print("%d files adapted into %s" % (len(files), out_dir))
 
 
