@@ -21,7 +21,7 @@ statements that are not kernel factories (or helpers the kept code
 references), and imports nothing kept uses.  docs/tilelang-compat.md gives
 the method and the latest counts.
 """
-import ast, os, re, subprocess, sys, json
+import ast, json, os, re, resource, signal, subprocess, sys
 
 KERNEL_MARK = re.compile(r"T\.prim_func|T\.Kernel|T\.macro|prim_func")
 
@@ -341,8 +341,94 @@ def cmd_strip(src_dir, out_dir, listfile=None):
                 defs.append((pn, pick(pn, host)))
             elif isinstance(d, int) and not isinstance(d, bool) and d > 256:
                 defs.append((pn, pick(pn, ({}, {pn: d}))))
+        have = {n for n, _ in defs}
+        for st in ast.parse(s).body:
+            # a module constant the kernel reads (`M = 8192`): capped like a parameter
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                    and isinstance(st.value, ast.Constant) and type(st.value.value) is int and st.value.value > 256 \
+                    and st.targets[0].id not in have:
+                defs.append((st.targets[0].id, pick(st.targets[0].id, ({}, {st.targets[0].id: st.value.value}))))
         open(p + ".defs", "w").write(" ".join("-D%s=%s" % (n, fmt(v)) for n, v in fit(defs)))
     print("%d files adapted into %s" % (len(files), out_dir))
+
+
+NPY = {"bool": "|b1", "int8": "|i1", "uint8": "|u1", "int16": "<i2", "uint16": "<u2", "int32": "<i4",
+       "uint32": "<u4", "int64": "<i8", "uint64": "<u8"}
+PARAM = re.compile(r"^  param (\w+) global (\w+) \[([^\]]*)\]", re.M)
+
+
+def write_npy(path, dtype, shape, values):
+    """A .npy file (format 1.0) of integers or booleans, C order."""
+    import struct
+    code = NPY[dtype]
+    hdr = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+        code, "".join("%d, " % d for d in shape) if len(shape) != 1 else "%d," % shape[0])
+    hdr += " " * ((64 - (10 + len(hdr) + 1) % 64) % 64) + "\n"
+    fmt = {"|b1": "B", "|i1": "b", "|u1": "B", "<i2": "h", "<u2": "H", "<i4": "i", "<u4": "I", "<i8": "q",
+           "<u8": "Q"}[code]
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode())
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+
+
+def index_values(name, shape, defs):
+    """Valid contents for an integer or boolean kernel tensor, by TileLang's
+    naming conventions (host code builds them like this), or None to keep the
+    random fill: masks all true; offsets / cu_seqlens [0, total, total, ...]; token_indices (sequence, position) pairs; lengths the largest
+    -D length; counts 1; block tables and index lists 0, 1, 2, ... along the
+    last dimension (distinct, sorted, each inside any dimension they index
+    that is at least as long)."""
+    n = 1
+    for d in shape:
+        n *= d
+    low = name.lower()
+    last = shape[-1] if shape else 1
+    if "mask" in low:
+        return [1] * n
+    if len(shape) == 1 and ("offset" in low or "cu_seq" in low):
+        # one sequence of every token (the others empty), which token_indices below agrees with
+        total = max([v for k, v in defs.items() if re.search(r"(?i)seq|len|total|tokens", k)] or [n - 1])
+        return [0] + [total] * (n - 1)
+    if "token_ind" in low and len(shape) == 2 and last == 2:
+        return [x for t in range(shape[0]) for x in (0, t)]
+    if re.search(r"seqlen|seq_len|lens$|lengths", low):
+        cands = [v for k, v in defs.items() if re.search(r"(?i)max.*(seq|len)", k)]
+        return [max(cands) if cands else 1] * n
+    if "count" in low:
+        return [1] * n
+    if re.search(r"indices|index|idx|_ids$|table", low):
+        return [i % last for i in range(n)]
+    return None
+
+
+def inputs(p, tilec, defs):
+    """--input NAME=F.npy for the integer and boolean tensors of the kernel
+    whose contents must be valid (index_values); the files go next to p."""
+    try:
+        r = subprocess.run(["nice", tilec, "compile", p, "--emit", "ir"] + defs, capture_output=True, text=True,
+                           timeout=60)
+    except subprocess.TimeoutExpired:
+        return []
+    dv = {}
+    for d in defs:
+        k, _, v = d[2:].partition("=")
+        if v.isdigit():
+            dv[k] = int(v)
+    out = []
+    for name, dt, shp in PARAM.findall(r.stdout if r.returncode == 0 else ""):
+        if dt not in NPY:
+            continue
+        try:  # a T.dynamic size takes its -D value
+            shape = [dv[x.strip()] if x.strip() in dv else int(x) for x in shp.split(",") if x.strip()]
+        except ValueError:
+            continue  # a symbol without a value: keep the random fill
+        vals = index_values(name, shape, dv)
+        if vals is None:
+            continue
+        f = "%s.%s.npy" % (p, name)
+        write_npy(f, dt, shape, vals)
+        out += ["--input", "%s=%s" % (name, f)]
+    return out
 
 
 def cmd_run(out_dir, tilec, log, timeout, backend):
@@ -355,16 +441,21 @@ def cmd_run(out_dir, tilec, log, timeout, backend):
             p = os.path.join(root, f)
             defs = open(p + ".defs").read().split() if os.path.exists(p + ".defs") else []
             cmd = ["nice", tilec, "run", p, "--check"] + (["--backend", backend] if backend else []) + defs
+            cmd += inputs(p, tilec, defs)
             try:
-                r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+                # the limit is CPU time (the machine may be loaded); wall time only catches hangs
+                r = subprocess.run(cmd, capture_output=True, text=True, timeout=max(10 * timeout, 300),
+                                   preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (timeout, timeout + 5)))
                 out = (r.stderr if r.returncode else r.stdout).strip().splitlines()
                 rc, msg = r.returncode, (out[0] if out else "")
-                if r.returncode < 0:
+                if r.returncode == -signal.SIGXCPU or r.returncode == -signal.SIGKILL:
+                    rc, msg = "timeout", "longer than %d s of CPU time" % timeout
+                elif r.returncode < 0:
                     msg = "killed by signal %d" % -r.returncode
             except subprocess.TimeoutExpired:
-                rc, msg = "timeout", "longer than %d s" % timeout
+                rc, msg = "timeout", "longer than %d s (wall)" % max(10 * timeout, 300)
             rel = os.path.relpath(p, out_dir)
-            res[rel] = (rc, msg, " ".join(defs))
+            res[rel] = (rc, msg, " ".join(cmd[4:]))
             print(rc, rel, msg[:300], flush=True)
     json.dump(res, open(log, "w"), indent=1)
     print("PASS %d / %d" % (sum(1 for v in res.values() if v[0] == 0), len(res)))
