@@ -26,7 +26,7 @@ enum {
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
     BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP, BI_ATOMIC_ADDX2,
-    BI_ATOMIC_ADDX4,
+    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -53,7 +53,7 @@ static const bientry_t t_members[] = {
     {"annotate_safe_value", BI_SAFE_VALUE}, {"disable_warp_group_reg_alloc", BI_NOOP_HINT},
     {"set_max_nreg", BI_NOOP_HINT}, {"no_set_max_nreg", BI_NOOP_HINT}, {"dtype", BI_DTYPE_OF},
     {"clamp", BI_CLAMP}, {"parallel", BI_PARALLEL}, {"Serial", BI_SERIAL}, {"atomic_addx2", BI_ATOMIC_ADDX2},
-    {"atomic_addx4", BI_ATOMIC_ADDX4},
+    {"atomic_addx4", BI_ATOMIC_ADDX4}, {"reshape", BI_RESHAPE}, {"view", BI_VIEW}, {"im2col", BI_IM2COL},
     {NULL, 0}
 };
 
@@ -616,10 +616,28 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     case BI_TENSOR: {
         BIND("T.Tensor", 1, "shape", "dtype", "data", "strides", "elem_offset", "scope", "align",
              "offset_factor", "buffer_type", "axis_separators");
-        value_t *v = v_new(ev, V_TENSORTYPE);
+        value_t *v;
+        if (a_[2] && a_[2]->kind != V_NONE) /* T.Tensor(shape, dtype, A.data): a re-view of A */
+            return view_new(ev, a_[2], shape_seq(ev, a_[0], l_[0], 1), a_[1], at, "T.Tensor(shape, dtype, data)");
+        v = v_new(ev, V_TENSORTYPE);
         v->u.tt.shape = shape_seq(ev, a_[0], l_[0], 1);
         v->u.tt.dt = a_[1] ? v_want_dtype(ev, a_[1], l_[1]) : TILEC_FLOAT32;
         return v;
+    }
+    case BI_RESHAPE: {
+        BIND("T.reshape", 2, "src", "shape");
+        return view_new(ev, a_[0], shape_seq(ev, a_[1], l_[1], 0), NULL, at, "T.reshape");
+    }
+    case BI_VIEW: {
+        BIND("T.view", 1, "src", "shape", "dtype");
+        return view_new(ev, a_[0], a_[1] && a_[1]->kind != V_NONE ? shape_seq(ev, a_[1], l_[1], 0) : NULL, a_[2], at,
+                        "T.view");
+    }
+    case BI_IM2COL: {
+        BIND("T.im2col", 8, "img", "col", "nhw_step", "c_step", "kernel", "stride", "dilation", "pad",
+             "eviction_policy", "annotations");
+        op_im2col(ev, a_, l_, at);
+        return ev->none;
     }
     case BI_SAFE_VALUE: {
         /* T.annotate_safe_value({A: v}): what guarded loads of A read past its edge

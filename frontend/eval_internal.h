@@ -136,6 +136,12 @@ typedef struct evdef {
     int used;
 } evdef_t;
 
+/* views.c: a mapped element load and the view element it stands for */
+typedef struct vload {
+    tilec_ir_expr_t *mapped, *vload;
+    struct vload *next;
+} vload_t;
+
 typedef struct ev {
     tilec_arena_t *a;          /* IR arena (caller's) */
     size_t a_bytes0;           /* its size when compilation started */
@@ -150,6 +156,8 @@ typedef struct ev {
     const char **consts; int nconsts, capconsts; /* module constant names */
     nametab_t consts_tab;      /* the same names, hashed */
     nametab_t taken;           /* names of ev->k's vars and buffers (eval.c: name_taken) */
+    tilec_ir_buffer_t **views; int nviews, views_cap; /* views.c: base buffer of view -id-1 */
+    vload_t *vloads;           /* views.c: element loads through views */
     const tilec_ir_kernel_t *taken_k; int taken_nv, taken_nb; /* what `taken` holds so far */
     nametab_t suffix;          /* base name -> last N of a base_N made unique (reset with `taken`) */
     tilec_ir_kernel_t *k;
@@ -320,6 +328,18 @@ void bi_bind(ev_t *ev, args_t *ar, const char *fname, const char *const *names, 
     value_t *a_[NN_];                                                               \
     ast_loc_t l_[NN_];                                                              \
     bi_bind(ev, &ar, fname, names_, NN_, req, a_, l_)
+
+/* ---- views.c ---- */
+int view_is(const tilec_ir_buffer_t *b);               /* a re-view record (never in the kernel) */
+value_t *view_new(ev_t *ev, value_t *src, value_t *shape, value_t *dtype, ast_loc_t loc, const char *what);
+value_t *view_element(ev_t *ev, tilec_ir_expr_t *vload); /* view[i, ...] read through its base */
+tilec_ir_expr_t *view_corner_of(ev_t *ev, const tilec_ir_expr_t *load); /* the view load a mapped load is */
+void view_reject(ev_t *ev, const tilec_ir_buffer_t *b, ast_loc_t loc, const char *op);
+void view_copy(ev_t *ev, region_t *s, region_t *d, ast_loc_t loc);
+value_t *view_src(ev_t *ev, value_t *v, ast_loc_t loc); /* a whole view read: an on-chip copy of it */
+void op_im2col(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc);
+/* value.c: the range of an index over its enclosing loops */
+int v_index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi);
 
 /* ---- wsops.c ---- */
 value_t *ws_member(ev_t *ev, const char *name);       /* T.ws, T.alloc_barrier, ...; NULL when not one */

@@ -51,14 +51,15 @@ region_t *rg_of(ev_t *ev, value_t *v, ast_loc_t loc, const char *what)
         return r;
     }
     if (v->kind == V_EXPR && v->u.ex->kind == TILEC_EX_LOAD) {
-        tilec_ir_buffer_t *b = v->u.ex->u.load.buf;
+        tilec_ir_expr_t *ld = view_corner_of(ev, v->u.ex);  /* view[i, j]: a corner of the view */
+        tilec_ir_buffer_t *b = (ld ? ld : v->u.ex)->u.load.buf;
         nd = b->ndim;
         r = ev_alloc(ev, sizeof *r);
         r->buf = b;
         r->corner = 1;
         r->base = ev_alloc(ev, sizeof *r->base * (size_t)nd);
         r->ext = ev_alloc(ev, sizeof *r->ext * (size_t)nd);
-        for (i = 0; i < nd; i++) r->base[i] = v->u.ex->u.load.idx[i];
+        for (i = 0; i < nd; i++) r->base[i] = (ld ? ld : v->u.ex)->u.load.idx[i];
         return r;
     }
     ev_fail(ev, loc, "%s must be a buffer, a region A[a:b, ...] or a corner A[i, ...], got %s", what, v_kind_name(v));
@@ -164,6 +165,10 @@ void op_copy(ev_t *ev, value_t *src, value_t *dst, ast_loc_t loc, ast_loc_t sloc
     match_regions(ev, s, d, loc, "T.copy");
     check_bounds(ev, s, sloc);
     check_bounds(ev, d, dloc);
+    if (view_is(s->buf) || view_is(d->buf)) {
+        view_copy(ev, s, d, loc);
+        return;
+    }
     st = ev_stmt(ev, TILEC_ST_COPY, loc);
     st->u.copy.src = ir_region(ev, s);
     st->u.copy.dst = ir_region(ev, d);
@@ -177,6 +182,7 @@ void op_fill(ev_t *ev, value_t *dst, value_t *val, ast_loc_t loc)
     int i;
     ev_require_kernel(ev, loc, "T.fill / T.clear");
     d = rg_of(ev, dst, loc, "the buffer to fill");
+    view_reject(ev, d->buf, loc, "T.fill / T.clear");
     if (d->corner) {
         for (i = 0; i < d->buf->ndim; i++) d->ext[i] = 1;
         d->corner = 0;
@@ -193,7 +199,10 @@ void op_fill(ev_t *ev, value_t *dst, value_t *val, ast_loc_t loc)
 static tilec_ir_buffer_t *whole_buf(ev_t *ev, value_t *v, ast_loc_t loc, const char *op, const char *what)
 {
     if (!v) ev_fail(ev, loc, "%s is missing %s", op, what);
-    if (v->kind == V_BUF) return v->u.buf;
+    if (v->kind == V_BUF) {
+        view_reject(ev, v->u.buf, loc, op);
+        return v->u.buf;
+    }
     if (v->kind == V_REGION || (v->kind == V_EXPR && v->u.ex->kind == TILEC_EX_LOAD))
         ev_fail(ev, loc, "%s needs whole buffers; copy this region into a T.alloc_shared or T.alloc_fragment "
                 "buffer first", op);
@@ -265,9 +274,10 @@ void op_gemm(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc)
     }
     for (i = 0; i < 3; i++) {
         static const char *const nm[3] = {"A", "B", "C"};
-        tile[i] = gemm_tile(ev, v[i], l[i], nm[i]);
-        if (tile[i] != v[i]) {
-            op_copy(ev, v[i], tile[i], loc, l[i], l[i]);
+        if (i < 2) tv[i] = view_src(ev, v[i], l[i]);
+        tile[i] = gemm_tile(ev, tv[i], l[i], nm[i]);
+        if (tile[i] != tv[i]) {
+            op_copy(ev, tv[i], tile[i], loc, l[i], l[i]);
             tv[i] = tile[i];
         }
     }
@@ -387,7 +397,7 @@ void op_reduce(ev_t *ev, tilec_reduce_op_t op, value_t **v, ast_loc_t *l, ast_lo
     tilec_ir_stmt_t *st;
     snprintf(opname, sizeof opname, "T.reduce_%s", tilec_reduce_op_name(op));
     ev_require_kernel(ev, loc, opname);
-    s = whole_buf(ev, v[0], l[0], opname, "the source");
+    s = whole_buf(ev, view_src(ev, v[0], l[0]), l[0], opname, "the source");
     d = whole_buf(ev, v[1], l[1], opname, "the destination");
     onchip(ev, s, l[0], opname);
     onchip(ev, d, l[1], opname);
@@ -461,6 +471,7 @@ void op_atomic(ev_t *ev, tilec_atomic_op_t op, value_t *dst, value_t *val, ast_l
     snprintf(opname, sizeof opname, "T.atomic_%s", tilec_atomic_op_name(op));
     ev_require_kernel(ev, loc, opname);
     d = rg_of(ev, dst, dloc, "the destination of an atomic");
+    view_reject(ev, d->buf, dloc, opname);
     if (d->buf->scope == TILEC_SCOPE_VAR) ev_fail(ev, dloc, "%s needs a buffer element, not a T.alloc_var", opname);
     if (d->buf->dtype == TILEC_BOOL)
         ev_fail(ev, dloc, "%s needs a numeric buffer; '%s' has dtype bool", opname, d->buf->name);
@@ -482,6 +493,7 @@ void op_atomic(ev_t *ev, tilec_atomic_op_t op, value_t *dst, value_t *val, ast_l
     }
     if ((val->kind == V_BUF && val->u.buf->scope != TILEC_SCOPE_VAR) || val->kind == V_REGION) {
         s = rg_of(ev, val, loc, "the value of an atomic");
+        view_reject(ev, s->buf, loc, opname);
         if (s->corner) resolve_corner(ev, s, d, loc);
         if (d->corner) resolve_corner(ev, d, s, dloc);
         need_const_ext(ev, s, loc);
@@ -597,6 +609,7 @@ void op_print(ev_t *ev, value_t *v, const char *msg, ast_loc_t loc)
     ev_require_kernel(ev, loc, "T.print");
     st = ev_stmt(ev, TILEC_ST_PRINT, loc);
     st->u.print.msg = ev_irstr(ev, msg);
+    if (v->kind == V_BUF) view_reject(ev, v->u.buf, loc, "T.print");
     if (v->kind == V_BUF && v->u.buf->scope != TILEC_SCOPE_VAR) {
         st->u.print.buf = v->u.buf;
     } else if (v->kind == V_REGION) {

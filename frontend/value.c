@@ -1079,7 +1079,8 @@ value_t *v_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc)
         if (!strcmp(name, "ndim")) return v_int(ev, v->u.buf->ndim);
         if (!strcmp(name, "name")) return v_str(ev, v->u.buf->name, strlen(v->u.buf->name));
         if (v->u.buf->scope == TILEC_SCOPE_VAR && !strcmp(name, "astype")) goto astype;
-        ev_fail(ev, loc, "a buffer has no attribute '%s' (use .shape or .dtype)", name);
+        if (!strcmp(name, "data")) return v; /* T.Tensor(shape, dtype, A.data): a re-view (views.c) */
+        ev_fail(ev, loc, "a buffer has no attribute '%s' (use .shape, .dtype or .data)", name);
     case V_TENSORTYPE:
         if (!strcmp(name, "shape")) return v->u.tt.shape;
         if (!strcmp(name, "dtype")) {
@@ -1314,7 +1315,7 @@ static int const_diff(ev_t *ev, ast_loc_t loc, tilec_ir_expr_t *hi, tilec_ir_exp
 
 /* Range of an index that is linear in loop variables with constant
  * extents; 0 when it cannot be known at compile time. */
-static int index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi)
+int v_index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi)
 {
     lin_t *l = calloc(1, sizeof *l);
     int i, ok = 1;
@@ -1413,12 +1414,13 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
             if (b->scope != TILEC_SCOPE_GLOBAL && !ev->guarded && !tilec_ir_is_const_int(idx[i], &c) &&
                 tilec_ir_is_const_int(b->shape[i], &dim)) {
                 int64_t lo, hi;
-                if (index_range(ev, idx[i], &lo, &hi) && (lo < 0 || hi >= dim)) {
+                if (v_index_range(ev, idx[i], &lo, &hi) && (lo < 0 || hi >= dim)) {
                     ev_fail(ev, it->loc, "this index ranges over %lld..%lld in its loops, outside dimension %d "
                             "of '%s' (size %lld)", (long long)lo, (long long)hi, i, b->name, (long long)dim);
                 }
             }
         }
+        if (view_is(b)) return view_element(ev, ev_chk(ev, tilec_ir_load(ev->a, b, idx)));
         return v_expr(ev, tilec_ir_load(ev->a, b, idx));
     } else {
         region_t *rg = ev_alloc(ev, sizeof *rg);

@@ -1356,3 +1356,16 @@ Test(frontend_errors, runtime_bit_operations)
     expect_err(KERNEL_HEAD "        for i in T.Parallel(64):\n            B[i] = ~B[i]\n", 8,
                "operator ~ needs an integer, got float32");
 }
+
+Test(frontend_errors, reviews)
+{
+    expect_err(KERNEL_HEAD "        v = T.Tensor((32, 32), \"float16\", A.data)\n", 7,
+               "the view has 1024 elements but 'A' has 4096");
+    expect_err(KERNEL_HEAD "        v = T.view(B, dtype=\"int32\")\n", 7, "reinterprets its float32 bits");
+    expect_err(KERNEL_HEAD "        v = T.reshape(B, (8, 8))\n        T.fill(v, 0)\n", 8,
+               "T.fill / T.clear on a re-view of 'B'");
+    expect_err(KERNEL_HEAD "        f = T.alloc_fragment((8, 8), \"float32\")\n        v = T.reshape(f, (64,))\n"
+               "        T.cumsum(v)\n", 9, "T.cumsum on a re-view of 'f'");
+    expect_err(KERNEL_HEAD "        s = T.alloc_shared((4, 4), \"float16\")\n        T.im2col(A, s, 0, 0, 3, 1, 1, 1)\n", 8,
+               "T.im2col takes a 4-D (N, H, W, C) global image tensor");
+}

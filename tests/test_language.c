@@ -1243,3 +1243,29 @@ Test(lang, warp_specialized_program_at_block_level)
         }
     run_free(&r);
 }
+
+Test(lang, reviews_and_im2col)
+{
+    run_t r;
+    int i, j, k;
+    run_file(&r, "tests/lang/reviews.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 48; k++) EXPECT_NEAR(F(r, 1)[k], pattern(0, k) + 1, "R[%d] (through two views)", k);
+    for (i = 0; i < 12; i++) {
+        double s = 0;
+        int row = (i / 2) / 2, c0 = ((i / 2) % 2) * 4;
+        for (j = 0; j < 4; j++) s += pattern(0, row * 8 + c0 + j);
+        EXPECT_NEAR(F(r, 2)[i], s, "S[%d] (reduce_sum of a reshape)", i);
+    }
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 8; j++)
+            EXPECT_NEAR(F(r, 3)[i * 8 + j], i < 2 ? pattern(0, (4 + i) * 8 + j) : 0.0,
+                        "P[%d,%d] (a copy past the view's edge reads 0)", i, j);
+    for (i = 0; i < 16; i++)
+        for (k = 0; k < 18; k++) {
+            int oh = i / 4, ow = i % 4, kh = k / 6, kw = (k / 2) % 3, c = k % 2;
+            int h = oh + kh - 1, w = ow + kw - 1;
+            double want = (h >= 0 && h < 4 && w >= 0 && w < 4) ? pattern(4, (h * 4 + w) * 2 + c) : 0.0;
+            EXPECT_NEAR(F(r, 5)[i * 18 + k], want, "Col[%d,%d] (im2col)", i, k);
+        }
+    run_free(&r);
+}

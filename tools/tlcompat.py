@@ -248,11 +248,17 @@ BLOCK_H = re.compile(r"(?i)^block_?h$")
 
 
 def fit(defs):
-    """Keeps the picked sizes within the kernels' own constraints: a head
-    block (block_H) is no larger than the heads it blocks."""
+    """Keeps the picked sizes within the kernels' own constraints (a head
+    block, block_H, is no larger than the heads it blocks) and small enough
+    for the interpreter."""
     bh = [v for n, v in defs if BLOCK_H.match(n) and type(v) is int]
     if bh:
         defs = [(n, max(v, max(bh)) if HEADS.search(n) and type(v) is int else v) for n, v in defs]
+    if {"N", "C", "H", "W", "F"} <= {n for n, _ in defs}:
+        # a convolution (batch N, channels C, image H x W, filters F): N*H*W*F*C*K*K multiply-adds
+        # in the interpreter, so small images and few channels
+        cap = {"N": 2, "C": 16, "H": 8, "W": 8, "F": 64}
+        defs = [(n, min(v, cap[n]) if n in cap and type(v) is int else v) for n, v in defs]
     return defs
 
 
