@@ -28,7 +28,15 @@
 
 #define EV_MAX_CALL_DEPTH 64       /* macro / function call nesting */
 #define EV_MAX_EXPR_DEPTH 1000     /* recursion over expressions and statements */
+/* The fuzz build (make fuzz, TILEC_FUZZ_BUDGETS) shrinks the step and memory
+ * budgets 20x and 8x: an input that runs into one then costs milliseconds
+ * under coverage instrumentation instead of seconds, and the same
+ * diagnostics are reached (docs/sanitizers.md). */
+#ifdef TILEC_FUZZ_BUDGETS
+#define EV_MAX_STEPS 100000L
+#else
 #define EV_MAX_STEPS 2000000L      /* compile-time statements and loop steps */
+#endif
 #define EV_MAX_SEQ 1000000         /* elements of a compile-time tuple / string */
 #define EV_MAX_ONCHIP_ELEMS (1LL << 26)
 #define EV_MAX_IR_DEPTH 1000      /* nesting of one run-time expression */

@@ -8,8 +8,12 @@
  * entries know their own index, index counts equal to buffer ranks, region
  * extents >= 1), scoping (every var and buffer referenced is in the
  * kernel's tables, loop vars only inside their loop and never assigned, LET
- * vars assigned before use in program order), typing (the rules of ir.h)
- * and, where shapes are constant, shape agreement of the tile operations.
+ * vars assigned before use in program order), typing (the rules of ir.h),
+ * bounds (on-chip buffers at most TILEC_IR_MAX_ONCHIP_BYTES, loop extents
+ * of the loop variable's int32, region extents below 2^31 with an element
+ * count that fits in int64, pipelines at most TILEC_IR_MAX_STAGES deep,
+ * sizes multiplied with overflow checks) and, where shapes are constant,
+ * shape agreement of the tile operations.
  * It stops at the first problem and names the statement kind, its source
  * position when known, and the buffer or variable involved.
  *
@@ -395,6 +399,7 @@ static int check_indices(verifier_t *v, const tilec_ir_buffer_t *b, tilec_ir_exp
 
 static int check_region(verifier_t *v, const tilec_ir_region_t *r, const char *role)
 {
+    int64_t count = 1;
     int i;
     if (check_buf(v, r->buf, role) < 0) {
         return -1;
@@ -408,9 +413,15 @@ static int check_region(verifier_t *v, const tilec_ir_region_t *r, const char *r
         if (check_index(v, r->base[i], "region base", r->buf, CTX_BODY, 0) < 0) {
             return -1;
         }
-        if (r->extent[i] < 1) {
-            fail(v, "%s region of '%s' has extent %lld in dimension %d (must be >= 1)", role, bname(r->buf),
-                 (long long)r->extent[i], i);
+        /* indices are int32, so no extent is larger; and the element count
+         * fits in int64 for whoever multiplies the extents */
+        if (r->extent[i] < 1 || r->extent[i] > INT32_MAX) {
+            fail(v, "%s region of '%s' has extent %lld in dimension %d (must be 1..%d)", role, bname(r->buf),
+                 (long long)r->extent[i], i, INT32_MAX);
+            return -1;
+        }
+        if (__builtin_mul_overflow(count, r->extent[i], &count)) {
+            fail(v, "%s region of '%s' has more elements than int64 counts", role, bname(r->buf));
             return -1;
         }
         /* Only global regions are boundary-safe; on-chip ones must fit. */
@@ -1074,11 +1085,20 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
             fail(v, "invalid loop kind %d", (int)s->u.loop.kind);
             return -1;
         }
-        if (s->u.loop.kind == TILEC_LOOP_PIPELINED && s->u.loop.num_stages < 1) {
-            fail(v, "pipelined loop over '%s' has num_stages %d (must be >= 1)", vname(x), s->u.loop.num_stages);
+        if (s->u.loop.kind == TILEC_LOOP_PIPELINED &&
+            (s->u.loop.num_stages < 1 || s->u.loop.num_stages > TILEC_IR_MAX_STAGES)) {
+            fail(v, "pipelined loop over '%s' has num_stages %d (must be 1..%d)", vname(x), s->u.loop.num_stages,
+                 TILEC_IR_MAX_STAGES);
             return -1;
         }
         if (check_int_expr(v, s->u.loop.extent, "loop extent") < 0) {
+            return -1;
+        }
+        /* the loop variable is int32 and counts up to extent - 1: a wider
+         * extent (an int64 constant of 2^32, say) would never be reached */
+        if (s->u.loop.extent->dtype != x->dtype) {
+            fail(v, "loop extent of '%s' has dtype %s; it must have the loop variable's dtype %s", vname(x),
+                 tilec_dtype_name(s->u.loop.extent->dtype), tilec_dtype_name(x->dtype));
             return -1;
         }
         v->bound[x->id] = 1;
