@@ -257,12 +257,8 @@ int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, t
         snprintf(err, errlen, "statements nested too deeply");
         return -1;
     }
-    /* the printer still plans its own pipelines and barriers for
-     * T.Pipelined; those the input has already are printed as they are */
-    tilec_lower_options_t o = {.struct_size = sizeof o,
-                               .skip = 1u << TILEC_LOWER_PIPELINE | 1u << TILEC_LOWER_BARRIER};
     tilec_lower_status_t st;
-    if (tilec_lower_module(a, *out, t, &o, &st) != TILEC_LOWER_OK) {
+    if (tilec_lower_module(a, *out, t, NULL, &st) != TILEC_LOWER_OK) {
         snprintf(err, errlen, "%s", st.msg);
         return -1;
     }
