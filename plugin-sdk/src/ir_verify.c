@@ -465,6 +465,7 @@ static const struct lower_key {
     {"lower.stages", TILEC_ATTR_INT, 0, 1},      /* pipelined loop / ring buffer: stages */
     {"lower.mma_wait", TILEC_ATTR_INT, 0, 1},    /* async-MMA gemm: MMA groups left in flight after it */
     {"lower.zero", TILEC_ATTR_INT, 0, 1},        /* shared buffer: zeroed at kernel entry */
+    {"lower.tma", TILEC_ATTR_TUPLE, 3, 0},       /* copy: bulk tensor box (rows, cols, swizzle bytes) */
 };
 
 static const char *const attr_kind_names[] = {"int", "float", "string", "tuple"};
