@@ -45,6 +45,7 @@ typedef struct verifier {
     char *err;
     size_t errlen;
     int failed;
+    int serial;                /* serial loops around the statement being checked */
 } verifier_t;
 
 static const char *stmt_name(const tilec_ir_stmt_t *s)
@@ -462,6 +463,9 @@ static const struct lower_key {
     {"lower.simt", TILEC_ATTR_TUPLE, 2, 1},      /* gemm on plain cores: thread grid (ty, tx) */
     {"lower.dist", TILEC_ATTR_STRING, 0, 0},     /* parallel loop: "regs", iterations run by register owners */
     {"lower.stages", TILEC_ATTR_INT, 0, 1},      /* pipelined loop / ring buffer: stages */
+    {"lower.mma_wait", TILEC_ATTR_INT, 0, 1},    /* async-MMA gemm: MMA groups left in flight after it */
+    {"lower.zero", TILEC_ATTR_INT, 0, 1},        /* shared buffer: zeroed at kernel entry */
+    {"lower.tma", TILEC_ATTR_TUPLE, 3, 0},       /* copy: bulk tensor box (rows, cols, swizzle bytes) */
 };
 
 static const char *const attr_kind_names[] = {"int", "float", "string", "tuple"};
@@ -910,6 +914,16 @@ static int check_gemm(verifier_t *v, const tilec_ir_stmt_t *s)
         fail(v, "invalid policy %d", (int)s->u.gemm.policy);
         return -1;
     }
+    /* a deferred async MMA (docs/ir.md 9.1): completes while the loop goes
+     * on, so its accumulator must be registers only its owners touch and
+     * its operands ring stages that the schedule refills behind it */
+    if (tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_wait") &&
+        (!v->serial || !c->layout || c->layout->kind != TILEC_LAYOUT_REGS || !s->u.gemm.a_lead ||
+         !s->u.gemm.b_lead)) {
+        fail(v, "lower.mma_wait needs a gemm in a serial loop, on ring stages (A[st], B[st]), into a register "
+                "fragment");
+        return -1;
+    }
     if (const_dim(a, a->ndim - 2, &a0) && const_dim(a, a->ndim - 1, &a1) && const_dim(b, b->ndim - 2, &b0) &&
         const_dim(b, b->ndim - 1, &b1) &&
         const_dim(c, 0, &c0) && const_dim(c, 1, &c1)) {
@@ -1102,7 +1116,9 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
             return -1;
         }
         v->bound[x->id] = 1;
+        v->serial += s->u.loop.kind != TILEC_LOOP_PARALLEL;
         rc = check_block(v, s->u.loop.body, depth + 1);
+        v->serial -= s->u.loop.kind != TILEC_LOOP_PARALLEL;
         v->bound[x->id] = 0;
         break;
     }
