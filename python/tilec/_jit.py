@@ -215,10 +215,16 @@ class JITKernel:
                 outs.append(given[i])
         converted = []
         try:
+            on_stream = _lib.has("tilec_launch_stream") and _tensor.all_torch_cuda(given)
             for i, a in enumerate(given):
-                converted.append(_tensor.Arg(self.ctx, a, i, self.params[i]["name"]))
+                converted.append(_tensor.Arg(self.ctx, a, i, self.params[i]["name"], on_stream))
             bufs = (ctypes.c_void_p * max(1, np_))(*[c.buf for c in converted])
             stream = _tensor.torch_stream(converted) if _lib.has("tilec_launch_stream") else None
+            if on_stream and stream is None:
+                # a tensor was copied after all (unaligned, strided): tilec's own
+                # queue reads it, so torch's pending work must be done first
+                import torch
+                torch.cuda.current_stream(given[0].device).synchronize()
             st = _lib.E_UNAVAILABLE
             if stream is not None:
                 st = _lib.lib().tilec_launch_stream(self.ctx.handle, self._exe, bufs, np_,
