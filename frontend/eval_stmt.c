@@ -374,11 +374,13 @@ static tilec_ir_expr_t *loop_extent(ev_t *ev, value_t *lo, value_t *hi, int64_t 
     if ((!lo || !v_is_rt(lo)) && !v_is_rt(hi)) {
         int64_t l = lo ? v_want_int(ev, lo, loc, "a loop start") : 0;
         int64_t h = v_want_int(ev, hi, loc, "a loop extent");
-        int64_t n = 0;
-        if (step > 0 && h > l) n = (h - l) / step + ((h - l) % step != 0);
-        if (step < 0 && h < l) n = (l - h) / -step + ((l - h) % -step != 0);
-        if (n > INT32_MAX) ev_fail(ev, loc, "loop extent %lld is too large", (long long)n);
-        return ex_int32(ev, n);
+        /* in uint64: h - l and -step overflow int64 at the ends of its range */
+        uint64_t d = 0, st = step > 0 ? (uint64_t)step : 0 - (uint64_t)step, n;
+        if (step > 0 && h > l) d = (uint64_t)h - (uint64_t)l;
+        if (step < 0 && h < l) d = (uint64_t)l - (uint64_t)h;
+        n = d / st + (d % st != 0);
+        if (n > INT32_MAX) ev_fail(ev, loc, "loop extent %llu is too large", (unsigned long long)n);
+        return ex_int32(ev, (int64_t)n);
     }
     elo = lo ? ex_index(ev, lo, loc) : ex_int32(ev, 0);
     ehi = ex_index(ev, hi, loc);
@@ -386,6 +388,7 @@ static tilec_ir_expr_t *loop_extent(ev_t *ev, value_t *lo, value_t *hi, int64_t 
         d = (lo && !(elo->kind == TILEC_EX_INT && elo->u.i == 0))
                 ? ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_SUB, ehi, elo)) : ehi;
     } else {
+        if (step == INT64_MIN) ev_fail(ev, loc, "loop step %lld is out of range", (long long)step);
         d = ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_SUB, elo, ehi));
         step = -step;
     }
