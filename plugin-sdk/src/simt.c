@@ -1337,7 +1337,9 @@ static void gen_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         close_block(c);
         return;
     }
-    if (s->kind == TILEC_ST_SYNC) {
+    if (s->kind == TILEC_ST_SYNC || s->kind == TILEC_ST_BARRIER) {
+        /* a barrier of lowered IR whose buffers have no layouts (none on
+         * chip): the same as T.sync_threads here */
         tilec_simt_barrier(c);
         return;
     }
