@@ -372,6 +372,51 @@ Test(cuda, fragments_live_in_registers)
     tilec_context_destroy(ctx);
 }
 
+/* flash attention's source for arch (2 stages), owned by the caller */
+static char *flash_source(tilec_context_t *ctx, const char *arch)
+{
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    tilec_define_kv_t defs[] = {{"num_stages", "2"}};
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, 1, NULL, &p),
+                 TILEC_OK, "%s", tilec_context_message(ctx));
+    tilec_status_t st = tilec_program_compile_for(ctx, p, arch, &e);
+    if (st != TILEC_OK && strstr(tilec_context_message(ctx), "NVRTC not found"))
+        no_nvrtc(tilec_context_message(ctx));
+    cr_assert_eq(st, TILEC_OK, "%s", tilec_context_message(ctx));
+    char *src = strdup(tilec_executable_source(e, NULL));
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    return src;
+}
+
+/* sm_90a: P goes to wgmma as register A operand and V joins K's cp.async
+ * ring; sm_90 (mma.sync) and the environment switches keep both off */
+Test(cuda, flash_attention_keeps_p_in_registers_and_v_in_the_ring_on_sm_90a)
+{
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    char *src = flash_source(ctx, "sm_90a");
+    cr_expect(strstr(src, "fragment acc_s_cast lives in registers as wgmma's A operand"),
+              "P not in registers");
+    cr_expect(strstr(src, "_rs(tl_c"), "no wgmma with A from registers");
+    cr_expect(strstr(src, "shared V_shared, cp.async ring"), "V not in the ring");
+    cr_expect_null(strstr(src, "fragment acc_s_cast */"), "P still in shared memory");
+    free(src);
+    src = flash_source(ctx, "sm_90");
+    cr_expect_null(strstr(src, "_rs(tl_c"), "register A operand without wgmma");
+    cr_expect_null(strstr(src, "shared V_shared, cp.async ring"), "late copy in the ring on sm_90");
+    free(src);
+    setenv("TILEC_CUDA_WGMMA_RS", "0", 1);
+    setenv("TILEC_CUDA_PIPE_LATE", "0", 1);
+    src = flash_source(ctx, "sm_90a");
+    cr_expect(strstr(src, "fragment acc_s_cast */"), "TILEC_CUDA_WGMMA_RS=0 ignored");
+    cr_expect_null(strstr(src, "shared V_shared, cp.async ring"), "TILEC_CUDA_PIPE_LATE=0 ignored");
+    free(src);
+    unsetenv("TILEC_CUDA_WGMMA_RS");
+    unsetenv("TILEC_CUDA_PIPE_LATE");
+    tilec_context_destroy(ctx);
+}
+
 Test(cuda, gemm_falls_back_to_cuda_cores_on_sm_75)
 {
     tilec_context_t *ctx = cuda_ctx(NULL);

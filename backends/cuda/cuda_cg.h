@@ -20,6 +20,7 @@
 
 #define CG_MAX_DEPTH 600
 #define CG_LOCAL_MAX_ELEMS 4096
+#define CG_MAX_RING 8          /* copies one T.Pipelined loop turns into cp.async rings */
 
 /* ---- generator state ------------------------------------------------------ */
 
@@ -73,6 +74,10 @@ typedef struct cg {
     int rf_nest;             /* emitting for one element (1) or one row (2) */
     int *stages;             /* [nbufs] >1: shared buffer in a cp.async ring of that many stages */
     uint64_t *stage_bytes;   /* [nbufs] bytes of one stage */
+    /* late ring copies of the pipelined body being printed: issued ahead,
+     * so printed as nothing where they stand (cuda_pipe.c) */
+    const tilec_ir_stmt_t *const *pipe_skip;
+    int npipe_skip;
 } cg_t;
 
 
@@ -84,7 +89,8 @@ typedef struct who {
     int coop;     /* 1: over the block's threads */
 } who_t;
 
-enum { RF_NONE = 0, RF_ACC, RF_ROW };
+/* RF_AOP: a 16-bit fragment held as wgmma's A-operand registers (cuda_wgrs.c) */
+enum { RF_NONE = 0, RF_ACC, RF_ROW, RF_AOP };
 
 /* A T.Parallel nest that runs on the registers (lower.dist = "regs"). */
 typedef struct rf_nest {
@@ -159,8 +165,15 @@ void cg_emit_rf_reduce(cg_t *g, const tilec_ir_stmt_t *s);
 
 /* cuda_pipe.c: T.Pipelined on cp.async rings */
 int cg_pipe_copies(cg_t *g, const tilec_ir_stmt_t *loop);
+int cg_pipe_ring(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_stmt_t **ring);
+int cg_pipe_skipped(const cg_t *g, const tilec_ir_stmt_t *s);
 void cg_pipe_walk(cg_t *g, const tilec_ir_stmt_t *s, int par, int depth);
-void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop, int n);
+void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop);
+
+/* cuda_wgrs.c: wgmma with A in registers */
+void cg_plan_wgrs(cg_t *g);
+void cg_emit_wgrs_pack(cg_t *g, const tilec_ir_stmt_t *s);
+void cg_wgrs_fn(cg_t *g, const char *fn, const mma_plan_t *p, int tb);
 
 /* cuda_codegen.c: statements and the kernel frame */
 void cg_emit_block(cg_t *g, const tilec_ir_stmt_t *s, int par);

@@ -185,6 +185,10 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         return;
     }
     who_t coop = {1}, solo = {0};
+    if (cg_pipe_skipped(g, s)) {
+        g->depth--;
+        return; /* a late ring copy, issued ahead (cuda_pipe.c) */
+    }
     switch (s->kind) {
     case TILEC_ST_FOR:
         if (!par && s->u.loop.kind == TILEC_LOOP_PARALLEL && !cg_touches(s->u.loop.body, NULL, NULL, CG_WRITE)) {
@@ -220,9 +224,8 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
             } else {
                 rg = NULL;
             }
-            int npipe = par ? 0 : cg_pipe_copies(g, s);
-            if (npipe > 0 && g->stages[s->u.loop.body->u.copy.dst.buf->id] > 1) {
-                cg_emit_pipelined(g, s, npipe);
+            if (!par && cg_pipe_copies(g, s) > 0) {
+                cg_emit_pipelined(g, s);
             } else {
                 emit_loop_head(g, s);
                 g->ind++;
@@ -283,6 +286,10 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         cg_out(g, ");\n");
         break;
     case TILEC_ST_COPY:
+        if (g->rf[s->u.copy.dst.buf->id] == RF_AOP) {
+            cg_emit_wgrs_pack(g, s);
+            break;
+        }
         if (g->rf[s->u.copy.src.buf->id] || g->rf[s->u.copy.dst.buf->id]) {
             cg_emit_rf_copy(g, s);
             break;
@@ -445,6 +452,7 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
     }
     cg_pipe_walk(&g, k->body, 0, 0);
     cg_plan_regfrags(&g);
+    cg_plan_wgrs(&g);
     uint64_t off = 0;
     for (int i = k->nparams; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
@@ -552,6 +560,9 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         } else if (g.rf[i] == RF_ACC) {
             cg_line(&g, "/* fragment %s lives in registers (tl_c%d) */", b->name, g.rf_id[i]);
             cg_mma_decl(&g, &g.rf_plan[i], g.rf_id[i]);
+        } else if (g.rf[i] == RF_AOP) {
+            cg_line(&g, "/* fragment %s lives in registers as wgmma's A operand (tl_pa%d) */",
+                 b->name, g.rf_id[i]);
         } else if (g.rf[i] == RF_ROW) {
             cg_line(&g, "float tl_c%d[%d][%d] = {}; /* fragment %s lives in registers, by rows */",
                  g.rf_id[i], g.rf_rows.mt, cg_rf_halves(&g), b->name);

@@ -245,10 +245,10 @@ void cg_mma_cmove(cg_t *g, const mma_plan_t *p, const tilec_ir_buffer_t *C, int 
 }
 
 /* name of the wgmma helper for a plan and transposes (see emit_wgmma_fns) */
-static void wg_name(char *buf, size_t n, const mma_plan_t *p, int ta, int tb)
+static void wg_name(char *buf, size_t n, const mma_plan_t *p, int ta, int tb, int rs)
 {
-    snprintf(buf, n, "tl_wgmma_%lld%s%s%s", (long long)p->WN, p->bf16 ? "_bf16" : "",
-             ta ? "_ta" : "", tb ? "_tb" : "");
+    snprintf(buf, n, "tl_wgmma_%lld%s%s%s%s", (long long)p->WN, p->bf16 ? "_bf16" : "",
+             ta ? "_ta" : "", tb ? "_tb" : "", rs ? "_rs" : "");
 }
 
 /* descriptor arguments of a swizzled operand read by wgmma: kmajor = rows
@@ -277,7 +277,8 @@ static void wg_kloop(cg_t *g, const tilec_ir_stmt_t *s, const mma_plan_t *p, int
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b;
     int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
     char fn[64];
-    wg_name(fn, sizeof fn, p, ta, tb);
+    int rs = g->rf[A->id] == RF_AOP; /* A in registers (cuda_wgrs.c) */
+    wg_name(fn, sizeof fn, p, ta, tb, rs);
     g->info->wgmma++;
     cg_line(g, "tl_keep_acc<%d>(&tl_c%d[0][0][0]);", p->mt * p->nt * 4, id);
     cg_line(g, "tl_wg_fence();");
@@ -290,9 +291,13 @@ static void wg_kloop(cg_t *g, const tilec_ir_stmt_t *s, const mma_plan_t *p, int
     char mrow[64], ncol[64];
     snprintf(mrow, sizeof mrow, "(tl_wm%d & ~63) + tl_mi * 64", id);
     snprintf(ncol, sizeof ncol, "tl_wn%d", id);
-    wg_desc(g, A, !ta, mrow, "tl_da");
     wg_desc(g, B, tb, ncol, "tl_db");
-    cg_line(g, "%s(tl_c%d[tl_mi], tl_da, tl_db);", fn, id);
+    if (rs) {
+        cg_line(g, "%s(tl_c%d[tl_mi], tl_pa%d[tl_mi][tl_k0 / 16], tl_db);", fn, id, g->rf_id[A->id]);
+    } else {
+        wg_desc(g, A, !ta, mrow, "tl_da");
+        cg_line(g, "%s(tl_c%d[tl_mi], tl_da, tl_db);", fn, id);
+    }
     g->ind--;
     cg_line(g, "}");
     g->ind--;
@@ -427,13 +432,18 @@ static int wg_fn(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
     if (s->kind != TILEC_ST_GEMM || !cg_mma_plan(g, s, &p) || !p.wg)
         return TILEC_WALK_CONTINUE;
     int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b, dup = 0;
+    int rs = g->rf[s->u.gemm.a->id] == RF_AOP;
     char fn[64];
-    wg_name(fn, sizeof fn, &p, ta, tb);
+    wg_name(fn, sizeof fn, &p, ta, tb, rs);
     for (int i = 0; i < q->nseen; i++)
         dup |= strcmp(q->seen[i], fn) == 0;
     if (dup || q->nseen >= 64)
         return TILEC_WALK_CONTINUE;
     snprintf(q->seen[q->nseen++], 64, "%s", fn);
+    if (rs) {
+        cg_wgrs_fn(g, fn, &p, tb);
+        return TILEC_WALK_CONTINUE;
+    }
     int nr = (int)(p.WN / 2);
     const char *ab = p.bf16 ? "bf16" : "f16";
     cg_out(g, "TL_INLINE void %s(float (*d)[4], tl_u64 da, tl_u64 db) {\n", fn);

@@ -8,8 +8,17 @@
  * register-resident wgmma GEMM reading only the loop's rings trails its
  * wait by one iteration (the wgmma of v runs while the copies of v + 1
  * land).
+ *
+ * Late copies: a copy of the same kind further down the body (flash
+ * attention's V, loaded after the softmax) joins the ring too when no
+ * statement before it in the body mentions its buffer: every read of the
+ * buffer in iteration v then follows the copy and reads stage v % S, so
+ * the copy can be issued with the leading ones, S-1 iterations ahead,
+ * instead of stalling the body where it stands.  On by default for sm_90a
+ * (measured there), TILEC_CUDA_PIPE_LATE=0/1 overrides (docs/backend-cuda.md).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_cg.h"
@@ -79,17 +88,55 @@ static int async_copy_ok(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_st
     return 1;
 }
 
-/* number of leading copies of a pipelined loop that go asynchronous */
-int cg_pipe_copies(cg_t *g, const tilec_ir_stmt_t *loop)
+/* does top-level statement t (alone, with what it nests) mention b */
+static int stmt_mentions(const tilec_ir_stmt_t *t, const tilec_ir_buffer_t *b)
+{
+    tilec_ir_stmt_t one = *t;
+    one.next = NULL;
+    return cg_touches(&one, b, NULL, CG_READ | CG_WRITE);
+}
+
+/* TILEC_CUDA_PIPE_LATE=0/1 overrides; the default is on for sm_90a,
+ * where it was measured (bench/results/hopper_session3.txt) */
+static int late_copies_on(const cg_t *g)
+{
+    const char *e = secure_getenv("TILEC_CUDA_PIPE_LATE");
+    return e && *e ? atoi(e) > 0 : g->wgmma;
+}
+
+/* The copies of a pipelined loop that go asynchronous into rings, in
+ * body order: the leading ones, then (late copies) the later top-level
+ * copies no earlier statement mentions the buffer of.  Returns their
+ * number (at most CG_MAX_RING), 0 when the loop is not pipelined. */
+int cg_pipe_ring(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_stmt_t **ring)
 {
     if (g->sm < 80 || loop->kind != TILEC_ST_FOR || loop->u.loop.kind != TILEC_LOOP_PIPELINED ||
         loop->u.loop.num_stages < 2 || g->nthreads % 32 != 0)
         return 0;
     int n = 0;
     const tilec_ir_stmt_t *c = loop->u.loop.body;
-    for (; c && async_copy_ok(g, loop, c); c = c->next)
-        n++;
-    return c ? n : 0; /* something must follow the copies */
+    for (; c && n < CG_MAX_RING && async_copy_ok(g, loop, c); c = c->next)
+        ring[n++] = c;
+    if (!c)
+        return 0; /* something must follow the copies */
+    if (!late_copies_on(g))
+        return n;
+    for (const tilec_ir_stmt_t *t = c; t && n < CG_MAX_RING; t = t->next) {
+        if (!async_copy_ok(g, loop, t))
+            continue;
+        int early = 0;
+        for (const tilec_ir_stmt_t *u = loop->u.loop.body; u != t && !early; u = u->next)
+            early = stmt_mentions(u, t->u.copy.dst.buf);
+        if (!early)
+            ring[n++] = t;
+    }
+    return n;
+}
+
+int cg_pipe_copies(cg_t *g, const tilec_ir_stmt_t *loop)
+{
+    const tilec_ir_stmt_t *ring[CG_MAX_RING];
+    return cg_pipe_ring(g, loop, ring);
 }
 
 void cg_pipe_walk(cg_t *g, const tilec_ir_stmt_t *s, int par, int depth)
@@ -99,10 +146,10 @@ void cg_pipe_walk(cg_t *g, const tilec_ir_stmt_t *s, int par, int depth)
     for (; s; s = s->next) {
         if (s->kind == TILEC_ST_FOR) {
             int p = par || s->u.loop.kind == TILEC_LOOP_PARALLEL;
-            int n = p ? 0 : cg_pipe_copies(g, s);
-            const tilec_ir_stmt_t *c = s->u.loop.body;
-            for (int i = 0; i < n; i++, c = c->next)
-                g->stages[c->u.copy.dst.buf->id] = s->u.loop.num_stages > 8 ? 8 : s->u.loop.num_stages;
+            const tilec_ir_stmt_t *ring[CG_MAX_RING];
+            int n = p ? 0 : cg_pipe_ring(g, s, ring);
+            for (int i = 0; i < n; i++)
+                g->stages[ring[i]->u.copy.dst.buf->id] = s->u.loop.num_stages > 8 ? 8 : s->u.loop.num_stages;
             cg_pipe_walk(g, s->u.loop.body, p, depth + 1);
         } else if (s->kind == TILEC_ST_IF) {
             cg_pipe_walk(g, s->u.cond.then, par, depth + 1);
@@ -112,23 +159,48 @@ void cg_pipe_walk(cg_t *g, const tilec_ir_stmt_t *s, int par, int depth)
 }
 
 /* points every staged buffer of the loop at stage (iter % S) */
-static void pipe_point(cg_t *g, const tilec_ir_stmt_t *loop, int n, const char *iter)
+static void pipe_point(cg_t *g, const tilec_ir_stmt_t *const *ring, int n, const char *iter)
 {
-    const tilec_ir_stmt_t *c = loop->u.loop.body;
-    for (int i = 0; i < n; i++, c = c->next) {
-        const tilec_ir_buffer_t *b = c->u.copy.dst.buf;
+    for (int i = 0; i < n; i++) {
+        const tilec_ir_buffer_t *b = ring[i]->u.copy.dst.buf;
         cg_line(g, "b%d = (%s *)(tl_smem + %llu + (%s %% %d) * %llu);", b->id, cg_stype(b->dtype),
              (unsigned long long)g->smem_off[b->id], iter, g->stages[b->id],
              (unsigned long long)g->stage_bytes[b->id]);
     }
 }
 
-static void pipe_issue(cg_t *g, const tilec_ir_stmt_t *loop, int n)
+static void pipe_issue(cg_t *g, const tilec_ir_stmt_t *const *ring, int n)
 {
     who_t coop = {1};
-    const tilec_ir_stmt_t *c = loop->u.loop.body;
-    for (int i = 0; i < n; i++, c = c->next)
-        cg_copy_vec(g, c, &coop, 1);
+    for (int i = 0; i < n; i++)
+        cg_copy_vec(g, ring[i], &coop, 1);
+}
+
+/* the body after the leading ring copies, with the late ones left out
+ * where they stand (g->pipe_skip) */
+static void pipe_body(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_stmt_t *const *ring, int n)
+{
+    const tilec_ir_stmt_t *rest = loop->u.loop.body;
+    while (rest && n > 0 && rest == ring[0]) {
+        rest = rest->next;
+        ring++;
+        n--;
+    }
+    const tilec_ir_stmt_t *const *skip = g->pipe_skip;
+    int nskip = g->npipe_skip;
+    g->pipe_skip = ring;
+    g->npipe_skip = n;
+    cg_emit_block(g, rest, 0);
+    g->pipe_skip = skip;
+    g->npipe_skip = nskip;
+}
+
+int cg_pipe_skipped(const cg_t *g, const tilec_ir_stmt_t *s)
+{
+    for (int i = 0; i < g->npipe_skip; i++)
+        if (g->pipe_skip[i] == s)
+            return 1;
+    return 0;
 }
 
 /* Multi-stage buffering: iteration i's copies are issued S-1 iterations
@@ -140,7 +212,8 @@ static void pipe_issue(cg_t *g, const tilec_ir_stmt_t *loop, int n)
 /* The loop's register-resident GEMM when it runs on wgmma from operands
  * that only this loop's cp.async ring writes: its wait can then trail by
  * one iteration (see emit_pipelined). */
-static const tilec_ir_stmt_t *deferrable_wgmma(cg_t *g, const tilec_ir_stmt_t *loop, int n)
+static const tilec_ir_stmt_t *deferrable_wgmma(cg_t *g, const tilec_ir_stmt_t *loop,
+                                              const tilec_ir_stmt_t *const *ring, int n)
 {
     const tilec_ir_stmt_t *rg = g->resident, *t;
     mma_plan_t p;
@@ -151,19 +224,24 @@ static const tilec_ir_stmt_t *deferrable_wgmma(cg_t *g, const tilec_ir_stmt_t *l
     if (!t)
         return NULL;
     int ha = 0, hb = 0;
-    t = loop->u.loop.body;
-    for (int i = 0; i < n; i++, t = t->next) {
-        ha |= t->u.copy.dst.buf == rg->u.gemm.a;
-        hb |= t->u.copy.dst.buf == rg->u.gemm.b;
+    for (int i = 0; i < n; i++) {
+        ha |= ring[i]->u.copy.dst.buf == rg->u.gemm.a;
+        hb |= ring[i]->u.copy.dst.buf == rg->u.gemm.b;
     }
     return ha && hb ? rg : NULL;
 }
 
-void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop, int n)
+void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop)
 {
-    int S = g->stages[loop->u.loop.body->u.copy.dst.buf->id];
+    const tilec_ir_stmt_t *ring[CG_MAX_RING];
+    int n = cg_pipe_ring(g, loop, ring);
+    int S = n > 0 ? g->stages[ring[0]->u.copy.dst.buf->id] : 0;
+    if (S < 2) {
+        cg_fail(g, "internal: pipelined loop without a ring");
+        return;
+    }
     int v = loop->u.loop.var->id, id = g->tmp++;
-    const tilec_ir_stmt_t *defer = deferrable_wgmma(g, loop, n);
+    const tilec_ir_stmt_t *defer = deferrable_wgmma(g, loop, ring, n);
     g->info->cp_async += n;
     cg_line(g, "{ /* T.Pipelined: %d copies issued %d iterations ahead with cp.async */", n, S - 1);
     g->ind++;
@@ -177,8 +255,8 @@ void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop, int n)
     cg_line(g, "if (tl_s%d < tl_n%d) {", id, id);
     g->ind++;
     cg_line(g, "v%d = tl_s%d;", v, id);
-    pipe_point(g, loop, n, it);
-    pipe_issue(g, loop, n);
+    pipe_point(g, ring, n, it);
+    pipe_issue(g, ring, n);
     g->ind--;
     cg_line(g, "}");
     cg_line(g, "tl_cp_commit();");
@@ -193,12 +271,9 @@ void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop, int n)
          * body have freed */
         cg_line(g, "tl_cp_wait<%d>();", S - 2);
         cg_emit_sync(g);
-        pipe_point(g, loop, n, it);
+        pipe_point(g, ring, n, it);
         g->wg_defer = defer;
-        const tilec_ir_stmt_t *rest = loop->u.loop.body;
-        for (int i = 0; i < n; i++)
-            rest = rest->next;
-        cg_emit_block(g, rest, 0);
+        pipe_body(g, loop, ring, n);
         g->wg_defer = NULL;
         cg_emit_sync(g);
     }
@@ -208,8 +283,8 @@ void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop, int n)
     cg_line(g, "v%d = tl_cur%d + %d;", v, id, S - 1);
     cg_line(g, "if (v%d < tl_n%d) {", v, id);
     g->ind++;
-    pipe_point(g, loop, n, it);
-    pipe_issue(g, loop, n);
+    pipe_point(g, ring, n, it);
+    pipe_issue(g, ring, n);
     g->ind--;
     cg_line(g, "}");
     cg_line(g, "tl_cp_commit();");
@@ -219,11 +294,8 @@ void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop, int n)
     if (!defer) {
         cg_line(g, "tl_cp_wait<%d>();", S - 1);
         cg_emit_sync(g);
-        pipe_point(g, loop, n, it);
-        const tilec_ir_stmt_t *rest = loop->u.loop.body;
-        for (int i = 0; i < n; i++)
-            rest = rest->next;
-        cg_emit_block(g, rest, 0);
+        pipe_point(g, ring, n, it);
+        pipe_body(g, loop, ring, n);
         cg_emit_sync(g);
     }
     g->ind--;
