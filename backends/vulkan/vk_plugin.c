@@ -566,7 +566,15 @@ static tilec_pstatus_t vk_compile(void *devstate, const tilec_pcompile_options_t
     tilec_arena_t ar;
     tilec_arena_init(&ar);
     tilec_pstatus_t st;
-    const tilec_ir_module_t *lm = tilec_lower_shell_module("vulkan", vk_target_desc(d), sm, &ar, &st);
+    const tilec_target_desc_t *td = vk_target_desc(d);
+    const tilec_ir_module_t *lm = tilec_lower_shell_module("vulkan", td, sm, &ar, &st);
+    if (!lm && st == TILEC_PS_UNSUPPORTED && (td->flags & TILEC_TARGET_SIMT_ACC_SHARED)) {
+        /* the accumulators the cooperative-matrix gemm reads from shared
+         * memory do not fit there: registers and the FMA path instead */
+        tilec_target_desc_t t2 = *td;
+        t2.flags &= ~TILEC_TARGET_SIMT_ACC_SHARED;
+        lm = tilec_lower_shell_module("vulkan", &t2, sm, &ar, &st);
+    }
     int rc = lm ? tilec_simt_generate(lm, &dl, &res, err, sizeof err) : -1;
     tilec_arena_destroy(&ar);
     if (!lm)
