@@ -216,7 +216,9 @@ sanitize-build: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE) $(TUNE_PLUGINS) $(
 # linked to tests/fuzz/replay.c instead of libFuzzer.
 FUZZ_O    ?= build-fuzz
 FUZZ_TIME ?= 60
-FUZZ_CC   ?= clang -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+# TILEC_FUZZ_BUDGETS: the frontend's step and memory budgets made smaller
+# (frontend/eval_internal.h), so an input that reaches one stays cheap.
+FUZZ_CC   ?= clang -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -DTILEC_FUZZ_BUDGETS
 $(O)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(O)/libtilec.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/fuzz -o $@ $< tests/fuzz/replay.c $(O)/libtilec.a $(LDLIBS_CORE)

@@ -12,8 +12,12 @@ on random data, and prints a table with the ratio tilec/reference:
   flash attention fp16, batch 4, heads 16, seq 8192, dim 128, causal and
                              not, vs scaled_dot_product_attention with its
                              flash and cuDNN backends, TFLOP/s
-  softmax, rmsnorm fp16 32768x4096 vs the device-to-device copy bandwidth,
-                             GB/s (torch's own kernels printed beside)
+  gemm bf16 8192^3 vs cuBLAS; gemm + bias + ReLU fp16 8192^3 (one kernel,
+                             examples/gemm_bias_relu.py) vs PyTorch's
+                             relu(a @ b + bias), TFLOP/s
+  softmax, rmsnorm, layernorm fp16 32768x4096, transpose fp16 16384^2 vs
+                             the device-to-device copy bandwidth, GB/s
+                             (torch's own kernels printed beside)
 
 When the `tilelang` package imports (TileLang 0.1.15 carried as wheels on
 the H200), the same example file with the same parameters is also compiled
@@ -109,6 +113,23 @@ def main():
         add(f"gemm fp16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "cuBLAS", err, tl)
         del a, b
 
+    # bf16 GEMM, and the fused GEMM + bias + ReLU against PyTorch's
+    # unfused sequence (cuBLAS, then elementwise kernels)
+    n = 8192
+    a = torch.rand(n, n, dtype=torch.bfloat16, device="cuda") * 2 - 1
+    b = torch.rand(n, n, dtype=torch.bfloat16, device="cuda") * 2 - 1
+    ref = median_ms(lambda: a @ b)
+    defs = dict(M=n, N=n, K=n, dtype="bfloat16", **gemm_cfg)
+    ms, err = t_tilec("examples/gemm.py", defs)
+    add(f"gemm bf16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "cuBLAS", err)
+    a, b = a.half(), b.half()
+    bias = torch.rand(n, dtype=torch.float16, device="cuda") * 2 - 1
+    ref = median_ms(lambda: torch.relu(a @ b + bias))
+    defs = dict(M=n, N=n, K=n, **gemm_cfg)
+    ms, err = t_tilec("examples/gemm_bias_relu.py", defs)
+    add(f"gemm+bias+relu fp16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "torch-unfused", err)
+    del a, b, bias
+
     from torch.nn.attention import SDPBackend, sdpa_kernel
     bt, h, s, d = 4, 16, 8192, 128
     for causal in (False, True):
@@ -152,6 +173,25 @@ def main():
     add(f"rmsnorm fp16 {M}x{N}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
         "copy-bw", err, tl)
     print(f"  (torch rms_norm: {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
+
+    bias = torch.randn(N, dtype=torch.float16, device="cuda")
+    ref = median_ms(lambda: torch.nn.functional.layer_norm(xs, (N,), w, bias, 1e-5))
+    defs = dict(M=M, N=N, block_M=4)
+    ms, err = t_tilec("examples/layernorm.py", defs)
+    add(f"layernorm fp16 {M}x{N}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
+        "copy-bw", err)
+    print(f"  (torch layer_norm: {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
+    del xs
+    tn = 16384
+    xt = torch.randn(tn, tn, dtype=torch.float16, device="cuda")
+    ref = median_ms(lambda: xt.t().contiguous())
+    nbytes = 2 * tn * tn * 2
+    defs = dict(M=tn, N=tn, block_M=64, block_N=64)
+    ms, err = t_tilec("examples/transpose.py", defs)
+    add(f"transpose fp16 {tn}x{tn}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
+        "copy-bw", err)
+    print(f"  (torch .t().contiguous(): {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
+    del xt
 
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "bench.json"), "w") as f:

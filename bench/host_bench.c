@@ -15,9 +15,11 @@
  *       memcpy bandwidth alone.
  *
  * Each figure is the median of TILEC_BENCH_RUNS runs (default 15) after
- * two warm-ups, as wall time and as the process's CPU time (which a loaded
- * machine inflates less: time-sliced away, a thread accrues no CPU time);
- * ratios are given for both.  The cold compile time of the kernel (load +
+ * two warm-ups; tilec and the reference run interleaved (alternating which
+ * goes first), so load on a shared machine hits both alike.  Figures are
+ * wall time and the process's CPU time (which a loaded machine inflates
+ * less: time-sliced away, a thread accrues no CPU time); ratios are given
+ * for both.  The cold compile time of the kernel (load +
  * compile, no kernel cache when TILEC_CACHE=0) comes first.
  */
 #include <cblas.h>
@@ -143,16 +145,17 @@ static int bench_rows(const char *kind, int m, int n)
     tilec_buffer_write(buf[0], x, bytes);
     if (rms)
         tilec_buffer_write(buf[1], w, (size_t)n * 2);
-    for (int r = -2; r < RUNS; r++) {
-        tm_t t0 = tm_now();
-        if (tilec_launch(ctx, exe, buf, nb, NULL) != TILEC_OK) return die(ctx, "launch");
-        if (r >= 0) tt[r] = tm_since(t0);
-    }
-    for (int r = -2; r < RUNS; r++) {
-        tm_t t0 = tm_now();
-        memcpy(y, x, bytes);
-        if (r >= 0) tc[r] = tm_since(t0);
-    }
+    for (int r = -2; r < RUNS; r++)
+        for (int side = 0; side < 2; side++) {
+            tm_t t0 = tm_now();
+            if ((side ^ (r & 1)) == 0) {
+                if (tilec_launch(ctx, exe, buf, nb, NULL) != TILEC_OK) return die(ctx, "launch");
+                if (r >= 0) tt[r] = tm_since(t0);
+            } else {
+                memcpy(y, x, bytes);
+                if (r >= 0) tc[r] = tm_since(t0);
+            }
+        }
     printf("%s float16 %dx%d\n", kind, m, n);
     report(kind, 2.0 * bytes, "GB/s", "memcpy", median(tt, RUNS), median(tc, RUNS));
     for (int i = 0; i < nb; i++) tilec_buffer_free(buf[i]);
@@ -218,16 +221,17 @@ static int bench_gemm(int argc, char **argv)
 
     tm_t *t_tilec = malloc(sizeof(tm_t) * RUNS), *t_blas = malloc(sizeof(tm_t) * RUNS);
     if (!t_tilec || !t_blas) return die(NULL, "out of memory");
-    for (int r = -2; r < RUNS; r++) {
-        tm_t t0 = tm_now();
-        if (tilec_launch(ctx, exe, buf, 3, NULL) != TILEC_OK) return die(ctx, "launch");
-        if (r >= 0) t_tilec[r] = tm_since(t0);
-    }
-    for (int r = -2; r < RUNS; r++) {
-        tm_t t0 = tm_now();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, ref, n);
-        if (r >= 0) t_blas[r] = tm_since(t0);
-    }
+    for (int r = -2; r < RUNS; r++)
+        for (int side = 0; side < 2; side++) {
+            tm_t t0 = tm_now();
+            if ((side ^ (r & 1)) == 0) {
+                if (tilec_launch(ctx, exe, buf, 3, NULL) != TILEC_OK) return die(ctx, "launch");
+                if (r >= 0) t_tilec[r] = tm_since(t0);
+            } else {
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, ref, n);
+                if (r >= 0) t_blas[r] = tm_since(t0);
+            }
+        }
     tilec_buffer_read(buf[2], c, nn * 4);
     double d2 = 0, r2 = 0;
     for (size_t i = 0; i < nn; i++) {

@@ -67,26 +67,8 @@ grep -q '^ *opencl:0' "$out/devices.txt" || { echo "no OpenCL device listed"; ex
 # ---- every example, checked -------------------------------------------------------
 TILEC_CACHE_DIR=/tmp/tilec-ocl-cache
 export TILEC_CACHE_DIR
-: > "$out/check.txt"
-pass=0
-fail=0
-for ex in examples/*.py; do
-    lines=$(grep '^# tilec-test:' "$ex" | sed 's/^# tilec-test://')
-    [ -n "$lines" ] || lines=" "
-    # the here-document keeps the loop in this shell (counters survive)
-    while IFS= read -r args; do
-        # shellcheck disable=SC2086
-        res=$(build/tilec run "$ex" $args --check --backend opencl 2>&1)
-        rc=$?
-        if [ $rc -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-        printf '%s [%s] rc=%d %s\n' "$ex" "$args" $rc "$(echo "$res" | tail -n 1)" >> "$out/check.txt"
-        [ $rc -eq 0 ] || echo "$res" | tail -n 30 >> "$out/check.txt"
-    done <<EOF
-$lines
-EOF
-done
-grep -v ' rc=0 ' "$out/check.txt" | head -n 60
-echo "check: $pass passed, $fail failed"
+. bench/check_examples.sh
+check_examples opencl "$out/check.txt"
 
 # ---- the conformance suite ----------------------------------------------------------
 build/tilec conform --backend opencl --json "$out/conform.json" --junit "$out/conform.xml" \

@@ -9,12 +9,15 @@
 # but neither the Vulkan loader nor glslc, and no network, so both travel as
 # Debian's .debs, unpacked under /tmp (never over /):
 # Here, once (build/ is ignored by git, so it can be carried):
-#   mkdir -p build/vk-debs && (cd build/vk-debs && apt-get download libvulkan1 glslc libshaderc1)
+#   mkdir -p build/vk-debs && (cd build/vk-debs && apt-get download libvulkan1 glslc libshaderc1 \
+#       libglvnd0 libglx0 libegl1 libgl1 libopengl0 libgles2)
+# (glvnd's libraries are what NVIDIA's ICD, libGLX_nvidia, links against.)
 # There, from the repository root (carry "build/vk-debs"):
 #   sh bench/vulkan_nvidia.sh "$OUT"
 # It builds tilec (make all), writes build.log, devices.txt, check.txt,
 # conform.txt/.json and bench.txt into the output folder and prints a
-# summary (BENCH=0 skips the benchmarks, CONFORM=0 the conformance suite).  Exit status: 0 all checks passed,
+# summary (BENCH=0 skips the benchmarks, CONFORM=0 the conformance suite,
+# CHECK=0 the examples' checks).  Exit status: 0 all checks passed,
 # 1 some failed, 2 build failure, 3 no Vulkan device.
 set -u
 out=${1:-${OUT:-/tmp/tilec-vk-out}}
@@ -37,7 +40,12 @@ command -v "${TILEC_GLSLC:-glslc}" > /dev/null 2>&1 || { echo "no glslc: carry b
 # ---- NVIDIA's Vulkan ICD --------------------------------------------------------------
 # TILEC_VK_ICD names another ICD manifest (testing the script with lavapipe)
 icd=${TILEC_VK_ICD:-}
-[ -n "$icd" ] || for f in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json \
+# The container runtime's copy under /usr/local/nvidia is the one that matches
+# the driver; /usr/share's may name a library the image does not have
+# (vkCreateInstance then says VK_ERROR_INCOMPATIBLE_DRIVER).
+[ -n "$icd" ] || icd=${VK_DRIVER_FILES:-}
+[ -n "$icd" ] || for f in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json \
+         /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json \
          /usr/share/vulkan/icd.d/nvidia_icd.x86_64.json; do
     [ -e "$f" ] && { icd=$f; break; }
 done
@@ -55,6 +63,10 @@ if [ -z "$icd" ]; then
 fi
 VK_ICD_FILENAMES=$icd VK_DRIVER_FILES=$icd
 export VK_ICD_FILENAMES VK_DRIVER_FILES
+# NVIDIA's ICD is libGLX_nvidia, which loads through glvnd's EGL vendor list
+egl=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+[ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ] && [ -e "$egl" ] && __EGL_VENDOR_LIBRARY_FILENAMES=$egl &&
+    export __EGL_VENDOR_LIBRARY_FILENAMES
 echo "NVIDIA Vulkan ICD: $icd"
 
 # ---- build ------------------------------------------------------------------------------
@@ -71,25 +83,12 @@ echo "cooperative-matrix GEMM: $(build/tilec compile examples/gemm.py --backend 
 # ---- every example, checked -----------------------------------------------------------
 TILEC_CACHE_DIR=/tmp/tilec-vk-cache
 export TILEC_CACHE_DIR
-: > "$out/check.txt"
-pass=0
-fail=0
-for ex in examples/*.py; do
-    lines=$(grep '^# tilec-test:' "$ex" | sed 's/^# tilec-test://')
-    [ -n "$lines" ] || lines=" "
-    while IFS= read -r args; do
-        # shellcheck disable=SC2086
-        res=$(build/tilec run "$ex" $args --check --backend vulkan 2>&1)
-        rc=$?
-        if [ $rc -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-        printf '%s [%s] rc=%d %s\n' "$ex" "$args" $rc "$(echo "$res" | tail -n 1)" >> "$out/check.txt"
-        [ $rc -eq 0 ] || echo "$res" | tail -n 30 >> "$out/check.txt"
-    done <<EOF
-$lines
-EOF
-done
-grep -v ' rc=0 ' "$out/check.txt" | head -n 60
-echo "check: $pass passed, $fail failed (rc=3 with 'shared/fragment memory': fragments beyond 48 KiB, expected)"
+. bench/check_examples.sh
+if [ "${CHECK:-1}" != 0 ]; then
+    check_examples vulkan "$out/check.txt"
+else
+    pass=0 fail=0
+fi
 
 # ---- the conformance suite --------------------------------------------------------------
 if [ "${CONFORM:-1}" != 0 ]; then

@@ -205,6 +205,37 @@ static void keep_compile_only(tilec_context_t *ctx, tilec_loader_list_t *list, c
     }
 }
 
+/* A named backend is looked for by a narrow scan first (only its own
+ * plugin file is probed); when that selects nothing, the full scan decides,
+ * so the error lists every plugin found and why any was rejected. */
+static tilec_status_t scan_and_select(const char *backend, tilec_loader_list_t *list, int *idx,
+                                      uint32_t *dev, char **msg)
+{
+    size_t n = strcspn(backend, ":");
+    tilec_status_t st;
+    *msg = NULL;
+    if (n > 0 && n < 64 && !(n == 4 && strncmp(backend, "auto", 4) == 0)) {
+        char name[64];
+        memcpy(name, backend, n);
+        name[n] = '\0';
+        st = tilec_loader_scan_for(list, name);
+        if (st == TILEC_OK && tilec_loader_select(list, backend, idx, dev, msg) == TILEC_OK) {
+            return TILEC_OK;
+        }
+        free(*msg);
+        *msg = NULL;
+        if (st == TILEC_OK) {
+            tilec_loader_release(list);
+        }
+    }
+    st = tilec_loader_scan(list);
+    if (st != TILEC_OK) {
+        list->n = 0;
+        return st;
+    }
+    return tilec_loader_select(list, backend, idx, dev, msg);
+}
+
 TILEC_API tilec_status_t tilec_context_create(const char *backend, tilec_context_t **out)
 {
     tilec_context_t *ctx;
@@ -239,12 +270,11 @@ TILEC_API tilec_status_t tilec_context_create(const char *backend, tilec_context
     if (!backend || !*backend) {
         backend = "auto";
     }
-    st = tilec_loader_scan(&list);
-    if (st != TILEC_OK) {
+    st = scan_and_select(backend, &list, &idx, &dev, &msg);
+    if (st == TILEC_E_NOMEM && list.n == 0) {
         ctx->no_backend = st;
         return tilec_api_fail(ctx, st, "out of memory while scanning plugins");
     }
-    st = tilec_loader_select(&list, backend, &idx, &dev, &msg);
     if (st != TILEC_OK) {
         keep_compile_only(ctx, &list, backend);
         tilec_loader_release(&list);

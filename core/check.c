@@ -35,7 +35,7 @@ static double rng_unit(check_rng_t *r)
     return (double)(rng_next(r) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-static int64_t rng_int(check_rng_t *r, int64_t lo, int64_t hi)
+int64_t check_rng_int(check_rng_t *r, int64_t lo, int64_t hi)
 {
     return lo + (int64_t)(rng_next(r) % (uint64_t)(hi - lo + 1));
 }
@@ -50,15 +50,15 @@ void check_fill(check_rng_t *r, int dtype, void *data, size_t n)
         case TILEC_FLOAT64: ((double *)data)[i] = rng_unit(r); break;
         case TILEC_FLOAT8_E4M3FN: ((uint8_t *)data)[i] = tilec_f64_to_f8e4m3fn(rng_unit(r)); break;
         case TILEC_FLOAT8_E5M2: ((uint8_t *)data)[i] = tilec_f64_to_f8e5m2(rng_unit(r)); break;
-        case TILEC_BOOL: ((uint8_t *)data)[i] = (uint8_t)rng_int(r, 0, 1); break;
-        case TILEC_INT8: ((int8_t *)data)[i] = (int8_t)rng_int(r, -64, 64); break;
-        case TILEC_INT16: ((int16_t *)data)[i] = (int16_t)rng_int(r, -64, 64); break;
-        case TILEC_INT32: ((int32_t *)data)[i] = (int32_t)rng_int(r, -64, 64); break;
-        case TILEC_INT64: ((int64_t *)data)[i] = rng_int(r, -64, 64); break;
-        case TILEC_UINT8: ((uint8_t *)data)[i] = (uint8_t)rng_int(r, 0, 64); break;
-        case TILEC_UINT16: ((uint16_t *)data)[i] = (uint16_t)rng_int(r, 0, 64); break;
-        case TILEC_UINT32: ((uint32_t *)data)[i] = (uint32_t)rng_int(r, 0, 64); break;
-        case TILEC_UINT64: ((uint64_t *)data)[i] = (uint64_t)rng_int(r, 0, 64); break;
+        case TILEC_BOOL: ((uint8_t *)data)[i] = (uint8_t)check_rng_int(r, 0, 1); break;
+        case TILEC_INT8: ((int8_t *)data)[i] = (int8_t)check_rng_int(r, -64, 64); break;
+        case TILEC_INT16: ((int16_t *)data)[i] = (int16_t)check_rng_int(r, -64, 64); break;
+        case TILEC_INT32: ((int32_t *)data)[i] = (int32_t)check_rng_int(r, -64, 64); break;
+        case TILEC_INT64: ((int64_t *)data)[i] = check_rng_int(r, -64, 64); break;
+        case TILEC_UINT8: ((uint8_t *)data)[i] = (uint8_t)check_rng_int(r, 0, 64); break;
+        case TILEC_UINT16: ((uint16_t *)data)[i] = (uint16_t)check_rng_int(r, 0, 64); break;
+        case TILEC_UINT32: ((uint32_t *)data)[i] = (uint32_t)check_rng_int(r, 0, 64); break;
+        case TILEC_UINT64: ((uint64_t *)data)[i] = (uint64_t)check_rng_int(r, 0, 64); break;
         default: break;
         }
     }

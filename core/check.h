@@ -22,6 +22,9 @@
 typedef struct check_rng { uint64_t state; } check_rng_t;
 
 void check_rng_seed(check_rng_t *r, uint64_t seed);
+/* The next number of the stream, uniform in [lo, hi] (hi - lo < 2^63; the
+ * modulo bias is below 2^-50 for the small ranges it serves). */
+int64_t check_rng_int(check_rng_t *r, int64_t lo, int64_t hi);
 /* Fill n elements of dtype (a tilec_dtype_t value) with seeded random data. */
 void check_fill(check_rng_t *r, int dtype, void *data, size_t n);
 

@@ -194,6 +194,7 @@ typedef struct scan {
     char **seen;      /* real paths already probed */
     int nseen, seencap;
     const tilec_plugin_host_t *host;
+    const char *want; /* a narrow scan: only the files named libtilec-WANT.so */
     int oom;
 } scan_t;
 
@@ -710,6 +711,9 @@ static void probe_dir(scan_t *s, const char *dir, int quiet_missing)
             strcmp(de->d_name + len - 3, ".so") != 0) {
             continue;
         }
+        if (s->want && (len - 12 != strlen(s->want) || strncmp(de->d_name + 9, s->want, len - 12) != 0)) {
+            continue;
+        }
         if (n == cap) {
             int c = cap ? cap * 2 : 16;
             char **nn = realloc(names, (size_t)c * sizeof *nn);
@@ -795,6 +799,11 @@ static char *build_tree_dir(void)
 
 tilec_status_t tilec_loader_scan(tilec_loader_list_t *out)
 {
+    return tilec_loader_scan_for(out, NULL);
+}
+
+tilec_status_t tilec_loader_scan_for(tilec_loader_list_t *out, const char *name)
+{
     scan_t s;
     const char *pp;
     char *dir;
@@ -803,6 +812,10 @@ tilec_status_t tilec_loader_scan(tilec_loader_list_t *out)
     out->items = NULL;
     s.list = out;
     s.host = tilec_loader_host();
+    s.want = name;
+    if (name) {
+        tilec_log("loader", "looking for '%s' only", name);
+    }
 
     pp = secure_getenv("TILEC_PLUGIN_PATH");
     if (pp && *pp) {
@@ -817,7 +830,7 @@ tilec_status_t tilec_loader_scan(tilec_loader_list_t *out)
         }
         free(copy);
     }
-    if (!s.oom) {
+    if (!s.oom && (!name || strcmp(name, "cpu") == 0)) {
         tilec_loader_entry_t *e;
         tilec_log("loader", "embedded cpu backend");
         e = add_entry(&s, NULL, 1);

@@ -55,6 +55,13 @@ typedef struct tilec_loader_list {
 
 /* Scans every candidate.  Fails only when out of memory (TILEC_E_NOMEM). */
 tilec_status_t tilec_loader_scan(tilec_loader_list_t *out);
+/* A narrow scan for a backend named NAME: the TILEC_PLUGIN_PATH entries
+ * that name files, the embedded cpu backend when NAME is cpu, and in every
+ * directory only libtilec-NAME.so, so that opening one backend does not
+ * start every vendor runtime on the machine.  NULL: every candidate.  A
+ * plugin whose file name is not its name is found by the full scan only;
+ * callers fall back to it when the narrow scan selects nothing. */
+tilec_status_t tilec_loader_scan_for(tilec_loader_list_t *out, const char *name);
 /* Closes every handle still held and frees everything. */
 void tilec_loader_release(tilec_loader_list_t *list);
 

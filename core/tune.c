@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -51,6 +52,10 @@ typedef struct wres {           /* what a worker sends back */
     int state;                  /* tilec_tune_state_t */
     int runs;
     double median_ms, min_ms, rel_err;
+    double setup_ms, compile_ms, check_ms, timing_ms;   /* phases of work_check */
+    double wall_ms;             /* set by the parent: fork to reap */
+    int gpu;                    /* work_probe: the device is a GPU (TILEC_CAP_GPU) */
+    long long max_threads;      /* work_probe: threads per block, 0 unknown */
     tilec_tune_devkey_t key;
     char msg[1400];
 } wres_t;
@@ -69,6 +74,8 @@ typedef struct tuner {
     cand_t *c;
     double t0;
     const check_set_t *ref;     /* of the bucket being checked */
+    const char *backend;        /* what the workers open: o->backend, or the plugin auto chose */
+    char chosen[64];
     int compiled;               /* compile results so far */
 } tuner_t;
 
@@ -245,6 +252,7 @@ static void run_workers(tuner_t *t, work_fn fn, const int *idx, int n, int jobs,
                 continue;
             }
             reap(s[j].pid, s[j].fd, late && !(pf[j].revents & POLLIN), timeout_ms(t), &w);
+            w.wall_ms = now_ms() - s[j].start;
             done(t, s[j].idx, &w);
             s[j].pid = 0;
             running--;
@@ -258,7 +266,7 @@ static void run_workers(tuner_t *t, work_fn fn, const int *idx, int n, int jobs,
 static int open_candidate(tuner_t *t, const cand_t *c, wres_t *w, tilec_context_t **ctx,
                           tilec_program_t **prog)
 {
-    tilec_status_t s = tilec_context_create(t->o->backend, ctx);
+    tilec_status_t s = tilec_context_create(t->backend, ctx);
     if (s != TILEC_OK) {
         wmsg(w, TILEC_TUNE_COMPILE_FAILED, "%s", *ctx ? tilec_context_message(*ctx) : "out of memory");
         return -1;
@@ -277,12 +285,81 @@ static void work_probe(tuner_t *t, int idx, wres_t *w)
 {
     tilec_context_t *ctx = NULL;
     (void)idx;
-    if (tilec_context_create(t->o->backend, &ctx) != TILEC_OK) {
+    if (tilec_context_create(t->backend, &ctx) != TILEC_OK) {
         wmsg(w, TILEC_TUNE_COMPILE_FAILED, "%s", ctx ? tilec_context_message(ctx) : "out of memory");
     } else {
+        tilec_prop_t p;
         tilec_tune_devkey_of(ctx, &w->key);
+        w->gpu = (ctx->info.caps & TILEC_CAP_GPU) != 0;
+        if (tilec_device_property(ctx, TILEC_PROP_MAX_THREADS_PER_BLOCK, &p) == TILEC_OK && p.kind == 1) {
+            w->max_threads = p.ival;
+        }
     }
     tilec_context_destroy(ctx);
+}
+
+/* ---- the default space --------------------------------------------------- */
+
+static int starts_with_ci(const char *s, const char *prefix)
+{
+    return strncasecmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* "NAME=V1,V2,..." of the values in [lo, hi] among the default d's
+ * neighbours (d/2, d, 2d; or d-1, d, d+1 when step is 1); NULL when only d
+ * itself remains. */
+static char *axis_around(const char *name, long long d, int step, long long lo, long long hi)
+{
+    long long v[3] = {step ? d - 1 : d / 2, d, step ? d + 1 : d * 2};
+    char buf[160];
+    int len = snprintf(buf, sizeof buf, "%s=", name), n = 0;
+    for (int i = 0; i < 3 && len < (int)sizeof buf - 24; i++) {
+        if (v[i] >= lo && v[i] <= hi && (step || i == 1 || d % 2 == 0)) {
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%lld", n++ ? "," : "", v[i]);
+        }
+    }
+    return n > 1 ? strdup(buf) : NULL;
+}
+
+/* The space when neither --space nor @autotune gives one (docs/tuning.md,
+ * "The default space"): each integer factory parameter named block* or
+ * tile* at half, once and twice its default (8..512); on a GPU also
+ * num_stages at its default -1, +0, +1 (1..5) and threads at half, once and
+ * twice (32 .. the device's threads per block).  Parameters fixed with -D
+ * stay fixed.  Returns the count of specs in *out (owned strings). */
+static int default_space(const tilec_program_t *p, const tilec_tune_options_t *o, const wres_t *dev,
+                         char ***out)
+{
+    int np = tilec_program_num_factory_params(p), n = 0;
+    char **spec = calloc((size_t)np + 1, sizeof *spec);
+    *out = spec;
+    for (int i = 0; spec && i < np; i++) {
+        const char *name, *dflt, *val;
+        char *end;
+        long long d;
+        int fixed = 0;
+        tilec_program_factory_param(p, i, &name, &dflt, &val);
+        for (int k = 0; k < o->ndefs; k++) {
+            fixed |= strcmp(o->defs[k].name, name) == 0;
+        }
+        if (fixed || !dflt || !*dflt) {
+            continue;
+        }
+        errno = 0;
+        d = strtoll(dflt, &end, 10);
+        if (*end || errno || d <= 0) {
+            continue;
+        }
+        if (starts_with_ci(name, "block") || starts_with_ci(name, "tile")) {
+            spec[n] = axis_around(name, d, 0, 8, 512);
+        } else if (dev->gpu && (!strcmp(name, "num_stages") || !strcmp(name, "stages"))) {
+            spec[n] = axis_around(name, d, 1, 1, 5);
+        } else if (dev->gpu && (!strcmp(name, "threads") || !strcmp(name, "num_threads"))) {
+            spec[n] = axis_around(name, d, 0, 32, dev->max_threads > 0 ? dev->max_threads : 1024);
+        }
+        n += spec[n] != NULL;
+    }
+    return n;
 }
 
 /* A compiled candidate the device cannot launch, from the compile's module
@@ -341,13 +418,18 @@ static void work_check(tuner_t *t, int idx, wres_t *w)
     double times[TUNE_MAX_RUNS], start;
     char *msg = NULL;
     tilec_status_t s;
+    double t0 = now_ms();
     if (open_candidate(t, &t->c[idx], w, &ctx, &prog) != 0) {
         goto out;
     }
+    w->setup_ms = now_ms() - t0;
+    t0 = now_ms();
     if ((s = tilec_program_compile(ctx, prog, &exe)) != TILEC_OK) {
         wmsg(w, TILEC_TUNE_COMPILE_FAILED, "%s", tilec_context_message(ctx));
         goto out;
     }
+    w->compile_ms = now_ms() - t0;
+    t0 = now_ms();
     if (check_set_make_like(prog, t->o->path, t->o->seed, ref, &set, &msg) != CHECK_OK) {
         wmsg(w, TILEC_TUNE_INVALID, "%s", msg ? msg : "out of memory");
         goto out;
@@ -386,6 +468,8 @@ static void work_check(tuner_t *t, int idx, wres_t *w)
         }
     }
     check_set_judge(&set, CHECK_TOL_AUTO, &v);
+    w->check_ms = now_ms() - t0;
+    t0 = now_ms();
     w->rel_err = v.worst.rel_fro;
     if (!v.ok) {
         wmsg(w, TILEC_TUNE_CHECK_FAILED, "%s",
@@ -408,6 +492,7 @@ static void work_check(tuner_t *t, int idx, wres_t *w)
         }
         w->runs++;
     }
+    w->timing_ms = now_ms() - t0;
     qsort(times, (size_t)w->runs, sizeof times[0], cmp_double);
     w->min_ms = times[0];
     w->median_ms = w->runs % 2 ? times[w->runs / 2]
@@ -425,6 +510,18 @@ out:
     tilec_context_destroy(ctx);
 }
 
+void tilec_tune_shuffle(uint64_t seed, int *order, int n, int first)
+{
+    check_rng_t rng;
+    check_rng_seed(&rng, seed);
+    for (int j = n - 1; j > first; j--) {
+        int k = (int)check_rng_int(&rng, first, j);
+        int tmp = order[j];
+        order[j] = order[k];
+        order[k] = tmp;
+    }
+}
+
 /* The order in which a bucket's candidates are checked and timed: the
  * defaults first (the baseline every speedup is over), then the rest in a
  * seeded shuffle (--seed), so that a --budget that runs out leaves a
@@ -432,7 +529,6 @@ out:
  * (with block_M first, every large tile). */
 static void shuffle_after_default(const tuner_t *t, int *order, int n)
 {
-    uint64_t x = t->o->seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
     int first = 0;
     for (int j = 0; j < n; j++) {
         if (t->r->candidates[order[j]].is_default) {
@@ -443,13 +539,7 @@ static void shuffle_after_default(const tuner_t *t, int *order, int n)
             break;
         }
     }
-    for (int j = n - 1; j > first; j--) {
-        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
-        int k = first + (int)((x * 0x2545F4914F6CDD1Dull >> 33) % (uint64_t)(j - first + 1));
-        int tmp = order[j];
-        order[j] = order[k];
-        order[k] = tmp;
-    }
+    tilec_tune_shuffle(t->o->seed, order, n, first);
 }
 
 /* ---- the reference on another backend (a worker, into shared memory) ------------ */
@@ -501,6 +591,7 @@ static void run_one(tuner_t *t, work_fn fn, int idx, wres_t *w)
         int late = now_ms() - start > timeout_ms(t);
         if (poll(&pf, 1, 100) > 0 || late) {
             reap(pid, fd, late && !(pf.revents & POLLIN), timeout_ms(t), w);
+            w->wall_ms = now_ms() - start;
             return;
         }
     }
@@ -640,6 +731,8 @@ TILEC_API void tilec_tune_report_free(tilec_tune_report_t *r)
     free(r->device);
     free(r->arch);
     free(r->db);
+    free(r->space);
+    free(r->phase_ms);
     free(r);
 }
 
@@ -674,6 +767,10 @@ static void check_done(tuner_t *t, int idx, const wres_t *w)
     c->min_ms = w->min_ms;
     c->runs = w->runs;
     c->rel_err = w->rel_err;
+    if (t->r->phase_ms) {
+        t->r->phase_ms[idx] = (tilec_tune_phases_t){w->wall_ms, w->setup_ms, w->compile_ms, w->check_ms,
+                                                    w->timing_ms};
+    }
 }
 
 /* The reference for bucket b: the defaults' program on the bucket. */
@@ -803,6 +900,8 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
     tilec_define_kv_t **cfgs = NULL; /* configs, with ncfgkv each */
     int *ncfgkv = NULL, have_default = 0;
     char *tuned_names = NULL;        /* every tuned name, "NAME=x NAME=x" for kv_has */
+    char **dspec = NULL;             /* the default space's specs, when it is used */
+    int nsp = 0;                     /* axes of the space (--space or the default) */
     wres_t w;
     if (out) {
         *out = r;
@@ -813,6 +912,7 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
     r->message = strdup("");
     memset(&t, 0, sizeof t);
     t.o = o;
+    t.backend = o->backend;
     t.r = r;
     t.t0 = now_ms();
     if (!out || !o || o->struct_size < sizeof *o || !o->path || o->ndefs < 0 || (o->ndefs && !o->defs) ||
@@ -828,15 +928,50 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
         st = fail(r, st, tilec_strfmt("%s", tilec_context_message(bare)));
         goto out;
     }
-    if (parse_axes(o->space, o->nspace, "--space", &space, &msg) != 0 ||
+    /* the device key, from a worker (this process opens no device) */
+    run_one(&t, work_probe, 0, &w);
+    if (w.state != TILEC_TUNE_TIMED) {
+        st = fail(r, TILEC_E_UNAVAILABLE, strdup(w.msg));
+        goto out;
+    }
+    nsp = o->nspace;
+    if (nsp == 0 && tilec_program_num_configs(base) == 0) {
+        nsp = default_space(base, o, &w, &dspec);
+        if (!dspec) {
+            st = fail(r, TILEC_E_NOMEM, NULL);
+            goto out;
+        }
+    }
+    if (parse_axes(o->nspace ? o->space : (const char *const *)dspec, nsp, o->nspace ? "--space" : "the default space",
+                   &space, &msg) != 0 ||
         parse_axes(o->shapes, o->nshapes, "--shapes", &shapes, &msg) != 0) {
         st = fail(r, msg ? TILEC_E_INVALID : TILEC_E_NOMEM, msg);
         msg = NULL;
         goto out;
     }
-    /* the configs, as kv arrays */
     if (o->nspace > 0) {
-        nspace = product(space, o->nspace);
+        r->space = strdup("--space");
+    } else if (nsp == 0) {
+        r->space = strdup("@autotune");
+    } else {
+        size_t len = 16;
+        for (int i = 0; i < nsp; i++) {
+            len += strlen(dspec[i]) + 1;
+        }
+        if ((r->space = malloc(len)) != NULL) {
+            strcpy(r->space, "default:");
+            for (int i = 0; i < nsp; i++) {
+                strcat(strcat(r->space, " "), dspec[i]);
+            }
+        }
+    }
+    if (!r->space) {
+        st = fail(r, TILEC_E_NOMEM, NULL);
+        goto out;
+    }
+    /* the configs, as kv arrays */
+    if (nsp > 0) {
+        nspace = product(space, nsp);
         if (nspace < 0) {
             st = fail(r, TILEC_E_INVALID, tilec_strfmt("the --space product has more than %d points",
                                                        TUNE_MAX_CANDIDATES));
@@ -846,22 +981,23 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
         cfgs = calloc((size_t)ncfg + 1, sizeof *cfgs);
         ncfgkv = calloc((size_t)ncfg + 1, sizeof *ncfgkv);
         for (int k = 0; cfgs && ncfgkv && k < ncfg; k++) {
-            cfgs[k] = calloc((size_t)o->nspace, sizeof **cfgs);
+            cfgs[k] = calloc((size_t)nsp, sizeof **cfgs);
             if (!cfgs[k]) {
                 break;
             }
-            ncfgkv[k] = o->nspace;
-            for (int i = 0; i < o->nspace; i++) {
+            ncfgkv[k] = nsp;
+            for (int i = 0; i < nsp; i++) {
                 cfgs[k][i].name = space[i].name;
-                cfgs[k][i].value = axis_value(space, o->nspace, k, i);
+                cfgs[k][i].value = axis_value(space, nsp, k, i);
             }
         }
     } else {
         ncfg = tilec_program_num_configs(base);
         if (ncfg == 0) {
             st = fail(r, TILEC_E_INVALID,
-                      tilec_strfmt("%s: no tuning space: give --space NAME=V1,V2,... or declare "
-                                   "@autotune(configs=...) on the factory", o->path));
+                      tilec_strfmt("%s: no tuning space: the factory has no tile parameter to vary "
+                                   "(block*, tile*, num_stages, threads); give --space NAME=V1,V2,... "
+                                   "or declare @autotune(configs=...) on the factory", o->path));
             goto out;
         }
         cfgs = calloc((size_t)ncfg + 1, sizeof *cfgs);
@@ -942,11 +1078,13 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
             goto out;
         }
     }
-    /* the device key, from a worker (this process opens no device) */
-    run_one(&t, work_probe, 0, &w);
-    if (w.state != TILEC_TUNE_TIMED) {
-        st = fail(r, TILEC_E_UNAVAILABLE, strdup(w.msg));
-        goto out;
+    {
+        /* auto resolves once: every worker then opens (and scans for) that plugin only */
+        const char *spec = t.backend ? t.backend : secure_getenv("TILEC_BACKEND");
+        if (!spec || !*spec || strcmp(spec, "auto") == 0) {
+            snprintf(t.chosen, sizeof t.chosen, "%s", w.key.plugin);
+            t.backend = t.chosen;
+        }
     }
     r->plugin = strdup(w.key.plugin);
     r->plugin_version = strdup(w.key.version);
@@ -1052,7 +1190,8 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
               r->nbuckets, r->plugin, r->plugin_version, r->device);
     /* compile, in parallel */
     order = calloc((size_t)r->ncandidates + 1, sizeof *order);
-    if (!order) {
+    r->phase_ms = calloc((size_t)r->ncandidates + 1, sizeof *r->phase_ms);
+    if (!order || !r->phase_ms) {
         st = fail(r, TILEC_E_NOMEM, NULL);
         goto out;
     }
@@ -1147,18 +1286,22 @@ out:
     }
     free(t.c);
     free(order);
-    if (o && o->nspace > 0) {
+    if (nsp > 0) {
         for (int k = 0; cfgs && k < ncfg; k++) {
             free(cfgs[k]);
         }
     }
+    for (int i = 0; dspec && dspec[i]; i++) {
+        free(dspec[i]);
+    }
+    free(dspec);
     free(cfgs);
     free(ncfgkv);
     free(tuned_names);
     free(fixed);
     free(msg);
     if (o) {
-        axes_free(space, o->nspace);
+        axes_free(space, nsp);
         axes_free(shapes, o->nshapes);
     }
     tilec_program_free(base);

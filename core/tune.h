@@ -23,6 +23,10 @@ void tilec_tune_kv_free(tilec_define_kv_t *kv, int n);
 /* Whether NAME appears in such a text. */
 int tilec_tune_kv_has(const char *text, const char *name);
 
+/* Shuffles order[first..n) in place, the same way for the same seed: a
+ * Fisher-Yates shuffle on check.c's seeded stream (the tuner's candidate
+ * order after the defaults, docs/tuning.md). */
+void tilec_tune_shuffle(uint64_t seed, int *order, int n, int first);
 /* The row of rows[0..n) that matches program p best (docs/tuning.md,
  * "Keys"; the rows are already those of p's source, entry and device),
  * or -1; *nearest: not its exact shape. */

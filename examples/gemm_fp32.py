@@ -3,6 +3,7 @@
 # explicit warp policy, both of which a backend may ignore.
 # tilec-test:
 # tilec-test: -D M=33 -D N=17 -D K=9
+# tilec-test: -D M=300 -D N=700 -D K=40
 
 import tilelang
 import tilelang.language as T

@@ -153,7 +153,11 @@ int tilec_parse(tilec_arena_t *a, tilec_diag_t *d, const char *path,
  * compile-time values share it (both live in the evaluator's scratch
  * arena).  tilec_parse stops with a diagnostic that gives the file's size
  * when the arena a passes max_bytes (tilec_parse: TILEC_FRONTEND_MAX_BYTES). */
+#ifdef TILEC_FUZZ_BUDGETS /* the fuzz build's smaller budget (eval_internal.h) */
+#define TILEC_FRONTEND_MAX_BYTES ((size_t)32 << 20)
+#else
 #define TILEC_FRONTEND_MAX_BYTES ((size_t)256 << 20)
+#endif
 int tilec_parse_limited(tilec_arena_t *a, tilec_diag_t *d, const char *path,
                         const char *src, size_t len, size_t max_bytes, ast_module_t **out);
 

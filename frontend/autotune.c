@@ -84,8 +84,8 @@ static const char *define_text(ev_t *ev, const value_t *v)
         value_t *back;
         char *q;
         if (memchr(v->u.s.s, '\0', v->u.s.len) || memchr(v->u.s.s, '"', v->u.s.len)) return NULL;
-        back = v_parse_define(ev, v->u.s.s);
-        if (back->kind == V_STR && back->u.s.len == v->u.s.len && !memcmp(back->u.s.s, v->u.s.s, v->u.s.len))
+        back = v_parse_define(ev, v->u.s.s, NULL);
+        if (back && back->kind == V_STR && back->u.s.len == v->u.s.len && !memcmp(back->u.s.s, v->u.s.s, v->u.s.len))
             return ev_irstr(ev, v->u.s.s);
         q = ev_alloc(ev, v->u.s.len + 3);
         q[0] = '"';

@@ -25,7 +25,8 @@ enum {
     BI_UNROLL, BI_VECTORIZED, BI_DYNAMIC, BI_CEILDIV, BI_TMAX, BI_TMIN, BI_ABS, BI_EXP, BI_EXP2,
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
-    BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP,
+    BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP, BI_ATOMIC_ADDX2,
+    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -51,7 +52,8 @@ static const bientry_t t_members[] = {
     {"max_value", BI_MAX_VALUE}, {"min_value", BI_MIN_VALUE}, {"const", BI_CONST}, {"empty", BI_EMPTY},
     {"annotate_safe_value", BI_SAFE_VALUE}, {"disable_warp_group_reg_alloc", BI_NOOP_HINT},
     {"set_max_nreg", BI_NOOP_HINT}, {"no_set_max_nreg", BI_NOOP_HINT}, {"dtype", BI_DTYPE_OF},
-    {"clamp", BI_CLAMP}, {"parallel", BI_PARALLEL}, {"Serial", BI_SERIAL},
+    {"clamp", BI_CLAMP}, {"parallel", BI_PARALLEL}, {"Serial", BI_SERIAL}, {"atomic_addx2", BI_ATOMIC_ADDX2},
+    {"atomic_addx4", BI_ATOMIC_ADDX4}, {"reshape", BI_RESHAPE}, {"view", BI_VIEW}, {"im2col", BI_IM2COL},
     {NULL, 0}
 };
 
@@ -69,10 +71,6 @@ static const bientry_t py_members[] = {
 static const struct { const char *name, *why; } t_unsupported[] = {
     {"get_thread_binding", "thread-level programming (per-thread indices) is outside tilec's block-level semantics"},
     {"thread_binding", "thread-level programming (per-thread loops) is outside tilec's block-level semantics"},
-    {"alloc_barrier", "explicit mbarriers are Hopper-specific and not in the subset (the lowering places barriers)"},
-    {"alloc_tmem", "tensor memory is Blackwell-specific and not in the subset"},
-    {"tcgen05_gemm", "tcgen05 GEMMs are Blackwell-specific and not in the subset; use T.gemm"},
-    {"ws", "warp specialization is decided by the lowering, not written in the program"},
     {"ClusterKernel", "thread-block clusters are not in the subset"},
     {"Persistent", "persistent-kernel loops are not in the subset yet; write the grid loop with T.Kernel"},
     {"alloc_global", "T.alloc_global (device scratch memory) is not in the subset yet"},
@@ -119,6 +117,7 @@ const char *bi_name(int id)
     if (n) return n;
     n = find_name(py_members, id);
     if (!n) n = py_name(id);
+    if (!n) n = ws_name(id);
     return n ? n : "builtin";
 }
 
@@ -163,6 +162,7 @@ value_t *bi_lookup_ns(ev_t *ev, int ns, const char *name)
     }
     for (t = t_members; t->name; t++)
         if (!strcmp(t->name, name)) return mk_builtin(ev, t->id);
+    if ((v = ws_member(ev, name)) != NULL) return v;
     dt = tilec_dtype_from_name(name);
     if (dt >= 0) {
         v = v_new(ev, V_DTYPE);
@@ -186,8 +186,8 @@ value_t *bi_lookup_python(ev_t *ev, const char *name)
 /* Binds the call's arguments to names[]; the first nreq are required.
  * Unknown keywords are errors; names listed but unused by the caller are how
  * ignored TileLang keywords are accepted. */
-static void bind(ev_t *ev, args_t *ar, const char *fname, const char *const *names, int nnames, int nreq,
-                 value_t **out, ast_loc_t *locs)
+void bi_bind(ev_t *ev, args_t *ar, const char *fname, const char *const *names, int nnames, int nreq,
+             value_t **out, ast_loc_t *locs)
 {
     int i, j;
     for (i = 0; i < nnames; i++) {
@@ -213,12 +213,6 @@ static void bind(ev_t *ev, args_t *ar, const char *fname, const char *const *nam
         if (!out[i]) ev_fail(ev, ar->at, "%s is missing its argument '%s'", fname, names[i]);
 }
 
-#define BIND(fname, req, ...)                                                        \
-    static const char *const names_[] = {__VA_ARGS__};                              \
-    enum { NN_ = sizeof names_ / sizeof names_[0] };                                \
-    value_t *a_[NN_];                                                               \
-    ast_loc_t l_[NN_];                                                              \
-    bind(ev, &ar, fname, names_, NN_, req, a_, l_)
 
 static int want_bool(ev_t *ev, value_t *v, ast_loc_t loc, const char *what)
 {
@@ -259,7 +253,7 @@ static value_t *range_like(ev_t *ev, args_t *ar, tilec_loop_kind_t kind, const c
     int64_t step = 1;
     int is_pipe = kind == TILEC_LOOP_PIPELINED, is_range = !strcmp(fname, "range");
     int i;
-    bind(ev, ar, fname, names, is_range ? 3 : 12, 1, a, l);
+    bi_bind(ev, ar, fname, names, is_range ? 3 : 12, 1, a, l);
     if (is_pipe && a[2]) ev_fail(ev, l[2], "T.Pipelined has no step");
     if (a[2] && a[2]->kind != V_NONE) {
         step = v_want_int(ev, a[2], l[2], "the loop step");
@@ -528,6 +522,7 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     if (id >= BI_MODULE_FIRST) {
         ev_eval_args(ev, call, &ar);
         if (id == BI_METHOD) return py_method_call(ev, fnv->u.bi.self, fnv->u.bi.meth, &ar);
+        if (id >= BI_WS_FIRST) return ws_call(ev, id, &ar);
         return id >= BI_PY_FIRST ? py_call(ev, id, &ar) : mod_call(ev, id, &ar);
     }
     if (id == BI_IF_THEN_ELSE) ev->guarded++;
@@ -621,10 +616,28 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     case BI_TENSOR: {
         BIND("T.Tensor", 1, "shape", "dtype", "data", "strides", "elem_offset", "scope", "align",
              "offset_factor", "buffer_type", "axis_separators");
-        value_t *v = v_new(ev, V_TENSORTYPE);
+        value_t *v;
+        if (a_[2] && a_[2]->kind != V_NONE) /* T.Tensor(shape, dtype, A.data): a re-view of A */
+            return view_new(ev, a_[2], shape_seq(ev, a_[0], l_[0], 1), a_[1], at, "T.Tensor(shape, dtype, data)");
+        v = v_new(ev, V_TENSORTYPE);
         v->u.tt.shape = shape_seq(ev, a_[0], l_[0], 1);
         v->u.tt.dt = a_[1] ? v_want_dtype(ev, a_[1], l_[1]) : TILEC_FLOAT32;
         return v;
+    }
+    case BI_RESHAPE: {
+        BIND("T.reshape", 2, "src", "shape");
+        return view_new(ev, a_[0], shape_seq(ev, a_[1], l_[1], 0), NULL, at, "T.reshape");
+    }
+    case BI_VIEW: {
+        BIND("T.view", 1, "src", "shape", "dtype");
+        return view_new(ev, a_[0], a_[1] && a_[1]->kind != V_NONE ? shape_seq(ev, a_[1], l_[1], 0) : NULL, a_[2], at,
+                        "T.view");
+    }
+    case BI_IM2COL: {
+        BIND("T.im2col", 8, "img", "col", "nhw_step", "c_step", "kernel", "stride", "dilation", "pad",
+             "eviction_policy", "annotations");
+        op_im2col(ev, a_, l_, at);
+        return ev->none;
     }
     case BI_SAFE_VALUE: {
         /* T.annotate_safe_value({A: v}): what guarded loads of A read past its edge
@@ -713,6 +726,13 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
             ev_fail(ev, l_[3], "return_prev=True is not supported");
         op_atomic(ev, id == BI_ATOMIC_ADD ? TILEC_ATOMIC_ADD : id == BI_ATOMIC_MAX ? TILEC_ATOMIC_MAX : TILEC_ATOMIC_MIN,
                   a_[0], a_[1], at, l_[0]);
+        return ev->none;
+    }
+    case BI_ATOMIC_ADDX2: case BI_ATOMIC_ADDX4: {
+        BIND(bi_name(id), 2, "dst", "value", "return_prev");
+        if (a_[2] && want_bool(ev, a_[2], l_[2], "return_prev"))
+            ev_fail(ev, l_[2], "return_prev=True is not supported");
+        op_atomic_vec(ev, a_[0], a_[1], id == BI_ATOMIC_ADDX2 ? 2 : 4, at, l_[0], l_[1]);
         return ev->none;
     }
     case BI_USE_SWIZZLE: {
@@ -908,8 +928,10 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         }
         if (v_is_rt(x)) return v_cast(ev, x, id == BI_INT ? TILEC_INT32 : TILEC_FLOAT32, at);
         if (x->kind == V_STR) {
-            value_t *p = v_parse_define(ev, x->u.s.s);
-            if (p->kind != V_INT && p->kind != V_FLOAT) ev_fail(ev, at, "cannot convert '%s' to a number", x->u.s.s);
+            const char *why;
+            value_t *p = v_parse_define(ev, x->u.s.s, &why);
+            if (!p || (p->kind != V_INT && p->kind != V_FLOAT))
+                ev_fail(ev, at, "cannot convert '%s' to a number%s%s", x->u.s.s, why ? ": " : "", why ? why : "");
             x = p;
         }
         if (!v_is_num(x)) ev_fail(ev, at, "%s() of %s is not supported", bi_name(id), v_kind_name(x));

@@ -1,7 +1,7 @@
 /*
  * frontend/eval_internal.h — shared state of the frontend evaluator.
  *
- * The evaluator (eval.c, value.c, builtins.c, tileops.c) walks the syntax
+ * The evaluator (eval*.c, value.c, builtins.c, tileops.c) walks the syntax
  * tree like a small Python interpreter: module and factory code runs at
  * compile time on compile-time values (ints, floats, strings, tuples,
  * dtypes, buffers, functions), while statements inside `with T.Kernel(...)`
@@ -28,7 +28,15 @@
 
 #define EV_MAX_CALL_DEPTH 64       /* macro / function call nesting */
 #define EV_MAX_EXPR_DEPTH 1000     /* recursion over expressions and statements */
+/* The fuzz build (make fuzz, TILEC_FUZZ_BUDGETS) shrinks the step and memory
+ * budgets 20x and 8x: an input that runs into one then costs milliseconds
+ * under coverage instrumentation instead of seconds, and the same
+ * diagnostics are reached (docs/sanitizers.md). */
+#ifdef TILEC_FUZZ_BUDGETS
+#define EV_MAX_STEPS 100000L
+#else
 #define EV_MAX_STEPS 2000000L      /* compile-time statements and loop steps */
+#endif
 #define EV_MAX_SEQ 1000000         /* elements of a compile-time tuple / string */
 #define EV_MAX_ONCHIP_ELEMS (1LL << 26)
 #define EV_MAX_IR_DEPTH 1000      /* nesting of one run-time expression */
@@ -40,7 +48,9 @@ typedef enum vkind {
     V_DTYPE, V_SYM, V_EXPR, V_BUF, V_REGION, V_FUNC, V_BUILTIN, V_NS,
     V_POLICY, V_TENSORTYPE, V_JIT, V_KERNEL, V_LOOPITER,
     V_DEADLOOP,              /* a kernel loop's variable after its loop (reading it is an error) */
-    V_OPAQUE                 /* something imported that tilec does not evaluate (modules.c) */
+    V_OPAQUE,                /* something imported that tilec does not evaluate (modules.c) */
+    V_BARRIER,               /* T.alloc_barrier's mbarrier(s): a compile-time token, u.i = count (wsops.c) */
+    V_WSCOPE                 /* T.ws(k): a warp-specialized region, run by the block (wsops.c) */
 } vkind_t;
 
 enum {
@@ -134,6 +144,12 @@ typedef struct evdef {
     int used;
 } evdef_t;
 
+/* views.c: a mapped element load and the view element it stands for */
+typedef struct vload {
+    tilec_ir_expr_t *mapped, *vload;
+    struct vload *next;
+} vload_t;
+
 typedef struct ev {
     tilec_arena_t *a;          /* IR arena (caller's) */
     size_t a_bytes0;           /* its size when compilation started */
@@ -148,6 +164,8 @@ typedef struct ev {
     const char **consts; int nconsts, capconsts; /* module constant names */
     nametab_t consts_tab;      /* the same names, hashed */
     nametab_t taken;           /* names of ev->k's vars and buffers (eval.c: name_taken) */
+    tilec_ir_buffer_t **views; int nviews, views_cap; /* views.c: base buffer of view -id-1 */
+    vload_t *vloads;           /* views.c: element loads through views */
     const tilec_ir_kernel_t *taken_k; int taken_nv, taken_nb; /* what `taken` holds so far */
     nametab_t suffix;          /* base name -> last N of a base_N made unique (reset with `taken`) */
     tilec_ir_kernel_t *k;
@@ -169,13 +187,13 @@ typedef struct ev {
     const void **mk; int32_t *md; int64_t *ms; size_t mcap, mn; /* expr -> depth, tree size */
     int guarded;               /* inside a run-time if / select: skip loop-range index checks */
     int64_t *loop_ext; int nloop_ext; /* constant extent of loop var by id, -1 unknown */
-    uint64_t scalar_mask; int nscalars; /* prim_func parameters that are scalars (eval.c: scalar_param) */
+    uint64_t scalar_mask; int nscalars; /* prim_func parameters that are scalars (eval_kernel.c: scalar_param) */
     /* scalar temporaries by var id: the value of their first assignment and
      * how many assignments they have; slice extents look through those
      * assigned once (value.c: const_diff), checked again when the kernel ends */
     tilec_ir_expr_t **let_def; int *let_nset; int let_cap;
     struct let_use { tilec_ir_var_t *var; ast_loc_t loc; } *let_uses; int nlet_uses, cap_let_uses;
-    int eager;                 /* running an eager-style @tilelang.jit kernel (eval.c: build_eager) */
+    int eager;                 /* running an eager-style @tilelang.jit kernel (eval_kernel.c: build_eager) */
     value_t *pass_configs;     /* the entry's tilelang.jit(pass_configs=...), or NULL */
     value_t *none, *vtrue, *vfalse;
 } ev_t;
@@ -205,13 +223,29 @@ int64_t ev_loop_extent(ev_t *ev, const tilec_ir_var_t *v);
 /* Eager style: declares the next kernel parameter (an `A: T.Tensor(...)`
  * statement, or `C = T.empty(...)` for an output) and returns its buffer. */
 value_t *ev_eager_tensor(ev_t *ev, const char *name, value_t *tt, int is_out, ast_loc_t loc);
-/* Scalar temporaries (eval.c): the expression a let var was first assigned
+/* Scalar temporaries (eval_stmt.c): the expression a let var was first assigned
  * when it has exactly one assignment so far, else NULL; a use of that
  * expression is recorded so that a later second assignment is an error at
  * loc when the kernel ends. */
 tilec_ir_expr_t *ev_let_def(ev_t *ev, tilec_ir_var_t *var, ast_loc_t loc);
 /* T.const("M, N"): -D values, else T.dynamic symbols */
 value_t *ev_const_names(ev_t *ev, value_t *names, ast_loc_t loc);
+env_t *ev_env_new(ev_t *ev, env_t *parent);
+evdef_t *ev_find_def(ev_t *ev, const char *name);      /* the -D of name, or NULL */
+/* Takes -D d's value for a name whose value in the program is dflt (NULL: none). */
+value_t *ev_def_take(ev_t *ev, evdef_t *d, const value_t *dflt);
+
+int ev_env_find(env_t *e, const char *name);          /* slot of name in e, or -1 */
+value_t *ev_lookup(ev_t *ev, const char *name, ast_loc_t loc); /* a name's value, or an error */
+void ev_sym_define(ev_t *ev, sym_t *s, const char *name, ast_loc_t loc); /* binds s from -D name */
+void ev_seq_push(ev_t *ev, value_t ***items, int *n, int *cap, value_t *v, ast_loc_t loc);
+void ev_expand_into(ev_t *ev, value_t *v, value_t ***items, int *n, int *cap, ast_loc_t loc); /* *v */
+
+/* ---- eval_stmt.c ---- */
+void ev_check_let_uses(ev_t *ev);                      /* at the kernel's end */
+int ev_is_prim_decorator(ast_expr_t *d);
+void ev_assign_to(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc);
+value_t *ev_make_func(ev_t *ev, ast_stmt_t *s);        /* a def statement's function value */
 
 /* ---- value.c ---- */
 value_t *v_new(ev_t *ev, vkind_t k);
@@ -245,7 +279,7 @@ value_t *v_minmax(ev_t *ev, int is_max, value_t *a, value_t *b, ast_loc_t loc);
 value_t *v_cast(ev_t *ev, value_t *a, tilec_dtype_t t, ast_loc_t loc);
 value_t *v_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc);
 value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e);
-value_t *v_parse_define(ev_t *ev, const char *text);
+value_t *v_parse_define(ev_t *ev, const char *text, const char **why);
 int v_equal(ev_t *ev, value_t *a, value_t *b, int depth);
 /* compile-time dicts: V_DICT keeps keys and values alternating in u.seq
  * (n = 2 * pairs), in insertion order */
@@ -275,6 +309,13 @@ enum {
     BI_ROUND, BI_PPOW, BI_GETATTR, BI_HASATTR, BI_REPR, BI_FORMAT, BI_PPRINT, BI_MAP, BI_FILTER, BI_CALLABLE,
     BI_METHOD                /* a method bound to bi.self, named bi.meth */
 };
+/* ids of the Hopper/Blackwell objects of wsops.c (>= BI_WS_FIRST) */
+enum {
+    BI_WS_FIRST = 500,
+    BI_WS = BI_WS_FIRST, BI_ALLOC_BARRIER, BI_BARRIER_ARRIVE, BI_MBARRIER_ARRIVE, BI_BARRIER_WAIT,
+    BI_MBARRIER_WAIT, BI_MBARRIER_EXPECT_TX, BI_FENCE_ASYNC, BI_TMA_STORE_WAIT, BI_TMA_COPY, BI_ALLOC_TMEM,
+    BI_TCGEN05_GEMM
+};
 /* the items of a compile-time iterable (tuple, list, range, str, dict keys) as a tuple */
 value_t *v_iter_items(ev_t *ev, value_t *v, ast_loc_t loc);
 
@@ -285,6 +326,33 @@ typedef struct args {
     ast_loc_t at;
 } args_t;
 void ev_eval_args(ev_t *ev, ast_expr_t *call, args_t *out);
+/* Binds a call's arguments to names[] (the first nreq required; unknown
+ * keywords are errors): BIND("T.f", 1, "a", "b") declares a_[] and l_[]. */
+void bi_bind(ev_t *ev, args_t *ar, const char *fname, const char *const *names, int nnames, int nreq,
+             value_t **out, ast_loc_t *locs);
+#define BIND(fname, req, ...)                                                        \
+    static const char *const names_[] = {__VA_ARGS__};                              \
+    enum { NN_ = sizeof names_ / sizeof names_[0] };                                \
+    value_t *a_[NN_];                                                               \
+    ast_loc_t l_[NN_];                                                              \
+    bi_bind(ev, &ar, fname, names_, NN_, req, a_, l_)
+
+/* ---- views.c ---- */
+int view_is(const tilec_ir_buffer_t *b);               /* a re-view record (never in the kernel) */
+value_t *view_new(ev_t *ev, value_t *src, value_t *shape, value_t *dtype, ast_loc_t loc, const char *what);
+value_t *view_element(ev_t *ev, tilec_ir_expr_t *vload); /* view[i, ...] read through its base */
+tilec_ir_expr_t *view_corner_of(ev_t *ev, const tilec_ir_expr_t *load); /* the view load a mapped load is */
+void view_reject(ev_t *ev, const tilec_ir_buffer_t *b, ast_loc_t loc, const char *op);
+void view_copy(ev_t *ev, region_t *s, region_t *d, ast_loc_t loc);
+value_t *view_src(ev_t *ev, value_t *v, ast_loc_t loc); /* a whole view read: an on-chip copy of it */
+void op_im2col(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc);
+/* value.c: the range of an index over its enclosing loops */
+int v_index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi);
+
+/* ---- wsops.c ---- */
+value_t *ws_member(ev_t *ev, const char *name);       /* T.ws, T.alloc_barrier, ...; NULL when not one */
+const char *ws_name(int id);
+value_t *ws_call(ev_t *ev, int id, args_t *ar);
 
 /* ---- pystr.c ---- */
 value_t *v_to_str(ev_t *ev, value_t *v, int repr, ast_loc_t loc);      /* str(v) / repr(v) */
@@ -314,6 +382,8 @@ void op_reduce(ev_t *ev, tilec_reduce_op_t op, value_t **v, ast_loc_t *locs, ast
 void op_cumsum(ev_t *ev, value_t **v, ast_loc_t *locs, ast_loc_t loc);
 void op_atomic(ev_t *ev, tilec_atomic_op_t op, value_t *dst, value_t *val, ast_loc_t loc,
                ast_loc_t dloc);
+void op_atomic_vec(ev_t *ev, value_t *dst, value_t *val, int width, ast_loc_t loc, ast_loc_t dloc,
+                   ast_loc_t vloc);
 void op_print(ev_t *ev, value_t *v, const char *msg, ast_loc_t loc);
 value_t *op_alloc(ev_t *ev, tilec_scope_t scope, value_t *shape, value_t *dt, value_t *init,
                   const char *name, ast_loc_t loc);

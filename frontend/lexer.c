@@ -734,8 +734,10 @@ int tilec_lexer_next(tilec_lexer_t *lx, tilec_token_t *t)
             set_tok(lx, t, TILEC_TOK_NAME, line, col);
             t->text = lx->src + start;
             t->len = n;
+            /* first characters compared first: most names are no keyword */
             for (int k = 1; k < TILEC_KW_COUNT; k++)
-                if (strlen(kw_names[k]) == n && memcmp(kw_names[k], t->text, n) == 0) {
+                if ((unsigned char)kw_names[k][0] == c && strlen(kw_names[k]) == n &&
+                    memcmp(kw_names[k], t->text, n) == 0) {
                     t->kw = k;
                     break;
                 }
@@ -754,6 +756,8 @@ int tilec_lexer_next(tilec_lexer_t *lx, tilec_token_t *t)
         if (c == ':' && byte_at(lx, lx->pos + 1) == '=')
             return lex_error_at(lx, line, col, "the walrus operator ':=' is not supported in tile programs");
         for (size_t k = 0; k < sizeof op_table / sizeof op_table[0]; k++) {
+            if ((unsigned char)op_table[k].text[0] != c)
+                continue;
             size_t n = strlen(op_table[k].text);
             if (lx->pos + n <= lx->len && memcmp(lx->src + lx->pos, op_table[k].text, n) == 0) {
                 int r = 0;

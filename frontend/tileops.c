@@ -51,14 +51,15 @@ region_t *rg_of(ev_t *ev, value_t *v, ast_loc_t loc, const char *what)
         return r;
     }
     if (v->kind == V_EXPR && v->u.ex->kind == TILEC_EX_LOAD) {
-        tilec_ir_buffer_t *b = v->u.ex->u.load.buf;
+        tilec_ir_expr_t *ld = view_corner_of(ev, v->u.ex);  /* view[i, j]: a corner of the view */
+        tilec_ir_buffer_t *b = (ld ? ld : v->u.ex)->u.load.buf;
         nd = b->ndim;
         r = ev_alloc(ev, sizeof *r);
         r->buf = b;
         r->corner = 1;
         r->base = ev_alloc(ev, sizeof *r->base * (size_t)nd);
         r->ext = ev_alloc(ev, sizeof *r->ext * (size_t)nd);
-        for (i = 0; i < nd; i++) r->base[i] = v->u.ex->u.load.idx[i];
+        for (i = 0; i < nd; i++) r->base[i] = (ld ? ld : v->u.ex)->u.load.idx[i];
         return r;
     }
     ev_fail(ev, loc, "%s must be a buffer, a region A[a:b, ...] or a corner A[i, ...], got %s", what, v_kind_name(v));
@@ -164,6 +165,10 @@ void op_copy(ev_t *ev, value_t *src, value_t *dst, ast_loc_t loc, ast_loc_t sloc
     match_regions(ev, s, d, loc, "T.copy");
     check_bounds(ev, s, sloc);
     check_bounds(ev, d, dloc);
+    if (view_is(s->buf) || view_is(d->buf)) {
+        view_copy(ev, s, d, loc);
+        return;
+    }
     st = ev_stmt(ev, TILEC_ST_COPY, loc);
     st->u.copy.src = ir_region(ev, s);
     st->u.copy.dst = ir_region(ev, d);
@@ -177,6 +182,7 @@ void op_fill(ev_t *ev, value_t *dst, value_t *val, ast_loc_t loc)
     int i;
     ev_require_kernel(ev, loc, "T.fill / T.clear");
     d = rg_of(ev, dst, loc, "the buffer to fill");
+    view_reject(ev, d->buf, loc, "T.fill / T.clear");
     if (d->corner) {
         for (i = 0; i < d->buf->ndim; i++) d->ext[i] = 1;
         d->corner = 0;
@@ -193,7 +199,10 @@ void op_fill(ev_t *ev, value_t *dst, value_t *val, ast_loc_t loc)
 static tilec_ir_buffer_t *whole_buf(ev_t *ev, value_t *v, ast_loc_t loc, const char *op, const char *what)
 {
     if (!v) ev_fail(ev, loc, "%s is missing %s", op, what);
-    if (v->kind == V_BUF) return v->u.buf;
+    if (v->kind == V_BUF) {
+        view_reject(ev, v->u.buf, loc, op);
+        return v->u.buf;
+    }
     if (v->kind == V_REGION || (v->kind == V_EXPR && v->u.ex->kind == TILEC_EX_LOAD))
         ev_fail(ev, loc, "%s needs whole buffers; copy this region into a T.alloc_shared or T.alloc_fragment "
                 "buffer first", op);
@@ -213,7 +222,85 @@ static int want_flag(ev_t *ev, value_t *v, ast_loc_t loc, const char *what)
     return v_truth(ev, v, loc);
 }
 
+/* A T.gemm operand given as a region of an on-chip buffer (`A_s[k % 2, :, :]`,
+ * `Q_s[:, :D]`): the tile goes through a buffer of its own shape (the last
+ * two dimensions; the others must have extent 1), copied in before the GEMM
+ * and, for the accumulator, back after it.  The tile IR's GEMM takes whole
+ * buffers. */
+static void gemm_whole(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc);
+
+static value_t *gemm_tile(ev_t *ev, value_t *v, ast_loc_t loc, const char *what)
+{
+    region_t *r;
+    value_t *shape;
+    int i, nd;
+    if (!v || (v->kind != V_REGION && !(v->kind == V_EXPR && v->u.ex->kind == TILEC_EX_LOAD))) return v;
+    r = rg_of(ev, v, loc, "T.gemm");
+    nd = r->buf->ndim;
+    if (r->buf->scope == TILEC_SCOPE_GLOBAL || r->buf->scope == TILEC_SCOPE_VAR) return v;
+    if (r->corner || nd < 2)
+        ev_fail(ev, loc, "T.gemm operand %s: give the tile as a slice of '%s' (A[k, :, :] or A[:, :n])", what,
+                r->buf->name);
+    for (i = 0; i < nd; i++) {
+        if (r->ext[i] < 1)
+            ev_fail(ev, loc, "T.gemm operand %s: the extents of a slice of '%s' must be compile-time constants",
+                    what, r->buf->name);
+        if (i < nd - 2 && r->ext[i] != 1)
+            ev_fail(ev, loc, "T.gemm operand %s: a slice of '%s' must be 2-D (its leading dimensions indexed)", what,
+                    r->buf->name);
+    }
+    shape = v_seq(ev, 2, 0);
+    shape->u.seq.items[0] = v_int(ev, r->ext[nd - 2]);
+    shape->u.seq.items[1] = v_int(ev, r->ext[nd - 1]);
+    {
+        value_t *dt = v_new(ev, V_DTYPE);
+        char nm[64];
+        dt->u.dt = r->buf->dtype;
+        snprintf(nm, sizeof nm, "%.40s_tile", r->buf->name);
+        return op_alloc(ev, r->buf->scope, shape, dt, NULL, nm, loc);
+    }
+}
+
 void op_gemm(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc)
+{
+    value_t *tile[3];
+    ast_loc_t tl[10];
+    value_t *tv[10];
+    int i;
+    ev_require_kernel(ev, loc, "T.gemm");
+    for (i = 0; i < 10; i++) {
+        tv[i] = v[i];
+        tl[i] = l[i];
+    }
+    for (i = 0; i < 3; i++) {
+        static const char *const nm[3] = {"A", "B", "C"};
+        if (i < 2) tv[i] = view_src(ev, v[i], l[i]);
+        tile[i] = gemm_tile(ev, tv[i], l[i], nm[i]);
+        if (tile[i] != tv[i]) {
+            op_copy(ev, tv[i], tile[i], loc, l[i], l[i]);
+            tv[i] = tile[i];
+        }
+    }
+    if (v[6] && v_is_rt(v[6])) {
+        /* clear_accum=(k == 0): clear C when the condition holds, then accumulate */
+        tilec_ir_stmt_t *st = ev_stmt(ev, TILEC_ST_IF, loc), **saved = ev->tail, *then = NULL;
+        st->u.cond.cond = ex_bool(ev, ex_of(ev, v[6], l[6]));
+        ev->tail = &then;
+        ev->rt_depth++;
+        ev->guarded++;
+        op_fill(ev, tv[2], v_int(ev, 0), loc);
+        ev->guarded--;
+        ev->rt_depth--;
+        ev->tail = saved;
+        st->u.cond.then = then;
+        ev_emit(ev, st, loc);
+        tv[6] = NULL;
+    }
+    gemm_whole(ev, tv, tl, loc);
+    if (tile[2] != v[2]) op_copy(ev, tile[2], v[2], loc, l[2], l[2]);
+}
+
+static void gemm_whole(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc)
 {
     tilec_ir_buffer_t *A, *B, *C;
     int ta, tb, ca, i;
@@ -310,7 +397,7 @@ void op_reduce(ev_t *ev, tilec_reduce_op_t op, value_t **v, ast_loc_t *l, ast_lo
     tilec_ir_stmt_t *st;
     snprintf(opname, sizeof opname, "T.reduce_%s", tilec_reduce_op_name(op));
     ev_require_kernel(ev, loc, opname);
-    s = whole_buf(ev, v[0], l[0], opname, "the source");
+    s = whole_buf(ev, view_src(ev, v[0], l[0]), l[0], opname, "the source");
     d = whole_buf(ev, v[1], l[1], opname, "the destination");
     onchip(ev, s, l[0], opname);
     onchip(ev, d, l[1], opname);
@@ -384,6 +471,7 @@ void op_atomic(ev_t *ev, tilec_atomic_op_t op, value_t *dst, value_t *val, ast_l
     snprintf(opname, sizeof opname, "T.atomic_%s", tilec_atomic_op_name(op));
     ev_require_kernel(ev, loc, opname);
     d = rg_of(ev, dst, dloc, "the destination of an atomic");
+    view_reject(ev, d->buf, dloc, opname);
     if (d->buf->scope == TILEC_SCOPE_VAR) ev_fail(ev, dloc, "%s needs a buffer element, not a T.alloc_var", opname);
     if (d->buf->dtype == TILEC_BOOL)
         ev_fail(ev, dloc, "%s needs a numeric buffer; '%s' has dtype bool", opname, d->buf->name);
@@ -405,6 +493,7 @@ void op_atomic(ev_t *ev, tilec_atomic_op_t op, value_t *dst, value_t *val, ast_l
     }
     if ((val->kind == V_BUF && val->u.buf->scope != TILEC_SCOPE_VAR) || val->kind == V_REGION) {
         s = rg_of(ev, val, loc, "the value of an atomic");
+        view_reject(ev, s->buf, loc, opname);
         if (s->corner) resolve_corner(ev, s, d, loc);
         if (d->corner) resolve_corner(ev, d, s, dloc);
         need_const_ext(ev, s, loc);
@@ -491,12 +580,36 @@ void op_atomic(ev_t *ev, tilec_atomic_op_t op, value_t *dst, value_t *val, ast_l
     }
 }
 
+/* T.atomic_addx2/x4(dst[..., j], src[..., j]): `width` consecutive elements
+ * along the last dimension, added element by element (each atomically). */
+void op_atomic_vec(ev_t *ev, value_t *dst, value_t *val, int width, ast_loc_t loc, ast_loc_t dloc, ast_loc_t vloc)
+{
+    value_t *rv[2];
+    value_t *in[2];
+    int k, i;
+    in[0] = dst;
+    in[1] = val;
+    for (k = 0; k < 2; k++) {
+        region_t *r;
+        if (!(in[k]->kind == V_EXPR && in[k]->u.ex->kind == TILEC_EX_LOAD))
+            ev_fail(ev, k ? vloc : dloc, "T.atomic_addx%d takes an element (A[i, j]) for its %s, got %s", width,
+                    k ? "value" : "destination", v_kind_name(in[k]));
+        r = rg_of(ev, in[k], k ? vloc : dloc, "an operand of T.atomic_addx");
+        r->corner = 0;
+        for (i = 0; i < r->buf->ndim; i++) r->ext[i] = i == r->buf->ndim - 1 ? width : 1;
+        rv[k] = v_new(ev, V_REGION);
+        rv[k]->u.rg = r;
+    }
+    op_atomic(ev, TILEC_ATOMIC_ADD, rv[0], rv[1], loc, dloc);
+}
+
 void op_print(ev_t *ev, value_t *v, const char *msg, ast_loc_t loc)
 {
     tilec_ir_stmt_t *st;
     ev_require_kernel(ev, loc, "T.print");
     st = ev_stmt(ev, TILEC_ST_PRINT, loc);
     st->u.print.msg = ev_irstr(ev, msg);
+    if (v->kind == V_BUF) view_reject(ev, v->u.buf, loc, "T.print");
     if (v->kind == V_BUF && v->u.buf->scope != TILEC_SCOPE_VAR) {
         st->u.print.buf = v->u.buf;
     } else if (v->kind == V_REGION) {

@@ -186,6 +186,8 @@ const char *v_kind_name(const value_t *v)
     case V_LOOPITER: return "loop range";
     case V_DEADLOOP: return "ended loop variable";
     case V_OPAQUE: return v->u.opq;
+    case V_BARRIER: return "barrier";
+    case V_WSCOPE: return "T.ws region";
     }
     return "value";
 }
@@ -681,8 +683,6 @@ value_t *v_binop(ev_t *ev, int op, value_t *a, value_t *b, ast_loc_t loc)
             tilec_binop_t lop = op == AST_OP_BITAND ? TILEC_BIN_AND : op == AST_OP_BITOR ? TILEC_BIN_OR : TILEC_BIN_NE;
             return v_expr(ev, tilec_ir_binary(ev->a, lop, ea, eb));
         }
-        ev_fail(ev, loc, "operator %s on run-time values is only supported between booleans (comparisons); "
-                "bitwise integer operations are not in the tile IR", op_text(op));
     }
     if ((v_is_rt(a) || v_is_num(a)) && (v_is_rt(b) || v_is_num(b))) {
         t = dt_common(ev, a, b, &ea, &eb, loc);
@@ -694,11 +694,21 @@ value_t *v_binop(ev_t *ev, int op, value_t *a, value_t *b, ast_loc_t loc)
         case AST_OP_FLOORDIV: bop = TILEC_BIN_FLOORDIV; break;
         case '%': bop = TILEC_BIN_FLOORMOD; break;
         case AST_OP_POW: bop = TILEC_BIN_POW; break;
+        case AST_OP_BITAND: bop = TILEC_BIN_BITAND; break;
+        case AST_OP_BITOR: bop = TILEC_BIN_BITOR; break;
+        case AST_OP_BITXOR: bop = TILEC_BIN_BITXOR; break;
+        case AST_OP_LSHIFT: bop = TILEC_BIN_SHL; break;
+        case AST_OP_RSHIFT: bop = TILEC_BIN_SHR; break;
         default:
-            ev_fail(ev, loc, "operator %s is not supported on run-time values (only + - * / // %% ** "
+            ev_fail(ev, loc, "operator %s is not supported on run-time values (only + - * / // %% ** & | ^ << >> "
                     "and comparisons)", op_text(op));
         }
         if (t == TILEC_BOOL) t = TILEC_INT32;
+        if (bop >= TILEC_BIN_BITAND && !tilec_dtype_is_int(t))
+            ev_fail(ev, loc, "operator %s needs integers, got %s", op_text(op), tilec_dtype_name(t));
+        if ((bop == TILEC_BIN_SHL || bop == TILEC_BIN_SHR) && b->kind == V_INT &&
+            (b->u.i < 0 || b->u.i >= 8 * (int64_t)tilec_dtype_size(t)))
+            ev_fail(ev, loc, "shift count %lld is out of range for %s", (long long)b->u.i, tilec_dtype_name(t));
         if ((bop == TILEC_BIN_DIV || bop == TILEC_BIN_FLOORDIV || bop == TILEC_BIN_FLOORMOD) && v_is_num(b) &&
             (b->kind == V_FLOAT ? b->u.f == 0.0 : b->u.i == 0))
             ev_fail(ev, loc, "%s by zero", bop == TILEC_BIN_FLOORMOD ? "modulo" : "division");
@@ -924,8 +934,12 @@ value_t *v_unary(ev_t *ev, int op, value_t *a, ast_loc_t loc)
     }
     if (v_is_rt(a)) {
         tilec_ir_expr_t *e = ex_of(ev, a, loc);
-        if (op == '~') ev_fail(ev, loc, "operator ~ is not supported on run-time values");
         if (e->dtype == TILEC_BOOL) e = ex_cast(ev, e, TILEC_INT32);
+        if (op == '~') {
+            if (!tilec_dtype_is_int(e->dtype))
+                ev_fail(ev, loc, "operator ~ needs an integer, got %s", tilec_dtype_name(e->dtype));
+            return v_expr(ev, tilec_ir_binary(ev->a, TILEC_BIN_BITXOR, e, tilec_ir_int(ev->a, -1, e->dtype)));
+        }
         if (op == '+') return v_expr(ev, e);
         if (e->kind == TILEC_EX_INT && e->u.i != INT64_MIN)
             return v_expr(ev, tilec_ir_int(ev->a, -e->u.i, e->dtype));
@@ -1065,7 +1079,8 @@ value_t *v_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc)
         if (!strcmp(name, "ndim")) return v_int(ev, v->u.buf->ndim);
         if (!strcmp(name, "name")) return v_str(ev, v->u.buf->name, strlen(v->u.buf->name));
         if (v->u.buf->scope == TILEC_SCOPE_VAR && !strcmp(name, "astype")) goto astype;
-        ev_fail(ev, loc, "a buffer has no attribute '%s' (use .shape or .dtype)", name);
+        if (!strcmp(name, "data")) return v; /* T.Tensor(shape, dtype, A.data): a re-view (views.c) */
+        ev_fail(ev, loc, "a buffer has no attribute '%s' (use .shape, .dtype or .data)", name);
     case V_TENSORTYPE:
         if (!strcmp(name, "shape")) return v->u.tt.shape;
         if (!strcmp(name, "dtype")) {
@@ -1300,7 +1315,7 @@ static int const_diff(ev_t *ev, ast_loc_t loc, tilec_ir_expr_t *hi, tilec_ir_exp
 
 /* Range of an index that is linear in loop variables with constant
  * extents; 0 when it cannot be known at compile time. */
-static int index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi)
+int v_index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi)
 {
     lin_t *l = calloc(1, sizeof *l);
     int i, ok = 1;
@@ -1329,6 +1344,20 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
     if (v->kind == V_SEQ || v->kind == V_STR) return seq_subscript(ev, v, e);
     if (v->kind == V_BUILTIN) return bi_subscript(ev, v, e);
     if (v->kind == V_OPAQUE) return v; /* typing.Optional[str] in an annotation: still opaque, fails where used */
+    if (v->kind == V_BARRIER) { /* mbars[k % stages]: one barrier of the list, still a token */
+        value_t *k;
+        if (e->u.sub.n != 1 || e->u.sub.items[0]->kind == AST_SLICE) ev_fail(ev, e->loc, "a barrier list takes one index");
+        k = ev_eval(ev, e->u.sub.items[0]);
+        if (!v_is_rt(k)) {
+            int64_t i = v_want_int(ev, k, e->u.sub.items[0]->loc, "a barrier index");
+            if (i < -v->u.i || i >= v->u.i)
+                ev_fail(ev, e->u.sub.items[0]->loc, "barrier index %lld is out of range for %lld barriers",
+                        (long long)i, (long long)v->u.i);
+        } else if (!tilec_dtype_is_int(ex_of(ev, k, e->loc)->dtype)) {
+            ev_fail(ev, e->u.sub.items[0]->loc, "a barrier index must be an integer");
+        }
+        return v;
+    }
     if (v->kind == V_RANGE) {
         int64_t len = 0, s = v->u.range.start, st = v->u.range.step, k;
         if (st > 0 && v->u.range.stop > s) len = (v->u.range.stop - s + st - 1) / st;
@@ -1385,12 +1414,13 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
             if (b->scope != TILEC_SCOPE_GLOBAL && !ev->guarded && !tilec_ir_is_const_int(idx[i], &c) &&
                 tilec_ir_is_const_int(b->shape[i], &dim)) {
                 int64_t lo, hi;
-                if (index_range(ev, idx[i], &lo, &hi) && (lo < 0 || hi >= dim)) {
+                if (v_index_range(ev, idx[i], &lo, &hi) && (lo < 0 || hi >= dim)) {
                     ev_fail(ev, it->loc, "this index ranges over %lld..%lld in its loops, outside dimension %d "
                             "of '%s' (size %lld)", (long long)lo, (long long)hi, i, b->name, (long long)dim);
                 }
             }
         }
+        if (view_is(b)) return view_element(ev, ev_chk(ev, tilec_ir_load(ev->a, b, idx)));
         return v_expr(ev, tilec_ir_load(ev->a, b, idx));
     } else {
         region_t *rg = ev_alloc(ev, sizeof *rg);
@@ -1447,12 +1477,20 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
 
 /* ---- -D values ------------------------------------------------------------- */
 
-value_t *v_parse_define(ev_t *ev, const char *text)
+/* Reads a -D value (or the text of int("...")): True/False/None, an int
+ * (decimal or 0x), a float, a quoted string, else the bare text as a string
+ * (`T.float16` names the dtype).  A text that starts like a number but is
+ * not one, or does not fit, is not taken as a string: *why (when given)
+ * says what is wrong with it and the result is NULL. */
+value_t *v_parse_define(ev_t *ev, const char *text, const char **why)
 {
     char *end;
     size_t n = strlen(text);
     long long ll;
     double d;
+    const char *p;
+    int hex;
+    if (why) *why = NULL;
     while (n && (text[n - 1] == ' ' || text[n - 1] == '\t')) n--;
     while (n && (*text == ' ' || *text == '\t')) { text++; n--; }
     if (n == 0) return v_str(ev, "", 0);
@@ -1466,16 +1504,28 @@ value_t *v_parse_define(ev_t *ev, const char *text)
     if (!strcmp(text, "True") || !strcmp(text, "true")) return v_bool(ev, 1);
     if (!strcmp(text, "False") || !strcmp(text, "false")) return v_bool(ev, 0);
     if (!strcmp(text, "None")) return ev->none;
+    p = text + (*text == '-' || *text == '+');
+    hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
     errno = 0;
-    ll = strtoll(text, &end, 10);
-    if (*end == '\0' && end != text && errno != ERANGE) return v_int(ev, ll);
-    if (!strncmp(text, "0x", 2) || !strncmp(text, "0X", 2)) {
-        errno = 0;
-        ll = strtoll(text, &end, 16);
-        if (*end == '\0' && errno != ERANGE) return v_int(ev, ll);
+    ll = strtoll(text, &end, hex ? 16 : 10);
+    if (*end == '\0' && end != text && (!hex || end > p + 2)) {
+        if (errno != ERANGE) return v_int(ev, ll);
+        if (why) *why = "out of range for int64 (-9223372036854775808 to 9223372036854775807)";
+        return NULL;
     }
-    d = strtod(text, &end);
-    if (*end == '\0' && end != text) return v_float(ev, d);
+    if (!hex) {
+        errno = 0;
+        d = strtod(text, &end);
+        if (*end == '\0' && end != text && !(errno == ERANGE && isinf(d))) return v_float(ev, d);
+        if (*end == '\0' && end != text) {
+            if (why) *why = "out of range for float64";
+            return NULL;
+        }
+    }
+    if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) {
+        if (why) *why = hex ? "not a hexadecimal integer" : "not a number";
+        return NULL;
+    }
     if (!strncmp(text, "T.", 2)) return v_str(ev, text + 2, n - 2);
     if (!strncmp(text, "tilelang.language.", 18)) return v_str(ev, text + 18, n - 18);
     return v_str(ev, text, n);

@@ -696,6 +696,7 @@ typedef struct gemm_case {
     tilec_dtype_t ad, bd, cd;      /* A, B, accumulator/C */
     int m, n, k, tm, tn, tk;       /* problem and tile sizes */
     const char *arch;              /* NULL: native */
+    int group;                     /* 1: must run in block groups (cpu_group.c) */
 } gemm_case_t;
 
 /* C = op(A) @ op(B) tiled like build_gemm, in the case's dtypes. */
@@ -777,6 +778,12 @@ static void check_gemm_case(const gemm_case_t *g)
             cr_assert_eq(P->compile(D, text, strlen(text), &o, &mod), TILEC_PS_OK, "%s", P->last_error());
             free(text);
             kb_free(&b);
+            if (g->group) {
+                const void *src;
+                size_t len;
+                cr_assert_eq(P->module_data(mod, TILEC_PDATA_SOURCE, &src, &len), TILEC_PS_OK);
+                cr_assert(strstr(src, "a group of 2x4 blocks") != NULL, "the gemm kernel runs no block groups");
+            }
             for (size_t i = 0; i < nc; i++)
                 put_val(g->cd, c, i, 99); /* overwritten everywhere */
             /* A is stored [k][m] when transposed: the same logical values */
@@ -818,28 +825,40 @@ static void check_gemm_case(const gemm_case_t *g)
 #define RAGGED 45, 70, 38, 13, 37, 11
 
 Test(cpu_gemm, f32, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, NULL, 0}); }
+
+/* A grid large enough for block groups of 2x4 (cpu_group.c), ragged in
+ * both: 9 block columns (the last group has one), 11 block rows (the last
+ * has three), partial last tiles and a partial last K step. */
+#define GROUPED 140, 300, 38, 13, 37, 11
+Test(cpu_gemm, block_groups_f32, .init = setup, .fini = teardown)
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, GROUPED, NULL, 1}); }
+Test(cpu_gemm, block_groups_f16_int8, .init = setup, .fini = teardown)
+{
+    check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT32, GROUPED, NULL, 1});
+    check_gemm_case(&(gemm_case_t){TILEC_INT8, TILEC_INT8, TILEC_INT32, GROUPED, NULL, 1});
+}
 Test(cpu_gemm, f16_f32acc, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT32, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT32, RAGGED, NULL, 0}); }
 Test(cpu_gemm, bf16_f32acc, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_BFLOAT16, TILEC_BFLOAT16, TILEC_FLOAT32, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_BFLOAT16, TILEC_BFLOAT16, TILEC_FLOAT32, RAGGED, NULL, 0}); }
 Test(cpu_gemm, f16_f16acc, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT16, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT16, RAGGED, NULL, 0}); }
 Test(cpu_gemm, f16_f32_mixed, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, NULL, 0}); }
 Test(cpu_gemm, f64, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT64, TILEC_FLOAT64, TILEC_FLOAT64, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT64, TILEC_FLOAT64, TILEC_FLOAT64, RAGGED, NULL, 0}); }
 Test(cpu_gemm, int8_int32acc, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_INT8, TILEC_INT8, TILEC_INT32, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_INT8, TILEC_INT8, TILEC_INT32, RAGGED, NULL, 0}); }
 Test(cpu_gemm, uint8_int32acc, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_UINT8, TILEC_INT8, TILEC_INT32, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_UINT8, TILEC_INT8, TILEC_INT32, RAGGED, NULL, 0}); }
 Test(cpu_gemm, int32_int64acc, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_INT32, TILEC_INT32, TILEC_INT64, RAGGED, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_INT32, TILEC_INT32, TILEC_INT64, RAGGED, NULL, 0}); }
 
 /* One tile larger than the cache blocking: K past TC_KC (64..512), rows of
  * B past a page (B is packed even in float32), M past a few MR. */
 Test(cpu_gemm, one_big_tile, .init = setup, .fini = teardown)
-{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, 29, 1100, 530, 29, 1100, 530, NULL}); }
+{ check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, 29, 1100, 530, 29, 1100, 530, NULL, 0}); }
 
 #if defined(__x86_64__)
 /* Every x86 micro-kernel, whatever this host has: the kernel is built for
@@ -870,7 +889,7 @@ Test(cpu_gemm, every_x86_isa, .init = setup, .fini = teardown)
     for (int i = 0; i < 3; i++) {
         if (!host_has(need[i]) || (i == 1 && !host_has("fma")))
             continue;
-        check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, arch[i]});
+        check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, RAGGED, arch[i], 0});
     }
 }
 #endif
@@ -2070,9 +2089,12 @@ Test(sdk, error_buffer)
 
 /* The generated 16-bit conversions agree with the SDK's bit for bit:
  * every float16 and bfloat16 pattern widened, and floats of every kind
- * (random patterns, halfway cases, subnormals, inf, NaN) narrowed. */
+ * (random patterns, halfway cases, subnormals, inf, NaN) narrowed; the
+ * contiguous float -> float16 copy goes through the prelude's row
+ * converter (vcvtps2ph where the arch has it), the cast through the
+ * branch-free scalar one.  arch: -march (NULL: native). */
 enum { CVN = 65536, CVF = 4 * 65536 };
-Test(cpu_kernel, f16_conversions_exact, .init = setup, .fini = teardown)
+static void check_f16_conversions(const char *arch)
 {
     kb_t b;
     kb_init(&b, "conv");
@@ -2092,7 +2114,11 @@ Test(cpu_kernel, f16_conversions_exact, .init = setup, .fini = teardown)
     st1(&b, FB, V(&b, i), tilec_ir_cast(&b.a, TILEC_BFLOAT16, LD1(&b, Fv, V(&b, i))));
     end(&b);
     tilec_pmodule_t *mod = NULL;
-    cr_assert_eq(compile_kb(&b, &mod), TILEC_PS_OK, "%s", P->last_error());
+    char *text = tilec_ir_print(b.m);
+    cr_assert_not_null(text);
+    tilec_pcompile_options_t o = {.struct_size = sizeof o, .opt_level = 3, .arch = arch};
+    cr_assert_eq(P->compile(D, text, strlen(text), &o, &mod), TILEC_PS_OK, "%s", P->last_error());
+    free(text);
     kb_free(&b);
     uint16_t *h = malloc(CVN * 2), *bb = malloc(CVN * 2), *fh = malloc(CVF * 2), *fb = malloc(CVF * 2);
     float *hf = malloc(CVN * 4), *bf = malloc(CVN * 4), *f = malloc(CVF * 4);
@@ -2119,14 +2145,15 @@ Test(cpu_kernel, f16_conversions_exact, .init = setup, .fini = teardown)
     P->mem_read(D, args[6], 0, fb, CVF * 2);
     for (int k = 0; k < CVN; k++) {
         float w1 = tilec_f16_to_f32((uint16_t)k), w2 = tilec_bf16_to_f32((uint16_t)k);
-        cr_assert_eq(memcmp(&hf[k], &w1, 4), 0, "f16 %04x -> %g, want %g", k, hf[k], w1);
+        cr_assert_eq(memcmp(&hf[k], &w1, 4), 0, "f16 %04x -> %g, want %g (arch %s)", k, hf[k], w1,
+                     arch ? arch : "native");
         cr_assert_eq(memcmp(&bf[k], &w2, 4), 0, "bf16 %04x -> %g, want %g", k, bf[k], w2);
     }
     for (int k = 0; k < CVF; k++) {
         uint32_t x;
         memcpy(&x, &f[k], 4);
-        cr_assert_eq(fh[k], tilec_f32_to_f16(f[k]), "f32 %08x -> f16 %04x, want %04x", x, fh[k],
-                     tilec_f32_to_f16(f[k]));
+        cr_assert_eq(fh[k], tilec_f32_to_f16(f[k]), "f32 %08x -> f16 %04x, want %04x (arch %s)", x, fh[k],
+                     tilec_f32_to_f16(f[k]), arch ? arch : "native");
         cr_assert_eq(fb[k], tilec_f32_to_bf16(f[k]), "f32 %08x -> bf16 %04x, want %04x", x, fb[k],
                      tilec_f32_to_bf16(f[k]));
     }
@@ -2134,4 +2161,15 @@ Test(cpu_kernel, f16_conversions_exact, .init = setup, .fini = teardown)
         P->mem_free(D, args[k]);
     free(h); free(bb); free(fh); free(fb); free(hf); free(bf); free(f);
     P->module_free(mod);
+}
+
+Test(cpu_kernel, f16_conversions_exact, .init = setup, .fini = teardown)
+{
+    check_f16_conversions(NULL);
+#if defined(__x86_64__)
+    /* native is the host's widest; also no F16C (scalar) and F16C (8 wide) */
+    check_f16_conversions("x86-64");
+    if (host_has("f16c") && host_has("avx2") && host_has("fma"))
+        check_f16_conversions("x86-64-v3");
+#endif
 }

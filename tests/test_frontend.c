@@ -783,6 +783,38 @@ Test(frontend_errors, unknown_define)
                  "symbol of this program (you can set: M, N, K, block_M");
 }
 
+/* A -D value that is not what it looks like says what is wrong with it
+ * (an int past int64 used to become a float: "must be an integer, got float"). */
+Test(frontend_errors, define_values)
+{
+    static const struct { const char *v, *msg; } cases[] = {
+        {"99999999999999999999", "-D M=99999999999999999999: out of range for int64"},
+        {"-99999999999999999999", "out of range for int64"},
+        {"0x1ffffffffffffffff", "out of range for int64"},
+        {"1e999", "-D M=1e999: out of range for float64"},
+        {"12abc", "-D M=12abc: not a number"},
+        {"1.2.3", "not a number"},
+        {"0xZZ", "-D M=0xZZ: not a hexadecimal integer"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tilec_define_t defs[] = {{"M", cases[i].v}, {"N", "1"}, {"K", "1"}};
+        expect_err_e(GEMM, NULL, 3, defs, 0, cases[i].msg);
+    }
+    {
+        tilec_define_t defs[] = {{"M", "1"}, {"N", "1"}, {"K", "1"}, {"block_M", "abc"}};
+        expect_err_e(GEMM, NULL, 4, defs, 0, "-D block_M=abc: not a number (the program's value of 'block_M' is an integer)");
+    }
+    {
+        tilec_define_t defs[] = {{"M", "0x10"}, {"N", "-0"}, {"K", "1e-400"}};
+        res_t *x = compile_e("M = 1\nN = 2\nK = 3.0\n", NULL, 3, defs);
+        cr_assert_eq(x->rc, -1); /* no kernel, but the values were read */
+        cr_assert_null(strstr(tilec_diag_text(&x->d), "-D "), "%s", tilec_diag_text(&x->d));
+        cr_assert(strstr(tilec_diag_text(&x->d), "no kernel") || strstr(tilec_diag_text(&x->d), "prim_func"),
+                  "%s", tilec_diag_text(&x->d));
+        done(x);
+    }
+}
+
 Test(frontend_errors, unknown_entry)
 {
     tilec_define_t defs[] = {{"M", "1"}, {"N", "1"}, {"K", "1"}};
@@ -1295,4 +1327,45 @@ Test(frontend_errors, slice_through_reassigned_temporary)
 Test(frontend_errors, slice_through_doubling_temporaries_is_bounded)
 {
     expect_err("import tilelang.language as T\n@T.prim_func\ndef main(A: T.Tensor((16,), \"float32\")):\n    with T.Kernel(4) as bx:\n        s = T.alloc_shared((4,), \"float32\")\n        x0 = bx * 4\n        x1 = x0 + x0\n        x2 = x1 + x1\n        x3 = x2 + x2\n        x4 = x3 + x3\n        x5 = x4 + x4\n        x6 = x5 + x5\n        x7 = x6 + x6\n        x8 = x7 + x7\n        x9 = x8 + x8\n        x10 = x9 + x9\n        x11 = x10 + x10\n        x12 = x11 + x11\n        x13 = x12 + x12\n        x14 = x13 + x13\n        x15 = x14 + x14\n        x16 = x15 + x15\n        x17 = x16 + x16\n        x18 = x17 + x17\n        x19 = x18 + x18\n        x20 = x19 + x19\n        x21 = x20 + x20\n        x22 = x21 + x21\n        x23 = x22 + x22\n        x24 = x23 + x23\n        x25 = x24 + x24\n        x26 = x25 + x25\n        x27 = x26 + x26\n        x28 = x27 + x27\n        x29 = x28 + x28\n        x30 = x29 + x29\n        x31 = x30 + x30\n        x32 = x31 + x31\n        x33 = x32 + x32\n        x34 = x33 + x33\n        x35 = x34 + x34\n        x36 = x35 + x35\n        x37 = x36 + x36\n        x38 = x37 + x37\n        x39 = x38 + x38\n        x40 = x39 + x39\n        y = x40 + 4\n        T.copy(A[x40:y], s)\n", 0, "is not a compile-time constant");
+}
+
+/* Hopper/Blackwell objects read at block level (wsops.c): what has no
+ * block-level meaning is named; misuse is a diagnostic. */
+Test(frontend_errors, warp_specialized_objects)
+{
+    expect_err(KERNEL_HEAD "        b = T.alloc_barrier([128, 128])\n        T.barrier_arrive(b[2])\n", 8,
+               "barrier index 2 is out of range for 2 barriers");
+    expect_err(KERNEL_HEAD "        T.barrier_wait(A, 0)\n", 7, "T.barrier_wait takes a barrier from T.alloc_barrier");
+    expect_err(KERNEL_HEAD "        b = T.alloc_barrier(0)\n", 7, "the arrive count must be positive");
+    expect_err(KERNEL_HEAD "        s = T.alloc_shared((64,), \"float32\")\n        b = T.alloc_barrier(1)\n"
+               "        T.tma_copy(B, s, barrier=b, cluster_mask=3)\n", 9, "clusters are outside the subset");
+    expect_err(KERNEL_HEAD "        with T.ws(0) as w:\n            pass\n", 7, "`with T.ws(...)` binds no name");
+    expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.ws(0):\n        pass\n", 6,
+               "T.ws must be inside the `with T.Kernel(...)` block");
+    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n", 7, "T.get_thread_binding is outside the subset");
+    expect_err(KERNEL_HEAD "        c = T.alloc_fragment((8, 8), \"float32\")\n        a = T.alloc_shared((8, 8), \"float16\")\n"
+               "        T.tcgen05_gemm(a, a, c, mbar=None, use_2cta=True)\n", 9, "clusters are outside the subset");
+}
+
+Test(frontend_errors, runtime_bit_operations)
+{
+    expect_err(KERNEL_HEAD "        for i in T.Parallel(64):\n            B[i] = T.cast(i << 40, \"float32\")\n", 8,
+               "shift count 40 is out of range for int32");
+    expect_err(KERNEL_HEAD "        for i in T.Parallel(64):\n            B[i] = B[i] & 1\n", 8,
+               "operator & needs integers, got float32");
+    expect_err(KERNEL_HEAD "        for i in T.Parallel(64):\n            B[i] = ~B[i]\n", 8,
+               "operator ~ needs an integer, got float32");
+}
+
+Test(frontend_errors, reviews)
+{
+    expect_err(KERNEL_HEAD "        v = T.Tensor((32, 32), \"float16\", A.data)\n", 7,
+               "the view has 1024 elements but 'A' has 4096");
+    expect_err(KERNEL_HEAD "        v = T.view(B, dtype=\"int32\")\n", 7, "reinterprets its float32 bits");
+    expect_err(KERNEL_HEAD "        v = T.reshape(B, (8, 8))\n        T.fill(v, 0)\n", 8,
+               "T.fill / T.clear on a re-view of 'B'");
+    expect_err(KERNEL_HEAD "        f = T.alloc_fragment((8, 8), \"float32\")\n        v = T.reshape(f, (64,))\n"
+               "        T.cumsum(v)\n", 9, "T.cumsum on a re-view of 'f'");
+    expect_err(KERNEL_HEAD "        s = T.alloc_shared((4, 4), \"float16\")\n        T.im2col(A, s, 0, 0, 3, 1, 1, 1)\n", 8,
+               "T.im2col takes a 4-D (N, H, W, C) global image tensor");
 }

@@ -1209,3 +1209,63 @@ Test(lang, slice_bounds_in_single_assignment_temporaries)
     for (k = 0; k < 16; k++) EXPECT_NEAR(F(r, 1)[k], 2 * pattern(0, k), "B[%d]", k);
     run_free(&r);
 }
+
+Test(lang, bit_operations_on_runtime_integers)
+{
+    run_t r;
+    int k;
+    run_file(&r, "tests/lang/bit_ops.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 16; k++) {
+        int32_t x = I32(r, 0)[k];
+        int32_t sh = x >= 0 ? x >> 1 : -((-x + 1) / 2); /* floor(x / 2), as Python's >> */
+        int32_t want = ((x & 7) | (k << 4)) ^ (sh + (~x & 3));
+        int32_t y = -(x * 4);
+        int32_t want_c = y >= 0 ? y / 8 : -((-y + 7) / 8);
+        cr_expect_eq(I32(r, 1)[k], want, "B[%d]: got %d want %d", k, I32(r, 1)[k], want);
+        cr_expect_eq(((uint8_t *)r.ref[2])[k], (uint8_t)(((uint8_t)(k << 5) >> 3) | 1), "U[%d]", k);
+        cr_expect_eq(I32(r, 3)[k], want_c, "C[%d]: got %d want %d", k, I32(r, 3)[k], want_c);
+    }
+    run_free(&r);
+}
+
+Test(lang, warp_specialized_program_at_block_level)
+{
+    run_t r;
+    int i, j, k;
+    run_file(&r, "tests/lang/ws_blocklevel.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 32; i++)
+        for (j = 0; j < 16; j++) {
+            double s = 0;
+            for (k = 0; k < 32; k++) s += pattern(0, i * 32 + k) * pattern(1, k * 16 + j);
+            EXPECT_NEAR(F(r, 2)[i * 16 + j], s, "C[%d,%d]", i, j);
+            EXPECT_NEAR(F(r, 3)[i * 16 + j], s, "D[%d,%d] (tensor memory, cleared at k == 0)", i, j);
+            EXPECT_NEAR(F(r, 4)[i * 16 + j], pattern(4, i * 16 + j) + s, "E[%d,%d] (atomic_addx4)", i, j);
+        }
+    run_free(&r);
+}
+
+Test(lang, reviews_and_im2col)
+{
+    run_t r;
+    int i, j, k;
+    run_file(&r, "tests/lang/reviews.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 48; k++) EXPECT_NEAR(F(r, 1)[k], pattern(0, k) + 1, "R[%d] (through two views)", k);
+    for (i = 0; i < 12; i++) {
+        double s = 0;
+        int row = (i / 2) / 2, c0 = ((i / 2) % 2) * 4;
+        for (j = 0; j < 4; j++) s += pattern(0, row * 8 + c0 + j);
+        EXPECT_NEAR(F(r, 2)[i], s, "S[%d] (reduce_sum of a reshape)", i);
+    }
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 8; j++)
+            EXPECT_NEAR(F(r, 3)[i * 8 + j], i < 2 ? pattern(0, (4 + i) * 8 + j) : 0.0,
+                        "P[%d,%d] (a copy past the view's edge reads 0)", i, j);
+    for (i = 0; i < 16; i++)
+        for (k = 0; k < 18; k++) {
+            int oh = i / 4, ow = i % 4, kh = k / 6, kw = (k / 2) % 3, c = k % 2;
+            int h = oh + kh - 1, w = ow + kw - 1;
+            double want = (h >= 0 && h < 4 && w >= 0 && w < 4) ? pattern(4, (h * 4 + w) * 2 + c) : 0.0;
+            EXPECT_NEAR(F(r, 5)[i * 18 + k], want, "Col[%d,%d] (im2col)", i, k);
+        }
+    run_free(&r);
+}

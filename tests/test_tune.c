@@ -24,6 +24,7 @@
 
 #include "tilec/tilec.h"
 #include "check.h"
+#include "tune.h"
 #include "tunedb.h"
 
 #define GEMM "tests/tune/gemm_space.py"
@@ -232,6 +233,44 @@ Test(tune, candidate_inputs_are_the_seeded_inputs)
     tilec_context_destroy(ctx);
 }
 
+/* The candidate order after the defaults: a permutation that keeps the
+ * first entries in place, the same for the same --seed and another for
+ * another seed, drawn from check.c's seeded stream (one generator in the
+ * tree). */
+Test(tune, candidate_order_is_a_seeded_shuffle)
+{
+    enum { N = 40 };
+    int a[N], b[N], c[N], want[N], seen[N] = {0};
+    for (int i = 0; i < N; i++) {
+        a[i] = b[i] = c[i] = want[i] = i;
+    }
+    tilec_tune_shuffle(7, a, N, 1);
+    tilec_tune_shuffle(7, b, N, 1);
+    tilec_tune_shuffle(8, c, N, 1);
+    cr_assert_eq(a[0], 0, "the default moved");
+    for (int i = 0; i < N; i++) {
+        cr_assert(a[i] >= 0 && a[i] < N && !seen[a[i]]++, "not a permutation at %d", i);
+    }
+    cr_assert(memcmp(a, b, sizeof a) == 0, "the same seed gave two orders");
+    cr_assert(memcmp(a, c, sizeof a) != 0, "seeds 7 and 8 gave the same order");
+    int moved = 0;
+    for (int i = 0; i < N; i++) {
+        moved += a[i] != i;
+    }
+    cr_assert_gt(moved, N / 2, "only %d of %d candidates moved", moved, N);
+    check_rng_t r;
+    check_rng_seed(&r, 7);
+    for (int j = N - 1; j > 1; j--) {
+        int k = (int)check_rng_int(&r, 1, j), t = want[j];
+        want[j] = want[k];
+        want[k] = t;
+    }
+    cr_assert(memcmp(a, want, sizeof a) == 0, "not a Fisher-Yates shuffle on check_rng");
+    int one = 5;
+    tilec_tune_shuffle(7, &one, 1, 0);
+    cr_assert_eq(one, 5);
+}
+
 /* ---- tuning ------------------------------------------------------------------------- */
 
 Test(tune, picks_a_passing_config_never_the_wrong_one_and_stores_it)
@@ -371,14 +410,46 @@ Test(tune, the_reference_can_come_from_a_backend)
     tilec_tune_report_free(r);
 }
 
+/* No --space and no @autotune: the factory's tile parameters around their
+ * defaults (docs/tuning.md); on the cpu, neither threads nor num_stages. */
+Test(tune, the_default_space_varies_the_tile_parameters)
+{
+    static const tilec_define_kv_t fix[] = {{"M", "64"}, {"N", "64"}, {"K", "64"}, {"block_K", "32"}};
+    tilec_tune_options_t o = opts("examples/gemm_fp32.py");
+    tilec_tune_report_t *r = NULL;
+    o.defs = fix;
+    o.ndefs = 4;
+    o.db = "";
+    o.backend = "cpu";
+    cr_assert_eq(tilec_tune(&o, &r), TILEC_OK, "%s", r ? r->message : "");
+    cr_assert(!strncmp(r->space, "default: ", 9), "%s", r->space);
+    cr_assert(strstr(r->space, "block_M=") && strstr(r->space, "block_N="), "%s", r->space);
+    cr_assert_null(strstr(r->space, "block_K"), "a fixed parameter was tuned: %s", r->space);
+    cr_assert_null(strstr(r->space, "threads"), "threads tuned on a cpu: %s", r->space);
+    cr_assert_gt(r->ncandidates, 4);
+    cr_assert_geq(r->buckets[0].best, 0);
+    for (int i = 0; i < r->ncandidates; i++) {
+        cr_assert_eq(r->candidates[i].state, TILEC_TUNE_TIMED, "%s: %s", r->candidates[i].config,
+                     r->candidates[i].message);
+        cr_assert_gt(r->phase_ms[i].wall_ms, r->phase_ms[i].timing_ms);
+        cr_assert_gt(r->phase_ms[i].timing_ms, 0);
+    }
+    tilec_tune_report_free(r);
+}
+
 Test(tune, usage_errors_are_reported)
 {
     static const char *const space[] = {"block_M=16,32"};
+    static const tilec_define_kv_t all[] = {{"block_M", "16"}, {"block_N", "16"}, {"block_K", "16"}};
     tilec_tune_options_t o = opts("examples/gemm_fp32.py");
     tilec_tune_report_t *r = NULL;
+    o.defs = all;
+    o.ndefs = 3;
+    o.backend = "cpu";
     cr_assert_eq(tilec_tune(&o, &r), TILEC_E_INVALID);
-    cr_assert(strstr(r->message, "no tuning space"), "%s", r->message);
+    cr_assert(strstr(r->message, "no tuning space: the factory has no tile parameter to vary"), "%s", r->message);
     tilec_tune_report_free(r);
+    o = opts("examples/gemm_fp32.py");
     tilec_define_kv_t d = {"block_M", "16"};
     o.space = space;
     o.nspace = 1;

@@ -21,7 +21,7 @@ statements that are not kernel factories (or helpers the kept code
 references), and imports nothing kept uses.  docs/tilelang-compat.md gives
 the method and the latest counts.
 """
-import ast, os, re, subprocess, sys, json
+import ast, json, os, re, resource, signal, subprocess, sys
 
 KERNEL_MARK = re.compile(r"T\.prim_func|T\.Kernel|T\.macro|prim_func")
 
@@ -143,13 +143,21 @@ def literal(node):
 
 
 def host_values(src):
-    """Literal values the host code gives to names: argparse defaults, keyword
-    arguments and function parameter defaults."""
-    vals = {}
+    """Literal values the host code gives to names, as (strong, weak):
+    strong are argparse defaults and module constants (`K = 3`), taken as
+    they are; weak are keyword arguments, positional arguments of calls to
+    the file's own functions, and parameter defaults, taken only when they look like sizes."""
+    strong, weak = {}, {}
     try:
         tree = ast.parse(src)
     except SyntaxError:
-        return vals
+        return strong, weak
+    funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    for s in tree.body:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            ok, v = literal(s.value)
+            if ok:
+                strong.setdefault(s.targets[0].id, v)
     for n in ast.walk(tree):
         if isinstance(n, ast.Call):
             f = ast.unparse(n.func)
@@ -158,19 +166,24 @@ def host_values(src):
                 for kw in n.keywords:
                     ok, v = literal(kw.value)
                     if kw.arg == "default" and ok:
-                        vals.setdefault(name, v)
+                        strong.setdefault(name, v)
             for kw in n.keywords:
                 ok, v = literal(kw.value)
                 if kw.arg and ok:
-                    vals.setdefault(kw.arg, v)
+                    weak.setdefault(kw.arg, v)
+            if isinstance(n.func, ast.Name) and n.func.id in funcs:
+                for p, a in zip(funcs[n.func.id].args.args, n.args):
+                    ok, v = literal(a)
+                    if ok:
+                        weak.setdefault(p.arg, v)
         if isinstance(n, ast.FunctionDef):
             a = n.args
             ps = a.args[len(a.args) - len(a.defaults):]
             for p, d in zip(ps, a.defaults):
                 ok, v = literal(d)
                 if ok:
-                    vals.setdefault(p.arg, v)
-    return vals
+                    weak.setdefault(p.arg, v)
+    return strong, weak
 
 
 # (name pattern, value when the host gives none, cap, smallest host value taken)
@@ -198,19 +211,29 @@ def host_get(host, name):
 
 
 def pick(name, host):
-    """A value for a parameter with no default (or a cap for a huge one)."""
+    """A value for a parameter with no default (or a cap for a huge one);
+    host is host_values()."""
+    strong, weak = host
     if "dtype" in name.lower():
-        v = host_get(host, name)
+        v = host_get(strong, name)
+        if v is None:
+            v = host_get(weak, name)
         return v if isinstance(v, str) and v else "float16"
     for rx, dflt, cap, least in SMALL:
         if rx.search(name):
-            v = host_get(host, name)
+            v = host_get(strong, name)
+            if cap is not None and type(v) is int and v >= 1:
+                return min(v, cap)
+            if v is None:
+                v = host_get(weak, name)
             if cap is None:
                 return dflt if v is None or type(v) is not type(dflt) else v
             if isinstance(v, bool) or not isinstance(v, int) or v < least:
                 return dflt
             return min(v, cap)
-    v = host_get(host, name)
+    v = host_get(strong, name)
+    if v is None:
+        v = host_get(weak, name)
     if isinstance(v, bool):
         return v
     if isinstance(v, int):
@@ -218,6 +241,25 @@ def pick(name, host):
     if isinstance(v, (float, str)):
         return v
     return 64
+
+
+HEADS = re.compile(SMALL[1][0].pattern)
+BLOCK_H = re.compile(r"(?i)^block_?h$")
+
+
+def fit(defs):
+    """Keeps the picked sizes within the kernels' own constraints (a head
+    block, block_H, is no larger than the heads it blocks) and small enough
+    for the interpreter."""
+    bh = [v for n, v in defs if BLOCK_H.match(n) and type(v) is int]
+    if bh:
+        defs = [(n, max(v, max(bh)) if HEADS.search(n) and type(v) is int else v) for n, v in defs]
+    if {"N", "C", "H", "W", "F"} <= {n for n, _ in defs}:
+        # a convolution (batch N, channels C, image H x W, filters F): N*H*W*F*C*K*K multiply-adds
+        # in the interpreter, so small images and few channels
+        cap = {"N": 2, "C": 16, "H": 8, "W": 8, "F": 64}
+        defs = [(n, min(v, cap[n]) if n in cap and type(v) is int else v) for n, v in defs]
+    return defs
 
 
 def entry_params(stripped):
@@ -302,11 +344,97 @@ def cmd_strip(src_dir, out_dir, listfile=None):
         defs = []
         for pn, d in params:
             if d is None:
-                defs.append("-D%s=%s" % (pn, fmt(pick(pn, host))))
+                defs.append((pn, pick(pn, host)))
             elif isinstance(d, int) and not isinstance(d, bool) and d > 256:
-                defs.append("-D%s=%s" % (pn, fmt(pick(pn, {pn: d}))))
-        open(p + ".defs", "w").write(" ".join(defs))
+                defs.append((pn, pick(pn, ({}, {pn: d}))))
+        have = {n for n, _ in defs}
+        for st in ast.parse(s).body:
+            # a module constant the kernel reads (`M = 8192`): capped like a parameter
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                    and isinstance(st.value, ast.Constant) and type(st.value.value) is int and st.value.value > 256 \
+                    and st.targets[0].id not in have:
+                defs.append((st.targets[0].id, pick(st.targets[0].id, ({}, {st.targets[0].id: st.value.value}))))
+        open(p + ".defs", "w").write(" ".join("-D%s=%s" % (n, fmt(v)) for n, v in fit(defs)))
     print("%d files adapted into %s" % (len(files), out_dir))
+
+
+NPY = {"bool": "|b1", "int8": "|i1", "uint8": "|u1", "int16": "<i2", "uint16": "<u2", "int32": "<i4",
+       "uint32": "<u4", "int64": "<i8", "uint64": "<u8"}
+PARAM = re.compile(r"^  param (\w+) global (\w+) \[([^\]]*)\]", re.M)
+
+
+def write_npy(path, dtype, shape, values):
+    """A .npy file (format 1.0) of integers or booleans, C order."""
+    import struct
+    code = NPY[dtype]
+    hdr = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+        code, "".join("%d, " % d for d in shape) if len(shape) != 1 else "%d," % shape[0])
+    hdr += " " * ((64 - (10 + len(hdr) + 1) % 64) % 64) + "\n"
+    fmt = {"|b1": "B", "|i1": "b", "|u1": "B", "<i2": "h", "<u2": "H", "<i4": "i", "<u4": "I", "<i8": "q",
+           "<u8": "Q"}[code]
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode())
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+
+
+def index_values(name, shape, defs):
+    """Valid contents for an integer or boolean kernel tensor, by TileLang's
+    naming conventions (host code builds them like this), or None to keep the
+    random fill: masks all true; offsets / cu_seqlens [0, total, total, ...]; token_indices (sequence, position) pairs; lengths the largest
+    -D length; counts 1; block tables and index lists 0, 1, 2, ... along the
+    last dimension (distinct, sorted, each inside any dimension they index
+    that is at least as long)."""
+    n = 1
+    for d in shape:
+        n *= d
+    low = name.lower()
+    last = shape[-1] if shape else 1
+    if "mask" in low:
+        return [1] * n
+    if len(shape) == 1 and ("offset" in low or "cu_seq" in low):
+        # one sequence of every token (the others empty), which token_indices below agrees with
+        total = max([v for k, v in defs.items() if re.search(r"(?i)seq|len|total|tokens", k)] or [n - 1])
+        return [0] + [total] * (n - 1)
+    if "token_ind" in low and len(shape) == 2 and last == 2:
+        return [x for t in range(shape[0]) for x in (0, t)]
+    if re.search(r"seqlen|seq_len|lens$|lengths", low):
+        cands = [v for k, v in defs.items() if re.search(r"(?i)max.*(seq|len)", k)]
+        return [max(cands) if cands else 1] * n
+    if "count" in low:
+        return [1] * n
+    if re.search(r"indices|index|idx|_ids$|table", low):
+        return [i % last for i in range(n)]
+    return None
+
+
+def inputs(p, tilec, defs):
+    """--input NAME=F.npy for the integer and boolean tensors of the kernel
+    whose contents must be valid (index_values); the files go next to p."""
+    try:
+        r = subprocess.run(["nice", tilec, "compile", p, "--emit", "ir"] + defs, capture_output=True, text=True,
+                           timeout=60)
+    except subprocess.TimeoutExpired:
+        return []
+    dv = {}
+    for d in defs:
+        k, _, v = d[2:].partition("=")
+        if v.isdigit():
+            dv[k] = int(v)
+    out = []
+    for name, dt, shp in PARAM.findall(r.stdout if r.returncode == 0 else ""):
+        if dt not in NPY:
+            continue
+        try:  # a T.dynamic size takes its -D value
+            shape = [dv[x.strip()] if x.strip() in dv else int(x) for x in shp.split(",") if x.strip()]
+        except ValueError:
+            continue  # a symbol without a value: keep the random fill
+        vals = index_values(name, shape, dv)
+        if vals is None:
+            continue
+        f = "%s.%s.npy" % (p, name)
+        write_npy(f, dt, shape, vals)
+        out += ["--input", "%s=%s" % (name, f)]
+    return out
 
 
 def cmd_run(out_dir, tilec, log, timeout, backend):
@@ -319,16 +447,21 @@ def cmd_run(out_dir, tilec, log, timeout, backend):
             p = os.path.join(root, f)
             defs = open(p + ".defs").read().split() if os.path.exists(p + ".defs") else []
             cmd = ["nice", tilec, "run", p, "--check"] + (["--backend", backend] if backend else []) + defs
+            cmd += inputs(p, tilec, defs)
             try:
-                r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+                # the limit is CPU time (the machine may be loaded); wall time only catches hangs
+                r = subprocess.run(cmd, capture_output=True, text=True, timeout=max(10 * timeout, 300),
+                                   preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (timeout, timeout + 5)))
                 out = (r.stderr if r.returncode else r.stdout).strip().splitlines()
                 rc, msg = r.returncode, (out[0] if out else "")
-                if r.returncode < 0:
+                if r.returncode == -signal.SIGXCPU or r.returncode == -signal.SIGKILL:
+                    rc, msg = "timeout", "longer than %d s of CPU time" % timeout
+                elif r.returncode < 0:
                     msg = "killed by signal %d" % -r.returncode
             except subprocess.TimeoutExpired:
-                rc, msg = "timeout", "longer than %d s" % timeout
+                rc, msg = "timeout", "longer than %d s (wall)" % max(10 * timeout, 300)
             rel = os.path.relpath(p, out_dir)
-            res[rel] = (rc, msg, " ".join(defs))
+            res[rel] = (rc, msg, " ".join(cmd[4:]))
             print(rc, rel, msg[:300], flush=True)
     json.dump(res, open(log, "w"), indent=1)
     print("PASS %d / %d" % (sum(1 for v in res.values() if v[0] == 0), len(res)))

@@ -178,6 +178,9 @@ static void table(const topts_t *o, const tilec_tune_report_t *r)
         printf(", %d pruned before launch", pruned);
     }
     printf("\n");
+    if (r->space && !strncmp(r->space, "default:", 8)) {
+        printf("space: the %s\n", r->space);
+    }
     for (int b = 0; idx && b < r->nbuckets; b++) {
         int n = 0;
         double dflt = -1;
@@ -231,6 +234,8 @@ static void json_report(FILE *f, const topts_t *o, const tilec_tune_report_t *r)
     tilec_cli_json_string(f, r->device);
     fprintf(f, ", \"db\": ");
     tilec_cli_json_string(f, r->db);
+    fprintf(f, ", \"space\": ");
+    tilec_cli_json_string(f, r->space ? r->space : "");
     fprintf(f, ", \"wall_s\": %.3f, \"message\": ", r->wall_s);
     tilec_cli_json_string(f, r->message);
     fprintf(f, ",\n \"buckets\": [");
@@ -244,14 +249,16 @@ static void json_report(FILE *f, const topts_t *o, const tilec_tune_report_t *r)
     fprintf(f, "],\n \"candidates\": [\n");
     for (int i = 0; i < r->ncandidates; i++) {
         const tilec_tune_candidate_t *c = &r->candidates[i];
+        tilec_tune_phases_t ph = r->phase_ms ? r->phase_ms[i] : (tilec_tune_phases_t){0, 0, 0, 0, 0};
         fprintf(f, "  {\"shape\": ");
         tilec_cli_json_string(f, r->buckets[c->bucket].shape);
         fprintf(f, ", \"config\": ");
         tilec_cli_json_string(f, c->config);
         fprintf(f, ", \"default\": %s, \"state\": \"%s\", \"median_ms\": %.6f, \"min_ms\": %.6f, "
-                   "\"runs\": %d, \"rel_err\": %.3e, \"message\": ",
+                   "\"runs\": %d, \"rel_err\": %.3e, \"wall_ms\": %.1f, \"setup_ms\": %.1f, "
+                   "\"compile_ms\": %.1f, \"check_ms\": %.1f, \"timing_ms\": %.1f, \"message\": ",
                 c->is_default ? "true" : "false", tilec_tune_state_name(c->state), c->median_ms, c->min_ms,
-                c->runs, c->rel_err);
+                c->runs, c->rel_err, ph.wall_ms, ph.setup_ms, ph.compile_ms, ph.check_ms, ph.timing_ms);
         tilec_cli_json_string(f, c->message);
         fprintf(f, "}%s\n", i + 1 < r->ncandidates ? "," : "");
     }

@@ -15,7 +15,7 @@
  * (rounded to the 16-bit format on a cast and on every store); bool is
  * stored as uint8_t and computed as int.  Global offsets are int64.
  * Scalar expressions are written by the SDK's shared C-family emitter
- * (tilec/cexpr.h) through the C hooks of expr() below.
+ * (tilec/cexpr.h) through the C hooks of cg_expr() below.
  * Integer division and modulo never trap (x/0 == 0, see cpu_prelude.h);
  * signed int32/int64 overflow in index arithmetic is undefined, as in CUDA
  * C, which lets the C compiler vectorize the usual affine accesses.
@@ -40,36 +40,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpu_cg.h"
 #include "cpu_internal.h"
 #include "tilec/cexpr.h"
 #include "cpu_prelude.h"
 
-#define CG_MAX_DEPTH 200
 /* LOCAL/VAR buffers up to this many bytes become C locals. */
 #define CG_LOCAL_MAX_BYTES 1024
 
+/* ---- generator state (cpu_cg.h) -------------------------------------------- */
 
-/* ---- generator state ------------------------------------------------------ */
-
-enum { PLACE_PARAM = 0, PLACE_SCRATCH, PLACE_LOCAL };
-
-typedef struct cg {
-    const tilec_ir_kernel_t *k;
-    tilec_sdk_str_t *o;
-    tilec_arena_t ar;      /* temporary strings, freed at the end */
-    char *err;
-    size_t errlen;
-    int failed;
-    int depth;             /* current expression/statement nesting */
-    int ind;               /* indentation level */
-    int tmp;               /* counter for unique local names */
-    int *place;            /* [nbufs] PLACE_* */
-    int nsyms;
-    int ngemm;             /* GEMM statements needing temporaries */
-} cg_t;
-
-static void cg_fail(cg_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cg_fail(cg_t *g, const char *fmt, ...)
+void cg_fail(cg_t *g, const char *fmt, ...)
 {
     if (g->failed)
         return;
@@ -92,8 +73,7 @@ static char *vfmt(void *u, const char *f, va_list ap)
     return s;
 }
 
-static char *fmt(cg_t *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static char *fmt(cg_t *g, const char *f, ...)
+char *cg_fmt(cg_t *g, const char *f, ...)
 {
     va_list ap;
     va_start(ap, f);
@@ -102,8 +82,7 @@ static char *fmt(cg_t *g, const char *f, ...)
     return s;
 }
 
-static void line(cg_t *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static void line(cg_t *g, const char *f, ...)
+void cg_line(cg_t *g, const char *f, ...)
 {
     for (int i = 0; i < g->ind; i++)
         tilec_sdk_str_putn(g->o, "  ", 2);
@@ -141,7 +120,7 @@ static const char *st_type(tilec_dtype_t t) /* storage */
     }
 }
 
-static const char *ct_type(tilec_dtype_t t) /* compute */
+const char *cg_ct_type(tilec_dtype_t t) /* compute */
 {
     switch (t) {
     case TILEC_BOOL: return "int";
@@ -172,57 +151,57 @@ static int is_sint(tilec_dtype_t t) { return t >= TILEC_INT8 && t <= TILEC_INT64
 /* ---- conversions between representations ------------------------------------ */
 
 /* Value v of compute type for dtype s, as a value of dtype t (rounded to t). */
-static const char *conv(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t)
+const char *cg_conv(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t)
 {
     if (s == t)
         return v;
     switch (t) {
-    case TILEC_BOOL: return fmt(g, "((%s) != 0)", v);
+    case TILEC_BOOL: return cg_fmt(g, "((%s) != 0)", v);
     case TILEC_FLOAT16:
         if (s == TILEC_FLOAT64 || !is_flt(s))
-            return fmt(g, "tc_h2f(tc_d2h((double)(%s)))", v);
-        return fmt(g, "tc_rh(%s)", v);
+            return cg_fmt(g, "tc_h2f(tc_d2h((double)(%s)))", v);
+        return cg_fmt(g, "tc_rh(%s)", v);
     case TILEC_BFLOAT16:
         if (s == TILEC_FLOAT64 || !is_flt(s))
-            return fmt(g, "tc_b2f(tc_d2b((double)(%s)))", v);
-        return fmt(g, "tc_rb(%s)", v);
+            return cg_fmt(g, "tc_b2f(tc_d2b((double)(%s)))", v);
+        return cg_fmt(g, "tc_rb(%s)", v);
     case TILEC_FLOAT32:
         if (s == TILEC_FLOAT16 || s == TILEC_BFLOAT16 || tilec_dtype_is_float8(s))
             return v; /* already a float holding a representable value */
-        return fmt(g, "((float)(%s))", v);
+        return cg_fmt(g, "((float)(%s))", v);
     case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2:
-        return fmt(g, "%s(%s((double)(%s)))", f8_from(t), f8_to(t), v);
+        return cg_fmt(g, "%s(%s((double)(%s)))", f8_from(t), f8_to(t), v);
     default:
-        return fmt(g, "((%s)(%s))", ct_type(t), v);
+        return cg_fmt(g, "((%s)(%s))", cg_ct_type(t), v);
     }
 }
 
 /* Value v of compute type for dtype s, converted to t's storage type. */
-static const char *to_store(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t)
+const char *cg_to_store(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t)
 {
     switch (t) {
     case TILEC_FLOAT16:
         if (s == TILEC_FLOAT64 || !is_flt(s))
-            return fmt(g, "tc_d2h((double)(%s))", v);
-        return fmt(g, "tc_f2h(%s)", v);
+            return cg_fmt(g, "tc_d2h((double)(%s))", v);
+        return cg_fmt(g, "tc_f2h(%s)", v);
     case TILEC_BFLOAT16:
         if (s == TILEC_FLOAT64 || !is_flt(s))
-            return fmt(g, "tc_d2b((double)(%s))", v);
-        return fmt(g, "tc_f2b(%s)", v);
-    case TILEC_BOOL: return fmt(g, "((uint8_t)((%s) != 0))", v);
-    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return fmt(g, "%s((double)(%s))", f8_to(t), v);
-    default: return conv(g, v, s, t);
+            return cg_fmt(g, "tc_d2b((double)(%s))", v);
+        return cg_fmt(g, "tc_f2b(%s)", v);
+    case TILEC_BOOL: return cg_fmt(g, "((uint8_t)((%s) != 0))", v);
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return cg_fmt(g, "%s((double)(%s))", f8_to(t), v);
+    default: return cg_conv(g, v, s, t);
     }
 }
 
 /* Stored value v of dtype t to its compute type. */
-static const char *from_store(cg_t *g, const char *v, tilec_dtype_t t)
+const char *cg_from_store(cg_t *g, const char *v, tilec_dtype_t t)
 {
     switch (t) {
-    case TILEC_FLOAT16: return fmt(g, "tc_h2f(%s)", v);
-    case TILEC_BFLOAT16: return fmt(g, "tc_b2f(%s)", v);
-    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return fmt(g, "%s(%s)", f8_from(t), v);
-    case TILEC_BOOL: return fmt(g, "((int)((%s) != 0))", v);
+    case TILEC_FLOAT16: return cg_fmt(g, "tc_h2f(%s)", v);
+    case TILEC_BFLOAT16: return cg_fmt(g, "tc_b2f(%s)", v);
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return cg_fmt(g, "%s(%s)", f8_from(t), v);
+    case TILEC_BOOL: return cg_fmt(g, "((int)((%s) != 0))", v);
     default: return v;
     }
 }
@@ -233,7 +212,7 @@ static const char *int_lit(cg_t *g, int64_t v)
 {
     if (v == INT64_MIN)
         return "(-INT64_C(9223372036854775807) - 1)";
-    return fmt(g, "INT64_C(%" PRId64 ")", v);
+    return cg_fmt(g, "INT64_C(%" PRId64 ")", v);
 }
 
 static const char *flt_lit(cg_t *g, double v, tilec_dtype_t t)
@@ -254,12 +233,12 @@ static const char *flt_lit(cg_t *g, double v, tilec_dtype_t t)
     if (isinf(v))
         return v > 0 ? (dbl ? "((double)INFINITY)" : "((float)INFINITY)")
                      : (dbl ? "(-(double)INFINITY)" : "(-(float)INFINITY)");
-    return fmt(g, dbl ? "(%a)" : "(%af)", v);
+    return cg_fmt(g, dbl ? "(%a)" : "(%af)", v);
 }
 
 /* ---- buffers ------------------------------------------------------------------- */
 
-static int buf_ok(cg_t *g, const tilec_ir_buffer_t *b)
+int cg_buf_ok(cg_t *g, const tilec_ir_buffer_t *b)
 {
     if (!b || b->id < 0 || b->id >= g->k->nbufs || g->k->bufs[b->id] != b) {
         cg_fail(g, "reference to a buffer not declared by the kernel");
@@ -269,24 +248,22 @@ static int buf_ok(cg_t *g, const tilec_ir_buffer_t *b)
 }
 
 /* Dimension d of buffer b as an int64 C expression (literal when constant). */
-static const char *dim(cg_t *g, const tilec_ir_buffer_t *b, int d)
+const char *cg_dim(cg_t *g, const tilec_ir_buffer_t *b, int d)
 {
     int64_t c;
     if (tilec_ir_is_const_int(b->shape[d], &c))
-        return fmt(g, "INT64_C(%" PRId64 ")", c);
-    return fmt(g, "b%d_s%d", b->id, d);
+        return cg_fmt(g, "INT64_C(%" PRId64 ")", c);
+    return cg_fmt(g, "b%d_s%d", b->id, d);
 }
-
-static const char *expr(cg_t *g, const tilec_ir_expr_t *e);
 
 /* Row-major offset of idx (C expressions) in b, int64. */
 static const char *offset_of(cg_t *g, const tilec_ir_buffer_t *b, const char *const *idx)
 {
     if (b->ndim == 0)
         return "0";
-    const char *o = fmt(g, "(int64_t)(%s)", idx[0]);
+    const char *o = cg_fmt(g, "(int64_t)(%s)", idx[0]);
     for (int d = 1; d < b->ndim; d++)
-        o = fmt(g, "(%s * %s + (int64_t)(%s))", o, dim(g, b, d), idx[d]);
+        o = cg_fmt(g, "(%s * %s + (int64_t)(%s))", o, cg_dim(g, b, d), idx[d]);
     return o;
 }
 
@@ -298,7 +275,7 @@ static const char *offset_of_exprs(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir
         return "0";
     }
     for (int d = 0; d < b->ndim; d++)
-        idx[d] = expr(g, ix[d]);
+        idx[d] = cg_expr(g, ix[d]);
     return offset_of(g, b, idx);
 }
 
@@ -306,13 +283,13 @@ static const char *offset_of_exprs(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir
 
 /* Hooks of the shared C-family emitter (tilec/cexpr.h) for plain C. */
 static void cx_fail(void *u, const char *msg) { cg_fail(u, "%s", msg); }
-static const char *cx_ctype(void *u, tilec_dtype_t t) { (void)u; return ct_type(t); }
+static const char *cx_ctype(void *u, tilec_dtype_t t) { (void)u; return cg_ct_type(t); }
 
 static const char *cx_int_lit(void *u, int64_t v, tilec_dtype_t t)
 {
     if (t == TILEC_BOOL)
         return v ? "1" : "0";
-    return fmt(u, "((%s)%s)", ct_type(t), int_lit(u, v));
+    return cg_fmt(u, "((%s)%s)", cg_ct_type(t), int_lit(u, v));
 }
 
 static const char *cx_flt_lit(void *u, double v, tilec_dtype_t t) { return flt_lit(u, v, t); }
@@ -320,13 +297,16 @@ static const char *cx_flt_lit(void *u, double v, tilec_dtype_t t) { return flt_l
 static const char *cx_load(void *u, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx)
 {
     cg_t *g = u;
-    if (!buf_ok(g, b))
+    if (!cg_buf_ok(g, b))
         return NULL;
+    for (int i = 0; i < g->nhoist; i++)
+        if (g->hoist[i].idx == idx)
+            return g->hoist[i].name;
     const char *off = offset_of_exprs(g, b, idx);
-    return from_store(g, fmt(g, "b%d[%s]", b->id, off), b->dtype);
+    return cg_from_store(g, cg_fmt(g, "b%d[%s]", b->id, off), b->dtype);
 }
 
-static const char *cx_conv(void *u, const char *v, tilec_dtype_t s, tilec_dtype_t t) { return conv(u, v, s, t); }
+static const char *cx_conv(void *u, const char *v, tilec_dtype_t s, tilec_dtype_t t) { return cg_conv(u, v, s, t); }
 
 /* float exp/exp2/log/log2/tanh: the prelude's vectorizable versions */
 static const char *cx_math_name(void *u, const char *base, int dbl)
@@ -342,7 +322,7 @@ static const char *cx_math_name(void *u, const char *base, int dbl)
     return NULL;
 }
 
-static const char *expr(cg_t *g, const tilec_ir_expr_t *e)
+const char *cg_expr(cg_t *g, const tilec_ir_expr_t *e)
 {
     const tilec_cexpr_t x = {
         .u = g, .k = g->k, .failed = &g->failed, .depth = &g->depth, .max_depth = CG_MAX_DEPTH * 4,
@@ -360,7 +340,7 @@ static const char *expr(cg_t *g, const tilec_ir_expr_t *e)
 /* Declares int64 locals holding the region's base indices; names r<t>_<d>. */
 static int region_bases(cg_t *g, const tilec_ir_region_t *r)
 {
-    if (!buf_ok(g, r->buf))
+    if (!cg_buf_ok(g, r->buf))
         return -1;
     if (r->buf->ndim > TILEC_IR_MAX_DIMS || (r->buf->ndim > 0 && (!r->base || !r->extent))) {
         cg_fail(g, "region without bases or extents");
@@ -372,7 +352,7 @@ static int region_bases(cg_t *g, const tilec_ir_region_t *r)
             cg_fail(g, "region extent %" PRId64 " < 1", r->extent[d]);
             return -1;
         }
-        line(g, "const int64_t r%d_%d = (int64_t)(%s);", t, d, expr(g, r->base[d]));
+        cg_line(g, "const int64_t r%d_%d = (int64_t)(%s);", t, d, cg_expr(g, r->base[d]));
     }
     return t;
 }
@@ -382,8 +362,8 @@ static const char *region_inside(cg_t *g, const tilec_ir_region_t *r, int t)
 {
     const char *c = "1";
     for (int d = 0; d < r->buf->ndim; d++)
-        c = fmt(g, "%s && r%d_%d >= 0 && r%d_%d + %" PRId64 " <= %s", c, t, d, t, d, r->extent[d],
-                dim(g, r->buf, d));
+        c = cg_fmt(g, "%s && r%d_%d >= 0 && r%d_%d + %" PRId64 " <= %s", c, t, d, t, d, r->extent[d],
+                cg_dim(g, r->buf, d));
     return c;
 }
 
@@ -393,14 +373,14 @@ static void region_index(cg_t *g, const tilec_ir_region_t *r, int t, const int *
                          const char *const *lv, const char **idx)
 {
     for (int d = 0; d < r->buf->ndim; d++)
-        idx[d] = map[d] < 0 ? fmt(g, "r%d_%d", t, d) : fmt(g, "(r%d_%d + %s)", t, d, lv[map[d]]);
+        idx[d] = map[d] < 0 ? cg_fmt(g, "r%d_%d", t, d) : cg_fmt(g, "(r%d_%d + %s)", t, d, lv[map[d]]);
 }
 
 static const char *index_inside(cg_t *g, const tilec_ir_buffer_t *b, const char *const *idx)
 {
     const char *c = "1";
     for (int d = 0; d < b->ndim; d++)
-        c = fmt(g, "%s && (%s) >= 0 && (%s) < %s", c, idx[d], idx[d], dim(g, b, d));
+        c = cg_fmt(g, "%s && (%s) >= 0 && (%s) < %s", c, idx[d], idx[d], cg_dim(g, b, d));
     return c;
 }
 
@@ -410,8 +390,8 @@ static int open_loops(cg_t *g, int n, const int64_t *ext, const char *const *lv,
 {
     for (int l = 0; l < n; l++) {
         if (l == n - 1 && ivdep)
-            line(g, "TC_IVDEP");
-        line(g, "for (int64_t %s = 0; %s < %" PRId64 "; ++%s) {", lv[l], lv[l], ext[l], lv[l]);
+            cg_line(g, "TC_IVDEP");
+        cg_line(g, "for (int64_t %s = 0; %s < %" PRId64 "; ++%s) {", lv[l], lv[l], ext[l], lv[l]);
         g->ind++;
     }
     return n;
@@ -421,7 +401,7 @@ static void close_loops(cg_t *g, int n)
 {
     for (int l = 0; l < n; l++) {
         g->ind--;
-        line(g, "}");
+        cg_line(g, "}");
     }
 }
 
@@ -436,24 +416,24 @@ static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int
     const char *lv[TILEC_IR_MAX_DIMS] = {0};
     int t = newtmp(g);
     for (int l = 0; l < n; l++)
-        lv[l] = fmt(g, "i%d_%d", t, l);
+        lv[l] = cg_fmt(g, "i%d_%d", t, l);
     const char *sidx[TILEC_IR_MAX_DIMS], *didx[TILEC_IR_MAX_DIMS];
     int same = sb == db;
 
     if (linear) {
         /* different non-1 extents with the same element count: walk element
          * k and unflatten it in each region */
-        line(g, "for (int64_t %s = 0; %s < %" PRId64 "; ++%s) {", lv[0], lv[0], ext[0], lv[0]);
+        cg_line(g, "for (int64_t %s = 0; %s < %" PRId64 "; ++%s) {", lv[0], lv[0], ext[0], lv[0]);
         g->ind++;
         const char *rem = lv[0];
         for (int d = sb->ndim - 1; d >= 0; d--) {
-            sidx[d] = fmt(g, "(r%d_%d + (%s) %% %" PRId64 ")", ts, d, rem, sext[d]);
-            rem = fmt(g, "((%s) / %" PRId64 ")", rem, sext[d]);
+            sidx[d] = cg_fmt(g, "(r%d_%d + (%s) %% %" PRId64 ")", ts, d, rem, sext[d]);
+            rem = cg_fmt(g, "((%s) / %" PRId64 ")", rem, sext[d]);
         }
         rem = lv[0];
         for (int d = db->ndim - 1; d >= 0; d--) {
-            didx[d] = fmt(g, "(r%d_%d + (%s) %% %" PRId64 ")", td, d, rem, dext[d]);
-            rem = fmt(g, "((%s) / %" PRId64 ")", rem, dext[d]);
+            didx[d] = cg_fmt(g, "(r%d_%d + (%s) %% %" PRId64 ")", td, d, rem, dext[d]);
+            rem = cg_fmt(g, "((%s) / %" PRId64 ")", rem, dext[d]);
         }
     } else {
         region_index(g, src, ts, smap, lv, sidx);
@@ -469,30 +449,46 @@ static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int
             lv2[n - 1] = "0";
             region_index(g, src, ts, smap, lv2, sidx);
             region_index(g, dst, td, dmap, lv2, didx);
-            line(g, "%s(&b%d[%s], &b%d[%s], (size_t)%" PRId64 " * sizeof(%s));",
+            cg_line(g, "%s(&b%d[%s], &b%d[%s], (size_t)%" PRId64 " * sizeof(%s));",
                  same ? "memmove" : "memcpy", db->id, offset_of(g, db, didx), sb->id,
                  offset_of(g, sb, sidx), ext[n - 1], st_type(db->dtype));
             close_loops(g, n - 1);
             return;
         }
+        /* contiguous float32 rows to float16: the prelude's row converter
+         * (the hardware's instruction where there is one) */
+        int f2h = sb->dtype == TILEC_FLOAT32 && db->dtype == TILEC_FLOAT16;
+        if (f2h && !same && n > 0 && smap[sb->ndim - 1] == n - 1 && dmap[db->ndim - 1] == n - 1 &&
+            !guarded && ext[n - 1] > 1) {
+            open_loops(g, n - 1, ext, lv, 0);
+            const char *lv2[TILEC_IR_MAX_DIMS];
+            memcpy(lv2, lv, sizeof lv2);
+            lv2[n - 1] = "0";
+            region_index(g, src, ts, smap, lv2, sidx);
+            region_index(g, dst, td, dmap, lv2, didx);
+            cg_line(g, "tc_f2h_n(&b%d[%s], &b%d[%s], %" PRId64 ");", db->id,
+                    offset_of(g, db, didx), sb->id, offset_of(g, sb, sidx), ext[n - 1]);
+            close_loops(g, n - 1);
+            return;
+        }
         open_loops(g, n, ext, lv, !same);
     }
-    const char *val = from_store(g, fmt(g, "b%d[%s]", sb->id, offset_of(g, sb, sidx)), sb->dtype);
+    const char *val = cg_from_store(g, cg_fmt(g, "b%d[%s]", sb->id, offset_of(g, sb, sidx)), sb->dtype);
     if (guarded && is_global(sb))
-        val = fmt(g, "((%s) ? %s : (%s)0)", index_inside(g, sb, sidx), val, ct_type(sb->dtype));
-    const char *store = fmt(g, "b%d[%s] = %s;", db->id, offset_of(g, db, didx),
-                            to_store(g, val, sb->dtype, db->dtype));
+        val = cg_fmt(g, "((%s) ? %s : (%s)0)", index_inside(g, sb, sidx), val, cg_ct_type(sb->dtype));
+    const char *store = cg_fmt(g, "b%d[%s] = %s;", db->id, offset_of(g, db, didx),
+                            cg_to_store(g, val, sb->dtype, db->dtype));
     if (guarded && is_global(db))
-        line(g, "if (%s) %s", index_inside(g, db, didx), store);
+        cg_line(g, "if (%s) %s", index_inside(g, db, didx), store);
     else
-        line(g, "%s", store);
+        cg_line(g, "%s", store);
     close_loops(g, linear ? 1 : n);
 }
 
 static void gen_copy(cg_t *g, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
-    line(g, "{ /* copy */");
+    cg_line(g, "{ /* copy */");
     g->ind++;
     int ts = region_bases(g, src), td = ts < 0 ? -1 : region_bases(g, dst);
     if (ts < 0 || td < 0)
@@ -543,260 +539,67 @@ static void gen_copy(cg_t *g, const tilec_ir_stmt_t *s)
     if (guard) {
         const char *c = "1";
         if (is_global(src->buf))
-            c = fmt(g, "%s && %s", c, region_inside(g, src, ts));
+            c = cg_fmt(g, "%s && %s", c, region_inside(g, src, ts));
         if (is_global(dst->buf))
-            c = fmt(g, "%s && %s", c, region_inside(g, dst, td));
-        line(g, "if (%s) {", c);
+            c = cg_fmt(g, "%s && %s", c, region_inside(g, dst, td));
+        cg_line(g, "if (%s) {", c);
         g->ind++;
         gen_copy_body(g, s, ts, td, n, ext, smap, dmap, 0, linear, sfull, dfull);
         g->ind--;
-        line(g, "} else {");
+        cg_line(g, "} else {");
         g->ind++;
         gen_copy_body(g, s, ts, td, n, ext, smap, dmap, 1, linear, sfull, dfull);
         g->ind--;
-        line(g, "}");
+        cg_line(g, "}");
     } else {
         gen_copy_body(g, s, ts, td, n, ext, smap, dmap, 0, linear, sfull, dfull);
     }
     g->ind--;
-    line(g, "}");
+    cg_line(g, "}");
 }
 
 static void gen_fill(cg_t *g, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_region_t *r = &s->u.fill.dst;
     const tilec_ir_buffer_t *b = r->buf;
-    line(g, "{ /* fill */");
+    cg_line(g, "{ /* fill */");
     g->ind++;
     int t = region_bases(g, r);
     if (t < 0 || !s->u.fill.value)
         { cg_fail(g, "fill without a region or value"); return; }
     const tilec_ir_expr_t *v = s->u.fill.value;
     int tv = newtmp(g);
-    line(g, "const %s f%d = %s;", st_type(b->dtype), tv,
-         to_store(g, expr(g, v), v->dtype, b->dtype));
+    cg_line(g, "const %s f%d = %s;", st_type(b->dtype), tv,
+         cg_to_store(g, cg_expr(g, v), v->dtype, b->dtype));
     const char *lv[TILEC_IR_MAX_DIMS], *idx[TILEC_IR_MAX_DIMS];
     int map[TILEC_IR_MAX_DIMS];
     for (int d = 0; d < b->ndim; d++) {
-        lv[d] = fmt(g, "i%d_%d", tv, d);
+        lv[d] = cg_fmt(g, "i%d_%d", tv, d);
         map[d] = d;
     }
     region_index(g, r, t, map, lv, idx);
-    const char *st = fmt(g, "b%d[%s] = f%d;", b->id, offset_of(g, b, idx), tv);
+    const char *st = cg_fmt(g, "b%d[%s] = f%d;", b->id, offset_of(g, b, idx), tv);
     if (is_global(b)) {
-        line(g, "if (%s) {", region_inside(g, r, t));
+        cg_line(g, "if (%s) {", region_inside(g, r, t));
         g->ind++;
         open_loops(g, b->ndim, r->extent, lv, 1);
-        line(g, "%s", st);
+        cg_line(g, "%s", st);
         close_loops(g, b->ndim);
         g->ind--;
-        line(g, "} else {");
+        cg_line(g, "} else {");
         g->ind++;
         open_loops(g, b->ndim, r->extent, lv, 1);
-        line(g, "if (%s) %s", index_inside(g, b, idx), st);
+        cg_line(g, "if (%s) %s", index_inside(g, b, idx), st);
         close_loops(g, b->ndim);
         g->ind--;
-        line(g, "}");
+        cg_line(g, "}");
     } else {
         open_loops(g, b->ndim, r->extent, lv, 1);
-        line(g, "%s", st);
+        cg_line(g, "%s", st);
         close_loops(g, b->ndim);
     }
     g->ind--;
-    line(g, "}");
-}
-
-/* ---- GEMM -------------------------------------------------------------------------- */
-
-/* dtype in which a GEMM with accumulator dtype c computes */
-static tilec_dtype_t gemm_ct(tilec_dtype_t c)
-{
-    switch (c) {
-    case TILEC_FLOAT16: case TILEC_BFLOAT16: case TILEC_FLOAT32:
-    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return TILEC_FLOAT32;
-    case TILEC_FLOAT64: return TILEC_FLOAT64;
-    case TILEC_INT64: return TILEC_INT64;
-    case TILEC_UINT8: case TILEC_UINT16: case TILEC_UINT32: return TILEC_UINT32;
-    case TILEC_UINT64: return TILEC_UINT64;
-    default: return TILEC_INT32;
-    }
-}
-
-/* Matrix dimension i (0 rows, 1 columns) of a gemm operand: its last two. */
-static const char *mdim(cg_t *g, const tilec_ir_buffer_t *b, int i) { return dim(g, b, b->ndim - 2 + i); }
-
-/* The operand's 2-D matrix as a pointer: the buffer, or (IR 1.1) the slice
- * its leading (stage) indices select. */
-static const char *mbase(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *lead)
-{
-    const char *off = "INT64_C(0)";
-    for (int d = 0; lead && d < b->ndim - 2; d++) {
-        const char *stride = "INT64_C(1)";
-        for (int j = d + 1; j < b->ndim; j++)
-            stride = fmt(g, "%s * %s", stride, dim(g, b, j));
-        off = fmt(g, "%s + (int64_t)(%s) * %s", off, expr(g, lead[d]), stride);
-    }
-    return lead ? fmt(g, "(b%d + (%s))", b->id, off) : fmt(g, "b%d", b->id);
-}
-
-static int gemm_ok(cg_t *g, const tilec_ir_stmt_t *s)
-{
-    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
-    if (!buf_ok(g, A) || !buf_ok(g, B) || !buf_ok(g, C))
-        return 0;
-    if (A->ndim < 2 || B->ndim < 2 || C->ndim != 2 || (A->ndim > 2 && !s->u.gemm.a_lead) ||
-        (B->ndim > 2 && !s->u.gemm.b_lead)) {
-        cg_fail(g, "gemm operands must be 2-D buffers (or IR 1.1 stage slices with their leading indices)");
-        return 0;
-    }
-    int64_t am, ak, bk, bn, cm, cn;
-    int ta = s->u.gemm.trans_a != 0, tb = s->u.gemm.trans_b != 0;
-    int a0 = A->ndim - 2, b0 = B->ndim - 2;
-    if (tilec_ir_is_const_int(A->shape[a0 + ta], &am) && tilec_ir_is_const_int(A->shape[a0 + !ta], &ak) &&
-        tilec_ir_is_const_int(B->shape[b0 + tb], &bk) && tilec_ir_is_const_int(B->shape[b0 + !tb], &bn) &&
-        tilec_ir_is_const_int(C->shape[0], &cm) && tilec_ir_is_const_int(C->shape[1], &cn) &&
-        (am != cm || bn != cn || ak != bk)) {
-        cg_fail(g, "gemm shapes do not agree: A' %" PRId64 "x%" PRId64 ", B' %" PRId64
-                   "x%" PRId64 ", C %" PRId64 "x%" PRId64,
-                am, ak, bk, bn, cm, cn);
-        return 0;
-    }
-    return 1;
-}
-
-static const char *gemm_sfx(tilec_dtype_t ct)
-{
-    return ct == TILEC_FLOAT32 ? "f32" : ct == TILEC_FLOAT64 ? "f64" : tilec_cexpr_isfx(ct);
-}
-
-/* Bytes of temporaries a GEMM needs, as a C expression (in terms of dims):
- * the pack and edge buffers, and C in the compute type when it is not. */
-static const char *gemm_temp_bytes(cg_t *g, const tilec_ir_stmt_t *s)
-{
-    const tilec_ir_buffer_t *A = s->u.gemm.a, *C = s->u.gemm.c;
-    tilec_dtype_t ct = gemm_ct(C->dtype);
-    const char *T = ct_type(ct);
-    const char *r = fmt(g, "TC_GEMM_PACK_BYTES(%s, %s, %s, %s)", T, dim(g, C, 0), dim(g, C, 1),
-                        mdim(g, A, !s->u.gemm.trans_a));
-    if (C->dtype != ct)
-        r = fmt(g, "%s + TC_ALIGN(%s * %s * (int64_t)sizeof(%s))", r, dim(g, C, 0), dim(g, C, 1), T);
-    return r;
-}
-
-/* The BLIS loop nest around tc_mk_* (cpu_prelude.h): K in blocks of TC_KC,
- * N of TC_NC, M of TC_MC.  An operand that is already row-major in the
- * compute type is read in place (B only while its rows span at most a
- * page, past which the panel is packed to spare the TLB); otherwise its
- * block is packed into micro-panels (A: MR rows, k-major; B: NR columns),
- * converting and transposing on the way, in the loop order that reads the
- * source contiguously. */
-static void gen_gemm(cg_t *g, const tilec_ir_stmt_t *s)
-{
-    if (!gemm_ok(g, s))
-        return;
-    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
-    int ta = s->u.gemm.trans_a != 0, tb = s->u.gemm.trans_b != 0;
-    tilec_dtype_t ct = gemm_ct(C->dtype);
-    const char *T = ct_type(ct), *sfx = gemm_sfx(ct);
-    int pack_a = ta || A->dtype != ct, conv_b = tb || B->dtype != ct;
-    line(g, "{ /* gemm%s%s%s */", ta ? " transpose_A" : "", tb ? " transpose_B" : "",
-         s->u.gemm.clear_accum ? " clear_accum" : "");
-    g->ind++;
-    /* IR 1.1: A and B may be stage slices of a ring buffer */
-    const char *abuf = mbase(g, A, s->u.gemm.a_lead), *bbuf = mbase(g, B, s->u.gemm.b_lead);
-    line(g, "const int64_t M = %s, N = %s, K = %s;", dim(g, C, 0), dim(g, C, 1), mdim(g, A, !ta));
-    line(g, "if (%s == M && %s == K && %s == K && %s == N) {", mdim(g, A, ta), mdim(g, A, !ta),
-         mdim(g, B, tb), mdim(g, B, !tb));
-    g->ind++;
-    line(g, "enum { MR = TC_MR, NR = TC_NR_%s };", sfx);
-    line(g, "const int64_t KC0 = TC_MIN64(K, TC_KC);");
-    line(g, "char *gt = tc_gtmp;");
-    line(g, "%s *restrict pa = (%s *)gt; gt += TC_ALIGN(TC_MIN64(TC_RUP(M, MR), TC_RUP(TC_MC, MR)) * KC0 * (int64_t)sizeof(%s));", T, T, T);
-    line(g, "%s *restrict pb = (%s *)gt; gt += TC_ALIGN(KC0 * TC_MIN64(TC_RUP(N, NR), TC_RUP(TC_NC, NR)) * (int64_t)sizeof(%s));", T, T, T);
-    line(g, "%s *restrict ea = (%s *)gt; gt += TC_ALIGN(MR * KC0 * (int64_t)sizeof(%s));", T, T, T);
-    line(g, "%s *restrict eb = (%s *)gt; gt += TC_ALIGN(KC0 * NR * (int64_t)sizeof(%s));", T, T, T);
-    line(g, "(void)pa; (void)pb;");
-    if (C->dtype != ct) {
-        line(g, "%s *restrict gc = (%s *)gt;", T, T);
-        if (s->u.gemm.clear_accum)
-            line(g, "memset(gc, 0, (size_t)(M * N) * sizeof(%s));", T);
-        else
-            line(g, "for (int64_t i = 0; i < M * N; ++i) gc[i] = %s;",
-                 conv(g, from_store(g, fmt(g, "b%d[i]", C->id), C->dtype), C->dtype, ct));
-    } else {
-        line(g, "%s *restrict gc = b%d;", T, C->id);
-        if (s->u.gemm.clear_accum)
-            line(g, "memset(gc, 0, (size_t)(M * N) * sizeof(%s));", T);
-    }
-    line(g, "const int pack_b = %s;", conv_b ? "1" : fmt(g, "N * (int64_t)sizeof(%s) > 4096", T));
-    line(g, "for (int64_t pc = 0; pc < K; pc += TC_KC) {");
-    g->ind++;
-    line(g, "const int64_t kc = TC_MIN64(TC_KC, K - pc);");
-    line(g, "for (int64_t jc = 0; jc < N; jc += TC_NC) {");
-    g->ind++;
-    line(g, "const int64_t nc = TC_MIN64(TC_NC, N - jc);");
-    if (conv_b)
-        line(g, "const %s *bp = pb; int64_t ldb = NR, pbs = kc * NR;", T);
-    else
-        line(g, "const %s *bp = %s + pc * N + jc; int64_t ldb = N, pbs = NR;", T, bbuf);
-    line(g, "if (pack_b) {");
-    g->ind++;
-    line(g, "bp = pb; ldb = NR; pbs = kc * NR;");
-    line(g, "for (int64_t jp = 0; jp * NR < nc; ++jp) {");
-    g->ind++;
-    line(g, "const int64_t nr = TC_MIN64(NR, nc - jp * NR), j0 = jc + jp * NR;");
-    line(g, "%s *restrict d = pb + jp * kc * NR;", T);
-    /* B(k, j): row-major b[k * N + j], transposed b[j * K + k] */
-    const char *bv = from_store(g, fmt(g, "%s[%s]", bbuf, tb ? "(j0 + c) * K + pc + k" : "(pc + k) * N + j0 + c"), B->dtype);
-    const char *bcv = conv(g, bv, B->dtype, ct);
-    if (tb) {
-        line(g, "for (int64_t c = 0; c < nr; ++c)");
-        line(g, "  for (int64_t k = 0; k < kc; ++k) d[k * NR + c] = %s;", bcv);
-    } else {
-        line(g, "for (int64_t k = 0; k < kc; ++k)");
-        line(g, "  TC_IVDEP for (int64_t c = 0; c < nr; ++c) d[k * NR + c] = %s;", bcv);
-    }
-    g->ind--;
-    line(g, "}");
-    g->ind--;
-    line(g, "}");
-    line(g, "for (int64_t ic = 0; ic < M; ic += TC_MC) {");
-    g->ind++;
-    line(g, "const int64_t mc = TC_MIN64(TC_MC, M - ic);");
-    if (pack_a) {
-        line(g, "for (int64_t ip = 0; ip * MR < mc; ++ip) {");
-        g->ind++;
-        line(g, "const int64_t mr = TC_MIN64(MR, mc - ip * MR), i0 = ic + ip * MR;");
-        line(g, "%s *restrict d = pa + ip * kc * MR;", T);
-        const char *av = from_store(g, fmt(g, "%s[%s]", abuf, ta ? "(pc + k) * M + i0 + r" : "(i0 + r) * K + pc + k"), A->dtype);
-        const char *acv = conv(g, av, A->dtype, ct);
-        if (ta) {
-            line(g, "for (int64_t k = 0; k < kc; ++k)");
-            line(g, "  TC_IVDEP for (int64_t r = 0; r < mr; ++r) d[k * MR + r] = %s;", acv);
-        } else {
-            line(g, "for (int64_t r = 0; r < mr; ++r)");
-            line(g, "  for (int64_t k = 0; k < kc; ++k) d[k * MR + r] = %s;", acv);
-        }
-        g->ind--;
-        line(g, "}");
-        line(g, "tc_mk_%s(mc, nc, kc, pa, 1, MR, kc * MR, bp, ldb, pbs, gc + ic * N + jc, N, ea, eb);", sfx);
-    } else {
-        line(g, "tc_mk_%s(mc, nc, kc, %s + ic * K + pc, K, 1, MR * K, bp, ldb, pbs, gc + ic * N + jc, N, ea, eb);",
-             sfx, abuf);
-    }
-    g->ind--;
-    line(g, "}");
-    g->ind--;
-    line(g, "}");
-    g->ind--;
-    line(g, "}");
-    if (C->dtype != ct)
-        line(g, "for (int64_t i = 0; i < M * N; ++i) b%d[i] = %s;", C->id,
-             to_store(g, "gc[i]", ct, C->dtype));
-    g->ind--;
-    line(g, "}");
-    g->ind--;
-    line(g, "}");
+    cg_line(g, "}");
 }
 
 /* ---- REDUCE, CUMSUM ------------------------------------------------------------------ */
@@ -808,10 +611,10 @@ static void split_dims(cg_t *g, const tilec_ir_buffer_t *b, int d, const char **
     *outer = "INT64_C(1)";
     *inner = "INT64_C(1)";
     for (int i = 0; i < d; i++)
-        *outer = fmt(g, "%s * %s", *outer, dim(g, b, i));
+        *outer = cg_fmt(g, "%s * %s", *outer, cg_dim(g, b, i));
     for (int i = d + 1; i < b->ndim; i++)
-        *inner = fmt(g, "%s * %s", *inner, dim(g, b, i));
-    *len = dim(g, b, d);
+        *inner = cg_fmt(g, "%s * %s", *inner, cg_dim(g, b, i));
+    *len = cg_dim(g, b, d);
 }
 
 static const char *type_min(tilec_dtype_t t)
@@ -848,34 +651,34 @@ static const char *type_max(tilec_dtype_t t)
 static const char *absval(cg_t *g, const char *x, tilec_dtype_t t)
 {
     if (t == TILEC_FLOAT64)
-        return fmt(g, "fabs(%s)", x);
+        return cg_fmt(g, "fabs(%s)", x);
     if (is_flt(t))
-        return fmt(g, "fabsf(%s)", x);
+        return cg_fmt(g, "fabsf(%s)", x);
     if (is_sint(t))
-        return fmt(g, "tc_abs_%s(%s)", tilec_cexpr_isfx(t), x);
+        return cg_fmt(g, "tc_abs_%s(%s)", tilec_cexpr_isfx(t), x);
     return x;
 }
 
 static const char *maxof(cg_t *g, const char *a, const char *b, tilec_dtype_t t, int mx)
 {
     if (t == TILEC_FLOAT64)
-        return fmt(g, "tc_%sd(%s, %s)", mx ? "max" : "min", a, b);
+        return cg_fmt(g, "tc_%sd(%s, %s)", mx ? "max" : "min", a, b);
     if (is_flt(t))
-        return fmt(g, "tc_%sf(%s, %s)", mx ? "max" : "min", a, b);
-    return fmt(g, "tc_%s_%s(%s, %s)", mx ? "max" : "min", tilec_cexpr_isfx(t), a, b);
+        return cg_fmt(g, "tc_%sf(%s, %s)", mx ? "max" : "min", a, b);
+    return cg_fmt(g, "tc_%s_%s(%s, %s)", mx ? "max" : "min", tilec_cexpr_isfx(t), a, b);
 }
 
 static const char *addof(cg_t *g, const char *a, const char *b, tilec_dtype_t t)
 {
     if (is_flt(t) || t == TILEC_INT32 || t == TILEC_INT64 || t == TILEC_UINT32 || t == TILEC_UINT64)
-        return fmt(g, "(%s + %s)", a, b);
-    return fmt(g, "((%s)((uint32_t)(%s) + (uint32_t)(%s)))", ct_type(t), a, b);
+        return cg_fmt(g, "(%s + %s)", a, b);
+    return cg_fmt(g, "((%s)((uint32_t)(%s) + (uint32_t)(%s)))", cg_ct_type(t), a, b);
 }
 
 static void gen_reduce(cg_t *g, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_buffer_t *S = s->u.reduce.src, *D = s->u.reduce.dst;
-    if (!buf_ok(g, S) || !buf_ok(g, D))
+    if (!cg_buf_ok(g, S) || !cg_buf_ok(g, D))
         return;
     int dimn = s->u.reduce.dim;
     if (dimn < 0 || dimn >= S->ndim)
@@ -886,18 +689,18 @@ static void gen_reduce(cg_t *g, const tilec_ir_stmt_t *s)
     tilec_dtype_t t = D->dtype;
     if (t == TILEC_BOOL)
         t = TILEC_INT32;
-    const char *T = ct_type(t);
+    const char *T = cg_ct_type(t);
     const char *outer, *len, *inner;
     split_dims(g, S, dimn, &outer, &len, &inner);
-    line(g, "{ /* reduce_%s dim %d */", tilec_reduce_op_name((tilec_reduce_op_t)op), dimn);
+    cg_line(g, "{ /* reduce_%s dim %d */", tilec_reduce_op_name((tilec_reduce_op_t)op), dimn);
     g->ind++;
-    line(g, "const int64_t RO = %s, RL = %s, RI = %s;", outer, len, inner);
-    line(g, "for (int64_t o = 0; o < RO; ++o)");
-    line(g, "  for (int64_t ii = 0; ii < RI; ++ii) {");
+    cg_line(g, "const int64_t RO = %s, RL = %s, RI = %s;", outer, len, inner);
+    cg_line(g, "for (int64_t o = 0; o < RO; ++o)");
+    cg_line(g, "  for (int64_t ii = 0; ii < RI; ++ii) {");
     g->ind += 2;
     const char *init = op == TILEC_RED_MAX ? type_min(t) : op == TILEC_RED_MIN ? type_max(t) : "0";
-    line(g, "%s acc = (%s)%s;", T, T, init);
-    const char *x = conv(g, from_store(g, fmt(g, "b%d[(o * RL + r) * RI + ii]", S->id), S->dtype),
+    cg_line(g, "%s acc = (%s)%s;", T, T, init);
+    const char *x = cg_conv(g, cg_from_store(g, cg_fmt(g, "b%d[(o * RL + r) * RI + ii]", S->id), S->dtype),
                          S->dtype, t);
     const char *comb, *lcomb, *ccomb;
     switch (op) {
@@ -913,7 +716,7 @@ static void gen_reduce(cg_t *g, const tilec_ir_stmt_t *s)
          * partial results, combined at the end (the order a GPU tree
          * reduction also changes); the same for max/min, which then
          * vectorize too. */
-        const char *xl = conv(g, from_store(g, fmt(g, "b%d[o * RL + r + l]", S->id), S->dtype),
+        const char *xl = cg_conv(g, cg_from_store(g, cg_fmt(g, "b%d[o * RL + r + l]", S->id), S->dtype),
                               S->dtype, t);
         switch (op) {
         case TILEC_RED_SUM: lcomb = addof(g, "lane[l]", "x", t); ccomb = addof(g, "acc", "lane[l]", t); break;
@@ -922,26 +725,26 @@ static void gen_reduce(cg_t *g, const tilec_ir_stmt_t *s)
         case TILEC_RED_MIN: lcomb = maxof(g, "lane[l]", "x", t, 0); ccomb = maxof(g, "acc", "lane[l]", t, 0); break;
         default: lcomb = maxof(g, "lane[l]", absval(g, "x", t), t, 1); ccomb = maxof(g, "acc", "lane[l]", t, 1); break;
         }
-        line(g, "int64_t r = 0;");
-        line(g, "if (RI == 1 && RL >= 2 * TC_RLANES) {");
+        cg_line(g, "int64_t r = 0;");
+        cg_line(g, "if (RI == 1 && RL >= 2 * TC_RLANES) {");
         g->ind++;
-        line(g, "%s lane[TC_RLANES];", T);
-        line(g, "for (int l = 0; l < TC_RLANES; ++l) lane[l] = (%s)%s;", T, init);
-        line(g, "for (; r + TC_RLANES <= RL; r += TC_RLANES)");
-        line(g, "  TC_IVDEP for (int l = 0; l < TC_RLANES; ++l) { const %s x = %s; lane[l] = %s; }", T, xl, lcomb);
-        line(g, "for (int l = 0; l < TC_RLANES; ++l) acc = %s;", ccomb);
+        cg_line(g, "%s lane[TC_RLANES];", T);
+        cg_line(g, "for (int l = 0; l < TC_RLANES; ++l) lane[l] = (%s)%s;", T, init);
+        cg_line(g, "for (; r + TC_RLANES <= RL; r += TC_RLANES)");
+        cg_line(g, "  TC_IVDEP for (int l = 0; l < TC_RLANES; ++l) { const %s x = %s; lane[l] = %s; }", T, xl, lcomb);
+        cg_line(g, "for (int l = 0; l < TC_RLANES; ++l) acc = %s;", ccomb);
         g->ind--;
-        line(g, "}");
-        line(g, "for (; r < RL; ++r) {");
+        cg_line(g, "}");
+        cg_line(g, "for (; r < RL; ++r) {");
     } else {
-        line(g, "for (int64_t r = 0; r < RL; ++r) {");
+        cg_line(g, "for (int64_t r = 0; r < RL; ++r) {");
     }
     g->ind++;
-    line(g, "%s x = %s;", T, x);
-    line(g, "acc = %s;", comb);
+    cg_line(g, "%s x = %s;", T, x);
+    cg_line(g, "acc = %s;", comb);
     g->ind--;
-    line(g, "}");
-    const char *dv = conv(g, from_store(g, fmt(g, "b%d[o * RI + ii]", D->id), D->dtype), D->dtype, t);
+    cg_line(g, "}");
+    const char *dv = cg_conv(g, cg_from_store(g, cg_fmt(g, "b%d[o * RI + ii]", D->id), D->dtype), D->dtype, t);
     if (!s->u.reduce.clear) {
         const char *c2;
         switch (op) {
@@ -950,49 +753,49 @@ static void gen_reduce(cg_t *g, const tilec_ir_stmt_t *s)
         case TILEC_RED_MIN: c2 = maxof(g, dv, "acc", t, 0); break;
         default: c2 = maxof(g, dv, "acc", t, 1); break;
         }
-        line(g, "acc = %s;", c2);
+        cg_line(g, "acc = %s;", c2);
     }
-    line(g, "b%d[o * RI + ii] = %s;", D->id, to_store(g, "acc", t, D->dtype));
+    cg_line(g, "b%d[o * RI + ii] = %s;", D->id, cg_to_store(g, "acc", t, D->dtype));
     g->ind -= 2;
-    line(g, "  }");
+    cg_line(g, "  }");
     g->ind--;
-    line(g, "}");
+    cg_line(g, "}");
 }
 
 static void gen_cumsum(cg_t *g, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_buffer_t *S = s->u.cumsum.src, *D = s->u.cumsum.dst;
-    if (!buf_ok(g, S) || !buf_ok(g, D))
+    if (!cg_buf_ok(g, S) || !cg_buf_ok(g, D))
         return;
     int dimn = s->u.cumsum.dim;
     if (dimn < 0 || dimn >= S->ndim)
         { cg_fail(g, "cumsum dimension %d out of range", dimn); return; }
     tilec_dtype_t t = D->dtype == TILEC_BOOL ? TILEC_INT32 : D->dtype;
-    const char *T = ct_type(t);
+    const char *T = cg_ct_type(t);
     const char *outer, *len, *inner;
     split_dims(g, S, dimn, &outer, &len, &inner);
-    line(g, "{ /* cumsum dim %d%s */", dimn, s->u.cumsum.reverse ? " reverse" : "");
+    cg_line(g, "{ /* cumsum dim %d%s */", dimn, s->u.cumsum.reverse ? " reverse" : "");
     g->ind++;
-    line(g, "const int64_t RO = %s, RL = %s, RI = %s;", outer, len, inner);
-    line(g, "for (int64_t o = 0; o < RO; ++o)");
-    line(g, "  for (int64_t ii = 0; ii < RI; ++ii) {");
+    cg_line(g, "const int64_t RO = %s, RL = %s, RI = %s;", outer, len, inner);
+    cg_line(g, "for (int64_t o = 0; o < RO; ++o)");
+    cg_line(g, "  for (int64_t ii = 0; ii < RI; ++ii) {");
     g->ind += 2;
-    line(g, "%s acc = 0;", T);
-    line(g, "for (int64_t q = 0; q < RL; ++q) {");
+    cg_line(g, "%s acc = 0;", T);
+    cg_line(g, "for (int64_t q = 0; q < RL; ++q) {");
     g->ind++;
-    line(g, "const int64_t r = %s;", s->u.cumsum.reverse ? "RL - 1 - q" : "q");
-    line(g, "acc = %s;",
+    cg_line(g, "const int64_t r = %s;", s->u.cumsum.reverse ? "RL - 1 - q" : "q");
+    cg_line(g, "acc = %s;",
          addof(g, "acc",
-               conv(g, from_store(g, fmt(g, "b%d[(o * RL + r) * RI + ii]", S->id), S->dtype),
+               cg_conv(g, cg_from_store(g, cg_fmt(g, "b%d[(o * RL + r) * RI + ii]", S->id), S->dtype),
                     S->dtype, t),
                t));
-    line(g, "b%d[(o * RL + r) * RI + ii] = %s;", D->id, to_store(g, "acc", t, D->dtype));
+    cg_line(g, "b%d[(o * RL + r) * RI + ii] = %s;", D->id, cg_to_store(g, "acc", t, D->dtype));
     g->ind--;
-    line(g, "}");
+    cg_line(g, "}");
     g->ind -= 2;
-    line(g, "  }");
+    cg_line(g, "  }");
     g->ind--;
-    line(g, "}");
+    cg_line(g, "}");
 }
 
 /* ---- ATOMIC, PRINT --------------------------------------------------------------------- */
@@ -1000,7 +803,7 @@ static void gen_cumsum(cg_t *g, const tilec_ir_stmt_t *s)
 static void gen_atomic(cg_t *g, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_buffer_t *b = s->u.atomic.buf;
-    if (!buf_ok(g, b) || !s->u.atomic.value)
+    if (!cg_buf_ok(g, b) || !s->u.atomic.value)
         { cg_fail(g, "atomic without a buffer or value"); return; }
     int op = s->u.atomic.op;
     if (op < TILEC_ATOMIC_ADD || op > TILEC_ATOMIC_MIN)
@@ -1013,7 +816,7 @@ static void gen_atomic(cg_t *g, const tilec_ir_stmt_t *s)
         cg_fail(g, "cpu: atomics on %s are not supported (unsupported dtype)", tilec_dtype_name(t));
         return;
     }
-    const char *val = conv(g, expr(g, v), v->dtype, t);
+    const char *val = cg_conv(g, cg_expr(g, v), v->dtype, t);
     if (is_global(b)) {
         const char *sfx;
         switch (t) {
@@ -1021,24 +824,24 @@ static void gen_atomic(cg_t *g, const tilec_ir_stmt_t *s)
         case TILEC_BFLOAT16: sfx = "bf16"; break;
         case TILEC_FLOAT32: sfx = "f32"; break;
         case TILEC_FLOAT64: sfx = "f64"; break;
-        case TILEC_BOOL: sfx = "u8"; val = fmt(g, "(uint8_t)((%s) != 0)", val); break;
+        case TILEC_BOOL: sfx = "u8"; val = cg_fmt(g, "(uint8_t)((%s) != 0)", val); break;
         default: sfx = tilec_cexpr_isfx(t); break;
         }
         if (t == TILEC_BOOL && op == TILEC_ATOMIC_ADD)
             opn = "max"; /* bool + bool saturates: or */
-        line(g, "tc_atomic_%s_%s(&b%d[%s], %s);", opn, sfx, b->id, off, val);
+        cg_line(g, "tc_atomic_%s_%s(&b%d[%s], %s);", opn, sfx, b->id, off, val);
         return;
     }
     /* on-chip buffers belong to this block, which runs on one thread */
     int tv = newtmp(g);
-    line(g, "{ %s *p%d = &b%d[%s];", st_type(t), tv, b->id, off);
+    cg_line(g, "{ %s *p%d = &b%d[%s];", st_type(t), tv, b->id, off);
     g->ind++;
-    const char *cur = from_store(g, fmt(g, "*p%d", tv), t);
-    const char *nv = op == TILEC_ATOMIC_ADD ? addof(g, cur, fmt(g, "(%s)", val), t == TILEC_BOOL ? TILEC_INT32 : t)
+    const char *cur = cg_from_store(g, cg_fmt(g, "*p%d", tv), t);
+    const char *nv = op == TILEC_ATOMIC_ADD ? addof(g, cur, cg_fmt(g, "(%s)", val), t == TILEC_BOOL ? TILEC_INT32 : t)
                                             : maxof(g, cur, val, t == TILEC_BOOL ? TILEC_INT32 : t, op == TILEC_ATOMIC_MAX);
-    line(g, "*p%d = %s;", tv, to_store(g, nv, t, t));
+    cg_line(g, "*p%d = %s;", tv, cg_to_store(g, nv, t, t));
     g->ind--;
-    line(g, "}");
+    cg_line(g, "}");
 }
 
 /* A C string literal for s (escapes everything unusual, trigraphs too;
@@ -1061,7 +864,7 @@ static const char *c_string(cg_t *g, const char *s, int pct)
         }
     }
     tilec_sdk_str_putn(&b, "\"", 1);
-    const char *r = b.oom ? "\"\"" : fmt(g, "%s", b.s);
+    const char *r = b.oom ? "\"\"" : cg_fmt(g, "%s", b.s);
     tilec_sdk_str_free(&b);
     return r;
 }
@@ -1078,10 +881,10 @@ static const char *print_fmt(tilec_dtype_t t)
 static const char *print_arg(cg_t *g, const char *v, tilec_dtype_t t)
 {
     if (is_flt(t))
-        return fmt(g, "(double)(%s)", v);
+        return cg_fmt(g, "(double)(%s)", v);
     if (t == TILEC_UINT64)
-        return fmt(g, "(unsigned long long)(%s)", v);
-    return fmt(g, "(long long)(%s)", v);
+        return cg_fmt(g, "(unsigned long long)(%s)", v);
+    return cg_fmt(g, "(long long)(%s)", v);
 }
 
 /* T.print, in the reference interpreter's format: "msg: value", or
@@ -1091,40 +894,40 @@ static void gen_print(cg_t *g, const tilec_ir_stmt_t *s)
     const char *m = s->u.print.msg;
     if (s->u.print.value) {
         const tilec_ir_expr_t *v = s->u.print.value;
-        line(g, "printf(%s \"%s\\n\", %s); fflush(stdout);", c_string(g, m && *m ? m : "", 1),
-             fmt(g, "%s%s", m && *m ? ": " : "", print_fmt(v->dtype)),
-             print_arg(g, expr(g, v), v->dtype));
+        cg_line(g, "printf(%s \"%s\\n\", %s); fflush(stdout);", c_string(g, m && *m ? m : "", 1),
+             cg_fmt(g, "%s%s", m && *m ? ": " : "", print_fmt(v->dtype)),
+             print_arg(g, cg_expr(g, v), v->dtype));
         return;
     }
     const tilec_ir_buffer_t *b = s->u.print.buf;
-    if (!buf_ok(g, b))
+    if (!cg_buf_ok(g, b))
         return;
     const char *shp = "0";
     for (int d = 0; d < b->ndim; d++)
-        shp = d ? fmt(g, "%s, %s", shp, dim(g, b, d)) : dim(g, b, d);
-    line(g, "{");
+        shp = d ? cg_fmt(g, "%s, %s", shp, cg_dim(g, b, d)) : cg_dim(g, b, d);
+    cg_line(g, "{");
     g->ind++;
-    line(g, "const int64_t sh[%d] = {%s}; int64_t n = 1;", b->ndim + 1, shp);
-    line(g, "for (int d = 0; d < %d; ++d) n *= sh[d];", b->ndim);
-    line(g, "flockfile(stdout); fputs(%s, stdout); fputs(\": \", stdout);",
+    cg_line(g, "const int64_t sh[%d] = {%s}; int64_t n = 1;", b->ndim + 1, shp);
+    cg_line(g, "for (int d = 0; d < %d; ++d) n *= sh[d];", b->ndim);
+    cg_line(g, "flockfile(stdout); fputs(%s, stdout); fputs(\": \", stdout);",
          c_string(g, m && *m ? m : (b->name ? b->name : "?"), 0));
-    line(g, "if (n == 0) fputs(\"[]\", stdout);");
-    line(g, "for (int64_t f = 0; f < n; ++f) {");
+    cg_line(g, "if (n == 0) fputs(\"[]\", stdout);");
+    cg_line(g, "for (int64_t f = 0; f < n; ++f) {");
     g->ind++;
-    line(g, "int64_t span = 1;");
-    line(g, "for (int d = %d; d >= 0; --d) { span *= sh[d]; if (f %% span == 0) putchar('['); }",
+    cg_line(g, "int64_t span = 1;");
+    cg_line(g, "for (int d = %d; d >= 0; --d) { span *= sh[d]; if (f %% span == 0) putchar('['); }",
          b->ndim - 1);
-    line(g, "printf(\"%s\", %s);", print_fmt(b->dtype),
-         print_arg(g, from_store(g, fmt(g, "b%d[f]", b->id), b->dtype), b->dtype));
-    line(g, "span = 1;");
-    line(g, "for (int d = %d; d >= 0; --d) { span *= sh[d]; if ((f + 1) %% span == 0) putchar(']'); }",
+    cg_line(g, "printf(\"%s\", %s);", print_fmt(b->dtype),
+         print_arg(g, cg_from_store(g, cg_fmt(g, "b%d[f]", b->id), b->dtype), b->dtype));
+    cg_line(g, "span = 1;");
+    cg_line(g, "for (int d = %d; d >= 0; --d) { span *= sh[d]; if ((f + 1) %% span == 0) putchar(']'); }",
          b->ndim - 1);
-    line(g, "if (f + 1 < n) fputs(\", \", stdout);");
+    cg_line(g, "if (f + 1 < n) fputs(\", \", stdout);");
     g->ind--;
-    line(g, "}");
-    line(g, "putchar('\\n'); fflush(stdout); funlockfile(stdout);");
+    cg_line(g, "}");
+    cg_line(g, "putchar('\\n'); fflush(stdout); funlockfile(stdout);");
     g->ind--;
-    line(g, "}");
+    cg_line(g, "}");
 }
 
 /* ---- statements ------------------------------------------------------------------------ */
@@ -1137,26 +940,26 @@ static void gen_stmts(cg_t *g, const tilec_ir_stmt_t *s);
  * in the next iteration: tile rows of a large matrix each sit in their own
  * page, where the hardware prefetchers do not follow.  The loop variable
  * is stepped to compute the next bases and restored. */
-static void gen_prefetch_next(cg_t *g, const tilec_ir_stmt_t *loop, const char *ext)
+static void gen_prefetch_next(cg_t *g, const tilec_ir_stmt_t *loop, const char *ext, const tilec_ir_stmt_t *only)
 {
     const tilec_ir_var_t *v = loop->u.loop.var;
     int any = 0;
     for (const tilec_ir_stmt_t *b = loop->u.loop.body; b; b = b->next)
-        any |= b->kind == TILEC_ST_COPY && b->u.copy.src.buf && is_global(b->u.copy.src.buf) &&
+        any |= (!only || b == only) && b->kind == TILEC_ST_COPY && b->u.copy.src.buf && is_global(b->u.copy.src.buf) &&
                b->u.copy.src.buf->ndim >= 1;
     if (!any)
         return;
     int t = newtmp(g);
-    line(g, "if (v%d + 1 < %s) { /* prefetch the next iteration's tiles */", v->id, ext);
+    cg_line(g, "if (v%d + 1 < %s) { /* prefetch the next iteration's tiles */", v->id, ext);
     g->ind++;
-    line(g, "const %s pf%d = v%d; v%d = (%s)(v%d + 1);", ct_type(v->dtype), t, v->id, v->id,
-         ct_type(v->dtype), v->id);
+    cg_line(g, "const %s pf%d = v%d; v%d = (%s)(v%d + 1);", cg_ct_type(v->dtype), t, v->id, v->id,
+         cg_ct_type(v->dtype), v->id);
     for (const tilec_ir_stmt_t *b = loop->u.loop.body; b && !g->failed; b = b->next) {
         if (!(b->kind == TILEC_ST_COPY && b->u.copy.src.buf && is_global(b->u.copy.src.buf) &&
-              b->u.copy.src.buf->ndim >= 1))
+              b->u.copy.src.buf->ndim >= 1) || (only && b != only))
             continue;
         const tilec_ir_region_t *r = &b->u.copy.src;
-        line(g, "{");
+        cg_line(g, "{");
         g->ind++;
         int rt = region_bases(g, r);
         if (rt < 0)
@@ -1170,27 +973,27 @@ static void gen_prefetch_next(cg_t *g, const tilec_ir_stmt_t *loop, const char *
         for (int d = 0; d < nd; d++) {
             map[d] = -1;
             if (d < nd - 1 && r->extent[d] > 1) {
-                lv[nl] = fmt(g, "p%d_%d", rt, nl);
+                lv[nl] = cg_fmt(g, "p%d_%d", rt, nl);
                 ext_[nl] = r->extent[d];
                 map[d] = nl++;
             }
         }
         region_index(g, r, rt, map, lv, idx);
-        line(g, "if (%s) {", region_inside(g, r, rt));
+        cg_line(g, "if (%s) {", region_inside(g, r, rt));
         g->ind++;
         open_loops(g, nl, ext_, lv, 0);
-        line(g, "const char *pp = (const char *)&b%d[%s];", sb->id, offset_of(g, sb, idx));
-        line(g, "for (int64_t c = 0; c < %" PRId64 " * (int64_t)sizeof(%s); c += 64) __builtin_prefetch(pp + c, 0, 2);",
+        cg_line(g, "const char *pp = (const char *)&b%d[%s];", sb->id, offset_of(g, sb, idx));
+        cg_line(g, "for (int64_t c = 0; c < %" PRId64 " * (int64_t)sizeof(%s); c += 64) __builtin_prefetch(pp + c, 0, 2);",
              r->extent[nd - 1], st_type(sb->dtype));
         close_loops(g, nl);
         g->ind--;
-        line(g, "}");
+        cg_line(g, "}");
         g->ind--;
-        line(g, "}");
+        cg_line(g, "}");
     }
-    line(g, "v%d = pf%d;", v->id, t);
+    cg_line(g, "v%d = pf%d;", v->id, t);
     g->ind--;
-    line(g, "}");
+    cg_line(g, "}");
 }
 
 /* Does the statement list contain an atomic?  T.Parallel iterations are
@@ -1209,6 +1012,79 @@ static int has_atomic(const tilec_ir_stmt_t *s)
     return 0;
 }
 
+/* ---- loop-invariant loads of T.Parallel loops ------------------------------------ */
+
+/* Does e mention variable v, or load anything? (an index that does
+ * neither is fixed for the whole loop over v) */
+static int varies(const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int depth)
+{
+    if (!e || depth > CG_MAX_DEPTH * 4)
+        return 1;
+    switch (e->kind) {
+    case TILEC_EX_INT: case TILEC_EX_FLOAT: return 0;
+    case TILEC_EX_VAR: return e->u.var == v;
+    case TILEC_EX_UNARY: return varies(e->u.un.a, v, depth + 1);
+    case TILEC_EX_BINARY: return varies(e->u.bin.a, v, depth + 1) || varies(e->u.bin.b, v, depth + 1);
+    case TILEC_EX_CAST: return varies(e->u.cast.a, v, depth + 1);
+    default: return 1;
+    }
+}
+
+/* Hoists the loads in e that are the same in every iteration of the loop
+ * over v: on-chip buffers that the loop (body: stores only) never writes,
+ * at indices that do not vary.  Loads under a select stay where they are
+ * (the select may guard the index). */
+static void hoist_loads(cg_t *g, const tilec_ir_expr_t *e, const tilec_ir_var_t *v, const tilec_ir_stmt_t *body,
+                        int depth)
+{
+    if (!e || depth > CG_MAX_DEPTH * 4 || g->nhoist >= CG_MAX_HOIST)
+        return;
+    switch (e->kind) {
+    case TILEC_EX_LOAD: {
+        const tilec_ir_buffer_t *b = e->u.load.buf;
+        if (!b || !e->u.load.idx || b->scope == TILEC_SCOPE_GLOBAL)
+            return;
+        for (int d = 0; d < b->ndim; d++)
+            if (varies(e->u.load.idx[d], v, 0))
+                return;
+        for (const tilec_ir_stmt_t *s = body; s; s = s->next)
+            if (s->u.store.buf == b)
+                return;
+        for (int i = 0; i < g->nhoist; i++)
+            if (g->hoist[i].idx == e->u.load.idx)
+                return;
+        int t = newtmp(g);
+        cg_line(g, "const %s h%d = %s;", cg_ct_type(b->dtype), t, cg_expr(g, e));
+        g->hoist[g->nhoist].idx = e->u.load.idx;
+        g->hoist[g->nhoist++].name = cg_fmt(g, "h%d", t);
+        return;
+    }
+    case TILEC_EX_UNARY: hoist_loads(g, e->u.un.a, v, body, depth + 1); return;
+    case TILEC_EX_BINARY:
+        hoist_loads(g, e->u.bin.a, v, body, depth + 1);
+        hoist_loads(g, e->u.bin.b, v, body, depth + 1);
+        return;
+    case TILEC_EX_CAST: hoist_loads(g, e->u.cast.a, v, body, depth + 1); return;
+    default: return;
+    }
+}
+
+/* Before a T.Parallel loop over v of constant extent >= 1 whose body is
+ * stores only: the invariant loads of its values as C locals (the C
+ * compiler would have to prove that the stores do not alias them, which it
+ * often cannot, and then leaves the loop scalar). */
+static void hoist_invariant_loads(cg_t *g, const tilec_ir_stmt_t *loop)
+{
+    int64_t c;
+    if (!tilec_ir_is_const_int(loop->u.loop.extent, &c) || c < 1)
+        return;
+    for (const tilec_ir_stmt_t *s = loop->u.loop.body; s; s = s->next)
+        if (s->kind != TILEC_ST_STORE)
+            return;
+    for (const tilec_ir_stmt_t *s = loop->u.loop.body; s; s = s->next)
+        hoist_loads(g, s->u.store.value, loop->u.loop.var, loop->u.loop.body, 0);
+}
+
 static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
 {
     switch (s->kind) {
@@ -1219,20 +1095,22 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
         int64_t c;
         const char *ext;
         int t = newtmp(g);
-        line(g, "{");
+        cg_line(g, "{");
         g->ind++;
         if (tilec_ir_is_const_int(s->u.loop.extent, &c)) {
-            ext = fmt(g, "INT64_C(%" PRId64 ")", c);
+            ext = cg_fmt(g, "INT64_C(%" PRId64 ")", c);
         } else {
-            line(g, "const int64_t n%d = (int64_t)(%s);", t, expr(g, s->u.loop.extent));
-            ext = fmt(g, "n%d", t);
+            cg_line(g, "const int64_t n%d = (int64_t)(%s);", t, cg_expr(g, s->u.loop.extent));
+            ext = cg_fmt(g, "n%d", t);
             c = -1;
         }
+        int nhoist = g->nhoist;
         switch (s->u.loop.kind) {
         case TILEC_LOOP_PARALLEL:
         case TILEC_LOOP_VECTORIZED:
+            hoist_invariant_loads(g, s);
             if (!has_atomic(s->u.loop.body))
-                line(g, "TC_IVDEP");
+                cg_line(g, "TC_IVDEP");
             break;
         case TILEC_LOOP_UNROLL:
             if (c > 0 && c <= 64) {
@@ -1243,42 +1121,43 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
         default:
             break;
         }
-        const char *vt = ct_type(v->dtype);
+        const char *vt = cg_ct_type(v->dtype);
         int intvar = !is_flt(v->dtype) && v->dtype != TILEC_BOOL;
         if (intvar)
-            line(g, "for (%s v%d = 0; v%d < %s; ++v%d) {", vt, v->id, v->id, ext, v->id);
+            cg_line(g, "for (%s v%d = 0; v%d < %s; ++v%d) {", vt, v->id, v->id, ext, v->id);
         else
-            line(g, "for (int64_t v%d = 0; v%d < %s; ++v%d) {", v->id, v->id, ext, v->id);
+            cg_line(g, "for (int64_t v%d = 0; v%d < %s; ++v%d) {", v->id, v->id, ext, v->id);
         g->ind++;
         if (s->u.loop.kind == TILEC_LOOP_PIPELINED && intvar)
-            gen_prefetch_next(g, s, ext);
+            gen_prefetch_next(g, s, ext, NULL);
         gen_stmts(g, s->u.loop.body);
+        g->nhoist = nhoist;
         g->ind--;
-        line(g, "}");
+        cg_line(g, "}");
         g->ind--;
-        line(g, "}");
+        cg_line(g, "}");
         break;
     }
     case TILEC_ST_IF:
-        line(g, "if (%s) {", expr(g, s->u.cond.cond));
+        cg_line(g, "if (%s) {", cg_expr(g, s->u.cond.cond));
         g->ind++;
         gen_stmts(g, s->u.cond.then);
         g->ind--;
         if (s->u.cond.els) {
-            line(g, "} else {");
+            cg_line(g, "} else {");
             g->ind++;
             gen_stmts(g, s->u.cond.els);
             g->ind--;
         }
-        line(g, "}");
+        cg_line(g, "}");
         break;
     case TILEC_ST_STORE: {
         const tilec_ir_buffer_t *b = s->u.store.buf;
-        if (!buf_ok(g, b) || !s->u.store.value)
+        if (!cg_buf_ok(g, b) || !s->u.store.value)
             { cg_fail(g, "store without a buffer or value"); return; }
         const char *off = offset_of_exprs(g, b, s->u.store.idx);
-        line(g, "b%d[%s] = %s;", b->id, off,
-             to_store(g, expr(g, s->u.store.value), s->u.store.value->dtype, b->dtype));
+        cg_line(g, "b%d[%s] = %s;", b->id, off,
+             cg_to_store(g, cg_expr(g, s->u.store.value), s->u.store.value->dtype, b->dtype));
         break;
     }
     case TILEC_ST_ASSIGN: {
@@ -1286,23 +1165,23 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
         if (!v || v->id < 0 || v->id >= g->k->nvars || g->k->vars[v->id] != v ||
             v->kind != TILEC_VAR_LET || !s->u.assign.value)
             { cg_fail(g, "assignment to something other than a let variable"); return; }
-        const char *val = conv(g, expr(g, s->u.assign.value), s->u.assign.value->dtype, v->dtype);
+        const char *val = cg_conv(g, cg_expr(g, s->u.assign.value), s->u.assign.value->dtype, v->dtype);
         if (v->dtype == TILEC_FLOAT16 && s->u.assign.value->dtype == TILEC_FLOAT16)
-            val = fmt(g, "tc_rh(%s)", val); /* round like a store */
+            val = cg_fmt(g, "tc_rh(%s)", val); /* round like a store */
         else if (v->dtype == TILEC_BFLOAT16 && s->u.assign.value->dtype == TILEC_BFLOAT16)
-            val = fmt(g, "tc_rb(%s)", val);
-        line(g, "v%d = %s;", v->id, val);
+            val = cg_fmt(g, "tc_rb(%s)", val);
+        cg_line(g, "v%d = %s;", v->id, val);
         break;
     }
     case TILEC_ST_COPY: gen_copy(g, s); break;
     case TILEC_ST_FILL: gen_fill(g, s); break;
-    case TILEC_ST_GEMM: gen_gemm(g, s); break;
+    case TILEC_ST_GEMM: cpu_gemm_gen(g, s); break;
     case TILEC_ST_REDUCE: gen_reduce(g, s); break;
     case TILEC_ST_CUMSUM: gen_cumsum(g, s); break;
     case TILEC_ST_ATOMIC: gen_atomic(g, s); break;
-    case TILEC_ST_SYNC: line(g, "/* sync_threads: a block runs on one thread */"); break;
+    case TILEC_ST_SYNC: cg_line(g, "/* sync_threads: a block runs on one thread */"); break;
     case TILEC_ST_PRINT: gen_print(g, s); break;
-    case TILEC_ST_HINT: line(g, "/* layout/swizzle hint ignored */"); break;
+    case TILEC_ST_HINT: cg_line(g, "/* layout/swizzle hint ignored */"); break;
     /* IR 1.1: a block runs on one thread, so an async copy is done at once
      * (a valid program reads nothing before its wait) and every barrier,
      * group and mbarrier operation has nothing to order */
@@ -1312,7 +1191,7 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
     case TILEC_ST_BARRIER:
     case TILEC_ST_MBAR_INIT:
     case TILEC_ST_MBAR_ARRIVE:
-    case TILEC_ST_MBAR_WAIT: line(g, "/* %s: a block runs on one thread */", tilec_stmt_kind_name(s->kind)); break;
+    case TILEC_ST_MBAR_WAIT: cg_line(g, "/* %s: a block runs on one thread */", tilec_stmt_kind_name(s->kind)); break;
     default: cg_fail(g, "statement '%s' is not supported by the cpu backend yet", tilec_stmt_kind_name(s->kind)); break;
     }
 }
@@ -1337,10 +1216,10 @@ static void gen_syms(cg_t *g)
     for (int i = 0; i < g->k->nvars; i++) {
         const tilec_ir_var_t *v = g->k->vars[i];
         if (v->kind == TILEC_VAR_SYM)
-            line(g, "const %s v%d = (%s)syms[%d]; (void)v%d;", ct_type(v->dtype), i,
-                 ct_type(v->dtype), j++, i);
+            cg_line(g, "const %s v%d = (%s)syms[%d]; (void)v%d;", cg_ct_type(v->dtype), i,
+                 cg_ct_type(v->dtype), j++, i);
     }
-    line(g, "(void)syms;");
+    cg_line(g, "(void)syms;");
 }
 
 static void gen_shapes(cg_t *g)
@@ -1350,8 +1229,8 @@ static void gen_shapes(cg_t *g)
         for (int d = 0; d < b->ndim; d++) {
             int64_t c;
             if (!tilec_ir_is_const_int(b->shape[d], &c))
-                line(g, "const int64_t b%d_s%d = (int64_t)(%s); (void)b%d_s%d;", i, d,
-                     expr(g, b->shape[d]), i, d);
+                cg_line(g, "const int64_t b%d_s%d = (int64_t)(%s); (void)b%d_s%d;", i, d,
+                     cg_expr(g, b->shape[d]), i, d);
         }
     }
 }
@@ -1361,62 +1240,8 @@ static const char *elems(cg_t *g, const tilec_ir_buffer_t *b)
 {
     const char *n = "INT64_C(1)";
     for (int d = 0; d < b->ndim; d++)
-        n = fmt(g, "%s * %s", n, dim(g, b, d));
+        n = cg_fmt(g, "%s * %s", n, cg_dim(g, b, d));
     return n;
-}
-
-/* ---- host cache sizes ------------------------------------------------------------ */
-
-/* Size in bytes of cpu0's cache of the given level ("Data"/"Unified" for
- * level 1 means the data cache), from sysfs, else sysconf, else 0. */
-static long cache_bytes(int level)
-{
-    for (int i = 0; i < 16; i++) {
-        char path[96], buf[64];
-        long lv = -1, size = -1;
-        int data = 0;
-        static const char *const what[3] = {"level", "type", "size"};
-        for (int w = 0; w < 3; w++) {
-            snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", i, what[w]);
-            FILE *f = fopen(path, "r");
-            if (!f)
-                break;
-            if (!fgets(buf, sizeof buf, f))
-                buf[0] = '\0';
-            fclose(f);
-            if (w == 0)
-                lv = strtol(buf, NULL, 10);
-            else if (w == 1)
-                data = strncmp(buf, "Data", 4) == 0 || strncmp(buf, "Unified", 7) == 0;
-            else {
-                char *end;
-                size = strtol(buf, &end, 10);
-                if (*end == 'K')
-                    size *= 1024;
-                else if (*end == 'M')
-                    size *= 1024 * 1024;
-            }
-        }
-        if (lv < 0 && i > 0)
-            break;
-        if (lv == level && data && size > 0)
-            return size;
-    }
-    long n = -1;
-#ifdef _SC_LEVEL1_DCACHE_SIZE
-    n = sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : level == 2 ? _SC_LEVEL2_CACHE_SIZE : _SC_LEVEL3_CACHE_SIZE);
-#endif
-    return n > 0 ? n : 0;
-}
-
-/* The cache sizes the GEMM blocking is computed from (cpu_prelude.h), as
- * #defines: part of the generated text, so of the kernel-cache key. */
-static void gen_cache_sizes(cg_t *g)
-{
-    long l1 = cache_bytes(1), l2 = cache_bytes(2), l3 = cache_bytes(3);
-    line(g, "#define TC_L1D %ld", l1 >= 4096 ? l1 : 32768L);
-    line(g, "#define TC_L2 %ld", l2 >= 65536 ? l2 : 1048576L);
-    line(g, "#define TC_L3 %ld", l3 >= l2 && l3 > 0 ? l3 : l2 >= 65536 ? 4 * l2 : 8388608L);
 }
 
 /* ---- which on-chip buffers need zeroing ---------------------------------------------- */
@@ -1546,38 +1371,18 @@ static int first_use(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int m
  * total ends in tc_off.  Emitted identically in scratch_size and block. */
 static void gen_layout(cg_t *g, const tilec_ir_stmt_t *body);
 
-static void gemm_sizes(cg_t *g, const tilec_ir_stmt_t *s, int depth)
-{
-    if (depth > CG_MAX_DEPTH)
-        return;
-    for (; s; s = s->next) {
-        switch (s->kind) {
-        case TILEC_ST_FOR: gemm_sizes(g, s->u.loop.body, depth + 1); break;
-        case TILEC_ST_IF:
-            gemm_sizes(g, s->u.cond.then, depth + 1);
-            gemm_sizes(g, s->u.cond.els, depth + 1);
-            break;
-        case TILEC_ST_GEMM:
-            if (gemm_ok(g, s))
-                line(g, "{ const int64_t q = %s; if (q > tc_g) tc_g = q; }", gemm_temp_bytes(g, s));
-            break;
-        default: break;
-        }
-    }
-}
-
 static void gen_layout(cg_t *g, const tilec_ir_stmt_t *body)
 {
-    line(g, "int64_t tc_off = 0, tc_g = 0;");
+    cg_line(g, "int64_t tc_off = 0, tc_g = 0;");
     for (int i = g->k->nparams; i < g->k->nbufs; i++) {
         const tilec_ir_buffer_t *b = g->k->bufs[i];
         if (g->place[i] != PLACE_SCRATCH)
             continue;
-        line(g, "const int64_t o%d = tc_off; tc_off += TC_ALIGN(%s * %zu); (void)o%d;", i,
+        cg_line(g, "const int64_t o%d = tc_off; tc_off += TC_ALIGN(%s * %zu); (void)o%d;", i,
              elems(g, b), st_size(b->dtype), i);
     }
-    gemm_sizes(g, body, 0);
-    line(g, "const int64_t o_gemm = tc_off; tc_off += TC_ALIGN(tc_g); (void)o_gemm;");
+    cpu_gemm_sizes(g, body, 0);
+    cg_line(g, "const int64_t o_gemm = tc_off; tc_off += TC_ALIGN(tc_g); (void)o_gemm;");
 }
 
 /* The first top-level use_swizzle hint's panel size, else 0. */
@@ -1593,6 +1398,114 @@ static int64_t find_swizzle(const tilec_ir_stmt_t *s)
     return 0;
 }
 
+/* ---- block groups (cpu_group.c decides) ------------------------------------------- */
+
+/* The names one member (x, y) of a block group sees: its block indices, its
+ * scratch area's buffers and GEMM temporaries; with a_from_row / b_from_col,
+ * the GEMM's A comes from member (0, y)'s area and B from member (x, 0)'s,
+ * where the K step's shared tile copies went. */
+static void member_scope(cg_t *g, const char *x, const char *y, int shared_ab)
+{
+    const tilec_ir_kernel_t *k = g->k;
+    cg_line(g, "const int64_t tc_mx = %s, tc_my = %s; (void)tc_mx; (void)tc_my;", x, y);
+    cg_line(g, "char *tc_s = (char *)scratch + (tc_my * tc_nx + tc_mx) * tc_ms;");
+    for (int d = 0; d < 2; d++)
+        cg_line(g, "const %s v%d = (%s)(tc_%c0 + tc_m%c); (void)v%d;", cg_ct_type(k->block[d]->dtype),
+                k->block[d]->id, cg_ct_type(k->block[d]->dtype), "xy"[d], "xy"[d], k->block[d]->id);
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        if (g->place[i] != PLACE_SCRATCH)
+            continue;
+        const char *T = st_type(k->bufs[i]->dtype);
+        const char *area = "tc_s";
+        if (shared_ab && k->bufs[i] == g->grp.gemm->u.gemm.a)
+            area = "((char *)scratch + tc_my * tc_nx * tc_ms)";
+        else if (shared_ab && k->bufs[i] == g->grp.gemm->u.gemm.b)
+            area = "((char *)scratch + tc_mx * tc_ms)";
+        cg_line(g, "%s *restrict b%d = (%s *)(%s + o%d); (void)b%d;", T, i, T, area, i, i);
+    }
+    cg_line(g, "char *restrict tc_gtmp = tc_s + o_gemm; (void)tc_gtmp;");
+}
+
+/* Top-level statements from s up to (not including) stop, for every member. */
+static void group_each(cg_t *g, const tilec_ir_stmt_t *s, const tilec_ir_stmt_t *stop)
+{
+    if (s == stop)
+        return;
+    cg_line(g, "for (int tc_m = 0; tc_m < tc_nx * tc_ny; ++tc_m) {");
+    g->ind++;
+    member_scope(g, "tc_m % tc_nx", "tc_m / tc_nx", 0);
+    for (; s != stop; s = s->next)
+        gen_stmt(g, s);
+    g->ind--;
+    cg_line(g, "}");
+}
+
+/* tilec_block for a group of gx x gy blocks (bx, by: the group's indices):
+ * the statements before the K loop for each member, then per K step the A
+ * copies of the group's rows, the B copies of its columns, the GEMM of each
+ * member, then the statements after the loop for each member.  Members past
+ * the grid's edge do not exist. */
+static void gen_group_block(cg_t *g)
+{
+    const tilec_ir_kernel_t *k = g->k;
+    const cpu_group_t *gr = &g->grp;
+    const tilec_ir_var_t *v = gr->loop->u.loop.var;
+    cg_line(g, "TC_EXPORT void tilec_block(int32_t bx, int32_t by, int32_t bz, void *const *args, "
+            "const int64_t *syms, void *scratch) { /* a group of %dx%d blocks */", gr->gx, gr->gy);
+    g->ind++;
+    gen_syms(g);
+    cg_line(g, "(void)bz; (void)args;");
+    gen_shapes(g);
+    gen_layout(g, k->body);
+    cg_line(g, "const int64_t tc_ms = TC_ALIGN(tc_off), tc_x0 = (int64_t)bx * %d, tc_y0 = (int64_t)by * %d;",
+            gr->gx, gr->gy);
+    cg_line(g, "const int64_t tc_nx = TC_MIN64(%d, (int64_t)(%s) - tc_x0), tc_ny = TC_MIN64(%d, (int64_t)(%s) - tc_y0);",
+            gr->gx, cg_expr(g, k->grid[0]), gr->gy, cg_expr(g, k->grid[1]));
+    for (int i = 0; i < k->nparams; i++) {
+        const char *T = st_type(k->bufs[i]->dtype);
+        cg_line(g, "%s *restrict b%d = (%s *)args[%d]; (void)b%d;", T, i, T, i, i);
+    }
+    /* on-chip buffers start at zero in every member (see gen_kernel) */
+    cg_line(g, "for (int64_t tc_m = 0; tc_m < tc_nx * tc_ny; ++tc_m) {");
+    g->ind++;
+    cg_line(g, "char *tc_s = (char *)scratch + tc_m * tc_ms; (void)tc_s;");
+    for (int i = k->nparams; i < k->nbufs; i++)
+        if (g->place[i] == PLACE_SCRATCH && first_use(k->body, k->bufs[i], 0, 0) == 2)
+            cg_line(g, "memset(tc_s + o%d, 0, (size_t)(%s * %zu));", i, elems(g, k->bufs[i]), st_size(k->bufs[i]->dtype));
+    g->ind--;
+    cg_line(g, "}");
+    group_each(g, k->body, gr->loop);
+    cg_line(g, "{");
+    g->ind++;
+    const char *ext = cg_fmt(g, "(int64_t)(%s)", cg_expr(g, gr->loop->u.loop.extent));
+    cg_line(g, "for (%s v%d = 0; v%d < %s; ++v%d) {", cg_ct_type(v->dtype), v->id, v->id, ext, v->id);
+    g->ind++;
+    const tilec_ir_stmt_t *copies[2] = {gr->copy_a, gr->copy_b};
+    for (int c = 0; c < 2; c++) {
+        cg_line(g, "for (int64_t tc_j = 0; tc_j < tc_n%c; ++tc_j) { /* the %c tiles of the group */", "yx"[c], "AB"[c]);
+        g->ind++;
+        member_scope(g, c ? "tc_j" : "0", c ? "0" : "tc_j", 0);
+        if (gr->loop->u.loop.kind == TILEC_LOOP_PIPELINED)
+            gen_prefetch_next(g, gr->loop, ext, copies[c]);
+        gen_stmt(g, copies[c]);
+        g->ind--;
+        cg_line(g, "}");
+    }
+    cg_line(g, "for (int64_t tc_m = 0; tc_m < tc_nx * tc_ny; ++tc_m) {");
+    g->ind++;
+    member_scope(g, "tc_m % tc_nx", "tc_m / tc_nx", 1);
+    gen_stmt(g, gr->gemm);
+    g->ind--;
+    cg_line(g, "}");
+    g->ind--;
+    cg_line(g, "}");
+    g->ind--;
+    cg_line(g, "}");
+    group_each(g, gr->loop->next, NULL);
+    g->ind--;
+    cg_line(g, "}");
+}
+
 static void gen_kernel(cg_t *g)
 {
     const tilec_ir_kernel_t *k = g->k;
@@ -1602,53 +1515,64 @@ static void gen_kernel(cg_t *g)
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')
             tilec_sdk_str_putn(o, p, 1);
     tilec_sdk_str_printf(o, "\": %d params, %d syms, %d buffers */\n", k->nparams, g->nsyms, k->nbufs);
-    gen_cache_sizes(g);
+    cpu_gemm_cache_sizes(g);
     tilec_sdk_str_putn(o, cpu_prelude, sizeof cpu_prelude - 1);
-    line(g, "TC_EXPORT int tilec_cpu_module_abi(void) { return %d; }", TILEC_CPU_MODULE_ABI);
-    line(g, "TC_EXPORT uint32_t tilec_nparams(void) { return %d; }", k->nparams);
-    line(g, "TC_EXPORT uint32_t tilec_nsyms(void) { return %d; }", g->nsyms);
+    tilec_sdk_str_printf(o, "%s", cpu_gemm_prelude);
+    cg_line(g, "TC_EXPORT int tilec_cpu_module_abi(void) { return %d; }", TILEC_CPU_MODULE_ABI);
+    cg_line(g, "TC_EXPORT uint32_t tilec_nparams(void) { return %d; }", k->nparams);
+    cg_line(g, "TC_EXPORT uint32_t tilec_nsyms(void) { return %d; }", g->nsyms);
+    /* blocks per tilec_block call (cpu_group.c): the launcher runs the grid
+     * of groups */
+    cg_line(g, "TC_EXPORT void tilec_group(int32_t gs[2]) { gs[0] = %d; gs[1] = %d; }", g->grp.gx, g->grp.gy);
 
     /* grid */
-    line(g, "TC_EXPORT void tilec_grid(const int64_t *syms, int64_t g[3]) {");
+    cg_line(g, "TC_EXPORT void tilec_grid(const int64_t *syms, int64_t g[3]) {");
     g->ind++;
     gen_syms(g);
     for (int d = 0; d < 3; d++)
-        line(g, "g[%d] = %s;", d, d < k->ngrid ? fmt(g, "(int64_t)(%s)", expr(g, k->grid[d])) : "1");
+        cg_line(g, "g[%d] = %s;", d, d < k->ngrid ? cg_fmt(g, "(int64_t)(%s)", cg_expr(g, k->grid[d])) : "1");
     g->ind--;
-    line(g, "}");
+    cg_line(g, "}");
 
     /* parameter sizes */
-    line(g, "TC_EXPORT int64_t tilec_param_bytes(uint32_t i, const int64_t *syms) {");
+    cg_line(g, "TC_EXPORT int64_t tilec_param_bytes(uint32_t i, const int64_t *syms) {");
     g->ind++;
     gen_syms(g);
-    line(g, "int64_t n = 1, d;");
-    line(g, "switch (i) {");
+    cg_line(g, "int64_t n = 1, d;");
+    cg_line(g, "switch (i) {");
     for (int i = 0; i < k->nparams; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
-        line(g, "case %d:", i);
+        cg_line(g, "case %d:", i);
         for (int d = 0; d < b->ndim; d++)
-            line(g, "  d = (int64_t)(%s); if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;",
-                 expr(g, b->shape[d]));
-        line(g, "  if (__builtin_mul_overflow(n, (int64_t)%zu, &n)) return -1;", st_size(b->dtype));
-        line(g, "  return n;");
+            cg_line(g, "  d = (int64_t)(%s); if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;",
+                 cg_expr(g, b->shape[d]));
+        cg_line(g, "  if (__builtin_mul_overflow(n, (int64_t)%zu, &n)) return -1;", st_size(b->dtype));
+        cg_line(g, "  return n;");
     }
-    line(g, "default: (void)d; return -1;");
-    line(g, "}");
+    cg_line(g, "default: (void)d; return -1;");
+    cg_line(g, "}");
     g->ind--;
-    line(g, "}");
+    cg_line(g, "}");
 
     /* scratch size */
-    line(g, "TC_EXPORT int64_t tilec_scratch_size(const int64_t *syms) {");
+    cg_line(g, "TC_EXPORT int64_t tilec_scratch_size(const int64_t *syms) {");
     g->ind++;
     gen_syms(g);
     gen_shapes(g);
     gen_layout(g, k->body);
-    line(g, "return tc_off;");
+    if (g->grp.gx > 1)
+        cg_line(g, "return TC_ALIGN(tc_off) * %d; /* one area per member of a block group */", g->grp.gx * g->grp.gy);
+    else
+        cg_line(g, "return tc_off;");
     g->ind--;
-    line(g, "}");
+    cg_line(g, "}");
 
     /* the block */
-    line(g, "TC_EXPORT void tilec_block(int32_t bx, int32_t by, int32_t bz, void *const *args, "
+    if (g->grp.gx > 1) {
+        gen_group_block(g);
+        return;
+    }
+    cg_line(g, "TC_EXPORT void tilec_block(int32_t bx, int32_t by, int32_t bz, void *const *args, "
             "const int64_t *syms, void *scratch) {");
     g->ind++;
     gen_syms(g);
@@ -1658,58 +1582,58 @@ static void gen_kernel(cg_t *g)
         /* use_swizzle(P): blocks numbered x fastest walk panels of P block
          * columns, down all rows of one panel before the next, so the
          * panels' B tiles stay in cache while A rows stream */
-        line(g, "int32_t tc_bx = bx, tc_by = by;");
-        line(g, "{ /* use_swizzle(%" PRId64 ") */", panel);
+        cg_line(g, "int32_t tc_bx = bx, tc_by = by;");
+        cg_line(g, "{ /* use_swizzle(%" PRId64 ") */", panel);
         g->ind++;
-        line(g, "const int64_t gx = (int64_t)(%s), gy = (int64_t)(%s), P = %" PRId64 ";",
-             expr(g, k->grid[0]), expr(g, k->grid[1]), panel);
-        line(g, "const int64_t l = (int64_t)bx + gx * (int64_t)by, pan = l / (P * gy), in = l %% (P * gy);");
-        line(g, "const int64_t w = TC_MIN64(P, gx - pan * P);");
-        line(g, "tc_bx = (int32_t)(pan * P + in %% w); tc_by = (int32_t)(in / w);");
+        cg_line(g, "const int64_t gx = (int64_t)(%s), gy = (int64_t)(%s), P = %" PRId64 ";",
+             cg_expr(g, k->grid[0]), cg_expr(g, k->grid[1]), panel);
+        cg_line(g, "const int64_t l = (int64_t)bx + gx * (int64_t)by, pan = l / (P * gy), in = l %% (P * gy);");
+        cg_line(g, "const int64_t w = TC_MIN64(P, gx - pan * P);");
+        cg_line(g, "tc_bx = (int32_t)(pan * P + in %% w); tc_by = (int32_t)(in / w);");
         g->ind--;
-        line(g, "}");
+        cg_line(g, "}");
         bv[0] = "tc_bx";
         bv[1] = "tc_by";
     }
     for (int d = 0; d < k->ngrid; d++)
         if (k->block[d])
-            line(g, "const %s v%d = (%s)%s;", ct_type(k->block[d]->dtype), k->block[d]->id,
-                 ct_type(k->block[d]->dtype), bv[d]);
-    line(g, "(void)bx; (void)by; (void)bz; (void)args; (void)scratch;");
+            cg_line(g, "const %s v%d = (%s)%s;", cg_ct_type(k->block[d]->dtype), k->block[d]->id,
+                 cg_ct_type(k->block[d]->dtype), bv[d]);
+    cg_line(g, "(void)bx; (void)by; (void)bz; (void)args; (void)scratch;");
     gen_shapes(g);
     gen_layout(g, k->body);
-    line(g, "char *restrict tc_gtmp = (char *)scratch + o_gemm; (void)tc_gtmp;");
+    cg_line(g, "char *restrict tc_gtmp = (char *)scratch + o_gemm; (void)tc_gtmp;");
     /* on-chip buffers start at zero in every block, as in the reference
      * interpreter, except those whose first use overwrites all of them
      * (a copy into the whole tile, T.clear, a clearing reduce or gemm),
      * which is the rule in kernels; the GEMM temporaries need nothing */
     for (int i = k->nparams; i < k->nbufs; i++)
         if (g->place[i] == PLACE_SCRATCH && first_use(k->body, k->bufs[i], 0, 0) == 2)
-            line(g, "memset((char *)scratch + o%d, 0, (size_t)(%s * %zu));", i, elems(g, k->bufs[i]),
+            cg_line(g, "memset((char *)scratch + o%d, 0, (size_t)(%s * %zu));", i, elems(g, k->bufs[i]),
                  st_size(k->bufs[i]->dtype));
     for (int i = 0; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
         const char *T = st_type(b->dtype);
         switch (g->place[i]) {
         case PLACE_PARAM:
-            line(g, "%s *restrict b%d = (%s *)args[%d]; (void)b%d;", T, i, T, i, i);
+            cg_line(g, "%s *restrict b%d = (%s *)args[%d]; (void)b%d;", T, i, T, i, i);
             break;
         case PLACE_SCRATCH:
-            line(g, "%s *restrict b%d = (%s *)((char *)scratch + o%d); (void)b%d;", T, i, T, i, i);
+            cg_line(g, "%s *restrict b%d = (%s *)((char *)scratch + o%d); (void)b%d;", T, i, T, i, i);
             break;
         default:
-            line(g, "%s b%d[%s] = {0}; (void)b%d;", T, i, elems(g, b), i);
+            cg_line(g, "%s b%d[%s] = {0}; (void)b%d;", T, i, elems(g, b), i);
             break;
         }
     }
     for (int i = 0; i < k->nvars; i++) {
         const tilec_ir_var_t *v = k->vars[i];
         if (v->kind == TILEC_VAR_LET)
-            line(g, "%s v%d = 0; (void)v%d;", ct_type(v->dtype), i, i);
+            cg_line(g, "%s v%d = 0; (void)v%d;", cg_ct_type(v->dtype), i, i);
     }
     gen_stmts(g, k->body);
     g->ind--;
-    line(g, "}");
+    cg_line(g, "}");
 }
 
 /* 1 when e uses only constants and SYM vars (what grid extents and buffer
@@ -1800,6 +1724,7 @@ int cpu_codegen(const tilec_ir_module_t *m, tilec_sdk_str_t *out, char *err, siz
                 else
                     g.place[i] = PLACE_SCRATCH;
             }
+            cpu_group_plan(g.k, g.place, &g.grp);
             gen_kernel(&g);
         }
     }

@@ -30,15 +30,19 @@
  *   void tilec_grid(const int64_t *syms, int64_t g[3])
  *   int64_t tilec_scratch_size(const int64_t *syms)
  *   int64_t tilec_param_bytes(uint32_t i, const int64_t *syms)  (-1: bad shape)
+ *   void tilec_group(int32_t gs[2])   blocks per tilec_block call in x, y (ABI 3)
  *   void tilec_block(int32_t bx, int32_t by, int32_t bz, void *const *args,
- *                    const int64_t *syms, void *scratch) */
-#define TILEC_CPU_MODULE_ABI 2 /* 2: tilec_block zeroes its on-chip buffers */
+ *                    const int64_t *syms, void *scratch)
+ * tilec_block runs the group (bx, by) of gs[0] x gs[1] blocks, those of it
+ * inside the grid; the launcher walks the grid of groups. */
+#define TILEC_CPU_MODULE_ABI 3 /* 2: tilec_block zeroes its on-chip buffers; 3: tilec_group */
 
 typedef int (*cpu_abi_fn)(void);
 typedef uint32_t (*cpu_count_fn)(void);
 typedef void (*cpu_grid_fn)(const int64_t *syms, int64_t g[3]);
 typedef int64_t (*cpu_scratch_fn)(const int64_t *syms);
 typedef int64_t (*cpu_param_bytes_fn)(uint32_t i, const int64_t *syms);
+typedef void (*cpu_group_fn)(int32_t gs[2]);
 typedef void (*cpu_block_fn)(int32_t bx, int32_t by, int32_t bz, void *const *args,
                              const int64_t *syms, void *scratch);
 
@@ -52,6 +56,7 @@ int cpu_codegen(const tilec_ir_module_t *m, tilec_sdk_str_t *out, char *err, siz
 typedef struct cpu_module {
     void *dl;                 /* dlopen handle */
     uint32_t nparams, nsyms;
+    int32_t group[2];         /* blocks per tilec_block call in x, y (>= 1) */
     cpu_grid_fn grid;
     cpu_scratch_fn scratch_size;
     cpu_param_bytes_fn param_bytes;

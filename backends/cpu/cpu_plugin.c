@@ -254,9 +254,12 @@ static tilec_pstatus_t cpu_launch(void *dev, tilec_shell_module_t *sm, const til
     }
     for (uint32_t i = 0; i < a->nargs; i++)
         ptrs[i] = ((cpu_mem_t *)a->args[i])->data;
-    int64_t nblocks = 1;
+    /* the pool walks the grid of block groups (tilec_group) */
+    int64_t grid[3] = {a->grid[0], a->grid[1], a->grid[2]}, nblocks = 1;
+    for (int d = 0; d < 2; d++)
+        grid[d] = grid[d] / mod->group[d] + (grid[d] % mod->group[d] != 0);
     for (int d = 0; d < 3; d++)
-        nblocks = nblocks > INT64_MAX / a->grid[d] ? INT64_MAX : nblocks * a->grid[d];
+        nblocks = nblocks > INT64_MAX / grid[d] ? INT64_MAX : nblocks * grid[d];
     int64_t scratch = mod->scratch_size(a->syms);
     tilec_pstatus_t st = TILEC_PS_OK;
     double ms = 0;
@@ -264,7 +267,7 @@ static tilec_pstatus_t cpu_launch(void *dev, tilec_shell_module_t *sm, const til
         tilec_sdk_error_set("cpu: launch: bad on-chip buffer size %lld", (long long)scratch);
         st = TILEC_PS_INVALID_ARGUMENT;
     } else {
-        st = cpu_pool_run(mod, ptrs, a->syms, a->grid, nblocks, (size_t)scratch, &ms);
+        st = cpu_pool_run(mod, ptrs, a->syms, grid, nblocks, (size_t)scratch, &ms);
     }
     if (ptrs != stackargs)
         free(ptrs);

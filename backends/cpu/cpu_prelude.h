@@ -7,9 +7,9 @@
  * tilec_f32_to_f16 & co., branch-free so they vectorize), integer division
  * helpers with Python floor semantics that never trap (x/0 gives 0),
  * atomics on every element type
- * (compare-and-swap loops for floats), and the GEMM micro- and
- * macro-kernels (the cache-blocking constants TC_KC/TC_MC/TC_NC are
- * defined by the generator before this text).  Included only by cpu_codegen.c.
+ * (compare-and-swap loops for floats), and the SIMD width of the target;
+ * the GEMM's micro- and macro-kernels follow it (cpu_gemm.c).  Included
+ * only by cpu_codegen.c.
  */
 #ifndef TILEC_CPU_PRELUDE_H
 #define TILEC_CPU_PRELUDE_H
@@ -54,6 +54,35 @@ static const char cpu_prelude[] =
 "  r = a >= 0x477ff000u ? 0x7c00u : r;\n"
 "  r = a > 0x7f800000u ? (0x7e00u | ((a >> 13) & 0x3ffu)) : r;\n"
 "  return (uint16_t)(s | r);\n"
+"}\n"
+/* Rows of float to float16: the hardware's conversion where the target
+ * has one (AVX-512F, F16C; round to nearest even: the same bits as tc_f2h,
+ * NaN payloads included), through compiler builtins that gcc and clang
+ * share (no <immintrin.h>: it costs a fifth of a second per kernel
+ * compile); the rest element by element.  TC_REG keeps the converted
+ * vector in a register, so the compiler does not fold the store into
+ * vcvtps2ph's memory form (microcoded, several times slower, on AMD
+ * Zen 4).  The other way stays tc_h2f's: vcvtph2ps quiets signalling NaNs,
+ * which the SDK's conversion (and so the interpreter) keeps as they are. */
+"#if defined(__AVX512F__)\n"
+"#define TC_F16W 16\n"
+"typedef short tc_vh_ __attribute__((vector_size(32)));\n"
+"typedef float tc_vf_ __attribute__((vector_size(64)));\n"
+"#define TC_F2H_V(f) __builtin_ia32_vcvtps2ph512_mask((f), 8, (tc_vh_){0}, (unsigned short)-1)\n"
+"#elif defined(__F16C__)\n"
+"#define TC_F16W 8\n"
+"typedef short tc_vh_ __attribute__((vector_size(16)));\n"
+"typedef float tc_vf_ __attribute__((vector_size(32)));\n"
+"#define TC_F2H_V(f) __builtin_ia32_vcvtps2ph256((f), 8)\n"
+"#endif\n"
+"#define TC_REG(x) __asm__(\"\" : \"+v\"(x))\n"
+"TC_INLINE uint16_t tc_f2h(float f);\n"
+"TC_INLINE void tc_f2h_n(uint16_t *restrict d, const float *restrict s, int64_t n) {\n"
+"  int64_t i = 0;\n"
+"#ifdef TC_F16W\n"
+"  for (; i + TC_F16W <= n; i += TC_F16W) { tc_vf_ f; memcpy(&f, s + i, sizeof f); tc_vh_ h = TC_F2H_V(f); TC_REG(h); memcpy(d + i, &h, sizeof h); }\n"
+"#endif\n"
+"  TC_IVDEP for (; i < n; ++i) d[i] = tc_f2h(s[i]);\n"
 "}\n"
 "TC_INLINE float tc_b2f(uint16_t h) { return tc_u2f((uint32_t)h << 16); }\n"
 "TC_INLINE uint16_t tc_f2b(float f) {\n"
@@ -278,38 +307,21 @@ static const char cpu_prelude[] =
 "TC_ATOMIC_DBL(add, c + v)\n"
 "TC_ATOMIC_DBL(max, (v > c ? v : c))\n"
 "TC_ATOMIC_DBL(min, (v < c ? v : c))\n"
-/* ---- GEMM, BLIS-style (the driver loops and the packing are generated at
- * each T.gemm, see cpu_codegen.c): C[M,N] += A[M,K] * B[K,N] in the compute
- * type.  The micro-kernel holds an MR x (NV vectors of VL) tile of C in
- * registers (GCC vector extensions, which gcc and clang lower to the
- * target's SIMD) and runs k inside.  Its shape is picked by the ISA the
- * kernel is compiled for: AVX-512 8 x 2 vectors of 64 bytes, AVX2+FMA
- * 6 x 2 of 32 bytes, NEON 8 x 2 of 16 bytes, otherwise 4 x 2 of 16 bytes
- * (plain C where the target has no SIMD).  A micro-panel of A is read as
- * a[r * rsa + k * csa] (packed: rsa 1, csa MR; row-major: rsa lda, csa 1),
- * one of B as b[k * ldb + c] (packed: ldb NR; row-major: ldb = N).  The
- * macro-kernel tc_mk_* walks the micro-tiles of an mc x nc x kc block;
- * edge tiles go through zero-padded copies of A rows / B columns (edge
- * buffers ea, eb) and a local C tile, so the fast kernel never reads or
- * writes past an operand. ---- */
+/* ---- the SIMD the kernel is compiled for (from the compiler's macros for
+ * -march): vector bytes TC_VB, used by the row reductions and the GEMM ---- */
 "#if defined(__AVX512F__)\n"
 "#define TC_ISA \"avx512\"\n"
 "#define TC_VB 64\n"
-"#define TC_MR 8\n"
 "#elif defined(__AVX2__) && defined(__FMA__)\n"
 "#define TC_ISA \"avx2\"\n"
 "#define TC_VB 32\n"
-"#define TC_MR 6\n"
 "#elif defined(__ARM_NEON)\n"
 "#define TC_ISA \"neon\"\n"
 "#define TC_VB 16\n"
-"#define TC_MR 8\n"
 "#else\n"
 "#define TC_ISA \"generic\"\n"
 "#define TC_VB 16\n"
-"#define TC_MR 4\n"
 "#endif\n"
-"#define TC_NV 2\n"
 /* interleaved partial results of a float row reduction: two vectors */
 "#define TC_RLANES (2 * TC_VB / 4)\n"
 "#if defined(__clang__)\n"
@@ -317,82 +329,6 @@ static const char cpu_prelude[] =
 "#else\n"
 "#define TC_UNROLL _Pragma(\"GCC unroll 16\")\n"
 "#endif\n"
-"#define TC_NR(T) (TC_NV * (int64_t)(TC_VB / sizeof(T)))\n"
-/* cache blocking from the host's cache sizes (TC_L1D, TC_L2, TC_L3, defined
- * by the generator): a kc x NR panel of B and an MR x kc panel of A fill
- * the L1, an mc x kc block of A half the L2, a kc x nc block of B half
- * the L3 (float sizes; clamped to sane ranges) */
-"#define TC_KC_ ((int64_t)TC_L1D / ((TC_MR + TC_NV * (TC_VB / 4)) * 4) / 8 * 8)\n"
-"#define TC_KC (TC_KC_ < 64 ? (int64_t)64 : TC_KC_ > 512 ? (int64_t)512 : TC_KC_)\n"
-"#define TC_MC_ ((int64_t)TC_L2 / (2 * TC_KC * 4) / TC_MR * TC_MR)\n"
-"#define TC_MC (TC_MC_ < 4 * TC_MR ? (int64_t)(4 * TC_MR) : TC_MC_)\n"
-"#define TC_NC_ ((int64_t)TC_L3 / (2 * TC_KC * 4) / 64 * 64)\n"
-"#define TC_NC (TC_NC_ < 256 ? (int64_t)256 : TC_NC_ > 8192 ? (int64_t)8192 : TC_NC_)\n"
-"#define TC_MIN64(a, b) ((a) < (b) ? (a) : (b))\n"
-/* bytes of GEMM temporaries for compute type T: packed A (MC x KC), packed
- * B (KC x NC), the two edge buffers; each dimension capped by the
- * operand's own size rounded up to the micro-tile */
-"#define TC_RUP(x, r) (((x) + (r) - 1) / (r) * (r))\n"
-"#define TC_GEMM_PACK_BYTES(T, M, N, K) (TC_ALIGN(TC_MIN64(TC_RUP((int64_t)(M), TC_MR), TC_RUP(TC_MC, TC_MR)) * TC_MIN64((int64_t)(K), TC_KC) * (int64_t)sizeof(T)) \\\n"
-"  + TC_ALIGN(TC_MIN64((int64_t)(K), TC_KC) * TC_MIN64(TC_RUP((int64_t)(N), TC_NR(T)), TC_RUP(TC_NC, TC_NR(T))) * (int64_t)sizeof(T)) \\\n"
-"  + TC_ALIGN(TC_MR * TC_MIN64((int64_t)(K), TC_KC) * (int64_t)sizeof(T)) + TC_ALIGN(TC_MIN64((int64_t)(K), TC_KC) * TC_NR(T) * (int64_t)sizeof(T)))\n"
-"#define TC_GEMM_MK(sfx, T) \\\n"
-"typedef T tc_v_##sfx __attribute__((vector_size(TC_VB))); \\\n"
-"typedef T tc_vu_##sfx __attribute__((vector_size(TC_VB), aligned(sizeof(T)), may_alias)); \\\n"
-"enum { TC_VL_##sfx = TC_VB / sizeof(T), TC_NR_##sfx = TC_NV * (TC_VB / sizeof(T)) }; \\\n"
-"static void tc_uk_##sfx(int64_t kc, const T *restrict a, int64_t rsa, int64_t csa, const T *restrict b, int64_t ldb, T *restrict c, int64_t ldc) { \\\n"
-"  typedef tc_v_##sfx V; typedef tc_vu_##sfx VU; \\\n"
-"  V acc[TC_MR][TC_NV]; \\\n"
-"  TC_UNROLL for (int r = 0; r < TC_MR; ++r) \\\n"
-"    TC_UNROLL for (int v = 0; v < TC_NV; ++v) acc[r][v] = *(const VU *)(c + r * ldc + v * TC_VL_##sfx); \\\n"
-"  for (int64_t k = 0; k < kc; ++k) { \\\n"
-"    V bv[TC_NV]; \\\n"
-"    TC_UNROLL for (int v = 0; v < TC_NV; ++v) bv[v] = *(const VU *)(b + k * ldb + v * TC_VL_##sfx); \\\n"
-"    TC_UNROLL for (int r = 0; r < TC_MR; ++r) { \\\n"
-"      const V av = a[r * rsa + k * csa] - (V){0}; \\\n"
-"      TC_UNROLL for (int v = 0; v < TC_NV; ++v) acc[r][v] += av * bv[v]; \\\n"
-"    } \\\n"
-"  } \\\n"
-"  TC_UNROLL for (int r = 0; r < TC_MR; ++r) \\\n"
-"    TC_UNROLL for (int v = 0; v < TC_NV; ++v) *(VU *)(c + r * ldc + v * TC_VL_##sfx) = acc[r][v]; \\\n"
-"} \\\n"
-"static void tc_mk_##sfx(int64_t mc, int64_t nc, int64_t kc, const T *restrict a, int64_t rsa, int64_t csa, int64_t pas, \\\n"
-"                        const T *restrict b, int64_t ldb, int64_t pbs, T *restrict c, int64_t ldc, T *restrict ea, T *restrict eb) { \\\n"
-"  enum { NR = TC_NR_##sfx }; \\\n"
-"  const int64_t nfull = nc / NR, nrem = nc % NR; \\\n"
-"  if (nrem) { /* the last columns, zero-padded to NR: eb[k][NR] */ \\\n"
-"    const T *bs = b + nfull * pbs; \\\n"
-"    for (int64_t k = 0; k < kc; ++k) \\\n"
-"      for (int64_t j = 0; j < NR; ++j) eb[k * NR + j] = j < nrem ? bs[k * ldb + j] : (T)0; \\\n"
-"  } \\\n"
-"  for (int64_t i = 0; i < mc; i += TC_MR) { \\\n"
-"    const int64_t mr = TC_MIN64(TC_MR, mc - i); \\\n"
-"    const T *ap = a + (i / TC_MR) * pas; int64_t r_s = rsa, c_s = csa; \\\n"
-"    if (mr < TC_MR) { /* the last rows, zero-padded to MR: ea[k][MR] */ \\\n"
-"      for (int64_t k = 0; k < kc; ++k) \\\n"
-"        for (int64_t r = 0; r < TC_MR; ++r) ea[k * TC_MR + r] = r < mr ? ap[r * rsa + k * csa] : (T)0; \\\n"
-"      ap = ea; r_s = 1; c_s = TC_MR; \\\n"
-"    } \\\n"
-"    for (int64_t jp = 0; jp * NR < nc; ++jp) { \\\n"
-"      const int64_t nr = TC_MIN64(NR, nc - jp * NR); \\\n"
-"      const T *bp = nr < NR ? eb : b + jp * pbs; const int64_t lb = nr < NR ? NR : ldb; \\\n"
-"      T *cp = c + i * ldc + jp * NR; \\\n"
-"      if (mr == TC_MR && nr == NR) { tc_uk_##sfx(kc, ap, r_s, c_s, bp, lb, cp, ldc); continue; } \\\n"
-"      T t[TC_MR * NR] __attribute__((aligned(64))); \\\n"
-"      for (int64_t r = 0; r < TC_MR; ++r) \\\n"
-"        for (int64_t j = 0; j < NR; ++j) t[r * NR + j] = r < mr && j < nr ? cp[r * ldc + j] : (T)0; \\\n"
-"      tc_uk_##sfx(kc, ap, r_s, c_s, bp, lb, t, NR); \\\n"
-"      for (int64_t r = 0; r < mr; ++r) \\\n"
-"        for (int64_t j = 0; j < nr; ++j) cp[r * ldc + j] = t[r * NR + j]; \\\n"
-"    } \\\n"
-"  } \\\n"
-"}\n"
-"TC_GEMM_MK(f32, float)\n"
-"TC_GEMM_MK(f64, double)\n"
-"TC_GEMM_MK(i32, int32_t)\n"
-"TC_GEMM_MK(i64, int64_t)\n"
-"TC_GEMM_MK(u32, uint32_t)\n"
-"TC_GEMM_MK(u64, uint64_t)\n"
 "\n";
 
 #endif

@@ -4,8 +4,7 @@
  *
  * The printer turns lowered tile IR (the SDK's passes ran first, see
  * cuda_lower) into CUDA C++.  It is split by concern: expressions and
- * addressing (cuda_emit.c), copies (cuda_copy.c), pipelines
- * (cuda_pipe.c), the tensor-core
+ * addressing (cuda_emit.c), copies (cuda_copy.c), the tensor-core
  * intrinsics of T.gemm (cuda_mma.c), reductions and the other block
  * operations (cuda_ops.c), register fragments (cuda_regs.c) and the
  * statements with the kernel frame (cuda_codegen.c).  cg_t is the state
@@ -60,8 +59,8 @@ typedef struct cg {
      * loop (see emit_loop_with_resident_acc) */
     const tilec_ir_stmt_t *resident;
     int resident_id;
-    /* a wgmma GEMM whose wait is deferred by one iteration (see
-     * emit_pipelined) */
+    /* a wgmma GEMM whose wait is deferred by one iteration
+     * (lower.mma_wait, set by the pipeline pass) */
     const tilec_ir_stmt_t *wg_defer;
     /* fragments that live in registers (see plan_regfrags) */
     int *rf;                 /* [nbufs] RF_ACC, RF_ROW or 0 */
@@ -72,12 +71,6 @@ typedef struct cg {
     int rf_warprows;         /* the layout is rows over warps (no GEMM), not mma's */
     int any_rf;
     int rf_nest;             /* emitting for one element (1) or one row (2) */
-    int *stages;             /* [nbufs] >1: shared buffer in a cp.async ring of that many stages */
-    uint64_t *stage_bytes;   /* [nbufs] bytes of one stage */
-    /* late ring copies of the pipelined body being printed: issued ahead,
-     * so printed as nothing where they stand (cuda_pipe.c) */
-    const tilec_ir_stmt_t *const *pipe_skip;
-    int npipe_skip;
 } cg_t;
 
 
@@ -162,13 +155,6 @@ void cg_emit_rf_nest(cg_t *g, const rf_nest_t *nn);
 void cg_emit_rf_fill(cg_t *g, const tilec_ir_stmt_t *s);
 void cg_emit_rf_copy(cg_t *g, const tilec_ir_stmt_t *s);
 void cg_emit_rf_reduce(cg_t *g, const tilec_ir_stmt_t *s);
-
-/* cuda_pipe.c: T.Pipelined on cp.async rings */
-int cg_pipe_copies(cg_t *g, const tilec_ir_stmt_t *loop);
-int cg_pipe_ring(cg_t *g, const tilec_ir_stmt_t *loop, const tilec_ir_stmt_t **ring);
-int cg_pipe_skipped(const cg_t *g, const tilec_ir_stmt_t *s);
-void cg_pipe_walk(cg_t *g, const tilec_ir_stmt_t *s, int par, int depth);
-void cg_emit_pipelined(cg_t *g, const tilec_ir_stmt_t *loop);
 
 /* cuda_wgrs.c: wgmma with A in registers */
 void cg_plan_wgrs(cg_t *g);

@@ -13,14 +13,13 @@
  * differs is who does the work of each statement:
  *  - block-wide tile operations (copy, fill, gemm, reduce, cumsum) whose
  *    destination is a shared or fragment buffer or a tensor are shared out
- *    over the threads (element e goes to thread e mod nthreads), then a
- *    __syncthreads() makes the result visible to the whole block;
+ *    over the threads (element e goes to thread e mod nthreads);
  *  - a nest of T.Parallel loops is flattened and its iterations shared out
- *    the same way, followed by a barrier — unless its body writes a local
- *    or var buffer (per-thread storage), in which case every thread runs
- *    all iterations;
+ *    the same way — unless its body writes a local or var buffer
+ *    (per-thread storage), in which case every thread runs all iterations;
  *  - scalar stores to shared/fragment/global buffers, atomics and prints
- *    outside a parallel loop are done by thread 0, then a barrier;
+ *    outside a parallel loop are done by thread 0;
+ *  - __syncthreads() is printed where the barrier pass put a barrier;
  *  - local/var buffers and let variables are per thread, and uniform code
  *    (serial loops, ifs, assignments) runs in every thread, so every thread
  *    holds the same values.
@@ -28,9 +27,10 @@
  * operations there run serially in the thread, without barriers.
  *
  * Storage.  Shared and fragment buffers live in dynamic shared memory
- * (one 128-byte-aligned slice each; the launcher raises the 48 KB limit
+ * (where the smem pass placed them; the launcher raises the 48 KB limit
  * with cuFuncSetAttribute when needed), zeroed at kernel start like the
- * reference interpreter's on-chip buffers.  Local and var buffers are
+ * reference interpreter's on-chip buffers where the program reads that
+ * start (lower.zero).  Local and var buffers are
  * per-thread arrays.  Values: integers and float32/float64 are their C
  * types; float16/bfloat16 are stored as 16-bit patterns and computed in
  * float (rounded to the 16-bit format on casts and stores), bool is stored
@@ -40,9 +40,10 @@
  * passes first): which instruction and warp grid each T.gemm uses
  * (lower.mma, lower.warp; cuda_mma.c), which fragments live in registers
  * (REGS layouts; cuda_regs.c), which shared buffers are swizzled for
- * wgmma or padded for ldmatrix (SMEM layouts).  The printer still plans
- * the cp.async rings of T.Pipelined (cuda_pipe.c), the shared-memory
- * offsets, zero-initialization and its barriers itself.
+ * wgmma or padded for ldmatrix (SMEM layouts), the cp.async rings and
+ * waits of T.Pipelined with the wgmma deferral (lower.mma_wait), and the
+ * barriers, the shared-memory offsets (with reuse) and which buffers
+ * start zeroed (lower.zero).
  *
  * Generated names never come from the program: buffer i is b<i>, var i is
  * v<i>, temporaries tl_<n>.  Nesting depth is bounded by the IR reader
@@ -58,66 +59,6 @@
 
 #include "cuda_cg.h"
 #include "cuda_prelude.h"
-
-/* ---- which on-chip buffers need zeroing ------------------------------------ */
-
-/* region r mentions b (its buffer or a load in a base) */
-static int src_refs(const tilec_ir_region_t *r, const tilec_ir_buffer_t *b)
-{
-    for (int d = 0; d < r->buf->ndim; d++)
-        if (cg_expr_loads(r->base[d], b))
-            return 1;
-    return r->buf == b;
-}
-
-/* s overwrites all of b without reading it */
-static int full_overwrite(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
-{
-    switch (s->kind) {
-    case TILEC_ST_COPY:
-        return s->u.copy.dst.buf == b && cg_whole_region(&s->u.copy.dst) &&
-               !src_refs(&s->u.copy.src, b);
-    case TILEC_ST_FILL:
-        return s->u.fill.dst.buf == b && cg_whole_region(&s->u.fill.dst) &&
-               !cg_expr_loads(s->u.fill.value, b);
-    case TILEC_ST_REDUCE:
-        return s->u.reduce.dst == b && s->u.reduce.clear && s->u.reduce.src != b;
-    case TILEC_ST_CUMSUM:
-        return s->u.cumsum.dst == b && s->u.cumsum.src != b;
-    case TILEC_ST_GEMM:
-        return s->u.gemm.c == b && s->u.gemm.clear_accum && s->u.gemm.a != b && s->u.gemm.b != b;
-    default:
-        return 0;
-    }
-}
-
-/* The reference interpreter starts every on-chip buffer at zero.  Zeroing
- * is skipped for a buffer whose first use, in a top-level statement, is a
- * whole overwrite (or that is never used). */
-static void plan_zero(cg_t *g, int *zero)
-{
-    const tilec_ir_kernel_t *k = g->k;
-    int *seen = calloc((size_t)k->nbufs + 1, sizeof *seen);
-    if (!seen) {
-        for (int i = 0; i < k->nbufs; i++)
-            zero[i] = 1;
-        return;
-    }
-    for (const tilec_ir_stmt_t *s = k->body; s; s = s->next) {
-        tilec_ir_stmt_t one = *s;
-        one.next = NULL;
-        for (int i = k->nparams; i < k->nbufs; i++) {
-            const tilec_ir_buffer_t *b = k->bufs[i];
-            if (seen[i] || (b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT))
-                continue;
-            if (!cg_touches(&one, b, NULL, CG_READ | CG_WRITE))
-                continue;
-            seen[i] = 1;
-            zero[i] = !full_overwrite(s, b);
-        }
-    }
-    free(seen);
-}
 
 static void emit_loop_head(cg_t *g, const tilec_ir_stmt_t *s)
 {
@@ -172,7 +113,6 @@ static void emit_parallel_nest(cg_t *g, const tilec_ir_stmt_t *s)
     cg_line(g, "}");
     g->ind--;
     cg_line(g, "}");
-    cg_emit_sync(g);
 }
 
 static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
@@ -185,10 +125,6 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         return;
     }
     who_t coop = {1}, solo = {0};
-    if (cg_pipe_skipped(g, s)) {
-        g->depth--;
-        return; /* a late ring copy, issued ahead (cuda_pipe.c) */
-    }
     switch (s->kind) {
     case TILEC_ST_FOR:
         if (!par && s->u.loop.kind == TILEC_LOOP_PARALLEL && !cg_touches(s->u.loop.body, NULL, NULL, CG_WRITE)) {
@@ -217,6 +153,8 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
                 rid = g->tmp++;
                 cg_line(g, "{ /* %s stays in registers across the loop */", rg->u.gemm.c->name);
                 g->ind++;
+                /* the barrier pass saw the gemm in the loop read it */
+                cg_emit_sync(g);
                 cg_mma_decl(g, &rp, rid);
                 cg_mma_cmove(g, &rp, rg->u.gemm.c, rid, 1, 0);
                 g->resident = rg;
@@ -224,14 +162,21 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
             } else {
                 rg = NULL;
             }
-            if (!par && cg_pipe_copies(g, s) > 0) {
-                cg_emit_pipelined(g, s);
-            } else {
-                emit_loop_head(g, s);
-                g->ind++;
-                cg_emit_block(g, s->u.loop.body, par || s->u.loop.kind == TILEC_LOOP_PARALLEL);
-                g->ind--;
-                cg_line(g, "}");
+            /* an async MMA that the pipeline pass lets complete one
+             * iteration late (lower.mma_wait): every group is waited for
+             * after the loop */
+            const tilec_ir_stmt_t *defer =
+                rg && emit_stmt_loop_ro && rp.wg && tilec_ir_attr_get(rg->nattrs, rg->attrs, "lower.mma_wait") ? rg : NULL;
+            emit_loop_head(g, s);
+            g->ind++;
+            g->wg_defer = defer;
+            cg_emit_block(g, s->u.loop.body, par || s->u.loop.kind == TILEC_LOOP_PARALLEL);
+            g->wg_defer = NULL;
+            g->ind--;
+            cg_line(g, "}");
+            if (defer) {
+                cg_line(g, "tl_wg_wait<0>();");
+                cg_line(g, "tl_keep_acc<%d>(&tl_c%d[0][0][0]);", rp.mt * rp.nt * 4, rid);
             }
             if (rg && emit_stmt_loop_ro) {
                 g->resident = NULL;
@@ -240,7 +185,6 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
                 cg_mma_cmove(g, &rp, rg->u.gemm.c, rid, 0, 0);
                 g->ind--;
                 cg_line(g, "}");
-                cg_emit_sync(g);
             }
         }
         break;
@@ -276,8 +220,6 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         cg_store_open(g, b->dtype);
         cg_emit_expr(g, s->u.store.value);
         cg_out(g, ");\n");
-        if (guard)
-            cg_emit_sync(g);
         break;
     }
     case TILEC_ST_ASSIGN:
@@ -325,7 +267,6 @@ static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
         if (!par) {
             g->ind--;
             cg_line(g, "}");
-            cg_emit_sync(g);
         }
         break;
     case TILEC_ST_SYNC:
@@ -418,13 +359,11 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
     g.nthreads = (int)nt;
     g.smem_off = calloc((size_t)k->nbufs + 1, sizeof *g.smem_off);
     g.pitch = calloc((size_t)k->nbufs + 1, sizeof *g.pitch);
-    g.stages = calloc((size_t)k->nbufs + 1, sizeof *g.stages);
-    g.stage_bytes = calloc((size_t)k->nbufs + 1, sizeof *g.stage_bytes);
     g.swz = calloc((size_t)k->nbufs + 1, sizeof *g.swz);
     g.rf = calloc((size_t)k->nbufs + 1, sizeof *g.rf);
     g.rf_id = calloc((size_t)k->nbufs + 1, sizeof *g.rf_id);
     g.rf_plan = calloc((size_t)k->nbufs + 1, sizeof *g.rf_plan);
-    if (!g.smem_off || !g.pitch || !g.stages || !g.stage_bytes || !g.swz || !g.rf || !g.rf_id ||
+    if (!g.smem_off || !g.pitch || !g.swz || !g.rf || !g.rf_id ||
         !g.rf_plan) {
         free(g.swz);
         free(g.rf);
@@ -432,8 +371,6 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         free(g.rf_plan);
         free(g.smem_off);
         free(g.pitch);
-        free(g.stages);
-        free(g.stage_bytes);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -450,28 +387,23 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
             g.pitch[i] = pitch->i;
         g.any_swz |= g.swz[i] > 0;
     }
-    cg_pipe_walk(&g, k->body, 0, 0);
     cg_plan_regfrags(&g);
     cg_plan_wgrs(&g);
+    /* the smem pass's plan: offsets (aligned, swizzled buffers to 1024
+     * bytes) and bytes shared by buffers whose lives do not meet */
     uint64_t off = 0;
     for (int i = k->nparams; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
+        const tilec_ir_layout_t *L = b->layout;
         if ((b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT) || g.rf[i])
             continue;
-        int64_t n = tilec_ir_buffer_const_size(b);
-        if (n < 0) {
-            cg_fail(&g, "buffer '%s' has no constant shape", b->name);
+        if (!L || L->kind != TILEC_LAYOUT_SMEM || L->offset < 0 || L->size < 0) {
+            cg_fail(&g, "buffer '%s' has no place in the shared-memory plan", b->name);
             break;
         }
-        if (g.pitch[i] > 0)
-            n = n / cg_const_dim(b, b->ndim - 1) * g.pitch[i];
-        /* swizzle patterns repeat every 1024 bytes of the address */
-        uint64_t al = g.swz[i] ? 1023 : 127;
-        off = (off + al) & ~al;
-        g.smem_off[i] = off;
-        g.stage_bytes[i] = ((uint64_t)n * tilec_dtype_size(b->dtype) + al) & ~al;
-        off += g.stages[i] > 1 ? g.stage_bytes[i] * (uint64_t)g.stages[i]
-                               : (uint64_t)n * tilec_dtype_size(b->dtype);
+        g.smem_off[i] = (uint64_t)L->offset;
+        if ((uint64_t)(L->offset + L->size) > off)
+            off = (uint64_t)(L->offset + L->size);
     }
     g.smem_bytes = (off + 15) & ~(uint64_t)15;
     info->smem_bytes = g.smem_bytes;
@@ -567,10 +499,9 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
             cg_line(&g, "float tl_c%d[%d][%d] = {}; /* fragment %s lives in registers, by rows */",
                  g.rf_id[i], g.rf_rows.mt, cg_rf_halves(&g), b->name);
         } else if (b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT) {
-            cg_line(&g, "%s *%sb%d = (%s *)(tl_smem + %llu); /* %s %s%s */", cg_stype(b->dtype),
-                 g.stages[i] > 1 ? "" : "const ", i, cg_stype(b->dtype),
-                 (unsigned long long)g.smem_off[i], tilec_scope_name(b->scope), b->name,
-                 g.stages[i] > 1 ? ", cp.async ring" : "");
+            cg_line(&g, "%s *const b%d = (%s *)(tl_smem + %llu); /* %s %s%s */", cg_stype(b->dtype), i,
+                 cg_stype(b->dtype), (unsigned long long)g.smem_off[i], tilec_scope_name(b->scope), b->name,
+                 tilec_ir_attr_get(b->nattrs, b->attrs, "lower.stages") ? ", cp.async ring" : "");
         } else {
             int64_t n = tilec_ir_buffer_const_size(b);
             if (n < 0 || n > CG_LOCAL_MAX_ELEMS) {
@@ -582,36 +513,24 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
                  tilec_scope_name(b->scope), b->name);
         }
     }
-    if (g.smem_bytes) {
-        int *zero = calloc((size_t)k->nbufs + 1, sizeof *zero);
-        int any = 0;
-        if (zero)
-            plan_zero(&g, zero);
-        for (int i = k->nparams; i < k->nbufs; i++) {
-            const tilec_ir_buffer_t *b = k->bufs[i];
-            if ((b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT) ||
-                g.rf[i] || (zero && !zero[i]))
-                continue;
-            int64_t n = tilec_ir_buffer_const_size(b);
-            if (g.pitch[i] > 0)
-                n = n / cg_const_dim(b, b->ndim - 1) * g.pitch[i];
-            uint64_t bytes = g.stages[i] > 1 ? g.stage_bytes[i] * (uint64_t)g.stages[i]
-                                             : (uint64_t)n * tilec_dtype_size(b->dtype);
-            bytes = (bytes + 15) / 16;
-            cg_line(&g, "for (int tl_z = tl_tid; tl_z < %llu; tl_z += %d) ((uint4 *)(tl_smem + %llu))[tl_z] = make_uint4(0, 0, 0, 0); /* %s */",
-                 (unsigned long long)bytes, g.nthreads, (unsigned long long)g.smem_off[i], b->name);
-            any = 1;
-        }
-        free(zero);
-        if (any)
-            cg_line(&g, "__syncthreads();");
+    /* the buffers whose zero start the program reads (lower.zero) */
+    int any = 0;
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        if (g.rf[i] || !b->layout || b->layout->kind != TILEC_LAYOUT_SMEM ||
+            !tilec_ir_attr_get(b->nattrs, b->attrs, "lower.zero"))
+            continue;
+        cg_line(&g, "for (int tl_z = tl_tid; tl_z < %llu; tl_z += %d) ((uint4 *)(tl_smem + %llu))[tl_z] = make_uint4(0, 0, 0, 0); /* %s */",
+                (unsigned long long)(b->layout->size + 15) / 16, g.nthreads, (unsigned long long)g.smem_off[i],
+                b->name);
+        any = 1;
     }
+    if (any)
+        cg_line(&g, "__syncthreads();");
     cg_emit_block(&g, k->body, 0);
     cg_out(&g, "}\n");
     free(g.smem_off);
     free(g.pitch);
-    free(g.stages);
-    free(g.stage_bytes);
     free(g.swz);
     free(g.rf);
     free(g.rf_id);

@@ -257,12 +257,8 @@ int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, t
         snprintf(err, errlen, "statements nested too deeply");
         return -1;
     }
-    /* the printer still plans its own pipelines and barriers for
-     * T.Pipelined; those the input has already are printed as they are */
-    tilec_lower_options_t o = {.struct_size = sizeof o,
-                               .skip = 1u << TILEC_LOWER_PIPELINE | 1u << TILEC_LOWER_BARRIER};
     tilec_lower_status_t st;
-    if (tilec_lower_module(a, *out, t, &o, &st) != TILEC_LOWER_OK) {
+    if (tilec_lower_module(a, *out, t, NULL, &st) != TILEC_LOWER_OK) {
         snprintf(err, errlen, "%s", st.msg);
         return -1;
     }
@@ -299,12 +295,15 @@ static tilec_pstatus_t codegen_module(tilec_shell_module_t *sm, const char *arch
     return TILEC_PS_OK;
 }
 
+/* 1 when data is an ELF object (a cubin) */
+static int is_cubin(const void *data, size_t len) { return len > 4 && memcmp(data, "\177ELF", 4) == 0; }
+
 tilec_pstatus_t cuda_load_module(tilec_shell_module_t *sm, const char *arch)
 {
     tilec_pstatus_t st = codegen_module(sm, arch);
     if (st != TILEC_PS_OK)
         return st;
-    if (sm->binary_len <= 4 || memcmp(sm->binary, "\177ELF", 4) != 0) {
+    if (!is_cubin(sm->binary, sm->binary_len)) {
         tilec_sdk_error_set("cuda: module_load: the binary is not a cubin");
         return TILEC_PS_INVALID_ARGUMENT;
     }
@@ -326,55 +325,21 @@ tilec_pstatus_t cuda_compile_module(tilec_shell_module_t *sm, const char *arch,
     const cuda_nvrtc_api_t *nv = cuda_nvrtc();
     if (!nv)
         return TILEC_PS_UNAVAILABLE;
-    char *dir = tilec_shell_cache_dir();
-    char *path = NULL, key[65] = "";
-    if (dir) {
-        tilec_sha256_t h;
-        uint8_t dg[32];
-        char hex[65], ver[64];
-        snprintf(ver, sizeof ver, "nvrtc %d.%d", nv->major, nv->minor);
-        tilec_sha256_init(&h);
-        tilec_sha256_update(&h, "tilec-cuda\n", 11);
-        tilec_sha256_update(&h, TILEC_CUDA_PLUGIN_VERSION, sizeof TILEC_CUDA_PLUGIN_VERSION);
-        tilec_sha256_update(&h, ver, strlen(ver) + 1);
-        tilec_sha256_update(&h, arch, strlen(arch) + 1);
-        char o[24];
-        snprintf(o, sizeof o, "O%u%s", opt_level, fast ? " fast-math" : "");
-        tilec_sha256_update(&h, o, strlen(o) + 1);
-        tilec_sha256_update(&h, extra ? extra : "", extra ? strlen(extra) + 1 : 1);
-        tilec_sha256_update(&h, sm->source, sm->source_len);
-        tilec_sha256_final(&h, dg);
-        tilec_sha256_hex(dg, hex);
-        path = tilec_sdk_cache_path(dir, "cuda-", hex, ".cubin");
-        memcpy(key, hex, sizeof key);
-        char why[256];
-        tilec_sdk_cache_result_t cr =
-            path ? tilec_sdk_cache_load(path, key, &sm->binary, &sm->binary_len, why, sizeof why)
-                 : TILEC_SDK_CACHE_MISS;
-        if (cr == TILEC_SDK_CACHE_BAD)
-            tilec_shell_log("compile", "cuda: cache entry %s rejected: %s; removed, rebuilding", path,
-                            why);
-        if (cr == TILEC_SDK_CACHE_HIT && sm->binary_len > 4 && memcmp(sm->binary, "\177ELF", 4) == 0) {
-            tilec_shell_log("compile", "cuda: cache hit %s (%.1f ms)", path, now_ms() - t0);
-            info_load(path, &sm->info);
-            free(path);
-            free(dir);
-            return TILEC_PS_OK;
-        }
-        free(sm->binary);
-        sm->binary = NULL;
-        sm->binary_len = 0;
+    char ver[64], o[24];
+    snprintf(ver, sizeof ver, "nvrtc %d.%d", nv->major, nv->minor);
+    snprintf(o, sizeof o, "O%u%s", opt_level, fast ? " fast-math" : "");
+    const char *parts[] = {TILEC_CUDA_PLUGIN_VERSION, ver, arch, o, extra};
+    tilec_shell_cache_t ce;
+    if (tilec_shell_cache_find(&ce, "cuda", ".cubin", parts, 5, sm, is_cubin)) {
+        info_load(ce.path, &sm->info);
+        tilec_shell_cache_done(&ce);
+        return TILEC_PS_OK;
     }
     tilec_pstatus_t st = nvrtc_compile(nv, sm->source, arch, opt_level, fast, extra, &sm->binary,
                                        &sm->binary_len, &sm->info);
-    if (st == TILEC_PS_OK && path) {
-        if (tilec_sdk_cache_store(path, key, sm->binary, sm->binary_len) != 0)
-            tilec_shell_log("compile", "cuda: cannot write cache entry %s", path);
-        else
-            info_save(path, &sm->info);
-    }
-    free(path);
-    free(dir);
+    if (st == TILEC_PS_OK && ce.path && tilec_shell_cache_store(&ce, "cuda", sm) == 0)
+        info_save(ce.path, &sm->info);
+    tilec_shell_cache_done(&ce);
     if (st != TILEC_PS_OK)
         return st;
     tilec_shell_log("compile", "cuda: nvrtc %s: %zu bytes of source -> %zu bytes of cubin, %llu "

@@ -90,8 +90,6 @@ void cg_emit_copy(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
     cg_line(g, "}");
     g->ind--;
     cg_line(g, "}");
-    if (w->coop)
-        cg_emit_sync(g);
 }
 
 /* 16-byte copies: src and dst of one dtype of 2 or 4 bytes, the innermost
@@ -115,8 +113,13 @@ static int copy_fast(cg_t *g, const tilec_ir_stmt_t *s, int id, int vec, const i
 {
     const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
     const tilec_ir_buffer_t *sb = src->buf, *db = dst->buf;
-    if (n != 2 || db->ndim != 2 || (db->scope != TILEC_SCOPE_SHARED && db->scope != TILEC_SCOPE_FRAGMENT))
+    /* a 2-D tile, or one stage [st, R, C] of a ring */
+    int dl = db->ndim - 1;
+    if (n != 2 || db->ndim < 2 || (db->scope != TILEC_SCOPE_SHARED && db->scope != TILEC_SCOPE_FRAGMENT))
         return 0;
+    for (int d = 0; d + 2 < db->ndim; d++)
+        if (dst->extent[d] != 1)
+            return 0;
     int64_t rows = ext[0], vr = ext[1] / vec;
     if (vr <= 0 || g->nthreads % vr || (rows * vr) % g->nthreads)
         return 0;
@@ -125,7 +128,7 @@ static int copy_fast(cg_t *g, const tilec_ir_stmt_t *s, int id, int vec, const i
     for (int d = 0; d < last; d++)
         if (src->extent[d] > 1)
             srow = d;
-    if (srow < 0 || dst->extent[0] != rows)
+    if (srow < 0 || dst->extent[dl - 1] != rows)
         return 0;
     int ib = id * 3 + 3000000, ie = ib + 1;
     /* first and last element of the tile in range, the first aligned */
@@ -153,7 +156,7 @@ static int copy_fast(cg_t *g, const tilec_ir_stmt_t *s, int id, int vec, const i
     cg_out(g, "];\n");
     /* rows r and r + 8m share their swizzle pattern, so a constant step
      * works for swizzled buffers when dr is a multiple of 8 */
-    int64_t pitch = g->pitch[db->id] > 0 ? g->pitch[db->id] : cg_const_dim(db, 1);
+    int64_t pitch = g->pitch[db->id] > 0 ? g->pitch[db->id] : cg_const_dim(db, dl);
     int linear = !g->swz[db->id] || dr % 8 == 0;
     int64_t dstep = g->swz[db->id] ? dr * g->swz[db->id] : dr * pitch;
     if (linear) {
@@ -329,8 +332,6 @@ int cg_copy_vec(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w, int async)
     }
     g->ind--;
     cg_line(g, "}");
-    if (!async)
-        cg_emit_sync(g);
     return 1;
 }
 
@@ -372,6 +373,4 @@ void cg_emit_fill(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
     cg_line(g, "}");
     g->ind--;
     cg_line(g, "}");
-    if (w->coop)
-        cg_emit_sync(g);
 }

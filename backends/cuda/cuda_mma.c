@@ -141,8 +141,6 @@ void cg_emit_gemm(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
     cg_out(g, "tl_acc%d);\n", id);
     g->ind--;
     cg_line(g, "}");
-    if (w->coop)
-        cg_emit_sync(g);
 }
 
 /* Tensor-core GEMM (sm_80+): A, B float16/bfloat16 in shared memory
@@ -398,8 +396,6 @@ static int try_gemm_mma(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
         if (s->u.gemm.clear_accum)
             cg_mma_cmove(g, &p, C, id, 1, 1);
         mma_kloop(g, s, &p, id);
-        if (g->wg_defer != s)
-            cg_emit_sync(g);
         return 1;
     }
     int id = g->tmp++;
@@ -411,7 +407,6 @@ static int try_gemm_mma(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
     cg_mma_cmove(g, &p, C, id, 0, 0);
     g->ind--;
     cg_line(g, "}");
-    cg_emit_sync(g);
     return 1;
 }
 

@@ -113,7 +113,6 @@ void cg_emit_reduce(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
         cg_line(g, "}");
         g->ind--;
         cg_line(g, "}");
-        cg_emit_sync(g);
         return;
     }
     cg_line(g, "/* reduce %s %s -> %s dim %d */", tilec_reduce_op_name(op), src->name, dst->name, dim);
@@ -162,8 +161,6 @@ void cg_emit_reduce(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
     cg_out(g, "tl_acc%d);\n", id);
     g->ind--;
     cg_line(g, "}");
-    if (w->coop)
-        cg_emit_sync(g);
 }
 
 void cg_emit_cumsum(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
@@ -177,8 +174,6 @@ void cg_emit_cumsum(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
     tilec_dtype_t t = src->dtype;
     const char *acc = cg_is_flt(t) ? (t == TILEC_FLOAT64 ? "double" : "float")
                                 : (tilec_dtype_is_signed(t) ? "tl_i64" : "tl_u64");
-    if (w->coop)
-        cg_emit_sync(g); /* src == dst is allowed: everyone has read before */
     cg_line(g, "/* cumsum %s -> %s dim %d%s */", src->name, dst->name, dim,
          s->u.cumsum.reverse ? " reverse" : "");
     cg_line(g, "for (int tl_e%d = %s; tl_e%d < %" PRId64 "; tl_e%d += %d) {", id, cg_w_start(w), id,
@@ -203,8 +198,6 @@ void cg_emit_cumsum(cg_t *g, const tilec_ir_stmt_t *s, const who_t *w)
     cg_line(g, "}");
     g->ind--;
     cg_line(g, "}");
-    if (w->coop)
-        cg_emit_sync(g);
 }
 
 void cg_emit_atomic(cg_t *g, const tilec_ir_stmt_t *s)

@@ -253,8 +253,6 @@ void cg_emit_rf_nest(cg_t *g, const rf_nest_t *nn)
     rf_loops_close(g);
     g->ind--;
     cg_line(g, "}");
-    if (nn->writes_mem)
-        cg_emit_sync(g);
 }
 
 void cg_emit_rf_fill(cg_t *g, const tilec_ir_stmt_t *s)
@@ -371,8 +369,6 @@ static int emit_rf_copy_vec(cg_t *g, const tilec_ir_stmt_t *s)
     cg_line(g, "}");
     g->ind--;
     cg_line(g, "}");
-    if (tor)
-        cg_emit_sync(g);
     return 1;
 }
 
@@ -437,8 +433,6 @@ void cg_emit_rf_copy(cg_t *g, const tilec_ir_stmt_t *s)
     rf_loops_close(g);
     g->ind--;
     cg_line(g, "}");
-    if (tor)
-        cg_emit_sync(g);
 }
 
 /* reduce along dim 1 of an accumulator into a row fragment */

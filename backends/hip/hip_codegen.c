@@ -68,27 +68,36 @@ static const mma_kind_t *kind_of(const char *name)
 /* The constant extent of dimension d of b, or -1. */
 static int64_t cdim(const tilec_ir_buffer_t *b, int d)
 {
-    const tilec_ir_expr_t *e = b->shape ? b->shape[d] : NULL;
-    return e && e->kind == TILEC_EX_INT ? e->u.i : -1;
+    int64_t v;
+    return b->shape && b->shape[d] && tilec_ir_is_const_int(b->shape[d], &v) ? v : -1;
 }
 
-/* The first instruction of the description for this gemm, or NULL. */
-static const tilec_target_mma_t *pick(const tilec_target_desc_t *t, const tilec_ir_buffer_t *A,
-                                      const tilec_ir_buffer_t *B, const tilec_ir_buffer_t *C, int64_t M,
-                                      int64_t N, int64_t K, int nthreads)
+/* The description's entry the gemm_warp pass chose (lower.mma), when it
+ * is a matrix instruction spelled here; NULL for "simt" or no choice. */
+static const tilec_target_mma_t *chosen(const tilec_target_desc_t *t, const tilec_ir_stmt_t *s)
 {
-    for (int i = 0; t && i < t->nmma; i++) {
-        const tilec_target_mma_t *e = &t->mma[i];
-        if ((int)A->dtype == e->a_dtype && (int)B->dtype == e->b_dtype && (int)C->dtype == e->acc_dtype &&
-            M % e->m == 0 && N % e->n == 0 && K % e->k == 0 && nthreads % e->threads == 0 && kind_of(e->name))
-            return e;
-    }
+    const tilec_ir_attr_t *a = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma");
+    for (int i = 0; a && a->kind == TILEC_ATTR_STRING && t && i < t->nmma; i++)
+        if (!strcmp(t->mma[i].name, a->s) && kind_of(a->s))
+            return &t->mma[i];
     return NULL;
 }
 
+/* an int tuple attribute of n values into v; 0, or -1 when absent */
+static int tuple(const tilec_ir_stmt_t *s, const char *key, int64_t *v, int n)
+{
+    const tilec_ir_attr_t *a = tilec_ir_attr_get(s->nattrs, s->attrs, key);
+    if (!a || a->kind != TILEC_ATTR_TUPLE || a->n != n)
+        return -1;
+    for (int i = 0; i < n; i++)
+        v[i] = a->tuple[i];
+    return 0;
+}
+
 /* Row (axis 0) or column (axis 1) of accumulator register j of lane
- * tc_lane, from the entry's modes: a mode with a register stride gives a
- * constant, one with a thread stride a term in tc_lane. */
+ * tc_lane inside one instruction tile, from the entry's modes: a mode with
+ * a register stride gives a constant, one with a thread stride a term in
+ * tc_lane. */
 static void acc_coord(const tilec_target_mma_t *e, int axis, int j, char *out, size_t n)
 {
     int nm = axis ? e->ncol_modes : e->nrow_modes;
@@ -116,98 +125,183 @@ static void acc_coord(const tilec_target_mma_t *e, int axis, int j, char *out, s
         snprintf(out + k, n - k, "%s%" PRId64, k ? " + " : "", cst);
 }
 
+/* the plan of one matrix-core gemm (lower_gemm_warp's attributes) */
+typedef struct mplan {
+    const tilec_target_mma_t *e;
+    const mma_kind_t *mk;
+    int64_t M, N, K, gm, gn, mt, nt, WM, WN;
+    int rpt;                 /* accumulator registers of one instruction tile */
+} mplan_t;
+
+typedef struct lbind {
+    int64_t idx[2];
+} lbind_t;
+
+static int lay_bind(void *ctx, const tilec_ir_var_t *v, int64_t *out)
+{
+    const lbind_t *b = ctx;
+    if (!v || v->kind != TILEC_VAR_LAYOUT || v->id < 0 || v->id > 2)
+        return -1;
+    *out = v->id == 2 ? 0 : b->idx[v->id];
+    return 0;
+}
+
+/* 1 when C's register layout (lower_layout's "mma.acc") is the one the
+ * hook prints: element (r, c) in thread w * threads + lane of wavefront w
+ * = (r / WM) * gn + c / WN, register t * rpt + j for instruction tile t =
+ * (r % WM / m) * nt + (c % WN / n) and the instruction's own (lane, j).
+ * Checked element by element, so a layout the passes change later is a
+ * message, not a wrong kernel. */
+static int regs_match(const tilec_ir_buffer_t *C, const mplan_t *p)
+{
+    const tilec_ir_layout_t *l = C->layout;
+    if (!l || l->kind != TILEC_LAYOUT_REGS || l->replicate != 1 || !l->thread || !l->local)
+        return 0;
+    lbind_t b;
+    for (int64_t r = 0; r < p->M; r++)
+        for (int64_t c = 0; c < p->N; c++) {
+            int64_t rr = r % p->WM, cc = c % p->WN, t, g;
+            int32_t lane, j;
+            if (tilec_target_mma_place(p->e, p->e->n, (int32_t)(rr % p->e->m), (int32_t)(cc % p->e->n), &lane, &j))
+                return 0;
+            b.idx[0] = r;
+            b.idx[1] = c;
+            if (tilec_ir_eval_int(l->thread, lay_bind, &b, &t) || tilec_ir_eval_int(l->local, lay_bind, &b, &g) ||
+                t != ((r / p->WM) * p->gn + c / p->WN) * p->e->threads + lane ||
+                g != ((rr / p->e->m) * p->nt + cc / p->e->n) * p->rpt + j)
+                return 0;
+        }
+    return 1;
+}
+
+/* Accumulator register j of instruction tile (ti, tj) of this wavefront
+ * as an element of C: its register, or its row-major offset. */
+static const char *acc_elem(const mplan_t *p, int regs, int ti, int tj, int j, char *buf, size_t n)
+{
+    if (regs) {
+        snprintf(buf, n, "%d", (ti * (int)p->nt + tj) * p->rpt + j);
+    } else {
+        char row[160], col[160];
+        acc_coord(p->e, 0, j, row, sizeof row);
+        acc_coord(p->e, 1, j, col, sizeof col);
+        snprintf(buf, n, "(long long)(tc_wm + %d + %s) * %" PRId64 " + tc_wn + %d + %s", ti * p->e->m, row, p->N,
+                 tj * p->e->n, col);
+    }
+    return buf;
+}
+
 static int gemm_hook(hip_gen_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
-    if (tilec_simt_per_thread(c) || !A || !B || !C || A->ndim != 2 || B->ndim != 2 || C->ndim != 2 ||
-        tilec_simt_place_of(c, A) == TILEC_SIMT_PLACE_PRIVATE ||
-        tilec_simt_place_of(c, B) == TILEC_SIMT_PLACE_PRIVATE ||
-        tilec_simt_place_of(c, C) == TILEC_SIMT_PLACE_PRIVATE)
-        return 0;
-    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
-    int64_t M = cdim(C, 0), N = cdim(C, 1), K = cdim(A, ta ? 0 : 1);
-    if (M <= 0 || N <= 0 || K <= 0 || cdim(A, ta ? 1 : 0) != M || cdim(B, tb ? 1 : 0) != K ||
-        cdim(B, tb ? 0 : 1) != N)
-        return 0; /* the kit reports shape errors */
-    /* the block's thread count: the kit declares it as tc_nthreads; the
-     * kernel's threads give it here */
-    const tilec_ir_kernel_t *kern = g->kernel;
-    int nthreads = kern ? kern->threads[0] * kern->threads[1] * kern->threads[2] : 0;
-    const tilec_target_mma_t *e = pick(g->arch.desc, A, B, C, M, N, K, nthreads);
-    if (!e) {
+    mplan_t p;
+    memset(&p, 0, sizeof p);
+    p.e = chosen(g->arch.desc, s);
+    if (!p.e) {
         g->ngemm_fma++;
-        return 0;
+        return 0; /* the kit's FMA tiles ("simt") */
     }
-    const mma_kind_t *mk = kind_of(e->name);
-    int lanes = e->threads, E = mk->elems, groups = e->k / E;
-    int regs = e->m * e->n / lanes;
-    int64_t ntn = N / e->n, ntiles = (M / e->m) * ntn;
-    int nwaves = nthreads / lanes;
-    const char *a = tilec_simt_buf_name(c, A), *b = tilec_simt_buf_name(c, B), *cn = tilec_simt_buf_name(c, C);
+    p.mk = kind_of(p.e->name);
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
+    int64_t warp[2], tiles[2];
+    int regs = C->scope == TILEC_SCOPE_FRAGMENT && tilec_simt_place_of(c, C) == TILEC_SIMT_PLACE_PRIVATE;
+    if (tilec_simt_per_thread(c) || A->ndim != 2 || B->ndim != 2 || C->ndim != 2 ||
+        tilec_simt_place_of(c, A) == TILEC_SIMT_PLACE_PRIVATE || tilec_simt_place_of(c, B) == TILEC_SIMT_PLACE_PRIVATE ||
+        tuple(s, "lower.warp", warp, 2) || tuple(s, "lower.mma_tiles", tiles, 2)) {
+        tilec_simt_fail(c, "gemm %s, %s -> %s on %s: operands or plan the HIP matrix-core hook cannot print "
+                        "(per-thread code, registers, rank above 2, no lower.warp)", A->name, B->name, C->name,
+                        p.e->name);
+        return -1;
+    }
+    p.M = cdim(C, 0);
+    p.N = cdim(C, 1);
+    p.K = cdim(A, ta ? 0 : 1);
+    p.gm = warp[0];
+    p.gn = warp[1];
+    p.mt = tiles[0];
+    p.nt = tiles[1];
+    p.rpt = p.e->m * p.e->n / p.e->threads;
+    if (p.M <= 0 || p.N <= 0 || p.K <= 0 || p.gm <= 0 || p.gn <= 0 || p.M % p.gm || p.N % p.gn ||
+        p.K % p.e->k) {
+        tilec_simt_fail(c, "gemm %s, %s -> %s on %s: shapes that are not constant multiples of the instruction",
+                        A->name, B->name, C->name, p.e->name);
+        return -1;
+    }
+    p.WM = p.M / p.gm;
+    p.WN = p.N / p.gn;
+    if (p.WM != p.mt * p.e->m || p.WN != p.nt * p.e->n || (regs && !regs_match(C, &p))) {
+        tilec_simt_fail(c, "gemm %s -> %s on %s: the accumulator layout is not the instruction's tiles over the "
+                        "wavefront grid", A->name, C->name, p.e->name);
+        return -1;
+    }
+    const mma_kind_t *mk = p.mk;
+    int lanes = p.e->threads, E = mk->elems, groups = p.e->k / E, mt = (int)p.mt, nt = (int)p.nt;
     g->ngemm_mma++;
-    tilec_simt_emit(c, "{ /* gemm %s, %s -> %s on %s: %" PRId64 " tiles over %d wavefronts */", A->name ? A->name : "?",
-                    B->name ? B->name : "?", C->name ? C->name : "?", e->name, ntiles, nwaves);
+    tilec_simt_emit(c, "{ /* gemm %s, %s -> %s on %s: %" PRId64 " x %" PRId64 " wavefronts of %d x %d tiles, C in %s */",
+                    A->name, B->name, C->name, p.e->name, p.gm, p.gn, mt, nt, regs ? "registers" : "memory");
     tilec_simt_indent(c, 1);
     tilec_simt_emit(c, "const int tc_lane = (int)(tc_tid %% %d), tc_wave = (int)(tc_tid / %d);", lanes, lanes);
-    tilec_simt_emit(c, "for (int tc_t = tc_wave; tc_t < %" PRId64 "; tc_t += %d) {", ntiles, nwaves);
+    tilec_simt_emit(c, "if (tc_wave < %" PRId64 ") {", p.gm * p.gn);
     tilec_simt_indent(c, 1);
-    tilec_simt_emit(c, "const int tc_m0 = (tc_t / %" PRId64 ") * %d, tc_n0 = (tc_t %% %" PRId64 ") * %d;", ntn, e->m,
-                    ntn, e->n);
-    tilec_simt_emit(c, "%s tc_acc;", mk->acc_type);
-    char row[160], col[160];
-    for (int j = 0; j < regs; j++) {
-        acc_coord(e, 0, j, row, sizeof row);
-        acc_coord(e, 1, j, col, sizeof col);
-        if (s->u.gemm.clear_accum)
-            tilec_simt_emit(c, "tc_acc[%d] = 0;", j);
-        else
-            tilec_simt_emit(c, "tc_acc[%d] = %s[(long long)(tc_m0 + %s) * %" PRId64 " + tc_n0 + %s];", j, cn, row, N,
-                            col);
-    }
-    /* operand coordinates of this lane: row of A / column of B, first k */
-    tilec_simt_emit(c, "const int tc_ar = tc_m0 + tc_lane %% %d, tc_bc = tc_n0 + tc_lane %% %d;", e->m, e->n);
-    tilec_simt_emit(c, "const int tc_ak = ((tc_lane / %d) %% %d) * %d;", e->m, groups, E);
-    tilec_simt_emit(c, "for (int tc_k = 0; tc_k < %" PRId64 "; tc_k += %d) {", K, e->k);
+    tilec_simt_emit(c, "const int tc_wm = (tc_wave / %" PRId64 ") * %" PRId64 ", tc_wn = (tc_wave %% %" PRId64
+                    ") * %" PRId64 ";", p.gn, p.WM, p.gn, p.WN);
+    /* this lane's operand row of A / column of B, and its first k */
+    tilec_simt_emit(c, "const int tc_ar = tc_wm + tc_lane %% %d, tc_bc = tc_wn + tc_lane %% %d;", p.e->m, p.e->n);
+    tilec_simt_emit(c, "const int tc_ak = ((tc_lane / %d) %% %d) * %d;", p.e->m, groups, E);
+    char el[400];
+    for (int ti = 0; ti < mt; ti++)
+        for (int tj = 0; tj < nt; tj++) {
+            int t = ti * nt + tj;
+            tilec_simt_emit(c, "%s tc_acc%d;", mk->acc_type, t);
+            for (int j = 0; j < p.rpt; j++)
+                tilec_simt_emit(c, "tc_acc%d[%d] = %s;", t, j,
+                                s->u.gemm.clear_accum ? "0" : tilec_simt_elem(c, C, acc_elem(&p, regs, ti, tj, j, el, sizeof el)));
+        }
+    tilec_simt_emit(c, "for (int tc_k = 0; tc_k < %" PRId64 "; tc_k += %d) {", p.K, p.e->k);
     tilec_simt_indent(c, 1);
-    char ao[200], bo[200];
-    for (int i = 0; i < E; i++) {
-        const char *kk = "(tc_k + tc_ak + %d)";
-        char kx[40];
-        snprintf(kx, sizeof kx, kk, i);
-        if (ta)
-            snprintf(ao, sizeof ao, "(long long)%s * %" PRId64 " + tc_ar", kx, M);
-        else
-            snprintf(ao, sizeof ao, "(long long)tc_ar * %" PRId64 " + %s", K, kx);
-        if (tb)
-            snprintf(bo, sizeof bo, "(long long)tc_bc * %" PRId64 " + %s", K, kx);
-        else
-            snprintf(bo, sizeof bo, "(long long)%s * %" PRId64 " + tc_bc", kx, N);
-        if (i == 0)
-            tilec_simt_emit(c, "%s tc_a, tc_b;", mk->op_type);
-        if (mk->packed_i8) {
-            const char *pt = E == 8 ? "long" : "int", *ut = E == 8 ? "unsigned long" : "unsigned int";
-            if (i == 0)
-                tilec_simt_emit(c, "tc_a = 0; tc_b = 0;");
-            tilec_simt_emit(c, "tc_a |= (%s)((%s)(unsigned char)%s[%s] << %d);", pt, ut, a, ao, 8 * i);
-            tilec_simt_emit(c, "tc_b |= (%s)((%s)(unsigned char)%s[%s] << %d);", pt, ut, b, bo, 8 * i);
-        } else {
-            /* float16 storage is _Float16, bfloat16 storage 16-bit patterns:
-             * the operand vectors take the stored values as they are */
-            tilec_simt_emit(c, "tc_a[%d] = %s[%s];", i, a, ao);
-            tilec_simt_emit(c, "tc_b[%d] = %s[%s];", i, b, bo);
+    for (int side = 0; side < 2; side++) {
+        const tilec_ir_buffer_t *X = side ? B : A;
+        int nx = side ? nt : mt, tr = side ? !tb : ta; /* tr: k is the leading dimension */
+        int64_t ld = side ? (tb ? p.K : p.N) : (ta ? p.M : p.K);
+        for (int x = 0; x < nx; x++) {
+            char v[32], o[200];
+            snprintf(v, sizeof v, "tc_%c%d", side ? 'b' : 'a', x);
+            tilec_simt_emit(c, "%s %s;", mk->op_type, v);
+            if (mk->packed_i8)
+                tilec_simt_emit(c, "%s = 0;", v);
+            for (int i = 0; i < E; i++) {
+                const char *mn = side ? "tc_bc" : "tc_ar";
+                int step = side ? p.e->n : p.e->m;
+                if (tr)
+                    snprintf(o, sizeof o, "(long long)(tc_k + tc_ak + %d) * %" PRId64 " + %s + %d", i, ld, mn, x * step);
+                else
+                    snprintf(o, sizeof o, "(long long)(%s + %d) * %" PRId64 " + tc_k + tc_ak + %d", mn, x * step, ld, i);
+                const char *src = tilec_simt_elem(c, X, o);
+                if (mk->packed_i8) {
+                    const char *pt = E == 8 ? "long" : "int", *ut = E == 8 ? "unsigned long" : "unsigned int";
+                    tilec_simt_emit(c, "%s |= (%s)((%s)(unsigned char)%s << %d);", v, pt, ut, src, 8 * i);
+                } else {
+                    /* float16 storage is _Float16, bfloat16 storage 16-bit
+                     * patterns: the operand vectors take them as they are */
+                    tilec_simt_emit(c, "%s[%d] = %s;", v, i, src);
+                }
+            }
         }
     }
-    if (mk->wmma)
-        tilec_simt_emit(c, "tc_acc = %s(tc_a, tc_b, tc_acc);", mk->builtin);
-    else
-        tilec_simt_emit(c, "tc_acc = %s(tc_a, tc_b, tc_acc, 0, 0, 0);", mk->builtin);
+    for (int ti = 0; ti < mt; ti++)
+        for (int tj = 0; tj < nt; tj++) {
+            int t = ti * nt + tj;
+            if (mk->wmma)
+                tilec_simt_emit(c, "tc_acc%d = %s(tc_a%d, tc_b%d, tc_acc%d);", t, mk->builtin, ti, tj, t);
+            else
+                tilec_simt_emit(c, "tc_acc%d = %s(tc_a%d, tc_b%d, tc_acc%d, 0, 0, 0);", t, mk->builtin, ti, tj, t);
+        }
     tilec_simt_indent(c, -1);
     tilec_simt_emit(c, "}");
-    for (int j = 0; j < regs; j++) {
-        acc_coord(e, 0, j, row, sizeof row);
-        acc_coord(e, 1, j, col, sizeof col);
-        tilec_simt_emit(c, "%s[(long long)(tc_m0 + %s) * %" PRId64 " + tc_n0 + %s] = tc_acc[%d];", cn, row, N, col, j);
-    }
+    for (int ti = 0; ti < mt; ti++)
+        for (int tj = 0; tj < nt; tj++)
+            for (int j = 0; j < p.rpt; j++)
+                tilec_simt_emit(c, "%s = tc_acc%d[%d];",
+                                tilec_simt_elem(c, C, acc_elem(&p, regs, ti, tj, j, el, sizeof el)), ti * nt + tj, j);
     tilec_simt_indent(c, -1);
     tilec_simt_emit(c, "}");
     tilec_simt_indent(c, -1);

@@ -18,9 +18,9 @@
  * hiprtc knows.  Without that list nothing is compiled (the message says
  * why), rather than risk the host process.
  *
- * Cache: with a cache directory, the key is the SHA-256 of the plugin
- * version, the hiprtc library and version, the arch, the options and the
- * source; the entry DIR/hip-<hex>.hsaco is written atomically.
+ * Cache: the plugin shell's (tilec_shell_cache_find): the key covers the
+ * plugin version, the hiprtc library and version, the arch, the options
+ * and the source; the entry is DIR/hip-<hex>.hsaco.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "hip_internal.h"
+#include "tilec/lower.h"
 
 #define MAX_LOG 4000
 
@@ -45,25 +46,36 @@ static int is_code_object(const void *data, size_t len)
     return p && len > 64 && memcmp(p, "\177ELF", 4) == 0 && p[18] == 224 && p[19] == 0;
 }
 
-/* The kit's source for arch into sm (source, info) and mod. */
+/* The kit's source for arch into sm (source, info) and mod: the module
+ * lowered for the arch's description (a lowered .tir as it is), printed
+ * by the kit with the HIP dialect. */
 static tilec_pstatus_t codegen(tilec_shell_module_t *sm, const char *arch)
 {
     hip_module_t *mod = sm->data;
     if (hip_arch_parse(arch, &mod->arch) != 0)
         return TILEC_PS_INVALID_ARGUMENT;
+    const tilec_ir_kernel_t *k = sm->kernel;
+    tilec_arena_t ar;
+    tilec_arena_init(&ar);
+    tilec_pstatus_t st;
+    const tilec_ir_module_t *lm = tilec_lower_shell_module("hip", mod->arch.desc, sm, &ar, &st);
+    if (!lm) {
+        tilec_arena_destroy(&ar);
+        return st; /* "hip: lower: ..." */
+    }
     hip_gen_t g;
     memset(&g, 0, sizeof g);
     g.arch = mod->arch;
-    g.kernel = sm->kernel;
     tilec_simt_dialect_t dl;
     hip_dialect(&g, &dl);
     tilec_simt_result_t res;
     memset(&res, 0, sizeof res);
     res.struct_size = sizeof res;
     char err[1024];
-    const tilec_ir_kernel_t *k = sm->kernel;
-    if (tilec_simt_generate(sm->ir, &dl, &res, err, sizeof err) != 0) {
-        tilec_sdk_error_set("hip: cannot lower kernel '%s': %s", k->name ? k->name : "", err);
+    int gen = tilec_simt_generate(lm, &dl, &res, err, sizeof err);
+    tilec_arena_destroy(&ar);
+    if (gen != 0) {
+        tilec_sdk_error_set("hip: cannot print kernel '%s' for %s: %s", k->name ? k->name : "", mod->arch.name, err);
         return TILEC_PS_UNSUPPORTED;
     }
     sm->source = res.source;
@@ -209,42 +221,19 @@ tilec_pstatus_t hip_compile_module(tilec_shell_module_t *sm, const char *arch, c
     unsigned opt_level = opts->opt_level;
     int fast = tilec_shell_option(opts, TILEC_POPT_FAST_MATH, 0) != 0;
     const char *extra = opts->extra;
-    char *dir = tilec_shell_cache_dir(), *path = NULL, key[65] = "";
-    if (dir) {
-        tilec_sha256_t h;
-        uint8_t dg[32];
-        char ver[300], o[32];
-        snprintf(ver, sizeof ver, "%s hiprtc %d.%d", s->rtc_path, s->rtc_major, s->rtc_minor);
-        snprintf(o, sizeof o, "O%u%s", opt_level, fast ? " fast-math" : "");
-        const char *parts[] = {"tilec-hip", TILEC_HIP_PLUGIN_VERSION, ver, arch, o, extra ? extra : ""};
-        tilec_sha256_init(&h);
-        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-            tilec_sha256_update(&h, parts[i], strlen(parts[i]) + 1);
-        tilec_sha256_update(&h, sm->source, sm->source_len);
-        tilec_sha256_final(&h, dg);
-        tilec_sha256_hex(dg, key);
-        path = tilec_sdk_cache_path(dir, "hip-", key, ".hsaco");
-        char why[256];
-        tilec_sdk_cache_result_t cr = path ? tilec_sdk_cache_load(path, key, &sm->binary, &sm->binary_len, why,
-                                                                  sizeof why)
-                                           : TILEC_SDK_CACHE_MISS;
-        if (cr == TILEC_SDK_CACHE_BAD)
-            tilec_shell_log("compile", "hip: cache entry %s rejected: %s; removed, rebuilding", path, why);
-        if (cr == TILEC_SDK_CACHE_HIT && is_code_object(sm->binary, sm->binary_len)) {
-            tilec_shell_log("compile", "hip: cache hit %s (%.1f ms)", path, now_ms() - t0);
-            free(path);
-            free(dir);
-            return TILEC_PS_OK;
-        }
-        free(sm->binary);
-        sm->binary = NULL;
-        sm->binary_len = 0;
+    char ver[300], o[32];
+    snprintf(ver, sizeof ver, "%s hiprtc %d.%d", s->rtc_path, s->rtc_major, s->rtc_minor);
+    snprintf(o, sizeof o, "O%u%s", opt_level, fast ? " fast-math" : "");
+    const char *parts[] = {TILEC_HIP_PLUGIN_VERSION, ver, arch, o, extra};
+    tilec_shell_cache_t ce;
+    if (tilec_shell_cache_find(&ce, "hip", ".hsaco", parts, 5, sm, is_code_object)) {
+        tilec_shell_cache_done(&ce);
+        return TILEC_PS_OK;
     }
     st = rtc_compile(s, mod, arch, sm->source, opt_level, fast, extra, &sm->binary, &sm->binary_len);
-    if (st == TILEC_PS_OK && path && tilec_sdk_cache_store(path, key, sm->binary, sm->binary_len) != 0)
-        tilec_shell_log("compile", "hip: cannot write cache entry %s", path);
-    free(path);
-    free(dir);
+    if (st == TILEC_PS_OK)
+        tilec_shell_cache_store(&ce, "hip", sm);
+    tilec_shell_cache_done(&ce);
     if (st == TILEC_PS_OK)
         tilec_shell_log("compile", "hip: hiprtc %s: %zu bytes of source -> %zu-byte code object, %llu bytes of "
                         "LDS, %d GEMMs on matrix cores (%.1f ms)", arch, sm->source_len, sm->binary_len,

@@ -173,7 +173,6 @@ const tilec_target_desc_t *hip_target_desc(const char *arch);
 
 typedef struct hip_gen {
     hip_arch_t arch;
-    const tilec_ir_kernel_t *kernel; /* the kernel being printed */
     int ngemm_mma;           /* GEMMs the hook lowered to MFMA/WMMA */
     int ngemm_fma;           /* GEMMs left to the kit's FMA tiles */
 } hip_gen_t;

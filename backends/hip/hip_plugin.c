@@ -103,33 +103,6 @@ static tilec_pstatus_t hp_device_count(uint32_t *count)
      TILEC_CAP_ATOMIC_INT | TILEC_CAP_DYNAMIC_SHAPE | TILEC_CAP_PRINT | TILEC_CAP_DEVICE_TIMER |               \
      TILEC_CAP_EMIT_SOURCE | TILEC_CAP_EMIT_BINARY | TILEC_CAP_GPU)
 
-static tilec_pstatus_t hp_device_info(uint32_t index, tilec_pdevice_info_t *full)
-{
-    const hip_state_t *s = hip_rt();
-    if (!s)
-        return TILEC_PS_UNAVAILABLE;
-    char name[256], arch[64];
-    tilec_pstatus_t st = props(s, index, name, sizeof name, arch, sizeof arch);
-    if (st != TILEC_PS_OK)
-        return st;
-    snprintf(full->name, sizeof full->name, "%.80s (%.40s)", name, arch);
-    int drv = 0;
-    s->api.DriverGetVersion(&drv);
-    snprintf(full->platform, sizeof full->platform, "HIP runtime %d, hiprtc %d.%d", s->runtime_version,
-             s->rtc_major, s->rtc_minor);
-    size_t mem = 0;
-    s->api.DeviceTotalMem(&mem, (hipDevice_t)index);
-    full->caps = HIP_CAPS;
-    full->global_mem_bytes = mem;
-    int lds = attr(s, index, hipDeviceAttributeMaxSharedMemoryPerBlock);
-    full->shared_mem_bytes = (uint64_t)(lds > 0 ? lds : 65536);
-    int mt = attr(s, index, hipDeviceAttributeMaxThreadsPerBlock);
-    full->max_threads = (uint32_t)(mt > 0 ? mt : 1024);
-    int cu = attr(s, index, hipDeviceAttributeMultiprocessorCount);
-    full->compute_units = (uint32_t)(cu > 0 ? cu : 0);
-    return TILEC_PS_OK;
-}
-
 /* The matrix instructions the code generator uses on an arch. */
 static const char *mma_kinds(const char *arch)
 {
@@ -143,42 +116,50 @@ static const char *mma_kinds(const char *arch)
     }
 }
 
-static tilec_pstatus_t hp_device_property(uint32_t index, uint32_t key, tilec_pvalue_t *v)
+/* A device attribute as property key (not reported when the runtime has
+ * no positive value). */
+static void prop_attr(const hip_state_t *s, uint32_t index, tilec_shell_device_t *d, uint32_t key, int a)
+{
+    int x = attr(s, index, a);
+    if (x > 0)
+        tilec_shell_value_int(&d->prop[key], x);
+}
+
+static tilec_pstatus_t hp_describe(uint32_t index, tilec_shell_device_t *d)
 {
     const hip_state_t *s = hip_rt();
     if (!s)
         return TILEC_PS_UNAVAILABLE;
     char name[256], arch[64], buf[32];
-    int x;
-    switch (key) {
-    case TILEC_PROP_ARCH:
-    case TILEC_PROP_MMA_KINDS: {
-        tilec_pstatus_t st = props(s, index, name, sizeof name, arch, sizeof arch);
-        if (st != TILEC_PS_OK)
-            return st;
-        return tilec_shell_value_str(v, key == TILEC_PROP_ARCH ? arch : mma_kinds(arch));
-    }
-    case TILEC_PROP_SUBGROUP_SIZE:
-        return (x = attr(s, index, hipDeviceAttributeWarpSize)) > 0 ? tilec_shell_value_int(v, x)
-                                                                    : TILEC_PS_UNSUPPORTED;
-    case TILEC_PROP_SHARED_MEM_PER_BLOCK:
-    case TILEC_PROP_SHARED_MEM_PER_BLOCK_OPTIN: /* LDS has nothing to opt into */
-        return (x = attr(s, index, hipDeviceAttributeMaxSharedMemoryPerBlock)) > 0 ? tilec_shell_value_int(v, x)
-                                                                                   : TILEC_PS_UNSUPPORTED;
-    case TILEC_PROP_REGISTERS_PER_BLOCK:
-        return (x = attr(s, index, hipDeviceAttributeMaxRegistersPerBlock)) > 0 ? tilec_shell_value_int(v, x)
-                                                                                : TILEC_PS_UNSUPPORTED;
-    case TILEC_PROP_CLOCK_KHZ:
-        return (x = attr(s, index, hipDeviceAttributeClockRate)) > 0 ? tilec_shell_value_int(v, x)
-                                                                     : TILEC_PS_UNSUPPORTED;
-    case TILEC_PROP_DRIVER_VERSION:
-        x = 0;
-        s->api.DriverGetVersion(&x);
-        snprintf(buf, sizeof buf, "%d", x);
-        return tilec_shell_value_str(v, buf);
-    default:
-        return TILEC_PS_UNSUPPORTED;
-    }
+    tilec_pstatus_t st = props(s, index, name, sizeof name, arch, sizeof arch);
+    if (st != TILEC_PS_OK)
+        return st;
+    tilec_pdevice_info_t *in = &d->info;
+    snprintf(in->name, sizeof in->name, "%.80s (%.40s)", name, arch);
+    snprintf(in->platform, sizeof in->platform, "HIP runtime %d, hiprtc %d.%d", s->runtime_version, s->rtc_major,
+             s->rtc_minor);
+    size_t mem = 0;
+    s->api.DeviceTotalMem(&mem, (hipDevice_t)index);
+    in->caps = HIP_CAPS;
+    in->global_mem_bytes = mem;
+    int lds = attr(s, index, hipDeviceAttributeMaxSharedMemoryPerBlock);
+    in->shared_mem_bytes = (uint64_t)(lds > 0 ? lds : 65536);
+    int mt = attr(s, index, hipDeviceAttributeMaxThreadsPerBlock);
+    in->max_threads = (uint32_t)(mt > 0 ? mt : 1024);
+    int cu = attr(s, index, hipDeviceAttributeMultiprocessorCount);
+    in->compute_units = (uint32_t)(cu > 0 ? cu : 0);
+    tilec_shell_value_str(&d->prop[TILEC_PROP_ARCH], arch);
+    tilec_shell_value_str(&d->prop[TILEC_PROP_MMA_KINDS], mma_kinds(arch));
+    prop_attr(s, index, d, TILEC_PROP_SUBGROUP_SIZE, hipDeviceAttributeWarpSize);
+    /* LDS has nothing to opt into */
+    prop_attr(s, index, d, TILEC_PROP_SHARED_MEM_PER_BLOCK_OPTIN, hipDeviceAttributeMaxSharedMemoryPerBlock);
+    prop_attr(s, index, d, TILEC_PROP_REGISTERS_PER_BLOCK, hipDeviceAttributeMaxRegistersPerBlock);
+    prop_attr(s, index, d, TILEC_PROP_CLOCK_KHZ, hipDeviceAttributeClockRate);
+    int drv = 0;
+    s->api.DriverGetVersion(&drv);
+    snprintf(buf, sizeof buf, "%d", drv);
+    tilec_shell_value_str(&d->prop[TILEC_PROP_DRIVER_VERSION], buf);
+    return TILEC_PS_OK;
 }
 
 static tilec_pstatus_t hp_device_open(uint32_t index, void *state)
@@ -438,14 +419,13 @@ static const tilec_shell_backend_t hip_backend = {
     .caps = HIP_CAPS,
     .abi_max = TILEC_PLUGIN_ABI_VERSION,
     .ir_min = TILEC_IR_MAKE(1, 0),
-    .ir_max = TILEC_IR_MAKE(1, 0), /* the kit prints high-level IR */
+    .ir_max = TILEC_IR_MAKE(1, 1), /* high-level IR is lowered here; a lowered .tir is printed as it is */
     .flags = TILEC_SHELL_COMPILE_WITHOUT_DEVICE,
     .device_size = sizeof(hip_dev_t),
     .mem_size = sizeof(hip_mem_t),
     .module_size = sizeof(hip_module_t),
     .device_count = hp_device_count,
-    .device_info = hp_device_info,
-    .device_property = hp_device_property,
+    .device_describe = hp_describe,
     .device_open = hp_device_open,
     .compile = hp_compile,
     .load = hp_load,

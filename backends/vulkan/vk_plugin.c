@@ -123,10 +123,12 @@ static uint64_t dev_caps(const vk_dev_t *d)
     return c;
 }
 
-static tilec_pstatus_t vk_device_info(uint32_t index, tilec_pdevice_info_t *info)
+static tilec_pstatus_t vk_describe(uint32_t index, tilec_shell_device_t *dd)
 {
     const vk_dev_t *d = &vk_state()->devs[index];
+    tilec_pdevice_info_t *info = &dd->info;
     uint32_t v = d->props.apiVersion;
+    char buf[256];
     snprintf(info->name, sizeof info->name, "%.*s", (int)sizeof info->name - 1, d->props.deviceName);
     snprintf(info->platform, sizeof info->platform, "Vulkan %u.%u.%u", VK_API_MAJOR(v), VK_API_MINOR(v),
              VK_API_PATCH(v));
@@ -135,41 +137,27 @@ static tilec_pstatus_t vk_device_info(uint32_t index, tilec_pdevice_info_t *info
     info->shared_mem_bytes = d->props.limits.maxComputeSharedMemorySize;
     info->max_threads = d->props.limits.maxComputeWorkGroupInvocations;
     info->compute_units = d->compute_units;
+    snprintf(buf, sizeof buf, "vulkan%u.%u", VK_API_MAJOR(v), VK_API_MINOR(v));
+    tilec_shell_value_str(&dd->prop[TILEC_PROP_ARCH], buf);
+    snprintf(buf, sizeof buf, "%u.%u.%u", VK_API_MAJOR(d->props.driverVersion), VK_API_MINOR(d->props.driverVersion),
+             VK_API_PATCH(d->props.driverVersion));
+    tilec_shell_value_str(&dd->prop[TILEC_PROP_DRIVER_VERSION], buf);
+    if (d->subgroup_size)
+        tilec_shell_value_int(&dd->prop[TILEC_PROP_SUBGROUP_SIZE], d->subgroup_size);
+    tilec_shell_value_int(&dd->prop[TILEC_PROP_SHARED_MEM_PER_BLOCK_OPTIN], d->props.limits.maxComputeSharedMemorySize);
+    /* the cooperative-matrix shapes: "coopmat MxNxK A.B->C", comma-separated */
+    static const char *const ct[] = {"f16", "f32", "f64", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"};
+    size_t n = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < d->ncoopmat && n < sizeof buf - 64; i++) {
+        const vk_coopmat_t *c = &d->coopmats[i];
+        if (c->a < 0 || c->a > 10 || c->r < 0 || c->r > 10)
+            continue;
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%scoopmat %ux%ux%u %s->%s", n ? "," : "", c->m, c->n, c->k,
+                              ct[c->a], ct[c->r]);
+    }
+    tilec_shell_value_str(&dd->prop[TILEC_PROP_MMA_KINDS], buf);
     return TILEC_PS_OK;
-}
-
-static tilec_pstatus_t vk_device_property(uint32_t index, uint32_t key, tilec_pvalue_t *v)
-{
-    const vk_dev_t *d = &vk_state()->devs[index];
-    char buf[512];
-    switch (key) {
-    case TILEC_PROP_ARCH:
-        snprintf(buf, sizeof buf, "vulkan%u.%u", VK_API_MAJOR(d->props.apiVersion), VK_API_MINOR(d->props.apiVersion));
-        return tilec_shell_value_str(v, buf);
-    case TILEC_PROP_DRIVER_VERSION:
-        snprintf(buf, sizeof buf, "%u.%u.%u", VK_API_MAJOR(d->props.driverVersion),
-                 VK_API_MINOR(d->props.driverVersion), VK_API_PATCH(d->props.driverVersion));
-        return tilec_shell_value_str(v, buf);
-    case TILEC_PROP_SUBGROUP_SIZE:
-        return d->subgroup_size ? tilec_shell_value_int(v, d->subgroup_size) : TILEC_PS_UNSUPPORTED;
-    case TILEC_PROP_SHARED_MEM_PER_BLOCK_OPTIN:
-        return tilec_shell_value_int(v, d->props.limits.maxComputeSharedMemorySize);
-    case TILEC_PROP_MMA_KINDS: {
-        /* the cooperative-matrix shapes: "coopmat MxNxK A.B->C", comma-separated */
-        static const char *const ct[] = {"f16", "f32", "f64", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"};
-        size_t n = 0;
-        buf[0] = '\0';
-        for (uint32_t i = 0; i < d->ncoopmat && n < sizeof buf - 64; i++) {
-            const vk_coopmat_t *c = &d->coopmats[i];
-            if (c->a < 0 || c->a > 10 || c->r < 0 || c->r > 10)
-                continue;
-            n += (size_t)snprintf(buf + n, sizeof buf - n, "%scoopmat %ux%ux%u %s->%s", n ? "," : "", c->m, c->n, c->k,
-                                  ct[c->a], ct[c->r]);
-        }
-        return tilec_shell_value_str(v, buf);
-    }
-    default: return TILEC_PS_UNSUPPORTED;
-    }
 }
 
 /* A memory type of bits with the property flags want; -1 when none. */
@@ -778,8 +766,7 @@ static const tilec_shell_backend_t vk_backend = {
     .mem_size = sizeof(vk_mem_t),
     .module_size = sizeof(vk_module_t),
     .device_count = vk_device_count,
-    .device_info = vk_device_info,
-    .device_property = vk_device_property,
+    .device_describe = vk_describe,
     .device_open = vk_device_open,
     .device_close = vk_device_close,
     .compile = vk_compile,

@@ -349,6 +349,15 @@ typedef struct tilec_tune_candidate {
     double rel_err;               /* worst relative Frobenius error against the reference */
 } tilec_tune_candidate_t;
 
+/* Where candidate i's check took its time, in ms (report->phase_ms[i]):
+ * its worker's whole life as the tuner saw it (fork to reap), and inside it
+ * the context and program (setup), the compile, the inputs with the checked
+ * launch (check), and warm-up plus timed launches (timing); 0 when not run.
+ * (A separate array, so that tilec_tune_candidate_t keeps its size.) */
+typedef struct tilec_tune_phases {
+    double wall_ms, setup_ms, compile_ms, check_ms, timing_ms;
+} tilec_tune_phases_t;
+
 typedef struct tilec_tune_bucket {
     char *shape;                  /* "m=1024", "" when --shapes is not used */
     int best;                     /* candidate index, -1 when none passed */
@@ -384,6 +393,9 @@ typedef struct tilec_tune_report {
     int nbuckets;
     tilec_tune_bucket_t *buckets;
     double wall_s;
+    char *space;                  /* where the space came from: "--space", "@autotune", or
+                                   * "default: NAME=V1,V2 ..." (docs/tuning.md) */
+    tilec_tune_phases_t *phase_ms; /* [ncandidates] */
 } tilec_tune_report_t;
 
 /* Tunes a program (docs/tuning.md): every candidate is compiled in its own

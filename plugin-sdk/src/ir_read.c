@@ -10,14 +10,16 @@
  * counts against buffer ranks, and reports the first problem as
  * "LINE:COL: message".  Floats are parsed in the "C" locale.
  *
- * Structure: a hand-written lexer (next_tok) and a recursive-descent parser
- * with one function per grammar rule; errors set a flag and unwind by
- * return values.  IR 1.1 constructs (attrs, layouts, mbarriers, the 1.1
- * statements and operators) are accepted only when the header says 1.1,
- * the 1.2 float8 dtypes only when it says 1.2.
+ * Structure: a hand-written lexer (irr_next_tok) and a recursive-descent
+ * parser with one function per grammar rule; errors set a flag and unwind
+ * by return values.  IR 1.1 constructs are accepted only when the header
+ * says 1.1 (the 1.1 operators here; attribute lists, layouts, mbarriers and
+ * the 1.1 statements in ir_read_11.c), the 1.2 float8 dtypes only when it
+ * says 1.2.
  */
 #include "tilec/ir.h"
 #include "ir_internal.h"
+#include "ir_read_internal.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -26,33 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum tok_kind { T_EOF, T_IDENT, T_INT, T_FLOAT, T_STRING, T_PUNCT, T_BAD } tok_kind_t;
-
-typedef struct tok {
-    tok_kind_t kind;
-    const char *s; /* start in the text */
-    size_t n;      /* length in the text */
-    int line, col;
-    uint64_t u;    /* T_INT: magnitude (<= 2^63) */
-    double f;      /* T_FLOAT */
-} tok_t;
-
-typedef struct reader {
-    const char *p, *end;
-    int line, col;
-    tok_t t;             /* current token */
-    tilec_arena_t *a;
-    tilec_ir_kernel_t *k;
-    tilec_irx_map_t vars, bufs, mbars;
-    int minor;           /* the header's minor version */
-    const tilec_ir_layout_t *lay; /* layout whose expressions are being read */
-    char *err;
-    size_t errlen;
-    int failed;
-} reader_t;
-
-static void fail_at(reader_t *r, int line, int col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void fail_at(reader_t *r, int line, int col, const char *fmt, ...)
+void irr_fail_at(reader_t *r, int line, int col, const char *fmt, ...)
 {
     va_list ap;
     int n;
@@ -71,10 +47,8 @@ static void fail_at(reader_t *r, int line, int col, const char *fmt, ...)
     }
 }
 
-#define FAIL(r, ...) fail_at((r), (r)->t.line, (r)->t.col, __VA_ARGS__)
-
 /* Quoted token text for messages (at most 24 chars, printable). */
-static const char *tok_desc(const tok_t *t, char *buf, size_t len)
+const char *irr_tok_desc(const tok_t *t, char *buf, size_t len)
 {
     size_t i, j = 0, n = t->n;
     if (t->kind == T_EOF) {
@@ -121,7 +95,7 @@ static void adv(reader_t *r, size_t n)
     }
 }
 
-static void next_tok(reader_t *r)
+void irr_next_tok(reader_t *r)
 {
     tok_t *t = &r->t;
     int c;
@@ -278,46 +252,46 @@ static void next_tok(reader_t *r)
 
 /* ---- token helpers ---------------------------------------------------- */
 
-static int is_punct(const reader_t *r, const char *p)
+int irr_is_punct(const reader_t *r, const char *p)
 {
     return r->t.kind == T_PUNCT && r->t.n == strlen(p) && memcmp(r->t.s, p, r->t.n) == 0;
 }
 
-static int is_word(const reader_t *r, const char *w)
+int irr_is_word(const reader_t *r, const char *w)
 {
     return r->t.kind == T_IDENT && r->t.n == strlen(w) && memcmp(r->t.s, w, r->t.n) == 0;
 }
 
-static int expect_punct(reader_t *r, const char *p)
+int irr_expect_punct(reader_t *r, const char *p)
 {
     char d[40];
     if (r->failed) {
         return -1;
     }
-    if (!is_punct(r, p)) {
-        FAIL(r, "expected '%s', found %s", p, tok_desc(&r->t, d, sizeof d));
+    if (!irr_is_punct(r, p)) {
+        FAIL(r, "expected '%s', found %s", p, irr_tok_desc(&r->t, d, sizeof d));
         return -1;
     }
-    next_tok(r);
+    irr_next_tok(r);
     return r->failed ? -1 : 0;
 }
 
-static int expect_word(reader_t *r, const char *w)
+int irr_expect_word(reader_t *r, const char *w)
 {
     char d[40];
     if (r->failed) {
         return -1;
     }
-    if (!is_word(r, w)) {
-        FAIL(r, "expected '%s', found %s", w, tok_desc(&r->t, d, sizeof d));
+    if (!irr_is_word(r, w)) {
+        FAIL(r, "expected '%s', found %s", w, irr_tok_desc(&r->t, d, sizeof d));
         return -1;
     }
-    next_tok(r);
+    irr_next_tok(r);
     return r->failed ? -1 : 0;
 }
 
 /* Copies the current identifier into the arena and advances. */
-static char *take_ident(reader_t *r, const char *what)
+char *irr_take_ident(reader_t *r, const char *what)
 {
     char d[40];
     char *s;
@@ -325,7 +299,7 @@ static char *take_ident(reader_t *r, const char *what)
         return NULL;
     }
     if (r->t.kind != T_IDENT) {
-        FAIL(r, "expected %s, found %s", what, tok_desc(&r->t, d, sizeof d));
+        FAIL(r, "expected %s, found %s", what, irr_tok_desc(&r->t, d, sizeof d));
         return NULL;
     }
     s = tilec_arena_strndup(r->a, r->t.s, r->t.n);
@@ -333,7 +307,7 @@ static char *take_ident(reader_t *r, const char *what)
         FAIL(r, "out of memory");
         return NULL;
     }
-    next_tok(r);
+    irr_next_tok(r);
     return r->failed ? NULL : s;
 }
 
@@ -346,7 +320,7 @@ static int ident_tmp(reader_t *r, char *buf, size_t len, const char *what)
         return -1;
     }
     if (r->t.kind != T_IDENT) {
-        FAIL(r, "expected %s, found %s", what, tok_desc(&r->t, d, sizeof d));
+        FAIL(r, "expected %s, found %s", what, irr_tok_desc(&r->t, d, sizeof d));
         return -1;
     }
     if (r->t.n >= len) {
@@ -359,7 +333,7 @@ static int ident_tmp(reader_t *r, char *buf, size_t len, const char *what)
 }
 
 /* Optional '-' then an integer in [lo, hi]. */
-static int read_int(reader_t *r, int64_t lo, int64_t hi, int64_t *out, const char *what)
+int irr_read_int(reader_t *r, int64_t lo, int64_t hi, int64_t *out, const char *what)
 {
     char d[40];
     int neg = 0, line = r->t.line, col = r->t.col;
@@ -367,15 +341,15 @@ static int read_int(reader_t *r, int64_t lo, int64_t hi, int64_t *out, const cha
     if (r->failed) {
         return -1;
     }
-    if (is_punct(r, "-")) {
+    if (irr_is_punct(r, "-")) {
         neg = 1;
-        next_tok(r);
+        irr_next_tok(r);
         if (r->failed) {
             return -1;
         }
     }
     if (r->t.kind != T_INT) {
-        FAIL(r, "expected %s (an integer), found %s", what, tok_desc(&r->t, d, sizeof d));
+        FAIL(r, "expected %s (an integer), found %s", what, irr_tok_desc(&r->t, d, sizeof d));
         return -1;
     }
     if (!neg && r->t.u > (uint64_t)INT64_MAX) {
@@ -388,19 +362,19 @@ static int read_int(reader_t *r, int64_t lo, int64_t hi, int64_t *out, const cha
         v = neg ? -(int64_t)r->t.u : (int64_t)r->t.u;
     }
     if (v < lo || v > hi) {
-        fail_at(r, line, col, "%s %lld out of range [%lld, %lld]", what, (long long)v, (long long)lo,
+        irr_fail_at(r, line, col, "%s %lld out of range [%lld, %lld]", what, (long long)v, (long long)lo,
                 (long long)hi);
         return -1;
     }
-    next_tok(r);
+    irr_next_tok(r);
     *out = v;
     return r->failed ? -1 : 0;
 }
 
-static int read_int32(reader_t *r, int *out, const char *what)
+int irr_read_int32(reader_t *r, int *out, const char *what)
 {
     int64_t v;
-    if (read_int(r, INT32_MIN, INT32_MAX, &v, what) < 0) {
+    if (irr_read_int(r, INT32_MIN, INT32_MAX, &v, what) < 0) {
         return -1;
     }
     *out = (int)v;
@@ -408,12 +382,12 @@ static int read_int32(reader_t *r, int *out, const char *what)
 }
 
 /* NAME '=' INT */
-static int read_attr(reader_t *r, const char *name, int *out)
+int irr_read_attr(reader_t *r, const char *name, int *out)
 {
-    if (expect_word(r, name) < 0 || expect_punct(r, "=") < 0) {
+    if (irr_expect_word(r, name) < 0 || irr_expect_punct(r, "=") < 0) {
         return -1;
     }
-    return read_int32(r, out, name);
+    return irr_read_int32(r, out, name);
 }
 
 static int read_dtype(reader_t *r, tilec_dtype_t *out)
@@ -433,12 +407,12 @@ static int read_dtype(reader_t *r, tilec_dtype_t *out)
         return -1;
     }
     *out = (tilec_dtype_t)t;
-    next_tok(r);
+    irr_next_tok(r);
     return r->failed ? -1 : 0;
 }
 
 /* Name of a table entry ("kind"): looks the current ident up with lookup. */
-static int read_enum(reader_t *r, int (*lookup)(const char *), const char *what, int *out)
+int irr_read_enum(reader_t *r, int (*lookup)(const char *), const char *what, int *out)
 {
     char buf[32];
     int v;
@@ -451,7 +425,7 @@ static int read_enum(reader_t *r, int (*lookup)(const char *), const char *what,
         return -1;
     }
     *out = v;
-    next_tok(r);
+    irr_next_tok(r);
     return r->failed ? -1 : 0;
 }
 
@@ -464,7 +438,7 @@ static int lookup_policy(const char *s) { return tilec_irx_policy_from_name(s); 
 
 /* Resolves the current identifier in map (what: "variable" or "buffer")
  * and advances; the index, or -1 after reporting the error. */
-static int read_ref(reader_t *r, const tilec_irx_map_t *map, const char *what)
+int irr_read_ref(reader_t *r, const tilec_irx_map_t *map, const char *what)
 {
     char d[40];
     char *tmp;
@@ -473,7 +447,7 @@ static int read_ref(reader_t *r, const tilec_irx_map_t *map, const char *what)
         return -1;
     }
     if (r->t.kind != T_IDENT) {
-        FAIL(r, "expected a %s name, found %s", what, tok_desc(&r->t, d, sizeof d));
+        FAIL(r, "expected a %s name, found %s", what, irr_tok_desc(&r->t, d, sizeof d));
         return -1;
     }
     tmp = malloc(r->t.n + 1);
@@ -485,13 +459,13 @@ static int read_ref(reader_t *r, const tilec_irx_map_t *map, const char *what)
     tmp[r->t.n] = '\0';
     i = tilec_irx_map_get(map, tmp);
     if (i < 0) {
-        FAIL(r, "unknown %s %s", what, tok_desc(&r->t, d, sizeof d));
+        FAIL(r, "unknown %s %s", what, irr_tok_desc(&r->t, d, sizeof d));
     }
     free(tmp);
     if (i < 0) {
         return -1;
     }
-    next_tok(r);
+    irr_next_tok(r);
     return r->failed ? -1 : i;
 }
 
@@ -515,10 +489,10 @@ static tilec_ir_var_t *read_placeholder(reader_t *r)
     if (!v) {
         char ph[32];
         snprintf(ph, sizeof ph, l->ndim > 1 ? "_i0.._i%d, _r" : l->ndim ? "_i0, _r" : "_r", l->ndim - 1);
-        FAIL(r, "unknown variable %s in a layout (only %s)", tok_desc(&r->t, d, sizeof d), ph);
+        FAIL(r, "unknown variable %s in a layout (only %s)", irr_tok_desc(&r->t, d, sizeof d), ph);
         return NULL;
     }
-    next_tok(r);
+    irr_next_tok(r);
     return r->failed ? NULL : v;
 }
 
@@ -528,12 +502,12 @@ static tilec_ir_var_t *read_var_ref(reader_t *r)
     if (r->lay) {
         return read_placeholder(r);
     }
-    i = read_ref(r, &r->vars, "variable");
+    i = irr_read_ref(r, &r->vars, "variable");
     return i < 0 ? NULL : r->k->vars[i];
 }
 
 /* A 1.1 construct in a text whose header says 1.0 is an error. */
-static int need_11(reader_t *r, const char *what)
+int irr_need_11(reader_t *r, const char *what)
 {
     if (r->minor < 1) {
         FAIL(r, "%s needs tileir 1.1 (the header says %d.%d)", what, TILEC_IR_VERSION_MAJOR, r->minor);
@@ -544,11 +518,11 @@ static int need_11(reader_t *r, const char *what)
 
 static tilec_ir_buffer_t *read_buf_ref(reader_t *r)
 {
-    int i = read_ref(r, &r->bufs, "buffer");
+    int i = irr_read_ref(r, &r->bufs, "buffer");
     return i < 0 ? NULL : r->k->bufs[i];
 }
 
-static const char *read_string(reader_t *r)
+const char *irr_read_string(reader_t *r)
 {
     char d[40];
     const char *s;
@@ -558,7 +532,7 @@ static const char *read_string(reader_t *r)
         return NULL;
     }
     if (r->t.kind != T_STRING) {
-        FAIL(r, "expected a string, found %s", tok_desc(&r->t, d, sizeof d));
+        FAIL(r, "expected a string, found %s", irr_tok_desc(&r->t, d, sizeof d));
         return NULL;
     }
     s = r->t.s + 1;
@@ -610,56 +584,54 @@ static const char *read_string(reader_t *r)
         }
     }
     out[j] = '\0';
-    next_tok(r);
+    irr_next_tok(r);
     return r->failed ? NULL : out;
 }
 
 /* ---- expressions ------------------------------------------------------ */
 
-static tilec_ir_expr_t *read_expr(reader_t *r, int depth);
-
-static tilec_ir_expr_t *oom(reader_t *r)
+tilec_ir_expr_t *irr_oom(reader_t *r)
 {
     FAIL(r, "out of memory");
     return NULL;
 }
 
 /* '[' expr {',' expr} ']' with exactly n entries into a new array. */
-static tilec_ir_expr_t **read_index_list(reader_t *r, int n, const char *bufname, int depth)
+tilec_ir_expr_t **irr_read_index_list(reader_t *r, int n, const char *bufname, int depth)
 {
     tilec_ir_expr_t **v;
     int i = 0;
     int line = r->t.line, col = r->t.col;
-    if (expect_punct(r, "[") < 0) {
+    if (irr_expect_punct(r, "[") < 0) {
         return NULL;
     }
     v = tilec_arena_alloc(r->a, (size_t)(n > 0 ? n : 1) * sizeof *v);
     if (!v) {
-        return (tilec_ir_expr_t **)oom(r);
+        return (tilec_ir_expr_t **)irr_oom(r);
     }
-    if (!is_punct(r, "]")) {
+    if (!irr_is_punct(r, "]")) {
         for (;;) {
             tilec_ir_expr_t *e;
             if (i >= n) {
                 FAIL(r, "too many indices for buffer '%s' (rank %d)", bufname, n);
                 return NULL;
             }
-            e = read_expr(r, depth + 1);
+            e = irr_read_expr(r, depth + 1);
             if (!e) {
                 return NULL;
             }
             v[i++] = e;
-            if (!is_punct(r, ",")) {
+            if (!irr_is_punct(r, ",")) {
                 break;
             }
-            next_tok(r);
+            irr_next_tok(r);
         }
     }
     if (i != n) {
-        fail_at(r, line, col, "buffer '%s' has rank %d but %d indices are given", bufname, n, i);
+        irr_fail_at(r, line, col, "buffer '%s' has rank %d but %d indices are given", bufname, n, i);
         return NULL;
     }
-    if (expect_punct(r, "]") < 0) {
+    if (irr_expect_punct(r, "]") < 0) {
         return NULL;
     }
     return v;
@@ -686,25 +658,25 @@ static int binop_from_punct(const reader_t *r)
 static int read_call_args(reader_t *r, tilec_ir_expr_t **args, int n, const char *fname, int depth)
 {
     int i;
-    if (expect_punct(r, "(") < 0) {
+    if (irr_expect_punct(r, "(") < 0) {
         return -1;
     }
     for (i = 0; i < n; i++) {
-        if (i && expect_punct(r, ",") < 0) {
+        if (i && irr_expect_punct(r, ",") < 0) {
             return -1;
         }
-        args[i] = read_expr(r, depth + 1);
+        args[i] = irr_read_expr(r, depth + 1);
         if (!args[i]) {
             return -1;
         }
     }
-    if (!is_punct(r, ")")) {
+    if (!irr_is_punct(r, ")")) {
         char d[40];
         FAIL(r, "'%s' takes %d argument%s; expected ')', found %s", fname, n, n == 1 ? "" : "s",
-             tok_desc(&r->t, d, sizeof d));
+             irr_tok_desc(&r->t, d, sizeof d));
         return -1;
     }
-    next_tok(r);
+    irr_next_tok(r);
     return r->failed ? -1 : 0;
 }
 
@@ -720,12 +692,12 @@ static tilec_ir_expr_t *read_primary(reader_t *r, int depth)
         FAIL(r, "expression nested too deeply (limit %d)", TILEC_IR_MAX_DEPTH);
         return NULL;
     }
-    if (is_punct(r, "-") || r->t.kind == T_INT || r->t.kind == T_FLOAT || is_word(r, "inf") ||
-        is_word(r, "nan")) {
+    if (irr_is_punct(r, "-") || r->t.kind == T_INT || r->t.kind == T_FLOAT || irr_is_word(r, "inf") ||
+        irr_is_word(r, "nan")) {
         int neg = 0, line = r->t.line, col = r->t.col;
-        if (is_punct(r, "-")) {
+        if (irr_is_punct(r, "-")) {
             neg = 1;
-            next_tok(r);
+            irr_next_tok(r);
             if (r->failed) {
                 return NULL;
             }
@@ -744,49 +716,49 @@ static tilec_ir_expr_t *read_primary(reader_t *r, int depth)
             e = tilec_ir_int(r->a, v, TILEC_INT32);
         } else if (r->t.kind == T_FLOAT) {
             e = tilec_ir_float(r->a, neg ? -r->t.f : r->t.f, TILEC_FLOAT32);
-        } else if (is_word(r, "inf")) {
+        } else if (irr_is_word(r, "inf")) {
             e = tilec_ir_float(r->a, neg ? -INFINITY : INFINITY, TILEC_FLOAT32);
-        } else if (is_word(r, "nan") && !neg) {
+        } else if (irr_is_word(r, "nan") && !neg) {
             e = tilec_ir_float(r->a, NAN, TILEC_FLOAT32);
         } else {
-            fail_at(r, line, col, "expected a number after '-', found %s", tok_desc(&r->t, d, sizeof d));
+            irr_fail_at(r, line, col, "expected a number after '-', found %s", irr_tok_desc(&r->t, d, sizeof d));
             return NULL;
         }
         if (!e) {
-            return oom(r);
+            return irr_oom(r);
         }
-        next_tok(r);
-    } else if (is_word(r, "true") || is_word(r, "false")) {
-        e = tilec_ir_int(r->a, is_word(r, "true"), TILEC_BOOL);
+        irr_next_tok(r);
+    } else if (irr_is_word(r, "true") || irr_is_word(r, "false")) {
+        e = tilec_ir_int(r->a, irr_is_word(r, "true"), TILEC_BOOL);
         if (!e) {
-            return oom(r);
+            return irr_oom(r);
         }
-        next_tok(r);
+        irr_next_tok(r);
         return r->failed ? NULL : e; /* no annotation: bool is implied */
-    } else if (is_punct(r, "(")) {
+    } else if (irr_is_punct(r, "(")) {
         int op;
         tilec_ir_expr_t *a, *b;
-        next_tok(r);
-        a = read_expr(r, depth + 1);
+        irr_next_tok(r);
+        a = irr_read_expr(r, depth + 1);
         if (!a) {
             return NULL;
         }
         op = binop_from_punct(r);
         if (op < 0) {
-            FAIL(r, "expected a binary operator, found %s", tok_desc(&r->t, d, sizeof d));
+            FAIL(r, "expected a binary operator, found %s", irr_tok_desc(&r->t, d, sizeof d));
             return NULL;
         }
-        if (op >= TILEC_BIN_BITAND && need_11(r, "a bitwise operator") < 0) {
+        if (op >= TILEC_BIN_BITAND && irr_need_11(r, "a bitwise operator") < 0) {
             return NULL;
         }
-        next_tok(r);
-        b = read_expr(r, depth + 1);
-        if (!b || expect_punct(r, ")") < 0) {
+        irr_next_tok(r);
+        b = irr_read_expr(r, depth + 1);
+        if (!b || irr_expect_punct(r, ")") < 0) {
             return NULL;
         }
         e = tilec_ir_binary(r->a, (tilec_binop_t)op, a, b);
         if (!e) {
-            return oom(r);
+            return irr_oom(r);
         }
     } else if (r->t.kind == T_IDENT) {
         char name[32];
@@ -809,7 +781,7 @@ static tilec_ir_expr_t *read_primary(reader_t *r, int depth)
             if (ident_tmp(r, name, sizeof name, "function name") < 0) {
                 return NULL;
             }
-            next_tok(r);
+            irr_next_tok(r);
             if ((op = tilec_unop_from_name(name)) >= 0) {
                 if (read_call_args(r, args, 1, name, depth) < 0) {
                     return NULL;
@@ -842,7 +814,7 @@ static tilec_ir_expr_t *read_primary(reader_t *r, int depth)
                 return NULL;
             }
             if (!e) {
-                return oom(r);
+                return irr_oom(r);
             }
         } else if (is_call == 2) {
             tilec_ir_buffer_t *b = read_buf_ref(r);
@@ -850,13 +822,13 @@ static tilec_ir_expr_t *read_primary(reader_t *r, int depth)
             if (!b) {
                 return NULL;
             }
-            idx = read_index_list(r, b->ndim, b->name, depth);
+            idx = irr_read_index_list(r, b->ndim, b->name, depth);
             if (!idx) {
                 return NULL;
             }
             e = tilec_ir_load(r->a, b, idx);
             if (!e) {
-                return oom(r);
+                return irr_oom(r);
             }
         } else {
             tilec_ir_var_t *v = read_var_ref(r);
@@ -865,19 +837,19 @@ static tilec_ir_expr_t *read_primary(reader_t *r, int depth)
             }
             e = tilec_ir_varref(r->a, v);
             if (!e) {
-                return oom(r);
+                return irr_oom(r);
             }
         }
     } else {
-        FAIL(r, "expected an expression, found %s", tok_desc(&r->t, d, sizeof d));
+        FAIL(r, "expected an expression, found %s", irr_tok_desc(&r->t, d, sizeof d));
         return NULL;
     }
     if (r->failed) {
         return NULL;
     }
-    if (has_derived && is_punct(r, ":")) {
+    if (has_derived && irr_is_punct(r, ":")) {
         tilec_dtype_t t;
-        next_tok(r);
+        irr_next_tok(r);
         if (read_dtype(r, &t) < 0) {
             return NULL;
         }
@@ -886,7 +858,7 @@ static tilec_ir_expr_t *read_primary(reader_t *r, int depth)
     return e;
 }
 
-static tilec_ir_expr_t *read_expr(reader_t *r, int depth)
+tilec_ir_expr_t *irr_read_expr(reader_t *r, int depth)
 {
     return read_primary(r, depth);
 }
@@ -894,7 +866,7 @@ static tilec_ir_expr_t *read_expr(reader_t *r, int depth)
 /* ---- statements ------------------------------------------------------- */
 
 /* NAME '[' base ['+:' INT] {, ...} ']' */
-static int read_region(reader_t *r, tilec_ir_region_t *rg)
+int irr_read_region(reader_t *r, tilec_ir_region_t *rg)
 {
     tilec_ir_buffer_t *b = read_buf_ref(r);
     int i = 0, n, line, col;
@@ -906,352 +878,55 @@ static int read_region(reader_t *r, tilec_ir_region_t *rg)
     rg->base = tilec_arena_alloc(r->a, (size_t)(n > 0 ? n : 1) * sizeof *rg->base);
     rg->extent = tilec_arena_alloc(r->a, (size_t)(n > 0 ? n : 1) * sizeof *rg->extent);
     if (!rg->base || !rg->extent) {
-        oom(r);
+        irr_oom(r);
         return -1;
     }
     line = r->t.line;
     col = r->t.col;
-    if (expect_punct(r, "[") < 0) {
+    if (irr_expect_punct(r, "[") < 0) {
         return -1;
     }
-    if (!is_punct(r, "]")) {
+    if (!irr_is_punct(r, "]")) {
         for (;;) {
             if (i >= n) {
                 FAIL(r, "too many indices for buffer '%s' (rank %d)", b->name, n);
                 return -1;
             }
-            rg->base[i] = read_expr(r, 1);
+            rg->base[i] = irr_read_expr(r, 1);
             if (!rg->base[i]) {
                 return -1;
             }
             rg->extent[i] = 1;
-            if (is_punct(r, "+:")) {
-                next_tok(r);
-                if (read_int(r, INT64_MIN, INT64_MAX, &rg->extent[i], "extent") < 0) {
+            if (irr_is_punct(r, "+:")) {
+                irr_next_tok(r);
+                if (irr_read_int(r, INT64_MIN, INT64_MAX, &rg->extent[i], "extent") < 0) {
                     return -1;
                 }
             }
             i++;
-            if (!is_punct(r, ",")) {
+            if (!irr_is_punct(r, ",")) {
                 break;
             }
-            next_tok(r);
+            irr_next_tok(r);
         }
     }
     if (i != n) {
-        fail_at(r, line, col, "buffer '%s' has rank %d but the region has %d dimensions", b->name, n, i);
+        irr_fail_at(r, line, col, "buffer '%s' has rank %d but the region has %d dimensions", b->name, n, i);
         return -1;
     }
-    return expect_punct(r, "]");
-}
-
-/* ---- attributes, layouts, mbarriers (1.1) ---------------------------- */
-
-/* key = IDENT { "." IDENT }, into the arena (at most 127 characters). */
-static char *read_key(reader_t *r)
-{
-    char d[40], buf[128];
-    size_t n = 0;
-    for (;;) {
-        if (r->t.kind != T_IDENT) {
-            FAIL(r, "expected an attribute key, found %s", tok_desc(&r->t, d, sizeof d));
-            return NULL;
-        }
-        if (n + r->t.n + 1 >= sizeof buf) {
-            FAIL(r, "attribute key too long");
-            return NULL;
-        }
-        memcpy(buf + n, r->t.s, r->t.n);
-        n += r->t.n;
-        next_tok(r);
-        if (r->failed || !is_punct(r, ".")) {
-            break;
-        }
-        buf[n++] = '.';
-        next_tok(r);
-    }
-    if (r->failed) {
-        return NULL;
-    }
-    {
-        char *k = tilec_arena_strndup(r->a, buf, n);
-        if (!k) {
-            oom(r);
-        }
-        return k;
-    }
-}
-
-static int read_attr_value(reader_t *r, tilec_ir_attr_t *v)
-{
-    char d[40];
-    if (r->t.kind == T_STRING) {
-        v->kind = TILEC_ATTR_STRING;
-        v->s = read_string(r);
-        return v->s ? 0 : -1;
-    }
-    if (is_punct(r, "(")) {
-        int cap = 0;
-        next_tok(r);
-        v->kind = TILEC_ATTR_TUPLE;
-        while (!r->failed && !is_punct(r, ")")) {
-            int64_t x;
-            if (v->n && expect_punct(r, ",") < 0) {
-                return -1;
-            }
-            if (v->n >= 64) {
-                FAIL(r, "tuple too long (limit 64)");
-                return -1;
-            }
-            if (read_int(r, INT64_MIN, INT64_MAX, &x, "tuple element") < 0) {
-                return -1;
-            }
-            if (v->n == cap) {
-                int64_t *nt;
-                cap = cap ? cap * 2 : 4;
-                nt = tilec_arena_alloc(r->a, (size_t)cap * sizeof *nt);
-                if (!nt) {
-                    oom(r);
-                    return -1;
-                }
-                if (v->n) {
-                    memcpy(nt, v->tuple, (size_t)v->n * sizeof *nt);
-                }
-                v->tuple = nt;
-            }
-            v->tuple[v->n++] = x;
-        }
-        if (!v->tuple) {
-            v->tuple = tilec_arena_alloc(r->a, sizeof *v->tuple);
-            if (!v->tuple) {
-                oom(r);
-                return -1;
-            }
-        }
-        return expect_punct(r, ")");
-    }
-    {
-        int neg = 0;
-        if (is_punct(r, "-")) {
-            neg = 1;
-            next_tok(r);
-            if (r->failed) {
-                return -1;
-            }
-        }
-        if (r->t.kind == T_INT) {
-            uint64_t u = r->t.u;
-            if (!neg && u > (uint64_t)INT64_MAX) {
-                FAIL(r, "integer literal out of range");
-                return -1;
-            }
-            v->kind = TILEC_ATTR_INT;
-            v->i = !neg ? (int64_t)u : u == (UINT64_C(1) << 63) ? INT64_MIN : -(int64_t)u;
-        } else if (r->t.kind == T_FLOAT || is_word(r, "inf") || (is_word(r, "nan") && !neg)) {
-            v->kind = TILEC_ATTR_FLOAT;
-            v->f = r->t.kind == T_FLOAT ? r->t.f : is_word(r, "inf") ? INFINITY : NAN;
-            if (neg) {
-                v->f = -v->f;
-            }
-        } else {
-            FAIL(r, "expected an attribute value (int, float, string or tuple), found %s",
-                 tok_desc(&r->t, d, sizeof d));
-            return -1;
-        }
-        next_tok(r);
-        return r->failed ? -1 : 0;
-    }
-}
-
-/* key = value { "," key = value } up to (not including) close. */
-static int read_attr_list(reader_t *r, const char *close, int *n, tilec_ir_attr_t **list, int need_ns)
-{
-    int cap = 0;
-    *n = 0;
-    *list = NULL;
-    while (!r->failed && !is_punct(r, close)) {
-        tilec_ir_attr_t v;
-        int line = r->t.line, col = r->t.col, i;
-        memset(&v, 0, sizeof v);
-        if (*n && expect_punct(r, ",") < 0) {
-            return -1;
-        }
-        if (*n >= 256) {
-            FAIL(r, "too many attributes (limit 256)");
-            return -1;
-        }
-        line = r->t.line;
-        col = r->t.col;
-        if (!(v.key = read_key(r)) || expect_punct(r, "=") < 0 || read_attr_value(r, &v) < 0) {
-            return -1;
-        }
-        if (need_ns && !strchr(v.key, '.')) {
-            fail_at(r, line, col, "attribute key '%s' has no namespace (write ns.%s)", v.key, v.key);
-            return -1;
-        }
-        for (i = 0; i < *n; i++) {
-            if (strcmp((*list)[i].key, v.key) == 0) {
-                fail_at(r, line, col, "duplicate attribute '%s'", v.key);
-                return -1;
-            }
-        }
-        if (*n == cap) {
-            tilec_ir_attr_t *nl;
-            cap = cap ? cap * 2 : 4;
-            nl = tilec_arena_alloc(r->a, (size_t)cap * sizeof *nl);
-            if (!nl) {
-                oom(r);
-                return -1;
-            }
-            if (*n) {
-                memcpy(nl, *list, (size_t)*n * sizeof *nl);
-            }
-            *list = nl;
-        }
-        (*list)[(*n)++] = v;
-    }
-    return r->failed ? -1 : 0;
-}
-
-/* [ "attrs" "{" list "}" ] */
-static int read_attrs_opt(reader_t *r, int *n, tilec_ir_attr_t **list)
-{
-    if (!is_word(r, "attrs")) {
-        return 0;
-    }
-    if (need_11(r, "'attrs'") < 0) {
-        return -1;
-    }
-    next_tok(r);
-    if (expect_punct(r, "{") < 0 || read_attr_list(r, "}", n, list, 1) < 0) {
-        return -1;
-    }
-    return expect_punct(r, "}");
-}
-
-static int lookup_layout(const char *s) { return tilec_irx_layout_kind_from_name(s); }
-
-/* NAME '=' expr, with the layout's placeholders in scope. */
-static tilec_ir_expr_t *read_layout_expr(reader_t *r, const char *name)
-{
-    if (expect_word(r, name) < 0 || expect_punct(r, "=") < 0) {
-        return NULL;
-    }
-    return read_expr(r, 1);
-}
-
-/* "layout" KIND STRING "(" params ")" fields, after a buffer's shape. */
-static int read_layout(reader_t *r, tilec_ir_buffer_t *b)
-{
-    tilec_ir_layout_t *l;
-    const char *name;
-    int kind, rc = -1, off;
-    int64_t v;
-    if (need_11(r, "'layout'") < 0) {
-        return -1;
-    }
-    next_tok(r);
-    if (read_enum(r, lookup_layout, "layout kind", &kind) < 0 || !(name = read_string(r))) {
-        return -1;
-    }
-    l = tilec_ir_layout_new(r->a, (tilec_layout_kind_t)kind, name, b->ndim);
-    if (!l) {
-        oom(r);
-        return -1;
-    }
-    if (expect_punct(r, "(") < 0 || read_attr_list(r, ")", &l->nparams, &l->params, 0) < 0 ||
-        expect_punct(r, ")") < 0) {
-        return -1;
-    }
-    r->lay = l;
-    if (kind == TILEC_LAYOUT_SMEM) {
-        if (read_attr(r, "offset", &off) < 0) {
-            goto out;
-        }
-        l->offset = off;
-        if (expect_word(r, "size") < 0 || expect_punct(r, "=") < 0 ||
-            read_int(r, 0, INT32_MAX, &v, "size") < 0 || !(l->addr = read_layout_expr(r, "addr"))) {
-            goto out;
-        }
-        l->size = v;
-    } else if (read_attr(r, "threads", &l->threads) < 0 || read_attr(r, "nlocal", &l->nlocal) < 0 ||
-               read_attr(r, "replicate", &l->replicate) < 0 || !(l->thread = read_layout_expr(r, "thread")) ||
-               !(l->local = read_layout_expr(r, "local"))) {
-        goto out;
-    }
-    b->layout = l;
-    rc = 0;
-out:
-    r->lay = NULL;
-    return r->failed ? -1 : rc;
-}
-
-/* "mbarrier" NAME "[" INT "]" "arrive" "=" INT */
-static int read_mbarrier(reader_t *r)
-{
-    int line = r->t.line, col = r->t.col, size, arrive, rc;
-    char *name;
-    tilec_ir_mbarrier_t *b;
-    if (need_11(r, "'mbarrier'") < 0) {
-        return -1;
-    }
-    next_tok(r);
-    if (!(name = take_ident(r, "mbarrier name")) || expect_punct(r, "[") < 0 ||
-        read_int32(r, &size, "mbarrier size") < 0 || expect_punct(r, "]") < 0 || read_attr(r, "arrive", &arrive) < 0) {
-        return -1;
-    }
-    b = tilec_ir_mbarrier_add(r->a, r->k, name, size, arrive);
-    if (!b) {
-        oom(r);
-        return -1;
-    }
-    rc = tilec_irx_map_put(&r->mbars, b->name, b->id);
-    if (rc != 0) {
-        if (rc > 0) {
-            fail_at(r, line, col, "duplicate mbarrier '%s'", name);
-        } else {
-            oom(r);
-        }
-        return -1;
-    }
-    return 0;
-}
-
-static tilec_ir_mbarrier_t *read_mbar_ref(reader_t *r)
-{
-    int i = read_ref(r, &r->mbars, "mbarrier");
-    return i < 0 ? NULL : r->k->mbars[i];
-}
-
-/* "[" e, ... "]" leading indices of a gemm operand (1.1), when present. */
-static int read_gemm_lead(reader_t *r, const tilec_ir_buffer_t *b, tilec_ir_expr_t ***lead)
-{
-    if (!is_punct(r, "[")) {
-        return 0;
-    }
-    if (need_11(r, "a gemm operand's leading index") < 0) {
-        return -1;
-    }
-    if (b->ndim <= 2) {
-        FAIL(r, "gemm operand '%s' has rank %d and takes no leading indices", b->name, b->ndim);
-        return -1;
-    }
-    *lead = read_index_list(r, b->ndim - 2, b->name, 0);
-    return *lead ? 0 : -1;
+    return irr_expect_punct(r, "]");
 }
 
 static tilec_ir_stmt_t *read_block(reader_t *r, int depth);
 
-static tilec_ir_stmt_t *new_stmt(reader_t *r, tilec_stmt_kind_t kind)
+tilec_ir_stmt_t *irr_new_stmt(reader_t *r, tilec_stmt_kind_t kind)
 {
     tilec_ir_stmt_t *s = tilec_ir_stmt(r->a, kind);
     if (!s) {
-        oom(r);
+        irr_oom(r);
     }
     return s;
 }
-
-static tilec_ir_stmt_t *read_stmt_11(reader_t *r, const char *kw);
 
 static tilec_ir_stmt_t *read_stmt_kw(reader_t *r, int depth)
 {
@@ -1260,47 +935,47 @@ static tilec_ir_stmt_t *read_stmt_kw(reader_t *r, int depth)
     tilec_ir_stmt_t *s = NULL;
     int v;
     if (r->t.kind != T_IDENT || r->t.n >= sizeof kw) {
-        FAIL(r, "expected a statement, found %s", tok_desc(&r->t, d, sizeof d));
+        FAIL(r, "expected a statement, found %s", irr_tok_desc(&r->t, d, sizeof d));
         return NULL;
     }
     memcpy(kw, r->t.s, r->t.n);
     kw[r->t.n] = '\0';
     if (strcmp(kw, "for") == 0) {
-        next_tok(r);
-        if (!(s = new_stmt(r, TILEC_ST_FOR))) {
+        irr_next_tok(r);
+        if (!(s = irr_new_stmt(r, TILEC_ST_FOR))) {
             return NULL;
         }
-        if (!(s->u.loop.var = read_var_ref(r)) || expect_word(r, "in") < 0 ||
-            read_enum(r, lookup_loop, "loop kind", &v) < 0) {
+        if (!(s->u.loop.var = read_var_ref(r)) || irr_expect_word(r, "in") < 0 ||
+            irr_read_enum(r, lookup_loop, "loop kind", &v) < 0) {
             return NULL;
         }
         s->u.loop.kind = (tilec_loop_kind_t)v;
-        if (expect_punct(r, "(") < 0 || !(s->u.loop.extent = read_expr(r, 1))) {
+        if (irr_expect_punct(r, "(") < 0 || !(s->u.loop.extent = irr_read_expr(r, 1))) {
             return NULL;
         }
         if (s->u.loop.kind == TILEC_LOOP_PIPELINED) {
-            if (expect_punct(r, ",") < 0 || read_attr(r, "stages", &s->u.loop.num_stages) < 0) {
+            if (irr_expect_punct(r, ",") < 0 || irr_read_attr(r, "stages", &s->u.loop.num_stages) < 0) {
                 return NULL;
             }
         }
-        if (expect_punct(r, ")") < 0 || read_attrs_opt(r, &s->nattrs, &s->attrs) < 0) {
+        if (irr_expect_punct(r, ")") < 0 || irr_read_attrs_opt(r, &s->nattrs, &s->attrs) < 0) {
             return NULL;
         }
         s->u.loop.body = read_block(r, depth + 1);
         return r->failed ? NULL : s;
     }
     if (strcmp(kw, "if") == 0) {
-        next_tok(r);
-        if (!(s = new_stmt(r, TILEC_ST_IF)) || !(s->u.cond.cond = read_expr(r, 1)) ||
-            read_attrs_opt(r, &s->nattrs, &s->attrs) < 0) {
+        irr_next_tok(r);
+        if (!(s = irr_new_stmt(r, TILEC_ST_IF)) || !(s->u.cond.cond = irr_read_expr(r, 1)) ||
+            irr_read_attrs_opt(r, &s->nattrs, &s->attrs) < 0) {
             return NULL;
         }
         s->u.cond.then = read_block(r, depth + 1);
         if (r->failed) {
             return NULL;
         }
-        if (is_word(r, "else")) {
-            next_tok(r);
+        if (irr_is_word(r, "else")) {
+            irr_next_tok(r);
             s->u.cond.els = read_block(r, depth + 1);
         }
         return r->failed ? NULL : s;
@@ -1309,115 +984,116 @@ static tilec_ir_stmt_t *read_stmt_kw(reader_t *r, int depth)
         int atomic = kw[0] == 'a';
         tilec_ir_buffer_t *b;
         tilec_ir_expr_t **idx;
-        next_tok(r);
-        if (!(s = new_stmt(r, atomic ? TILEC_ST_ATOMIC : TILEC_ST_STORE))) {
+        irr_next_tok(r);
+        if (!(s = irr_new_stmt(r, atomic ? TILEC_ST_ATOMIC : TILEC_ST_STORE))) {
             return NULL;
         }
         if (atomic) {
-            if (read_enum(r, lookup_atomic, "atomic op", &v) < 0) {
+            if (irr_read_enum(r, lookup_atomic, "atomic op", &v) < 0) {
                 return NULL;
             }
             s->u.atomic.op = (tilec_atomic_op_t)v;
         }
-        if (!(b = read_buf_ref(r)) || !(idx = read_index_list(r, b->ndim, b->name, 0))) {
+        if (!(b = read_buf_ref(r)) || !(idx = irr_read_index_list(r, b->ndim, b->name, 0))) {
             return NULL;
         }
-        if (expect_punct(r, atomic ? "," : "=") < 0) {
+        if (irr_expect_punct(r, atomic ? "," : "=") < 0) {
             return NULL;
         }
         if (atomic) {
             s->u.atomic.buf = b;
             s->u.atomic.idx = idx;
-            s->u.atomic.value = read_expr(r, 1);
+            s->u.atomic.value = irr_read_expr(r, 1);
         } else {
             s->u.store.buf = b;
             s->u.store.idx = idx;
-            s->u.store.value = read_expr(r, 1);
+            s->u.store.value = irr_read_expr(r, 1);
         }
         return r->failed ? NULL : s;
     }
     if (strcmp(kw, "assign") == 0) {
-        next_tok(r);
-        if (!(s = new_stmt(r, TILEC_ST_ASSIGN)) || !(s->u.assign.var = read_var_ref(r)) ||
-            expect_punct(r, "=") < 0 || !(s->u.assign.value = read_expr(r, 1))) {
+        irr_next_tok(r);
+        if (!(s = irr_new_stmt(r, TILEC_ST_ASSIGN)) || !(s->u.assign.var = read_var_ref(r)) ||
+            irr_expect_punct(r, "=") < 0 || !(s->u.assign.value = irr_read_expr(r, 1))) {
             return NULL;
         }
         return s;
     }
     if (strcmp(kw, "copy") == 0) {
-        next_tok(r);
-        if (!(s = new_stmt(r, TILEC_ST_COPY)) || read_region(r, &s->u.copy.src) < 0 ||
-            expect_punct(r, "->") < 0 || read_region(r, &s->u.copy.dst) < 0) {
+        irr_next_tok(r);
+        if (!(s = irr_new_stmt(r, TILEC_ST_COPY)) || irr_read_region(r, &s->u.copy.src) < 0 ||
+            irr_expect_punct(r, "->") < 0 || irr_read_region(r, &s->u.copy.dst) < 0) {
             return NULL;
         }
         return s;
     }
     if (strcmp(kw, "fill") == 0) {
-        next_tok(r);
-        if (!(s = new_stmt(r, TILEC_ST_FILL)) || read_region(r, &s->u.fill.dst) < 0 ||
-            expect_punct(r, "=") < 0 || !(s->u.fill.value = read_expr(r, 1))) {
+        irr_next_tok(r);
+        if (!(s = irr_new_stmt(r, TILEC_ST_FILL)) || irr_read_region(r, &s->u.fill.dst) < 0 ||
+            irr_expect_punct(r, "=") < 0 || !(s->u.fill.value = irr_read_expr(r, 1))) {
             return NULL;
         }
         return s;
     }
     if (strcmp(kw, "gemm") == 0) {
-        next_tok(r);
-        if (!(s = new_stmt(r, TILEC_ST_GEMM)) || !(s->u.gemm.a = read_buf_ref(r)) ||
-            read_gemm_lead(r, s->u.gemm.a, &s->u.gemm.a_lead) < 0 || expect_punct(r, ",") < 0 ||
-            !(s->u.gemm.b = read_buf_ref(r)) || read_gemm_lead(r, s->u.gemm.b, &s->u.gemm.b_lead) < 0 ||
-            expect_punct(r, ",") < 0 || !(s->u.gemm.c = read_buf_ref(r)) ||
-            read_attr(r, "trans_a", &s->u.gemm.trans_a) < 0 || read_attr(r, "trans_b", &s->u.gemm.trans_b) < 0 ||
-            read_attr(r, "clear_accum", &s->u.gemm.clear_accum) < 0 || expect_word(r, "policy") < 0 ||
-            expect_punct(r, "=") < 0 || read_enum(r, lookup_policy, "gemm policy", &v) < 0) {
+        irr_next_tok(r);
+        if (!(s = irr_new_stmt(r, TILEC_ST_GEMM)) || !(s->u.gemm.a = read_buf_ref(r)) ||
+            irr_read_gemm_lead(r, s->u.gemm.a, &s->u.gemm.a_lead) < 0 || irr_expect_punct(r, ",") < 0 ||
+            !(s->u.gemm.b = read_buf_ref(r)) || irr_read_gemm_lead(r, s->u.gemm.b, &s->u.gemm.b_lead) < 0 ||
+            irr_expect_punct(r, ",") < 0 || !(s->u.gemm.c = read_buf_ref(r)) ||
+            irr_read_attr(r, "trans_a", &s->u.gemm.trans_a) < 0 ||
+            irr_read_attr(r, "trans_b", &s->u.gemm.trans_b) < 0 ||
+            irr_read_attr(r, "clear_accum", &s->u.gemm.clear_accum) < 0 || irr_expect_word(r, "policy") < 0 ||
+            irr_expect_punct(r, "=") < 0 || irr_read_enum(r, lookup_policy, "gemm policy", &v) < 0) {
             return NULL;
         }
         s->u.gemm.policy = (tilec_gemm_policy_t)v;
         return s;
     }
     if (strcmp(kw, "reduce") == 0) {
-        next_tok(r);
-        if (!(s = new_stmt(r, TILEC_ST_REDUCE)) || read_enum(r, lookup_reduce, "reduce op", &v) < 0) {
+        irr_next_tok(r);
+        if (!(s = irr_new_stmt(r, TILEC_ST_REDUCE)) || irr_read_enum(r, lookup_reduce, "reduce op", &v) < 0) {
             return NULL;
         }
         s->u.reduce.op = (tilec_reduce_op_t)v;
-        if (!(s->u.reduce.src = read_buf_ref(r)) || expect_punct(r, "->") < 0 ||
-            !(s->u.reduce.dst = read_buf_ref(r)) || read_attr(r, "dim", &s->u.reduce.dim) < 0 ||
-            read_attr(r, "clear", &s->u.reduce.clear) < 0) {
+        if (!(s->u.reduce.src = read_buf_ref(r)) || irr_expect_punct(r, "->") < 0 ||
+            !(s->u.reduce.dst = read_buf_ref(r)) || irr_read_attr(r, "dim", &s->u.reduce.dim) < 0 ||
+            irr_read_attr(r, "clear", &s->u.reduce.clear) < 0) {
             return NULL;
         }
         return s;
     }
     if (strcmp(kw, "cumsum") == 0) {
-        next_tok(r);
-        if (!(s = new_stmt(r, TILEC_ST_CUMSUM)) || !(s->u.cumsum.src = read_buf_ref(r)) ||
-            expect_punct(r, "->") < 0 || !(s->u.cumsum.dst = read_buf_ref(r)) ||
-            read_attr(r, "dim", &s->u.cumsum.dim) < 0 || read_attr(r, "reverse", &s->u.cumsum.reverse) < 0) {
+        irr_next_tok(r);
+        if (!(s = irr_new_stmt(r, TILEC_ST_CUMSUM)) || !(s->u.cumsum.src = read_buf_ref(r)) ||
+            irr_expect_punct(r, "->") < 0 || !(s->u.cumsum.dst = read_buf_ref(r)) ||
+            irr_read_attr(r, "dim", &s->u.cumsum.dim) < 0 || irr_read_attr(r, "reverse", &s->u.cumsum.reverse) < 0) {
             return NULL;
         }
         return s;
     }
     if (strcmp(kw, "sync") == 0) {
-        next_tok(r);
-        return new_stmt(r, TILEC_ST_SYNC);
+        irr_next_tok(r);
+        return irr_new_stmt(r, TILEC_ST_SYNC);
     }
     if (strcmp(kw, "print") == 0) {
-        next_tok(r);
-        if (!(s = new_stmt(r, TILEC_ST_PRINT))) {
+        irr_next_tok(r);
+        if (!(s = irr_new_stmt(r, TILEC_ST_PRINT))) {
             return NULL;
         }
-        if (is_word(r, "null")) {
-            next_tok(r);
-        } else if (!(s->u.print.msg = read_string(r))) {
+        if (irr_is_word(r, "null")) {
+            irr_next_tok(r);
+        } else if (!(s->u.print.msg = irr_read_string(r))) {
             return NULL;
         }
-        if (is_word(r, "value")) {
-            next_tok(r);
-            if (!(s->u.print.value = read_expr(r, 1))) {
+        if (irr_is_word(r, "value")) {
+            irr_next_tok(r);
+            if (!(s->u.print.value = irr_read_expr(r, 1))) {
                 return NULL;
             }
         }
-        if (is_word(r, "buffer")) {
-            next_tok(r);
+        if (irr_is_word(r, "buffer")) {
+            irr_next_tok(r);
             if (!(s->u.print.buf = read_buf_ref(r))) {
                 return NULL;
             }
@@ -1426,28 +1102,28 @@ static tilec_ir_stmt_t *read_stmt_kw(reader_t *r, int depth)
     }
     if (strcmp(kw, "hint") == 0) {
         int cap = 0;
-        next_tok(r);
-        if (!(s = new_stmt(r, TILEC_ST_HINT))) {
+        irr_next_tok(r);
+        if (!(s = irr_new_stmt(r, TILEC_ST_HINT))) {
             return NULL;
         }
-        if (is_word(r, "null")) {
-            next_tok(r);
-        } else if (!(s->u.hint.name = read_string(r))) {
+        if (irr_is_word(r, "null")) {
+            irr_next_tok(r);
+        } else if (!(s->u.hint.name = irr_read_string(r))) {
             return NULL;
         }
-        if (expect_punct(r, "(") < 0) {
+        if (irr_expect_punct(r, "(") < 0) {
             return NULL;
         }
-        while (!is_punct(r, ")") && !r->failed) {
+        while (!irr_is_punct(r, ")") && !r->failed) {
             tilec_ir_expr_t *e;
-            if (s->u.hint.nargs && expect_punct(r, ",") < 0) {
+            if (s->u.hint.nargs && irr_expect_punct(r, ",") < 0) {
                 return NULL;
             }
             if (s->u.hint.nargs >= 64) {
                 FAIL(r, "too many hint arguments (limit 64)");
                 return NULL;
             }
-            if (!(e = read_expr(r, 1))) {
+            if (!(e = irr_read_expr(r, 1))) {
                 return NULL;
             }
             if (s->u.hint.nargs == cap) {
@@ -1455,7 +1131,7 @@ static tilec_ir_stmt_t *read_stmt_kw(reader_t *r, int depth)
                 cap = cap ? cap * 2 : 4;
                 na = tilec_arena_alloc(r->a, (size_t)cap * sizeof *na);
                 if (!na) {
-                    oom(r);
+                    irr_oom(r);
                     return NULL;
                 }
                 if (s->u.hint.nargs) {
@@ -1465,68 +1141,18 @@ static tilec_ir_stmt_t *read_stmt_kw(reader_t *r, int depth)
             }
             s->u.hint.args[s->u.hint.nargs++] = e;
         }
-        if (expect_punct(r, ")") < 0) {
+        if (irr_expect_punct(r, ")") < 0) {
             return NULL;
         }
-        if (is_word(r, "buffer")) {
-            next_tok(r);
+        if (irr_is_word(r, "buffer")) {
+            irr_next_tok(r);
             if (!(s->u.hint.buf = read_buf_ref(r))) {
                 return NULL;
             }
         }
         return r->failed ? NULL : s;
     }
-    return read_stmt_11(r, kw);
-}
-
-/* The 1.1 statements. */
-static tilec_ir_stmt_t *read_stmt_11(reader_t *r, const char *kw)
-{
-    tilec_ir_stmt_t *s;
-    int k = tilec_irx_stmt_kind_from_name(kw);
-    if (k < TILEC_ST_COPY_ASYNC) {
-        FAIL(r, "unknown statement '%s'", kw);
-        return NULL;
-    }
-    if (need_11(r, tilec_stmt_kind_name((tilec_stmt_kind_t)k)) < 0) {
-        return NULL;
-    }
-    next_tok(r);
-    if (!(s = new_stmt(r, (tilec_stmt_kind_t)k))) {
-        return NULL;
-    }
-    switch (k) {
-    case TILEC_ST_COPY_ASYNC:
-        /* DST "<" "-" SRC: two tokens, so "(a<-1)" still lexes as less-than */
-        if (read_region(r, &s->u.copy.dst) < 0 || expect_punct(r, "<") < 0 || expect_punct(r, "-") < 0 ||
-            read_region(r, &s->u.copy.src) < 0) {
-            return NULL;
-        }
-        break;
-    case TILEC_ST_ASYNC_WAIT:
-        if (read_int32(r, &s->u.wait.n, "async_wait count") < 0) {
-            return NULL;
-        }
-        break;
-    case TILEC_ST_MBAR_INIT:
-        if (!(s->u.mbar.bar = read_mbar_ref(r))) {
-            return NULL;
-        }
-        break;
-    case TILEC_ST_MBAR_ARRIVE:
-    case TILEC_ST_MBAR_WAIT:
-        if (!(s->u.mbar.bar = read_mbar_ref(r)) || expect_punct(r, "[") < 0 || !(s->u.mbar.idx = read_expr(r, 1)) ||
-            expect_punct(r, "]") < 0) {
-            return NULL;
-        }
-        if (k == TILEC_ST_MBAR_WAIT && (expect_punct(r, ",") < 0 || !(s->u.mbar.parity = read_expr(r, 1)))) {
-            return NULL;
-        }
-        break;
-    default: /* async_commit, barrier: no operands */
-        break;
-    }
-    return r->failed ? NULL : s;
+    return irr_read_stmt_11(r, kw);
 }
 
 /* A statement, then its attributes (for and if read theirs before the body). */
@@ -1536,7 +1162,7 @@ static tilec_ir_stmt_t *read_stmt(reader_t *r, int depth)
     if (!s || r->failed) {
         return NULL;
     }
-    if (s->kind != TILEC_ST_FOR && s->kind != TILEC_ST_IF && read_attrs_opt(r, &s->nattrs, &s->attrs) < 0) {
+    if (s->kind != TILEC_ST_FOR && s->kind != TILEC_ST_IF && irr_read_attrs_opt(r, &s->nattrs, &s->attrs) < 0) {
         return NULL;
     }
     return s;
@@ -1550,10 +1176,10 @@ static tilec_ir_stmt_t *read_block(reader_t *r, int depth)
         FAIL(r, "statements nested too deeply (limit %d)", TILEC_IR_MAX_DEPTH);
         return NULL;
     }
-    if (expect_punct(r, "{") < 0) {
+    if (irr_expect_punct(r, "{") < 0) {
         return NULL;
     }
-    while (!is_punct(r, "}")) {
+    while (!irr_is_punct(r, "}")) {
         tilec_ir_stmt_t *s;
         if (r->failed) {
             return NULL;
@@ -1569,7 +1195,7 @@ static tilec_ir_stmt_t *read_block(reader_t *r, int depth)
         *tail = s;
         tail = &s->next;
     }
-    next_tok(r);
+    irr_next_tok(r);
     return head;
 }
 
@@ -1581,110 +1207,111 @@ static int read_kernel(reader_t *r)
     tilec_ir_kernel_t *k;
     char *name;
     int seen_alloc = 0;
-    if (expect_word(r, "kernel") < 0 || !(name = take_ident(r, "kernel name"))) {
+    if (irr_expect_word(r, "kernel") < 0 || !(name = irr_take_ident(r, "kernel name"))) {
         return -1;
     }
     k = tilec_ir_kernel_new(r->a, name);
     if (!k) {
-        oom(r);
+        irr_oom(r);
         return -1;
     }
     r->k = k;
-    if (expect_punct(r, "{") < 0) {
+    if (irr_expect_punct(r, "{") < 0) {
         return -1;
     }
     /* declarations */
     for (;;) {
         int line = r->t.line, col = r->t.col;
-        if (is_word(r, "var")) {
+        if (irr_is_word(r, "var")) {
             tilec_dtype_t t;
             int kind, rc;
             tilec_ir_var_t *v;
-            next_tok(r);
-            if (!(name = take_ident(r, "variable name")) || read_dtype(r, &t) < 0 ||
-                read_enum(r, lookup_var_kind, "variable kind", &kind) < 0) {
+            irr_next_tok(r);
+            if (!(name = irr_take_ident(r, "variable name")) || read_dtype(r, &t) < 0 ||
+                irr_read_enum(r, lookup_var_kind, "variable kind", &kind) < 0) {
                 return -1;
             }
             if (k->nbufs > 0) {
-                fail_at(r, line, col, "variable '%s' declared after buffers", name);
+                irr_fail_at(r, line, col, "variable '%s' declared after buffers", name);
                 return -1;
             }
             v = tilec_ir_var_add(r->a, k, name, t, (tilec_var_kind_t)kind);
             if (!v) {
-                oom(r);
+                irr_oom(r);
                 return -1;
             }
             rc = tilec_irx_map_put(&r->vars, v->name, v->id);
             if (rc != 0) {
                 if (rc > 0) {
-                    fail_at(r, line, col, "duplicate variable '%s'", name);
+                    irr_fail_at(r, line, col, "duplicate variable '%s'", name);
                 } else {
-                    oom(r);
+                    irr_oom(r);
                 }
                 return -1;
             }
-        } else if (is_word(r, "param") || is_word(r, "alloc")) {
-            int param = is_word(r, "param"), scope, ndim = 0, rc;
+        } else if (irr_is_word(r, "param") || irr_is_word(r, "alloc")) {
+            int param = irr_is_word(r, "param"), scope, ndim = 0, rc;
             tilec_dtype_t t;
             tilec_ir_expr_t *shape[TILEC_IR_MAX_DIMS];
             tilec_ir_buffer_t *b;
-            next_tok(r);
-            if (!(name = take_ident(r, "buffer name")) || read_enum(r, lookup_scope, "scope", &scope) < 0 ||
-                read_dtype(r, &t) < 0 || expect_punct(r, "[") < 0) {
+            irr_next_tok(r);
+            if (!(name = irr_take_ident(r, "buffer name")) || irr_read_enum(r, lookup_scope, "scope", &scope) < 0 ||
+                read_dtype(r, &t) < 0 || irr_expect_punct(r, "[") < 0) {
                 return -1;
             }
             if (param && seen_alloc) {
-                fail_at(r, line, col, "parameter '%s' declared after on-chip buffers", name);
+                irr_fail_at(r, line, col, "parameter '%s' declared after on-chip buffers", name);
                 return -1;
             }
-            while (!is_punct(r, "]")) {
-                if (ndim && expect_punct(r, ",") < 0) {
+            while (!irr_is_punct(r, "]")) {
+                if (ndim && irr_expect_punct(r, ",") < 0) {
                     return -1;
                 }
                 if (ndim >= TILEC_IR_MAX_DIMS) {
                     FAIL(r, "buffer '%s' has more than %d dimensions", name, TILEC_IR_MAX_DIMS);
                     return -1;
                 }
-                if (!(shape[ndim++] = read_expr(r, 1))) {
+                if (!(shape[ndim++] = irr_read_expr(r, 1))) {
                     return -1;
                 }
             }
-            next_tok(r);
+            irr_next_tok(r);
             if (r->failed) {
                 return -1;
             }
             b = tilec_ir_buffer_add(r->a, k, name, (tilec_scope_t)scope, t, ndim, shape);
             if (!b) {
-                oom(r);
+                irr_oom(r);
                 return -1;
             }
             rc = tilec_irx_map_put(&r->bufs, b->name, b->id);
             if (rc != 0) {
                 if (rc > 0) {
-                    fail_at(r, line, col, "duplicate buffer '%s'", name);
+                    irr_fail_at(r, line, col, "duplicate buffer '%s'", name);
                 } else {
-                    oom(r);
+                    irr_oom(r);
                 }
                 return -1;
             }
             if (param) {
                 k->nparams++;
-                if (is_word(r, "out")) {
+                if (irr_is_word(r, "out")) {
                     if (b->id >= 32) {
                         FAIL(r, "only the first 32 parameters can be outputs");
                         return -1;
                     }
                     k->out_mask |= 1u << b->id;
-                    next_tok(r);
+                    irr_next_tok(r);
                 }
             } else {
                 seen_alloc = 1;
             }
-            if ((is_word(r, "layout") && read_layout(r, b) < 0) || read_attrs_opt(r, &b->nattrs, &b->attrs) < 0) {
+            if ((irr_is_word(r, "layout") && irr_read_layout(r, b) < 0) ||
+                irr_read_attrs_opt(r, &b->nattrs, &b->attrs) < 0) {
                 return -1;
             }
-        } else if (is_word(r, "mbarrier")) {
-            if (read_mbarrier(r) < 0) {
+        } else if (irr_is_word(r, "mbarrier")) {
+            if (irr_read_mbarrier(r) < 0) {
                 return -1;
             }
         } else {
@@ -1695,40 +1322,40 @@ static int read_kernel(reader_t *r)
         }
     }
     /* grid [v = e, ...] */
-    if (expect_word(r, "grid") < 0 || expect_punct(r, "[") < 0) {
+    if (irr_expect_word(r, "grid") < 0 || irr_expect_punct(r, "[") < 0) {
         return -1;
     }
-    while (!is_punct(r, "]")) {
-        if (k->ngrid && expect_punct(r, ",") < 0) {
+    while (!irr_is_punct(r, "]")) {
+        if (k->ngrid && irr_expect_punct(r, ",") < 0) {
             return -1;
         }
         if (k->ngrid >= 3) {
             FAIL(r, "a grid has at most 3 dimensions");
             return -1;
         }
-        if (!(k->block[k->ngrid] = read_var_ref(r)) || expect_punct(r, "=") < 0 ||
-            !(k->grid[k->ngrid] = read_expr(r, 1))) {
+        if (!(k->block[k->ngrid] = read_var_ref(r)) || irr_expect_punct(r, "=") < 0 ||
+            !(k->grid[k->ngrid] = irr_read_expr(r, 1))) {
             return -1;
         }
         k->ngrid++;
     }
-    next_tok(r);
-    if (expect_word(r, "threads") < 0 || read_int32(r, &k->threads[0], "threads") < 0 ||
-        read_int32(r, &k->threads[1], "threads") < 0 || read_int32(r, &k->threads[2], "threads") < 0) {
+    irr_next_tok(r);
+    if (irr_expect_word(r, "threads") < 0 || irr_read_int32(r, &k->threads[0], "threads") < 0 ||
+        irr_read_int32(r, &k->threads[1], "threads") < 0 || irr_read_int32(r, &k->threads[2], "threads") < 0) {
         return -1;
     }
-    if (expect_word(r, "body") < 0) {
+    if (irr_expect_word(r, "body") < 0) {
         return -1;
     }
     k->body = read_block(r, 1);
     if (r->failed) {
         return -1;
     }
-    if (!is_punct(r, "}")) {
-        FAIL(r, "expected '}' closing kernel '%s', found %s", k->name, tok_desc(&r->t, d, sizeof d));
+    if (!irr_is_punct(r, "}")) {
+        FAIL(r, "expected '}' closing kernel '%s', found %s", k->name, irr_tok_desc(&r->t, d, sizeof d));
         return -1;
     }
-    next_tok(r);
+    irr_next_tok(r);
     return r->failed ? -1 : 0;
 }
 
@@ -1739,7 +1366,7 @@ static int read_header(reader_t *r, tilec_ir_module_t *m)
     uint64_t maj = 0, min = 0;
     int nd;
     if ((size_t)(e - p) < 7 || memcmp(p, "tileir", 6) != 0 || (p[6] != ' ' && p[6] != '\t')) {
-        fail_at(r, 1, 1, "not a tile IR text: expected 'tileir MAJOR.MINOR' on the first line");
+        irr_fail_at(r, 1, 1, "not a tile IR text: expected 'tileir MAJOR.MINOR' on the first line");
         return -1;
     }
     p += 6;
@@ -1751,7 +1378,7 @@ static int read_header(reader_t *r, tilec_ir_module_t *m)
         maj = maj * 10 + (uint64_t)(*p - '0');
     }
     if (nd == 0 || nd == 9 || p >= e || *p != '.') {
-        fail_at(r, 1, r->col, "malformed version: expected MAJOR.MINOR");
+        irr_fail_at(r, 1, r->col, "malformed version: expected MAJOR.MINOR");
         return -1;
     }
     p++;
@@ -1759,16 +1386,16 @@ static int read_header(reader_t *r, tilec_ir_module_t *m)
         min = min * 10 + (uint64_t)(*p - '0');
     }
     if (nd == 0 || nd == 9 || (p < e && *p != '\n' && *p != ' ' && *p != '\t' && *p != '\r')) {
-        fail_at(r, 1, r->col, "malformed version: expected MAJOR.MINOR");
+        irr_fail_at(r, 1, r->col, "malformed version: expected MAJOR.MINOR");
         return -1;
     }
     if (maj != TILEC_IR_VERSION_MAJOR) {
-        fail_at(r, 1, r->col, "unsupported tile IR version %llu.%llu: this reader reads %d.x (x <= %d)",
+        irr_fail_at(r, 1, r->col, "unsupported tile IR version %llu.%llu: this reader reads %d.x (x <= %d)",
                 (unsigned long long)maj, (unsigned long long)min, TILEC_IR_VERSION_MAJOR, TILEC_IR_VERSION_MINOR);
         return -1;
     }
     if (min > TILEC_IR_VERSION_MINOR) {
-        fail_at(r, 1, r->col, "tile IR version %llu.%llu is newer than this reader (%d.%d)",
+        irr_fail_at(r, 1, r->col, "tile IR version %llu.%llu is newer than this reader (%d.%d)",
                 (unsigned long long)maj, (unsigned long long)min, TILEC_IR_VERSION_MAJOR, TILEC_IR_VERSION_MINOR);
         return -1;
     }
@@ -1802,7 +1429,7 @@ int tilec_ir_read(tilec_arena_t *a, const char *text, size_t len, tilec_ir_modul
     r.p = text ? text : "";
     r.end = r.p + (text ? len : 0);
     if (!a || !out) {
-        fail_at(&r, 0, 0, "bad arguments");
+        irr_fail_at(&r, 0, 0, "bad arguments");
         return -1;
     }
     {
@@ -1815,13 +1442,13 @@ int tilec_ir_read(tilec_arena_t *a, const char *text, size_t len, tilec_ir_modul
                 line += *q == '\n';
                 col = *q == '\n' ? 1 : col + 1;
             }
-            fail_at(&r, line, col, "raw NUL byte (the text form is text)");
+            irr_fail_at(&r, line, col, "raw NUL byte (the text form is text)");
             return -1;
         }
     }
     m = tilec_ir_module_new(a);
     if (!m) {
-        fail_at(&r, 1, 1, "out of memory");
+        irr_fail_at(&r, 1, 1, "out of memory");
         return -1;
     }
     tilec_irx_map_init(&r.vars);
@@ -1832,11 +1459,11 @@ int tilec_ir_read(tilec_arena_t *a, const char *text, size_t len, tilec_ir_modul
         old = uselocale(cloc);
     }
     if (read_header(&r, m) == 0) {
-        next_tok(&r);
+        irr_next_tok(&r);
         if (!r.failed && read_kernel(&r) == 0) {
             if (r.t.kind != T_EOF) {
                 char d[40];
-                FAIL(&r, "unexpected %s after the kernel", tok_desc(&r.t, d, sizeof d));
+                FAIL(&r, "unexpected %s after the kernel", irr_tok_desc(&r.t, d, sizeof d));
             } else {
                 m->kernel = r.k;
                 *out = m;

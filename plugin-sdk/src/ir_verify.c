@@ -8,8 +8,12 @@
  * entries know their own index, index counts equal to buffer ranks, region
  * extents >= 1), scoping (every var and buffer referenced is in the
  * kernel's tables, loop vars only inside their loop and never assigned, LET
- * vars assigned before use in program order), typing (the rules of ir.h)
- * and, where shapes are constant, shape agreement of the tile operations.
+ * vars assigned before use in program order), typing (the rules of ir.h),
+ * bounds (on-chip buffers at most TILEC_IR_MAX_ONCHIP_BYTES, loop extents
+ * of the loop variable's int32, region extents below 2^31 with an element
+ * count that fits in int64, pipelines at most TILEC_IR_MAX_STAGES deep,
+ * sizes multiplied with overflow checks) and, where shapes are constant,
+ * shape agreement of the tile operations.
  * It stops at the first problem and names the statement kind, its source
  * position when known, and the buffer or variable involved.
  *
@@ -41,6 +45,7 @@ typedef struct verifier {
     char *err;
     size_t errlen;
     int failed;
+    int serial;                /* serial loops around the statement being checked */
 } verifier_t;
 
 static const char *stmt_name(const tilec_ir_stmt_t *s)
@@ -395,6 +400,7 @@ static int check_indices(verifier_t *v, const tilec_ir_buffer_t *b, tilec_ir_exp
 
 static int check_region(verifier_t *v, const tilec_ir_region_t *r, const char *role)
 {
+    int64_t count = 1;
     int i;
     if (check_buf(v, r->buf, role) < 0) {
         return -1;
@@ -408,9 +414,15 @@ static int check_region(verifier_t *v, const tilec_ir_region_t *r, const char *r
         if (check_index(v, r->base[i], "region base", r->buf, CTX_BODY, 0) < 0) {
             return -1;
         }
-        if (r->extent[i] < 1) {
-            fail(v, "%s region of '%s' has extent %lld in dimension %d (must be >= 1)", role, bname(r->buf),
-                 (long long)r->extent[i], i);
+        /* indices are int32, so no extent is larger; and the element count
+         * fits in int64 for whoever multiplies the extents */
+        if (r->extent[i] < 1 || r->extent[i] > INT32_MAX) {
+            fail(v, "%s region of '%s' has extent %lld in dimension %d (must be 1..%d)", role, bname(r->buf),
+                 (long long)r->extent[i], i, INT32_MAX);
+            return -1;
+        }
+        if (__builtin_mul_overflow(count, r->extent[i], &count)) {
+            fail(v, "%s region of '%s' has more elements than int64 counts", role, bname(r->buf));
             return -1;
         }
         /* Only global regions are boundary-safe; on-chip ones must fit. */
@@ -451,6 +463,9 @@ static const struct lower_key {
     {"lower.simt", TILEC_ATTR_TUPLE, 2, 1},      /* gemm on plain cores: thread grid (ty, tx) */
     {"lower.dist", TILEC_ATTR_STRING, 0, 0},     /* parallel loop: "regs", iterations run by register owners */
     {"lower.stages", TILEC_ATTR_INT, 0, 1},      /* pipelined loop / ring buffer: stages */
+    {"lower.mma_wait", TILEC_ATTR_INT, 0, 1},    /* async-MMA gemm: MMA groups left in flight after it */
+    {"lower.zero", TILEC_ATTR_INT, 0, 1},        /* shared buffer: zeroed at kernel entry */
+    {"lower.tma", TILEC_ATTR_TUPLE, 3, 0},       /* copy: bulk tensor box (rows, cols, swizzle bytes) */
 };
 
 static const char *const attr_kind_names[] = {"int", "float", "string", "tuple"};
@@ -899,6 +914,16 @@ static int check_gemm(verifier_t *v, const tilec_ir_stmt_t *s)
         fail(v, "invalid policy %d", (int)s->u.gemm.policy);
         return -1;
     }
+    /* a deferred async MMA (docs/ir.md 9.1): completes while the loop goes
+     * on, so its accumulator must be registers only its owners touch and
+     * its operands ring stages that the schedule refills behind it */
+    if (tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_wait") &&
+        (!v->serial || !c->layout || c->layout->kind != TILEC_LAYOUT_REGS || !s->u.gemm.a_lead ||
+         !s->u.gemm.b_lead)) {
+        fail(v, "lower.mma_wait needs a gemm in a serial loop, on ring stages (A[st], B[st]), into a register "
+                "fragment");
+        return -1;
+    }
     if (const_dim(a, a->ndim - 2, &a0) && const_dim(a, a->ndim - 1, &a1) && const_dim(b, b->ndim - 2, &b0) &&
         const_dim(b, b->ndim - 1, &b1) &&
         const_dim(c, 0, &c0) && const_dim(c, 1, &c1)) {
@@ -1074,15 +1099,26 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
             fail(v, "invalid loop kind %d", (int)s->u.loop.kind);
             return -1;
         }
-        if (s->u.loop.kind == TILEC_LOOP_PIPELINED && s->u.loop.num_stages < 1) {
-            fail(v, "pipelined loop over '%s' has num_stages %d (must be >= 1)", vname(x), s->u.loop.num_stages);
+        if (s->u.loop.kind == TILEC_LOOP_PIPELINED &&
+            (s->u.loop.num_stages < 1 || s->u.loop.num_stages > TILEC_IR_MAX_STAGES)) {
+            fail(v, "pipelined loop over '%s' has num_stages %d (must be 1..%d)", vname(x), s->u.loop.num_stages,
+                 TILEC_IR_MAX_STAGES);
             return -1;
         }
         if (check_int_expr(v, s->u.loop.extent, "loop extent") < 0) {
             return -1;
         }
+        /* the loop variable is int32 and counts up to extent - 1: a wider
+         * extent (an int64 constant of 2^32, say) would never be reached */
+        if (s->u.loop.extent->dtype != x->dtype) {
+            fail(v, "loop extent of '%s' has dtype %s; it must have the loop variable's dtype %s", vname(x),
+                 tilec_dtype_name(s->u.loop.extent->dtype), tilec_dtype_name(x->dtype));
+            return -1;
+        }
         v->bound[x->id] = 1;
+        v->serial += s->u.loop.kind != TILEC_LOOP_PARALLEL;
         rc = check_block(v, s->u.loop.body, depth + 1);
+        v->serial -= s->u.loop.kind != TILEC_LOOP_PARALLEL;
         v->bound[x->id] = 0;
         break;
     }

@@ -32,6 +32,7 @@ static const pass_def_t passes[TILEC_LOWER_NPASSES] = {
     [TILEC_LOWER_SMEM] = {"smem", lower_smem},
     [TILEC_LOWER_VECTOR] = {"vector", lower_vector},
     [TILEC_LOWER_BARRIER] = {"barrier", lower_barrier},
+    [TILEC_LOWER_TMA] = {"tma", lower_tma},
 };
 
 const char *tilec_lower_pass_name(int pass)

@@ -22,8 +22,33 @@
  *     async_wait 0                         epilogue: nothing left pending
  *
  * Every iteration commits one group (empty past the end), so "all but the
- * newest S - 1" is always iteration k's.  S is capped by the target's
- * max_stages and lowered while the rings would not fit its shared memory.
+ * newest S - 1" is always iteration k's.
+ *
+ * Late copies: a copy of the same kind further down the body whose buffer
+ * no earlier statement of the body mentions (flash attention's V, loaded
+ * after the softmax) joins the ring too: it leaves its place and is issued
+ * with the leading copies, in the same group.
+ *
+ * An asynchronous MMA (a target instruction with TILEC_TARGET_MMA_ASYNC,
+ * wgmma) that is the body's one gemm, reads both operands from this
+ * loop's rings and accumulates into a register fragment nothing else in
+ * the loop touches, may complete one iteration late: the tensor cores
+ * work on iteration k while the threads wait for k + 1's copies.  Then
+ * the refill moves behind the body, into the stage that iteration k - 1
+ * read, and the gemm gets lower.mma_wait = 1 (after issuing, wait until
+ * at most one MMA group is in flight, so k - 1's has finished):
+ *
+ *     for k in serial(n):
+ *         async_wait S - 2                 iteration k's group has landed
+ *         ...the body; gemm ... attrs {lower.mma_wait = 1}
+ *         if k + S - 1 < n: copy_async ring[(k + S - 1) % S] <- ...
+ *         async_commit
+ *
+ * (the barrier pass then puts a barrier before the gemm and one before
+ * the refill), and the dialect waits for every MMA group after the loop.
+ *
+ * S is capped by the target's max_stages and lowered while the rings
+ * would not fit its shared memory.
  * The interpreter executes the copies as pending until their wait, so a
  * wrong schedule fails the lowering check instead of passing by luck.
  */
@@ -32,6 +57,8 @@
 #include <string.h>
 
 #include "lower_internal.h"
+
+#define MAX_RING 32 /* async copies one loop may turn into rings */
 
 static int chunk_bytes(const lower_ctx_t *c, const tilec_ir_stmt_t *cp)
 {
@@ -263,32 +290,59 @@ static int64_t smem_total(const lower_ctx_t *c)
     return total;
 }
 
+/* The body's one gemm when it may complete an iteration late (above):
+ * an async MMA of the target, both operands among rings[0..n), its
+ * accumulator a register fragment the rest of the loop leaves alone. */
+static tilec_ir_stmt_t *deferrable_mma(const lower_ctx_t *c, tilec_ir_stmt_t *rest,
+                                       tilec_ir_buffer_t *const *rings, int n)
+{
+    tilec_ir_stmt_t *g = NULL;
+    for (tilec_ir_stmt_t *s = rest; s; s = s->next)
+        if (s->kind == TILEC_ST_GEMM) {
+            if (g)
+                return NULL;
+            g = s;
+        }
+    const tilec_target_mma_t *mma = g ? lower_gemm_mma(c, g) : NULL;
+    const tilec_ir_buffer_t *acc = g ? g->u.gemm.c : NULL;
+    if (!mma || !(mma->flags & TILEC_TARGET_MMA_ASYNC) || !acc->layout ||
+        acc->layout->kind != TILEC_LAYOUT_REGS || g->u.gemm.a == g->u.gemm.b)
+        return NULL;
+    int ha = 0, hb = 0;
+    for (int i = 0; i < n; i++) {
+        ha |= rings[i] == g->u.gemm.a;
+        hb |= rings[i] == g->u.gemm.b;
+    }
+    if (!ha || !hb)
+        return NULL;
+    for (tilec_ir_stmt_t *s = rest; s; s = s->next)
+        if (s != g && lower_uses(s, acc))
+            return NULL;
+    return g;
+}
+
 /* rewrites pipelined loop *link (n leading async copies): 1, or 0 when
  * it stays as it is (no room for two stages), or -1 */
-static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, int n)
+static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, tilec_ir_stmt_t *const *cps, int nlead, int n)
 {
-    tilec_ir_stmt_t *loop = *link, *first = loop->u.loop.body;
+    tilec_ir_stmt_t *loop = *link;
     int S = loop->u.loop.num_stages;
     if (c->t->max_stages > 0 && S > c->t->max_stages)
         S = c->t->max_stages;
     int64_t ring_bytes = 0, total = smem_total(c);
-    tilec_ir_stmt_t *cp = first;
-    for (int i = 0; i < n; i++, cp = cp->next)
-        ring_bytes += tilec_ir_buffer_const_size(cp->u.copy.dst.buf) *
-                      (int64_t)tilec_dtype_size(cp->u.copy.dst.buf->dtype);
+    for (int i = 0; i < n; i++)
+        ring_bytes += tilec_ir_buffer_const_size(cps[i]->u.copy.dst.buf) *
+                      (int64_t)tilec_dtype_size(cps[i]->u.copy.dst.buf->dtype);
     while (S >= 2 && total + (S - 1) * ring_bytes > (int64_t)c->t->smem_optin)
         S--;
     if (S < 2 || !lower_expr_pure(loop->u.loop.extent))
         return 0;
-    tilec_ir_buffer_t *rings[TILEC_IR_MAX_DIMS * 8];
-    int chunks[TILEC_IR_MAX_DIMS * 8];
-    if (n > (int)(sizeof rings / sizeof rings[0]))
-        n = (int)(sizeof rings / sizeof rings[0]);
+    tilec_ir_buffer_t *rings[MAX_RING];
+    int chunks[MAX_RING];
     /* the buffers become rings [S, ...] */
-    cp = first;
-    for (int i = 0; i < n; i++, cp = cp->next) {
-        tilec_ir_buffer_t *b = cp->u.copy.dst.buf;
-        chunks[i] = chunk_bytes(c, cp);
+    for (int i = 0; i < n; i++) {
+        tilec_ir_buffer_t *b = cps[i]->u.copy.dst.buf;
+        chunks[i] = chunk_bytes(c, cps[i]);
         rings[i] = b;
         tilec_ir_expr_t **shape = prepend(c, lower_int(c, S), b->shape, b->ndim);
         if (!shape)
@@ -299,7 +353,14 @@ static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, int n)
             return -1;
     }
     const tilec_ir_var_t *k = loop->u.loop.var;
-    tilec_ir_stmt_t *rest = cp; /* the body after the async copies */
+    /* the body after the leading async copies, without the late ones */
+    tilec_ir_stmt_t *rest = cps[nlead - 1]->next;
+    for (int i = nlead; i < n; i++)
+        for (tilec_ir_stmt_t **l = &rest; *l; l = &(*l)->next)
+            if (*l == cps[i]) {
+                *l = cps[i]->next;
+                break;
+            }
     /* prologue */
     tilec_ir_var_t *p = new_loop_var(c, k->name);
     tilec_ir_stmt_t *pro = mk(c, TILEC_ST_FOR), *pif = mk(c, TILEC_ST_IF), *pcommit = mk(c, TILEC_ST_ASYNC_COMMIT);
@@ -323,11 +384,10 @@ static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, int n)
     if (!sif->u.cond.cond)
         return lower_oom(c);
     tilec_ir_stmt_t **ptail = &pif->u.cond.then, **stail = &sif->u.cond.then;
-    cp = first;
-    for (int i = 0; i < n; i++, cp = cp->next) {
+    for (int i = 0; i < n; i++) {
         tilec_ir_expr_t *pv = tilec_ir_varref(c->a, p);
-        tilec_ir_stmt_t *a = issue(c, cp, rings[i], k, pv, S, chunks[i]);
-        tilec_ir_stmt_t *b = issue(c, cp, rings[i], k, ahead, S, chunks[i]);
+        tilec_ir_stmt_t *a = issue(c, cps[i], rings[i], k, pv, S, chunks[i]);
+        tilec_ir_stmt_t *b = issue(c, cps[i], rings[i], k, ahead, S, chunks[i]);
         if (!a || !b)
             return -1;
         *ptail = a;
@@ -335,10 +395,6 @@ static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, int n)
         *stail = b;
         stail = &b->next;
     }
-    sif->next = scommit;
-    scommit->next = swait;
-    swait->u.wait.n = S - 1;
-    swait->next = rest;
     epi->u.wait.n = 0;
     /* the rest of the body reads stage k % S */
     ring_rw_t r = {c, rings, n, k, S};
@@ -347,9 +403,28 @@ static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, int n)
     w.stmt_pre = rw_stmt;
     w.expr_pre = rw_expr;
     w.user = &r;
-    if (tilec_ir_walk_block(&w, &swait->next) < 0)
+    if (tilec_ir_walk_block(&w, &rest) < 0)
         return c->code != TILEC_LOWER_OK ? -1 : lower_oom(c);
-    loop->u.loop.body = sif;
+    tilec_ir_stmt_t *defer = deferrable_mma(c, rest, rings, n);
+    if (defer) {
+        /* wait, body, refill the freed stage, commit */
+        if (lower_sattr_int(c, defer, "lower.mma_wait", 1))
+            return -1;
+        swait->u.wait.n = S - 2;
+        swait->next = rest;
+        tilec_ir_stmt_t *t = rest;
+        while (t->next)
+            t = t->next;
+        t->next = sif;
+        sif->next = scommit;
+        scommit->next = NULL;
+    } else {
+        sif->next = scommit;
+        scommit->next = swait;
+        swait->u.wait.n = S - 1;
+        swait->next = rest;
+    }
+    loop->u.loop.body = defer ? swait : sif;
     loop->u.loop.kind = TILEC_LOOP_SERIAL;
     if (lower_sattr_int(c, loop, "lower.stages", S))
         return -1;
@@ -361,15 +436,34 @@ static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, int n)
     return 1;
 }
 
-static int leading_async(const lower_ctx_t *c, tilec_ir_stmt_t *loop)
+/* The copies of a pipelined loop that go asynchronous, in body order:
+ * the leading ones (*nlead), then the late ones, later top-level copies
+ * whose buffer no earlier statement of the body mentions (flash
+ * attention's V): every use of that buffer in iteration k follows the
+ * copy, so it may land with the leading ones, S - 1 iterations ahead,
+ * instead of stalling the body where it stands.  Returns their number. */
+static int ring_copies(const lower_ctx_t *c, tilec_ir_stmt_t *loop, tilec_ir_stmt_t **cps, int *nlead)
 {
+    *nlead = 0;
     if (loop->u.loop.kind != TILEC_LOOP_PIPELINED || loop->u.loop.num_stages < 2)
         return 0;
     int n = 0;
     tilec_ir_stmt_t *cp = loop->u.loop.body;
-    for (; cp && async_ok(c, loop, cp); cp = cp->next)
-        n++;
-    return cp ? n : 0; /* something must follow the copies */
+    for (; cp && n < MAX_RING && async_ok(c, loop, cp); cp = cp->next)
+        cps[n++] = cp;
+    if (!cp || n == 0)
+        return 0; /* something must follow the copies */
+    *nlead = n;
+    for (tilec_ir_stmt_t *t = cp; t && n < MAX_RING; t = t->next) {
+        if (!async_ok(c, loop, t))
+            continue;
+        int early = 0;
+        for (tilec_ir_stmt_t *u = loop->u.loop.body; u != t && !early; u = u->next)
+            early = lower_uses(u, t->u.copy.dst.buf) != 0;
+        if (!early)
+            cps[n++] = t;
+    }
+    return n;
 }
 
 /* pipelined loops in uniform code, in place */
@@ -382,8 +476,9 @@ static int walk_list(lower_ctx_t *c, tilec_ir_stmt_t **link, int depth)
         if (s->kind == TILEC_ST_FOR && s->u.loop.kind != TILEC_LOOP_PARALLEL) {
             if (walk_list(c, &s->u.loop.body, depth + 1))
                 return -1;
-            int n = leading_async(c, s);
-            int rc = n > 0 ? pipeline(c, link, n) : 0;
+            tilec_ir_stmt_t *cps[MAX_RING];
+            int nlead = 0, n = ring_copies(c, s, cps, &nlead);
+            int rc = n > 0 ? pipeline(c, link, cps, nlead, n) : 0;
             if (rc < 0)
                 return -1;
             if (rc > 0) {

@@ -22,6 +22,10 @@
  * later one's first use overwrites all of it (on-chip buffers start at
  * zero otherwise); the later one says so with lower.reuse_of = "OTHER".
  * The plan must fit the target's opt-in shared memory.
+ *
+ * Start values: a buffer whose first use does not overwrite all of it
+ * reads the zeros on-chip memory starts with (as in the interpreter); it
+ * gets lower.zero = 1, and the dialect zeroes it at kernel entry.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +272,10 @@ int lower_smem(lower_ctx_t *c)
         rc = make_layout(c, &v[i]);
         if (rc == 0 && v[i].reuse >= 0)
             rc = lower_battr_str(c, v[i].b, "lower.reuse_of", v[v[i].reuse].b->name);
+        /* the program reads the zero start of on-chip memory (the
+         * interpreter's): the dialect zeroes the buffer at kernel entry */
+        if (rc == 0 && v[i].first >= 0 && !v[i].overwrite_first)
+            rc = lower_battr_int(c, v[i].b, "lower.zero", 1);
     }
 done:
     free(q.swz);

@@ -241,6 +241,15 @@ static tilec_pstatus_t sh_device_count(uint32_t *count)
     return st;
 }
 
+/* The device as the backend describes it: device_describe, or
+ * device_info alone (no property values). */
+static tilec_pstatus_t describe(uint32_t index, tilec_shell_device_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->info.struct_size = sizeof d->info;
+    return be->device_describe ? be->device_describe(index, d) : be->device_info(index, &d->info);
+}
+
 static tilec_pstatus_t sh_device_info(uint32_t index, tilec_pdevice_info_t *info)
 {
     if (!info) {
@@ -254,29 +263,31 @@ static tilec_pstatus_t sh_device_info(uint32_t index, tilec_pdevice_info_t *info
     if (st != TILEC_PS_OK) {
         return st;
     }
-    tilec_pdevice_info_t full;
-    memset(&full, 0, sizeof full);
-    full.struct_size = sizeof full;
-    if ((st = be->device_info(index, &full)) != TILEC_PS_OK) {
+    tilec_shell_device_t d;
+    if ((st = describe(index, &d)) != TILEC_PS_OK) {
         return st;
     }
-    full.name[sizeof full.name - 1] = '\0';
-    full.platform[sizeof full.platform - 1] = '\0';
-    full.struct_size = sizeof full;
-    copy_out(info, &full, sizeof full);
+    d.info.name[sizeof d.info.name - 1] = '\0';
+    d.info.platform[sizeof d.info.platform - 1] = '\0';
+    d.info.struct_size = sizeof d.info;
+    copy_out(info, &d.info, sizeof d.info);
     return TILEC_PS_OK;
 }
 
-/* The keys device_info answers, for backends that do not. */
+/* The keys the description answers: its values, then what device_info
+ * holds (compute units, memory, threads, shared memory). */
 static tilec_pstatus_t prop_from_info(uint32_t index, uint32_t key, tilec_pvalue_t *v)
 {
-    tilec_pdevice_info_t d;
-    memset(&d, 0, sizeof d);
-    d.struct_size = sizeof d;
-    tilec_pstatus_t st = be->device_info(index, &d);
+    tilec_shell_device_t dd;
+    tilec_pstatus_t st = describe(index, &dd);
     if (st != TILEC_PS_OK) {
         return st;
     }
+    if (key <= TILEC_PROP_LAST && dd.prop[key].kind != TILEC_PVAL_NONE) {
+        *v = dd.prop[key];
+        return TILEC_PS_OK;
+    }
+    const tilec_pdevice_info_t d = dd.info;
     switch (key) {
     case TILEC_PROP_COMPUTE_UNITS:
         if (d.compute_units) return tilec_shell_value_int(v, d.compute_units);
@@ -913,7 +924,7 @@ tilec_pstatus_t tilec_shell_query(const tilec_shell_backend_t *b, const tilec_pl
                             host->struct_size, offsetof(tilec_plugin_host_t, reserved));
         return TILEC_PS_INVALID_ARGUMENT;
     }
-    if (!b || !b->name || !b->device_count || !b->device_info || !b->compile || !b->mem_alloc ||
+    if (!b || !b->name || !b->device_count || (!b->device_info && !b->device_describe) || !b->compile || !b->mem_alloc ||
         !b->mem_write || !b->mem_read || !b->mem_free || !b->launch) {
         tilec_sdk_error_set("%s: query: the backend description lacks a required hook", who);
         return TILEC_PS_INTERNAL;

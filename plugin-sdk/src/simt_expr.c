@@ -364,6 +364,15 @@ const char *tilec_simt_store(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, co
     return simt_fmt(c, "%s = %s;", simt_elem(c, nm, off), v);
 }
 
+const char *tilec_simt_elem(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off)
+{
+    note_dtype(c, b->dtype);
+    if (c->lowered)
+        off = simt_lowered_phys(c, b, off);
+    const char *reg = c->lowered && simt_place(c, b) == SIMT_P_REGS ? simt_regs_ref(c, b, off, NULL) : NULL;
+    return reg ? reg : simt_elem(c, simt_fmt(c, "b%d", b->id), off);
+}
+
 /* ---- buffers ------------------------------------------------------------------------------- */
 
 const char *tilec_simt_buf_name(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)

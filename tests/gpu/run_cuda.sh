@@ -12,7 +12,8 @@
 #   4. compute-sanitizer memcheck and racecheck over a representative subset
 #      (GEMM f16/bf16 with tensor cores and cp.async, wgmma with its deferred
 #      wait, flash attention, fragments in registers, softmax, reductions,
-#      cumsum, dynamic shapes, fp32 GEMM), when
+#      cumsum, dynamic shapes, fp32 GEMM, shared buffers that reuse bytes,
+#      atomics on shared memory: the barriers are the barrier pass's), when
 #      compute-sanitizer is installed (SANITIZE=0 skips it).
 # Results go to $OUT (default $O/gpu-results): results.txt (one line a run:
 # PASS/FAIL, file, parameters, tilec's result line), conform.txt/.json,
@@ -76,6 +77,8 @@ if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null 2>&1; the
                 "examples/reduce_cols.py" "examples/cumsum.py -D reverse=True" \
                 "examples/dynamic_shape.py -D m=77" "examples/gemm_fp32.py -D M=33 -D N=17 -D K=9" \
                 "conformance/cases/fragment_layouts.py -D M=100 -D N=72 -D K=48 -D bm=64 -D bn=64 -D bk=16" \
+                "conformance/cases/fragment_fallbacks.py" "examples/rmsnorm.py" "examples/layernorm.py" \
+                "conformance/cases/cumsum_inplace_int.py" "conformance/cases/atomic_histogram_shared.py" \
                 "examples/gemm.py -D M=300 -D N=264 -D K=200 -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 -D num_stages=4"; do
         for tool in memcheck racecheck; do
             # shellcheck disable=SC2086

@@ -43,6 +43,9 @@ extern "C" {
 /* Largest on-chip (shared, fragment, local, var) buffer the verifier
  * accepts, in bytes: sizes derived from it never overflow. */
 #define TILEC_IR_MAX_ONCHIP_BYTES ((int64_t)1 << 30)
+/* Deepest software pipeline (num_stages of a pipelined loop) the verifier
+ * accepts; the frontend's T.Pipelined limit. */
+#define TILEC_IR_MAX_STAGES 64
 
 /* ---- arena ------------------------------------------------------------ */
 

@@ -48,6 +48,7 @@ typedef enum tilec_lower_pass {
     TILEC_LOWER_SMEM,           /* lower_smem.c */
     TILEC_LOWER_VECTOR,         /* lower_vector.c */
     TILEC_LOWER_BARRIER,        /* lower_barrier.c */
+    TILEC_LOWER_TMA,            /* lower_tma.c (marks copies only: runs last) */
     TILEC_LOWER_NPASSES
 } tilec_lower_pass_t;
 

@@ -86,6 +86,14 @@ typedef struct tilec_shell_launch {
 #define TILEC_SHELL_COMPILE_WITHOUT_DEVICE (1u << 0) /* compile/lower(NULL dev) with an arch */
 #define TILEC_SHELL_MODULE_ON_ITS_DEVICE   (1u << 1) /* launch only on the device it was compiled on */
 
+/* A device as a backend's device_describe reports it: what device_info
+ * returns, and the value of each property key the device reports (set
+ * with tilec_shell_value_int/_str; kind TILEC_PVAL_NONE: not reported). */
+typedef struct tilec_shell_device {
+    tilec_pdevice_info_t info;
+    tilec_pvalue_t prop[TILEC_PROP_LAST + 1];
+} tilec_shell_device_t;
+
 typedef struct tilec_shell_backend {
     const char *name;                /* "cuda": the table's name and every message's prefix */
     const char *vendor, *version;
@@ -96,7 +104,7 @@ typedef struct tilec_shell_backend {
     uint32_t flags;                  /* TILEC_SHELL_* */
     size_t device_size, mem_size, module_size; /* bytes of backend state per handle */
 
-    /* Devices.  Required: device_count, device_info. */
+    /* Devices.  Required: device_count, and device_info or device_describe. */
     tilec_pstatus_t (*device_count)(uint32_t *count);
     /* info is a zeroed full-size struct; index < count. */
     tilec_pstatus_t (*device_info)(uint32_t index, tilec_pdevice_info_t *info);
@@ -148,6 +156,12 @@ typedef struct tilec_shell_backend {
      * as for compile.  With it the shell answers the standard extension
      * TILEC_EXT_MODULE_LOAD (kernel bundles). */
     tilec_pstatus_t (*load)(void *dev, tilec_shell_module_t *mod);
+
+    /* Optional, in place of device_info and device_property: describe
+     * device index < count once, into a zeroed d (d->info full size); the
+     * shell answers device_info with d->info and each property key with
+     * d->prop[key], else with what d->info holds. */
+    tilec_pstatus_t (*device_describe)(uint32_t index, tilec_shell_device_t *d);
 } tilec_shell_backend_t;
 
 /* The body of a plugin's tilec_plugin_query: checks the arguments and the
@@ -168,6 +182,34 @@ int64_t tilec_shell_option(const tilec_pcompile_options_t *opts, uint32_t key, i
 /* Sets a property value (for device_property hooks). */
 tilec_pstatus_t tilec_shell_value_int(tilec_pvalue_t *v, int64_t i);
 tilec_pstatus_t tilec_shell_value_str(tilec_pvalue_t *v, const char *s);
+
+/* ---- the kernel cache of compiled modules (shell_cache.c) ----------------------
+ * For a compile hook: before running the vendor compiler,
+ *
+ *     const char *parts[] = {VERSION, "nvrtc 12.4", arch, "O3", extra};
+ *     tilec_shell_cache_t ce;
+ *     if (tilec_shell_cache_find(&ce, "cuda", ".cubin", parts, 5, mod, is_cubin)) { done }
+ *     ... compile into mod->binary ...
+ *     tilec_shell_cache_store(&ce, "cuda", mod);
+ *     tilec_shell_cache_done(&ce);
+ *
+ * The key is the SHA-256 of "tilec-NAME", each part (NULL counts as "")
+ * and mod->source; the entry is NAME-<key>EXT in the host's cache
+ * directory, verified on load (a damaged entry is removed and logged). */
+typedef struct tilec_shell_cache {
+    char *path;                      /* malloc'd; NULL: no cache (no directory) */
+    char key[65];                    /* hex SHA-256 */
+} tilec_shell_cache_t;
+
+/* 1 on a hit: mod->binary/binary_len hold the entry, which valid (NULL:
+ * any) accepted.  0 on a miss: mod->binary is empty.  Call
+ * tilec_shell_cache_done on e either way. */
+int tilec_shell_cache_find(tilec_shell_cache_t *e, const char *name, const char *ext, const char *const *parts,
+                           int nparts, tilec_shell_module_t *mod, int (*valid)(const void *data, size_t len));
+/* Stores mod->binary as e's entry (nothing without a cache); 0, or -1
+ * (logged: a failed store only costs the next compile). */
+int tilec_shell_cache_store(const tilec_shell_cache_t *e, const char *name, const tilec_shell_module_t *mod);
+void tilec_shell_cache_done(tilec_shell_cache_t *e);
 
 /* ---- vendor libraries: one X-macro symbol table per library -------------------
  *

@@ -322,6 +322,11 @@ const char *tilec_simt_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, t
  * (compute type of b's dtype) to b[off]; off an int64 expression. */
 const char *tilec_simt_load(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off);
 const char *tilec_simt_store(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off, const char *v);
+/* Element off of b as an lvalue of its storage type, where the kit placed
+ * it (lowered IR: the shared-memory plan's address, or the register of a
+ * register fragment): for hooks that move stored bits as they are
+ * (matrix-core operands), where tilec_simt_load would convert. */
+const char *tilec_simt_elem(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off);
 /* Dimension d of b as an int64 expression. */
 const char *tilec_simt_dim(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, int d);
 /* Compute type name of a dtype. */

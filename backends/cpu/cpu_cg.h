@@ -1,0 +1,90 @@
+/*
+ * cpu_cg.h — the C generator's state and helpers, shared by the files that
+ * write parts of a kernel's C: cpu_codegen.c (the kernel, its statements
+ * and expressions) and cpu_gemm.c (T.gemm: the BLIS loop nest, packing and
+ * the micro-kernels).  Private to the CPU backend.
+ */
+#ifndef TILEC_CPU_CG_H
+#define TILEC_CPU_CG_H
+
+#include "tilec/ir.h"
+#include "tilec/sdk.h"
+
+#define CG_MAX_DEPTH 200
+#define CG_MAX_HOIST 16
+
+enum { PLACE_PARAM = 0, PLACE_SCRATCH, PLACE_LOCAL };
+
+/* Blocks in lockstep groups (cpu_group.c): gx x gy neighbouring blocks of
+ * a GEMM kernel run by one call, sharing each K step's tile copies. */
+typedef struct cpu_group {
+    int gx, gy;                    /* members per group; 1 x 1: no groups */
+    const tilec_ir_stmt_t *loop;   /* the K loop (top level) */
+    const tilec_ir_stmt_t *copy_a, *copy_b, *gemm; /* its body */
+} cpu_group_t;
+
+typedef struct cg {
+    const tilec_ir_kernel_t *k;
+    tilec_sdk_str_t *o;
+    tilec_arena_t ar;      /* temporary strings, freed at the end */
+    char *err;
+    size_t errlen;
+    int failed;
+    int depth;             /* current expression/statement nesting */
+    int ind;               /* indentation level */
+    int tmp;               /* counter for unique local names */
+    int *place;            /* [nbufs] PLACE_* */
+    int nsyms;
+    int ngemm;             /* GEMM statements needing temporaries */
+    /* loads hoisted out of the T.Parallel loop being generated: the load's
+     * index array (identifies the IR node) and the C local holding it */
+    struct { tilec_ir_expr_t *const *idx; const char *name; } hoist[CG_MAX_HOIST];
+    int nhoist;
+    cpu_group_t grp;
+} cg_t;
+
+/* ---- helpers (cpu_codegen.c) ---- */
+
+/* Records the first error (later ones are dropped); generation goes on
+ * producing throw-away text until the caller sees g->failed. */
+void cg_fail(cg_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* printf into the generator's arena ("0" on out of memory, with g failed) */
+char *cg_fmt(cg_t *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* one indented line of output */
+void cg_line(cg_t *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* C compute type of dtype t (float for 16- and 8-bit floats, int for bool) */
+const char *cg_ct_type(tilec_dtype_t t);
+/* value v of compute type for dtype s as a value of dtype t (rounded to t) */
+const char *cg_conv(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t);
+/* value v of compute type for dtype s in t's storage type */
+const char *cg_to_store(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t);
+/* stored value v of dtype t in its compute type */
+const char *cg_from_store(cg_t *g, const char *v, tilec_dtype_t t);
+/* 1 when b is one of the kernel's buffers, else 0 with g failed */
+int cg_buf_ok(cg_t *g, const tilec_ir_buffer_t *b);
+/* dimension d of b as an int64 C expression (a literal when constant) */
+const char *cg_dim(cg_t *g, const tilec_ir_buffer_t *b, int d);
+/* scalar expression e as C */
+const char *cg_expr(cg_t *g, const tilec_ir_expr_t *e);
+
+/* ---- block groups (cpu_group.c) ---- */
+
+/* 1 with *out filled when kernel k (buffer placement place[]) runs its
+ * blocks in groups, else 0 with out->gx = out->gy = 1. */
+int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *out);
+
+/* ---- GEMM (cpu_gemm.c) ---- */
+
+/* The GEMM part of the kernel's fixed C text (micro- and macro-kernels,
+ * blocking constants), emitted after cpu_prelude. */
+extern const char cpu_gemm_prelude[];
+/* #defines of the host's L1d/L2/L3 sizes the blocking is computed from
+ * (emitted before the preludes, so part of the kernel-cache key). */
+void cpu_gemm_cache_sizes(cg_t *g);
+/* A T.gemm statement. */
+void cpu_gemm_gen(cg_t *g, const tilec_ir_stmt_t *s);
+/* Lines raising tc_g to the temporaries of every GEMM under s (the
+ * scratch layout). */
+void cpu_gemm_sizes(cg_t *g, const tilec_ir_stmt_t *s, int depth);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * cpu_group.c — which GEMM kernels run their blocks in lockstep groups.
+ *
+ * A tiled GEMM kernel copies, at every step of its K loop, an A tile that
+ * depends on the block's row (by) and a B tile that depends on its column
+ * (bx), then multiplies them.  Run one block at a time, every block reads
+ * its whole A row panel and B column panel from memory: at 64x128 tiles
+ * that traffic costs a fifth of the time on a CPU, whose caches are what a
+ * GPU's shared memory is.  Run gx x gy neighbouring blocks of one thread in
+ * lockstep — each K step copies the gy A tiles and the gx B tiles once,
+ * then does the gx*gy GEMMs — and the copies fall by a factor of about
+ * three, while each block computes exactly what it computed alone (its own
+ * accumulator, its own prologue and epilogue; the tiles it multiplies are
+ * the ones its own copies would have made).  The generator then reports a
+ * grid of groups to the pool (cpu_codegen.c).
+ *
+ * This file decides whether a kernel has that shape, conservatively: a 2-D
+ * grid; at top level only copies, fills and hints around one serial or
+ * pipelined loop whose extent depends on shape symbols only; in the loop,
+ * the two copies (global to on-chip, the A one free of bx, the B one free
+ * of by, destinations at fixed places) then the GEMM reading exactly their
+ * destinations, which nothing else in the kernel mentions; no let
+ * variables and no buffers held in C locals.
+ */
+#include <string.h>
+
+#include "cpu_cg.h"
+
+#define GROUP_X 2
+#define GROUP_Y 4
+
+/* Does e mention variable v (any: any variable but a shape symbol), or load? */
+static int uses(const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int any, int depth)
+{
+    if (!e || depth > CG_MAX_DEPTH * 4)
+        return 1;
+    switch (e->kind) {
+    case TILEC_EX_INT: case TILEC_EX_FLOAT: return 0;
+    case TILEC_EX_VAR: return any ? e->u.var->kind != TILEC_VAR_SYM : e->u.var == v;
+    case TILEC_EX_UNARY: return uses(e->u.un.a, v, any, depth + 1);
+    case TILEC_EX_BINARY: return uses(e->u.bin.a, v, any, depth + 1) || uses(e->u.bin.b, v, any, depth + 1);
+    case TILEC_EX_SELECT:
+        return uses(e->u.sel.cond, v, any, depth + 1) || uses(e->u.sel.a, v, any, depth + 1) ||
+               uses(e->u.sel.b, v, any, depth + 1);
+    case TILEC_EX_CAST: return uses(e->u.cast.a, v, any, depth + 1);
+    default: return 1; /* loads */
+    }
+}
+
+static int region_uses(const tilec_ir_region_t *r, const tilec_ir_var_t *v, int any)
+{
+    for (int d = 0; d < r->buf->ndim; d++)
+        if (uses(r->base[d], v, any, 0))
+            return 1;
+    return 0;
+}
+
+/* Is c a copy from a global region into an on-chip scratch buffer at
+ * fixed bases, whose source does not depend on the block variable other
+ * (NULL: no variable is excluded)? */
+static int tile_copy(const tilec_ir_stmt_t *c, const tilec_ir_var_t *other, const int *place)
+{
+    if (c->kind != TILEC_ST_COPY || !c->u.copy.src.buf || !c->u.copy.dst.buf)
+        return 0;
+    const tilec_ir_buffer_t *s = c->u.copy.src.buf, *d = c->u.copy.dst.buf;
+    if (s->scope != TILEC_SCOPE_GLOBAL || d->scope == TILEC_SCOPE_GLOBAL || place[d->id] != PLACE_SCRATCH)
+        return 0;
+    if (other && region_uses(&c->u.copy.src, other, 0))
+        return 0;
+    return !region_uses(&c->u.copy.dst, NULL, 1);
+}
+
+/* Does statement s mention buffer b anywhere (regions, operands)? Only the
+ * statement kinds allowed at top level need an answer. */
+static int mentions(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
+{
+    switch (s->kind) {
+    case TILEC_ST_COPY:
+        return s->u.copy.src.buf == b || s->u.copy.dst.buf == b;
+    case TILEC_ST_FILL: return s->u.fill.dst.buf == b;
+    case TILEC_ST_HINT: return s->u.hint.buf == b;
+    default: return 0;
+    }
+}
+
+int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->gx = out->gy = 1;
+    if (k->ngrid != 2 || !k->block[0] || !k->block[1])
+        return 0;
+    for (int i = 0; i < k->nvars; i++)
+        if (k->vars[i]->kind == TILEC_VAR_LET)
+            return 0;
+    for (int i = 0; i < k->nbufs; i++)
+        if (place[i] == PLACE_LOCAL)
+            return 0;
+    int64_t gx = 0, gy = 0;
+    if (tilec_ir_is_const_int(k->grid[0], &gx) && tilec_ir_is_const_int(k->grid[1], &gy) &&
+        (gx < 2 * GROUP_X || gy < 2 * GROUP_Y))
+        return 0; /* too few blocks for groups to pay */
+    const tilec_ir_stmt_t *loop = NULL;
+    for (const tilec_ir_stmt_t *s = k->body; s; s = s->next) {
+        if (s->kind == TILEC_ST_FOR) {
+            if (loop)
+                return 0;
+            loop = s;
+        } else if (s->kind != TILEC_ST_COPY && s->kind != TILEC_ST_FILL && s->kind != TILEC_ST_HINT &&
+                   s->kind != TILEC_ST_SYNC) {
+            return 0;
+        }
+    }
+    if (!loop || (loop->u.loop.kind != TILEC_LOOP_SERIAL && loop->u.loop.kind != TILEC_LOOP_PIPELINED) ||
+        uses(loop->u.loop.extent, NULL, 1, 0) || loop->u.loop.var->dtype != TILEC_INT32)
+        return 0;
+    /* the loop body: copy A, copy B (either order), gemm; syncs and hints */
+    const tilec_ir_stmt_t *copies[2] = {NULL, NULL}, *gemm = NULL;
+    int ncopy = 0;
+    for (const tilec_ir_stmt_t *s = loop->u.loop.body; s; s = s->next) {
+        if (s->kind == TILEC_ST_SYNC || s->kind == TILEC_ST_HINT)
+            continue;
+        if (s->kind == TILEC_ST_COPY && !gemm && ncopy < 2)
+            copies[ncopy++] = s;
+        else if (s->kind == TILEC_ST_GEMM && !gemm && ncopy == 2)
+            gemm = s;
+        else
+            return 0;
+    }
+    if (!gemm || gemm->u.gemm.a_lead || gemm->u.gemm.b_lead)
+        return 0;
+    const tilec_ir_buffer_t *A = gemm->u.gemm.a, *B = gemm->u.gemm.b, *C = gemm->u.gemm.c;
+    if (!A || !B || !C || A == B || A == C || B == C || C->scope == TILEC_SCOPE_GLOBAL)
+        return 0;
+    const tilec_ir_stmt_t *ca = copies[0]->u.copy.dst.buf == A ? copies[0] : copies[1];
+    const tilec_ir_stmt_t *cb = ca == copies[0] ? copies[1] : copies[0];
+    if (ca->u.copy.dst.buf != A || cb->u.copy.dst.buf != B || !tile_copy(ca, k->block[0], place) ||
+        !tile_copy(cb, k->block[1], place))
+        return 0;
+    for (const tilec_ir_stmt_t *s = k->body; s; s = s->next)
+        if (s != loop && (mentions(s, A) || mentions(s, B)))
+            return 0;
+    out->gx = GROUP_X;
+    out->gy = GROUP_Y;
+    out->loop = loop;
+    out->copy_a = ca;
+    out->copy_b = cb;
+    out->gemm = gemm;
+    return 1;
+}

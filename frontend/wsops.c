@@ -1,0 +1,175 @@
+/*
+ * frontend/wsops.c — TileLang's Hopper/Blackwell objects that keep a
+ * meaning at tilec's block level: warp-specialized regions, mbarriers,
+ * TMA copies and tensor-memory accumulators.
+ *
+ * In TileLang, `with T.ws(k):` runs its body on warp group k only, and the
+ * groups hand tiles to each other through mbarriers (`T.barrier_arrive`,
+ * `T.barrier_wait`, `T.mbarrier_wait_parity`) that `T.tma_copy` and
+ * `T.tcgen05_gemm` signal.  tilec's statements are block-collective and run
+ * in program order (the lowering places the barriers it needs), so such a
+ * program has one block-level reading: each `T.ws` body runs, in the order
+ * written, by the whole block; a TMA copy is a `T.copy`; a TCGEN05 GEMM is a
+ * `T.gemm`; a tensor-memory buffer is a fragment; arrive and wait have
+ * nothing left to order.  That reading is the producer/consumer protocol run
+ * with its waits already satisfied, which is how TileLang's examples write
+ * it (the producer's code before the consumer's in each step).  The
+ * barriers themselves are compile-time tokens (V_BARRIER): they can be
+ * indexed (`mbars[k % stages]`) and passed, and nothing else.
+ *
+ * Thread-level objects (T.get_thread_binding, clusters, warpgroup MMA
+ * intrinsics) stay outside the subset (builtins.c names them).
+ */
+#include "eval_internal.h"
+
+#include <string.h>
+
+static const struct { const char *name; int id; } ws_members[] = {
+    {"ws", BI_WS}, {"alloc_barrier", BI_ALLOC_BARRIER}, {"barrier_arrive", BI_BARRIER_ARRIVE},
+    {"mbarrier_arrive", BI_MBARRIER_ARRIVE}, {"barrier_wait", BI_BARRIER_WAIT},
+    {"mbarrier_wait_parity", BI_MBARRIER_WAIT}, {"mbarrier_arrive_expect_tx", BI_MBARRIER_EXPECT_TX},
+    {"fence_proxy_async", BI_FENCE_ASYNC}, {"tma_store_wait", BI_TMA_STORE_WAIT}, {"tma_copy", BI_TMA_COPY},
+    {"alloc_tmem", BI_ALLOC_TMEM}, {"tcgen05_gemm", BI_TCGEN05_GEMM}, {NULL, 0}
+};
+
+value_t *ws_member(ev_t *ev, const char *name)
+{
+    int i;
+    for (i = 0; ws_members[i].name; i++) {
+        if (!strcmp(ws_members[i].name, name)) {
+            value_t *v = v_new(ev, V_BUILTIN);
+            v->u.bi.id = ws_members[i].id;
+            return v;
+        }
+    }
+    return NULL;
+}
+
+const char *ws_name(int id)
+{
+    int i;
+    for (i = 0; ws_members[i].name; i++)
+        if (ws_members[i].id == id) return ws_members[i].name;
+    return NULL;
+}
+
+/* An mbarrier argument: a barrier token, or an element of a barrier list. */
+static void want_barrier(ev_t *ev, value_t *v, ast_loc_t loc, const char *fname)
+{
+    if (!v || v->kind != V_BARRIER)
+        ev_fail(ev, loc, "T.%s takes a barrier from T.alloc_barrier, got %s", fname, v ? v_kind_name(v) : "nothing");
+}
+
+/* A parity or phase: an integer, at compile time or at run time (only checked). */
+static void want_index(ev_t *ev, value_t *v, ast_loc_t loc, const char *what)
+{
+    if (v_is_rt(v)) {
+        tilec_ir_expr_t *e = ex_of(ev, v, loc);
+        if (!tilec_dtype_is_int(e->dtype) && e->dtype != TILEC_BOOL)
+            ev_fail(ev, loc, "%s must be an integer, got %s", what, tilec_dtype_name(e->dtype));
+        return;
+    }
+    (void)v_want_int(ev, v, loc, what);
+}
+
+value_t *ws_call(ev_t *ev, int id, args_t *ar_)
+{
+    args_t ar = *ar_;
+    ast_loc_t at = ar.at;
+    switch (id) {
+    case BI_WS: {
+        value_t *v;
+        int i;
+        if (ar.n < 1 || ar.nkw) ev_fail(ev, at, "T.ws takes one or more warp-group indices");
+        for (i = 0; i < ar.n; i++) {
+            int64_t g = v_want_int(ev, ar.v[i], ar.loc[i], "a warp-group index");
+            if (g < -1) ev_fail(ev, ar.loc[i], "warp-group index %lld must be -1 or more", (long long)g);
+        }
+        ev_require_kernel(ev, at, "T.ws");
+        v = v_new(ev, V_WSCOPE);
+        return v;
+    }
+    case BI_ALLOC_BARRIER: {
+        BIND("T.alloc_barrier", 1, "arrive_count");
+        value_t *v, *c = a_[0];
+        int n = 1, i;
+        if (c->kind == V_SEQ) {
+            n = c->u.seq.n;
+            if (n < 1) ev_fail(ev, l_[0], "T.alloc_barrier needs at least one arrive count");
+            for (i = 0; i < n; i++)
+                if (v_want_int(ev, c->u.seq.items[i], l_[0], "an arrive count") < 1)
+                    ev_fail(ev, l_[0], "arrive counts must be positive");
+        } else if (v_want_int(ev, c, l_[0], "the arrive count") < 1) {
+            ev_fail(ev, l_[0], "the arrive count must be positive");
+        }
+        ev_require_kernel(ev, at, "T.alloc_barrier");
+        v = v_new(ev, V_BARRIER);
+        v->u.i = n;
+        return v;
+    }
+    case BI_BARRIER_ARRIVE: case BI_MBARRIER_ARRIVE: {
+        BIND(id == BI_BARRIER_ARRIVE ? "T.barrier_arrive" : "T.mbarrier_arrive", 1, "mbarrier", "cta_id");
+        want_barrier(ev, a_[0], l_[0], ws_name(id));
+        ev_require_kernel(ev, at, ws_name(id));
+        return ev->none;
+    }
+    case BI_BARRIER_WAIT: case BI_MBARRIER_WAIT: {
+        BIND(id == BI_BARRIER_WAIT ? "T.barrier_wait" : "T.mbarrier_wait_parity", 2, "mbarrier", "parity");
+        want_barrier(ev, a_[0], l_[0], ws_name(id));
+        want_index(ev, a_[1], l_[1], "the parity");
+        ev_require_kernel(ev, at, ws_name(id));
+        return ev->none;
+    }
+    case BI_MBARRIER_EXPECT_TX: {
+        BIND("T.mbarrier_arrive_expect_tx", 2, "mbarrier", "tx");
+        want_barrier(ev, a_[0], l_[0], ws_name(id));
+        want_index(ev, a_[1], l_[1], "the transaction count");
+        ev_require_kernel(ev, at, ws_name(id));
+        return ev->none;
+    }
+    case BI_FENCE_ASYNC: case BI_TMA_STORE_WAIT:
+        if (ar.n || ar.nkw) ev_fail(ev, at, "T.%s takes no arguments", ws_name(id));
+        ev_require_kernel(ev, at, ws_name(id));
+        return ev->none;
+    case BI_TMA_COPY: {
+        BIND("T.tma_copy", 2, "src", "dst", "barrier", "cluster_mask", "leader_scope_threads", "eviction_policy",
+             "annotations");
+        if (a_[2] && a_[2]->kind != V_NONE) want_barrier(ev, a_[2], l_[2], "tma_copy");
+        if (a_[3] && a_[3]->kind != V_NONE)
+            ev_fail(ev, l_[3], "T.tma_copy(cluster_mask=...) multicasts within a thread-block cluster; clusters are "
+                    "outside the subset");
+        op_copy(ev, a_[0], a_[1], at, l_[0], l_[1]);
+        return ev->none;
+    }
+    case BI_ALLOC_TMEM: {
+        BIND("T.alloc_tmem", 2, "shape", "dtype");
+        value_t *shape = a_[0];
+        if (shape->kind != V_SEQ) {
+            shape = v_seq(ev, 1, 0);
+            shape->u.seq.items[0] = a_[0];
+        }
+        return op_alloc(ev, TILEC_SCOPE_FRAGMENT, shape, a_[1], NULL, ev->name_hint, at);
+    }
+    case BI_TCGEN05_GEMM: {
+        BIND("T.tcgen05_gemm", 3, "A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum", "mbar",
+             "use_2cta", "annotations");
+        value_t *g[10];
+        ast_loc_t gl[10];
+        int i;
+        if (a_[7] && a_[7]->kind != V_NONE) want_barrier(ev, a_[7], l_[7], "tcgen05_gemm");
+        if (a_[8] && a_[8]->kind != V_NONE && v_truth(ev, a_[8], l_[8]))
+            ev_fail(ev, l_[8], "T.tcgen05_gemm(use_2cta=True) pairs the blocks of a cluster; clusters are outside "
+                    "the subset");
+        /* T.gemm's A, B, C, transpose_A, transpose_B, policy, clear_accum */
+        for (i = 0; i < 10; i++) {
+            g[i] = i < 7 ? a_[i] : NULL;
+            gl[i] = i < 7 ? l_[i] : at;
+        }
+        op_gemm(ev, g, gl, at);
+        return ev->none;
+    }
+    default:
+        break;
+    }
+    ev_fail(ev, at, "internal error: unknown builtin %d", id);
+}
