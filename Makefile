@@ -163,7 +163,7 @@ test: all $(TESTS) $(BROKEN) $(TEMPLATE_SO) $(FAKE) $(TUNE_PLUGINS) $(FUZZ_REPLA
 	@O=$(O) sh tests/conform.sh
 	@TILEC_BUILD_DIR=$(abspath $(O)) O=$(O) sh tests/run.sh $(TESTS)
 	@O=$(O) sh tests/python/run.sh
-	@O=$(O) sh tests/install.sh
+	@O=$(O) PREFIX=$(PREFIX) sh tests/install.sh
 	@O=$(O) sh tests/fuzz/replay.sh $(FUZZ_TARGETS)
 	@O=$(O) DIFF_COUNT=7 sh tests/diff/run.sh $(DIFF_BACKENDS)
 
@@ -273,7 +273,7 @@ uninstall:
 
 # make install into a temporary prefix and use it as a user would.
 test-install: all
-	@O=$(O) sh tests/install.sh
+	@O=$(O) PREFIX=$(PREFIX) sh tests/install.sh
 
 clean:
 	rm -rf $(O) build-clang $(SAN_O) $(FUZZ_O)
