@@ -98,9 +98,10 @@ static int64_t cdim(const tilec_ir_buffer_t *b, int d)
 }
 
 /* T.gemm on 16x16x16 cooperative matrices (GL_NV_cooperative_matrix):
- * float16 A and B, float32 C, all block-wide (the kit keeps fragments in
- * shared memory; 16-bit floats are stored as 16-bit patterns, which the
- * loads reinterpret as float16), M, N, K multiples of 16, at block level.
+ * float16 A and B, float32 C, all block-wide and, in lowered IR, dense in
+ * shared memory (such a device's description keeps gemm accumulators
+ * there: vk_target.c; 16-bit floats are stored as 16-bit patterns, which
+ * the loads reinterpret as float16), M, N, K multiples of 16, at block level.
  * The subgroups of the block share C's 16x16 tiles; each keeps its tile in
  * a cooperative matrix over K and stores it back.  Anything else: the kit's
  * tiled FMA path (return 0).  The kit places the barriers before and after
@@ -115,9 +116,14 @@ static int vk_gemm_coopmat(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_
         B->dtype != TILEC_FLOAT16 || C->dtype != TILEC_FLOAT32)
         return 0;
     const tilec_ir_buffer_t *bs[3] = {A, B, C};
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
+        const tilec_ir_layout_t *l = bs[i]->layout;
         if (bs[i]->scope != TILEC_SCOPE_SHARED && bs[i]->scope != TILEC_SCOPE_FRAGMENT)
             return 0;
+        /* lowered IR: block-wide and row-major (the loads take a stride) */
+        if (l && (l->kind != TILEC_LAYOUT_SMEM || !l->name || strcmp(l->name, "dense") != 0))
+            return 0;
+    }
     int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
     int64_t M = cdim(C, 0), N = cdim(C, 1), K = cdim(A, ta ? 0 : 1);
     if (M <= 0 || N <= 0 || K <= 0 || M % 16 || N % 16 || K % 16 || cdim(A, ta ? 1 : 0) != M ||

@@ -704,7 +704,10 @@ void vk_dialect(vk_gen_t *g, tilec_simt_dialect_t *d);
 tilec_pstatus_t vk_glslc(const char *src, size_t len, const char *target_env, void **spv, size_t *spv_len);
 /* The GLSL compiler's path, NULL when there is none. */
 const char *vk_glslc_path(void);
-/* The target description of the SDK's lowering passes (vk_target.c). */
+/* The target description of the SDK's lowering passes (vk_target.c): for
+ * a device of vk_state() (kept), or the Vulkan minimum without one;
+ * vk_target_fill writes the one of any device (name left NULL). */
 const struct tilec_target_desc *vk_target_desc(const vk_dev_t *dev);
+void vk_target_fill(const vk_dev_t *dev, struct tilec_target_desc *t);
 
 #endif

@@ -551,8 +551,24 @@ static tilec_pstatus_t vk_compile(void *devstate, const tilec_pcompile_options_t
     tilec_simt_result_t res;
     memset(&res, 0, sizeof res);
     res.struct_size = sizeof res;
-    if (tilec_simt_generate(sm->ir, &dl, &res, err, sizeof err) != 0) {
-        tilec_sdk_error_set("vulkan: cannot lower kernel '%s': %s", k->name ? k->name : "", err);
+    tilec_arena_t ar;
+    tilec_arena_init(&ar);
+    tilec_pstatus_t st;
+    const tilec_target_desc_t *td = vk_target_desc(d);
+    const tilec_ir_module_t *lm = tilec_lower_shell_module("vulkan", td, sm, &ar, &st);
+    if (!lm && st == TILEC_PS_UNSUPPORTED && (td->flags & TILEC_TARGET_SIMT_ACC_SHARED)) {
+        /* the accumulators the cooperative-matrix gemm reads from shared
+         * memory do not fit there: registers and the FMA path instead */
+        tilec_target_desc_t t2 = *td;
+        t2.flags &= ~TILEC_TARGET_SIMT_ACC_SHARED;
+        lm = tilec_lower_shell_module("vulkan", &t2, sm, &ar, &st);
+    }
+    int rc = lm ? tilec_simt_generate(lm, &dl, &res, err, sizeof err) : -1;
+    tilec_arena_destroy(&ar);
+    if (!lm)
+        return st;
+    if (rc != 0) {
+        tilec_sdk_error_set("vulkan: cannot print kernel '%s': %s", k->name ? k->name : "", err);
         return TILEC_PS_UNSUPPORTED;
     }
     sm->source = res.source;
@@ -590,7 +606,6 @@ static tilec_pstatus_t vk_compile(void *devstate, const tilec_pcompile_options_t
     const char *env = target_env(d);
     char *cache_dir = tilec_shell_cache_dir(), *cache_path = NULL;
     char hex[65] = "";
-    tilec_pstatus_t st;
     if (cache_dir) {
         tilec_sha256_t h;
         uint8_t dg[32];
@@ -745,7 +760,7 @@ static const tilec_shell_backend_t vk_backend = {
     .caps = VK_CAPS,
     .abi_max = TILEC_PLUGIN_ABI_VERSION,
     .ir_min = TILEC_IR_MAKE(1, 0),
-    .ir_max = TILEC_IR_MAKE(1, 0), /* the kit prints high-level IR */
+    .ir_max = TILEC_IR_MAKE(1, 1), /* high-level IR is lowered here; a lowered .tir is printed as it is */
     .flags = TILEC_SHELL_MODULE_ON_ITS_DEVICE,
     .device_size = sizeof(vk_devh_t),
     .mem_size = sizeof(vk_mem_t),

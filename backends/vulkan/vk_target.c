@@ -1,9 +1,11 @@
 /*
  * vk_target.c — the Vulkan backend's target description (tilec/target.h)
  * for the SDK's lowering passes, one per device, from what the device
- * reports: subgroup size (and shuffles when the subgroup shuffle and
- * arithmetic operations exist), maxComputeSharedMemorySize (48 KiB on
- * NVIDIA's driver, 32 KiB the Vulkan minimum), maxComputeWorkGroupInvocations.
+ * reports: maxComputeSharedMemorySize (48 KiB on NVIDIA's driver, 32 KiB
+ * the Vulkan minimum), maxComputeWorkGroupInvocations.  Rows of register
+ * fragments may span 32 lanes (or the device's subgroup when wider): the
+ * kit combines a row's lanes through shared memory, not subgroup
+ * operations, so any subgroup size serves (lavapipe's is 8).
  * GLSL offers no asynchronous copies and only workgroup barriers; vector
  * accesses are plain element loops (16 bytes is what a thread's loads
  * coalesce to).  Cooperative-matrix shapes are not MMA entries yet: their
@@ -19,25 +21,22 @@
 #include "tilec/target.h"
 #include "vk_internal.h"
 
-#define VK_SUBGROUP_BASIC 0x1u
-#define VK_SUBGROUP_ARITHMETIC 0x8u
-#define VK_SUBGROUP_SHUFFLE 0x10u
-
 static const tilec_target_desc_t desc_minimum = {
     .struct_size = sizeof(tilec_target_desc_t),
     .version = TILEC_TARGET_DESC_VERSION,
     .name = "vulkan minimum",
-    .subgroup_size = 0,
+    .subgroup_size = 32,
     .max_threads = 128,
     .smem_default = 16 * 1024,
     .smem_optin = 16 * 1024,
     .smem_banks = 32,
     .bank_bytes = 4,
     .smem_align = 16,
-    .regs_per_thread = 128,
-    .frag_regs = 64,
+    .regs_per_thread = 255,
+    .frag_regs = 128,
     .vector_bytes = 16,
     .barriers = TILEC_TARGET_BARRIER_BLOCK,
+    .flags = TILEC_TARGET_SUBGROUP_SHUFFLE,
 };
 
 #define VK_MAX_DESCS 16
@@ -45,6 +44,21 @@ static tilec_target_desc_t descs[VK_MAX_DESCS];
 static char names[VK_MAX_DESCS][64];
 static int filled[VK_MAX_DESCS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void vk_target_fill(const vk_dev_t *dev, tilec_target_desc_t *t)
+{
+    *t = desc_minimum;
+    /* the GLSL dialect combines the lanes of a row through shared memory
+     * (no subgroup operations yet), so rows may span 32 lanes whatever
+     * the device's subgroup (lavapipe's is 8) */
+    t->subgroup_size = dev->subgroup_size > 32 ? (int32_t)dev->subgroup_size : 32;
+    t->max_threads = (int32_t)dev->props.limits.maxComputeWorkGroupInvocations;
+    t->smem_default = t->smem_optin = dev->props.limits.maxComputeSharedMemorySize;
+    /* the cooperative-matrix T.gemm (vk_codegen.c) loads and stores its
+     * accumulator in shared memory: keep gemm accumulators there */
+    if (dev->gemm_coopmat && dev->f16_arith)
+        t->flags |= TILEC_TARGET_SIMT_ACC_SHARED;
+}
 
 const tilec_target_desc_t *vk_target_desc(const vk_dev_t *dev)
 {
@@ -54,16 +68,9 @@ const tilec_target_desc_t *vk_target_desc(const vk_dev_t *dev)
     size_t i = (size_t)(dev - s->devs);
     pthread_mutex_lock(&lock);
     if (!filled[i]) {
-        tilec_target_desc_t *t = &descs[i];
-        *t = desc_minimum;
+        vk_target_fill(dev, &descs[i]);
         snprintf(names[i], sizeof names[i], "vulkan %.50s", dev->props.deviceName);
-        t->name = names[i];
-        uint32_t need = VK_SUBGROUP_BASIC | VK_SUBGROUP_ARITHMETIC | VK_SUBGROUP_SHUFFLE;
-        t->subgroup_size = (int32_t)dev->subgroup_size;
-        if ((dev->subgroup_ops & need) == need && dev->subgroup_size >= 4)
-            t->flags |= TILEC_TARGET_SUBGROUP_SHUFFLE;
-        t->max_threads = (int32_t)dev->props.limits.maxComputeWorkGroupInvocations;
-        t->smem_default = t->smem_optin = dev->props.limits.maxComputeSharedMemorySize;
+        descs[i].name = names[i];
         filled[i] = 1;
     }
     pthread_mutex_unlock(&lock);

@@ -1337,7 +1337,9 @@ static void gen_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         close_block(c);
         return;
     }
-    if (s->kind == TILEC_ST_SYNC) {
+    if (s->kind == TILEC_ST_SYNC || s->kind == TILEC_ST_BARRIER) {
+        /* a barrier of lowered IR whose buffers have no layouts (none on
+         * chip): the same as T.sync_threads here */
         tilec_simt_barrier(c);
         return;
     }
@@ -1416,11 +1418,10 @@ static int load_dialect(tilec_simt_ctx_t *c, const tilec_simt_dialect_t *d)
 }
 
 /* A block-wide array declared at module scope (dialect shared_decl). */
-static void shared_array(tilec_simt_ctx_t *c, tilec_sdk_str_t *mod, const char *type, const char *name, int64_t n,
-                         const char *what)
+void simt_shared_array(tilec_simt_ctx_t *c, const char *type, const char *name, int64_t n, const char *what)
 {
     const char *keys[] = {"t", "n", "c"}, *vals[] = {type, name, simt_fmt(c, "%" PRId64, n)};
-    tilec_sdk_str_printf(mod, "%s /* %s */\n", simt_subst(c, c->dl.shared_decl, 3, keys, vals), what);
+    tilec_sdk_str_printf(c->mod, "%s /* %s */\n", simt_subst(c, c->dl.shared_decl, 3, keys, vals), what);
 }
 
 /* The module-scope declarations of a dialect without pointer parameters:
@@ -1489,6 +1490,7 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
     c->errlen = errlen;
     tilec_arena_init(&c->ar);
     tilec_sdk_str_t head = {0}, pre = {0}, out = {0}, mod = {0};
+    c->mod = &mod;
     const tilec_ir_kernel_t *k = c->k;
     int nsyms = 0;
     uint64_t shared = 0;
@@ -1564,7 +1566,8 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         if (c->lowered && simt_place(c, b) == SIMT_P_REGS && c->bi[i].rm->scalar) {
             tilec_sdk_str_t regs = {0};
             for (int l = 0; l < c->bi[i].rm->L; l++)
-                tilec_sdk_str_printf(&regs, "%sb%d_%d = 0", l ? ", " : "", i, l);
+                tilec_sdk_str_printf(&regs, "%sb%d_%d = %s", l ? ", " : "", i, l,
+                                     c->dl.cast ? simt_cast(c, "", st, "0") : "0");
             tilec_simt_emit(c, "%s %s; /* %s %s: registers */", st, regs.s ? regs.s : "", tilec_scope_name(b->scope),
                             b->name ? b->name : "");
             tilec_sdk_str_free(&regs);
@@ -1581,7 +1584,7 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
             uint64_t bytes = (uint64_t)n * tilec_dtype_size(b->dtype);
             bytes = (bytes + c->dl.shared_align - 1) / c->dl.shared_align * c->dl.shared_align;
             if (c->dl.shared_decl)
-                shared_array(c, &mod, st, simt_fmt(c, "b%d", i), n, simt_fmt(c, "%s %s", tilec_scope_name(b->scope),
+                simt_shared_array(c, st, simt_fmt(c, "b%d", i), n, simt_fmt(c, "%s %s", tilec_scope_name(b->scope),
                                                                               b->name ? b->name : ""));
             else if (c->dl.shared_dynamic_decl)
                 tilec_simt_emit(c, "%s%s%s *const b%d = (%s%s%s *)(tc_smem + %" PRIu64 "); /* %s %s */",
@@ -1636,7 +1639,7 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         uint64_t bytes = (uint64_t)nt * tilec_dtype_size((tilec_dtype_t)t);
         const char *ct = tilec_simt_ctype(c, (tilec_dtype_t)t), *pq = c->dl.shared_ptr_qual;
         if (c->dl.shared_decl)
-            shared_array(c, &mod, ct, simt_fmt(c, "tc_red_%s", tilec_dtype_name((tilec_dtype_t)t)), nt,
+            simt_shared_array(c, ct, simt_fmt(c, "tc_red_%s", tilec_dtype_name((tilec_dtype_t)t)), nt,
                          "reduction scratch");
         else if (c->dl.shared_dynamic_decl)
             tilec_simt_emit(c, "%s%s%s *const tc_red_%s = (%s%s%s *)(tc_smem + %" PRIu64 "); /* reduction scratch */", pq,

@@ -587,6 +587,10 @@ void simt_emit_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o)
         const char *m1 = simt_cast(c, "(%s)%s", T, "-1");
         const char *neg = simt_cast(c, "(%s)%s", T, simt_fmt(c, "(%s - %s)", simt_cast(c, "(%s)%s", U, "0"),
                                                             simt_cast(c, "(%s)%s", U, "a")));
+        /* C's truncated remainder; GLSL leaves % of negative operands
+         * undefined (NVIDIA's driver differs from C), so a dialect that
+         * is not C (cast template) spells it through the division */
+        const char *rem = sg && c->dl.cast ? "(a - (a / b) * b)" : "(a % b)";
         /* division by zero gives 0; MIN / -1 wraps (never traps) */
         tilec_sdk_str_printf(o, "%s %s tc_div_%s(%s a, %s b) { if (b == 0) return 0;%s return %s; }\n",
                         q, T, s, T, T, sg ? simt_fmt(c, " if (b == %s) return %s;", m1, neg) : "",
@@ -594,12 +598,12 @@ void simt_emit_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o)
         tilec_sdk_str_printf(o, "%s %s tc_fdiv_%s(%s a, %s b) { if (b == 0) return 0;%s %s qq = %s;%s return qq; }\n",
                         q, T, s, T, T, sg ? simt_fmt(c, " if (b == %s) return %s;", m1, neg) : "", T,
                         simt_cast(c, "(%s)%s", T, "(a / b)"),
-                        sg ? simt_fmt(c, " if (%s != 0 && ((a < 0) != (b < 0))) qq = %s;", simt_cast(c, "(%s)%s", T, "(a % b)"),
+                        sg ? simt_fmt(c, " if (%s != 0 && ((a < 0) != (b < 0))) qq = %s;", simt_cast(c, "(%s)%s", T, rem),
                                       simt_cast(c, "(%s)%s", T, "(qq - 1)"))
                            : "");
         tilec_sdk_str_printf(o, "%s %s tc_fmod_%s(%s a, %s b) { if (b == 0%s) return 0; %s r = %s;%s return r; }\n",
                         q, T, s, T, T, sg ? simt_fmt(c, " || b == %s", m1) : "", T,
-                        simt_cast(c, "(%s)%s", T, "(a % b)"),
+                        simt_cast(c, "(%s)%s", T, rem),
                         sg ? simt_fmt(c, " if (r != 0 && ((r < 0) != (b < 0))) r = %s;", simt_cast(c, "(%s)%s", T, "(r + b)")) : "");
         tilec_sdk_str_printf(o, "%s %s tc_min_%s(%s a, %s b) { return a < b ? a : b; }\n", q, T, s, T, T);
         tilec_sdk_str_printf(o, "%s %s tc_max_%s(%s a, %s b) { return a > b ? a : b; }\n", q, T, s, T, T);

@@ -102,6 +102,8 @@ struct tilec_simt_ctx {
     simt_bufinfo_t *bi;        /* [nbufs] (arena) */
     uint64_t pool_bytes;       /* the shared-memory plan's extent */
     uint64_t xoff, xbytes;     /* the lane-exchange scratch of row reductions, in the pool */
+    uint64_t xelems[TILEC_DTYPE_COUNT]; /* its elements per dtype (a shared_decl dialect: one array each) */
+    tilec_sdk_str_t *mod;      /* module-scope declarations (shared_decl arrays) */
     simt_regnest_t rn;         /* rn.rm != NULL inside a register nest */
     /* Tensor parameters (bit = id, ids < 64) whose 32-bit / 64-bit word
      * views a dialect without pointers declares for CAS loops. */
@@ -151,6 +153,9 @@ int simt_region_bases(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int64_t *
 const char *simt_inside_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx);
 const char *simt_offset_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx);
 void simt_gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+/* Declares block-wide array `name` of n elements of `type` at module
+ * scope through the dialect's shared_decl (what: a comment). */
+void simt_shared_array(tilec_simt_ctx_t *c, const char *type, const char *name, int64_t n, const char *what);
 
 /* simt_lowered.c */
 /* Detects a lowered module and fills c->bi; 0, or -1 after tilec_simt_fail. */

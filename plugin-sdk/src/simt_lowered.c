@@ -141,7 +141,7 @@ static int smem_dense(const tilec_ir_buffer_t *b, int64_t n)
  * (simt_regs.c: one slot per row and lane). */
 static int xscratch_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
 {
-    uint64_t *need = w->user;
+    uint64_t *xelems = w->user;
     if (s->kind != TILEC_ST_REDUCE)
         return TILEC_WALK_CONTINUE;
     const tilec_ir_buffer_t *d = s->u.reduce.dst;
@@ -149,9 +149,10 @@ static int xscratch_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
     int64_t n = tilec_ir_buffer_const_size(d);
     if (a && a->kind == TILEC_ATTR_STRING && strcmp(a->s, "shuffle") == 0 && d->layout &&
         d->layout->kind == TILEC_LAYOUT_REGS && n > 0) {
-        uint64_t b = (uint64_t)n * (uint64_t)d->layout->replicate * tilec_dtype_size(simt_acc_dtype(d->dtype));
-        if (b > *need)
-            *need = b;
+        uint64_t e = (uint64_t)n * (uint64_t)d->layout->replicate;
+        tilec_dtype_t at = simt_acc_dtype(d->dtype);
+        if (e > xelems[at])
+            xelems[at] = e;
     }
     return TILEC_WALK_CONTINUE;
 }
@@ -214,12 +215,15 @@ int simt_lowered_init(tilec_simt_ctx_t *c)
     tilec_ir_walk_t w;
     memset(&w, 0, sizeof w);
     w.stmt_pre = xscratch_stmt;
-    w.user = &need;
+    w.user = c->xelems;
     tilec_ir_stmt_t *body = k->body;
     if (tilec_ir_walk_block(&w, &body) < 0) {
         tilec_simt_fail(c, "statements nested too deeply");
         return -1;
     }
+    for (int t = 0; t < TILEC_DTYPE_COUNT; t++)
+        if (c->xelems[t] * tilec_dtype_size((tilec_dtype_t)t) > need)
+            need = c->xelems[t] * tilec_dtype_size((tilec_dtype_t)t);
     if (need) {
         c->xoff = pool;
         c->xbytes = need;
@@ -229,12 +233,49 @@ int simt_lowered_init(tilec_simt_ctx_t *c)
     return 0;
 }
 
+/* A dialect without pointers (shared_decl: GLSL) cannot carve typed
+ * buffers out of one byte pool: each shared buffer is its own
+ * module-scope array of its layout's size (buffers the plan lets share
+ * bytes then do not share them), and the lane-exchange scratch is one
+ * array per dtype. */
+static uint64_t decl_arrays(tilec_simt_ctx_t *c)
+{
+    const tilec_ir_kernel_t *k = c->k;
+    uint64_t bytes = 0, al = c->dl.shared_align;
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        if (c->bi[i].place != SIMT_P_SHARED)
+            continue;
+        const char *st = simt_st_type(c, b), *nm = simt_fmt(c, "b%d", i);
+        int64_t n = b->layout->size / (int64_t)tilec_dtype_size(b->dtype);
+        simt_shared_array(c, st, nm, n,
+                          simt_fmt(c, "%s %s, %s", tilec_scope_name(b->scope), b->name ? b->name : "",
+                                   b->layout->name ? b->layout->name : ""));
+        tilec_simt_emit(c, "for (int tc_z = tc_tid; tc_z < %" PRId64 "; tc_z += tc_nthreads) %s = %s;", n,
+                        simt_elem(c, nm, "tc_z"), simt_cast(c, "(%s)%s", st, "0"));
+        bytes += ((uint64_t)b->layout->size + al - 1) / al * al;
+    }
+    for (int t = 0; t < TILEC_DTYPE_COUNT; t++) {
+        if (!c->xelems[t])
+            continue;
+        simt_shared_array(c, tilec_simt_ctype(c, (tilec_dtype_t)t),
+                          simt_fmt(c, "tc_x_%s", tilec_dtype_name((tilec_dtype_t)t)), (int64_t)c->xelems[t],
+                          "lane exchange of row reductions");
+        bytes += (c->xelems[t] * tilec_dtype_size((tilec_dtype_t)t) + al - 1) / al * al;
+    }
+    if (bytes)
+        tilec_simt_barrier(c);
+    return bytes;
+}
+
 uint64_t simt_lowered_decls(tilec_simt_ctx_t *c)
 {
     const tilec_ir_kernel_t *k = c->k;
     uint64_t pool = c->pool_bytes;
     if (!pool)
         return 0;
+    if (c->dl.shared_decl)
+        return decl_arrays(c);
     const char *pq = c->dl.shared_ptr_qual, *sp = *pq ? " " : "";
     if (c->dl.shared_dynamic_decl) {
         const char *keys[] = {"n"}, *vals[] = {"tc_smem"};

@@ -283,8 +283,9 @@ void simt_regs_decls(tilec_simt_ctx_t *c)
             continue;
         for (int D = 0; D < m->nd; D++)
             if (m->nterms[D])
-                tilec_simt_emit(c, "const int tc_f%d_%d = %s; (void)tc_f%d_%d; /* %s: coordinate %d of my registers */",
-                                i, D, f_str(c, m, D), i, D, m->buf->name ? m->buf->name : "", D);
+                tilec_simt_emit(c, "const int tc_f%d_%d = %s;%s /* %s: coordinate %d of my registers */", i, D,
+                                f_str(c, m, D), c->dl.bool_type ? "" : simt_fmt(c, " (void)tc_f%d_%d;", i, D),
+                                m->buf->name ? m->buf->name : "", D);
     }
 }
 
@@ -586,7 +587,7 @@ static void region_at(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t, co
         k = 0;
         for (int d = 0; d < r->buf->ndim; d++)
             idx[d] = r->extent[d] == 1 ? simt_fmt(c, "tc_r%d_%d", t, d)
-                                       : simt_fmt(c, "(tc_r%d_%d + (%s)%s)", t, d, it, co[me[k++]]);
+                                       : simt_fmt(c, "(tc_r%d_%d + %s)", t, d, simt_cast(c, "(%s)%s", it, co[me[k++]]));
         return;
     }
     const char *flat = "0";
@@ -594,8 +595,9 @@ static void region_at(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t, co
         flat = simt_fmt(c, "(%s * %" PRId64 " + %s)", flat, m->ext[d], co[d]);
     int64_t stride = 1;
     for (int d = r->buf->ndim - 1; d >= 0; d--) {
-        idx[d] = simt_fmt(c, "(tc_r%d_%d + (%s)((%s / %" PRId64 ") %% %" PRId64 "))", t, d, it, flat, stride,
-                          r->extent[d]);
+        idx[d] = simt_fmt(c, "(tc_r%d_%d + %s)", t, d,
+                          simt_cast(c, "(%s)(%s)", it,
+                                    simt_fmt(c, "(%s / %" PRId64 ") %% %" PRId64, flat, stride, r->extent[d])));
         stride *= r->extent[d];
     }
 }
@@ -844,7 +846,8 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
     c->ind++;
     const char *pq = c->dl.shared_ptr_qual, *X = NULL;
     if (lanes > 1) {
-        X = simt_fmt(c, "((%s%s%s *)(tc_smem + %" PRIu64 "))", pq, *pq ? " " : "", act, c->xoff);
+        X = c->dl.shared_decl ? simt_fmt(c, "tc_x_%s", tilec_dtype_name(at))
+                              : simt_fmt(c, "((%s%s%s *)(tc_smem + %" PRIu64 "))", pq, *pq ? " " : "", act, c->xoff);
         tilec_simt_barrier(c); /* an earlier exchange may still be read */
     }
     for (int m = 0; m < md->L && !c->failed; m++) {
@@ -864,7 +867,7 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
             first = 0;
         }
         if (lanes > 1) {
-            tilec_simt_emit(c, "%s[%s * %d + %s] = tc_acc;", X, sl.coord[0], lanes, sl.coord[1]);
+            tilec_simt_emit(c, "%s = tc_acc;", simt_elem(c, X, simt_fmt(c, "%s * %d + %s", sl.coord[0], lanes, sl.coord[1])));
         } else {
             if (!s->u.reduce.clear)
                 tilec_simt_emit(c, "tc_acc = %s;",
@@ -881,10 +884,11 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
         for (int m = 0; m < md->L && !c->failed; m++) {
             slot_t sl;
             slot_open(c, md, m, &sl);
-            tilec_simt_emit(c, "%s tc_acc = %s[%s * %d];", act, X, sl.coord[0], lanes);
+            tilec_simt_emit(c, "%s tc_acc = %s;", act, simt_elem(c, X, simt_fmt(c, "%s * %d", sl.coord[0], lanes)));
             for (int q = 1; q < lanes; q++)
                 tilec_simt_emit(c, "tc_acc = %s;",
-                                simt_red_combine(c, op, at, "tc_acc", simt_fmt(c, "%s[%s * %d + %d]", X, sl.coord[0], lanes, q)));
+                                simt_red_combine(c, op, at, "tc_acc",
+                                                 simt_elem(c, X, simt_fmt(c, "%s * %d + %d", sl.coord[0], lanes, q))));
             if (!s->u.reduce.clear)
                 tilec_simt_emit(c, "tc_acc = %s;",
                                 simt_red_combine(c, op, at,
