@@ -252,6 +252,10 @@ static tilec_pstatus_t vk_device_open(uint32_t index, void *state)
     dv->dev = d;
     vk_features_t f = d->feat;
     vk_features_link(&f, d->chain);
+    /* every access is guarded by the kernel itself (boundary-safe copies,
+     * guarded loads and stores): no bounds checks by the driver */
+    f.f2.features[VK_FEATURE_ROBUST_BUFFER_ACCESS] = VK_FALSE;
+    f.cm.cooperativeMatrixRobustBufferAccess = f.cmnv.cooperativeMatrixRobustBufferAccess = VK_FALSE;
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qi = {.sType = VK_ST_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = d->queue_family,
                                   .queueCount = 1, .pQueuePriorities = &prio};
@@ -545,9 +549,7 @@ static tilec_pstatus_t vk_compile(void *devstate, const tilec_pcompile_options_t
     const VkPhysicalDeviceLimits *lim = &d->props.limits;
     char err[1024];
     double t0 = now_ms();
-    tilec_simt_dialect_t dl;
     vk_gen_t gen = {.dev = d};
-    vk_dialect(&gen, &dl);
     tilec_simt_result_t res;
     memset(&res, 0, sizeof res);
     res.struct_size = sizeof res;
@@ -563,7 +565,7 @@ static tilec_pstatus_t vk_compile(void *devstate, const tilec_pcompile_options_t
         t2.flags &= ~TILEC_TARGET_SIMT_ACC_SHARED;
         lm = tilec_lower_shell_module("vulkan", &t2, sm, &ar, &st);
     }
-    int rc = lm ? tilec_simt_generate(lm, &dl, &res, err, sizeof err) : -1;
+    int rc = lm ? vk_generate(&gen, lm, &res, err, sizeof err) : -1;
     tilec_arena_destroy(&ar);
     if (!lm)
         return st;

@@ -1299,6 +1299,13 @@ static void gen_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     /* block level: uniform loops and ifs keep their structure; the barrier
      * state flows through them */
     if (s->kind == TILEC_ST_FOR && s->u.loop.kind != TILEC_LOOP_PARALLEL) {
+        if (c->dl.loop_hook && c->hooked_loop != s) {
+            int r = c->dl.loop_hook(c->dl.user, c, s);
+            if (r < 0)
+                tilec_simt_fail(c, "the %s backend's loop hook failed", c->dl.name);
+            if (r != 0)
+                return;
+        }
         acc_t h = {0, 0, 0}, body = {0, 0, 0};
         acc_expr(s->u.loop.extent, &h, 0);
         sync_for(c, &h);
@@ -1734,6 +1741,18 @@ done:;
 /* ---- for the lowered-IR printer (simt_lowered.c, simt_regs.c) ------------------------------- */
 
 void simt_gen_stmts(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s) { gen_stmts(c, s); }
+
+void tilec_simt_gen_loop(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    if (!s || s->kind != TILEC_ST_FOR || s->u.loop.kind == TILEC_LOOP_PARALLEL || c->per_thread) {
+        tilec_simt_fail(c, "tilec_simt_gen_loop: not a block-level serial loop");
+        return;
+    }
+    const tilec_ir_stmt_t *saved = c->hooked_loop;
+    c->hooked_loop = s;
+    gen_stmt(c, s);
+    c->hooked_loop = saved;
+}
 void simt_close_block(tilec_simt_ctx_t *c) { close_block(c); }
 const char *simt_store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t from, tilec_dtype_t to)
 {

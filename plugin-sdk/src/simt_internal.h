@@ -94,6 +94,7 @@ struct tilec_simt_ctx {
     uint32_t nbarriers;
     uint32_t scratch;          /* bit t: tree-reduction scratch of dtype t */
     int scratch_dirty;         /* the scratch may be read since the last barrier */
+    const tilec_ir_stmt_t *hooked_loop; /* the loop the dialect's loop_hook is printing */
     /* Barrier state at block level: buffers (bit id % 64) read, written and
      * updated atomically since the last barrier. */
     uint64_t dirty_r, dirty_w, dirty_a;
