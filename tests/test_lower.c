@@ -6,7 +6,8 @@
  *    consistent (tilec_target_check) and place MMA accumulator elements
  *    where the PTX ISA's fragment figures put them.
  *  - Semantic preservation: every conformance case (each parameter set)
- *    is lowered for cuda sm_90a, cuda sm_80 and opencl with verification
+ *    is lowered for cuda sm_90a, cuda sm_80, opencl and opencl with
+ *    Vulkan's TILEC_TARGET_REGS_LIKE_ACC with verification
  *    and a text round trip after every pass, then the lowered module is
  *    interpreted on the same seeded inputs as the original; both must
  *    agree within the case's tolerance class (exactly for integers).  The
@@ -42,10 +43,24 @@ typedef struct tgt {
     const char *arch;
 } tgt_t;
 
+/* OpenCL's description as Vulkan's reads it: 32-lane rows with shuffles,
+ * and fragments shaped like a gemm accumulator in its registers
+ * (TILEC_TARGET_REGS_LIKE_ACC, with the widened column nests) */
+static const tilec_target_desc_t *regs_like_acc_desc(const char *arch)
+{
+    static tilec_target_desc_t t;
+    t = *ocl_target_desc(arch);
+    t.name = "regs-like-acc";
+    t.subgroup_size = 32;
+    t.flags |= TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_REGS_LIKE_ACC;
+    return &t;
+}
+
 static const tgt_t targets[] = {
     {"cuda-sm_90a", cuda_target_desc, "sm_90a"},
     {"cuda-sm_80", cuda_target_desc, "sm_80"},
     {"opencl", ocl_target_desc, ""},
+    {"regs-like-acc", regs_like_acc_desc, ""},
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 
