@@ -142,6 +142,7 @@ class JITKernel:
             st = lib.tilec_program_compile(self.ctx.handle, self._prog, ctypes.byref(exe))
         self._exe = exe.value
         self._check(st, "compile")
+        self._ins = [i for i in range(np_) if i not in self.out_idx]   # input positions
         self._fast = _fast.FastLaunch(self)
 
     def _check(self, st, what):
@@ -194,7 +195,7 @@ class JITKernel:
         if kwargs:
             raise TypeError("unexpected keyword arguments %s" % ", ".join(kwargs))
         np_ = len(self.params)
-        ins = [i for i in range(np_) if i not in self.out_idx]
+        ins = self._ins
         if len(args) == np_ and self.out_idx:
             given = list(args)                      # outputs passed in
             outs = None
