@@ -373,15 +373,24 @@ static void copy_scalar(tilec_simt_ctx_t *c, const tilec_ir_region_t *rs, const 
     const char *is[TILEC_IR_MAX_DIMS], *id[TILEC_IR_MAX_DIMS];
     region_idx(c, rs, ts, e, is);
     region_idx(c, rd, td, e, id);
-    const char *ct = tilec_simt_ctype(c, rs->buf->dtype);
-    const char *ld = tilec_simt_load(c, rs->buf, offset_str(c, rs->buf, is));
+    tilec_dtype_t t = rs->buf->dtype;
+    const char *ct = tilec_simt_ctype(c, t), *zero = simt_zero(c, t);
+    const char *ld = tilec_simt_load(c, rs->buf, offset_str(c, rs->buf, is)), *st = NULL;
+    /* a 16-bit float copied to its own dtype, both stored as bit patterns:
+     * the bits move as they are, not through float and back */
+    if (t == rd->buf->dtype && simt_is_half(t) && (t == TILEC_FLOAT16 ? c->dl.f16.mode : c->dl.bf16.mode) ==
+            TILEC_SIMT_HALF_BITS && !simt_is_private(rs->buf) && !simt_is_private(rd->buf)) {
+        ct = simt_st_type(c, rs->buf);
+        zero = simt_cast(c, "(%s)%s", ct, "0");
+        ld = tilec_simt_elem(c, rs->buf, offset_str(c, rs->buf, is));
+        st = simt_fmt(c, "%s = tc_v;", tilec_simt_elem(c, rd->buf, offset_str(c, rd->buf, id)));
+    }
     if (rs->buf->scope == TILEC_SCOPE_GLOBAL)
-        tilec_simt_emit(c, "const %s tc_v = (%s || (%s)) ? %s : %s;", ct, ins, inside_str(c, rs->buf, is), ld,
-                        simt_zero(c, rs->buf->dtype));
+        tilec_simt_emit(c, "const %s tc_v = (%s || (%s)) ? %s : %s;", ct, ins, inside_str(c, rs->buf, is), ld, zero);
     else
         tilec_simt_emit(c, "const %s tc_v = %s;", ct, ld);
-    const char *st = tilec_simt_store(c, rd->buf, offset_str(c, rd->buf, id),
-                                      store_conv(c, "tc_v", rs->buf->dtype, rd->buf->dtype));
+    if (!st)
+        st = tilec_simt_store(c, rd->buf, offset_str(c, rd->buf, id), store_conv(c, "tc_v", t, rd->buf->dtype));
     if (rd->buf->scope == TILEC_SCOPE_GLOBAL)
         tilec_simt_emit(c, "if (%s || (%s)) %s", ind, inside_str(c, rd->buf, id), st);
     else
