@@ -77,8 +77,11 @@ else
 fi
 note "vulkan plugin on lavapipe (Mesa's Vulkan on the CPU; any Vulkan device 0 serves)"
 vk="$O/libtilec-vulkan.so"
-"$T" conform --plugin "$vk" --cert "$out/vulkan.cert.json" --junit "$out/vulkan.xml" --json "$out/vulkan.json" \
-    > "$out/vulkan.log" 2>&1
+# lavapipe compiles each shader with LLVM at pipeline creation, and the
+# register-unrolled ones take glslc several seconds: a wider hang guard
+# than the default 120 s per item, for loaded machines
+"$T" conform --plugin "$vk" --timeout 600 --cert "$out/vulkan.cert.json" --junit "$out/vulkan.xml" \
+    --json "$out/vulkan.json" > "$out/vulkan.log" 2>&1
 rc=$?
 if [ "$rc" -eq 3 ] && [ "${TILEC_REQUIRE_VULKAN:-0}" != 1 ]; then
     note "skipped: no Vulkan device (Debian: libvulkan1 mesa-vulkan-drivers glslc)"
