@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "tilec/lower.h"
 #include "tilec/simt.h"
 
 /* The fixed CUDA text before the kit's helpers: no headers (NVRTC then
@@ -85,9 +86,15 @@ static const char kit_prelude_wgmma[] =
     "template <int N> TL_INLINE void tl_wg_wait(void) { asm volatile(\"wgmma.wait_group.sync.aligned %0;\" :: \"n\"(N) : \"memory\"); }\n"
     "TL_INLINE void tl_fence_proxy(void) { asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }\n";
 
+#define KIT_MAX_RS 8
+
 typedef struct kit {
     const tilec_target_desc_t *desc;
+    const tilec_ir_stmt_t *body;     /* the kernel's */
     cuda_kinfo_t *info;
+    /* fragments held as wgmma A-operand registers (tc_pa<id>), not in shared memory */
+    const tilec_ir_buffer_t *rs[KIT_MAX_RS];
+    int nrs;
     int wgmma;                       /* the kernel has wgmma GEMMs (their prelude, the proxy fence) */
     const tilec_ir_stmt_t *deferred; /* a wgmma GEMM whose last group stays pending until its loop ends */
     const tilec_ir_buffer_t *deferred_c;
@@ -239,7 +246,7 @@ static void wg_desc(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *X, tilec_ir_ex
  * warpgroup, one wgmma.m64nNk16 through descriptors; then commit and wait
  * (one group left pending when deferred). */
 static void wgmma_kloop(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const tilec_simt_mma_plan_t *p,
-                        const tilec_ir_buffer_t *C, int defer)
+                        const tilec_ir_buffer_t *C, int rs, int defer)
 {
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b;
     int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b, nr = p->rpt;
@@ -258,17 +265,28 @@ static void wgmma_kloop(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s,
             tilec_simt_emit(c, "{");
             tilec_simt_indent(c, 1);
             wg_desc(c, B, s->u.gemm.b_lead, tb, ncol, "tc_db");
-            wg_desc(c, A, s->u.gemm.a_lead, !ta, mrow, "tc_da");
+            if (!rs)
+                wg_desc(c, A, s->u.gemm.a_lead, !ta, mrow, "tc_da");
             tilec_sdk_str_t ops = {0}, regs = {0};
             for (int i = 0; i < nr; i++) {
                 tilec_sdk_str_printf(&regs, "%s%%%d", i ? "," : "", i);
                 tilec_sdk_str_printf(&ops, "%s\"+f\"(%s)", i ? ", " : "",
                                      acc(c, p, C, (mi * (int)p->nt + ni) * nr + i, r, sizeof r));
             }
-            tilec_simt_emit(c, "asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
-                            "wgmma.mma_async.sync.aligned.m64n%" PRId64 "k16.f32.%s.%s {%s}, %%%d, %%%d, p, 1, 1, %d, %d; }\"",
-                            nr + 2, p->in, ab, ab, regs.s ? regs.s : "", nr, nr + 1, ta, !tb);
-            tilec_simt_emit(c, "  : %s : \"l\"(tc_da), \"l\"(tc_db), \"r\"(1));", ops.s ? ops.s : "");
+            if (rs) { /* A from the registers the copy packed: {a0..a3} */
+                tilec_simt_emit(c, "asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
+                                "wgmma.mma_async.sync.aligned.m64n%" PRId64 "k16.f32.%s.%s {%s}, {%%%d,%%%d,%%%d,%%%d}, "
+                                "%%%d, p, 1, 1, %d; }\"", nr + 5, p->in, ab, ab, regs.s ? regs.s : "", nr, nr + 1, nr + 2,
+                                nr + 3, nr + 4, !tb);
+                tilec_simt_emit(c, "  : %s : \"r\"(tc_pa%d[%d][tc_k0 / 16][0]), \"r\"(tc_pa%d[%d][tc_k0 / 16][1]), "
+                                "\"r\"(tc_pa%d[%d][tc_k0 / 16][2]), \"r\"(tc_pa%d[%d][tc_k0 / 16][3]), \"l\"(tc_db), \"r\"(1));",
+                                ops.s ? ops.s : "", A->id, mi, A->id, mi, A->id, mi, A->id, mi);
+            } else {
+                tilec_simt_emit(c, "asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
+                                "wgmma.mma_async.sync.aligned.m64n%" PRId64 "k16.f32.%s.%s {%s}, %%%d, %%%d, p, 1, 1, %d, %d; }\"",
+                                nr + 2, p->in, ab, ab, regs.s ? regs.s : "", nr, nr + 1, ta, !tb);
+                tilec_simt_emit(c, "  : %s : \"l\"(tc_da), \"l\"(tc_db), \"r\"(1));", ops.s ? ops.s : "");
+            }
             tilec_sdk_str_free(&ops);
             tilec_sdk_str_free(&regs);
             tilec_simt_indent(c, -1);
@@ -323,11 +341,17 @@ static int gemm_hook(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
             tilec_simt_emit(c, "%s = %s;", acc(c, &p, C, i, r, sizeof r), v);
         }
     }
+    /* A's registers must stay as they are until the wgmma completes: no
+     * deferred wait for a register A */
+    int rs = 0;
+    for (int i = 0; i < g->nrs; i++)
+        rs |= g->rs[i] == A;
+    int defer = wg && p.regs && !rs && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_wait");
     if (wg)
-        wgmma_kloop(g, c, s, &p, C, tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_wait") && p.regs ? 1 : 0);
+        wgmma_kloop(g, c, s, &p, C, rs, defer);
     else
         mma_sync_kloop(c, s, &p, C);
-    if (wg && p.regs && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_wait")) {
+    if (defer) {
         g->deferred = s;
         g->deferred_c = C;
         g->deferred_p = p;
@@ -349,10 +373,107 @@ static int gemm_hook(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     return 1;
 }
 
+/* Does list (and what it nests) use b in a statement other than x and y? */
+static int other_uses(const tilec_ir_stmt_t *list, const tilec_ir_buffer_t *b, const tilec_ir_stmt_t *x,
+                      const tilec_ir_stmt_t *y, int depth)
+{
+    for (const tilec_ir_stmt_t *s = list; s; s = s->next) {
+        if (s == x || s == y)
+            continue;
+        tilec_ir_stmt_t one = *s;
+        one.next = NULL;
+        if (depth > 600)
+            return 1;
+        if (s->kind == TILEC_ST_FOR) {
+            one.u.loop.body = NULL;
+            if (other_uses(s->u.loop.body, b, x, y, depth + 1))
+                return 1;
+        } else if (s->kind == TILEC_ST_IF) {
+            one.u.cond.then = one.u.cond.els = NULL;
+            if (other_uses(s->u.cond.then, b, x, y, depth + 1) || other_uses(s->u.cond.els, b, x, y, depth + 1))
+                return 1;
+        }
+        if (tilec_lower_uses(&one, b))
+            return 1;
+    }
+    return 0;
+}
+
+static int whole(const tilec_ir_region_t *r)
+{
+    for (int d = 0; d < r->buf->ndim; d++) {
+        int64_t b, e;
+        if (!tilec_ir_is_const_int(r->base[d], &b) || b || !tilec_ir_is_const_int(r->buf->shape[d], &e) || e != r->extent[d])
+            return 0;
+    }
+    return 1;
+}
+
+/* wgmma with A in registers, as FlashAttention-3 keeps P: copy s of a
+ * whole register accumulator R into a 16-bit fragment A that only a
+ * later wgmma of the same list reads (nothing else uses A, nothing
+ * between writes R) packs R's registers, converted, into that wgmma's
+ * A-operand registers tc_pa<A>[mt][K/16][4] instead of writing A.  It
+ * needs R's layout to be the accumulators of an m64nK wgmma over the same
+ * warpgroup rows: then the registers of columns 16kk..16kk+15 are, pair
+ * by pair, the A fragment of k-step kk, and no value moves between
+ * threads.  1 printed, 0 not such a copy, -1 error. */
+static int rs_copy(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *R = s->u.copy.src.buf, *A = s->u.copy.dst.buf;
+    if (!g->wgmma || tilec_simt_per_thread(c) || g->nrs == KIT_MAX_RS || A->scope != TILEC_SCOPE_FRAGMENT ||
+        (A->dtype != TILEC_FLOAT16 && A->dtype != TILEC_BFLOAT16) || A->ndim != 2 || R->ndim != 2 ||
+        R->dtype != TILEC_FLOAT32 || !R->layout || R->layout->kind != TILEC_LAYOUT_REGS || !whole(&s->u.copy.src) ||
+        !whole(&s->u.copy.dst))
+        return 0;
+    const tilec_ir_stmt_t *gm = NULL;
+    for (const tilec_ir_stmt_t *t = s->next; t && !gm; t = t->next) {
+        if (t->kind == TILEC_ST_GEMM && t->u.gemm.a == A)
+            gm = t;
+        else if (tilec_lower_uses(t, A) || (tilec_lower_uses(t, R) & TILEC_LOWER_USE_WRITE))
+            return 0;
+    }
+    if (!gm || gm->u.gemm.trans_a || gm->u.gemm.a_lead || gm->u.gemm.b->dtype != A->dtype ||
+        other_uses(g->body, A, s, gm, 0))
+        return 0;
+    tilec_simt_mma_plan_t p, rp;
+    int rc = tilec_simt_mma_plan(c, g->desc, gm, &p);
+    if (rc <= 0 || !(p.e->flags & TILEC_TARGET_MMA_ASYNC) || p.gn != 1 || p.K % 16 || p.K > p.e->n ||
+        (p.e->n_step && p.K % p.e->n_step))
+        return rc < 0 ? -1 : 0;
+    /* R as the C of an m64nK wgmma on the same warpgroup rows */
+    rp = p;
+    rp.N = rp.WN = rp.in = p.K;
+    rp.nt = 1;
+    rp.rpt = (int)(rp.im * rp.in / p.e->threads);
+    if (!tilec_simt_mma_regs_match(R, &rp))
+        return 0;
+    const char *cv = A->dtype == TILEC_BFLOAT16 ? "tl_f2b" : "tl_f2h";
+    int ks = (int)(p.K / 16);
+    tilec_simt_emit(c, "/* copy %s -> %s: packed into wgmma A-operand registers (tc_pa%d) */", R->name, A->name, A->id);
+    tilec_simt_emit(c, "tl_u32 tc_pa%d[%d][%d][4];", A->id, (int)p.mt, ks);
+    for (int mi = 0; mi < (int)p.mt; mi++)
+        for (int kk = 0; kk < ks; kk++)
+            for (int q = 0; q < 4; q++) {
+                int r = mi * rp.rpt + 4 * (2 * kk + (q >> 1)) + (q & 1) * 2;
+                char r0[24], r1[24];
+                snprintf(r0, sizeof r0, "%d", r);
+                snprintf(r1, sizeof r1, "%d", r + 1);
+                const char *x0 = tilec_simt_elem(c, R, r0);
+                const char *x1 = tilec_simt_elem(c, R, r1);
+                tilec_simt_emit(c, "tc_pa%d[%d][%d][%d] = (tl_u32)%s(%s) | ((tl_u32)%s(%s) << 16);", A->id, mi, kk, q, cv,
+                                x0, cv, x1);
+            }
+    g->rs[g->nrs++] = A;
+    return 1;
+}
+
 static int kit_stmt(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     if (s->kind == TILEC_ST_GEMM)
         return gemm_hook(user, c, s);
+    if (s->kind == TILEC_ST_COPY)
+        return rs_copy(user, c, s);
     return 0;
 }
 
@@ -499,6 +620,7 @@ int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str
         return -1;
     }
     g.wgmma = any_wgmma(m->kernel->body, g.desc, 0);
+    g.body = m->kernel->body;
     tilec_simt_dialect_t d;
     kit_dialect(&g, sm, &d);
     tilec_simt_result_t res;

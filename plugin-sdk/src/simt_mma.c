@@ -49,9 +49,7 @@ static int lay_bind(void *ctx, const tilec_ir_var_t *v, int64_t *out)
     return 0;
 }
 
-/* 1 when C's register layout puts element (r, c) where the plan's
- * instructions keep it (see tilec_simt_mma_plan_t.regs). */
-static int regs_match(const tilec_ir_buffer_t *C, const tilec_simt_mma_plan_t *p)
+int tilec_simt_mma_regs_match(const tilec_ir_buffer_t *C, const tilec_simt_mma_plan_t *p)
 {
     const tilec_ir_layout_t *l = C->layout;
     if (!l || l->kind != TILEC_LAYOUT_REGS || l->replicate != 1 || !l->thread || !l->local)
@@ -117,7 +115,7 @@ int tilec_simt_mma_plan(tilec_simt_ctx_t *c, const tilec_target_desc_t *t, const
         tilec_simt_fail(c, "gemm %s -> %s on %s: the group tile is not the instruction tiles", A->name, C->name, a->s);
         return -1;
     }
-    p->regs = simt_place(c, C) == SIMT_P_REGS && regs_match(C, p);
+    p->regs = simt_place(c, C) == SIMT_P_REGS && tilec_simt_mma_regs_match(C, p);
     if (simt_place(c, C) == SIMT_P_REGS && !p->regs) {
         tilec_simt_fail(c, "gemm %s -> %s on %s: the accumulator's register layout is not the instruction's tiles "
                         "over the group grid", A->name, C->name, a->s);

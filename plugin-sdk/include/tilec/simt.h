@@ -407,6 +407,9 @@ typedef struct tilec_simt_mma_plan {
  * rank other than 2 after their leading ring indices). */
 int tilec_simt_mma_plan(tilec_simt_ctx_t *c, const tilec_target_desc_t *t, const tilec_ir_stmt_t *s,
                         tilec_simt_mma_plan_t *p);
+/* 1 when C's register layout is the accumulators of plan p (the check
+ * behind p->regs), for a plan the hook builds itself (another gemm's C). */
+int tilec_simt_mma_regs_match(const tilec_ir_buffer_t *C, const tilec_simt_mma_plan_t *p);
 /* The row (axis 0) or column (axis 1) inside its instruction tile of
  * accumulator register j of the thread whose lane in its group is the
  * expression lane, from the description's modes. */
