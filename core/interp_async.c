@@ -171,7 +171,7 @@ static int mbar_elem(tilec_ictx_t *c, const tilec_ir_mbarrier_t *ir, const tilec
         return -1;
     }
     if (!(*m)->inited) {
-        return tilec_interp_fail(c, "%s on %s[%lld] before barrier_init", what, ir->name, (long long)*i);
+        return tilec_interp_fail(c, "%s of %s[%lld] before barrier_init", what, ir->name, (long long)*i);
     }
     if (*i < 0 || *i >= ir->size) {
         return tilec_interp_fail(c, "mbarrier index %s[%lld] out of range (size %d)", ir->name, (long long)*i,
