@@ -12,10 +12,10 @@
  * swizzle bytes; the box lands where lower_smem's "dense"/"swizzleN"
  * layout puts it, column block j at element j R W of the plane); every
  * thread waits with try_wait.parity.  barrier_init is thread 0's, with the
- * fence that makes the initialization (and the block's earlier ordinary
- * shared-memory stores, such as lower.zero's, before the copy engine
- * writes there) visible; the block barrier that follows it in the IR
- * does the rest.  The barriers live after the shared-memory plan, 8 bytes
+ * fence that makes the initialization visible, and every thread's
+ * fence.proxy.async (its earlier ordinary shared-memory stores, such as
+ * lower.zero's, come before the copy engine's writes there); the block
+ * barrier that follows it in the IR does the rest.  The barriers live after the shared-memory plan, 8 bytes
  * each.
  *
  * The tensor maps (one per tensor, box and swizzle) are kernel parameters
@@ -40,7 +40,8 @@ static const char tma_prelude[] =
 "struct __align__(64) tl_tmap_t { unsigned long long q[16]; };\n"
 "static __device__ __forceinline__ unsigned tl_tma_sa(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
 "static __device__ __forceinline__ void tl_mbar_init(unsigned bar, unsigned n) { asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\" :: \"r\"(bar), \"r\"(n) : \"memory\"); }\n"
-"static __device__ __forceinline__ void tl_mbar_fences(void) { asm volatile(\"fence.mbarrier_init.release.cluster;\\n\\tfence.proxy.async.shared::cta;\" ::: \"memory\"); }\n"
+"static __device__ __forceinline__ void tl_mbar_init_fence(void) { asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\"); }\n"
+"static __device__ __forceinline__ void tl_proxy_fence(void) { asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }\n"
 "static __device__ __forceinline__ void tl_mbar_arrive(unsigned bar) { asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\" :: \"r\"(bar) : \"memory\"); }\n"
 "static __device__ __forceinline__ void tl_mbar_expect(unsigned bar, unsigned bytes) { asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(bar), \"r\"(bytes) : \"memory\"); }\n"
 "static __device__ __forceinline__ void tl_mbar_wait(unsigned bar, unsigned parity) {\n"
@@ -235,7 +236,10 @@ int cuda_tma_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s)
         tilec_sdk_str_printf(t->o, "if (tl_tid == 0) { for (int tl_b = 0; tl_b < %d; tl_b++) tl_mbar_init(",
                              bar->size);
         bar_addr(t, bar, NULL);
-        tilec_sdk_str_printf(t->o, " + 8u * tl_b, %du); tl_mbar_fences(); } /* %s */\n", bar->arrive, bar->name);
+        tilec_sdk_str_printf(t->o, " + 8u * tl_b, %du); tl_mbar_init_fence(); } /* %s */\n", bar->arrive, bar->name);
+        /* each thread's earlier ordinary stores before the copy engine's writes */
+        line_start(t);
+        tilec_sdk_str_puts(t->o, "tl_proxy_fence();\n");
         return 1;
     case TILEC_ST_MBAR_ARRIVE:
         line_start(t);
