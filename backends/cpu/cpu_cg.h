@@ -1,8 +1,10 @@
 /*
  * cpu_cg.h — the C generator's state and helpers, shared by the files that
- * write parts of a kernel's C: cpu_codegen.c (the kernel, its statements
- * and expressions) and cpu_gemm.c (T.gemm: the BLIS loop nest, packing and
- * the micro-kernels).  Private to the CPU backend.
+ * write parts of a kernel's C: cpu_cg.c (types, conversions, expressions),
+ * cpu_codegen.c (the kernel and its statements), cpu_tileops.c (copy,
+ * fill, reduce, cumsum, atomic, print), cpu_gemm.c (T.gemm: the BLIS loop
+ * nest, packing and the micro-kernels), cpu_uses.c (what statements read
+ * and write).  Private to the CPU backend.
  */
 #ifndef TILEC_CPU_CG_H
 #define TILEC_CPU_CG_H
@@ -43,7 +45,7 @@ typedef struct cg {
     cpu_group_t grp;
 } cg_t;
 
-/* ---- helpers (cpu_codegen.c) ---- */
+/* ---- helpers (cpu_cg.c) ---- */
 
 /* Records the first error (later ones are dropped); generation goes on
  * producing throw-away text until the caller sees g->failed. */
@@ -66,6 +68,40 @@ int cg_buf_ok(cg_t *g, const tilec_ir_buffer_t *b);
 const char *cg_dim(cg_t *g, const tilec_ir_buffer_t *b, int d);
 /* scalar expression e as C */
 const char *cg_expr(cg_t *g, const tilec_ir_expr_t *e);
+/* a fresh number for unique local names */
+int cg_newtmp(cg_t *g);
+/* 1 when t is a dtype of the IR */
+int cg_valid_dtype(int t);
+/* C storage type of dtype t (uint16_t for 16-bit floats, uint8_t for bool) and its size */
+const char *cg_st_type(tilec_dtype_t t);
+size_t cg_st_size(tilec_dtype_t t);
+/* row-major int64 offset in b of the indices idx (C expressions) / ix (IR) */
+const char *cg_offset(cg_t *g, const tilec_ir_buffer_t *b, const char *const *idx);
+const char *cg_offset_exprs(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *ix);
+static inline int cg_is_flt(tilec_dtype_t t) { return tilec_dtype_is_float(t); }
+static inline int cg_is_global(const tilec_ir_buffer_t *b) { return b->scope == TILEC_SCOPE_GLOBAL; }
+
+/* ---- tile operations (cpu_tileops.c) ---- */
+
+void cg_copy(cg_t *g, const tilec_ir_stmt_t *s);   /* COPY, COPY_ASYNC */
+void cg_fill(cg_t *g, const tilec_ir_stmt_t *s);
+void cg_reduce(cg_t *g, const tilec_ir_stmt_t *s);
+void cg_cumsum(cg_t *g, const tilec_ir_stmt_t *s);
+void cg_atomic(cg_t *g, const tilec_ir_stmt_t *s);
+void cg_print(cg_t *g, const tilec_ir_stmt_t *s);
+/* In a pipelined loop's body (ext: its extent as C): L2 prefetch of the
+ * global regions the top-level copies (only that one when only != NULL)
+ * read in the next iteration. */
+void cg_prefetch_next(cg_t *g, const tilec_ir_stmt_t *loop, const char *ext, const tilec_ir_stmt_t *only);
+
+/* ---- uses (cpu_uses.c) ---- */
+
+/* Does e read buffer b (in a load or a load's index)? */
+int cg_expr_reads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b, int depth);
+/* First mention of b in the statement list s: 0 none, 1 a write of all of
+ * b that certainly runs (maybe: s may not run) and reads nothing of b,
+ * 2 anything else (b must start zeroed). */
+int cg_first_use(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int maybe, int depth);
 
 /* ---- block groups (cpu_group.c) ---- */
 
