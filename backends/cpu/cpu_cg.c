@@ -226,7 +226,8 @@ const char *cg_offset(cg_t *g, const tilec_ir_buffer_t *b, const char *const *id
 {
     if (b->ndim == 0)
         return "0";
-    const char *o = cg_fmt(g, "(int64_t)(%s)", idx[0]);
+    /* a row buffer holds the current row only: its index 0 is tc_r */
+    const char *o = cg_fmt(g, "(int64_t)(%s)", cg_row_buf(g, b) ? "0" : idx[0]);
     for (int d = 1; d < b->ndim; d++)
         o = cg_fmt(g, "(%s * %s + (int64_t)(%s))", o, cg_dim(g, b, d), idx[d]);
     return o;

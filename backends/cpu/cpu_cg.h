@@ -25,6 +25,17 @@ typedef struct cpu_group {
     const tilec_ir_stmt_t *copy_a, *copy_b, *gemm; /* its body */
 } cpu_group_t;
 
+/* Row-by-row blocks (cpu_rows.c): the top-level statements run for row 0,
+ * then row 1, ...; hoisted[i] marks the i-th top-level statement, which
+ * runs once before the row loop.  The row buffers (rowbuf[id]) hold one
+ * row, the current one: their index in dimension 0 is always tc_r, so
+ * it is dropped, and that row stays in L1 from one statement to the next. */
+typedef struct cpu_rows {
+    int64_t rows;                  /* 0: no row loop */
+    unsigned char *hoisted;        /* [top-level statements] */
+    unsigned char *rowbuf;         /* [nbufs] */
+} cpu_rows_t;
+
 typedef struct cg {
     const tilec_ir_kernel_t *k;
     tilec_sdk_str_t *o;
@@ -43,6 +54,8 @@ typedef struct cg {
     struct { tilec_ir_expr_t *const *idx; const char *name; } hoist[CG_MAX_HOIST];
     int nhoist;
     cpu_group_t grp;
+    cpu_rows_t rows;
+    const tilec_ir_stmt_t *row_stmt; /* the top-level statement being generated for row tc_r */
 } cg_t;
 
 /* ---- helpers (cpu_cg.c) ---- */
@@ -80,6 +93,8 @@ const char *cg_offset(cg_t *g, const tilec_ir_buffer_t *b, const char *const *id
 const char *cg_offset_exprs(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *ix);
 static inline int cg_is_flt(tilec_dtype_t t) { return tilec_dtype_is_float(t); }
 static inline int cg_is_global(const tilec_ir_buffer_t *b) { return b->scope == TILEC_SCOPE_GLOBAL; }
+/* b is stored as its current row only (cpu_rows.c) */
+static inline int cg_row_buf(const cg_t *g, const tilec_ir_buffer_t *b) { return g->rows.rows && g->rows.rowbuf[b->id]; }
 
 /* ---- tile operations (cpu_tileops.c) ---- */
 
@@ -108,6 +123,12 @@ int cg_first_use(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int maybe
 /* 1 with *out filled when kernel k (buffer placement place[]) runs its
  * blocks in groups, else 0 with out->gx = out->gy = 1. */
 int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *out);
+
+/* ---- row-by-row blocks (cpu_rows.c) ---- */
+
+/* 1 with *out filled when kernel g->k (not in block groups) runs its
+ * top-level statements one row of its tiles at a time, else 0. */
+int cpu_rows_plan(cg_t *g, cpu_rows_t *out);
 
 /* ---- GEMM (cpu_gemm.c) ---- */
 

@@ -160,6 +160,13 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
             ext = cg_fmt(g, "n%d", t);
             c = -1;
         }
+        if (s == g->row_stmt) { /* cpu_rows.c: the iteration for row tc_r */
+            cg_line(g, "const %s v%d = (%s)tc_r;", cg_ct_type(v->dtype), v->id, cg_ct_type(v->dtype));
+            gen_stmts(g, s->u.loop.body);
+            g->ind--;
+            cg_line(g, "}");
+            break;
+        }
         int nhoist = g->nhoist;
         switch (s->u.loop.kind) {
         case TILEC_LOOP_PARALLEL:
@@ -295,7 +302,7 @@ static void gen_shapes(cg_t *g)
 static const char *elems(cg_t *g, const tilec_ir_buffer_t *b)
 {
     const char *n = "INT64_C(1)";
-    for (int d = 0; d < b->ndim; d++)
+    for (int d = cg_row_buf(g, b) ? 1 : 0; d < b->ndim; d++) /* a row buffer: one row */
         n = cg_fmt(g, "%s * %s", n, cg_dim(g, b, d));
     return n;
 }
@@ -437,6 +444,33 @@ static void gen_group_block(cg_t *g)
     cg_line(g, "}");
 }
 
+/* The body one row at a time (cpu_rows.c): the hoisted statements, then
+ * for each row tc_r the others restricted to it. */
+static void gen_rows(cg_t *g)
+{
+    int i = 0;
+    for (const tilec_ir_stmt_t *s = g->k->body; s; s = s->next, i++)
+        if (g->rows.hoisted[i])
+            gen_stmt(g, s);
+    cg_line(g, "for (int64_t tc_r = 0; tc_r < %" PRId64 "; ++tc_r) { /* row by row (cpu_rows.c) */", g->rows.rows);
+    g->ind++;
+    /* each row of a row buffer starts at zero, as the whole buffer would */
+    for (int b = g->k->nparams; b < g->k->nbufs; b++)
+        if (cg_row_buf(g, g->k->bufs[b]) && cg_first_use(g->k->body, g->k->bufs[b], 0, 0) == 2)
+            cg_line(g, "memset(b%d, 0, (size_t)(%s * %zu));", b, elems(g, g->k->bufs[b]),
+                    cg_st_size(g->k->bufs[b]->dtype));
+    i = 0;
+    for (const tilec_ir_stmt_t *s = g->k->body; s && !g->failed; s = s->next, i++) {
+        if (g->rows.hoisted[i])
+            continue;
+        g->row_stmt = s;
+        gen_stmt(g, s);
+        g->row_stmt = NULL;
+    }
+    g->ind--;
+    cg_line(g, "}");
+}
+
 static void gen_kernel(cg_t *g)
 {
     const tilec_ir_kernel_t *k = g->k;
@@ -539,7 +573,8 @@ static void gen_kernel(cg_t *g)
      * (a copy into the whole tile, T.clear, a clearing reduce or gemm),
      * which is the rule in kernels; the GEMM temporaries need nothing */
     for (int i = k->nparams; i < k->nbufs; i++)
-        if (g->place[i] == PLACE_SCRATCH && cg_first_use(k->body, k->bufs[i], 0, 0) == 2)
+        if (g->place[i] == PLACE_SCRATCH && !cg_row_buf(g, k->bufs[i]) &&
+            cg_first_use(k->body, k->bufs[i], 0, 0) == 2)
             cg_line(g, "memset((char *)scratch + o%d, 0, (size_t)(%s * %zu));", i, elems(g, k->bufs[i]),
                  cg_st_size(k->bufs[i]->dtype));
     for (int i = 0; i < k->nbufs; i++) {
@@ -562,7 +597,10 @@ static void gen_kernel(cg_t *g)
         if (v->kind == TILEC_VAR_LET)
             cg_line(g, "%s v%d = 0; (void)v%d;", cg_ct_type(v->dtype), i, i);
     }
-    gen_stmts(g, k->body);
+    if (g->rows.rows)
+        gen_rows(g);
+    else
+        gen_stmts(g, k->body);
     g->ind--;
     cg_line(g, "}");
 }
@@ -656,6 +694,7 @@ int cpu_codegen(const tilec_ir_module_t *m, tilec_sdk_str_t *out, char *err, siz
                     g.place[i] = PLACE_SCRATCH;
             }
             cpu_group_plan(g.k, g.place, &g.grp);
+            cpu_rows_plan(&g, &g.rows);
             gen_kernel(&g);
         }
     }

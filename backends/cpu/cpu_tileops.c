@@ -19,8 +19,9 @@ static int is_sint(tilec_dtype_t t) { return t >= TILEC_INT8 && t <= TILEC_INT64
 
 /* ---- regions (COPY, FILL) ------------------------------------------------------- */
 
-/* Declares int64 locals holding the region's base indices; names r<t>_<d>. */
-static int region_bases(cg_t *g, const tilec_ir_region_t *r)
+/* Declares int64 locals holding the region's base indices; names r<t>_<d>;
+ * row: dimension 0 is moved to row tc_r of the region (cpu_rows.c). */
+static int region_bases(cg_t *g, const tilec_ir_region_t *r, int row)
 {
     if (!cg_buf_ok(g, r->buf))
         return -1;
@@ -34,7 +35,8 @@ static int region_bases(cg_t *g, const tilec_ir_region_t *r)
             cg_fail(g, "region extent %" PRId64 " < 1", r->extent[d]);
             return -1;
         }
-        cg_line(g, "const int64_t r%d_%d = (int64_t)(%s);", t, d, cg_expr(g, r->base[d]));
+        cg_line(g, "const int64_t r%d_%d = (int64_t)(%s)%s;", t, d, cg_expr(g, r->base[d]),
+                row && d == 0 ? " + tc_r" : "");
     }
     return t;
 }
@@ -165,12 +167,32 @@ static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int
     close_loops(g, linear ? 1 : n);
 }
 
+/* The row statement s (cpu_rows.c) as its part for row tc_r: dimension 0
+ * of region r (*r of s2, a copy of s) is one row; ext: room for extents. */
+static void one_row(const tilec_ir_stmt_t **s, tilec_ir_stmt_t *s2, tilec_ir_region_t *r, int64_t *ext)
+{
+    if (r->buf->ndim < 1 || r->buf->ndim > TILEC_IR_MAX_DIMS || !r->extent)
+        return;
+    memcpy(ext, r->extent, sizeof(int64_t) * (size_t)r->buf->ndim);
+    ext[0] = 1;
+    r->extent = ext;
+    *s = s2;
+}
+
 void cg_copy(cg_t *g, const tilec_ir_stmt_t *s)
 {
+    int row = s == g->row_stmt && s->u.copy.src.buf && s->u.copy.dst.buf;
+    tilec_ir_stmt_t s2;
+    int64_t se[TILEC_IR_MAX_DIMS], de[TILEC_IR_MAX_DIMS];
+    if (row) {
+        s2 = *s;
+        one_row(&s, &s2, &s2.u.copy.src, se);
+        one_row(&s, &s2, &s2.u.copy.dst, de);
+    }
     const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
-    cg_line(g, "{ /* copy */");
+    cg_line(g, "{ /* copy%s */", row ? ": row tc_r" : "");
     g->ind++;
-    int ts = region_bases(g, src), td = ts < 0 ? -1 : region_bases(g, dst);
+    int ts = region_bases(g, src, row), td = ts < 0 ? -1 : region_bases(g, dst, row);
     if (ts < 0 || td < 0)
         return;
     int smap[TILEC_IR_MAX_DIMS], dmap[TILEC_IR_MAX_DIMS];
@@ -240,11 +262,18 @@ void cg_copy(cg_t *g, const tilec_ir_stmt_t *s)
 
 void cg_fill(cg_t *g, const tilec_ir_stmt_t *s)
 {
+    int row = s == g->row_stmt && s->u.fill.dst.buf;
+    tilec_ir_stmt_t s2;
+    int64_t ext[TILEC_IR_MAX_DIMS];
+    if (row) {
+        s2 = *s;
+        one_row(&s, &s2, &s2.u.fill.dst, ext);
+    }
     const tilec_ir_region_t *r = &s->u.fill.dst;
     const tilec_ir_buffer_t *b = r->buf;
-    cg_line(g, "{ /* fill */");
+    cg_line(g, "{ /* fill%s */", row ? ": row tc_r" : "");
     g->ind++;
-    int t = region_bases(g, r);
+    int t = region_bases(g, r, row);
     if (t < 0 || !s->u.fill.value)
         { cg_fail(g, "fill without a region or value"); return; }
     const tilec_ir_expr_t *v = s->u.fill.value;
@@ -375,12 +404,22 @@ void cg_reduce(cg_t *g, const tilec_ir_stmt_t *s)
     cg_line(g, "{ /* reduce_%s dim %d */", tilec_reduce_op_name((tilec_reduce_op_t)op), dimn);
     g->ind++;
     cg_line(g, "const int64_t RO = %s, RL = %s, RI = %s;", outer, len, inner);
-    cg_line(g, "for (int64_t o = 0; o < RO; ++o)");
-    cg_line(g, "  for (int64_t ii = 0; ii < RI; ++ii) {");
+    /* row tc_r (cpu_rows.c): the outer indices of its row, o in buffers
+     * stored whole, ro (from 0) in the row buffers */
+    const char *so = "o", *dso = "o";
+    if (s == g->row_stmt) {
+        cg_line(g, "for (int64_t ro = 0; ro < RO / %" PRId64 "; ++ro)", g->rows.rows);
+        cg_line(g, "  for (int64_t ii = 0, o = tc_r * (RO / %" PRId64 ") + ro; ii < RI; ++ii) {", g->rows.rows);
+        so = cg_row_buf(g, S) ? "ro" : "o";
+        dso = cg_row_buf(g, D) ? "ro" : "o";
+    } else {
+        cg_line(g, "for (int64_t o = 0; o < RO; ++o)");
+        cg_line(g, "  for (int64_t ii = 0; ii < RI; ++ii) {");
+    }
     g->ind += 2;
     const char *init = op == TILEC_RED_MAX ? type_min(t) : op == TILEC_RED_MIN ? type_max(t) : "0";
     cg_line(g, "%s acc = (%s)%s;", T, T, init);
-    const char *x = cg_conv(g, cg_from_store(g, cg_fmt(g, "b%d[(o * RL + r) * RI + ii]", S->id), S->dtype),
+    const char *x = cg_conv(g, cg_from_store(g, cg_fmt(g, "b%d[(%s * RL + r) * RI + ii]", S->id, so), S->dtype),
                          S->dtype, t);
     const char *comb, *lcomb, *ccomb;
     switch (op) {
@@ -396,7 +435,7 @@ void cg_reduce(cg_t *g, const tilec_ir_stmt_t *s)
          * partial results, combined at the end (the order a GPU tree
          * reduction also changes); the same for max/min, which then
          * vectorize too. */
-        const char *xl = cg_conv(g, cg_from_store(g, cg_fmt(g, "b%d[o * RL + r + l]", S->id), S->dtype),
+        const char *xl = cg_conv(g, cg_from_store(g, cg_fmt(g, "b%d[%s * RL + r + l]", S->id, so), S->dtype),
                               S->dtype, t);
         switch (op) {
         case TILEC_RED_SUM: lcomb = addof(g, "lane[l]", "x", t); ccomb = addof(g, "acc", "lane[l]", t); break;
@@ -424,7 +463,7 @@ void cg_reduce(cg_t *g, const tilec_ir_stmt_t *s)
     cg_line(g, "acc = %s;", comb);
     g->ind--;
     cg_line(g, "}");
-    const char *dv = cg_conv(g, cg_from_store(g, cg_fmt(g, "b%d[o * RI + ii]", D->id), D->dtype), D->dtype, t);
+    const char *dv = cg_conv(g, cg_from_store(g, cg_fmt(g, "b%d[%s * RI + ii]", D->id, dso), D->dtype), D->dtype, t);
     if (!s->u.reduce.clear) {
         const char *c2;
         switch (op) {
@@ -435,7 +474,7 @@ void cg_reduce(cg_t *g, const tilec_ir_stmt_t *s)
         }
         cg_line(g, "acc = %s;", c2);
     }
-    cg_line(g, "b%d[o * RI + ii] = %s;", D->id, cg_to_store(g, "acc", t, D->dtype));
+    cg_line(g, "b%d[%s * RI + ii] = %s;", D->id, dso, cg_to_store(g, "acc", t, D->dtype));
     g->ind -= 2;
     cg_line(g, "  }");
     g->ind--;
@@ -639,7 +678,7 @@ void cg_prefetch_next(cg_t *g, const tilec_ir_stmt_t *loop, const char *ext, con
         const tilec_ir_region_t *r = &b->u.copy.src;
         cg_line(g, "{");
         g->ind++;
-        int rt = region_bases(g, r);
+        int rt = region_bases(g, r, 0);
         if (rt < 0)
             return;
         const tilec_ir_buffer_t *sb = r->buf;

@@ -59,6 +59,36 @@ static int region_whole(const tilec_ir_region_t *r)
     return 1;
 }
 
+/* Is loop s a nest of one loop per dimension of b, each over all of it,
+ * around one store of b[v0, v1, ...] that reads nothing of b?  (It
+ * overwrites all of b: `for i, j in T.Parallel(M, N): b[i, j] = ...`.) */
+static int stores_all(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
+{
+    const tilec_ir_var_t *v[TILEC_IR_MAX_DIMS];
+    if (b->ndim < 1 || b->ndim > TILEC_IR_MAX_DIMS)
+        return 0;
+    for (int d = 0; d < b->ndim; d++) {
+        int64_t n, e;
+        if (!s || s->kind != TILEC_ST_FOR)
+            return 0;
+        if (!tilec_ir_is_const_int(s->u.loop.extent, &e) || !tilec_ir_is_const_int(b->shape[d], &n) || e != n)
+            return 0;
+        v[d] = s->u.loop.var;
+        s = s->u.loop.body;
+        if (!s || s->next)
+            return 0;
+    }
+    if (s->kind != TILEC_ST_STORE || s->u.store.buf != b || !s->u.store.idx ||
+        cg_expr_reads(s->u.store.value, b, 0))
+        return 0;
+    for (int d = 0; d < b->ndim; d++) {
+        const tilec_ir_expr_t *i = s->u.store.idx[d];
+        if (!i || i->kind != TILEC_EX_VAR || i->u.var != v[d])
+            return 0;
+    }
+    return 1;
+}
+
 /* First mention of b in the list s, in program order: 0 none, 1 a write
  * of all of b that certainly runs (not under an IF or a loop that may run
  * zero times) and reads nothing of b, 2 anything else (b must start
@@ -75,7 +105,7 @@ int cg_first_use(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int maybe
             if (cg_expr_reads(s->u.loop.extent, b, 0))
                 return 2;
             int sure = tilec_ir_is_const_int(s->u.loop.extent, &n) && n >= 1;
-            r = cg_first_use(s->u.loop.body, b, maybe || !sure, depth + 1);
+            r = !maybe && stores_all(s, b) ? 1 : cg_first_use(s->u.loop.body, b, maybe || !sure, depth + 1);
             break;
         }
         case TILEC_ST_IF:
