@@ -465,6 +465,47 @@ static char *flash_source(tilec_context_t *ctx, const char *arch)
     return src;
 }
 
+/* TILEC_CUDA_TMA=1: the GEMM's ring copies go by the tensor copy engine
+ * (lower_tma.c's mbarrier schedule): thread 0 announces the stage's bytes
+ * and issues one bulk copy per 64-column block, every thread waits with
+ * phase parity, the tensor maps are kernel parameters; without it the
+ * cp.async ring stays */
+Test(cuda, gemm_loads_by_tma_on_mbarriers_when_asked)
+{
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_define_kv_t defs[] = {{"M", "256"}, {"N", "256"}, {"K", "256"}, {"block_M", "128"},
+                                {"block_N", "256"}, {"block_K", "64"}, {"threads", "256"}};
+    for (int on = 1; on >= 0; on--) {
+        tilec_program_t *p = NULL;
+        tilec_executable_t *e = NULL;
+        setenv("TILEC_CUDA_TMA", on ? "1" : "0", 1);
+        cr_assert_eq(tilec_program_load_file(ctx, "examples/gemm.py", defs, 7, NULL, &p), TILEC_OK, "%s",
+                     tilec_context_message(ctx));
+        tilec_status_t st = tilec_program_compile_for(ctx, p, "sm_90a", &e);
+        if (st != TILEC_OK && strstr(tilec_context_message(ctx), "NVRTC not found"))
+            no_nvrtc(tilec_context_message(ctx));
+        cr_assert_eq(st, TILEC_OK, "%s", tilec_context_message(ctx));
+        const char *src = tilec_executable_source(e, NULL);
+        const char *b3 = strstr(src, "tl_tma2(tl_tma_sa(tl_smem) + 73728u + 32768u * ");
+        if (on) {
+            cr_expect(strstr(src, "const __grid_constant__ tl_tmap_t tl_tm0, const __grid_constant__ "
+                                  "tl_tmap_t tl_tm1)"), "no tensor map parameters");
+            cr_expect(strstr(src, "tl_tma2(tl_tma_sa(tl_smem) + 0u + 16384u * "), "A not by TMA");
+            cr_expect(b3, "B's fourth 64-column block not by TMA");
+            cr_expect(strstr(src, "tl_mbar_expect(tl_tma_sa(tl_smem) + 147456u + "), "no expect_tx arrival");
+            cr_expect(strstr(src, "tl_mbar_wait(") && strstr(src, ", 3), 2)) & 1u);"), "no phase-parity wait");
+            cr_expect_null(strstr(src, "tl_cp_async16(tl_"), "cp.async left in the ring");
+        } else {
+            cr_expect_null(b3, "TMA with TILEC_CUDA_TMA=0");
+            cr_expect(strstr(src, "tl_cp_async16(tl_"), "no cp.async ring");
+        }
+        tilec_executable_free(e);
+        tilec_program_free(p);
+    }
+    unsetenv("TILEC_CUDA_TMA");
+    tilec_context_destroy(ctx);
+}
+
 /* sm_90a: P goes to wgmma as register A operand; V joins K's cp.async
  * ring (the pipeline pass's late copy); sm_90 (mma.sync) and
  * TILEC_CUDA_WGMMA_RS=0 keep P in shared memory */

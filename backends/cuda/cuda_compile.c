@@ -229,7 +229,7 @@ static int drop_stmt_attrs(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
 int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, tilec_ir_module_t **out,
                char *err, size_t errlen)
 {
-    const tilec_target_desc_t *t = cuda_target_desc(arch);
+    const tilec_target_desc_t *t = cuda_lower_desc(arch);
     char *text = tilec_ir_print(m);
     if (!t || !text) {
         free(text);
