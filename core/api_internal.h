@@ -72,6 +72,13 @@ struct tilec_program {
     int nconfigs;                   /* its @autotune configs */
     tilec_define_kv_t **configs;    /* arena [nconfigs][config_n[i]] */
     int *config_n;
+    /* A prim_func with several `with T.Kernel` blocks is a chain of programs,
+     * launched in order with the same arguments: each has its own module
+     * (in the first one's arena), IR text, symbols and parameter table.  The
+     * first owns the rest (unref'd with it); ir_all is the first's text of
+     * every module of the chain, in order (tilec_program_ir). */
+    struct tilec_program *next;
+    char *ir_all;
 };
 
 struct tilec_executable {
@@ -83,6 +90,7 @@ struct tilec_executable {
     const void *binary;             /* owned by mod */
     size_t binary_len;
     tilec_module_info_t info;       /* asked after compile; -1: unknown */
+    struct tilec_executable *next;  /* owned: the next kernel of the program's chain */
 };
 
 struct tilec_buffer {

@@ -26,7 +26,7 @@ enum {
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
     BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP, BI_ATOMIC_ADDX2,
-    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL,
+    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -54,7 +54,7 @@ static const bientry_t t_members[] = {
     {"set_max_nreg", BI_NOOP_HINT}, {"no_set_max_nreg", BI_NOOP_HINT}, {"dtype", BI_DTYPE_OF},
     {"clamp", BI_CLAMP}, {"parallel", BI_PARALLEL}, {"Serial", BI_SERIAL}, {"atomic_addx2", BI_ATOMIC_ADDX2},
     {"atomic_addx4", BI_ATOMIC_ADDX4}, {"reshape", BI_RESHAPE}, {"view", BI_VIEW}, {"im2col", BI_IM2COL},
-    {NULL, 0}
+    {"alloc_global", BI_ALLOC_GLOBAL}, {NULL, 0}
 };
 
 static const bientry_t tilelang_members[] = {
@@ -73,7 +73,6 @@ static const struct { const char *name, *why; } t_unsupported[] = {
     {"thread_binding", "thread-level programming (per-thread loops) is outside tilec's block-level semantics"},
     {"ClusterKernel", "thread-block clusters are not in the subset"},
     {"Persistent", "persistent-kernel loops are not in the subset yet; write the grid loop with T.Kernel"},
-    {"alloc_global", "T.alloc_global (device scratch memory) is not in the subset yet"},
     {"alloc_reducer", "T.alloc_reducer is not in the subset yet"},
     {"call_extern", "external device functions cannot be called on every backend"},
     {"import_source", "external device sources cannot be compiled on every backend"},
@@ -684,6 +683,19 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         value_t *shape = shape_seq(ev, a_[0], l_[0], 0);
         if (a_[2] && a_[2]->kind != V_STR && a_[2]->kind != V_NONE) ev_fail(ev, l_[2], "scope must be a string");
         return op_alloc(ev, sc, shape, a_[1], NULL, ev->name_hint, at);
+    }
+    case BI_ALLOC_GLOBAL: {
+        /* device scratch memory between the kernels of a chain: a tensor parameter of its own,
+         * appended after the prim_func's (the caller passes it; tilec run allocates it) */
+        BIND("T.alloc_global", 2, "shape", "dtype");
+        value_t *tt = v_new(ev, V_TENSORTYPE);
+        if (!ev->in_prim || ev->tail || ev->kernel_done || ev->nkdone)
+            ev_fail(ev, at, "T.alloc_global belongs in the body of a @T.prim_func, before its first "
+                    "`with T.Kernel` block");
+        tt->u.tt.shape = shape_seq(ev, a_[0], l_[0], 1);
+        tt->u.tt.dt = v_want_dtype(ev, a_[1], l_[1]);
+        ev->nscratch++;
+        return ev_param_add(ev, ev->name_hint ? ev->name_hint : "scratch", tt, at);
     }
     case BI_ALLOC_VAR: {
         BIND("T.alloc_var", 1, "dtype", "init", "scope");

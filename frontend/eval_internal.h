@@ -70,6 +70,7 @@ typedef struct sym {
     const char *name;        /* T.dynamic("name") */
     const char *alias;       /* Python name it was first bound to, or NULL */
     tilec_ir_var_t *var;     /* created on first use in an IR expression */
+    tilec_ir_var_t *prev;    /* its var in the previous kernel of a chain (eval_kernel.c) */
     int64_t value;
     int has_value;
     struct sym *next;
@@ -194,6 +195,12 @@ typedef struct ev {
     tilec_ir_expr_t **let_def; int *let_nset; int let_cap;
     struct let_use { tilec_ir_var_t *var; ast_loc_t loc; } *let_uses; int nlet_uses, cap_let_uses;
     int eager;                 /* running an eager-style @tilelang.jit kernel (eval_kernel.c: build_eager) */
+    /* several `with T.Kernel` blocks in one prim_func (eval_kernel.c: ev_next_kernel): the tensor
+     * parameters' values (V_BUF, pointed at each kernel's own buffer in turn) and the
+     * kernels finished so far, with their symbols' -D values in var-id order */
+    value_t **kparams; int nkparams, cap_kparams;
+    int nscratch;              /* T.alloc_global tensors: the last parameters */
+    struct kdone { tilec_ir_kernel_t *k; int nsyms; int64_t *sym_values; } *kdone; int nkdone, cap_kdone;
     value_t *pass_configs;     /* the entry's tilelang.jit(pass_configs=...), or NULL */
     value_t *none, *vtrue, *vfalse;
 } ev_t;
@@ -228,6 +235,12 @@ value_t *ev_eager_tensor(ev_t *ev, const char *name, value_t *tt, int is_out, as
  * expression is recorded so that a later second assignment is an error at
  * loc when the kernel ends. */
 tilec_ir_expr_t *ev_let_def(ev_t *ev, tilec_ir_var_t *var, ast_loc_t loc);
+/* Declares the next tensor parameter of the kernel (a prim_func's, an eager
+ * declaration's or a T.alloc_global's) of type tt (V_TENSORTYPE). */
+value_t *ev_param_add(ev_t *ev, const char *name, value_t *tt, ast_loc_t loc);
+/* At a second `with T.Kernel`: ends ev->k and starts the next kernel of the
+ * chain with the same tensor parameters. */
+void ev_next_kernel(ev_t *ev, ast_loc_t loc);
 /* T.const("M, N"): -D values, else T.dynamic symbols */
 value_t *ev_const_names(ev_t *ev, value_t *names, ast_loc_t loc);
 env_t *ev_env_new(ev_t *ev, env_t *parent);

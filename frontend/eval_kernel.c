@@ -53,9 +53,7 @@ static void build_kernel(ev_t *ev, func_t *fn)
     for (i = 0; i < d->u.def.nparams; i++) {
         ast_param_t *p = &d->u.def.params[i];
         value_t *tt;
-        tilec_ir_buffer_t *b;
-        tilec_ir_expr_t *shape[TILEC_IR_MAX_DIMS];
-        int j, nd;
+        int j;
         if (!p->annotation)
             ev_fail(ev, p->loc, "kernel parameter '%s' needs a type: %s: T.Tensor((M, N), \"float16\")", p->name, p->name);
         for (j = 0; j < i; j++)
@@ -70,19 +68,10 @@ static void build_kernel(ev_t *ev, func_t *fn)
         if (tt->kind != V_TENSORTYPE)
             ev_fail(ev, p->annotation->loc, "kernel parameter '%s' must be annotated with T.Tensor(shape, dtype), "
                     "got %s", p->name, v_kind_name(tt));
-        nd = tt->u.tt.shape->u.seq.n;
-        for (j = 0; j < nd; j++) shape[j] = ex_index(ev, tt->u.tt.shape->u.seq.items[j], p->annotation->loc);
-        if (ev->k->nbufs != ntensors++) ev_fail(ev, p->loc, "internal: parameters must come first");
-        b = ev_chk(ev, tilec_ir_buffer_add(ev->a, ev->k, ev_unique_buf(ev, p->name), TILEC_SCOPE_GLOBAL,
-                                           tt->u.tt.dt, nd, shape));
-        {
-            value_t *bv = v_new(ev, V_BUF);
-            bv->u.buf = b;
-            env_set(ev, env, p->name, bv);
-        }
+        ntensors++;
+        env_set(ev, env, p->name, ev_param_add(ev, p->name, tt, p->annotation->loc));
     }
-    ev->k->nparams = ntensors;
-    if (ev->k->nparams > 32) ev_fail(ev, d->loc, "a kernel takes at most 32 tensor parameters");
+    (void)ntensors;
     ev->in_prim = 1;
     ev->ctl = CTL_NONE;
     ev_exec_block(ev, &d->u.def.body);
@@ -100,26 +89,147 @@ static void build_kernel(ev_t *ev, func_t *fn)
  * are compile-time constants like a factory's.  Kernel parameters are the
  * declared tensors in the order of their declarations. */
 
+/* Declares a global buffer of that shape as the next kernel parameter of ev->k. */
+static tilec_ir_buffer_t *param_buffer(ev_t *ev, const char *name, tilec_dtype_t dt, int nd,
+                                       tilec_ir_expr_t *const *shape, ast_loc_t loc)
+{
+    tilec_ir_buffer_t *b;
+    if (ev->k->nbufs != ev->k->nparams) ev_fail(ev, loc, "internal: parameters must come first");
+    if (ev->k->nparams >= 32) ev_fail(ev, loc, "a kernel takes at most 32 tensor parameters");
+    b = ev_chk(ev, tilec_ir_buffer_add(ev->a, ev->k, ev_unique_buf(ev, name), TILEC_SCOPE_GLOBAL, dt, nd, shape));
+    ev->k->nparams++;
+    return b;
+}
+
+/* A shape expression of the previous kernel of a chain over this kernel's
+ * symbol variables (shapes hold only constants, symbols and arithmetic). */
+static tilec_ir_expr_t *resym(ev_t *ev, const tilec_ir_expr_t *e, ast_loc_t loc, int depth)
+{
+    tilec_ir_expr_t *c;
+    if (depth > EV_MAX_IR_DEPTH) ev_fail(ev, loc, "a tensor shape expression is nested too deeply");
+    if (e->kind == TILEC_EX_VAR) {
+        sym_t *s;
+        for (s = ev->syms; s; s = s->next)
+            if (s->prev == e->u.var) return sym_expr(ev, s);
+        ev_fail(ev, loc, "internal: a tensor shape depends on '%s', which is not a T.dynamic symbol", e->u.var->name);
+    }
+    c = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *c));   /* IR arena: the module keeps it */
+    *c = *e;
+    switch (e->kind) {
+    case TILEC_EX_UNARY: c->u.un.a = resym(ev, e->u.un.a, loc, depth + 1); break;
+    case TILEC_EX_BINARY:
+        c->u.bin.a = resym(ev, e->u.bin.a, loc, depth + 1);
+        c->u.bin.b = resym(ev, e->u.bin.b, loc, depth + 1);
+        break;
+    case TILEC_EX_SELECT:
+        c->u.sel.cond = resym(ev, e->u.sel.cond, loc, depth + 1);
+        c->u.sel.a = resym(ev, e->u.sel.a, loc, depth + 1);
+        c->u.sel.b = resym(ev, e->u.sel.b, loc, depth + 1);
+        break;
+    case TILEC_EX_CAST: c->u.cast.a = resym(ev, e->u.cast.a, loc, depth + 1); break;
+    case TILEC_EX_LOAD: ev_fail(ev, loc, "internal: a tensor shape reads memory");
+    default: break;
+    }
+    return c;
+}
+
+value_t *ev_param_add(ev_t *ev, const char *name, value_t *tt, ast_loc_t loc)
+{
+    value_t *bv = v_new(ev, V_BUF);
+    tilec_ir_expr_t *shape[TILEC_IR_MAX_DIMS];
+    int j, nd = tt->u.tt.shape->u.seq.n;
+    for (j = 0; j < nd; j++) shape[j] = ex_index(ev, tt->u.tt.shape->u.seq.items[j], loc);
+    bv->u.buf = param_buffer(ev, name, tt->u.tt.dt, nd, shape, loc);
+    if (ev->nkparams == ev->cap_kparams) {
+        int nc = ev->cap_kparams ? 2 * ev->cap_kparams : 8;
+        value_t **np = ev_alloc(ev, sizeof *np * (size_t)nc);
+        if (ev->nkparams) memcpy(np, ev->kparams, sizeof *np * (size_t)ev->nkparams);
+        ev->kparams = np;
+        ev->cap_kparams = nc;
+    }
+    ev->kparams[ev->nkparams++] = bv;
+    return bv;
+}
+
+/* The -D values of k's symbols in var-id order (-1: none given). */
+static int64_t *kernel_sym_values(ev_t *ev, const tilec_ir_kernel_t *k, int *nsym)
+{
+    int i, n = 0, j = 0;
+    int64_t *vals;
+    for (i = 0; i < k->nvars; i++) n += k->vars[i]->kind == TILEC_VAR_SYM;
+    vals = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(int64_t) * (size_t)(n + 1)));
+    for (i = 0; i < k->nvars; i++) {
+        sym_t *s;
+        if (k->vars[i]->kind != TILEC_VAR_SYM) continue;
+        vals[j] = -1;
+        for (s = ev->syms; s; s = s->next)
+            if (s->var == k->vars[i] && s->has_value) vals[j] = s->value;
+        j++;
+    }
+    *nsym = n;
+    return vals;
+}
+
+/* Several `with T.Kernel` blocks in one prim_func are kernels launched in
+ * order (TileLang's reading: each block is a kernel of its own, one after
+ * the other on the stream).  Each kernel of the chain has the prim_func's
+ * tensor parameters, declared again over its own symbol variables; names
+ * bound inside a kernel block stay in that block (exec_with runs each in a
+ * scope of its own), so nothing of one kernel's IR reaches the next. */
+void ev_next_kernel(ev_t *ev, ast_loc_t loc)
+{
+    tilec_ir_kernel_t *k = ev->k, *nk;
+    struct kdone *kd;
+    sym_t *s;
+    int i;
+    char name[256];
+    if (ev->nkdone >= 15) ev_fail(ev, loc, "a @T.prim_func has at most 16 `with T.Kernel` blocks");
+    ev_check_let_uses(ev);
+    if (ev->nkdone == ev->cap_kdone) {
+        int nc = ev->cap_kdone ? 2 * ev->cap_kdone : 4;
+        struct kdone *nd = ev_alloc(ev, sizeof *nd * (size_t)nc);
+        if (ev->nkdone) memcpy(nd, ev->kdone, sizeof *nd * (size_t)ev->nkdone);
+        ev->kdone = nd;
+        ev->cap_kdone = nc;
+    }
+    kd = &ev->kdone[ev->nkdone++];
+    kd->k = k;
+    kd->sym_values = kernel_sym_values(ev, k, &kd->nsyms);
+    snprintf(name, sizeof name, "%.200s_%d", ev->kdone[0].k->name, ev->nkdone + 1);
+    nk = ev_chk(ev, tilec_ir_kernel_new(ev->a, ev_irstr(ev, name)));
+    nk->out_mask = k->out_mask;
+    ev->k = nk;
+    for (s = ev->syms; s; s = s->next) {
+        s->prev = s->var;
+        s->var = NULL;
+    }
+    /* per-kernel bookkeeping indexed by var id */
+    ev->nlet_uses = 0;
+    if (ev->let_cap) {
+        memset(ev->let_nset, 0, sizeof *ev->let_nset * (size_t)ev->let_cap);
+        memset(ev->let_def, 0, sizeof *ev->let_def * (size_t)ev->let_cap);
+    }
+    for (i = 0; i < ev->nloop_ext; i++) ev->loop_ext[i] = -1;
+    for (i = 0; i < ev->nkparams; i++) {
+        tilec_ir_buffer_t *b = ev->kparams[i]->u.buf;
+        tilec_ir_expr_t *shape[TILEC_IR_MAX_DIMS];
+        int j;
+        for (j = 0; j < b->ndim; j++) shape[j] = resym(ev, b->shape[j], loc, 0);
+        ev->kparams[i]->u.buf = param_buffer(ev, b->name, b->dtype, b->ndim, shape, loc);
+    }
+    ev->kernel_done = 0;
+}
+
 value_t *ev_eager_tensor(ev_t *ev, const char *name, value_t *tt, int is_out, ast_loc_t loc)
 {
-    tilec_ir_expr_t *shape[TILEC_IR_MAX_DIMS];
-    tilec_ir_buffer_t *b;
     value_t *bv;
-    int j, nd;
     if (!ev->eager || !ev->in_prim)
         ev_fail(ev, loc, "%s declares a kernel tensor only in an eager-style @tilelang.jit kernel",
                 is_out ? "T.empty" : "a T.Tensor annotation");
     if (ev->tail || ev->kernel_done || ev->k->nbufs != ev->k->nparams)
         ev_fail(ev, loc, "declare every tensor (`A: T.Tensor(...)`, `C = T.empty(...)`) before the `with T.Kernel` block");
-    if (ev->k->nparams >= 32) ev_fail(ev, loc, "a kernel takes at most 32 tensor parameters");
-    nd = tt->u.tt.shape->u.seq.n;
-    for (j = 0; j < nd; j++) shape[j] = ex_index(ev, tt->u.tt.shape->u.seq.items[j], loc);
-    b = ev_chk(ev, tilec_ir_buffer_add(ev->a, ev->k, ev_unique_buf(ev, name ? name : "out"), TILEC_SCOPE_GLOBAL,
-                                       tt->u.tt.dt, nd, shape));
-    if (is_out) ev->k->out_mask |= 1u << ev->k->nparams;
-    ev->k->nparams++;
-    bv = v_new(ev, V_BUF);
-    bv->u.buf = b;
+    if (is_out && ev->k->nparams < 32) ev->k->out_mask |= 1u << ev->k->nparams;
+    bv = ev_param_add(ev, name ? name : "out", tt, loc);
     return bv;
 }
 
@@ -231,7 +341,7 @@ static value_t **build_eager(ev_t *ev, func_t *fn)
 static uint32_t out_mask_of(ev_t *ev, func_t *fn, ast_loc_t loc)
 {
     uint32_t m = 0;
-    int i, np = ev->k->nparams + ev->nscalars;
+    int i, np = ev->k->nparams - ev->nscratch + ev->nscalars;
     for (i = 0; i < fn->nout; i++) {
         int64_t x = fn->out_idx[i], j, t;
         if (x < 0) x += np;
@@ -406,49 +516,58 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
     if (factory) at_finish(ev, factory, args, out);
 }
 
-/* Fills the result: the module and the launch values of the symbols. */
+/* Fills the result: the modules and the launch values of the symbols. */
 static void finish(ev_t *ev, tilec_frontend_result_t *out, const char *entry)
 {
     int i;
-    {
-        tilec_ir_module_t *m = ev_chk(ev, tilec_ir_module_new(ev->a));
-        int nsym = 0, j = 0;
-        m->kernel = ev->k;
-        for (i = 0; i < ev->k->nvars; i++)
-            if (ev->k->vars[i]->kind == TILEC_VAR_SYM) nsym++;
-        out->sym_values = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(int64_t) * (size_t)(nsym + 1)));
-        for (i = 0; i < ev->k->nvars; i++) {
-            sym_t *s;
-            if (ev->k->vars[i]->kind != TILEC_VAR_SYM) continue;
-            out->sym_values[j] = -1;
-            for (s = ev->syms; s; s = s->next)
-                if (s->var == ev->k->vars[i] && s->has_value) out->sym_values[j] = s->value;
-            j++;
-        }
-        out->nsyms = nsym;
-        out->module = m;
-        if (ev->pass_configs) {
-            value_t *pc = ev->pass_configs;
-            int np = pc->u.seq.n / 2;
-            out->pass_config_keys = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(char *) * (size_t)(np + 1)));
-            out->pass_config_values = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(char *) * (size_t)(np + 1)));
-            for (i = 0; i < np; i++) {
-                value_t *k = pc->u.seq.items[2 * i], *v = pc->u.seq.items[2 * i + 1];
-                char buf[64];
-                const char *txt = buf;
-                if (v->kind == V_BOOL) txt = v->u.i ? "True" : "False";
-                else if (v->kind == V_INT) snprintf(buf, sizeof buf, "%lld", (long long)v->u.i);
-                else if (v->kind == V_FLOAT) snprintf(buf, sizeof buf, "%.17g", v->u.f);
-                else if (v->kind == V_STR) txt = v->u.s.s;
-                else if (v->kind == V_NONE) txt = "None";
-                else txt = v_kind_name(v);   /* checked by tilelang.jit (builtins.c) */
-                out->pass_config_keys[i] = ev_irstr(ev, k->u.s.s);
-                out->pass_config_values[i] = ev_irstr(ev, txt);
+    tilec_ir_kernel_t *first = ev->nkdone ? ev->kdone[0].k : ev->k;
+    tilec_ir_module_t *m = ev_chk(ev, tilec_ir_module_new(ev->a));
+    m->kernel = first;
+    if (ev->nkdone) {
+        /* the kernels of a chain share the outputs the last one was given (out_idx) */
+        out->more = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *out->more * (size_t)ev->nkdone));
+        out->nmore = ev->nkdone;
+        for (i = 0; i < ev->nkdone; i++) {
+            tilec_frontend_kernel_t *fk = &out->more[i];
+            tilec_ir_kernel_t *k = i + 1 < ev->nkdone ? ev->kdone[i + 1].k : ev->k;
+            k->out_mask |= ev->k->out_mask;
+            fk->module = ev_chk(ev, tilec_ir_module_new(ev->a));
+            fk->module->kernel = k;
+            if (i + 1 < ev->nkdone) {
+                fk->nsyms = ev->kdone[i + 1].nsyms;
+                fk->sym_values = ev->kdone[i + 1].sym_values;
+            } else {
+                fk->sym_values = kernel_sym_values(ev, k, &fk->nsyms);
             }
-            out->npass_configs = np;
         }
-        out->entry = ev_irstr(ev, entry);
+        first->out_mask |= ev->k->out_mask;
+        out->sym_values = ev->kdone[0].sym_values;
+        out->nsyms = ev->kdone[0].nsyms;
+    } else {
+        out->sym_values = kernel_sym_values(ev, first, &out->nsyms);
     }
+    out->module = m;
+    if (ev->pass_configs) {
+        value_t *pc = ev->pass_configs;
+        int np = pc->u.seq.n / 2;
+        out->pass_config_keys = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(char *) * (size_t)(np + 1)));
+        out->pass_config_values = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(char *) * (size_t)(np + 1)));
+        for (i = 0; i < np; i++) {
+            value_t *k = pc->u.seq.items[2 * i], *v = pc->u.seq.items[2 * i + 1];
+            char buf[64];
+            const char *txt = buf;
+            if (v->kind == V_BOOL) txt = v->u.i ? "True" : "False";
+            else if (v->kind == V_INT) snprintf(buf, sizeof buf, "%lld", (long long)v->u.i);
+            else if (v->kind == V_FLOAT) snprintf(buf, sizeof buf, "%.17g", v->u.f);
+            else if (v->kind == V_STR) txt = v->u.s.s;
+            else if (v->kind == V_NONE) txt = "None";
+            else txt = v_kind_name(v);   /* checked by tilelang.jit (builtins.c) */
+            out->pass_config_keys[i] = ev_irstr(ev, k->u.s.s);
+            out->pass_config_values[i] = ev_irstr(ev, txt);
+        }
+        out->npass_configs = np;
+    }
+    out->entry = ev_irstr(ev, entry);
 }
 
 int tilec_frontend_compile(tilec_arena_t *a, tilec_diag_t *d, const char *path,

@@ -538,7 +538,8 @@ static void exec_if(ev_t *ev, ast_stmt_t *s)
 static void exec_with(ev_t *ev, ast_stmt_t *s)
 {
     value_t *kv = ev_eval(ev, s->u.with.ctx);
-    tilec_ir_kernel_t *k = ev->k;
+    tilec_ir_kernel_t *k;
+    env_t *outer = ev->env;
     ast_expr_t *names[3] = {NULL, NULL, NULL};
     static const char *const dflt[3] = {"bx", "by", "bz"};
     int i, ng;
@@ -552,10 +553,13 @@ static void exec_with(ev_t *ev, ast_stmt_t *s)
                 "statements");
     }
     if (!ev->in_prim) ev_fail(ev, s->loc, "T.Kernel must be used directly in the body of a @T.prim_func");
-    if (ev->kernel_done || ev->tail) {
-        ev_fail(ev, s->loc, "a @T.prim_func has exactly one `with T.Kernel(...)` block; merge the kernels or "
-                "write a second prim_func");
+    if (ev->tail) ev_fail(ev, s->loc, "a `with T.Kernel(...)` block cannot be inside another one");
+    if (ev->kernel_done) {
+        /* the next kernel of the chain: its grid again, over that kernel's symbol variables */
+        ev_next_kernel(ev, s->loc);
+        kv = ev_eval(ev, s->u.with.ctx);
     }
+    k = ev->k;
     ng = kv->u.kern.ngrid;
     if (s->u.with.target) {
         ast_expr_t *t = s->u.with.target;
@@ -576,6 +580,8 @@ static void exec_with(ev_t *ev, ast_stmt_t *s)
             ev_fail(ev, t->loc, "the target of `with T.Kernel(...) as` must be a name or a tuple of names");
         }
     }
+    /* the block's names are its own: a later kernel of the chain does not see them */
+    ev->env = ev_env_new(ev, outer);
     k->ngrid = ng;
     for (i = 0; i < ng; i++) {
         const char *nm = names[i] ? names[i]->u.name : dflt[i];
@@ -587,6 +593,7 @@ static void exec_with(ev_t *ev, ast_stmt_t *s)
     ev->tail = &k->body;
     ev_exec_block(ev, &s->u.with.body);
     ev->tail = NULL;
+    ev->env = outer;
     ev->kernel_done = 1;
 }
 

@@ -837,10 +837,27 @@ Test(frontend_errors, return_in_prim_func)
     expect_err(KERNEL_HEAD "        T.clear(B)\n    return A\n", 8, "a @T.prim_func cannot return a value");
 }
 
-Test(frontend_errors, two_kernels)
+/* Several `with T.Kernel` blocks: a chain of kernels with the same tensor
+ * parameters, each verified; a block's names stay in it. */
+Test(frontend, kernel_chain)
 {
-    expect_err(KERNEL_HEAD "        T.clear(B)\n    with T.Kernel(2) as by:\n        T.clear(B)\n", 8,
-               "exactly one `with T.Kernel(...)` block");
+    res_t *x = compile_ok(KERNEL_HEAD "        T.clear(B)\n    with T.Kernel(2, threads=64) as by:\n        T.fill(B, 1)\n",
+                          0, NULL);
+    tilec_ir_kernel_t *k2;
+    char err[512];
+    cr_assert_eq(x->r.nmore, 1);
+    k2 = x->r.more[0].module->kernel;
+    cr_assert_eq(tilec_ir_verify(x->r.more[0].module, err, sizeof err), 0, "verifier: %s", err);
+    cr_assert_eq(k2->nparams, K(x)->nparams);
+    cr_assert_str_eq(k2->bufs[1]->name, "B");
+    cr_assert_neq(k2->bufs[1], K(x)->bufs[1], "each kernel has its own parameter buffers");
+    cr_assert_eq(k2->threads[0], 64);
+    cr_assert_eq(k2->body->kind, TILEC_ST_FILL);
+    done(x);
+    expect_err(KERNEL_HEAD "        c = T.alloc_fragment((4,), \"float32\")\n    with T.Kernel(2) as by:\n"
+               "        T.clear(c)\n", 9, "name 'c' is not defined");
+    expect_err(KERNEL_HEAD "        with T.Kernel(2) as by:\n            T.clear(B)\n", 7,
+               "cannot be inside another one");
 }
 
 Test(frontend_errors, no_kernel)

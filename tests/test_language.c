@@ -1269,3 +1269,26 @@ Test(lang, reviews_and_im2col)
         }
     run_free(&r);
 }
+
+/* Two kernels launched in order (tests/lang/kernel_chain.py): the second
+ * reads what the first wrote, through a parameter and a T.alloc_global
+ * scratch tensor; m = 10 in blocks of 4. */
+Test(lang, kernel_chain)
+{
+    run_t r;
+    int m = 10, i;
+    tilec_define_kv_t defs[] = {{"m", "10"}};
+    run_file(&r, "tests/lang/kernel_chain.py", defs, 1, fill_pattern);
+    /* params: X P Y, then the scratch S (ceildiv(m, 4) = 3) */
+    cr_assert_eq(r.n, 4);
+    cr_assert_eq(r.shape[3][0], 3);
+    for (i = 0; i < m; i++) {
+        double s = 0;
+        int j;
+        for (j = i / 4 * 4; j < i / 4 * 4 + 4 && j < m; j++) s += 2 * pattern(0, j);
+        EXPECT_NEAR(F(r, 1)[i], 2 * pattern(0, i), "P[%d]", i);
+        EXPECT_NEAR(F(r, 2)[i], 2 * pattern(0, i) + s, "Y[%d]", i);
+        if (i % 4 == 0) EXPECT_NEAR(F(r, 3)[i / 4], s, "S[%d]", i / 4);
+    }
+    run_free(&r);
+}

@@ -218,6 +218,9 @@ def pick(name, host):
         v = host_get(strong, name)
         if v is None:
             v = host_get(weak, name)
+            # a plain `dtype` keyword of the host code is often an index tensor's (torch.int32)
+            if name == "dtype" and isinstance(v, str) and not re.match(r"b?float", v):
+                v = None
         return v if isinstance(v, str) and v else "float16"
     for rx, dflt, cap, least in SMALL:
         if rx.search(name):
@@ -254,6 +257,12 @@ def fit(defs):
     bh = [v for n, v in defs if BLOCK_H.match(n) and type(v) is int]
     if bh:
         defs = [(n, max(v, max(bh)) if HEADS.search(n) and type(v) is int else v) for n, v in defs]
+    # a split-KV kernel: the capped sequence still gives every split a block of keys
+    seq = [v for n, v in defs if type(v) is int and re.search(r"(?i)seq|ctx", n)]
+    bn = [v for n, v in defs if type(v) is int and re.match(r"(?i)^block_?n$", n)]
+    if seq and bn:
+        most = max(1, max(seq) // max(bn))
+        defs = [(n, min(v, most) if re.match(r"(?i)^num_?splits?$", n) and type(v) is int else v) for n, v in defs]
     if {"N", "C", "H", "W", "F"} <= {n for n, _ in defs}:
         # a convolution (batch N, channels C, image H x W, filters F): N*H*W*F*C*K*K multiply-adds
         # in the interpreter, so small images and few channels
@@ -399,6 +408,11 @@ def index_values(name, shape, defs):
         return [x for t in range(shape[0]) for x in (0, t)]
     if re.search(r"seqlen|seq_len|lens$|lengths", low):
         cands = [v for k, v in defs.items() if re.search(r"(?i)max.*(seq|len)", k)]
+        # block-sparse kernels mask keys past the length by block index: every block they may select is inside
+        bn = [v for k, v in defs.items() if re.match(r"(?i)^block_?n$", k)]
+        nb = [v for k, v in defs.items() if re.search(r"(?i)selected_blocks|^num_blocks$|max_num_blocks", k)]
+        if bn and nb:
+            cands.append(max(bn) * max(nb))
         return [max(cands) if cands else 1] * n
     if "count" in low:
         return [1] * n
