@@ -69,8 +69,10 @@ static const bientry_t py_members[] = {
 
 /* T members tilec knows but does not support, with the reason. */
 static const struct { const char *name, *why; } t_unsupported[] = {
-    {"get_thread_binding", "thread-level programming (per-thread indices) is outside tilec's block-level semantics"},
-    {"thread_binding", "thread-level programming (per-thread loops) is outside tilec's block-level semantics"},
+    {"get_thread_binding", "a thread index is only read as a statement `tx = T.get_thread_binding(dim)` in a kernel "
+     "body, where the rest of that block runs once per thread"},
+    {"thread_binding", "a thread index is only read as a statement `tx = T.thread_binding(0, threads, "
+     "thread=\"threadIdx.x\")` in a kernel body, where the rest of that block runs once per thread"},
     {"ClusterKernel", "thread-block clusters are not in the subset"},
     {"Persistent", "persistent-kernel loops are not in the subset yet; write the grid loop with T.Kernel"},
     {"alloc_reducer", "T.alloc_reducer is not in the subset yet"},
@@ -521,12 +523,28 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     if (id >= BI_MODULE_FIRST) {
         ev_eval_args(ev, call, &ar);
         if (id == BI_METHOD) return py_method_call(ev, fnv->u.bi.self, fnv->u.bi.meth, &ar);
-        if (id >= BI_WS_FIRST) return ws_call(ev, id, &ar);
+        if (id >= BI_WS_FIRST) {
+            if (ev->thread_wrap) th_reject(ev, ws_name(id), at);
+            return ws_call(ev, id, &ar);
+        }
         return id >= BI_PY_FIRST ? py_call(ev, id, &ar) : mod_call(ev, id, &ar);
     }
     if (id == BI_IF_THEN_ELSE) ev->guarded++;
     ev_eval_args(ev, call, &ar);
     if (id == BI_IF_THEN_ELSE) ev->guarded--;
+    if (ev->thread_wrap) {
+        switch (id) {   /* block-collective: not in one thread's code */
+        case BI_COPY: case BI_CLEAR: case BI_FILL: case BI_GEMM: case BI_REDUCE_MAX: case BI_REDUCE_MIN:
+        case BI_REDUCE_SUM: case BI_REDUCE_ABSSUM: case BI_REDUCE_ABSMAX: case BI_CUMSUM: case BI_SYNC:
+        case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_IM2COL: case BI_KERNEL: {
+            char what[64];
+            snprintf(what, sizeof what, "T.%s", bi_name(id));
+            th_reject(ev, what, at);
+            break;
+        }
+        default: break;
+        }
+    }
     switch (id) {
     case -1: { /* x.astype(dtype) */
         BIND("astype", 1, "dtype");

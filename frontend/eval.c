@@ -241,8 +241,9 @@ value_t *ev_def_take(ev_t *ev, evdef_t *d, const value_t *dflt)
 void ev_sym_define(ev_t *ev, sym_t *s, const char *name, ast_loc_t loc)
 {
     evdef_t *d = ev_find_def(ev, name);
-    if (!d || d->used) return;
-    d->used = 1;
+    /* a -D a module constant of the same name took sets the symbol too */
+    if (!d || d->sym) return;
+    d->used = d->sym = 1;
     if (s->has_value) {
         ev_fail(ev, loc, "symbol '%s' is given twice with -D (as '%s' and as '%s'); give it once",
                 s->name, s->name, s->alias ? s->alias : name);

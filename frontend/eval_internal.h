@@ -143,6 +143,7 @@ typedef struct evdef {
     const char *name, *text;
     value_t *val;
     int used;
+    int sym;                 /* a T.dynamic symbol took it */
 } evdef_t;
 
 /* views.c: a mapped element load and the view element it stands for */
@@ -195,6 +196,8 @@ typedef struct ev {
     tilec_ir_expr_t **let_def; int *let_nset; int let_cap;
     struct let_use { tilec_ir_var_t *var; ast_loc_t loc; } *let_uses; int nlet_uses, cap_let_uses;
     int eager;                 /* running an eager-style @tilelang.jit kernel (eval_kernel.c: build_eager) */
+    int thread_wrap;           /* running per-thread code after a thread index (threads.c) */
+    tilec_ir_var_t *thread_vars[3]; /* its loop variables by thread dimension (NULL: one thread) */
     /* several `with T.Kernel` blocks in one prim_func (eval_kernel.c: ev_next_kernel): the tensor
      * parameters' values (V_BUF, pointed at each kernel's own buffer in turn) and the
      * kernels finished so far, with their symbols' -D values in var-id order */
@@ -215,6 +218,7 @@ void *ev_chk(ev_t *ev, void *p);           /* OOM check for IR constructors */
 const char *ev_irstr(ev_t *ev, const char *s);
 value_t *ev_eval(ev_t *ev, ast_expr_t *e);
 void ev_exec_block(ev_t *ev, const ast_block_t *b);
+void ev_exec_stmt(ev_t *ev, ast_stmt_t *s);
 void ev_emit(ev_t *ev, tilec_ir_stmt_t *st, ast_loc_t loc);
 tilec_ir_stmt_t *ev_stmt(ev_t *ev, tilec_stmt_kind_t kind, ast_loc_t loc);
 value_t *ev_call_func(ev_t *ev, func_t *fn, int n, value_t **pos, int nkw, const char **kwn,
@@ -361,6 +365,11 @@ value_t *view_src(ev_t *ev, value_t *v, ast_loc_t loc); /* a whole view read: an
 void op_im2col(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc);
 /* value.c: the range of an index over its enclosing loops */
 int v_index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi);
+
+/* ---- threads.c ---- */
+int th_is_binding(const ast_stmt_t *s);               /* `tx = T.get_thread_binding(...)` and the like */
+void th_exec_rest(ev_t *ev, const ast_block_t *b, int first); /* b->s[first..] once per thread */
+void th_reject(ev_t *ev, const char *what, ast_loc_t loc); /* what may not run in per-thread code */
 
 /* ---- wsops.c ---- */
 value_t *ws_member(ev_t *ev, const char *name);       /* T.ws, T.alloc_barrier, ...; NULL when not one */

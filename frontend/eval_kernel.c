@@ -253,7 +253,7 @@ value_t *ev_const_names(ev_t *ev, value_t *names, ast_loc_t loc)
         nm = ev_alloc(ev, (size_t)(q - p) + 1);
         memcpy(nm, p, (size_t)(q - p));
         d = ev_find_def(ev, nm);
-        if (d && !d->used) {
+        if (d) {   /* also when a module constant of the same name took it: one -D sets both */
             if (d->val->kind != V_INT || d->val->u.i < 1)
                 ev_fail(ev, loc, "-D %s=%s: the size '%s' must be a positive integer", d->name, d->text, nm);
             d->used = 1;

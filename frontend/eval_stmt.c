@@ -415,8 +415,10 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
         tilec_ir_var_t *var;
         value_t *lo = it->lo ? it->lo[i] : NULL;
         int lo_zero = !lo || ((lo->kind == V_INT || lo->kind == V_BOOL) && lo->u.i == 0);
-        st->u.loop.kind = it->kind;
-        st->u.loop.num_stages = it->kind == TILEC_LOOP_PIPELINED ? (it->num_stages < 1 ? 1 : it->num_stages) : 1;
+        if (it->kind == TILEC_LOOP_PARALLEL) th_reject(ev, "T.Parallel", s->u.loop.iter->loc);
+        /* one thread's T.Pipelined is a serial loop */
+        st->u.loop.kind = ev->thread_wrap && it->kind == TILEC_LOOP_PIPELINED ? TILEC_LOOP_SERIAL : it->kind;
+        st->u.loop.num_stages = st->u.loop.kind == TILEC_LOOP_PIPELINED ? (it->num_stages < 1 ? 1 : it->num_stages) : 1;
         st->u.loop.extent = loop_extent(ev, lo, it->hi[i], it->step, s->u.loop.iter->loc);
         var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, names[i]->u.name), TILEC_INT32,
                                           TILEC_VAR_LOOP));
@@ -761,7 +763,7 @@ static void exec_raise(ev_t *ev, ast_stmt_t *s)
     ev_fail(ev, s->loc, "%s%s%s", cls ? cls : "raised", msg ? ": " : "", msg ? msg : "");
 }
 
-static void exec_stmt(ev_t *ev, ast_stmt_t *s)
+void ev_exec_stmt(ev_t *ev, ast_stmt_t *s)
 {
     ev_step(ev, s->loc);
     ev->cur_loc = s->loc;
@@ -820,5 +822,11 @@ static void exec_stmt(ev_t *ev, ast_stmt_t *s)
 void ev_exec_block(ev_t *ev, const ast_block_t *b)
 {
     int i;
-    for (i = 0; i < b->n && ev->ctl == CTL_NONE; i++) exec_stmt(ev, b->s[i]);
+    for (i = 0; i < b->n && ev->ctl == CTL_NONE; i++) {
+        if (ev->tail && th_is_binding(b->s[i])) {   /* the rest of the block runs once per thread */
+            th_exec_rest(ev, b, i);
+            return;
+        }
+        ev_exec_stmt(ev, b->s[i]);
+    }
 }

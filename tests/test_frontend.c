@@ -1359,7 +1359,13 @@ Test(frontend_errors, warp_specialized_objects)
     expect_err(KERNEL_HEAD "        with T.ws(0) as w:\n            pass\n", 7, "`with T.ws(...)` binds no name");
     expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.ws(0):\n        pass\n", 6,
                "T.ws must be inside the `with T.Kernel(...)` block");
-    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n", 7, "T.get_thread_binding is outside the subset");
+    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        T.sync_threads()\n", 8,
+               "T.sync_threads after a thread index");
+    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        for i in T.Parallel(4):\n            B[i] = tx\n", 8,
+               "T.Parallel after a thread index");
+    expect_err(KERNEL_HEAD "        tx = T.thread_binding(0, 64, thread=\"threadIdx.x\")\n", 7,
+               "must cover the block's 128 threads");
+    expect_err(KERNEL_HEAD "        B[T.get_thread_binding()] = 0\n", 7, "only read as a statement");
     expect_err(KERNEL_HEAD "        c = T.alloc_fragment((8, 8), \"float32\")\n        a = T.alloc_shared((8, 8), \"float16\")\n"
                "        T.tcgen05_gemm(a, a, c, mbar=None, use_2cta=True)\n", 9, "clusters are outside the subset");
 }

@@ -1292,3 +1292,20 @@ Test(lang, kernel_chain)
     }
     run_free(&r);
 }
+
+/* Per-thread code after a thread index (tests/lang/thread_index.py). */
+Test(lang, thread_index)
+{
+    run_t r;
+    int b, t;
+    run_file(&r, "tests/lang/thread_index.py", NULL, 0, fill_pattern);
+    for (b = 0; b < 2; b++)
+        for (t = 0; t < 32; t++) {
+            double s = 0;
+            int k;
+            for (k = 0; k < 3; k++) s += (float)pattern(0, b * 96 + t * 3 + k);
+            EXPECT_NEAR(F(r, 1)[b * 32 + t], s * (t + 1), "Y[%d,%d]", b, t);
+            cr_expect_eq(I32(r, 2)[b * 32 + t], t % 16 - t / 16 + b, "Z[%d,%d]", b, t);
+        }
+    run_free(&r);
+}

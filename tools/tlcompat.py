@@ -35,31 +35,43 @@ def names_in(node):
 
 
 def free_names(node):
-    """Names a statement reads that it does not bind itself."""
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    """Names a statement reads that it does not bind itself (a nested def's
+    parameters and locals are its own: they do not hide the outer reads)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
         return names_in(node)
-    loads, local = set(), set()
+    loads, local, outer = set(), set(), set()   # outer: read where the def stands
     for d in getattr(node, "decorator_list", []):
-        loads |= names_in(d)
-    inner = node.body
-    for n in ast.walk(ast.Module(body=inner, type_ignores=[])):
-        if isinstance(n, ast.Name):
-            (loads if isinstance(n.ctx, ast.Load) else local).add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            local.add(n.name)
-            for d in getattr(n, "decorator_list", []):
-                pass
-        elif isinstance(n, ast.arg):
-            local.add(n.arg)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            local |= bound_names(n)
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        for a in node.args.args + node.args.kwonlyargs:
+        outer |= names_in(d)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
             local.add(a.arg)
+        for a in (node.args.vararg, node.args.kwarg):
+            if a:
+                local.add(a.arg)
         for d in node.args.defaults + node.args.kw_defaults:
             if d is not None:
-                loads |= names_in(d)
-    return loads - local
+                outer |= names_in(d)
+        for a in node.args.args + node.args.kwonlyargs:
+            if a.annotation is not None:
+                outer |= names_in(a.annotation)
+    body = node.body if isinstance(node.body, list) else [node.body]
+
+    def walk(n):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if not isinstance(n, ast.Lambda):
+                local.add(n.name)
+            loads.update(free_names(n))
+            return
+        if isinstance(n, ast.Name):
+            (loads if isinstance(n.ctx, ast.Load) else local).add(n.id)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            local.update(bound_names(n))
+        for c in ast.iter_child_nodes(n):
+            walk(c)
+
+    for st in body:
+        walk(st)
+    return (loads - local) | outer
 
 
 def bound_names(stmt):
@@ -451,6 +463,45 @@ def inputs(p, tilec, defs):
     return out
 
 
+SIZE = re.compile(r"^(M|N|K)$")
+
+
+def fit_asserts(p, tilec, defs):
+    """Sizes that satisfy the kernel's own compile-time assertions: while
+    `tilec compile` stops on a failed `assert`, halve the -D values the
+    assertion's line names (`assert hc_mult3 <= 32`), else double the GEMM
+    sizes M, N, K (`assert n_blocks % (2 * group_size) == 0`), a few times
+    at most; the kernel code is not touched."""
+    for _ in range(5):
+        try:
+            r = subprocess.run(["nice", tilec, "compile", p, "--emit", "ir", "-o", "/dev/null"] + defs,
+                               capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            return defs
+        lines = r.stderr.splitlines()
+        if r.returncode != 2 or not lines or "assertion failed" not in lines[0]:
+            return defs
+        src = lines[1] if len(lines) > 1 else ""
+        named = set(re.findall(r"[A-Za-z_]\w*", src))
+        out, changed = [], False
+        for d in defs:
+            k, _, v = d[2:].partition("=")
+            if v.isdigit() and int(v) > 1 and k in named:
+                d, changed = "-D%s=%d" % (k, int(v) // 2), True
+            out.append(d)
+        if not changed:
+            out = []
+            for d in defs:
+                k, _, v = d[2:].partition("=")
+                if v.isdigit() and SIZE.match(k) and int(v) < 4096:
+                    d, changed = "-D%s=%d" % (k, int(v) * 2), True
+                out.append(d)
+        if not changed:
+            return defs
+        defs = out
+    return defs
+
+
 def cmd_run(out_dir, tilec, log, timeout, backend):
     res = {}
     for root, dirs, fs in os.walk(out_dir):
@@ -460,6 +511,7 @@ def cmd_run(out_dir, tilec, log, timeout, backend):
                 continue
             p = os.path.join(root, f)
             defs = open(p + ".defs").read().split() if os.path.exists(p + ".defs") else []
+            defs = fit_asserts(p, tilec, defs)
             cmd = ["nice", tilec, "run", p, "--check"] + (["--backend", backend] if backend else []) + defs
             cmd += inputs(p, tilec, defs)
             try:
