@@ -375,32 +375,45 @@ static ast_stmt_t *parse_while(parser_t *p)
     return s;
 }
 
+/* `with A as t, B, C: body` is Python's nested `with A as t: with B: with
+ * C: body`; the items after the first take no `as` here. */
 static ast_stmt_t *parse_with(parser_t *p)
 {
     ast_stmt_t *s = ps_new_stmt(p, AST_S_WITH, ps_here(p));
-    int line = p->tok.line;
+    ast_expr_t *more[8];
+    int nmore = 0, line = p->tok.line;
     if (!s || ps_advance(p) < 0)
         return NULL;
     if (!(s->u.with.ctx = ps_parse_test(p)))
         return NULL;
-    if (ps_is_op(p, TILEC_OP_COMMA))
-        return ps_unsupported(p, "more than one context manager in a 'with' statement"), NULL;
+    while (ps_is_op(p, TILEC_OP_COMMA)) {
+        if (nmore == 8)
+            return ps_unsupported(p, "more than 9 context managers in a 'with' statement"), NULL;
+        if (ps_advance(p) < 0 || !(more[nmore++] = ps_parse_test(p)))
+            return NULL;
+    }
     if (ps_is_kw(p, TILEC_KW_AS)) {
+        if (nmore)
+            return ps_unsupported(p, "'as' after the first of several context managers"), NULL;
         if (ps_advance(p) < 0)
             return NULL;
         ast_expr_t *t = ps_parse_exprlist(p, 1);
         if (!t)
             return NULL;
-        /* `as x, ctx2` or `as x, y as z`: Python's several context managers */
         if (ps_is_kw(p, TILEC_KW_AS))
-            return ps_unsupported(p, "more than one context manager in a 'with' statement"), NULL;
+            return ps_unsupported(p, "'as' after the first of several context managers"), NULL;
+        /* `as x, ctx2`: what is not a target starts the further context managers */
         for (int i = 0; t->kind == AST_TUPLE && i < t->u.seq.n; i++) {
             ast_expr_kind_t k = t->u.seq.items[i]->kind;
             if (k != AST_NAME && k != AST_ATTR && k != AST_SUBSCRIPT && k != AST_TUPLE && k != AST_LIST &&
-                k != AST_STARRED)
-                return ps_perr(p, t->u.seq.items[i]->loc.line, t->u.seq.items[i]->loc.col,
-                            "more than one context manager in a 'with' statement is not supported in tile programs"),
-                       NULL;
+                k != AST_STARRED) {
+                if (t->u.seq.n - i > 8)
+                    return ps_unsupported(p, "more than 9 context managers in a 'with' statement"), NULL;
+                for (int j = i; j < t->u.seq.n; j++) more[nmore++] = t->u.seq.items[j];
+                t->u.seq.n = i;
+                if (i == 1) t = t->u.seq.items[0];
+                break;
+            }
         }
         if (ps_check_target(p, t, "a with statement") < 0)
             return NULL;
@@ -408,9 +421,25 @@ static ast_stmt_t *parse_with(parser_t *p)
     }
     if (expect_colon(p, s->u.with.target ? "':' after with target" : "'as' or ':' after with item") < 0)
         return NULL;
-    if (parse_block(p, &s->u.with.body, "'with' statement", line) < 0)
-        return NULL;
-    return s;
+    if (nmore == 0)
+        return parse_block(p, &s->u.with.body, "'with' statement", line) < 0 ? NULL : s;
+    {
+        ast_stmt_t *outer = s;
+        for (int i = 0; i < nmore; i++) {
+            ast_stmt_t *w = ps_new_stmt(p, AST_S_WITH, more[i]->loc);
+            ast_stmt_t **one = ps_alloc(p, sizeof *one);
+            if (!w || !one)
+                return NULL;
+            w->u.with.ctx = more[i];
+            one[0] = w;
+            s->u.with.body.n = 1;
+            s->u.with.body.s = one;
+            s = w;
+        }
+        if (parse_block(p, &s->u.with.body, "'with' statement", line) < 0)
+            return NULL;
+        return outer;
+    }
 }
 
 static int parse_params(parser_t *p, ast_stmt_t *s)

@@ -860,6 +860,19 @@ Test(frontend, kernel_chain)
                "cannot be inside another one");
 }
 
+/* `with A as t, B:` is two nested with statements; `as` on a later item is not supported. */
+Test(frontend, with_several_items)
+{
+    res_t *x = compile_ok(HDR "from tilelang.tools.cuda import iket\n@T.prim_func\n"
+                          "def main(A: T.Tensor((4,), \"float32\")):\n"
+                          "    with T.Kernel(1) as bx, iket.range(\"a\"), iket.range(\"b\"):\n"
+                          "        iket.mark(\"m\")\n        T.clear(A)\n", 0, NULL);
+    cr_assert_eq(K(x)->body->kind, TILEC_ST_FILL);
+    done(x);
+    expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1), T.Kernel(2) as b:\n"
+               "        pass\n", 6, "'as' after the first of several context managers");
+}
+
 Test(frontend_errors, no_kernel)
 {
     expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    pass\n", 4,

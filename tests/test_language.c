@@ -1309,3 +1309,17 @@ Test(lang, thread_index)
         }
     run_free(&r);
 }
+
+/* Host-side markers kept as their meaning (tests/lang/host_markers.py). */
+Test(lang, host_markers)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/host_markers.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 40; i++) {
+        EXPECT_NEAR(F(r, 1)[i], pattern(0, i) + 1, "B[%d]", i);
+        /* the pattern's quarters are exact in float8_e4m3fn */
+        EXPECT_NEAR(F(r, 2)[i], pattern(0, i), "C[%d]", i);
+    }
+    run_free(&r);
+}

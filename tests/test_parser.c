@@ -532,6 +532,11 @@ Test(parser, compound)
     EXPECT_AST("with T.Kernel(a, b, c) as bx, by, bz:\n    pass\n",
                "[(with (call (. T Kernel) a b c) (tuple bx by bz) [pass])]");
     EXPECT_AST("with ctx():\n    pass\n", "[(with (call ctx) _ [pass])]");
+    /* several context managers: nested with statements */
+    EXPECT_AST("with x as a, g():\n    pass\n", "[(with x a [(with (call g) _ [pass])])]");
+    EXPECT_AST("with a, b, c:\n    pass\n", "[(with a _ [(with b _ [(with c _ [pass])])])]");
+    EXPECT_AST("with T.Kernel(a, b) as bx, by, r():\n    pass\n",
+               "[(with (call (. T Kernel) a b) (tuple bx by) [(with (call r) _ [pass])])]");
 }
 
 Test(parser, defs)
@@ -670,10 +675,8 @@ Test(parser, bad_targets)
     expect_error("f() += 1\n", 1, 1, "cannot assign to a function call in an augmented assignment");
     expect_error("a, b: int\n", 1, 1, "only a single target (not a tuple or list) is allowed in an annotated assignment");
     expect_error("with x as f():\n    pass\n", 1, 11, "cannot assign to a function call in a with statement");
-    expect_error("with x as a, g():\n    pass\n", 1, 14,
-                 "more than one context manager in a 'with' statement is not supported in tile programs");
     expect_error("with x as a, y as b:\n    pass\n", 1, 16,
-                 "more than one context manager in a 'with' statement is not supported in tile programs");
+                 "'as' after the first of several context managers is not supported in tile programs");
     expect_error("() = x\n", 1, 1, "cannot assign to () in an assignment");
 }
 
@@ -724,8 +727,8 @@ Test(parser, unsupported_constructs)
                  "'*args' (and keyword-only parameters after '*') is not supported in tile programs");
     expect_error("def f(**kw):\n    pass\n", 1, 7, "'**kwargs' is not supported in tile programs");
     expect_error("def f(a, /):\n    pass\n", 1, 10, "the positional-only marker '/' is not supported in tile programs");
-    expect_error("with a, b:\n    pass\n", 1, 7,
-                 "more than one context manager in a 'with' statement is not supported in tile programs");
+    expect_error("with a, b as c:\n    pass\n", 1, 11,
+                 "'as' after the first of several context managers is not supported in tile programs");
     expect_error("if (y := 1):\n    pass\n", 1, 7, "the walrus operator ':=' is not supported in tile programs");
 }
 

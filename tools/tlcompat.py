@@ -209,6 +209,7 @@ SMALL = [
     (re.compile(r"(?i)^block_?[mnk]?$|^BLOCK|^block"), 64, 1 << 30, 1),
     (re.compile(r"(?i)threads"), 128, 1 << 30, 32),
     (re.compile(r"(?i)stages"), 2, 1 << 30, 1),
+    (re.compile(r"(?i)^k_pack$"), 1, 2, 1),
     (re.compile(r"(?i)causal|^(has|use|is|with|enable|trans)_?"), False, None, None),
     (re.compile(r"(?i)scale"), 1.0, None, None),
 ]
@@ -259,6 +260,11 @@ def pick(name, host):
 
 
 HEADS = re.compile(SMALL[1][0].pattern)
+
+
+def SMALL_NAME(name):
+    """Whether name is one of the size-like names of SMALL."""
+    return any(rx.search(name) for rx, _, _, _ in SMALL)
 BLOCK_H = re.compile(r"(?i)^block_?h$")
 
 
@@ -365,7 +371,12 @@ def cmd_strip(src_dir, out_dir, listfile=None):
         defs = []
         for pn, d in params:
             if d is None:
-                defs.append((pn, pick(pn, host)))
+                v = pick(pn, host)
+                # no host value for a parameter the kernel compares with strings (gemm_type == "ss"):
+                # left to the program (its autotune configs' first value)
+                if v == 64 and re.search(r"\b%s\s*==\s*[\"']" % re.escape(pn), src) and not SMALL_NAME(pn):
+                    continue
+                defs.append((pn, v))
             elif isinstance(d, int) and not isinstance(d, bool) and d > 256:
                 defs.append((pn, pick(pn, ({}, {pn: d}))))
         have = {n for n, _ in defs}
