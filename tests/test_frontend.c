@@ -783,6 +783,18 @@ Test(frontend_errors, unknown_define)
                  "symbol of this program (you can set: M, N, K, block_M");
 }
 
+/* A tuple or list -D value (a list-valued factory parameter): each item is
+ * read like a -D value of its own. */
+Test(frontend, define_tuple_value)
+{
+    tilec_define_t defs[] = {{"sizes", "(3, 5,)"}, {"names", "[a, 'b']"}};
+    res_t *x = compile_ok(HDR "def f(sizes, names):\n    assert sizes == (3, 5) and names == [\"a\", \"b\"]\n"
+                          "    @T.prim_func\n    def main(A: T.Tensor((sum(sizes),), \"float32\")):\n"
+                          "        with T.Kernel(1) as bx:\n            T.clear(A)\n    return main\n", 2, defs);
+    cr_assert_eq(K(x)->bufs[0]->shape[0]->u.i, 8);
+    done(x);
+}
+
 /* A -D value that is not what it looks like says what is wrong with it
  * (an int past int64 used to become a float: "must be an integer, got float"). */
 Test(frontend_errors, define_values)
@@ -795,6 +807,9 @@ Test(frontend_errors, define_values)
         {"12abc", "-D M=12abc: not a number"},
         {"1.2.3", "not a number"},
         {"0xZZ", "-D M=0xZZ: not a hexadecimal integer"},
+        {"(1,,2)", "-D M=(1,,2): an empty item in a tuple or list value"},
+        {"[(1)]", "a tuple or list value takes one level of brackets"},
+        {"(1, 12abc)", "-D M=(1, 12abc): not a number"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tilec_define_t defs[] = {{"M", cases[i].v}, {"N", "1"}, {"K", "1"}};

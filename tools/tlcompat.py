@@ -227,6 +227,11 @@ def pick(name, host):
     """A value for a parameter with no default (or a cap for a huge one);
     host is host_values()."""
     strong, weak = host
+    if name.endswith("_list"):
+        # a list built from a comma-separated argparse default (`--batch_sizes "64, 128"`)
+        v = host_get(strong, name[:-5])
+        if isinstance(v, str) and re.match(r"^[\d,\s]+$", v) and v.strip():
+            return "(%s,)" % ",".join(x.strip() for x in v.split(",") if x.strip())
     if "dtype" in name.lower():
         v = host_get(strong, name)
         if v is None:
