@@ -26,7 +26,7 @@ enum {
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
     BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP, BI_ATOMIC_ADDX2,
-    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL,
+    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL, BI_PERSISTENT,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -54,7 +54,7 @@ static const bientry_t t_members[] = {
     {"set_max_nreg", BI_NOOP_HINT}, {"no_set_max_nreg", BI_NOOP_HINT}, {"dtype", BI_DTYPE_OF},
     {"clamp", BI_CLAMP}, {"parallel", BI_PARALLEL}, {"Serial", BI_SERIAL}, {"atomic_addx2", BI_ATOMIC_ADDX2},
     {"atomic_addx4", BI_ATOMIC_ADDX4}, {"reshape", BI_RESHAPE}, {"view", BI_VIEW}, {"im2col", BI_IM2COL},
-    {"alloc_global", BI_ALLOC_GLOBAL}, {NULL, 0}
+    {"alloc_global", BI_ALLOC_GLOBAL}, {"Persistent", BI_PERSISTENT}, {NULL, 0}
 };
 
 static const bientry_t tilelang_members[] = {
@@ -74,7 +74,6 @@ static const struct { const char *name, *why; } t_unsupported[] = {
     {"thread_binding", "a thread index is only read as a statement `tx = T.thread_binding(0, threads, "
      "thread=\"threadIdx.x\")` in a kernel body, where the rest of that block runs once per thread"},
     {"ClusterKernel", "thread-block clusters are not in the subset"},
-    {"Persistent", "persistent-kernel loops are not in the subset yet; write the grid loop with T.Kernel"},
     {"alloc_reducer", "T.alloc_reducer is not in the subset yet"},
     {"call_extern", "external device functions cannot be called on every backend"},
     {"import_source", "external device sources cannot be compiled on every backend"},
@@ -808,6 +807,25 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
             check_extent_value(ev, ar.v[i], ar.loc[i], "a T.Parallel extent");
             v->u.it->hi[i] = ar.v[i];
         }
+        return v;
+    }
+    case BI_PERSISTENT: {
+        /* for bx, by in T.Persistent([m, n], wave_size, index): the tiles index, index + wave_size, ...
+         * of the m x n domain (eval_stmt.c: exec_persistent) */
+        BIND("T.Persistent", 3, "domain", "wave_size", "index", "group_size");
+        value_t *v, *dom = a_[0];
+        int i;
+        ev_require_kernel(ev, at, "T.Persistent");
+        if (dom->kind != V_SEQ || dom->u.seq.n < 1 || dom->u.seq.n > TILEC_IR_MAX_DIMS)
+            ev_fail(ev, l_[0], "T.Persistent's domain is a list of 1 to %d extents", TILEC_IR_MAX_DIMS);
+        v = loopiter(ev, TILEC_LOOP_SERIAL, dom->u.seq.n);
+        for (i = 0; i < dom->u.seq.n; i++) {
+            check_extent_value(ev, dom->u.seq.items[i], l_[0], "a T.Persistent extent");
+            v->u.it->hi[i] = dom->u.seq.items[i];
+        }
+        check_extent_value(ev, a_[1], l_[1], "T.Persistent's wave size");
+        v->u.it->wave = a_[1];
+        v->u.it->index = a_[2];
         return v;
     }
     case BI_PIPELINED: return range_like(ev, &ar, TILEC_LOOP_PIPELINED, "T.Pipelined");

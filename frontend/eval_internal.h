@@ -103,6 +103,7 @@ typedef struct loopiter {
     value_t **lo, **hi;      /* [n]; lo may be NULL (0) */
     int64_t step;            /* serial/range only */
     int num_stages;
+    value_t *wave, *index;   /* T.Persistent(hi[], wave, index): this block's tiles of the domain hi[] */
 } loopiter_t;
 
 struct value {

@@ -458,11 +458,70 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
             env_set(ev, ev->env, names[i]->u.name, v_new(ev, V_DEADLOOP));
 }
 
+/* `for bx, by in T.Persistent([m, n], wave, index)`: a persistent block
+ * takes the tiles index, index + wave, index + 2 wave, ... of the m x n
+ * domain, each tile once over the grid (the order within a block does not
+ * change the results):
+ *     for w in serial(ceildiv(m * n, wave)):
+ *         t = w * wave + index
+ *         if t < m * n: bx, by = t // n, t % n; body */
+static void exec_persistent(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
+{
+    ast_expr_t *names[TILEC_IR_MAX_DIMS];
+    value_t *total = v_int(ev, 1), *t, *rem, *waves;
+    tilec_ir_stmt_t *loop = ev_stmt(ev, TILEC_ST_FOR, s->loc), *guard, **saved, *then = NULL;
+    tilec_ir_var_t *w;
+    ast_loc_t loc = s->u.loop.iter->loc;
+    int i;
+    loop_targets(ev, s->u.loop.target, it->n, names);
+    for (i = 0; i < it->n; i++) total = v_binop(ev, '*', total, it->hi[i], loc);
+    waves = v_binop(ev, AST_OP_FLOORDIV, v_binop(ev, '+', total, v_binop(ev, '-', it->wave, v_int(ev, 1), loc), loc),
+                    it->wave, loc);
+    loop->u.loop.kind = TILEC_LOOP_SERIAL;
+    loop->u.loop.num_stages = 1;
+    loop->u.loop.extent = loop_extent(ev, NULL, waves, 1, loc);
+    w = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, "wave"), TILEC_INT32, TILEC_VAR_LOOP));
+    loop->u.loop.var = w;
+    ev_set_loop_extent(ev, w, loop->u.loop.extent);
+    t = v_binop(ev, '+', v_binop(ev, '*', v_expr(ev, tilec_ir_varref(ev->a, w)), it->wave, loc), it->index, loc);
+    guard = ev_stmt(ev, TILEC_ST_IF, s->loc);
+    guard->u.cond.cond = ex_bool(ev, ex_of(ev, v_compare(ev, AST_OP_LT, t, total, loc), loc));
+    saved = ev->tail;
+    ev->tail = &then;
+    ev->rt_depth++;
+    ev->in_rt_loop++;
+    ev->guarded++;
+    rem = t;
+    for (i = it->n - 1; i >= 0; i--) {   /* row-major: the last dimension fastest */
+        value_t *c = i ? v_binop(ev, '%', rem, it->hi[i], loc) : rem;
+        if (i) rem = v_binop(ev, AST_OP_FLOORDIV, rem, it->hi[i], loc);
+        env_set(ev, ev->env, names[i]->u.name, v_is_rt(c) ? v_expr(ev, ex_index(ev, c, loc)) : c);
+    }
+    {
+        int saved_ct = ev->ct_loops;
+        ev->ct_loops = 0;
+        ev_exec_block(ev, &s->u.loop.body);
+        ev->ct_loops = saved_ct;
+    }
+    ev->guarded--;
+    ev->in_rt_loop--;
+    ev->rt_depth--;
+    ev->tail = saved;
+    guard->u.cond.then = then;
+    loop->u.loop.body = guard;
+    ev_emit(ev, loop, s->loc);
+    for (i = 0; i < it->n; i++) env_set(ev, ev->env, names[i]->u.name, v_new(ev, V_DEADLOOP));
+}
+
 static void exec_for(ev_t *ev, ast_stmt_t *s)
 {
     value_t *it = ev_eval(ev, s->u.loop.iter);
     value_t **items = NULL;
     int n = 0, cap = 0, i;
+    if (it->kind == V_LOOPITER && it->u.it->wave) {
+        exec_persistent(ev, s, it->u.it);
+        return;
+    }
     if (it->kind == V_LOOPITER) {
         exec_rt_loop(ev, s, it->u.it);
         return;

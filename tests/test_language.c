@@ -1323,3 +1323,19 @@ Test(lang, host_markers)
     }
     run_free(&r);
 }
+
+/* T.Persistent: every tile of the domain once over the grid (tests/lang/persistent.py). */
+Test(lang, persistent_tiles)
+{
+    run_t r;
+    int i, j;
+    run_file(&r, "tests/lang/persistent.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 8; i++)
+        for (j = 0; j < 10; j++)
+            EXPECT_NEAR(F(r, 1)[i * 10 + j], (float)pattern(0, i * 10 + j) + 10 * (i / 2) + j / 2, "Out[%d,%d]", i, j);
+    for (i = 0; i < 20; i++) {
+        int32_t c0 = (int32_t)((i * 13 + 2 * 5) % 41) - 20;
+        cr_expect_eq(I32(r, 2)[i], c0 + 1, "Cnt[%d]: each tile once", i);
+    }
+    run_free(&r);
+}
