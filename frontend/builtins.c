@@ -83,7 +83,6 @@ static const struct { const char *name, *why; } t_unsupported[] = {
     {"float4_e2m1fn", "4-bit float dtypes are not in tilec's IR yet"},
     {"int4", "4-bit integer dtypes are not in tilec's IR yet"},
     {"uint4", "4-bit integer dtypes are not in tilec's IR yet"},
-    {"tfloat32", "tfloat32 is a tensor-core input format, not a storage dtype in tilec's IR"},
     {NULL, NULL}
 };
 
@@ -163,7 +162,9 @@ value_t *bi_lookup_ns(ev_t *ev, int ns, const char *name)
     for (t = t_members; t->name; t++)
         if (!strcmp(t->name, name)) return mk_builtin(ev, t->id);
     if ((v = ws_member(ev, name)) != NULL) return v;
-    dt = tilec_dtype_from_name(name);
+    /* tfloat32 is float32 storage that TileLang's tensor cores read with a 10-bit mantissa; tilec keeps
+     * the full float32 (at least as accurate) */
+    dt = !strcmp(name, "tfloat32") ? TILEC_FLOAT32 : tilec_dtype_from_name(name);
     if (dt >= 0) {
         v = v_new(ev, V_DTYPE);
         v->u.dt = (tilec_dtype_t)dt;

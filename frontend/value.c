@@ -250,6 +250,9 @@ int v_as_dtype(const value_t *v, tilec_dtype_t *out)
         if (t < 0 && strncmp(v->u.s.s, "T.", 2) == 0) {
             t = tilec_dtype_from_name(v->u.s.s + 2);
         }
+        if (t < 0 && (!strcmp(v->u.s.s, "tfloat32") || !strcmp(v->u.s.s, "T.tfloat32"))) {
+            t = TILEC_FLOAT32;   /* float32 storage (bi_lookup_ns) */
+        }
         if (t >= 0) {
             *out = (tilec_dtype_t)t;
             return 1;

@@ -795,6 +795,16 @@ Test(frontend, define_tuple_value)
     done(x);
 }
 
+/* T.tfloat32 (and "tfloat32") is float32 storage. */
+Test(frontend, tfloat32_is_float32)
+{
+    res_t *x = compile_ok(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), T.tfloat32), B: T.Tensor((4,), \"tfloat32\")):\n"
+                          "    with T.Kernel(1) as bx:\n        T.copy(A, B)\n", 0, NULL);
+    cr_assert_eq(K(x)->bufs[0]->dtype, TILEC_FLOAT32);
+    cr_assert_eq(K(x)->bufs[1]->dtype, TILEC_FLOAT32);
+    done(x);
+}
+
 /* A -D value that is not what it looks like says what is wrong with it
  * (an int past int64 used to become a float: "must be an integer, got float"). */
 Test(frontend_errors, define_values)

@@ -484,11 +484,13 @@ SIZE = re.compile(r"^(M|N|K)$")
 
 def fit_asserts(p, tilec, defs):
     """Sizes that satisfy the kernel's own compile-time assertions: while
-    `tilec compile` stops on a failed `assert`, halve the -D values the
-    assertion's line names (`assert hc_mult3 <= 32`), else double the GEMM
-    sizes M, N, K (`assert n_blocks % (2 * group_size) == 0`), a few times
-    at most; the kernel code is not touched."""
-    for _ in range(5):
+    `tilec compile` stops on a failed `assert`, change the -D values the
+    assertion's line names (`assert hc_mult3 <= 32`: halved, and if that line
+    still fails, doubled from where they were, up to 8 times), else double the GEMM sizes
+    M, N, K (`assert n_blocks % (2 * group_size) == 0`), a few times at most;
+    the kernel code is not touched."""
+    tried = {}
+    for _ in range(12):
         try:
             r = subprocess.run(["nice", tilec, "compile", p, "--emit", "ir", "-o", "/dev/null"] + defs,
                                capture_output=True, text=True, timeout=60)
@@ -497,13 +499,18 @@ def fit_asserts(p, tilec, defs):
         lines = r.stderr.splitlines()
         if r.returncode != 2 or not lines or "assertion failed" not in lines[0]:
             return defs
+        where = lines[0].split(" error:")[0]
         src = lines[1] if len(lines) > 1 else ""
         named = set(re.findall(r"[A-Za-z_]\w*", src))
+        base, n = tried.get(where, (defs, 0))
+        tried[where] = (base, n + 1)
+        if n >= 4:
+            return defs
         out, changed = [], False
-        for d in defs:
+        for d in (base if n == 1 else defs):
             k, _, v = d[2:].partition("=")
             if v.isdigit() and int(v) > 1 and k in named:
-                d, changed = "-D%s=%d" % (k, int(v) // 2), True
+                d, changed = "-D%s=%d" % (k, int(v) // 2 if n == 0 else int(v) << n), True
             out.append(d)
         if not changed:
             out = []
