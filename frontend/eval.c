@@ -477,6 +477,11 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
             ev_eval_args(ev, e, &ar);
             return ev_call_func(ev, f->u.fn, ar.n, ar.v, ar.nkw, ar.kwn, ar.kwv, e->loc);
         }
+        if (f->kind == V_CLASS) {
+            args_t ar;
+            ev_eval_args(ev, e, &ar);
+            return cls_call(ev, f, &ar);
+        }
         if (f->kind == V_DTYPE) {
             args_t ar;
             ev_eval_args(ev, e, &ar);
@@ -550,6 +555,13 @@ value_t *ev_call_func(ev_t *ev, func_t *fn, int n, value_t **pos, int nkw, const
     }
     if (ev->call_depth >= EV_MAX_CALL_DEPTH) {
         ev_fail(ev, loc, "calls nested too deeply (limit %d): does '%s' call itself?", EV_MAX_CALL_DEPTH, d->u.def.name);
+    }
+    if (fn->self) {   /* a bound method: self first */
+        value_t **p2 = ev_alloc(ev, sizeof *p2 * (size_t)(n + 1));
+        p2[0] = fn->self;
+        for (i = 0; i < n; i++) p2[i + 1] = pos[i];
+        pos = p2;
+        n++;
     }
     bound = ev_alloc(ev, sizeof *bound * (size_t)(d->u.def.nparams + 1));
     if (n > d->u.def.nparams) {

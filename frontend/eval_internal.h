@@ -50,7 +50,8 @@ typedef enum vkind {
     V_DEADLOOP,              /* a kernel loop's variable after its loop (reading it is an error) */
     V_OPAQUE,                /* something imported that tilec does not evaluate (modules.c) */
     V_BARRIER,               /* T.alloc_barrier's mbarrier(s): a compile-time token, u.i = count (wsops.c) */
-    V_WSCOPE                 /* T.ws(k): a warp-specialized region, run by the block (wsops.c) */
+    V_WSCOPE,                /* T.ws(k): a warp-specialized region, run by the block (wsops.c) */
+    V_CLASS, V_OBJECT        /* a compile-time class and an instance of one (classes.c) */
 } vkind_t;
 
 enum {
@@ -95,6 +96,7 @@ typedef struct func {
     value_t *pass_configs;   /* tilelang.jit(pass_configs={...}), or NULL */
     ast_loc_t pc_loc;
     struct at_space *tune;   /* @autotune(configs=...) of a factory (autotune.c), or NULL */
+    value_t *self;           /* a method bound to an object: passed first (classes.c), or NULL */
 } func_t;
 
 typedef struct loopiter {
@@ -128,6 +130,7 @@ struct value {
         struct { int ngrid; value_t *grid[3]; int threads[3]; } kern; /* KERNEL */
         loopiter_t *it;                                        /* LOOPITER */
         const char *opq;                                       /* OPAQUE: dotted name */
+        struct { const char *name; env_t *attrs; value_t *cls; } obj; /* CLASS (cls NULL), OBJECT */
     } u;
 };
 
@@ -367,6 +370,12 @@ value_t *view_src(ev_t *ev, value_t *v, ast_loc_t loc); /* a whole view read: an
 void op_im2col(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc);
 /* value.c: the range of an index over its enclosing loops */
 int v_index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi);
+
+/* ---- classes.c ---- */
+void cls_exec(ev_t *ev, ast_stmt_t *s);                 /* a class statement */
+value_t *cls_call(ev_t *ev, value_t *c, args_t *ar);     /* C(...): a new object, __init__ run */
+value_t *cls_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc);
+void cls_setattr(ev_t *ev, value_t *v, const char *name, value_t *val, ast_loc_t loc);
 
 /* ---- threads.c ---- */
 int th_is_binding(const ast_stmt_t *s);               /* `tx = T.get_thread_binding(...)` and the like */

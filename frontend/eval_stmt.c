@@ -216,6 +216,10 @@ void ev_assign_to(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc)
          * change nothing here */
         value_t *obj = ev_eval(ev, t->u.attr.value);
         if (obj->kind == V_OPAQUE && ev->at_module && !ev->tail) return;
+        if (obj->kind == V_OBJECT || obj->kind == V_CLASS) {
+            cls_setattr(ev, obj, t->u.attr.name, v, t->loc);
+            return;
+        }
         ev_fail(ev, t->loc, "cannot assign to attribute '%s'", t->u.attr.name);
     }
     case AST_STARRED:
@@ -841,6 +845,7 @@ void ev_exec_stmt(ev_t *ev, ast_stmt_t *s)
     case AST_S_RAISE: exec_raise(ev, s); break;
     case AST_S_IF: exec_if(ev, s); break;
     case AST_S_WITH: exec_with(ev, s); break;
+    case AST_S_CLASS: cls_exec(ev, s); break;
     case AST_S_DEF: exec_def(ev, s); break;
     case AST_S_RETURN:
         if (ev->at_module) ev_fail(ev, s->loc, "return outside a function");

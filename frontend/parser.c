@@ -258,7 +258,8 @@ static int parse_block(parser_t *p, ast_block_t *blk, const char *what, int line
         return -1;
     if (p->tok.kind != TILEC_TOK_NEWLINE) {
         if (ps_is_kw(p, TILEC_KW_IF) || ps_is_kw(p, TILEC_KW_FOR) || ps_is_kw(p, TILEC_KW_WHILE) ||
-            ps_is_kw(p, TILEC_KW_WITH) || ps_is_kw(p, TILEC_KW_DEF) || ps_is_op(p, TILEC_OP_AT))
+            ps_is_kw(p, TILEC_KW_WITH) || ps_is_kw(p, TILEC_KW_DEF) || ps_is_kw(p, TILEC_KW_CLASS) ||
+            ps_is_op(p, TILEC_OP_AT))
             return ps_expected(p, "a simple statement on the same line as ':' (a compound statement must start a new line)");
         if (parse_simple_stmts(p, &vec) < 0)
             return -1;
@@ -514,6 +515,37 @@ static ast_stmt_t *parse_def(parser_t *p, expr_vec_t *decorators, ast_loc_t loc)
     return s;
 }
 
+/* class NAME[(object)]: body.  Bases other than `object` are not supported:
+ * a class is a compile-time namespace with methods (frontend/classes.c). */
+static ast_stmt_t *parse_class(parser_t *p)
+{
+    ast_stmt_t *s = ps_new_stmt(p, AST_S_CLASS, ps_here(p));
+    int line = p->tok.line;
+    if (!s || ps_advance(p) < 0)
+        return NULL;
+    if (p->tok.kind != TILEC_TOK_NAME || p->tok.kw)
+        return ps_expected(p, "class name after 'class'"), NULL;
+    if (!(s->u.def.name = ps_tok_name(p)) || ps_advance(p) < 0)
+        return NULL;
+    if (ps_is_op(p, TILEC_OP_LPAR)) {
+        if (ps_advance(p) < 0)
+            return NULL;
+        if (!ps_is_op(p, TILEC_OP_RPAR)) {
+            if (p->tok.kind != TILEC_TOK_NAME || p->tok.kw || p->tok.len != 6 || memcmp(p->tok.text, "object", 6))
+                return ps_unsupported(p, "a base class other than object"), NULL;
+            if (ps_advance(p) < 0)
+                return NULL;
+        }
+        if (ps_expect_op(p, TILEC_OP_RPAR, "')' after the base class") < 0)
+            return NULL;
+    }
+    if (expect_colon(p, "':' after class name") < 0)
+        return NULL;
+    if (parse_block(p, &s->u.def.body, "class definition", line) < 0)
+        return NULL;
+    return s;
+}
+
 static ast_stmt_t *parse_decorated(parser_t *p)
 {
     ast_loc_t loc = ps_here(p);
@@ -530,7 +562,7 @@ static ast_stmt_t *parse_decorated(parser_t *p)
             return NULL;
     }
     if (ps_is_kw(p, TILEC_KW_CLASS))
-        return ps_unsupported(p, "'class'"), NULL;
+        return ps_unsupported(p, "a decorator on a class"), NULL;
     if (ps_is_kw(p, TILEC_KW_ASYNC))
         return ps_unsupported(p, "'async'"), NULL;
     if (!ps_is_kw(p, TILEC_KW_DEF))
@@ -774,7 +806,7 @@ static ast_stmt_t *parse_small(parser_t *p)
             }
             return s;
         case TILEC_KW_YIELD: return ps_unsupported(p, "'yield'"), NULL;
-        case TILEC_KW_CLASS: return ps_unsupported(p, "'class'"), NULL;
+        case TILEC_KW_CLASS: return ps_expected(p, "'class' at the start of a line"), NULL;
         case TILEC_KW_TRY: return ps_unsupported(p, "'try'"), NULL;
         case TILEC_KW_ASYNC: return ps_unsupported(p, "'async'"), NULL;
         case TILEC_KW_ELSE: case TILEC_KW_ELIF:
@@ -843,6 +875,7 @@ static int parse_statement(parser_t *p, stmt_vec_t *out)
         case TILEC_KW_WHILE: s = parse_while(p); break;
         case TILEC_KW_WITH: s = parse_with(p); break;
         case TILEC_KW_DEF: s = parse_def(p, NULL, ps_here(p)); break;
+        case TILEC_KW_CLASS: s = parse_class(p); break;
         default: return parse_simple_stmts(p, out);
         }
         break;

@@ -184,6 +184,8 @@ const char *v_kind_name(const value_t *v)
     case V_KERNEL: return "T.Kernel";
     case V_LOOPITER: return "loop range";
     case V_DEADLOOP: return "ended loop variable";
+    case V_CLASS: return "class";
+    case V_OBJECT: return "object";
     case V_OPAQUE: return v->u.opq;
     case V_BARRIER: return "barrier";
     case V_WSCOPE: return "T.ws region";
@@ -1065,6 +1067,8 @@ value_t *v_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc)
         if (v->u.ns == NS_T && bi_unsupported_reason(name))
             ev_fail(ev, loc, "T.%s is outside the subset tilec supports: %s", name, bi_unsupported_reason(name));
         ev_fail(ev, loc, "'%s' has no member '%s' in the supported subset of TileLang", mod_ns_name(v->u.ns), name);
+    case V_CLASS: case V_OBJECT:
+        return cls_getattr(ev, v, name, loc);
     case V_OPAQUE: {
         size_t n = strlen(v->u.opq) + strlen(name) + 2;
         char *p = ev_alloc(ev, n);

@@ -795,6 +795,16 @@ Test(frontend, define_tuple_value)
     done(x);
 }
 
+/* Misused classes are diagnostics. */
+Test(frontend_errors, class_misuse)
+{
+    expect_err("class A:\n    x = 1\na = A()\ny = a.z\n", 4, "'A' object has no attribute 'z'");
+    expect_err("class A:\n    x = 1\ny = A.z\n", 3, "class 'A' has no attribute 'z'");
+    expect_err("class A:\n    x = 1\na = A(3)\n", 3, "class 'A' has no __init__ and takes no arguments");
+    expect_err("class A:\n    def __init__(self, v):\n        self.v = v\na = A()\n", 4,
+               "missing argument 'v' in the call of '__init__'");
+}
+
 /* T.tfloat32 (and "tfloat32") is float32 storage. */
 Test(frontend, tfloat32_is_float32)
 {

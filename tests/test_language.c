@@ -1339,3 +1339,13 @@ Test(lang, persistent_tiles)
     }
     run_free(&r);
 }
+
+/* Compile-time classes (tests/lang/ct_class.py): Y = 3 X + 7. */
+Test(lang, ct_class)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/ct_class.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 24; i++) EXPECT_NEAR(F(r, 1)[i], 3 * pattern(0, i) + 7, "Y[%d]", i);
+    run_free(&r);
+}
