@@ -26,7 +26,7 @@ enum {
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
     BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP, BI_ATOMIC_ADDX2,
-    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL, BI_PERSISTENT,
+    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL, BI_PERSISTENT, BI_SYNC_GRID,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -54,7 +54,8 @@ static const bientry_t t_members[] = {
     {"set_max_nreg", BI_NOOP_HINT}, {"no_set_max_nreg", BI_NOOP_HINT}, {"dtype", BI_DTYPE_OF},
     {"clamp", BI_CLAMP}, {"parallel", BI_PARALLEL}, {"Serial", BI_SERIAL}, {"atomic_addx2", BI_ATOMIC_ADDX2},
     {"atomic_addx4", BI_ATOMIC_ADDX4}, {"reshape", BI_RESHAPE}, {"view", BI_VIEW}, {"im2col", BI_IM2COL},
-    {"alloc_global", BI_ALLOC_GLOBAL}, {"Persistent", BI_PERSISTENT}, {NULL, 0}
+    {"alloc_global", BI_ALLOC_GLOBAL}, {"Persistent", BI_PERSISTENT},
+    {"sync_grid", BI_SYNC_GRID}, {NULL, 0}
 };
 
 static const bientry_t tilelang_members[] = {
@@ -536,7 +537,7 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         switch (id) {   /* block-collective: not in one thread's code */
         case BI_COPY: case BI_CLEAR: case BI_FILL: case BI_GEMM: case BI_REDUCE_MAX: case BI_REDUCE_MIN:
         case BI_REDUCE_SUM: case BI_REDUCE_ABSSUM: case BI_REDUCE_ABSMAX: case BI_CUMSUM: case BI_SYNC:
-        case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_IM2COL: case BI_KERNEL: {
+        case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_IM2COL: case BI_KERNEL: case BI_SYNC_GRID: {
             char what[64];
             snprintf(what, sizeof what, "T.%s", bi_name(id));
             th_reject(ev, what, at);
@@ -810,6 +811,10 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         }
         return v;
     }
+    case BI_SYNC_GRID:
+        if (ar.n || ar.nkw) ev_fail(ev, at, "T.sync_grid() takes no arguments");
+        ev_grid_sync(ev, at);
+        return ev->none;
     case BI_PERSISTENT: {
         /* for bx, by in T.Persistent([m, n], wave_size, index): the tiles index, index + wave_size, ...
          * of the m x n domain (eval_stmt.c: exec_persistent) */

@@ -121,6 +121,9 @@ value_t *env_get(env_t *e, const char *name)
 value_t *ev_lookup(ev_t *ev, const char *name, ast_loc_t loc)
 {
     value_t *v = env_get(ev->env, name);
+    if (v && v->kind == V_DEADLOOP && v->u.i == 1)
+        ev_fail(ev, loc, "'%s' is a run-time value of the kernel before T.sync_grid(); it cannot be used after it "
+                "(compute it again)", name);
     if (v && v->kind == V_DEADLOOP)
         ev_fail(ev, loc, "'%s' is the variable of a kernel loop that has ended; it exists only inside its loop",
                 name);

@@ -47,7 +47,8 @@ typedef enum vkind {
     V_NONE = 0, V_BOOL, V_INT, V_FLOAT, V_STR, V_SEQ, V_RANGE, V_DICT,
     V_DTYPE, V_SYM, V_EXPR, V_BUF, V_REGION, V_FUNC, V_BUILTIN, V_NS,
     V_POLICY, V_TENSORTYPE, V_JIT, V_KERNEL, V_LOOPITER,
-    V_DEADLOOP,              /* a kernel loop's variable after its loop (reading it is an error) */
+    V_DEADLOOP,              /* a kernel loop's variable after its loop, or (u.i = 1) a run-time value
+                              * before T.sync_grid(): reading it is an error */
     V_OPAQUE,                /* something imported that tilec does not evaluate (modules.c) */
     V_BARRIER,               /* T.alloc_barrier's mbarrier(s): a compile-time token, u.i = count (wsops.c) */
     V_WSCOPE,                /* T.ws(k): a warp-specialized region, run by the block (wsops.c) */
@@ -207,6 +208,7 @@ typedef struct ev {
      * kernels finished so far, with their symbols' -D values in var-id order */
     value_t **kparams; int nkparams, cap_kparams;
     int nscratch;              /* T.alloc_global tensors: the last parameters */
+    tilec_ir_kernel_t *stale_k; /* the kernel after a T.sync_grid(), until ev_stale_check */
     struct kdone { tilec_ir_kernel_t *k; int nsyms; int64_t *sym_values; } *kdone; int nkdone, cap_kdone;
     value_t *pass_configs;     /* the entry's tilelang.jit(pass_configs=...), or NULL */
     value_t *none, *vtrue, *vfalse;
@@ -249,6 +251,10 @@ value_t *ev_param_add(ev_t *ev, const char *name, value_t *tt, ast_loc_t loc);
 /* At a second `with T.Kernel`: ends ev->k and starts the next kernel of the
  * chain with the same tensor parameters. */
 void ev_next_kernel(ev_t *ev, ast_loc_t loc);
+/* T.sync_grid(): the rest of the kernel body is the next kernel of the chain. */
+void ev_grid_sync(ev_t *ev, ast_loc_t loc);
+/* After a T.sync_grid(): its re-declared on-chip buffers are written before they are read. */
+void ev_stale_check(ev_t *ev);
 /* T.const("M, N"): -D values, else T.dynamic symbols */
 value_t *ev_const_names(ev_t *ev, value_t *names, ast_loc_t loc);
 env_t *ev_env_new(ev_t *ev, env_t *parent);

@@ -220,6 +220,195 @@ void ev_next_kernel(ev_t *ev, ast_loc_t loc)
     ev->kernel_done = 0;
 }
 
+/* Whether e reads a variable (of the kernel being left). */
+static int ex_has_var(const tilec_ir_expr_t *e, int depth)
+{
+    int i;
+    if (!e || depth > 64) return 1;
+    switch (e->kind) {
+    case TILEC_EX_VAR: return 1;
+    case TILEC_EX_LOAD:
+        for (i = 0; i < e->u.load.buf->ndim; i++)
+            if (ex_has_var(e->u.load.idx[i], depth + 1)) return 1;
+        return 1;   /* a buffer of the kernel being left */
+    case TILEC_EX_UNARY: return ex_has_var(e->u.un.a, depth + 1);
+    case TILEC_EX_BINARY: return ex_has_var(e->u.bin.a, depth + 1) || ex_has_var(e->u.bin.b, depth + 1);
+    case TILEC_EX_SELECT:
+        return ex_has_var(e->u.sel.cond, depth + 1) || ex_has_var(e->u.sel.a, depth + 1) ||
+               ex_has_var(e->u.sel.b, depth + 1);
+    case TILEC_EX_CAST: return ex_has_var(e->u.cast.a, depth + 1);
+    default: return 0;
+    }
+}
+
+/* The on-chip buffers declared again after a T.sync_grid() must be written
+ * before they are read: walks the kernel body in program order (a write
+ * anywhere, a branch or part of the buffer included, counts). */
+typedef struct stale {
+    ev_t *ev;
+    tilec_ir_buffer_t **b;
+    unsigned char *w;
+    int n;
+} stale_t;
+
+static void st_buf(stale_t *s, const tilec_ir_buffer_t *b, int write, const tilec_ir_stmt_t *at)
+{
+    int i;
+    for (i = 0; i < s->n; i++) {
+        if (s->b[i] != b) continue;
+        if (!write && !s->w[i]) {
+            ast_loc_t l;
+            l.line = at->line;
+            l.col = at->col;
+            ev_fail(s->ev, l, "on-chip buffer '%s' is read after T.sync_grid() before it is written again: "
+                    "tilec runs the code after the sync as a kernel of its own, so on-chip buffers do not keep "
+                    "their contents across it", b->name);
+        }
+        if (write) s->w[i] = 1;
+    }
+}
+
+static void st_expr(stale_t *s, const tilec_ir_expr_t *e, const tilec_ir_stmt_t *at, int depth)
+{
+    int i;
+    if (!e || depth > EV_MAX_IR_DEPTH) return;
+    switch (e->kind) {
+    case TILEC_EX_LOAD:
+        for (i = 0; i < e->u.load.buf->ndim; i++) st_expr(s, e->u.load.idx[i], at, depth + 1);
+        st_buf(s, e->u.load.buf, 0, at);
+        break;
+    case TILEC_EX_UNARY: st_expr(s, e->u.un.a, at, depth + 1); break;
+    case TILEC_EX_BINARY: st_expr(s, e->u.bin.a, at, depth + 1); st_expr(s, e->u.bin.b, at, depth + 1); break;
+    case TILEC_EX_SELECT:
+        st_expr(s, e->u.sel.cond, at, depth + 1);
+        st_expr(s, e->u.sel.a, at, depth + 1);
+        st_expr(s, e->u.sel.b, at, depth + 1);
+        break;
+    case TILEC_EX_CAST: st_expr(s, e->u.cast.a, at, depth + 1); break;
+    default: break;
+    }
+}
+
+static void st_stmts(stale_t *s, const tilec_ir_stmt_t *st, int depth)
+{
+    int i;
+    if (depth > EV_MAX_IR_DEPTH) return;
+    for (; st; st = st->next) {
+        switch (st->kind) {
+        case TILEC_ST_FOR: st_expr(s, st->u.loop.extent, st, 0); st_stmts(s, st->u.loop.body, depth + 1); break;
+        case TILEC_ST_IF:
+            st_expr(s, st->u.cond.cond, st, 0);
+            st_stmts(s, st->u.cond.then, depth + 1);
+            st_stmts(s, st->u.cond.els, depth + 1);
+            break;
+        case TILEC_ST_STORE:
+            for (i = 0; i < st->u.store.buf->ndim; i++) st_expr(s, st->u.store.idx[i], st, 0);
+            st_expr(s, st->u.store.value, st, 0);
+            st_buf(s, st->u.store.buf, 1, st);
+            break;
+        case TILEC_ST_ASSIGN: st_expr(s, st->u.assign.value, st, 0); break;
+        case TILEC_ST_COPY: case TILEC_ST_COPY_ASYNC:
+            st_buf(s, st->u.copy.src.buf, 0, st);
+            st_buf(s, st->u.copy.dst.buf, 1, st);
+            break;
+        case TILEC_ST_FILL: st_buf(s, st->u.fill.dst.buf, 1, st); break;
+        case TILEC_ST_GEMM:
+            st_buf(s, st->u.gemm.a, 0, st);
+            st_buf(s, st->u.gemm.b, 0, st);
+            if (!st->u.gemm.clear_accum) st_buf(s, st->u.gemm.c, 0, st);
+            st_buf(s, st->u.gemm.c, 1, st);
+            break;
+        case TILEC_ST_REDUCE:
+            st_buf(s, st->u.reduce.src, 0, st);
+            if (!st->u.reduce.clear) st_buf(s, st->u.reduce.dst, 0, st);
+            st_buf(s, st->u.reduce.dst, 1, st);
+            break;
+        case TILEC_ST_CUMSUM: st_buf(s, st->u.cumsum.src, 0, st); st_buf(s, st->u.cumsum.dst, 1, st); break;
+        case TILEC_ST_ATOMIC:
+            st_expr(s, st->u.atomic.value, st, 0);
+            st_buf(s, st->u.atomic.buf, 0, st);
+            break;
+        case TILEC_ST_PRINT:
+            if (st->u.print.value) st_expr(s, st->u.print.value, st, 0);
+            else st_buf(s, st->u.print.buf, 0, st);
+            break;
+        default: break;
+        }
+    }
+}
+
+void ev_stale_check(ev_t *ev)
+{
+    stale_t s;
+    int i;
+    if (!ev->stale_k) return;
+    s.ev = ev;
+    s.n = ev->stale_k->nbufs - ev->stale_k->nparams;
+    s.b = ev->stale_k->bufs + ev->stale_k->nparams;
+    s.w = ev_alloc(ev, (size_t)s.n + 1);
+    for (i = 0; i < s.n; i++) s.w[i] = 0;
+    ev->stale_k = NULL;
+    st_stmts(&s, ev->k->body, 0);
+}
+
+/* T.sync_grid() at the top level of a kernel body: every block finishes
+ * what comes before it before any block goes on, which is the next kernel
+ * of the chain with the same grid (ev_next_kernel).  The block's on-chip
+ * buffers are declared again in it, under the same names, and do NOT keep
+ * their contents across the sync: a read before a write again is a
+ * diagnostic (ev_stale_check); run-time values computed before it (scalar
+ * temporaries, regions) cannot be used after it. */
+void ev_grid_sync(ev_t *ev, ast_loc_t loc)
+{
+    tilec_ir_kernel_t *k = ev->k, *nk;
+    env_t *e;
+    int i, j;
+    if (!ev->tail || ev->rt_depth || ev->thread_wrap)
+        ev_fail(ev, loc, "T.sync_grid() is supported at the top level of a kernel body only (not inside a loop, "
+                "an `if` or per-thread code): there it ends one kernel of the chain and starts the next");
+    if (k->nmbars) ev_fail(ev, loc, "T.sync_grid() in a kernel with barrier objects is outside the subset");
+    ev_stale_check(ev);
+    ev_next_kernel(ev, loc);
+    nk = ev->k;
+    nk->ngrid = k->ngrid;
+    for (i = 0; i < 3; i++) nk->threads[i] = k->threads[i];
+    for (i = 0; i < k->ngrid; i++) {
+        nk->grid[i] = resym(ev, k->grid[i], loc, 0);
+        nk->block[i] = ev_chk(ev, tilec_ir_var_add(ev->a, nk, ev_unique_var(ev, k->block[i]->name), TILEC_INT32,
+                                                   TILEC_VAR_BLOCK));
+    }
+    for (i = k->nparams; i < k->nbufs; i++) {
+        tilec_ir_buffer_t *b = k->bufs[i], *nb;
+        tilec_ir_expr_t *shape[TILEC_IR_MAX_DIMS];
+        for (j = 0; j < b->ndim; j++) shape[j] = resym(ev, b->shape[j], loc, 0);
+        nb = ev_chk(ev, tilec_ir_buffer_add(ev->a, nk, ev_unique_buf(ev, b->name), b->scope, b->dtype, b->ndim, shape));
+        nb->nattrs = b->nattrs;
+        nb->attrs = b->attrs;
+    }
+    /* the names in scope: block indices and buffers are the new kernel's, other run-time values end here */
+    for (e = ev->env; e; e = e->parent) {
+        for (i = 0; i < e->n; i++) {
+            value_t *v = e->vals[i];
+            if (v->kind == V_BUF && v->u.buf->scope != TILEC_SCOPE_GLOBAL) {
+                for (j = k->nparams; j < k->nbufs; j++) {
+                    if (k->bufs[j] != v->u.buf) continue;
+                    e->vals[i] = v_new(ev, V_BUF);
+                    e->vals[i]->u.buf = nk->bufs[j];
+                }
+            } else if (v->kind == V_EXPR && v->u.ex->kind == TILEC_EX_VAR && v->u.ex->u.var->kind == TILEC_VAR_BLOCK) {
+                for (j = 0; j < k->ngrid; j++)
+                    if (k->block[j] == v->u.ex->u.var) e->vals[i] = v_expr(ev, tilec_ir_varref(ev->a, nk->block[j]));
+            } else if ((v->kind == V_EXPR && ex_has_var(v->u.ex, 0)) || v->kind == V_REGION) {
+                e->vals[i] = v_new(ev, V_DEADLOOP);
+                e->vals[i]->u.i = 1;   /* ended by T.sync_grid (ev_lookup says so) */
+            }
+        }
+    }
+    ev->tail = &nk->body;
+    /* its on-chip buffers are all declared again: checked when the kernel ends (ev_stale_check) */
+    ev->stale_k = nk;
+}
+
 value_t *ev_eager_tensor(ev_t *ev, const char *name, value_t *tt, int is_out, ast_loc_t loc)
 {
     value_t *bv;

@@ -657,6 +657,7 @@ static void exec_with(ev_t *ev, ast_stmt_t *s)
     for (i = 0; i < 3; i++) k->threads[i] = kv->u.kern.threads[i];
     ev->tail = &k->body;
     ev_exec_block(ev, &s->u.with.body);
+    ev_stale_check(ev);
     ev->tail = NULL;
     ev->env = outer;
     ev->kernel_done = 1;

@@ -795,6 +795,14 @@ Test(frontend, define_tuple_value)
     done(x);
 }
 
+/* T.sync_grid() only at a kernel body's top level; values before it end there. */
+Test(frontend_errors, sync_grid_misuse)
+{
+    expect_err(KERNEL_HEAD "        for i in T.serial(2):\n            T.sync_grid()\n", 8, "at the top level of a kernel body only");
+    expect_err(KERNEL_HEAD "        x = bx * 2\n        T.sync_grid()\n        B[x] = 0\n", 9,
+               "'x' is a run-time value of the kernel before T.sync_grid()");
+}
+
 /* Misused classes are diagnostics. */
 Test(frontend_errors, class_misuse)
 {

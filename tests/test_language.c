@@ -1349,3 +1349,20 @@ Test(lang, ct_class)
     for (i = 0; i < 24; i++) EXPECT_NEAR(F(r, 1)[i], 3 * pattern(0, i) + 7, "Y[%d]", i);
     run_free(&r);
 }
+
+/* T.sync_grid(): phase 2 reads what every block wrote in phase 1 (tests/lang/sync_grid.py). */
+Test(lang, sync_grid)
+{
+    run_t r;
+    int b, i;
+    double tot = 0;
+    run_file(&r, "tests/lang/sync_grid.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 16; i++) tot += (float)pattern(0, i);
+    for (b = 0; b < 4; b++) {
+        double s = 0;
+        for (i = 0; i < 4; i++) s += (float)pattern(0, b * 4 + i);
+        EXPECT_NEAR(F(r, 1)[b], s, "P[%d]", b);
+        for (i = 0; i < 4; i++) EXPECT_NEAR(F(r, 2)[b * 4 + i], 2 * (float)pattern(0, b * 4 + i) + tot, "Y[%d]", b * 4 + i);
+    }
+    run_free(&r);
+}
