@@ -75,10 +75,8 @@ struct tilec_program {
     /* A prim_func with several `with T.Kernel` blocks is a chain of programs,
      * launched in order with the same arguments: each has its own module
      * (in the first one's arena), IR text, symbols and parameter table.  The
-     * first owns the rest (unref'd with it); ir_all is the first's text of
-     * every module of the chain, in order (tilec_program_ir). */
+     * first owns the rest (unref'd with it). */
     struct tilec_program *next;
-    char *ir_all;
 };
 
 struct tilec_executable {

@@ -108,7 +108,6 @@ void tilec_api_program_unref(tilec_program_t *p)
     }
     tilec_api_program_unref(p->next);
     free(p->ir);
-    free(p->ir_all);
     tilec_arena_destroy(&p->arena);
     free(p);
 }
@@ -246,14 +245,11 @@ static tilec_status_t program_chain(tilec_context_t *ctx, tilec_program_t *p, co
                                     const tilec_frontend_result_t *r, double t0)
 {
     tilec_program_t **tail = &p->next;
-    tilec_sdk_str_t all = {0};
-    tilec_sdk_str_printf(&all, "%s", p->ir);
     for (int i = 0; i < r->nmore; i++) {
         tilec_frontend_result_t rk = *r;
         tilec_program_t *q = calloc(1, sizeof *q), *done = NULL;
         tilec_status_t st;
         if (!q) {
-            free(all.s);
             tilec_api_program_unref(p);
             return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
         }
@@ -267,12 +263,10 @@ static tilec_status_t program_chain(tilec_context_t *ctx, tilec_program_t *p, co
         rk.nsyms = r->more[i].nsyms;
         rk.sym_values = r->more[i].sym_values;
         if ((st = program_finish(ctx, q, name, &rk, t0, &done)) != TILEC_OK) {
-            free(all.s);
             tilec_api_program_unref(p);
             return st;
         }
         if (done->nparams != p->nparams) {
-            free(all.s);
             tilec_api_program_unref(done);
             tilec_api_program_unref(p);
             return tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s: error: the kernels of a chain must have the "
@@ -280,14 +274,7 @@ static tilec_status_t program_chain(tilec_context_t *ctx, tilec_program_t *p, co
         }
         *tail = done;
         tail = &done->next;
-        tilec_sdk_str_printf(&all, "\n%s", done->ir);
     }
-    if (all.oom || !all.s) {
-        free(all.s);
-        tilec_api_program_unref(p);
-        return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
-    }
-    p->ir_all = all.s;
     tilec_log("compile", "%s: %d kernels, launched in order", name, r->nmore + 1);
     return TILEC_OK;
 }
@@ -548,10 +535,12 @@ TILEC_API tilec_status_t tilec_program_load_file(tilec_context_t *ctx, const cha
 
 TILEC_API const char *tilec_program_ir(const tilec_program_t *p)
 {
-    if (p && p->ir_all) {
-        return p->ir_all;
-    }
     return p && p->ir ? p->ir : "";
+}
+
+TILEC_API const tilec_program_t *tilec_program_next(const tilec_program_t *p)
+{
+    return p ? p->next : NULL;
 }
 
 TILEC_API int tilec_program_num_params(const tilec_program_t *p)
