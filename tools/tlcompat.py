@@ -486,8 +486,8 @@ def fit_asserts(p, tilec, defs):
     """Sizes that satisfy the kernel's own compile-time assertions: while
     `tilec compile` stops on a failed `assert`, change the -D values the
     assertion's line names (`assert hc_mult3 <= 32`: halved, and if that line
-    still fails, doubled from where they were, up to 8 times), else double the GEMM sizes
-    M, N, K (`assert n_blocks % (2 * group_size) == 0`), a few times at most;
+    still fails, doubled from where they were, up to 8 times), else (or when
+    that does not help) double the GEMM sizes M, N, K (`assert n_blocks % (2 * group_size) == 0`), a few times at most;
     the kernel code is not touched."""
     tried = {}
     for _ in range(12):
@@ -504,15 +504,16 @@ def fit_asserts(p, tilec, defs):
         named = set(re.findall(r"[A-Za-z_]\w*", src))
         base, n = tried.get(where, (defs, 0))
         tried[where] = (base, n + 1)
-        if n >= 4:
+        if n >= 8:
             return defs
         out, changed = [], False
-        for d in (base if n == 1 else defs):
+        for d in (defs if n == 0 else base):
             k, _, v = d[2:].partition("=")
-            if v.isdigit() and int(v) > 1 and k in named:
+            if n < 4 and v.isdigit() and int(v) > 1 and k in named:
                 d, changed = "-D%s=%d" % (k, int(v) // 2 if n == 0 else int(v) << n), True
             out.append(d)
         if not changed:
+            defs = base if n == 4 else defs
             out = []
             for d in defs:
                 k, _, v = d[2:].partition("=")
