@@ -166,7 +166,7 @@ class FastLaunch:
                 made += 1
             if self.stream is None:
                 self.stream = _raw_stream()
-            stream = self.stream(dev)
+            stream = _lib.cuda_stream_handle(self.stream(dev))
             st = lib.tilec_launch_stream(ctx, self.k._exe, plan.bufs, len(args),
                                          ctypes.c_void_p(stream))
             if st == _lib.E_UNAVAILABLE:
