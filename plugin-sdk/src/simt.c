@@ -398,7 +398,7 @@ static int64_t copy_vec_width(tilec_simt_ctx_t *c, const tilec_ir_region_t *rs, 
         return 1;
     const tilec_ir_buffer_t *bs = rs->buf, *bd = rd->buf;
     if (simt_is_private(bs) || simt_is_private(bd) || bs->dtype != bd->dtype || bs->dtype == TILEC_BOOL ||
-        bs->ndim < 1 || bd->ndim < 1 || strcmp(simt_st_type(c, bs), simt_st_type(c, bd)) != 0)
+        bs->ndim < 1 || bd->ndim < 1)
         return 1;
     size_t esz = tilec_dtype_size(bs->dtype);
     int64_t w = 1;
@@ -422,6 +422,21 @@ static int64_t copy_vec_width(tilec_simt_ctx_t *c, const tilec_ir_region_t *rs, 
             return w;
     }
     return 1;
+}
+
+/* Pointer to element off of b for a vector access, whose element type
+ * *vt is the on-chip storage type of b's dtype: vectors move stored bits,
+ * so a tensor of FUNCS-mode 16-bit floats (OpenCL half without
+ * cl_khr_fp16, which has no halfN vectors) is addressed as its 16-bit
+ * words. */
+static const char *vec_ptr(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off, const char **vt)
+{
+    const char *st = simt_st_type(c, b), *nm = tilec_simt_buf_name(c, b);
+    *vt = simt_st_type_dt(c, b->dtype, 0);
+    if (strcmp(st, *vt) == 0)
+        return simt_fmt(c, "(%s + %s)", nm, off);
+    const char *gq = c->dl.global_qual ? c->dl.global_qual : "";
+    return simt_fmt(c, "((%s%s%s *)%s + %s)", gq, *gq ? " " : "", *vt, nm, off);
 }
 
 /* Run-time condition for the vector loop of region r (bases tc_r<t>_*, in
@@ -484,11 +499,12 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         region_idx(c, rs, ts, e, is);
         region_idx(c, rd, td, e, id);
         const char *wn = simt_fmt(c, "%" PRId64, w);
-        const char *ps = simt_fmt(c, "(%s + %s)", tilec_simt_buf_name(c, rs->buf), offset_str(c, rs->buf, is));
-        const char *pd = simt_fmt(c, "(%s + %s)", tilec_simt_buf_name(c, rd->buf), offset_str(c, rd->buf, id));
-        const char *lk[] = {"n", "t", "p"}, *lv[] = {wn, simt_st_type(c, rs->buf), ps};
+        const char *vts, *vtd;
+        const char *ps = vec_ptr(c, rs->buf, offset_str(c, rs->buf, is), &vts);
+        const char *pd = vec_ptr(c, rd->buf, offset_str(c, rd->buf, id), &vtd);
+        const char *lk[] = {"n", "t", "p"}, *lv[] = {wn, vts, ps};
         const char *ld = simt_subst(c, c->dl.vec_load, 3, lk, lv);
-        const char *sk[] = {"n", "t", "p", "v"}, *sv[] = {wn, simt_st_type(c, rd->buf), pd, ld};
+        const char *sk[] = {"n", "t", "p", "v"}, *sv[] = {wn, vtd, pd, ld};
         const char *st = simt_subst(c, c->dl.vec_store, 4, sk, sv);
         size_t n = strlen(st);
         tilec_simt_emit(c, "%s%s", st, n && st[n - 1] == ';' ? "" : ";");
