@@ -258,8 +258,8 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
     ocl_module_t *m = sm->data;
     tilec_pstatus_t st = TILEC_PS_INTERNAL;
     char err[1024];
-    char *cache_dir = tilec_shell_cache_dir(), *cache_path = NULL, *options = NULL;
-    char cache_key[65] = "";
+    char *options = NULL;
+    tilec_shell_cache_t ce = {0};
     double t0 = now_ms();
     const tilec_ir_kernel_t *k = sm->kernel;
     tilec_simt_dialect_t dl;
@@ -334,52 +334,24 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
         goto fail;
     }
     cl_int e = CL_SUCCESS;
-    /* cache lookup */
-    if (cache_dir) {
-        tilec_sha256_t h;
-        uint8_t dg[32];
-        char hex[65];
-        const char *parts[] = {"tilec-opencl", TILEC_OCL_PLUGIN_VERSION, d->platform_name, d->name, d->driver,
-                               d->version, options};
-        tilec_sha256_init(&h);
-        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-            tilec_sha256_update(&h, parts[i], strlen(parts[i]) + 1);
-        tilec_sha256_update(&h, sm->ir_text, sm->ir_len);
-        tilec_sha256_update(&h, "\n", 1);
-        tilec_sha256_update(&h, sm->source, sm->source_len);
-        tilec_sha256_final(&h, dg);
-        tilec_sha256_hex(dg, hex);
-        cache_path = tilec_sdk_cache_path(cache_dir, "opencl-", hex, ".bin");
-        memcpy(cache_key, hex, sizeof cache_key);
-        void *bin = NULL;
-        size_t blen = 0;
-        char why[256];
-        tilec_sdk_cache_result_t cr =
-            cache_path ? tilec_sdk_cache_load(cache_path, hex, &bin, &blen, why, sizeof why)
-                       : TILEC_SDK_CACHE_MISS;
-        if (cr == TILEC_SDK_CACHE_BAD) {
-            tilec_shell_log("compile", "opencl: cache entry %s rejected: %s; removed, rebuilding",
-                            cache_path, why);
-        } else if (cr == TILEC_SDK_CACHE_HIT && blen > 0) {
-            const unsigned char *bp = bin;
-            cl_int bst = CL_SUCCESS;
-            m->prog = s->cl.CreateProgramWithBinary(dv->ctx, 1, &d->id, &blen, &bp, &bst, &e);
-            if (m->prog && e == CL_SUCCESS && bst == CL_SUCCESS &&
-                s->cl.BuildProgram(m->prog, 1, &d->id, options, NULL, NULL) == CL_SUCCESS) {
-                sm->binary = bin;
-                sm->binary_len = blen;
-                bin = NULL;
-                tilec_shell_log("compile", "opencl: cache hit %s (%.1f ms)", cache_path, now_ms() - t0);
-            } else {
-                tilec_shell_log("compile", "opencl: cache entry %s rejected by the driver; rebuilding", cache_path);
-                if (m->prog)
-                    s->cl.ReleaseProgram(m->prog);
-                m->prog = NULL;
-            }
-        } else if (cache_path) {
-            tilec_shell_log("compile", "opencl: cache miss %s", cache_path);
+    /* the shell's kernel cache; an entry the driver rejects is rebuilt
+     * from source and overwritten */
+    const char *parts[] = {TILEC_OCL_PLUGIN_VERSION, d->platform_name, d->name, d->driver, d->version, options};
+    if (tilec_shell_cache_find(&ce, "opencl", ".bin", parts, 6, sm, NULL)) {
+        const unsigned char *bp = sm->binary;
+        size_t blen = sm->binary_len;
+        cl_int bst = CL_SUCCESS;
+        m->prog = s->cl.CreateProgramWithBinary(dv->ctx, 1, &d->id, &blen, &bp, &bst, &e);
+        if (!m->prog || e != CL_SUCCESS || bst != CL_SUCCESS ||
+            s->cl.BuildProgram(m->prog, 1, &d->id, options, NULL, NULL) != CL_SUCCESS) {
+            tilec_shell_log("compile", "opencl: cache entry %s rejected by the driver; rebuilding", ce.path);
+            if (m->prog)
+                s->cl.ReleaseProgram(m->prog);
+            m->prog = NULL;
+            free(sm->binary);
+            sm->binary = NULL;
+            sm->binary_len = 0;
         }
-        free(bin);
     }
     if (!m->prog) {
         const char *src = sm->source;
@@ -400,10 +372,8 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
             goto fail;
         }
         tilec_shell_log("compile", "opencl: built kernel '%s' for %s in %.1f ms", k->name, d->name, now_ms() - t0);
-        if (fetch_binary(s, m, sm) == 0 && cache_path) {
-            if (tilec_sdk_cache_store(cache_path, cache_key, sm->binary, sm->binary_len) != 0)
-                tilec_shell_log("compile", "opencl: cannot write cache entry %s", cache_path);
-        }
+        if (fetch_binary(s, m, sm) == 0)
+            tilec_shell_cache_store(&ce, "opencl", sm);
     }
     m->kern = s->cl.CreateKernel(m->prog, OCL_KERNEL_NAME, &e);
     if (!m->kern || e != CL_SUCCESS) {
@@ -419,8 +389,7 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
     }
     st = TILEC_PS_OK;
 fail:
-    free(cache_dir);
-    free(cache_path);
+    tilec_shell_cache_done(&ce);
     free(options);
     return st;
 }
