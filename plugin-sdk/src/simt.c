@@ -1136,7 +1136,8 @@ static void open_serial(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
                         tilec_loop_kind_name(s->u.loop.kind), s->u.loop.var->name ? s->u.loop.var->name : "");
     } else {
         int t = tilec_simt_tmp(c);
-        tilec_simt_emit(c, "const int tc_n%d = %s;", t, ext);
+        const char *q = !c->per_thread && c->dl.uniform_trip_qual ? c->dl.uniform_trip_qual : "";
+        tilec_simt_emit(c, "%s%sconst int tc_n%d = %s;", q, *q ? " " : "", t, ext);
         tilec_simt_emit(c, "for (int v%d = 0; v%d < tc_n%d; v%d++) { /* %s %s */", id, id, t, id,
                         tilec_loop_kind_name(s->u.loop.kind), s->u.loop.var->name ? s->u.loop.var->name : "");
     }

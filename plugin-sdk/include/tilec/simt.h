@@ -266,6 +266,13 @@ typedef struct tilec_simt_dialect {
      * combines them with log2(G) shuffles and no barrier. */
     uint32_t subgroup_size;
     const char *shfl_xor;
+    /* Qualifier of the trip count of a block-level (work-group uniform)
+     * loop whose extent is known only at run time, e.g. "volatile"
+     * (OpenCL: on PoCL 3.1 a later work-group runs such a loop, when it
+     * holds barriers, with the trip count the first work-group computed,
+     * unless the count is opaque to the compiler's uniformity analysis).
+     * NULL: none. */
+    const char *uniform_trip_qual;
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */
