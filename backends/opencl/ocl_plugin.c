@@ -9,33 +9,18 @@
  *
  * Compile: the tile IR is printed by the SDK's SIMT kit with the OpenCL C
  * dialect of ocl_codegen.c, checked against the device (work-group size,
- * local memory, fp64, 64-bit atomics) and built.  With TILEC_OPENCL_LOWER=1
- * in the environment the module is first lowered by the SDK's lowering
- * passes for the device (ocl_target_for_device: register fragments, the
- * shared-memory plan, vector widths, barriers) and the kit prints the
- * lowered module; without it the kit's high-level path prints it (every
- * fragment in local memory, the kit's own barriers).  Not yet the default:
- * on PoCL 3.1 the lowered flash attention with causal masking (a pipelined
- * loop of one iteration in some blocks) gives wrong results that the same
- * lowered module printed for the template plugin does not (docs/lowering.md
- * §4).  A lowered .tir is always printed as it is.  A failing build
- * returns TILEC_PS_COMPILE_ERROR with the compiler's log in the message.
- * With a cache directory, the program binary (clGetProgramInfo BINARIES)
- * is stored under the SHA-256 of the plugin version, platform, device,
- * driver version, build options, IR and generated source; a later compile
- * of the same kernel loads the binary instead of compiling (falling back
- * to the source when the driver rejects it).
- *
- * Launch: the grid and parameter sizes are evaluated from the symbol values
- * (tilec_simt_grid / tilec_simt_param_bytes); NDRange global =
- * grid * threads, local = threads; arguments are the buffers, then one
- * cl_long per symbol.  A module's kernel object is shared, so launches of
- * one module are serialized by its lock.
- *
- * The ABI table is the SDK's plugin shell (tilec/shell.h): argument
- * checks, handles, the module's source and binary, module_data and the
- * host's cache directory are its; the hooks below get valid arguments.
- * module_info asks the driver (clGetKernelWorkGroupInfo).
+ * local memory, fp64, 64-bit atomics) and built.  The module is first
+ * lowered by the SDK's lowering passes for the device
+ * (ocl_target_for_device: register fragments, the shared-memory plan,
+ * vector widths, barriers) and the kit prints the lowered module; with
+ * TILEC_OPENCL_LOWER=0 in the environment the kit's high-level path prints
+ * it instead (every fragment in local memory, the kit's own barriers: the
+ * "before" of bench/opencl_lowered.sh).  A lowered .tir is always printed
+ * as it is.  A failing build returns TILEC_PS_COMPILE_ERROR with the
+ * compiler's log in the message.  The kernel cache is the plugin shell's
+ * (tilec_shell_cache_find): the key covers the plugin version, platform,
+ * device, driver version, build options and the generated source; an
+ * entry the driver rejects is rebuilt from source and overwritten.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -273,7 +258,7 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
     tilec_arena_init(&ar);
     const char *lw = secure_getenv("TILEC_OPENCL_LOWER");
     const tilec_ir_module_t *lm =
-        lw && strcmp(lw, "1") == 0 ? tilec_lower_shell_module("opencl", &td, sm, &ar, &st) : sm->ir;
+        lw && strcmp(lw, "0") == 0 ? sm->ir : tilec_lower_shell_module("opencl", &td, sm, &ar, &st);
     if (!lm) {
         char why[600];
         snprintf(why, sizeof why, "%s", tilec_sdk_error_get());
