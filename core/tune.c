@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -40,6 +39,7 @@
 #include "loader.h"
 #include "log.h"
 #include "tunedb.h"
+#include "tune_space.h"
 
 #define TUNE_MAX_CANDIDATES 100000
 #define TUNE_WARMUP 2
@@ -298,70 +298,6 @@ static void work_probe(tuner_t *t, int idx, wres_t *w)
     tilec_context_destroy(ctx);
 }
 
-/* ---- the default space --------------------------------------------------- */
-
-static int starts_with_ci(const char *s, const char *prefix)
-{
-    return strncasecmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* "NAME=V1,V2,..." of the values in [lo, hi] among the default d's
- * neighbours (d/2, d, 2d; or d-1, d, d+1 when step is 1); NULL when only d
- * itself remains. */
-static char *axis_around(const char *name, long long d, int step, long long lo, long long hi)
-{
-    long long v[3] = {step ? d - 1 : d / 2, d, step ? d + 1 : d * 2};
-    char buf[160];
-    int len = snprintf(buf, sizeof buf, "%s=", name), n = 0;
-    for (int i = 0; i < 3 && len < (int)sizeof buf - 24; i++) {
-        if (v[i] >= lo && v[i] <= hi && (step || i == 1 || d % 2 == 0)) {
-            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%lld", n++ ? "," : "", v[i]);
-        }
-    }
-    return n > 1 ? strdup(buf) : NULL;
-}
-
-/* The space when neither --space nor @autotune gives one (docs/tuning.md,
- * "The default space"): each integer factory parameter named block* or
- * tile* at half, once and twice its default (8..512); on a GPU also
- * num_stages at its default -1, +0, +1 (1..5) and threads at half, once and
- * twice (32 .. the device's threads per block).  Parameters fixed with -D
- * stay fixed.  Returns the count of specs in *out (owned strings). */
-static int default_space(const tilec_program_t *p, const tilec_tune_options_t *o, const wres_t *dev,
-                         char ***out)
-{
-    int np = tilec_program_num_factory_params(p), n = 0;
-    char **spec = calloc((size_t)np + 1, sizeof *spec);
-    *out = spec;
-    for (int i = 0; spec && i < np; i++) {
-        const char *name, *dflt, *val;
-        char *end;
-        long long d;
-        int fixed = 0;
-        tilec_program_factory_param(p, i, &name, &dflt, &val);
-        for (int k = 0; k < o->ndefs; k++) {
-            fixed |= strcmp(o->defs[k].name, name) == 0;
-        }
-        if (fixed || !dflt || !*dflt) {
-            continue;
-        }
-        errno = 0;
-        d = strtoll(dflt, &end, 10);
-        if (*end || errno || d <= 0) {
-            continue;
-        }
-        if (starts_with_ci(name, "block") || starts_with_ci(name, "tile")) {
-            spec[n] = axis_around(name, d, 0, 8, 512);
-        } else if (dev->gpu && (!strcmp(name, "num_stages") || !strcmp(name, "stages"))) {
-            spec[n] = axis_around(name, d, 1, 1, 5);
-        } else if (dev->gpu && (!strcmp(name, "threads") || !strcmp(name, "num_threads"))) {
-            spec[n] = axis_around(name, d, 0, 32, dev->max_threads > 0 ? dev->max_threads : 1024);
-        }
-        n += spec[n] != NULL;
-    }
-    return n;
-}
-
 /* A compiled candidate the device cannot launch, from the compile's module
  * info against the device's properties (either unknown: not pruned). */
 static void prune(tilec_context_t *ctx, const tilec_executable_t *exe, wres_t *w)
@@ -600,92 +536,6 @@ static void run_one(tuner_t *t, work_fn fn, int idx, wres_t *w)
 
 /* ---- candidates ---------------------------------------------------------------- */
 
-/* A value list "NAME=V1,V2,..." */
-typedef struct axis {
-    char *name;
-    int n;
-    char **v;
-} axis_t;
-
-static void axes_free(axis_t *a, int n)
-{
-    for (int i = 0; a && i < n; i++) {
-        for (int k = 0; k < a[i].n; k++) {
-            free(a[i].v[k]);
-        }
-        free(a[i].v);
-        free(a[i].name);
-    }
-    free(a);
-}
-
-static int parse_axes(const char *const *spec, int n, const char *what, axis_t **out, char **msg)
-{
-    axis_t *a = calloc((size_t)n + 1, sizeof *a);
-    *out = a;
-    if (!a) {
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        const char *eq = spec[i] ? strchr(spec[i], '=') : NULL;
-        const char *p;
-        if (!eq || eq == spec[i] || !eq[1]) {
-            *msg = tilec_strfmt("%s expects NAME=V1,V2,..., got '%s'", what, spec[i] ? spec[i] : "");
-            return -1;
-        }
-        a[i].name = strndup(spec[i], (size_t)(eq - spec[i]));
-        for (int k = 0; k < i; k++) {
-            if (a[i].name && !strcmp(a[k].name, a[i].name)) {
-                *msg = tilec_strfmt("%s names '%s' twice", what, a[i].name);
-                return -1;
-            }
-        }
-        a[i].v = calloc(strlen(eq) + 1, sizeof *a[i].v);
-        if (!a[i].name || !a[i].v) {
-            return -1;
-        }
-        for (p = eq + 1;;) {
-            const char *e = strchr(p, ',');
-            size_t len = e ? (size_t)(e - p) : strlen(p);
-            if (len == 0 || memchr(p, ' ', len)) {
-                *msg = tilec_strfmt("%s '%s': empty value or a value with a space", what, spec[i]);
-                return -1;
-            }
-            if (!(a[i].v[a[i].n++] = strndup(p, len))) {
-                return -1;
-            }
-            if (!e) {
-                break;
-            }
-            p = e + 1;
-        }
-    }
-    return 0;
-}
-
-/* The product of the axes: *count combinations, combination k's value of
- * axis i is v[(k / stride_i) % n_i]. */
-static long long product(const axis_t *a, int n)
-{
-    long long c = 1;
-    for (int i = 0; i < n; i++) {
-        c *= a[i].n;
-        if (c > TUNE_MAX_CANDIDATES) {
-            return -1;
-        }
-    }
-    return c;
-}
-
-static const char *axis_value(const axis_t *a, int n, long long k, int i)
-{
-    long long stride = 1;
-    for (int j = n - 1; j > i; j--) {
-        stride *= a[j].n;
-    }
-    return a[i].v[(k / stride) % a[i].n];
-}
-
 static int grow(void **p, int *cap, int need, size_t size)
 {
     if (need <= *cap) {
@@ -892,7 +742,7 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
     tilec_tune_report_t *r = calloc(1, sizeof *r);
     tilec_context_t *bare = NULL;
     tilec_program_t *base = NULL;
-    axis_t *space = NULL, *shapes = NULL;
+    tilec_tune_axis_t *space = NULL, *shapes = NULL;
     long long nspace = 0, nbuckets = 1;
     int ncfg = 0, capc = 0, capk = 0, *order = NULL;
     tuner_t t;
@@ -937,15 +787,15 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
     }
     nsp = o->nspace;
     if (nsp == 0 && tilec_program_num_configs(base) == 0) {
-        nsp = default_space(base, o, &w, &dspec);
+        nsp = tilec_tune_default_space(base, o->defs, o->ndefs, w.gpu, w.max_threads, &dspec);
         if (!dspec) {
             st = fail(r, TILEC_E_NOMEM, NULL);
             goto out;
         }
     }
-    if (parse_axes(o->nspace ? o->space : (const char *const *)dspec, nsp, o->nspace ? "--space" : "the default space",
+    if (tilec_tune_axes_parse(o->nspace ? o->space : (const char *const *)dspec, nsp, o->nspace ? "--space" : "the default space",
                    &space, &msg) != 0 ||
-        parse_axes(o->shapes, o->nshapes, "--shapes", &shapes, &msg) != 0) {
+        tilec_tune_axes_parse(o->shapes, o->nshapes, "--shapes", &shapes, &msg) != 0) {
         st = fail(r, msg ? TILEC_E_INVALID : TILEC_E_NOMEM, msg);
         msg = NULL;
         goto out;
@@ -972,7 +822,7 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
     }
     /* the configs, as kv arrays */
     if (nsp > 0) {
-        nspace = product(space, nsp);
+        nspace = tilec_tune_axes_product(space, nsp, TUNE_MAX_CANDIDATES);
         if (nspace < 0) {
             st = fail(r, TILEC_E_INVALID, tilec_strfmt("the --space product has more than %d points",
                                                        TUNE_MAX_CANDIDATES));
@@ -989,7 +839,7 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
             ncfgkv[k] = nsp;
             for (int i = 0; i < nsp; i++) {
                 cfgs[k][i].name = space[i].name;
-                cfgs[k][i].value = axis_value(space, nsp, k, i);
+                cfgs[k][i].value = tilec_tune_axes_value(space, nsp, k, i);
             }
         }
     } else {
@@ -1062,7 +912,7 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
         }
     }
     fixed = tilec_tune_kv_text(o->defs, o->ndefs, NULL);
-    nbuckets = product(shapes, o->nshapes);
+    nbuckets = tilec_tune_axes_product(shapes, o->nshapes, TUNE_MAX_CANDIDATES);
     if (!fixed || nbuckets < 0 || nbuckets * (ncfg + 1) > TUNE_MAX_CANDIDATES) {
         st = fail(r, fixed ? TILEC_E_INVALID : TILEC_E_NOMEM,
                   fixed ? tilec_strfmt("more than %d candidates", TUNE_MAX_CANDIDATES) : NULL);
@@ -1130,7 +980,7 @@ TILEC_API tilec_status_t tilec_tune(const tilec_tune_options_t *o, tilec_tune_re
             int default_seen = 0;
             for (int i = 0; bkv && i < o->nshapes; i++) {
                 bkv[i].name = shapes[i].name;
-                bkv[i].value = axis_value(shapes, o->nshapes, b, i);
+                bkv[i].value = tilec_tune_axes_value(shapes, o->nshapes, b, i);
             }
             r->buckets[b].shape = bkv ? tilec_tune_kv_text(bkv, o->nshapes, NULL) : NULL;
             r->buckets[b].best = -1;
@@ -1302,8 +1152,8 @@ out:
     free(fixed);
     free(msg);
     if (o) {
-        axes_free(space, nsp);
-        axes_free(shapes, o->nshapes);
+        tilec_tune_axes_free(space, nsp);
+        tilec_tune_axes_free(shapes, o->nshapes);
     }
     tilec_program_free(base);
     tilec_context_destroy(bare);

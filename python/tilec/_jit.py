@@ -19,7 +19,7 @@ import os
 import re
 import threading
 
-from . import _lib, _source, _tensor, language
+from . import _fast, _lib, _source, _tensor, language
 from ._lib import TilecError
 
 _contexts = {}
@@ -93,7 +93,7 @@ class JITKernel:
         self.source = source
         self.pass_configs = dict(pass_configs or {})
         self.ctx = context(backend_for(target))
-        self._prog = self._exe = None
+        self._prog = self._exe = self._fast = None
         lib = _lib.lib()
         kv = (_lib.DefineKV * max(1, len(source.defs)))()
         for i, (n, v) in enumerate(source.defs):
@@ -142,6 +142,8 @@ class JITKernel:
             st = lib.tilec_program_compile(self.ctx.handle, self._prog, ctypes.byref(exe))
         self._exe = exe.value
         self._check(st, "compile")
+        self._ins = [i for i in range(np_) if i not in self.out_idx]   # input positions
+        self._fast = _fast.FastLaunch(self)
 
     def _check(self, st, what):
         if st != _lib.OK:
@@ -193,7 +195,7 @@ class JITKernel:
         if kwargs:
             raise TypeError("unexpected keyword arguments %s" % ", ".join(kwargs))
         np_ = len(self.params)
-        ins = [i for i in range(np_) if i not in self.out_idx]
+        ins = self._ins
         if len(args) == np_ and self.out_idx:
             given = list(args)                      # outputs passed in
             outs = None
@@ -206,6 +208,12 @@ class JITKernel:
             raise TypeError("kernel %s takes %d input%s (%s), got %d" % (
                 self.source.entry, len(ins), "" if len(ins) == 1 else "s",
                 ", ".join(self.params[i]["name"] for i in ins), len(args)))
+        if self._fast is not None:
+            fast = self._fast.launch(args, ins if outs is not None else range(np_), outs is not None)
+            if fast is not None:
+                if not fast:
+                    return None
+                return fast[0] if len(fast) == 1 else fast
         if outs is not None:
             template = next((a for a in args if hasattr(a, "shape")), None)
             inputs = [(self.params[i], given[i]) for i in ins if hasattr(given[i], "shape")]

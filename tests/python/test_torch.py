@@ -121,6 +121,29 @@ def test_cuda_launch_is_enqueued_on_the_current_stream(monkeypatch):
     torch.testing.assert_close(y, x * 6)
 
 
+def test_cuda_repeated_calls_take_the_fast_path(monkeypatch):
+    # Torch CUDA tensors launch from the kernel's plan for their dtypes and
+    # shapes (python/tilec/_fast.py): every such call counts a hit, gets a
+    # new output and the right result; a strided input takes the general
+    # path (no hit) and is right too; a new shape gets its own plan.
+    _cuda_backend(monkeypatch)
+    k = kernels.add_dynamic()
+    a, b = torch.randn(777, device="cuda"), torch.randn(777, device="cuda")
+    c1, c2 = k(a, b), k(a, b)
+    assert k._fast.hits == 2 and c1.data_ptr() != c2.data_ptr()
+    torch.testing.assert_close(c1, a + b)
+    torch.testing.assert_close(c2, a + b)
+    s = torch.randn(1554, device="cuda")[::2]
+    torch.testing.assert_close(k(s, b), s + b)
+    assert k._fast.hits == 2 and k.last_shared[0] is True
+    a2, b2 = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
+    torch.testing.assert_close(k(a2, b2), a2 + b2)
+    out = torch.empty(1000, device="cuda")
+    assert k(a2, b2, out) is None
+    torch.testing.assert_close(out, a2 + b2)
+    assert k._fast.hits == 4 and len(k._fast.plans) == 3
+
+
 def test_cuda_tensor_on_cpu_backend_is_refused():
     if not torch.cuda.is_available():
         pytest.skip("torch has no CUDA device")
