@@ -902,7 +902,8 @@ static int setup_mbars(tilec_ictx_t *c)
         }
         c->mbars[i].phase = calloc((size_t)b->size, sizeof *c->mbars[i].phase);
         c->mbars[i].arrivals = calloc((size_t)b->size, sizeof *c->mbars[i].arrivals);
-        if (!c->mbars[i].phase || !c->mbars[i].arrivals) {
+        c->mbars[i].tx = calloc((size_t)b->size, sizeof *c->mbars[i].tx);
+        if (!c->mbars[i].phase || !c->mbars[i].arrivals || !c->mbars[i].tx) {
             return tilec_interp_fail(c, "out of memory");
         }
     }
@@ -1051,6 +1052,7 @@ done:
     for (int i = 0; c.mbars && i < k->nmbars; i++) {
         free(c.mbars[i].phase);
         free(c.mbars[i].arrivals);
+        free(c.mbars[i].tx);
     }
     free(c.mbars);
     free(c.bufs);

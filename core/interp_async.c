@@ -13,11 +13,18 @@
  *    clears their marks.  Any other read or write of a pending element is
  *    an error (tilec_interp_pending, called by every access in interp.c
  *    and interp_ops.c), as is a copy still queued when the block ends.
- *  - an mbarrier array keeps, per barrier, the phases completed and the
- *    arrivals of the current phase.  A wait for parity P passes when the
- *    phases completed so far have the other parity (the hardware's
- *    try_wait.parity rule); otherwise no arrival can come any more in
- *    program order, so the wait would hang: an error.
+ *  - an mbarrier array keeps, per barrier, the phases completed, the
+ *    arrivals of the current phase and its transaction balance (bytes
+ *    announced by barrier_arrive ... expect_tx minus bytes of the copies
+ *    issued on it).  A phase completes when every arrival has come and the
+ *    balance is zero.  A wait for parity P passes when the phases completed
+ *    so far have the other parity (the hardware's try_wait.parity rule);
+ *    otherwise no arrival can come any more in program order, so the wait
+ *    would hang: an error.
+ *  - a copy_async bound to an mbarrier (copy_async ... mbarrier B[i]) joins
+ *    no group: it stays pending until a wait on B[i] passes after the
+ *    phase it was issued in has completed, so a reader that does not wait
+ *    on that barrier reads a pending element, an error.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +54,15 @@ int tilec_interp_pending(tilec_ictx_t *c, const tilec_ibuf_t *b, int64_t off, in
     for (int64_t i = off; i < off + n; i++) {
         if (b->pending[i]) {
             char is[200];
+            int on_bar = 0;
             index_of(b, i, is, sizeof is);
-            return tilec_interp_fail(c, "%s of %s[%s] while an async copy to it is pending (missing async_wait)",
-                                     what, b->ir->name, is);
+            for (int q = 0; q < c->nasync && !on_bar; q++) {
+                for (int64_t e = 0; c->asyncs[q].dst == b && c->asyncs[q].group == -2 && e < c->asyncs[q].n; e++) {
+                    on_bar |= c->asyncs[q].offs[e] == i;
+                }
+            }
+            return tilec_interp_fail(c, "%s of %s[%s] while an async copy to it is pending (missing %s)", what,
+                                     b->ir->name, is, on_bar ? "barrier_wait" : "async_wait");
         }
     }
     return 0;
@@ -132,6 +145,51 @@ static int region_offsets(tilec_ictx_t *c, const tilec_ir_region_t *r, tilec_ibu
     return 0;
 }
 
+/* the queued writes of a land; the queue entry is freed */
+static void land(tilec_iasync_t *a)
+{
+    tilec_ibuf_t *b = a->dst;
+    for (int64_t k = 0; k < a->n; k++) {
+        if (a->offs[k] >= 0) {
+            memcpy(b->data + (size_t)a->offs[k] * b->esize, a->bytes + (size_t)k * b->esize, b->esize);
+            b->pending[a->offs[k]] = 0;
+        }
+    }
+    b->npending -= a->n;
+    free_copy(a);
+}
+
+/* element idx of mbarrier ir, initialized: *m and *i */
+static int mbar_elem(tilec_ictx_t *c, const tilec_ir_mbarrier_t *ir, const tilec_ir_expr_t *idx, const char *what,
+                     tilec_imbar_t **m, int64_t *i)
+{
+    if (!ir || ir->id < 0 || ir->id >= c->k->nmbars || c->k->mbars[ir->id] != ir || !c->mbars) {
+        return tilec_interp_fail(c, "mbarrier %s is not declared", ir && ir->name ? ir->name : "?");
+    }
+    *m = &c->mbars[ir->id];
+    if (tilec_interp_eval_int(c, idx, i)) {
+        return -1;
+    }
+    if (!(*m)->inited) {
+        return tilec_interp_fail(c, "%s of %s[%lld] before barrier_init", what, ir->name, (long long)*i);
+    }
+    if (*i < 0 || *i >= ir->size) {
+        return tilec_interp_fail(c, "mbarrier index %s[%lld] out of range (size %d)", ir->name, (long long)*i,
+                                 ir->size);
+    }
+    return 0;
+}
+
+/* completes the current phase of barrier i of m when every arrival has
+ * come and the bytes announced equal the bytes issued */
+static void mbar_settle(const tilec_ir_mbarrier_t *ir, tilec_imbar_t *m, int64_t i)
+{
+    if (m->arrivals[i] == ir->arrive && m->tx[i] == 0) {
+        m->arrivals[i] = 0;
+        m->phase[i]++;
+    }
+}
+
 int tilec_interp_copy_async(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
 {
     tilec_ibuf_t *src, *dst;
@@ -174,6 +232,16 @@ int tilec_interp_copy_async(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
     a->n = nd;
     a->offs = doff;
     a->group = -1;
+    a->bar = -1;
+    if (s->u.copy.bar) {
+        tilec_imbar_t *m;
+        if (mbar_elem(c, s->u.copy.bar, s->u.copy.bar_idx, "copy_async", &m, &a->bar_i)) {
+            goto out;
+        }
+        a->group = -2;
+        a->bar = s->u.copy.bar->id;
+        a->bar_phase = m->phase[a->bar_i];
+    }
     a->bytes = malloc((size_t)(nd ? nd : 1) * dst->esize);
     if (!a->bytes) {
         tilec_interp_fail(c, "out of memory in copy_async");
@@ -196,6 +264,11 @@ int tilec_interp_copy_async(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
     }
     dst->npending += nd;
     c->nasync++;
+    if (a->bar >= 0) {
+        tilec_imbar_t *m = &c->mbars[a->bar];
+        m->tx[a->bar_i] -= nd * (int64_t)dst->esize;
+        mbar_settle(c->k->mbars[a->bar], m, a->bar_i);
+    }
     doff = NULL; /* owned by the queue now */
     rc = 0;
 out:
@@ -207,7 +280,7 @@ out:
 int tilec_interp_async_commit(tilec_ictx_t *c)
 {
     for (int i = 0; i < c->nasync; i++) {
-        if (c->asyncs[i].group < 0) {
+        if (c->asyncs[i].group == -1) {
             c->asyncs[i].group = c->ngroups;
         }
     }
@@ -225,13 +298,7 @@ int tilec_interp_async_wait(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
     for (int i = 0; i < c->nasync; i++) {
         tilec_iasync_t *a = &c->asyncs[i];
         if (a->group >= 0 && a->group < c->ngroups - keep) {
-            tilec_ibuf_t *b = a->dst;
-            for (int64_t k = 0; k < a->n; k++) {
-                memcpy(b->data + (size_t)a->offs[k] * b->esize, a->bytes + (size_t)k * b->esize, b->esize);
-                b->pending[a->offs[k]] = 0;
-            }
-            b->npending -= a->n;
-            free_copy(a);
+            land(a);
         } else {
             c->asyncs[j++] = *a;
         }
@@ -250,7 +317,9 @@ int tilec_interp_async_end(tilec_ictx_t *c)
         return tilec_interp_fail(c,
                                  "%d async cop%s to %s still pending at the end of the block (missing %s)",
                                  c->nasync, c->nasync == 1 ? "y" : "ies", c->asyncs[0].dst->ir->name,
-                                 uncommitted ? "async_commit and async_wait" : "async_wait");
+                                 c->asyncs[0].group == -2 ? "barrier_wait"
+                                 : uncommitted             ? "async_commit and async_wait"
+                                                           : "async_wait");
     }
     return 0;
 }
@@ -260,33 +329,39 @@ int tilec_interp_async_end(tilec_ictx_t *c)
 int tilec_interp_mbar(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_mbarrier_t *ir = s->u.mbar.bar;
-    if (!ir || ir->id < 0 || ir->id >= c->k->nmbars || c->k->mbars[ir->id] != ir || !c->mbars) {
-        return tilec_interp_fail(c, "mbarrier %s is not declared", ir && ir->name ? ir->name : "?");
-    }
-    tilec_imbar_t *m = &c->mbars[ir->id];
     if (s->kind == TILEC_ST_MBAR_INIT) {
+        if (!ir || ir->id < 0 || ir->id >= c->k->nmbars || c->k->mbars[ir->id] != ir || !c->mbars) {
+            return tilec_interp_fail(c, "mbarrier %s is not declared", ir && ir->name ? ir->name : "?");
+        }
+        tilec_imbar_t *m = &c->mbars[ir->id];
+        for (int j = 0; j < c->nasync; j++) {
+            if (c->asyncs[j].bar == ir->id) {
+                return tilec_interp_fail(c, "barrier_init %s while a copy on it is pending", ir->name);
+            }
+        }
         memset(m->phase, 0, (size_t)ir->size * sizeof *m->phase);
         memset(m->arrivals, 0, (size_t)ir->size * sizeof *m->arrivals);
+        memset(m->tx, 0, (size_t)ir->size * sizeof *m->tx);
         m->inited = 1;
         return 0;
     }
+    tilec_imbar_t *m;
     int64_t i, parity = 0;
-    if (tilec_interp_eval_int(c, s->u.mbar.idx, &i)) {
+    if (mbar_elem(c, ir, s->u.mbar.idx, tilec_stmt_kind_name(s->kind), &m, &i)) {
         return -1;
     }
-    if (!m->inited) {
-        return tilec_interp_fail(c, "%s of %s[%lld] before barrier_init", tilec_stmt_kind_name(s->kind),
-                                 ir->name, (long long)i);
-    }
-    if (i < 0 || i >= ir->size) {
-        return tilec_interp_fail(c, "mbarrier index %s[%lld] out of range (size %d)", ir->name, (long long)i,
-                                 ir->size);
-    }
     if (s->kind == TILEC_ST_MBAR_ARRIVE) {
-        if (++m->arrivals[i] == ir->arrive) {
-            m->arrivals[i] = 0;
-            m->phase[i]++;
+        int64_t tx = 0;
+        if (s->u.mbar.tx && tilec_interp_eval_int(c, s->u.mbar.tx, &tx)) {
+            return -1;
         }
+        if (tx < 0) {
+            return tilec_interp_fail(c, "barrier_arrive %s[%lld] expects %lld bytes", ir->name, (long long)i,
+                                     (long long)tx);
+        }
+        m->tx[i] += tx;
+        m->arrivals[i]++;
+        mbar_settle(ir, m, i);
         return 0;
     }
     if (tilec_interp_eval_int(c, s->u.mbar.parity, &parity)) {
@@ -299,9 +374,21 @@ int tilec_interp_mbar(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
     if ((m->phase[i] & 1) == parity) {
         return tilec_interp_fail(c,
                                  "barrier_wait %s[%lld], %lld can never complete: %lld phases done, "
-                                 "%lld of %d arrivals in the current one (missing barrier_arrive)",
+                                 "%lld of %d arrivals and %lld bytes outstanding in the current one "
+                                 "(missing barrier_arrive, or expect_tx bytes unlike the copies')",
                                  ir->name, (long long)i, (long long)parity, (long long)m->phase[i],
-                                 (long long)m->arrivals[i], ir->arrive);
+                                 (long long)m->arrivals[i], ir->arrive, (long long)m->tx[i]);
     }
+    /* the copies of the completed phases land for the waiting block */
+    int j = 0;
+    for (int n = 0; n < c->nasync; n++) {
+        tilec_iasync_t *a = &c->asyncs[n];
+        if (a->group == -2 && a->bar == ir->id && a->bar_i == i && a->bar_phase < m->phase[i]) {
+            land(a);
+        } else {
+            c->asyncs[j++] = *a;
+        }
+    }
+    c->nasync = j;
     return 0;
 }

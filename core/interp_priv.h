@@ -48,7 +48,9 @@ typedef struct tilec_iasync {
     int64_t n;
     int64_t *offs;             /* owned, [n] */
     unsigned char *bytes;      /* owned, [n * dst->esize], dst's dtype */
-    int64_t group;             /* -1 until an async_commit closes the group */
+    int64_t group;             /* -1 until an async_commit closes the group; -2: on an mbarrier */
+    int bar;                   /* group -2: mbarrier id, element bar_i, issued in phase bar_phase */
+    int64_t bar_i, bar_phase;
 } tilec_iasync_t;
 
 /* The state of one mbarrier array of the kernel. */
@@ -56,6 +58,7 @@ typedef struct tilec_imbar {
     int inited;
     int64_t *phase;            /* owned, [size]: phases completed */
     int64_t *arrivals;         /* owned, [size]: arrivals in the current phase */
+    int64_t *tx;               /* owned, [size]: bytes expected minus bytes issued in the current phase */
 } tilec_imbar_t;
 
 typedef struct tilec_ictx {

@@ -1410,6 +1410,13 @@ Test(ir, ir11_reader_rejects)
     expect_reject(text, "unknown mbarrier 'nb'", 1);
     snprintf(text, sizeof text, "%s  mbarrier b[2] arrive=1\n  mbarrier b[2] arrive=1\n", P11);
     expect_reject(text, "duplicate mbarrier 'b'", 1);
+    snprintf(text, sizeof text, "%s  grid [bx = 1]\n  threads 1 1 1\n  body {\n    barrier_arrive nb[0] expect_tx 16\n  }\n}\n",
+             P11);
+    expect_reject(text, "unknown mbarrier 'nb'", 1);
+    snprintf(text, sizeof text,
+             "%s  alloc S shared float32 [4]\n  grid [bx = 1]\n  threads 1 1 1\n  body {\n"
+             "    copy_async S[0 +: 4] <- X[0, 0 +: 4] mbarrier nb[0]\n  }\n}\n", P11);
+    expect_reject(text, "unknown mbarrier 'nb'", 1);
     snprintf(text, sizeof text,
              "%s  alloc S fragment float32 [4, 4]\n  grid [bx = 1]\n  threads 1 1 1\n  body {\n"
              "    gemm S[0], S, S trans_a=0 trans_b=0 clear_accum=0 policy=square\n  }\n}\n", P11);
@@ -1491,6 +1498,20 @@ Test(ir, ir11_verifier_rejects)
     arr->u.mbar.idx = I32(2);
     expect_invalid(m, "index 2 is outside mbarrier 'full' of size 2");
     arr->u.mbar.idx = saved;
+    /* an arrival's transaction bytes, a copy bound to a barrier */
+    arr->u.mbar.tx = I32(1 << 20);
+    expect_invalid(m, "expect_tx 1048576: the bytes of one arrival must be in 0..2^20-1");
+    arr->u.mbar.tx = I32(8192);
+    cr_assert_eq(tilec_ir_verify(m, err, sizeof err), 0, "%s", err);
+    arr->u.mbar.tx = NULL;
+    ca->u.copy.bar = arr->u.mbar.bar;
+    expect_invalid(m, "copy_async into 'A_s' names an mbarrier without an index");
+    ca->u.copy.bar_idx = I32(3);
+    expect_invalid(m, "index 3 is outside mbarrier 'full' of size 2");
+    ca->u.copy.bar_idx = I32(1);
+    cr_assert_eq(tilec_ir_verify(m, err, sizeof err), 0, "%s", err);
+    ca->u.copy.bar = NULL;
+    ca->u.copy.bar_idx = NULL;
     /* placeholders stay inside their layout */
     saved = arr->u.mbar.idx;
     arr->u.mbar.idx = VAR(lc->ivar[0]);

@@ -443,9 +443,12 @@ Test(lower_decide, gemm_on_hopper_and_ampere)
     cr_assert(strstr(h, "lower.mma = \"wgmma.m64nNk16.f16.f32\""), "%s", h);
     cr_assert(strstr(h, "swizzle128"), "%s", h);
     cr_assert(strstr(h, "layout regs \"mma.acc\"") || strstr(h, "mma.acc"), "%s", h);
-    cr_assert(strstr(h, "copy_async"), "%s", h);
-    cr_assert(strstr(h, "async_wait"), "%s", h);
-    cr_assert(strstr(h, "barrier"), "%s", h);
+    /* the ring on the tensor copy engine: one mbarrier per stage, waits with phase parity */
+    cr_assert(strstr(h, "mbarrier k_full[3] arrive=1"), "%s", h);
+    cr_assert(strstr(h, "expect_tx 8192") && strstr(h, "mbarrier k_full[(k_pro % 3)] attrs"), "%s", h);
+    cr_assert(strstr(h, "barrier_wait k_full[(k % 3)], ((k // 3) % 2)"), "%s", h);
+    cr_assert_null(strstr(h, "async_wait"), "%s", h);
+    cr_assert(strstr(h, "    barrier\n"), "%s", h);
     free(h);
     char *a = lowered_example("examples/gemm.py", NULL, 0, "cuda-sm_80");
     cr_assert(strstr(a, "lower.mma = \"m16n8k16.f16.f32\""), "%s", a);

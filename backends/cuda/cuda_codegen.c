@@ -115,9 +115,21 @@ static void emit_parallel_nest(cg_t *g, const tilec_ir_stmt_t *s)
     cg_line(g, "}");
 }
 
+static void tma_expr(void *user, const tilec_ir_expr_t *e)
+{
+    cg_emit_expr(user, e);
+}
+
 static void emit_stmt(cg_t *g, const tilec_ir_stmt_t *s, int par)
 {
     if (g->failed)
+        return;
+    /* barrier objects and copies on them (cuda_tma.c) */
+    cuda_tma_out_t t = {g->o, 2 * (g->ind + 1), "tl_smem", tma_expr, g, g->k, g->info};
+    int rc = par ? 0 : cuda_tma_stmt(&t, s);
+    if (rc < 0)
+        cg_fail(g, "copy_async into '%s': no tensor map for it", s->u.copy.dst.buf->name);
+    if (rc)
         return;
     if (++g->depth > CG_MAX_DEPTH) {
         cg_fail(g, "statements nested too deeply");
@@ -405,6 +417,9 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         if ((uint64_t)(L->offset + L->size) > off)
             off = (uint64_t)(L->offset + L->size);
     }
+    if (!g.failed && cuda_tma_plan(k, info, &off) != 0)
+        cg_fail(&g, "a copy on an mbarrier that the tensor copy engine cannot do (or more than %d tensor maps)",
+                CUDA_MAX_TMAPS);
     g.smem_bytes = (off + 15) & ~(uint64_t)15;
     info->smem_bytes = g.smem_bytes;
 
@@ -414,6 +429,7 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
         tilec_sdk_str_puts(o, cuda_prelude_wgmma);
         cg_emit_wgmma_fns(&g, k->body);
     }
+    cuda_tma_prelude(o, k);
     cg_out(&g, "\nextern \"C\" __global__ void __launch_bounds__(%d) tilec_kernel(", g.nthreads);
     int first = 1;
     for (int i = 0; i < k->nparams; i++) {
@@ -424,6 +440,7 @@ int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t 
     for (int i = 0; i < k->nvars; i++)
         if (k->vars[i]->kind == TILEC_VAR_SYM)
             cg_out(&g, "%sint tl_sym%d", first ? "" : ", ", nsym++), first = 0;
+    cuda_tma_params(o, info, &first);
     if (first)
         cg_out(&g, "void");
     cg_out(&g, ")\n{\n");

@@ -229,7 +229,7 @@ static int drop_stmt_attrs(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
 int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, tilec_ir_module_t **out,
                char *err, size_t errlen)
 {
-    const tilec_target_desc_t *t = cuda_target_desc(arch);
+    const tilec_target_desc_t *t = cuda_lower_desc(arch);
     char *text = tilec_ir_print(m);
     if (!t || !text) {
         free(text);
@@ -283,7 +283,10 @@ static tilec_pstatus_t codegen_module(tilec_shell_module_t *sm, const char *arch
         tilec_sdk_error_set("cuda: %s", err);
         return TILEC_PS_UNSUPPORTED;
     }
-    if (cuda_codegen(low, sm_cc, cuda_arch_has_wgmma(arch), &src, &mod->info, err, sizeof err) != 0) {
+    const char *printer = getenv("TILEC_CUDA_PRINTER");
+    int kit = printer && strcmp(printer, "kit") == 0;
+    if ((kit ? cuda_kit_codegen(low, arch, &src, &mod->info, err, sizeof err)
+             : cuda_codegen(low, sm_cc, cuda_arch_has_wgmma(arch), &src, &mod->info, err, sizeof err)) != 0) {
         tilec_sdk_error_set("cuda: codegen: %s", err);
         tilec_sdk_str_free(&src);
         return TILEC_PS_UNSUPPORTED;

@@ -124,6 +124,8 @@ static void drv_load(void)
         dlclose(h);
         return;
     }
+    void *enc = dlsym(h, "cuTensorMapEncodeTiled");
+    memcpy(&a->TensorMapEncodeTiled, &enc, sizeof enc);
     CUresult r = a->Init(0);
     if (r != CUDA_SUCCESS) {
         const char *name = NULL, *text = NULL;

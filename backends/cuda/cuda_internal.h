@@ -35,6 +35,9 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
+typedef struct CUtensorMap {
+    _Alignas(64) uint64_t opaque[16];
+} CUtensorMap;
 
 #define CUDA_SUCCESS 0
 #define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK 1
@@ -118,6 +121,10 @@ typedef struct cuda_nvrtc_api {
 
 typedef struct cuda_driver_api {
     CUDA_DRIVER_SYMBOLS(TILEC_DL_FIELD)
+    /* optional (CUDA 12 drivers on): NULL when the driver lacks it, and
+     * only kernels on the tensor copy engine need it */
+    CUresult (*TensorMapEncodeTiled)(CUtensorMap *, int, unsigned, void *, const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int, int, int, int);
 } cuda_driver_api_t;
 
 /* Loads NVRTC (once per process; thread-safe).  Returns the table, or NULL
@@ -132,13 +139,54 @@ tilec_pstatus_t cuda_fail(const char *call, CUresult r, tilec_pstatus_t st);
 
 /* ---- code generation (cuda_codegen.c) ------------------------------------ */
 
+/* A tensor map the launch builds (cuda_tma.c): of kernel parameter
+ * `param`, boxes of box[0..rank) elements, innermost dimension first. */
+#define CUDA_MAX_TMAPS 16
+typedef struct cuda_tmap_spec {
+    int param, rank, esize;
+    int swizzle;           /* bytes: 0, 32, 64, 128 */
+    uint32_t box[5];
+} cuda_tmap_spec_t;
+
 /* Facts about the generated kernel the launcher needs. */
 typedef struct cuda_kinfo {
     uint64_t smem_bytes;   /* dynamic shared memory per block */
     int mma;               /* number of GEMMs lowered to tensor cores */
     int cp_async;          /* number of copies lowered to cp.async */
     int wgmma;             /* number of GEMMs lowered to wgmma (sm_90a) */
+    uint64_t mbar_off;     /* shared-memory offset of the kernel's mbarriers (8 bytes each) */
+    int ntmap;             /* tensor maps passed after the symbols (TMA) */
+    cuda_tmap_spec_t tmap[CUDA_MAX_TMAPS];
 } cuda_kinfo_t;
+
+/* ---- barrier objects and the tensor copy engine (cuda_tma.c) -------------
+ * The four call sites of a printer of this dialect: */
+/* after placing shared memory up to *smem_end: the mbarriers go after it
+ * (*smem_end grows), and info gets the tensor maps of the copies on
+ * mbarriers.  0, or -1 when a copy on an mbarrier has no box the tensor
+ * copy engine takes or there are more than CUDA_MAX_TMAPS maps. */
+int cuda_tma_plan(const tilec_ir_kernel_t *k, cuda_kinfo_t *info, uint64_t *smem_end);
+/* the device helpers (nothing when the kernel has no mbarriers) */
+void cuda_tma_prelude(tilec_sdk_str_t *o, const tilec_ir_kernel_t *k);
+/* the tensor-map parameters, after the symbols */
+void cuda_tma_params(tilec_sdk_str_t *o, const cuda_kinfo_t *info, int *first);
+/* How a statement is printed: into o at indent spaces, expressions by the
+ * printer's expr(user, e), the dynamic shared pool's base pointer named smem. */
+typedef struct cuda_tma_out {
+    tilec_sdk_str_t *o;
+    int indent;
+    const char *smem;
+    void (*expr)(void *user, const tilec_ir_expr_t *e);
+    void *user;
+    const tilec_ir_kernel_t *k;
+    const cuda_kinfo_t *info;
+} cuda_tma_out_t;
+/* barrier_init/arrive/wait and a copy_async on an mbarrier: 1 printed, 0
+ * not such a statement, -1 a copy the plan has no tensor map for. */
+int cuda_tma_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s);
+/* The tensor maps of info for the kernel's tensors at ptrs. */
+tilec_pstatus_t cuda_tma_encode(const cuda_driver_api_t *d, const cuda_kinfo_t *info, const tilec_ir_kernel_t *k,
+                                const CUdeviceptr *ptrs, CUtensorMap *maps);
 
 /* m lowered for arch by the SDK's passes (tilec/lower.h) into a new
  * module *out in arena a: the layouts, MMA instructions and warp grids
@@ -153,6 +201,11 @@ int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, t
  * warpgroup MMA the GEMMs then use.  0, or -1 with a message in err. */
 int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t *out,
                  cuda_kinfo_t *info, char *err, size_t errlen);
+
+/* The same printed by the SDK's SIMT kit with the CUDA dialect
+ * (cuda_kit.c), for arch ("sm_90a"); TILEC_CUDA_PRINTER=kit selects it. */
+int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str_t *out, cuda_kinfo_t *info,
+                     char *err, size_t errlen);
 
 /* 1 when arch names an sm_90a-style target ("sm_90a", "compute_90a"). */
 int cuda_arch_has_wgmma(const char *arch);
@@ -178,6 +231,9 @@ int cuda_arch_sm(const char *arch);
 /* The target description of the SDK's lowering passes for an arch
  * (cuda_target.c, with the two arch parsers); NULL when the arch is malformed. */
 const tilec_target_desc_t *cuda_target_desc(const char *arch);
+/* The description the backend lowers for: cuda_target_desc's, without the
+ * tensor copy engine (TMA) unless TILEC_CUDA_TMA=1. */
+const tilec_target_desc_t *cuda_lower_desc(const char *arch);
 
 /* The cubin already in sm->binary (a kernel bundle's) for arch: the code
  * generator runs again for what launch needs, NVRTC does not. */

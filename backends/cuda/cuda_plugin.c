@@ -242,7 +242,7 @@ static tilec_pstatus_t cu_load(void *state, tilec_shell_module_t *sm)
 static tilec_pstatus_t cu_lower(void *state, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
 {
     cuda_dev_t *dev = state;
-    return tilec_lower_shell("cuda", cuda_target_desc(opts->arch ? opts->arch : dev->arch), sm);
+    return tilec_lower_shell("cuda", cuda_lower_desc(opts->arch ? opts->arch : dev->arch), sm);
 }
 
 static void cu_module_free(tilec_shell_module_t *sm)
@@ -441,13 +441,14 @@ static tilec_pstatus_t cu_launch(void *state, tilec_shell_module_t *sm, const ti
     cuda_dev_t *dev = state;
     cuda_module_t *mod = sm->data;
     const tilec_ir_kernel_t *k = sm->kernel;
-    if (a->nargs + a->nsyms > MAX_ARGS) {
+    if (a->nargs + a->nsyms + (uint32_t)mod->info.ntmap > MAX_ARGS) {
         tilec_sdk_error_set("cuda: launch: more than %d kernel arguments", MAX_ARGS);
         return TILEC_PS_INVALID_ARGUMENT;
     }
     CUdeviceptr ptrs[MAX_ARGS];
     int symv[MAX_ARGS];
     void *params[MAX_ARGS];
+    CUtensorMap maps[CUDA_MAX_TMAPS];
     for (uint32_t i = 0; i < a->nsyms; i++) {
         if (a->syms[i] < 0) {
             tilec_sdk_error_set("cuda: launch: symbol %u = %lld is not in 0..2^31-1", i,
@@ -475,6 +476,11 @@ static tilec_pstatus_t cu_launch(void *state, tilec_shell_module_t *sm, const ti
     if (st != TILEC_PS_OK)
         return st;
     st = module_load(d, dev, sm, mod);
+    if (st == TILEC_PS_OK && mod->info.ntmap > 0) { /* after the symbols (cuda_tma.c) */
+        st = cuda_tma_encode(d, &mod->info, k, ptrs, maps);
+        for (int i = 0; i < mod->info.ntmap; i++)
+            params[a->nargs + a->nsyms + (uint32_t)i] = &maps[i];
+    }
     CUstream stream = (CUstream)a->stream;
     CUevent e0 = NULL, e1 = NULL;
     CUresult r = CUDA_SUCCESS;

@@ -14,6 +14,7 @@
  * third mode r2 (warp of the group, 32 lanes on) and columns one c2 (the
  * 8-column block, 4 registers on).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_internal.h"
@@ -71,16 +72,21 @@ static const tilec_target_desc_t desc_sm70 = {
 static const tilec_target_desc_t desc_sm80 = {AMPERE("cuda sm_80", 163 * 1024)};
 static const tilec_target_desc_t desc_sm86 = {AMPERE("cuda sm_86", 99 * 1024)};
 
-#define HOPPER(nm) \
-    COMMON, .name = nm, .smem_optin = 227 * 1024, \
-    .async_copy = TILEC_TARGET_ASYNC_CP4 | TILEC_TARGET_ASYNC_CP8 | TILEC_TARGET_ASYNC_CP16 | \
-                  TILEC_TARGET_ASYNC_BULK, \
+#define CP_ASYNC (TILEC_TARGET_ASYNC_CP4 | TILEC_TARGET_ASYNC_CP8 | TILEC_TARGET_ASYNC_CP16)
+#define HOPPER(nm, async) \
+    COMMON, .name = nm, .smem_optin = 227 * 1024, .async_copy = async, \
     .max_stages = 8, \
     .barriers = TILEC_TARGET_BARRIER_BLOCK | TILEC_TARGET_BARRIER_SUBGROUP | \
                 TILEC_TARGET_BARRIER_OBJECT
 
-static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90"), .nmma = 2, .mma = mma_sm80};
-static const tilec_target_desc_t desc_sm90a = {HOPPER("cuda sm_90a"), .nmma = 4, .mma = mma_sm90a};
+static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90", CP_ASYNC | TILEC_TARGET_ASYNC_BULK), .nmma = 2,
+                                              .mma = mma_sm80};
+static const tilec_target_desc_t desc_sm90a = {HOPPER("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK), .nmma = 4,
+                                               .mma = mma_sm90a};
+/* the same without the tensor copy engine: what the backend lowers for
+ * until TMA is measured faster (TILEC_CUDA_TMA=1 turns it on) */
+static const tilec_target_desc_t desc_sm90_cp = {HOPPER("cuda sm_90", CP_ASYNC), .nmma = 2, .mma = mma_sm80};
+static const tilec_target_desc_t desc_sm90a_cp = {HOPPER("cuda sm_90a", CP_ASYNC), .nmma = 4, .mma = mma_sm90a};
 
 int cuda_arch_sm(const char *arch)
 {
@@ -120,4 +126,13 @@ const tilec_target_desc_t *cuda_target_desc(const char *arch)
     if (sm >= 80)
         return &desc_sm80;
     return &desc_sm70;
+}
+
+const tilec_target_desc_t *cuda_lower_desc(const char *arch)
+{
+    const tilec_target_desc_t *t = cuda_target_desc(arch);
+    const char *e = secure_getenv("TILEC_CUDA_TMA");
+    if (e && atoi(e) > 0)
+        return t;
+    return t == &desc_sm90a ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;
 }

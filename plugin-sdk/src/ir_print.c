@@ -715,6 +715,13 @@ static void put_stmt(printer_t *p, const tilec_ir_stmt_t *s, int depth)
         put_region(p, &s->u.copy.dst);
         puts_(o, " <- ");
         put_region(p, &s->u.copy.src);
+        if (s->u.copy.bar) {
+            puts_(o, " mbarrier ");
+            put_mbar(p, s->u.copy.bar);
+            puts_(o, "[");
+            put_expr(p, s->u.copy.bar_idx, 1);
+            puts_(o, "]");
+        }
         break;
     case TILEC_ST_ASYNC_COMMIT:
         puts_(o, "async_commit");
@@ -739,6 +746,9 @@ static void put_stmt(printer_t *p, const tilec_ir_stmt_t *s, int depth)
         if (s->kind == TILEC_ST_MBAR_WAIT) {
             puts_(o, ", ");
             put_expr(p, s->u.mbar.parity, 1);
+        } else if (s->u.mbar.tx) {
+            puts_(o, " expect_tx ");
+            put_expr(p, s->u.mbar.tx, 1);
         }
         break;
     default:

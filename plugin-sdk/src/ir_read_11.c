@@ -331,6 +331,12 @@ tilec_ir_stmt_t *irr_read_stmt_11(reader_t *r, const char *kw)
             irr_read_region(r, &s->u.copy.src) < 0) {
             return NULL;
         }
+        if (irr_is_word(r, "mbarrier") &&
+            (irr_expect_word(r, "mbarrier") < 0 || !(s->u.copy.bar = read_mbar_ref(r)) ||
+             irr_expect_punct(r, "[") < 0 || !(s->u.copy.bar_idx = irr_read_expr(r, 1)) ||
+             irr_expect_punct(r, "]") < 0)) {
+            return NULL;
+        }
         break;
     case TILEC_ST_ASYNC_WAIT:
         if (irr_read_int32(r, &s->u.wait.n, "async_wait count") < 0) {
@@ -350,6 +356,10 @@ tilec_ir_stmt_t *irr_read_stmt_11(reader_t *r, const char *kw)
             return NULL;
         }
         if (k == TILEC_ST_MBAR_WAIT && (irr_expect_punct(r, ",") < 0 || !(s->u.mbar.parity = irr_read_expr(r, 1)))) {
+            return NULL;
+        }
+        if (k == TILEC_ST_MBAR_ARRIVE && irr_is_word(r, "expect_tx") &&
+            (irr_expect_word(r, "expect_tx") < 0 || !(s->u.mbar.tx = irr_read_expr(r, 1)))) {
             return NULL;
         }
         break;

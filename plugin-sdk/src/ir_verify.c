@@ -794,26 +794,48 @@ static int check_smem_plan(verifier_t *v)
 
 /* ---- mbarriers and the 1.1 statements --------------------------------- */
 
-static int check_mbar_ref(verifier_t *v, const tilec_ir_stmt_t *s)
+/* barrier b of the kernel's table, element idx of it (idx NULL: the whole array) */
+static int check_mbar_elem(verifier_t *v, const tilec_ir_mbarrier_t *b, const tilec_ir_expr_t *idx)
 {
-    const tilec_ir_mbarrier_t *b = s->u.mbar.bar;
     int64_t i;
     if (!b || b->id < 0 || b->id >= v->k->nmbars || v->k->mbars[b->id] != b) {
         fail(v, "mbarrier '%s' is missing or not declared", b && b->name ? b->name : "?");
         return -1;
     }
-    if (s->kind == TILEC_ST_MBAR_INIT) {
+    if (!idx) {
         return 0;
     }
-    if (check_int_expr(v, s->u.mbar.idx, "mbarrier index") < 0) {
+    if (check_int_expr(v, idx, "mbarrier index") < 0) {
         return -1;
     }
-    if (tilec_ir_is_const_int(s->u.mbar.idx, &i) && (i < 0 || i >= b->size)) {
+    if (tilec_ir_is_const_int(idx, &i) && (i < 0 || i >= b->size)) {
         fail(v, "index %lld is outside mbarrier '%s' of size %d", (long long)i, b->name, b->size);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_mbar_ref(verifier_t *v, const tilec_ir_stmt_t *s)
+{
+    int64_t tx;
+    if (s->kind != TILEC_ST_MBAR_INIT && !s->u.mbar.idx) {
+        fail(v, "%s without a barrier index", tilec_stmt_kind_name(s->kind));
+        return -1;
+    }
+    if (check_mbar_elem(v, s->u.mbar.bar, s->kind == TILEC_ST_MBAR_INIT ? NULL : s->u.mbar.idx) < 0) {
         return -1;
     }
     if (s->kind == TILEC_ST_MBAR_WAIT && check_int_expr(v, s->u.mbar.parity, "wait parity") < 0) {
         return -1;
+    }
+    if (s->kind == TILEC_ST_MBAR_ARRIVE && s->u.mbar.tx) {
+        if (check_int_expr(v, s->u.mbar.tx, "expect_tx bytes") < 0) {
+            return -1;
+        }
+        if (tilec_ir_is_const_int(s->u.mbar.tx, &tx) && (tx < 0 || tx >= ((int64_t)1 << 20))) {
+            fail(v, "expect_tx %lld: the bytes of one arrival must be in 0..2^20-1", (long long)tx);
+            return -1;
+        }
     }
     return 0;
 }
@@ -835,6 +857,13 @@ static int check_copy_async(verifier_t *v, const tilec_ir_stmt_t *s)
         fail(v, "'%s' (%s) and '%s' (%s) must share a dtype (an async copy moves bytes)", bname(src->buf),
              tilec_dtype_name(src->buf->dtype), bname(dst->buf), tilec_dtype_name(dst->buf->dtype));
         return -1;
+    }
+    if (s->u.copy.bar || s->u.copy.bar_idx) {
+        if (!s->u.copy.bar_idx) {
+            fail(v, "copy_async into '%s' names an mbarrier without an index", bname(dst->buf));
+            return -1;
+        }
+        return check_mbar_elem(v, s->u.copy.bar, s->u.copy.bar_idx);
     }
     return 0;
 }

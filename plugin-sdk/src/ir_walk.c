@@ -111,10 +111,10 @@ static int walk_slots(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
     case TILEC_ST_ASSIGN: return walk_expr(w, &s->u.assign.value, 0);
     case TILEC_ST_COPY:
     case TILEC_ST_COPY_ASYNC:
-        if ((rc = walk_region(w, &s->u.copy.src)) != 0) {
+        if ((rc = walk_region(w, &s->u.copy.src)) != 0 || (rc = walk_region(w, &s->u.copy.dst)) != 0) {
             return rc;
         }
-        return walk_region(w, &s->u.copy.dst);
+        return walk_expr(w, &s->u.copy.bar_idx, 0);
     case TILEC_ST_FILL:
         if ((rc = walk_region(w, &s->u.fill.dst)) != 0) {
             return rc;
@@ -134,10 +134,10 @@ static int walk_slots(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
     case TILEC_ST_HINT: return walk_exprs(w, s->u.hint.args, s->u.hint.nargs);
     case TILEC_ST_MBAR_ARRIVE:
     case TILEC_ST_MBAR_WAIT:
-        if ((rc = walk_expr(w, &s->u.mbar.idx, 0)) != 0) {
+        if ((rc = walk_expr(w, &s->u.mbar.idx, 0)) != 0 || (rc = walk_expr(w, &s->u.mbar.parity, 0)) != 0) {
             return rc;
         }
-        return walk_expr(w, &s->u.mbar.parity, 0);
+        return walk_expr(w, &s->u.mbar.tx, 0);
     default:
         return 0;
     }

@@ -31,8 +31,8 @@ static const pass_def_t passes[TILEC_LOWER_NPASSES] = {
     [TILEC_LOWER_PIPELINE] = {"pipeline", lower_pipeline},
     [TILEC_LOWER_SMEM] = {"smem", lower_smem},
     [TILEC_LOWER_VECTOR] = {"vector", lower_vector},
-    [TILEC_LOWER_BARRIER] = {"barrier", lower_barrier},
     [TILEC_LOWER_TMA] = {"tma", lower_tma},
+    [TILEC_LOWER_BARRIER] = {"barrier", lower_barrier},
 };
 
 const char *tilec_lower_pass_name(int pass)

@@ -19,7 +19,10 @@
  * after its wait, before the first reader.  Async copies do not conflict
  * with earlier async copies into the same buffer: they fill distinct
  * stages, and two pending writes to one element are an error the
- * interpreter reports, so the schedule, not a barrier, keeps them apart.  Atomic updates do
+ * interpreter reports, so the schedule, not a barrier, keeps them apart.  An async copy on an
+ * mbarrier (lower_tma.c) waits for earlier readers and writers like any write, but leaves
+ * nothing behind: every thread that reads its data waits on the barrier first (barrier_wait,
+ * which the interpreter checks), so no block barrier is needed before those reads.  Atomic updates do
  * not conflict with other atomic updates of the same buffer (they commute; the SIMT kit's own
  * analysis had the same rule), only with plain reads and writes.  Shared buffers whose byte
  * ranges in the shared-memory plan overlap (lower.reuse_of) are one buffer here: a write to
@@ -35,6 +38,7 @@ typedef struct bstate {
     unsigned char *r, *w;     /* [nbufs] read / written since the last barrier */
     unsigned char *wa;        /* [nbufs] written by async copies since the last barrier */
     unsigned char *at;        /* [nbufs] updated atomically since the last barrier */
+    unsigned char *wt;        /* [nbufs] an operation's writes by copies on mbarriers (never kept) */
 } bstate_t;
 
 typedef struct bar {
@@ -57,6 +61,7 @@ static void st_free(bstate_t *s)
     free(s->w);
     free(s->wa);
     free(s->at);
+    free(s->wt);
 }
 
 static int st_new(bar_t *B, bstate_t *s)
@@ -65,9 +70,10 @@ static int st_new(bar_t *B, bstate_t *s)
     s->w = calloc((size_t)B->nb + 1, 1);
     s->wa = calloc((size_t)B->nb + 1, 1);
     s->at = calloc((size_t)B->nb + 1, 1);
-    if (!s->r || !s->w || !s->wa || !s->at) {
+    s->wt = calloc((size_t)B->nb + 1, 1);
+    if (!s->r || !s->w || !s->wa || !s->at || !s->wt) {
         st_free(s);
-        s->r = s->w = s->wa = s->at = NULL;
+        s->r = s->w = s->wa = s->at = s->wt = NULL;
         return lower_oom(B->c);
     }
     return 0;
@@ -101,6 +107,7 @@ static void st_clear(bar_t *B, bstate_t *s)
     memset(s->w, 0, (size_t)B->nb);
     memset(s->wa, 0, (size_t)B->nb);
     memset(s->at, 0, (size_t)B->nb);
+    memset(s->wt, 0, (size_t)B->nb);
 }
 
 typedef struct acc {
@@ -130,7 +137,7 @@ static void acc_cb(void *user, tilec_ir_stmt_t *s, tilec_ir_buffer_t *b, int how
     if (how & LOWER_READ)
         mark(a->B, a->st->r, b->id);
     if (how & LOWER_WRITE)
-        mark(a->B, s->kind == TILEC_ST_COPY_ASYNC ? a->st->wa : a->st->w, b->id);
+        mark(a->B, s->kind != TILEC_ST_COPY_ASYNC ? a->st->w : s->u.copy.bar ? a->st->wt : a->st->wa, b->id);
 }
 
 static int loads_pre(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
@@ -146,7 +153,8 @@ static int conflicts(bar_t *B, const bstate_t *st, const bstate_t *op)
     for (int i = 0; i < B->nb; i++)
         if ((op->r[i] && (st->w[i] || st->wa[i] || st->at[i])) ||
             (op->w[i] && (st->r[i] || st->w[i] || st->wa[i] || st->at[i])) ||
-            (op->wa[i] && (st->r[i] || st->w[i] || st->at[i])) || (op->at[i] && (st->r[i] || st->w[i] || st->wa[i])))
+            (op->wa[i] && (st->r[i] || st->w[i] || st->at[i])) || (op->at[i] && (st->r[i] || st->w[i] || st->wa[i])) ||
+            (op->wt[i] && (st->r[i] || st->w[i] || st->at[i])))
             return 1;
     return 0;
 }

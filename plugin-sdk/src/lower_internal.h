@@ -39,8 +39,8 @@ int lower_layout(lower_ctx_t *c);
 int lower_pipeline(lower_ctx_t *c);
 int lower_smem(lower_ctx_t *c);
 int lower_vector(lower_ctx_t *c);
-int lower_barrier(lower_ctx_t *c);
 int lower_tma(lower_ctx_t *c);
+int lower_barrier(lower_ctx_t *c);
 
 /* ---- helpers (lower_util.c) ---------------------------------------------------- */
 
@@ -60,6 +60,9 @@ tilec_ir_expr_t *lower_subst(lower_ctx_t *c, const tilec_ir_expr_t *e, const til
                              tilec_ir_expr_t *by);
 /* e has no loads and no let variables (it can be evaluated anywhere) */
 int lower_expr_pure(const tilec_ir_expr_t *e);
+/* Walks the kernel body with statement callback pre (w->user is c): 0, or
+ * -1 with the failure recorded (a callback's, or too deep: out of memory). */
+int lower_walk_stmts(lower_ctx_t *c, int (*pre)(tilec_ir_walk_t *w, tilec_ir_stmt_t *s));
 
 /* Attributes on statements and buffers; 0 or -1 on OOM (recorded). */
 int lower_sattr_int(lower_ctx_t *c, tilec_ir_stmt_t *s, const char *key, int64_t v);
@@ -68,6 +71,7 @@ int lower_sattr_tuple(lower_ctx_t *c, tilec_ir_stmt_t *s, const char *key, const
 int lower_battr_int(lower_ctx_t *c, tilec_ir_buffer_t *b, const char *key, int64_t v);
 int lower_battr_str(lower_ctx_t *c, tilec_ir_buffer_t *b, const char *key, const char *v);
 const tilec_ir_attr_t *lower_sattr(const tilec_ir_stmt_t *s, const char *key);
+const tilec_ir_attr_t *lower_battr(const tilec_ir_buffer_t *b, const char *key);
 
 /* The buffer accesses of a statement and everything nested in it.  Reads
  * include loads in every expression (indices, values, conditions). */

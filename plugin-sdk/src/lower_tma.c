@@ -25,10 +25,37 @@
  *    multiple of 16 bytes.
  * Elements of the box outside the tensor arrive as zeros, as T.copy reads
  * them.  The decision is the attribute lower.tma = (box rows, box columns,
- * swizzle bytes: 0, 32, 64 or 128) on the copy; its meaning as a copy does
- * not change, so the interpreter runs it as before.  Whether a printer uses
- * it is the printer's; none does yet (docs/backend-cuda.md, "Not done yet").
+ * swizzle bytes: 0, 32, 64 or 128) on the copy.
+ *
+ * Then the rings of the pipeline pass whose copies are all marked move
+ * from commit groups onto barrier objects (where the target has them,
+ * TILEC_TARGET_BARRIER_OBJECT), for a pipelined loop at the top of the
+ * kernel body: one mbarrier per stage (arrive count 1), and
+ *
+ *     barrier_init B; barrier            every thread sees the initialized barriers
+ *     for p in serial(S - 1):            prologue, no commit
+ *         if p < n:
+ *             barrier_arrive B[p % S] expect_tx BYTES      one arrival announcing the stage's bytes
+ *             copy_async ring[p % S] <- src(p) mbarrier B[p % S]
+ *     for k in serial(n):
+ *         if k + S - 1 < n: (the same for stage (k + S - 1) % S)
+ *         barrier_wait B[k % S], (k / S) % 2                 instead of async_wait S - 1
+ *         ...the body...
+ *                                        (no async_wait 0 after the loop)
+ *
+ * and likewise for the wgmma deferral's schedule (the wait first, the
+ * refill after the body).  Stage s is refilled for the n-th time in
+ * iteration s + n S - (S - 1), so iteration k waits for phase k / S of
+ * barrier k % S: parity (k / S) % 2.  Every thread waits, so the data is
+ * visible without a block barrier: the barrier pass (which runs next)
+ * places none for reads after the wait, only the one before a refill
+ * that overwrites what the previous iteration read.  A printer issues
+ * each such arrival and copy from one thread; the interpreter counts the
+ * bytes (a phase completes when its arrival has come and the bytes
+ * announced have been issued) and keeps the copies pending until a wait
+ * on their barrier has seen the phase complete.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "lower_internal.h"
@@ -128,15 +155,182 @@ static int tma_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
     return TILEC_WALK_CONTINUE;
 }
 
+/* ---- rings on mbarriers ------------------------------------------------------- */
+
+/* The copies of a refill `if (cond) { copy_async ...; }`: bytes of the
+ * stage, or 0 when it is not one of marked copies into one stage. */
+static int64_t refill_bytes(const tilec_ir_stmt_t *s)
+{
+    if (!s || s->kind != TILEC_ST_IF || s->u.cond.els || !s->u.cond.then)
+        return 0;
+    int64_t bytes = 0;
+    for (const tilec_ir_stmt_t *t = s->u.cond.then; t; t = t->next) {
+        const tilec_ir_region_t *d = &t->u.copy.dst;
+        if (t->kind != TILEC_ST_COPY_ASYNC || t->u.copy.bar || !lower_sattr(t, "lower.tma") ||
+            !lower_battr(d->buf, "lower.stages") || d->buf->ndim < 1)
+            return 0;
+        int64_t n = (int64_t)tilec_dtype_size(d->buf->dtype);
+        for (int i = 0; i < d->buf->ndim; i++)
+            n *= d->extent[i];
+        bytes += n;
+    }
+    return bytes < ((int64_t)1 << 20) ? bytes : 0;
+}
+
+static int is_wait(const tilec_ir_stmt_t *s, int n)
+{
+    return s && s->kind == TILEC_ST_ASYNC_WAIT && s->u.wait.n == n;
+}
+
+static tilec_ir_stmt_t *mbar_stmt(lower_ctx_t *c, tilec_stmt_kind_t kind, tilec_ir_mbarrier_t *bar,
+                                  tilec_ir_expr_t *idx)
+{
+    tilec_ir_stmt_t *s = tilec_ir_stmt(c->a, kind);
+    if (!s || (kind != TILEC_ST_MBAR_INIT && !idx)) {
+        lower_oom(c);
+        return NULL;
+    }
+    s->u.mbar.bar = bar;
+    s->u.mbar.idx = idx;
+    return s;
+}
+
+/* refill `if` s: an arrival announcing bytes first, every copy on the
+ * stage's barrier (the stage is the copies' leading index) */
+static int refill_on(lower_ctx_t *c, tilec_ir_stmt_t *s, tilec_ir_mbarrier_t *bar, int64_t bytes)
+{
+    tilec_ir_stmt_t *first = s->u.cond.then;
+    tilec_ir_expr_t *st = first->u.copy.dst.base[0];
+    tilec_ir_stmt_t *arr = mbar_stmt(c, TILEC_ST_MBAR_ARRIVE, bar, lower_subst(c, st, NULL, NULL));
+    if (!arr || !(arr->u.mbar.tx = lower_int(c, bytes)))
+        return -1;
+    for (tilec_ir_stmt_t *t = first; t; t = t->next) {
+        t->u.copy.bar = bar;
+        if (!(t->u.copy.bar_idx = lower_subst(c, t->u.copy.dst.base[0], NULL, NULL)))
+            return -1;
+    }
+    arr->line = first->line;
+    arr->col = first->col;
+    arr->next = first;
+    s->u.cond.then = arr;
+    return 0;
+}
+
+/* the end of the shared-memory plan */
+static int64_t smem_end(const tilec_ir_kernel_t *k)
+{
+    int64_t end = 0;
+    for (int i = 0; i < k->nbufs; i++) {
+        const tilec_ir_layout_t *L = k->bufs[i]->layout;
+        if (L && L->kind == TILEC_LAYOUT_SMEM && L->offset + L->size > end)
+            end = L->offset + L->size;
+    }
+    return end;
+}
+
+static tilec_ir_mbarrier_t *new_mbar(lower_ctx_t *c, const char *base, int size)
+{
+    char name[96];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(name, sizeof name, i ? "%s_full%d" : "%s_full", base, i);
+        int clash = 0;
+        for (int j = 0; j < c->k->nmbars && !clash; j++)
+            clash = strcmp(c->k->mbars[j]->name, name) == 0;
+        if (!clash) {
+            tilec_ir_mbarrier_t *b = tilec_ir_mbarrier_add(c->a, c->k, name, size, 1);
+            if (!b)
+                lower_oom(c);
+            return b;
+        }
+    }
+    lower_fail(c, TILEC_LOWER_E_PASS, "no free mbarrier name for loop '%s'", base);
+    return NULL;
+}
+
+/* *link is a pipeline pass prologue: moves it, its loop and its epilogue
+ * onto mbarriers when every ring copy is marked; 1 done, 0 left, -1 */
+static int on_mbarriers(lower_ctx_t *c, tilec_ir_stmt_t **link, int64_t *end)
+{
+    tilec_ir_stmt_t *pro = *link, *loop = pro->next, *epi = loop ? loop->next : NULL;
+    const tilec_ir_attr_t *sa = loop && loop->kind == TILEC_ST_FOR ? lower_sattr(loop, "lower.stages") : NULL;
+    if (pro->kind != TILEC_ST_FOR || !sa || sa->kind != TILEC_ATTR_INT || !is_wait(epi, 0))
+        return 0;
+    int S = (int)sa->i;
+    tilec_ir_stmt_t *pif = pro->u.loop.body, *b = loop->u.loop.body;
+    if (!pif || !pif->next || pif->next->kind != TILEC_ST_ASYNC_COMMIT || pif->next->next || !b)
+        return 0;
+    int64_t bytes = refill_bytes(pif);
+    /* the steady state: refill, commit, wait S-1, body; or wait S-2, body, refill, commit */
+    tilec_ir_stmt_t *sif = NULL, **tail = NULL;
+    int defer = 0;
+    if (is_wait(b, S - 2) && S >= 2) {
+        defer = 1;
+        for (tail = &b->next; *tail && (*tail)->next && (*tail)->next->next; tail = &(*tail)->next)
+            ;
+        if (!*tail || !(*tail)->next || (*tail)->next->kind != TILEC_ST_ASYNC_COMMIT)
+            return 0;
+        sif = *tail;
+    } else if (b->next && b->next->kind == TILEC_ST_ASYNC_COMMIT && is_wait(b->next->next, S - 1)) {
+        sif = b;
+    }
+    if (!bytes || !sif || refill_bytes(sif) != bytes || *end + 8 * (int64_t)S > (int64_t)c->t->smem_optin)
+        return 0;
+    /* nothing else in the body uses the commit groups */
+    tilec_ir_stmt_t *rest = defer ? b->next : b->next->next->next;
+    for (tilec_ir_stmt_t *t = rest; t; t = t->next)
+        if (t != sif && t != sif->next &&
+            (t->kind == TILEC_ST_COPY_ASYNC || t->kind == TILEC_ST_ASYNC_COMMIT || t->kind == TILEC_ST_ASYNC_WAIT))
+            return 0;
+    tilec_ir_mbarrier_t *bar = new_mbar(c, loop->u.loop.var->name, S);
+    if (!bar)
+        return -1;
+    *end += 8 * (int64_t)S;
+    tilec_ir_stmt_t *init = mbar_stmt(c, TILEC_ST_MBAR_INIT, bar, NULL), *ib = tilec_ir_stmt(c->a, TILEC_ST_BARRIER);
+    tilec_ir_expr_t *kv = tilec_ir_varref(c->a, loop->u.loop.var);
+    tilec_ir_stmt_t *wait =
+        mbar_stmt(c, TILEC_ST_MBAR_WAIT, bar, kv ? lower_opi(c, TILEC_BIN_FLOORMOD, kv, S) : NULL);
+    if (!init || !ib || !wait || refill_on(c, pif, bar, bytes) || refill_on(c, sif, bar, bytes))
+        return c->code != TILEC_LOWER_OK ? -1 : lower_oom(c);
+    tilec_ir_expr_t *kv2 = tilec_ir_varref(c->a, loop->u.loop.var);
+    wait->u.mbar.parity = kv2 ? lower_opi(c, TILEC_BIN_FLOORMOD, lower_opi(c, TILEC_BIN_FLOORDIV, kv2, S), 2) : NULL;
+    if (!wait->u.mbar.parity)
+        return lower_oom(c);
+    wait->line = loop->line;
+    wait->col = loop->col;
+    /* prologue without its commit */
+    pif->next = NULL;
+    /* the steady state */
+    if (defer) {
+        sif->next = NULL; /* drops the commit */
+        wait->next = b->next;
+    } else {
+        sif->next = wait;
+        wait->next = rest;
+    }
+    loop->u.loop.body = defer ? wait : sif;
+    /* init, barrier, prologue, loop; the epilogue wait goes */
+    loop->next = epi->next;
+    init->next = ib;
+    ib->next = pro;
+    *link = init;
+    return 1;
+}
+
 int lower_tma(lower_ctx_t *c)
 {
     if (!(c->t->async_copy & TILEC_TARGET_ASYNC_BULK))
         return 0;
-    tilec_ir_walk_t w;
-    memset(&w, 0, sizeof w);
-    w.stmt_pre = tma_stmt;
-    w.user = c;
-    if (tilec_ir_walk_block(&w, &c->k->body) < 0)
-        return c->code != TILEC_LOWER_OK ? -1 : lower_oom(c);
+    if (lower_walk_stmts(c, tma_stmt))
+        return -1;
+    if (!(c->t->barriers & TILEC_TARGET_BARRIER_OBJECT))
+        return 0;
+    int64_t end = smem_end(c->k);
+    for (tilec_ir_stmt_t **link = &c->k->body; *link; link = &(*link)->next) {
+        int rc = on_mbarriers(c, link, &end);
+        if (rc < 0)
+            return -1;
+        if (rc > 0) /* init, barrier, prologue, loop: go on after the loop */
+            link = &(*link)->next->next->next;
+    }
     return 0;
 }

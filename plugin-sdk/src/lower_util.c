@@ -180,6 +180,17 @@ int lower_expr_pure(const tilec_ir_expr_t *e)
     return e && tilec_ir_walk_expr(&w, &slot) == 0;
 }
 
+int lower_walk_stmts(lower_ctx_t *c, int (*pre)(tilec_ir_walk_t *w, tilec_ir_stmt_t *s))
+{
+    tilec_ir_walk_t w;
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = pre;
+    w.user = c;
+    if (tilec_ir_walk_block(&w, &c->k->body) < 0)
+        return c->code != TILEC_LOWER_OK ? -1 : lower_oom(c);
+    return 0;
+}
+
 /* ---- attributes ------------------------------------------------------------ */
 
 static int attr_rc(lower_ctx_t *c, int rc)
@@ -215,6 +226,11 @@ int lower_battr_str(lower_ctx_t *c, tilec_ir_buffer_t *b, const char *key, const
 const tilec_ir_attr_t *lower_sattr(const tilec_ir_stmt_t *s, const char *key)
 {
     return tilec_ir_attr_get(s->nattrs, s->attrs, key);
+}
+
+const tilec_ir_attr_t *lower_battr(const tilec_ir_buffer_t *b, const char *key)
+{
+    return tilec_ir_attr_get(b->nattrs, b->attrs, key);
 }
 
 /* ---- buffer accesses ----------------------------------------------------------- */
@@ -306,6 +322,11 @@ int lower_uses(tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
     if (lower_accesses(s, use_cb, &q) != 0)
         return LOWER_READ | LOWER_WRITE;
     return q.how;
+}
+
+int tilec_lower_uses(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
+{
+    return lower_uses((tilec_ir_stmt_t *)s, b);
 }
 
 int lower_uses_list(tilec_ir_stmt_t *list, const tilec_ir_buffer_t *b)

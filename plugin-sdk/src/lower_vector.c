@@ -114,11 +114,5 @@ static int vec_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
 
 int lower_vector(lower_ctx_t *c)
 {
-    tilec_ir_walk_t w;
-    memset(&w, 0, sizeof w);
-    w.stmt_pre = vec_stmt;
-    w.user = c;
-    if (tilec_ir_walk_block(&w, &c->k->body) < 0)
-        return c->code != TILEC_LOWER_OK ? -1 : lower_oom(c);
-    return 0;
+    return lower_walk_stmts(c, vec_stmt);
 }

@@ -305,7 +305,7 @@ typedef enum tilec_stmt_kind {
     TILEC_ST_ASYNC_WAIT,   /* completes every committed group except the newest n */
     TILEC_ST_BARRIER,      /* block-wide barrier inserted by the lowering */
     TILEC_ST_MBAR_INIT,    /* barrier_init NAME: every barrier of the array, phase 0 */
-    TILEC_ST_MBAR_ARRIVE,  /* barrier_arrive NAME[idx] */
+    TILEC_ST_MBAR_ARRIVE,  /* barrier_arrive NAME[idx] [expect_tx BYTES] */
     TILEC_ST_MBAR_WAIT     /* barrier_wait NAME[idx], parity */
 } tilec_stmt_kind_t;
 #define TILEC_ST_KIND_COUNT (TILEC_ST_MBAR_WAIT + 1)
@@ -366,7 +366,13 @@ struct tilec_ir_stmt {
          * have the same extents; element k of src goes to element k of dst,
          * converted to dst's dtype.  Elements of a GLOBAL region outside
          * the tensor read as zero and are not written. */
-        struct { tilec_ir_region_t src, dst; } copy;
+        /* COPY_ASYNC (1.1): bar != NULL binds the copy to mbarrier bar[bar_idx]:
+         * its bytes complete that barrier's current phase's transactions
+         * instead of joining a commit group (docs/ir.md §9.5). */
+        struct {
+            tilec_ir_region_t src, dst;
+            tilec_ir_mbarrier_t *bar; tilec_ir_expr_t *bar_idx;
+        } copy;
         struct { tilec_ir_region_t dst; tilec_ir_expr_t *value; } fill;
         /* GEMM: C[M,N] (+)= A'[M,K] * B'[K,N] where A' = trans_a ? A^T : A
          * (A stored [K,M] when transposed) and likewise B (stored [N,K]).
@@ -394,8 +400,10 @@ struct tilec_ir_stmt {
         /* ASYNC_WAIT: n >= 0 newest committed groups may stay pending. */
         struct { int n; } wait;
         /* MBAR_*: idx (ARRIVE, WAIT) selects the barrier of the array;
-         * parity (WAIT) is the parity of the phase waited for. */
-        struct { tilec_ir_mbarrier_t *bar; tilec_ir_expr_t *idx, *parity; } mbar;
+         * parity (WAIT) is the parity of the phase waited for; tx (ARRIVE,
+         * NULL for a plain arrival) the transaction bytes the arrival adds
+         * to the current phase (expect_tx). */
+        struct { tilec_ir_mbarrier_t *bar; tilec_ir_expr_t *idx, *parity, *tx; } mbar;
     } u;
 };
 

@@ -4,7 +4,8 @@
  *
  * tilec_lower_module runs the lowering passes in a fixed order over a
  * module in place: warp tiling of T.gemm, layout inference, pipelines,
- * the shared-memory plan, vector widths, barrier insertion.  Each pass is
+ * the shared-memory plan, vector widths, tensor-copy rings on mbarriers,
+ * barrier insertion.  Each pass is
  * one file (plugin-sdk/src/lower_*.c) and reads only the target
  * description.  After every pass the module is verified (tilec_ir_verify),
  * optionally printed and read back (round trip) and optionally handed to a
@@ -47,8 +48,8 @@ typedef enum tilec_lower_pass {
     TILEC_LOWER_PIPELINE,       /* lower_pipeline.c */
     TILEC_LOWER_SMEM,           /* lower_smem.c */
     TILEC_LOWER_VECTOR,         /* lower_vector.c */
+    TILEC_LOWER_TMA,            /* lower_tma.c */
     TILEC_LOWER_BARRIER,        /* lower_barrier.c */
-    TILEC_LOWER_TMA,            /* lower_tma.c (marks copies only: runs last) */
     TILEC_LOWER_NPASSES
 } tilec_lower_pass_t;
 
@@ -106,6 +107,14 @@ tilec_pstatus_t tilec_lower_shell(const char *name, const tilec_target_desc_t *t
 const tilec_ir_module_t *tilec_lower_shell_module(const char *name, const tilec_target_desc_t *t,
                                                   const tilec_shell_module_t *mod, tilec_arena_t *a,
                                                   tilec_pstatus_t *st);
+
+/* How statement s (with what it nests: bodies, branches, expressions)
+ * uses buffer b: TILEC_LOWER_USE_READ | TILEC_LOWER_USE_WRITE bits, 0 not
+ * at all (a nest too deep counts as both).  For dialect hooks that need
+ * the lowering's access analysis. */
+#define TILEC_LOWER_USE_READ 1
+#define TILEC_LOWER_USE_WRITE 2
+int tilec_lower_uses(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b);
 
 /* An SVG picture of buffer b's layout (layout_svg.c): a register fragment's
  * thread/register map, a shared buffer's addresses and banks, over its last
