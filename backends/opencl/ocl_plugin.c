@@ -21,6 +21,17 @@
  * (tilec_shell_cache_find): the key covers the plugin version, platform,
  * device, driver version, build options and the generated source; an
  * entry the driver rejects is rebuilt from source and overwritten.
+ *
+ * Launch: the grid and parameter sizes are evaluated from the symbol values
+ * (tilec_simt_grid / tilec_simt_param_bytes); NDRange global =
+ * grid * threads, local = threads; arguments are the buffers, then one
+ * cl_long per symbol.  A module's kernel object is shared, so launches of
+ * one module are serialized by its lock.
+ *
+ * The ABI table is the SDK's plugin shell (tilec/shell.h): argument
+ * checks, handles, the module's source and binary, module_data and the
+ * host's cache directory are its; the hooks below get valid arguments.
+ * module_info asks the driver (clGetKernelWorkGroupInfo).
  */
 #include <pthread.h>
 #include <stdarg.h>
