@@ -243,7 +243,9 @@ TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *
  * CUstream on cuda: e.g. torch.cuda.current_stream().cuda_stream): the
  * kernel runs after the work already on that stream and the call returns
  * without waiting for it; the caller synchronizes the stream before using
- * the results on the host.  stream NULL is tilec_launch without timing.
+ * the results on the host.  stream NULL is tilec_launch without timing
+ * (it waits): on cuda, name the legacy default stream (torch's stream 0) as
+ * CU_STREAM_LEGACY, (void *)1, to enqueue there without waiting.
  * TILEC_E_UNAVAILABLE on a backend without TILEC_CAP_STREAM
  * (`tilec devices` lists the capability). */
 TILEC_API tilec_status_t tilec_launch_stream(tilec_context_t *ctx, tilec_executable_t *e,
