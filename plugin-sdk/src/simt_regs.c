@@ -297,26 +297,36 @@ typedef struct slot {
 
 static int nslots(const simt_regmap_t *m) { return m->fitted ? m->L : 1; }
 
+/* The coordinates of register l of fitted map m in this thread (into
+ * coord[m->nd]) and the condition under which the thread holds it (NULL:
+ * every thread does): try_fit checked that a thread holds a register
+ * exactly when the closed form's coordinates lie inside the shape. */
+static const char *slot_coords(tilec_simt_ctx_t *c, const simt_regmap_t *m, int l, const char **coord)
+{
+    int id = m->buf->id;
+    const char *guard = m->T < c->nthreads ? simt_fmt(c, "tc_tid < %d", m->T) : NULL;
+    for (int D = 0; D < m->nd; D++) {
+        int64_t g = m->g[l * m->nd + D];
+        if (!m->nterms[D])
+            coord[D] = simt_fmt(c, "%" PRId64, g);
+        else
+            coord[D] = g ? simt_fmt(c, "(tc_f%d_%d + %" PRId64 ")", id, D, g) : simt_fmt(c, "tc_f%d_%d", id, D);
+        if (m->nterms[D] && m->fmax[D] + g >= m->ext[D]) {
+            const char *x = simt_fmt(c, "%s < %" PRId64, coord[D], m->ext[D]);
+            guard = guard ? simt_fmt(c, "%s && %s", guard, x) : x;
+        }
+    }
+    return guard;
+}
+
 /* Opens the code of register l of map m in this thread (for a map without
  * closed form, l is 0 and the code loops over the elements the thread
  * holds): sl gets the element's coordinates and the register index. */
 static void slot_open(tilec_simt_ctx_t *c, const simt_regmap_t *m, int l, slot_t *sl)
 {
-    int id = m->buf->id;
     const char *nm = m->buf->name ? m->buf->name : "";
     if (m->fitted) {
-        const char *guard = m->T < c->nthreads ? simt_fmt(c, "tc_tid < %d", m->T) : NULL;
-        for (int D = 0; D < m->nd; D++) {
-            int64_t g = m->g[l * m->nd + D];
-            if (!m->nterms[D])
-                sl->coord[D] = simt_fmt(c, "%" PRId64, g);
-            else
-                sl->coord[D] = g ? simt_fmt(c, "(tc_f%d_%d + %" PRId64 ")", id, D, g) : simt_fmt(c, "tc_f%d_%d", id, D);
-            if (m->nterms[D] && m->fmax[D] + g >= m->ext[D]) {
-                const char *x = simt_fmt(c, "%s < %" PRId64, sl->coord[D], m->ext[D]);
-                guard = guard ? simt_fmt(c, "%s && %s", guard, x) : x;
-            }
-        }
+        const char *guard = slot_coords(c, m, l, sl->coord);
         sl->slot = simt_fmt(c, "%d", l);
         if (guard)
             tilec_simt_emit(c, "if (%s) { /* %s register %d */", guard, nm, l);
@@ -602,6 +612,96 @@ static void region_at(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t, co
     }
 }
 
+/* The registers l, l+1, ... of map m that one vector access of the
+ * other side ro can move: they hold consecutive elements of the last
+ * dimension, starting at a multiple of the run in every thread, with no
+ * guard; ro is a global or dense shared buffer whose last dimension is
+ * the fragment's.  The run (a power of two, at most the dialect's vector
+ * width and shared_align bytes), or 1. */
+static int vec_run(tilec_simt_ctx_t *c, const simt_regmap_t *m, int l, const tilec_ir_region_t *ro)
+{
+    const tilec_simt_dialect_t *d = &c->dl;
+    const tilec_ir_buffer_t *b = ro->buf;
+    int nd = m->nd, last = nd - 2, lr = b->ndim - 1, p = simt_place(c, b);
+    if (d->vec_width < 2 || !d->vec_load || !d->vec_store || !m->fitted || m->R != 1 || m->T != c->nthreads ||
+        b->dtype == TILEC_BOOL || (p != SIMT_P_GLOBAL && !(p == SIMT_P_SHARED && c->bi[b->id].dense)) || lr < 0 ||
+        ro->extent[lr] != m->ext[last] || m->ext[last] == 1)
+        return 1;
+    if ((b->dtype == TILEC_FLOAT16 && d->f16.mode == TILEC_SIMT_HALF_FUNCS) ||
+        (b->dtype == TILEC_BFLOAT16 && d->bf16.mode == TILEC_SIMT_HALF_FUNCS))
+        return 1; /* its loads take a global pointer */
+    size_t esz = tilec_dtype_size(b->dtype);
+    int w = 1;
+    while (w * 2 <= (int)d->vec_width && w * 2 <= 16 && (size_t)(w * 2) * esz <= d->shared_align)
+        w *= 2;
+    for (; w > 1; w /= 2) {
+        int ok = l + w <= m->L && m->g[l * nd + last] % w == 0;
+        for (int k = 0; ok && k < m->nterms[last]; k++)
+            ok = m->term[last][k].c % w == 0;
+        for (int D = 0; ok && D < nd - 1; D++)
+            ok = !m->nterms[D] || m->fmax[D] + m->g[l * nd + D] + (D == last ? w - 1 : 0) < m->ext[D];
+        for (int j = 1; ok && j < w; j++)
+            for (int D = 0; ok && D < nd; D++)
+                ok = m->g[(l + j) * nd + D] == m->g[l * nd + D] + (D == last ? j : 0);
+        if (ok)
+            return w;
+    }
+    return 1;
+}
+
+/* One vector access of the w elements of registers l.. of fragment m in
+ * region ro of copy s (bases tc_r<t>_*), when at run time the run lies
+ * inside ro's buffer and its offset is a multiple of w; else the scalar
+ * copies of the registers.  The vector moves through a private array
+ * named like ro's buffer in an inner block, so that the kit's own loads
+ * and stores of that buffer convert each element. */
+static void copy_reg(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_regmap_t *m, int l,
+                     const tilec_ir_region_t *ro, int t);
+
+static void vec_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_regmap_t *m, int l, int w,
+                     const tilec_ir_region_t *ro, int t)
+{
+    const tilec_ir_buffer_t *b = ro->buf, *fb = m->buf;
+    int to_regs = s->u.copy.dst.buf == fb;
+    slot_t sl;
+    slot_open(c, m, l, &sl);
+    const char *idx[TILEC_IR_MAX_DIMS], *idx2[TILEC_IR_MAX_DIMS];
+    region_at(c, ro, t, m, sl.coord, idx);
+    int lr = b->ndim - 1, glob = b->scope == TILEC_SCOPE_GLOBAL;
+    for (int d = 0; d <= lr; d++)
+        idx2[d] = d == lr ? simt_fmt(c, "(%s + %d)", idx[d], w - 1) : idx[d];
+    const char *off = simt_offset_str(c, b, idx), *cond = simt_fmt(c, "(%s) %% %d == 0", off, w);
+    if (glob)
+        cond = simt_fmt(c, "%s && %s && %s", simt_inside_str(c, b, idx), simt_inside_str(c, b, idx2), cond);
+    const char *st = simt_st_type(c, b), *wn = simt_fmt(c, "%d", w), *nm = tilec_simt_buf_name(c, b);
+    const char *q = glob ? c->dl.global_qual : c->dl.shared_ptr_qual;
+    tilec_simt_emit(c, "if (%s) { /* registers %d..%d: one vector */", cond, l, l + w - 1);
+    c->ind++;
+    tilec_simt_emit(c, "%s%s%s *const tc_vp = %s + %s;", q, *q ? " " : "", st, nm, off);
+    tilec_simt_emit(c, "%s%s%s %s[%d] __attribute__((aligned(%zu)));", c->dl.private_qual, *c->dl.private_qual ? " " : "",
+                    st, nm, w, (size_t)w * tilec_dtype_size(b->dtype));
+    const char *lk[] = {"n", "t", "p"}, *sk[] = {"n", "t", "p", "v"};
+    const char *lv[] = {wn, st, to_regs ? "tc_vp" : nm};
+    const char *sv[] = {wn, st, to_regs ? nm : "tc_vp", simt_subst(c, c->dl.vec_load, 3, lk, lv)};
+    const char *mv = simt_subst(c, c->dl.vec_store, 4, sk, sv);
+    if (to_regs)
+        tilec_simt_emit(c, "%s", mv);
+    for (int j = 0; j < w; j++) {
+        const char *r = simt_fmt(c, "%d", l + j), *e = simt_fmt(c, "%d", j);
+        tilec_simt_emit(c, "%s", to_regs ? tilec_simt_store(c, fb, r, simt_store_conv(c, tilec_simt_load(c, b, e), b->dtype, fb->dtype))
+                                         : tilec_simt_store(c, b, e, simt_store_conv(c, tilec_simt_load(c, fb, r), fb->dtype, b->dtype)));
+    }
+    if (!to_regs)
+        tilec_simt_emit(c, "%s", mv);
+    c->ind--;
+    tilec_simt_emit(c, "} else {");
+    c->ind++;
+    for (int j = 0; j < w; j++)
+        copy_reg(c, s, m, l + j, ro, t);
+    simt_close_block(c);
+    slot_close(c, &sl);
+}
+
 static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_regmap_t *ms, const simt_regmap_t *md)
 {
     const tilec_ir_region_t *rs = &s->u.copy.src, *rd = &s->u.copy.dst;
@@ -643,34 +743,49 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_r
         tilec_simt_fail(c, "copy %s -> %s: the register side must be the whole fragment", bs->name, bd->name);
         return;
     }
-    int glob = ro->buf->scope == TILEC_SCOPE_GLOBAL;
     for (int l = 0; l < nslots(m) && !c->failed; l++) {
-        slot_t sl;
-        slot_open(c, m, l, &sl);
-        const char *idx[TILEC_IR_MAX_DIMS];
-        region_at(c, ro, t, m, sl.coord, idx);
-        const char *off = simt_offset_str(c, ro->buf, idx);
-        const char *in = glob ? simt_inside_str(c, ro->buf, idx) : NULL;
-        if (ms) {
-            const char *st = tilec_simt_store(c, bd, off, simt_store_conv(c, tilec_simt_load(c, bs, sl.slot), bs->dtype,
-                                                                          bd->dtype));
-            /* one holder writes: replica 0 */
-            const char *cond = m->R > 1 ? simt_fmt(c, "%s == 0", sl.coord[m->nd - 1]) : NULL;
-            if (in)
-                cond = cond ? simt_fmt(c, "%s && %s", cond, in) : in;
-            if (cond)
-                tilec_simt_emit(c, "if (%s) %s", cond, st);
-            else
-                tilec_simt_emit(c, "%s", st);
+        int w = vec_run(c, m, l, ro);
+        if (w > 1) {
+            vec_copy(c, s, m, l, w, ro, t);
+            l += w - 1;
         } else {
-            const char *ld = tilec_simt_load(c, bs, off);
-            if (in)
-                ld = simt_fmt(c, "((%s) ? %s : %s)", in, ld, simt_zero(c, bs->dtype));
-            tilec_simt_emit(c, "%s", tilec_simt_store(c, bd, sl.slot, simt_store_conv(c, ld, bs->dtype, bd->dtype)));
+            copy_reg(c, s, m, l, ro, t);
         }
-        slot_close(c, &sl);
     }
     simt_close_block(c);
+}
+
+/* The copy of register l of map m (of the fragment side) from or to the
+ * other side ro of copy s (bases tc_r<t>_*). */
+static void copy_reg(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_regmap_t *m, int l,
+                     const tilec_ir_region_t *ro, int t)
+{
+    const tilec_ir_buffer_t *bs = s->u.copy.src.buf, *bd = s->u.copy.dst.buf;
+    int ms = m->buf == bs, glob = ro->buf->scope == TILEC_SCOPE_GLOBAL;
+    slot_t sl;
+    slot_open(c, m, l, &sl);
+    const char *idx[TILEC_IR_MAX_DIMS];
+    region_at(c, ro, t, m, sl.coord, idx);
+    const char *off = simt_offset_str(c, ro->buf, idx);
+    const char *in = glob ? simt_inside_str(c, ro->buf, idx) : NULL;
+    if (ms) {
+        const char *st = tilec_simt_store(c, bd, off, simt_store_conv(c, tilec_simt_load(c, bs, sl.slot), bs->dtype,
+                                                                      bd->dtype));
+        /* one holder writes: replica 0 */
+        const char *cond = m->R > 1 ? simt_fmt(c, "%s == 0", sl.coord[m->nd - 1]) : NULL;
+        if (in)
+            cond = cond ? simt_fmt(c, "%s && %s", cond, in) : in;
+        if (cond)
+            tilec_simt_emit(c, "if (%s) %s", cond, st);
+        else
+            tilec_simt_emit(c, "%s", st);
+    } else {
+        const char *ld = tilec_simt_load(c, bs, off);
+        if (in)
+            ld = simt_fmt(c, "((%s) ? %s : %s)", in, ld, simt_zero(c, bs->dtype));
+        tilec_simt_emit(c, "%s", tilec_simt_store(c, bd, sl.slot, simt_store_conv(c, ld, bs->dtype, bd->dtype)));
+    }
+    slot_close(c, &sl);
 }
 
 /* lower.mma = "simt": C in registers; A and B elsewhere */
@@ -683,15 +798,16 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_r
                         mma && mma->kind == TILEC_ATTR_STRING ? mma->s : "?");
         return;
     }
-    if (rmap(c, A) || rmap(c, B) || A->ndim != 2 || B->ndim != 2 || m->nd != 3 || m->R != 1) {
+    int la = simt_gemm_lead(s, 0), lb = simt_gemm_lead(s, 1);
+    if (rmap(c, A) || rmap(c, B) || A->ndim - la != 2 || B->ndim - lb != 2 || m->nd != 3 || m->R != 1) {
         tilec_simt_fail(c, "gemm: operands in registers or of rank above 2 are not supported by the SIMT kit");
         return;
     }
     int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
     int64_t M = m->ext[0], N = m->ext[1], K, x;
-    if (!tilec_ir_is_const_int(A->shape[ta ? 0 : 1], &K) || !tilec_ir_is_const_int(A->shape[ta ? 1 : 0], &x) || x != M ||
-        !tilec_ir_is_const_int(B->shape[tb ? 1 : 0], &x) || x != K ||
-        !tilec_ir_is_const_int(B->shape[tb ? 0 : 1], &x) || x != N) {
+    if (!tilec_ir_is_const_int(A->shape[la + (ta ? 0 : 1)], &K) || !tilec_ir_is_const_int(A->shape[la + (ta ? 1 : 0)], &x) ||
+        x != M || !tilec_ir_is_const_int(B->shape[lb + (tb ? 1 : 0)], &x) || x != K ||
+        !tilec_ir_is_const_int(B->shape[lb + (tb ? 0 : 1)], &x) || x != N) {
         tilec_simt_fail(c, "gemm: shapes of '%s', '%s', '%s' do not agree", A->name, B->name, C->name);
         return;
     }
@@ -708,10 +824,8 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_r
             const char *cv = tilec_simt_load(c, C, sl.slot);
             tilec_simt_emit(c, "%s tc_acc = %s;", act, s->u.gemm.clear_accum ? simt_zero(c, at) : tilec_simt_convert(c, cv, C->dtype, at));
             tilec_simt_emit(c, "for (int tc_k = 0; tc_k < %" PRId64 "; tc_k++)", K);
-            const char *ao = ta ? simt_fmt(c, "(tc_k * %" PRId64 " + %s)", M, sl.coord[0])
-                                : simt_fmt(c, "(%s * %" PRId64 " + tc_k)", sl.coord[0], K);
-            const char *bo = tb ? simt_fmt(c, "(%s * %" PRId64 " + tc_k)", sl.coord[1], K)
-                                : simt_fmt(c, "(tc_k * %" PRId64 " + %s)", N, sl.coord[1]);
+            const char *ao = ta ? simt_gemm_off(c, s, 0, "tc_k", sl.coord[0]) : simt_gemm_off(c, s, 0, sl.coord[0], "tc_k");
+            const char *bo = tb ? simt_gemm_off(c, s, 1, sl.coord[1], "tc_k") : simt_gemm_off(c, s, 1, "tc_k", sl.coord[1]);
             tilec_simt_emit(c, "  tc_acc = %s;",
                             simt_add(c, at, "tc_acc",
                                      simt_fmt(c, "%s * %s", tilec_simt_convert(c, tilec_simt_load(c, A, ao), A->dtype, at),
@@ -756,12 +870,12 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_r
     c->ind++;
     for (int i = 0; i < nr; i++) {
         const char *mrow = simt_fmt(c, "(%s + %" PRId64 ")", row0, rv[i]);
-        const char *ao = ta ? simt_fmt(c, "(tc_k * %" PRId64 " + %s)", M, mrow) : simt_fmt(c, "(%s * %" PRId64 " + tc_k)", mrow, K);
+        const char *ao = ta ? simt_gemm_off(c, s, 0, "tc_k", mrow) : simt_gemm_off(c, s, 0, mrow, "tc_k");
         tilec_simt_emit(c, "const %s tc_a%d = %s;", act, i, tilec_simt_convert(c, tilec_simt_load(c, A, ao), A->dtype, at));
     }
     for (int j = 0; j < nc; j++) {
         const char *ncol = simt_fmt(c, "(%s + %" PRId64 ")", col0, cv[j]);
-        const char *bo = tb ? simt_fmt(c, "(%s * %" PRId64 " + tc_k)", ncol, K) : simt_fmt(c, "(tc_k * %" PRId64 " + %s)", N, ncol);
+        const char *bo = tb ? simt_gemm_off(c, s, 1, ncol, "tc_k") : simt_gemm_off(c, s, 1, "tc_k", ncol);
         tilec_simt_emit(c, "const %s tc_b%d = %s;", act, j, tilec_simt_convert(c, tilec_simt_load(c, B, bo), B->dtype, at));
     }
     for (int l = 0; l < m->L; l++)
@@ -774,13 +888,65 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_r
     free(ri), free(ci), free(rv), free(cv);
 }
 
+/* 1 when the replicas of every register of row vector md are xor-closed
+ * lanes of one subgroup of the dialect: the thread holding replica r of
+ * an element in register l finds the same element in register l of lane
+ * tc_tid ^ b, for every bit b below R (a power of two no wider than the
+ * subgroup).  The lanes of a row then combine their partial results with
+ * log2(R) shuffles, with no scratch and no barrier.  Any thread that runs
+ * register l's code has all its partners running it too, so a shuffle
+ * inside the register's guard reads active lanes only. */
+int simt_regs_lane_shuffle(const tilec_simt_ctx_t *c, const simt_regmap_t *md)
+{
+    int64_t R = md->R, sg = c->dl.subgroup_size;
+    if (!c->dl.shfl_xor || R < 2 || (R & (R - 1)) || sg < R || c->nthreads % sg || !md->fitted)
+        return 0;
+    for (int64_t t = 0; t < md->T; t++)
+        for (int l = 0; l < md->L; l++) {
+            int64_t e = md->inv[t * md->L + l];
+            if (e < 0)
+                continue;
+            for (int64_t b = 1; b < R; b <<= 1) {
+                int64_t u = t ^ b, f = u < md->T ? md->inv[u * md->L + l] : -1;
+                if (f < 0 || f / R != e / R)
+                    return 0;
+            }
+        }
+    return 1;
+}
+
+/* 1 when every thread holding register m of md holds register l of ms
+ * (a ragged layout leaves the last registers of some lanes unheld) */
+static int held_with(const simt_regmap_t *ms, int l, const simt_regmap_t *md, int m)
+{
+    for (int64_t t = 0; t < md->T; t++)
+        if (md->inv[t * md->L + m] >= 0 && (t >= ms->T || ms->inv[t * ms->L + l] < 0))
+            return 0;
+    return 1;
+}
+
+/* The end of one output register of a reduction: folds the old value
+ * unless the reduce clears, then stores tc_acc. */
+static void red_store(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const slot_t *sl, tilec_dtype_t at)
+{
+    const tilec_ir_buffer_t *dst = s->u.reduce.dst;
+    if (!s->u.reduce.clear)
+        tilec_simt_emit(c, "tc_acc = %s;",
+                        simt_red_combine(c, s->u.reduce.op, at,
+                                         tilec_simt_convert(c, tilec_simt_load(c, dst, sl->slot), dst->dtype, at),
+                                         "tc_acc"));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, sl->slot, simt_store_conv(c, "tc_acc", at, dst->dtype)));
+}
+
 /* A row reduction from a 2-D register fragment into a row vector.
  * lower.reduce = "thread": each thread holds whole rows and reduces them
  * into its registers of the row vector.  "shuffle": the lanes sharing a
- * row (the row vector's replicas) each reduce their own columns, then
- * combine: through the lane-exchange scratch in block memory (one slot per
- * row and replica, a barrier on each side), which any dialect has;
- * subgroup shuffles would skip the barriers. */
+ * row (the row vector's replicas) each reduce their own columns (skipping
+ * the registers a ragged layout leaves them unheld), then combine: with
+ * the dialect's xor shuffles when the lanes allow it
+ * (simt_regs_lane_shuffle), else through the lane-exchange scratch in
+ * block memory (one slot per row and replica, a barrier on each side),
+ * which any dialect has. */
 static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_regmap_t *ms, const simt_regmap_t *md)
 {
     const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
@@ -797,9 +963,10 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
                         dst->name);
         return;
     }
-    int lanes = md->R;
-    if (lanes > 1 && (strcmp(how->s, "shuffle") != 0 || c->xbytes < (uint64_t)(md->ext[0] * lanes) *
-                                                          tilec_dtype_size(simt_acc_dtype(dst->dtype)))) {
+    int lanes = md->R, shfl = lanes > 1 && simt_regs_lane_shuffle(c, md);
+    tilec_dtype_t at = simt_acc_dtype(dst->dtype);
+    if (lanes > 1 && (strcmp(how->s, "shuffle") != 0 ||
+                      (!shfl && c->xbytes < (uint64_t)(md->ext[0] * lanes) * tilec_dtype_size(at)))) {
         tilec_simt_fail(c, "reduce %s -> %s: a row across lanes needs lower.reduce = \"shuffle\"", src->name, dst->name);
         return;
     }
@@ -837,15 +1004,14 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
         if (cols[r] != ms->ext[1])
             tilec_simt_fail(c, "reduce %s -> %s: the lanes of a row do not hold it whole", src->name, dst->name);
     free(cols);
-    tilec_dtype_t at = simt_acc_dtype(dst->dtype);
     const char *act = tilec_simt_ctype(c, at);
     int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
-    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (registers, %d lane%s a row) */",
+    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (registers, %d lane%s a row%s) */",
                     tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "", dst->name ? dst->name : "",
-                    lanes, lanes > 1 ? "s" : "");
+                    lanes, lanes > 1 ? "s" : "", shfl ? ", shuffles" : "");
     c->ind++;
     const char *pq = c->dl.shared_ptr_qual, *X = NULL;
-    if (lanes > 1) {
+    if (lanes > 1 && !shfl) {
         X = c->dl.shared_decl ? simt_fmt(c, "tc_x_%s", tilec_dtype_name(at))
                               : simt_fmt(c, "((%s%s%s *)(tc_smem + %" PRIu64 "))", pq, *pq ? " " : "", act, c->xoff);
         tilec_simt_barrier(c); /* an earlier exchange may still be read */
@@ -853,33 +1019,49 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
     for (int m = 0; m < md->L && !c->failed; m++) {
         slot_t sl;
         slot_open(c, md, m, &sl);
-        int first = 1;
-        for (int l = 0; l < ms->L; l++) {
-            if (to[l] != m)
+        /* start from a register every holder of this row element holds */
+        int first = -1;
+        for (int l = 0; l < ms->L && first < 0; l++)
+            if (to[l] == m && held_with(ms, l, md, m))
+                first = l;
+        if (first < 0)
+            tilec_simt_fail(c, "reduce %s -> %s: the lanes of a row share no column register", src->name, dst->name);
+        for (int k = -1; first >= 0 && k < ms->L; k++) {
+            int l = k < 0 ? first : k;
+            if (to[l] != m || (k >= 0 && l == first))
                 continue;
             const char *x = tilec_simt_convert(c, tilec_simt_load(c, src, simt_fmt(c, "%d", l)), src->dtype, at);
             if (isabs)
                 x = simt_abs(c, at, x);
-            if (first)
+            if (k < 0) {
                 tilec_simt_emit(c, "%s tc_acc = %s;", act, x);
+                continue;
+            }
+            const char *co[TILEC_IR_MAX_DIMS + 1];
+            const char *guard = held_with(ms, l, md, m) ? NULL : slot_coords(c, ms, l, co);
+            const char *st = simt_fmt(c, "tc_acc = %s;", simt_red_combine(c, op, at, "tc_acc", x));
+            if (guard)
+                tilec_simt_emit(c, "if (%s) %s /* not every lane holds %s register %d */", guard, st,
+                                src->name ? src->name : "", l);
             else
-                tilec_simt_emit(c, "tc_acc = %s;", simt_red_combine(c, op, at, "tc_acc", x));
-            first = 0;
+                tilec_simt_emit(c, "%s", st);
         }
-        if (lanes > 1) {
-            tilec_simt_emit(c, "%s = tc_acc;", simt_elem(c, X, simt_fmt(c, "%s * %d + %s", sl.coord[0], lanes, sl.coord[1])));
-        } else {
-            if (!s->u.reduce.clear)
+        if (shfl) {
+            const char *keys[] = {"v", "m", "w"};
+            for (int b = lanes / 2; b > 0; b /= 2) {
+                const char *vals[] = {"tc_acc", simt_fmt(c, "%d", b), simt_fmt(c, "%u", c->dl.subgroup_size)};
                 tilec_simt_emit(c, "tc_acc = %s;",
-                                simt_red_combine(c, op, at,
-                                                 tilec_simt_convert(c, tilec_simt_load(c, dst, sl.slot), dst->dtype, at),
-                                                 "tc_acc"));
-            tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, sl.slot, simt_store_conv(c, "tc_acc", at, dst->dtype)));
+                                simt_red_combine(c, op, at, "tc_acc", simt_subst(c, c->dl.shfl_xor, 3, keys, vals)));
+            }
         }
+        if (lanes > 1 && !shfl)
+            tilec_simt_emit(c, "%s = tc_acc;", simt_elem(c, X, simt_fmt(c, "%s * %d + %s", sl.coord[0], lanes, sl.coord[1])));
+        else
+            red_store(c, s, &sl, at);
         slot_close(c, &sl);
     }
     free(to);
-    if (lanes > 1) {
+    if (lanes > 1 && !shfl) {
         tilec_simt_barrier(c);
         for (int m = 0; m < md->L && !c->failed; m++) {
             slot_t sl;
@@ -889,12 +1071,7 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
                 tilec_simt_emit(c, "tc_acc = %s;",
                                 simt_red_combine(c, op, at, "tc_acc",
                                                  simt_elem(c, X, simt_fmt(c, "%s * %d + %d", sl.coord[0], lanes, q))));
-            if (!s->u.reduce.clear)
-                tilec_simt_emit(c, "tc_acc = %s;",
-                                simt_red_combine(c, op, at,
-                                                 tilec_simt_convert(c, tilec_simt_load(c, dst, sl.slot), dst->dtype, at),
-                                                 "tc_acc"));
-            tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, sl.slot, simt_store_conv(c, "tc_acc", at, dst->dtype)));
+            red_store(c, s, &sl, at);
             slot_close(c, &sl);
         }
     }
