@@ -413,7 +413,7 @@ static tilec_target_desc_t target(void)
 {
     tilec_target_desc_t t = tilec_target_simt_default("template (host threads)");
     t.subgroup_size = 32;
-    t.flags = TILEC_TARGET_SUBGROUP_SHUFFLE;
+    t.flags = TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_ROWS_RAGGED;
     t.smem_default = t.smem_optin = 4u << 20;
     t.smem_align = 64;
     return t;
