@@ -784,6 +784,30 @@ static void check_gemm_case(const gemm_case_t *g)
                 cr_assert_eq(P->module_data(mod, TILEC_PDATA_SOURCE, &src, &len), TILEC_PS_OK);
                 cr_assert(strstr(src, "a group of 2x4 blocks") != NULL, "the gemm kernel runs no block groups");
             }
+            if (g->group && !ta && !tb) {
+                /* shared_static_bytes is per block: that of the same tiles
+                 * on a grid too small for groups */
+                gemm_case_t small = *g;
+                small.m = g->tm;
+                small.n = g->tn;
+                small.group = 0;
+                kb_t b1;
+                build_gemm_case(&b1, &small, ta, tb);
+                char *t1 = tilec_ir_print(b1.m);
+                cr_assert_not_null(t1);
+                tilec_pmodule_t *m1 = NULL;
+                cr_assert_eq(P->compile(D, t1, strlen(t1), &o, &m1), TILEC_PS_OK, "%s", P->last_error());
+                free(t1);
+                kb_free(&b1);
+                tilec_pmodule_info_t i0 = {.struct_size = sizeof i0}, i1 = {.struct_size = sizeof i1};
+                cr_assert_eq(P->module_info(mod, &i0), TILEC_PS_OK);
+                cr_assert_eq(P->module_info(m1, &i1), TILEC_PS_OK);
+                cr_assert(i1.shared_static_bytes > 0);
+                cr_assert_eq(i0.shared_static_bytes, i1.shared_static_bytes,
+                             "grouped kernel reports %lld bytes per block, ungrouped %lld",
+                             (long long)i0.shared_static_bytes, (long long)i1.shared_static_bytes);
+                P->module_free(m1);
+            }
             for (size_t i = 0; i < nc; i++)
                 put_val(g->cd, c, i, 99); /* overwritten everywhere */
             /* A is stored [k][m] when transposed: the same logical values */

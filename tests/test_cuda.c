@@ -167,9 +167,9 @@ TestSuite(cuda, .init = setup, .timeout = 600);
  * conversions, scopes and statement forms there reach printer paths the
  * examples do not.  A kernel of a newer tile IR than the plugin reads
  * (float8: 1.2) is refused with the host's version message. */
-Test(cuda, every_language_test_compiles_for_sm_80_and_sm_90a)
+static void lang_tests_compile(int narchs)
 {
-    static const char *const archs[] = {"sm_80", "sm_90a"};
+    static const char *const archs[] = {"sm_90a", "sm_80"};
     tilec_context_t *ctx = cuda_ctx(NULL);
     glob_t gl;
     cr_assert_eq(glob("tests/lang/*.py", 0, NULL, &gl), 0, "no tests/lang/*.py");
@@ -182,7 +182,7 @@ Test(cuda, every_language_test_compiles_for_sm_80_and_sm_90a)
         tilec_program_t *p = NULL;
         tilec_status_t st = tilec_program_load_file(ctx, gl.gl_pathv[i], defs, nd, NULL, &p);
         cr_assert_eq(st, TILEC_OK, "%s: %s", gl.gl_pathv[i], tilec_context_message(ctx));
-        for (int a = 0; a < 2; a++) {
+        for (int a = 0; a < narchs; a++) {
             tilec_executable_t *e = NULL;
             st = tilec_program_compile_for(ctx, p, archs[a], &e);
             const char *msg = tilec_context_message(ctx);
@@ -201,9 +201,35 @@ Test(cuda, every_language_test_compiles_for_sm_80_and_sm_90a)
         }
         tilec_program_free(p);
     }
-    cr_expect_geq(compiled, 90, "only %d compiles", compiled);
+    cr_expect_geq(compiled, 45 * narchs, "only %d compiles", compiled);
     globfree(&gl);
     tilec_context_destroy(ctx);
+}
+
+Test(cuda, every_language_test_compiles_for_sm_80_and_sm_90a) { lang_tests_compile(2); }
+
+/* The printer that is the SIMT kit's CUDA dialect (TILEC_CUDA_PRINTER=kit,
+ * cuda_kit.c) compiles the same programs: every language test for
+ * sm_90a, every example for sm_90a (the GEMMs of gemm.py,
+ * gemm_transpose_b.py and flash_attention.py on wgmma) and every
+ * conformance case for sm_80 (mma.sync, cp.async). */
+Test(cuda, kit_printer_compiles_the_language_tests)
+{
+    setenv("TILEC_CUDA_PRINTER", "kit", 1);
+    lang_tests_compile(1);
+}
+
+Test(cuda, kit_printer_compiles_every_example_and_case)
+{
+    setenv("TILEC_CUDA_PRINTER", "kit", 1);
+    int n = 0, nw = 0;
+    compile_all("examples/*.py", "sm_90a", &n, &nw);
+    cr_expect_geq(n, 10, "only %d examples", n);
+    cr_expect_geq(nw, 3, "only %d examples use wgmma", nw);
+    n = nw = 0;
+    compile_all("conformance/cases/*.py", "sm_80", &n, &nw);
+    cr_expect_geq(n, 50, "only %d cases", n);
+    cr_expect_eq(nw, 0, "wgmma on sm_80");
 }
 
 /* sm_90 uses no wgmma; with sm_90a the GEMMs of gemm.py, gemm_transpose_b.py

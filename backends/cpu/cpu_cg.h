@@ -1,8 +1,10 @@
 /*
  * cpu_cg.h — the C generator's state and helpers, shared by the files that
- * write parts of a kernel's C: cpu_codegen.c (the kernel, its statements
- * and expressions) and cpu_gemm.c (T.gemm: the BLIS loop nest, packing and
- * the micro-kernels).  Private to the CPU backend.
+ * write parts of a kernel's C: cpu_cg.c (types, conversions, expressions),
+ * cpu_codegen.c (the kernel and its statements), cpu_tileops.c (copy,
+ * fill, reduce, cumsum, atomic, print), cpu_gemm.c (T.gemm: the BLIS loop
+ * nest, packing and the micro-kernels), cpu_uses.c (what statements read
+ * and write).  Private to the CPU backend.
  */
 #ifndef TILEC_CPU_CG_H
 #define TILEC_CPU_CG_H
@@ -23,6 +25,17 @@ typedef struct cpu_group {
     const tilec_ir_stmt_t *copy_a, *copy_b, *gemm; /* its body */
 } cpu_group_t;
 
+/* Row-by-row blocks (cpu_rows.c): the top-level statements run for row 0,
+ * then row 1, ...; hoisted[i] marks the i-th top-level statement, which
+ * runs once before the row loop.  The row buffers (rowbuf[id]) hold one
+ * row, the current one: their index in dimension 0 is always tc_r, so
+ * it is dropped, and that row stays in L1 from one statement to the next. */
+typedef struct cpu_rows {
+    int64_t rows;                  /* 0: no row loop */
+    unsigned char *hoisted;        /* [top-level statements] */
+    unsigned char *rowbuf;         /* [nbufs] */
+} cpu_rows_t;
+
 typedef struct cg {
     const tilec_ir_kernel_t *k;
     tilec_sdk_str_t *o;
@@ -41,9 +54,11 @@ typedef struct cg {
     struct { tilec_ir_expr_t *const *idx; const char *name; } hoist[CG_MAX_HOIST];
     int nhoist;
     cpu_group_t grp;
+    cpu_rows_t rows;
+    const tilec_ir_stmt_t *row_stmt; /* the top-level statement being generated for row tc_r */
 } cg_t;
 
-/* ---- helpers (cpu_codegen.c) ---- */
+/* ---- helpers (cpu_cg.c) ---- */
 
 /* Records the first error (later ones are dropped); generation goes on
  * producing throw-away text until the caller sees g->failed. */
@@ -66,12 +81,54 @@ int cg_buf_ok(cg_t *g, const tilec_ir_buffer_t *b);
 const char *cg_dim(cg_t *g, const tilec_ir_buffer_t *b, int d);
 /* scalar expression e as C */
 const char *cg_expr(cg_t *g, const tilec_ir_expr_t *e);
+/* a fresh number for unique local names */
+int cg_newtmp(cg_t *g);
+/* 1 when t is a dtype of the IR */
+int cg_valid_dtype(int t);
+/* C storage type of dtype t (uint16_t for 16-bit floats, uint8_t for bool) and its size */
+const char *cg_st_type(tilec_dtype_t t);
+size_t cg_st_size(tilec_dtype_t t);
+/* row-major int64 offset in b of the indices idx (C expressions) / ix (IR) */
+const char *cg_offset(cg_t *g, const tilec_ir_buffer_t *b, const char *const *idx);
+const char *cg_offset_exprs(cg_t *g, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *ix);
+static inline int cg_is_flt(tilec_dtype_t t) { return tilec_dtype_is_float(t); }
+static inline int cg_is_global(const tilec_ir_buffer_t *b) { return b->scope == TILEC_SCOPE_GLOBAL; }
+/* b is stored as its current row only (cpu_rows.c) */
+static inline int cg_row_buf(const cg_t *g, const tilec_ir_buffer_t *b) { return g->rows.rows && g->rows.rowbuf[b->id]; }
+
+/* ---- tile operations (cpu_tileops.c) ---- */
+
+void cg_copy(cg_t *g, const tilec_ir_stmt_t *s);   /* COPY, COPY_ASYNC */
+void cg_fill(cg_t *g, const tilec_ir_stmt_t *s);
+void cg_reduce(cg_t *g, const tilec_ir_stmt_t *s);
+void cg_cumsum(cg_t *g, const tilec_ir_stmt_t *s);
+void cg_atomic(cg_t *g, const tilec_ir_stmt_t *s);
+void cg_print(cg_t *g, const tilec_ir_stmt_t *s);
+/* In a pipelined loop's body (ext: its extent as C): L2 prefetch of the
+ * global regions the top-level copies (only that one when only != NULL)
+ * read in the next iteration. */
+void cg_prefetch_next(cg_t *g, const tilec_ir_stmt_t *loop, const char *ext, const tilec_ir_stmt_t *only);
+
+/* ---- uses (cpu_uses.c) ---- */
+
+/* Does e read buffer b (in a load or a load's index)? */
+int cg_expr_reads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b, int depth);
+/* First mention of b in the statement list s: 0 none, 1 a write of all of
+ * b that certainly runs (maybe: s may not run) and reads nothing of b,
+ * 2 anything else (b must start zeroed). */
+int cg_first_use(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int maybe, int depth);
 
 /* ---- block groups (cpu_group.c) ---- */
 
 /* 1 with *out filled when kernel k (buffer placement place[]) runs its
  * blocks in groups, else 0 with out->gx = out->gy = 1. */
 int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *out);
+
+/* ---- row-by-row blocks (cpu_rows.c) ---- */
+
+/* 1 with *out filled when kernel g->k (not in block groups) runs its
+ * top-level statements one row of its tiles at a time, else 0. */
+int cpu_rows_plan(cg_t *g, cpu_rows_t *out);
 
 /* ---- GEMM (cpu_gemm.c) ---- */
 

@@ -148,9 +148,11 @@ static tilec_pstatus_t module_facts(tilec_pstatus_t st, tilec_shell_module_t *sm
         /* one host thread runs a block; its on-chip buffers are scratch */
         sm->info.max_threads = 1024;
         sm->info.shared_dynamic_bytes = 0;
+        /* per block: a module running block groups (cpu_group.c) sizes
+         * one scratch area per member of a group */
         if (sm->nsyms == 0) {
             static const int64_t nosyms[1] = {0};
-            sm->info.shared_static_bytes = m->scratch_size(nosyms);
+            sm->info.shared_static_bytes = m->scratch_size(nosyms) / ((int64_t)m->group[0] * m->group[1]);
         }
     }
     return st;

@@ -283,7 +283,10 @@ static tilec_pstatus_t codegen_module(tilec_shell_module_t *sm, const char *arch
         tilec_sdk_error_set("cuda: %s", err);
         return TILEC_PS_UNSUPPORTED;
     }
-    if (cuda_codegen(low, sm_cc, cuda_arch_has_wgmma(arch), &src, &mod->info, err, sizeof err) != 0) {
+    const char *printer = getenv("TILEC_CUDA_PRINTER");
+    int kit = printer && strcmp(printer, "kit") == 0;
+    if ((kit ? cuda_kit_codegen(low, arch, &src, &mod->info, err, sizeof err)
+             : cuda_codegen(low, sm_cc, cuda_arch_has_wgmma(arch), &src, &mod->info, err, sizeof err)) != 0) {
         tilec_sdk_error_set("cuda: codegen: %s", err);
         tilec_sdk_str_free(&src);
         return TILEC_PS_UNSUPPORTED;

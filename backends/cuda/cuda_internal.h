@@ -202,6 +202,11 @@ int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, t
 int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t *out,
                  cuda_kinfo_t *info, char *err, size_t errlen);
 
+/* The same printed by the SDK's SIMT kit with the CUDA dialect
+ * (cuda_kit.c), for arch ("sm_90a"); TILEC_CUDA_PRINTER=kit selects it. */
+int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str_t *out, cuda_kinfo_t *info,
+                     char *err, size_t errlen);
+
 /* 1 when arch names an sm_90a-style target ("sm_90a", "compute_90a"). */
 int cuda_arch_has_wgmma(const char *arch);
 

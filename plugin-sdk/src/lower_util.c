@@ -324,6 +324,11 @@ int lower_uses(tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
     return q.how;
 }
 
+int tilec_lower_uses(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
+{
+    return lower_uses((tilec_ir_stmt_t *)s, b);
+}
+
 int lower_uses_list(tilec_ir_stmt_t *list, const tilec_ir_buffer_t *b)
 {
     int how = 0;

@@ -442,6 +442,15 @@ static const char *copy_vec_cond(tilec_simt_ctx_t *c, const tilec_ir_region_t *r
     return cond;
 }
 
+/* A pointer to element idx of b for a vector access: b + offset, or the
+ * layout's address of a lowered shared buffer that is not dense. */
+static const char *vec_ptr(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx)
+{
+    if (c->lowered && simt_place(c, b) == SIMT_P_SHARED && !c->bi[b->id].dense)
+        return simt_fmt(c, "(&%s)", tilec_simt_elem_at(c, b, idx));
+    return simt_fmt(c, "(%s + %s)", tilec_simt_buf_name(c, b), offset_str(c, b, idx));
+}
+
 static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_region_t *rs = &s->u.copy.src, *rd = &s->u.copy.dst;
@@ -484,12 +493,19 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         region_idx(c, rs, ts, e, is);
         region_idx(c, rd, td, e, id);
         const char *wn = simt_fmt(c, "%" PRId64, w);
-        const char *ps = simt_fmt(c, "(%s + %s)", tilec_simt_buf_name(c, rs->buf), offset_str(c, rs->buf, is));
-        const char *pd = simt_fmt(c, "(%s + %s)", tilec_simt_buf_name(c, rd->buf), offset_str(c, rd->buf, id));
-        const char *lk[] = {"n", "t", "p"}, *lv[] = {wn, simt_st_type(c, rs->buf), ps};
-        const char *ld = simt_subst(c, c->dl.vec_load, 3, lk, lv);
-        const char *sk[] = {"n", "t", "p", "v"}, *sv[] = {wn, simt_st_type(c, rd->buf), pd, ld};
-        const char *st = simt_subst(c, c->dl.vec_store, 4, sk, sv);
+        const char *ps = vec_ptr(c, rs->buf, is), *pd = vec_ptr(c, rd->buf, id);
+        const char *st;
+        size_t bytes = (size_t)w * tilec_dtype_size(rs->buf->dtype);
+        if (s->kind == TILEC_ST_COPY_ASYNC && c->dl.async_copy && rs->buf->scope == TILEC_SCOPE_GLOBAL &&
+            simt_place(c, rd->buf) == SIMT_P_SHARED && (bytes == 4 || bytes == 8 || bytes == 16)) {
+            const char *ak[] = {"d", "s", "n"}, *av[] = {pd, ps, simt_fmt(c, "%zu", bytes)};
+            st = simt_subst(c, c->dl.async_copy, 3, ak, av);
+        } else {
+            const char *lk[] = {"n", "t", "p"}, *lv[] = {wn, simt_st_type(c, rs->buf), ps};
+            const char *ld = simt_subst(c, c->dl.vec_load, 3, lk, lv);
+            const char *sk[] = {"n", "t", "p", "v"}, *sv[] = {wn, simt_st_type(c, rd->buf), pd, ld};
+            st = simt_subst(c, c->dl.vec_store, 4, sk, sv);
+        }
         size_t n = strlen(st);
         tilec_simt_emit(c, "%s%s", st, n && st[n - 1] == ';' ? "" : ";");
         close_block(c);
@@ -559,21 +575,42 @@ static int64_t tile_div(int64_t n, int64_t cap)
  * in registers (unrolled scalars) over K: TM + TN operand loads feed
  * TM * TN multiply-adds.  The summation order over K is that of the plain
  * loop, so the tile size never changes results. */
+int simt_gemm_lead(const tilec_ir_stmt_t *s, int side)
+{
+    const tilec_ir_buffer_t *X = side ? s->u.gemm.b : s->u.gemm.a;
+    return (side ? s->u.gemm.b_lead : s->u.gemm.a_lead) ? X->ndim - 2 : 0;
+}
+
+const char *simt_gemm_off(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int side, const char *row, const char *col)
+{
+    const tilec_ir_buffer_t *X = side ? s->u.gemm.b : s->u.gemm.a;
+    tilec_ir_expr_t *const *lead = side ? s->u.gemm.b_lead : s->u.gemm.a_lead;
+    int nl = simt_gemm_lead(s, side);
+    const char *idx[TILEC_IR_MAX_DIMS];
+    for (int d = 0; d < nl; d++)
+        idx[d] = tilec_simt_expr(c, lead[d]);
+    idx[nl] = row;
+    idx[nl + 1] = col;
+    return offset_str(c, X, idx);
+}
+
 static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
     if (!simt_buf_ok(c, A) || !simt_buf_ok(c, B) || !simt_buf_ok(c, C))
         return;
-    if (A->ndim != 2 || B->ndim != 2 || C->ndim != 2) {
+    int la = simt_gemm_lead(s, 0), lb = simt_gemm_lead(s, 1);
+    if (A->ndim - la != 2 || B->ndim - lb != 2 || C->ndim != 2) {
         tilec_simt_fail(c, "gemm: operands must be 2-D");
         return;
     }
     int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
     int64_t M = const_dim(c, C, 0), N = const_dim(c, C, 1);
-    int64_t K = const_dim(c, A, ta ? 0 : 1);
+    int64_t K = const_dim(c, A, la + (ta ? 0 : 1));
     if (c->failed)
         return;
-    if (const_dim(c, A, ta ? 1 : 0) != M || const_dim(c, B, tb ? 1 : 0) != K || const_dim(c, B, tb ? 0 : 1) != N) {
+    if (const_dim(c, A, la + (ta ? 1 : 0)) != M || const_dim(c, B, lb + (tb ? 1 : 0)) != K ||
+        const_dim(c, B, lb + (tb ? 0 : 1)) != N) {
         tilec_simt_fail(c, "gemm: shapes of '%s', '%s', '%s' do not agree", A->name, B->name, C->name);
         return;
     }
@@ -603,13 +640,13 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     c->ind++;
     for (int64_t i = 0; i < TM; i++) {
         const char *m = simt_fmt(c, "(tc_m0 + %" PRId64 ")", i);
-        const char *aoff = ta ? simt_fmt(c, "(tc_k * %" PRId64 " + %s)", M, m) : simt_fmt(c, "(%s * %" PRId64 " + tc_k)", m, K);
+        const char *aoff = ta ? simt_gemm_off(c, s, 0, "tc_k", m) : simt_gemm_off(c, s, 0, m, "tc_k");
         tilec_simt_emit(c, "const %s tc_a%" PRId64 " = %s;", act, i,
                         tilec_simt_convert(c, tilec_simt_load(c, A, aoff), A->dtype, at));
     }
     for (int64_t j = 0; j < TN; j++) {
         const char *n = simt_fmt(c, "(tc_n0 + %" PRId64 ")", j);
-        const char *boff = tb ? simt_fmt(c, "(%s * %" PRId64 " + tc_k)", n, K) : simt_fmt(c, "(tc_k * %" PRId64 " + %s)", N, n);
+        const char *boff = tb ? simt_gemm_off(c, s, 1, n, "tc_k") : simt_gemm_off(c, s, 1, "tc_k", n);
         tilec_simt_emit(c, "const %s tc_b%" PRId64 " = %s;", act, j,
                         tilec_simt_convert(c, tilec_simt_load(c, B, boff), B->dtype, at));
     }
@@ -1290,7 +1327,17 @@ static void gen_simple(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     }
 }
 
+static void gen_stmt1(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+
 static void gen_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    int block = !c->per_thread;
+    gen_stmt1(c, s);
+    if (block && c->dl.stmt_after && !c->failed && c->dl.stmt_after(c->dl.user, c, s) < 0)
+        tilec_simt_fail(c, "the %s backend's statement hook failed", c->dl.name);
+}
+
+static void gen_stmt1(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     if (c->per_thread) {
         gen_simple(c, s);
@@ -1463,6 +1510,18 @@ static int module_scope(tilec_simt_ctx_t *c, tilec_sdk_str_t *out, int nsyms)
     return c->failed ? -1 : 0;
 }
 
+/* The panel width of a T.use_swizzle at the top of a kernel with a 2-D
+ * (or 3-D) grid, else 0. */
+static int64_t use_swizzle_panel(const tilec_ir_kernel_t *k)
+{
+    int64_t v;
+    for (const tilec_ir_stmt_t *s = k->body; s && k->ngrid >= 2; s = s->next)
+        if (s->kind == TILEC_ST_HINT && s->u.hint.name && strcmp(s->u.hint.name, "use_swizzle") == 0 &&
+            s->u.hint.nargs >= 1 && tilec_ir_is_const_int(s->u.hint.args[0], &v) && v > 0 && v < (1 << 20))
+            return v;
+    return 0;
+}
+
 int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *d, tilec_simt_result_t *res,
                         char *err, size_t errlen)
 {
@@ -1545,11 +1604,33 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
                             v->name ? v->name : "");
         }
     }
+    int64_t panel = use_swizzle_panel(k);
     for (int d2 = 0; d2 < k->ngrid; d2++) {
         if (!var_ok(c, k->block[d2]))
             goto done;
+        if (panel && d2 < 2) {
+            tilec_simt_emit(c, "const int tc_bid%d = %s;", d2, simt_cast(c, "(%s)(%s)", "int", c->dl.block_idx[d2]));
+            continue;
+        }
         tilec_simt_emit(c, "const int v%d = %s; /* %s */", k->block[d2]->id, simt_cast(c, "(%s)(%s)", "int", c->dl.block_idx[d2]),
                         k->block[d2]->name ? k->block[d2]->name : "");
+    }
+    if (panel) {
+        /* T.use_swizzle(panel): the blocks run down panels of `panel`
+         * block columns (the last panel narrower), so that blocks running
+         * together share rows and columns of their operands in the cache */
+        const char *gx = simt_cast(c, "(%s)(%s)", "int", tilec_simt_expr(c, k->grid[0]));
+        const char *gy = simt_cast(c, "(%s)(%s)", "int", tilec_simt_expr(c, k->grid[1]));
+        tilec_simt_emit(c, "const int tc_gx = %s, tc_gy = %s;", gx, gy);
+        tilec_simt_emit(c, "const int tc_lin = tc_bid0 + tc_gx * tc_bid1;");
+        tilec_simt_emit(c, "const int tc_pan = tc_lin / (%" PRId64 " * tc_gy), tc_pin = tc_lin %% (%" PRId64 " * tc_gy);",
+                        panel, panel);
+        tilec_simt_emit(c, "const int tc_pw = tc_gx - tc_pan * %" PRId64 " < %" PRId64 " ? tc_gx - tc_pan * %" PRId64
+                        " : %" PRId64 ";", panel, panel, panel, panel);
+        tilec_simt_emit(c, "const int v%d = tc_pan * %" PRId64 " + tc_pin %% tc_pw; /* %s */", k->block[0]->id, panel,
+                        k->block[0]->name ? k->block[0]->name : "");
+        tilec_simt_emit(c, "const int v%d = tc_pin / tc_pw; /* %s */", k->block[1]->id,
+                        k->block[1]->name ? k->block[1]->name : "");
     }
     if (simt_lowered_init(c) < 0)
         goto done;

@@ -52,6 +52,8 @@ typedef struct simt_regmap {
 typedef struct simt_bufinfo {
     int place;                 /* SIMT_P_* */
     int dense;                 /* SHARED: its addr is the row-major offset */
+    int vrun;                  /* SHARED, not dense: runs of vrun elements (1, 2, 4, 8 or 16) along the last
+                                  dimension stay contiguous and vrun-aligned (padded rows, 16-byte swizzles) */
     simt_regmap_t *rm;         /* REGS */
 } simt_bufinfo_t;
 
@@ -153,6 +155,11 @@ int simt_region_bases(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int64_t *
 const char *simt_inside_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx);
 const char *simt_offset_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx);
 void simt_gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+/* A gemm operand (side 0: A, 1: B) whose leading ring indices select a
+ * stage: how many leading indices (0: none); the int64 row-major offset
+ * of its element (row, col) in the stage the statement reads. */
+int simt_gemm_lead(const tilec_ir_stmt_t *s, int side);
+const char *simt_gemm_off(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int side, const char *row, const char *col);
 /* Declares block-wide array `name` of n elements of `type` at module
  * scope through the dialect's shared_decl (what: a comment). */
 void simt_shared_array(tilec_simt_ctx_t *c, const char *type, const char *name, int64_t n, const char *what);

@@ -137,6 +137,42 @@ static int smem_dense(const tilec_ir_buffer_t *b, int64_t n)
     return 1;
 }
 
+/* The longest run (16, 8, 4, 2, else 1) of elements along the last
+ * dimension that an smem layout keeps contiguous and aligned to the run:
+ * vector copies may then move a run at its address (rows padded by whole
+ * vectors, swizzles that permute 16-byte chunks). */
+static int smem_vrun(const tilec_ir_buffer_t *b, int64_t n)
+{
+    const tilec_ir_layout_t *l = b->layout;
+    int64_t ext[TILEC_IR_MAX_DIMS], idx[TILEC_IR_MAX_DIMS];
+    int nd = b->ndim;
+    if (n > (1 << 20) || nd < 1)
+        return 1;
+    for (int d = 0; d < nd; d++)
+        if (!tilec_ir_is_const_int(b->shape[d], &ext[d]))
+            return 1;
+    for (int w = 16; w > 1; w /= 2) {
+        int ok = ext[nd - 1] % w == 0;
+        for (int64_t e = 0; ok && e < n; e += w) {
+            int64_t q = e, a0, a;
+            for (int d = nd - 1; d >= 0; d--) {
+                idx[d] = q % ext[d];
+                q /= ext[d];
+            }
+            if (simt_layout_eval(l->addr, idx, nd, 0, &a0) != 0 || a0 % w != 0)
+                ok = 0;
+            for (int j = 1; ok && j < w; j++) {
+                idx[nd - 1]++;
+                if (simt_layout_eval(l->addr, idx, nd, 0, &a) != 0 || a != a0 + j)
+                    ok = 0;
+            }
+        }
+        if (ok)
+            return w;
+    }
+    return 1;
+}
+
 /* Bytes of the lane-exchange scratch a row reduction across lanes needs
  * (simt_regs.c: one slot per row and lane). */
 static int xscratch_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
@@ -203,6 +239,7 @@ int simt_lowered_init(tilec_simt_ctx_t *c)
             }
             x->place = SIMT_P_SHARED;
             x->dense = smem_dense(b, n);
+            x->vrun = x->dense ? 1 : smem_vrun(b, n);
             if ((uint64_t)(l->offset + l->size) > pool)
                 pool = (uint64_t)(l->offset + l->size);
         } else {
@@ -277,10 +314,7 @@ uint64_t simt_lowered_decls(tilec_simt_ctx_t *c)
     if (c->dl.shared_decl)
         return decl_arrays(c);
     const char *pq = c->dl.shared_ptr_qual, *sp = *pq ? " " : "";
-    if (c->dl.shared_dynamic_decl) {
-        const char *keys[] = {"n"}, *vals[] = {"tc_smem"};
-        tilec_simt_emit(c, "%s", simt_subst(c, c->dl.shared_dynamic_decl, 1, keys, vals));
-    } else {
+    if (!c->dl.shared_dynamic_decl) { /* else declared with the frame */
         tilec_simt_emit(c, "%s %s tc_smem[%" PRIu64 "] __attribute__((aligned(%u))); /* the shared-memory plan */",
                         c->dl.shared_qual, c->dl.type_name[TILEC_UINT8], pool, c->dl.shared_align);
     }
@@ -293,13 +327,31 @@ uint64_t simt_lowered_decls(tilec_simt_ctx_t *c)
                         sp, st, b->layout->offset, tilec_scope_name(b->scope), b->name ? b->name : "",
                         b->layout->name ? b->layout->name : "");
     }
-    /* on-chip memory starts zeroed, as in the interpreter; the barrier
-     * orders the zeros before every thread's first access */
+    /* on-chip memory starts zeroed, as in the interpreter, where the
+     * program reads that start: the buffers the smem pass marked
+     * (lower.zero), in whole 32-bit words (nothing else is live yet); the
+     * barrier orders the zeros before every thread's first access */
     const char *u32 = c->dl.type_name[TILEC_UINT32];
-    tilec_simt_emit(c, "for (int tc_z = tc_tid; tc_z < %" PRIu64 "; tc_z += tc_nthreads) ((%s%s%s *)tc_smem)[tc_z] = 0;",
-                    pool / 4, pq, sp, u32);
-    tilec_simt_barrier(c);
+    int any = 0;
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        if (c->bi[i].place != SIMT_P_SHARED || !tilec_ir_attr_get(b->nattrs, b->attrs, "lower.zero"))
+            continue;
+        uint64_t w0 = (uint64_t)b->layout->offset / 4, w1 = ((uint64_t)(b->layout->offset + b->layout->size) + 3) / 4;
+        tilec_simt_emit(c, "for (int tc_z = tc_tid; tc_z < %" PRIu64 "; tc_z += tc_nthreads) ((%s%s%s *)tc_smem)[%" PRIu64
+                        " + tc_z] = 0; /* %s starts zeroed */", w1 - w0, pq, sp, u32, w0, b->name ? b->name : "");
+        any = 1;
+    }
+    if (any)
+        tilec_simt_barrier(c);
     return pool;
+}
+
+const char *tilec_simt_elem_at(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx)
+{
+    if (c->lowered && simt_place(c, b) == SIMT_P_SHARED && !c->bi[b->id].dense)
+        return simt_elem(c, simt_fmt(c, "b%d", b->id), simt_layout_str(c, b->layout->addr, idx, b->ndim, NULL));
+    return tilec_simt_elem(c, b, simt_offset_str(c, b, idx));
 }
 
 const char *simt_lowered_phys(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off)
@@ -326,8 +378,12 @@ int64_t simt_lowered_vec_cap(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int6
     for (int i = 0; i < 2; i++) {
         const tilec_ir_buffer_t *b = i ? bd : bs;
         int p = simt_place(c, b);
-        if (p != SIMT_P_GLOBAL && !(p == SIMT_P_SHARED && c->bi[b->id].dense))
-            return 1;
+        if (p != SIMT_P_GLOBAL && !(p == SIMT_P_SHARED && c->bi[b->id].dense)) {
+            if (p != SIMT_P_SHARED || c->bi[b->id].vrun < 2)
+                return 1;
+            while (w > c->bi[b->id].vrun)
+                w /= 2;
+        }
     }
     while (w > 1 && w > a->i)
         w /= 2;
@@ -350,19 +406,19 @@ int simt_lowered_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         return 1;
     case TILEC_ST_ASYNC_COMMIT:
     case TILEC_ST_ASYNC_WAIT:
-        tilec_simt_emit(c, "/* %s: the copies above completed synchronously */", tilec_stmt_kind_name(s->kind));
+        if (c->dl.async_copy && c->dl.async_commit && c->dl.async_wait) {
+            const char *keys[] = {"n"}, *vals[] = {simt_fmt(c, "%d", s->u.wait.n)};
+            tilec_simt_emit(c, "%s", s->kind == TILEC_ST_ASYNC_COMMIT ? c->dl.async_commit
+                                                                      : simt_subst(c, c->dl.async_wait, 1, keys, vals));
+        } else {
+            tilec_simt_emit(c, "/* %s: the copies above completed synchronously */", tilec_stmt_kind_name(s->kind));
+        }
         return 1;
     case TILEC_ST_MBAR_INIT:
     case TILEC_ST_MBAR_ARRIVE:
     case TILEC_ST_MBAR_WAIT:
         tilec_simt_fail(c, "barrier objects (%s) are not supported by the SIMT kit yet", tilec_stmt_kind_name(s->kind));
         return 1;
-    case TILEC_ST_GEMM:
-        if (s->u.gemm.a_lead || s->u.gemm.b_lead) {
-            tilec_simt_fail(c, "gemm on pipeline stages (leading indices) is not supported by the SIMT kit yet");
-            return 1;
-        }
-        break;
     default: break;
     }
     return simt_regs_stmt(c, s);

@@ -602,6 +602,96 @@ static void region_at(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t, co
     }
 }
 
+/* The registers l, l+1, ... of map m that one vector access of the
+ * other side ro can move: they hold consecutive elements of the last
+ * dimension, starting at a multiple of the run in every thread, with no
+ * guard; ro is a global or dense shared buffer whose last dimension is
+ * the fragment's.  The run (a power of two, at most the dialect's vector
+ * width and shared_align bytes), or 1. */
+static int vec_run(tilec_simt_ctx_t *c, const simt_regmap_t *m, int l, const tilec_ir_region_t *ro)
+{
+    const tilec_simt_dialect_t *d = &c->dl;
+    const tilec_ir_buffer_t *b = ro->buf;
+    int nd = m->nd, last = nd - 2, lr = b->ndim - 1, p = simt_place(c, b);
+    if (d->vec_width < 2 || !d->vec_load || !d->vec_store || !m->fitted || m->R != 1 || m->T != c->nthreads ||
+        b->dtype == TILEC_BOOL || (p != SIMT_P_GLOBAL && !(p == SIMT_P_SHARED && c->bi[b->id].dense)) || lr < 0 ||
+        ro->extent[lr] != m->ext[last] || m->ext[last] == 1)
+        return 1;
+    if ((b->dtype == TILEC_FLOAT16 && d->f16.mode == TILEC_SIMT_HALF_FUNCS) ||
+        (b->dtype == TILEC_BFLOAT16 && d->bf16.mode == TILEC_SIMT_HALF_FUNCS))
+        return 1; /* its loads take a global pointer */
+    size_t esz = tilec_dtype_size(b->dtype);
+    int w = 1;
+    while (w * 2 <= (int)d->vec_width && w * 2 <= 16 && (size_t)(w * 2) * esz <= d->shared_align)
+        w *= 2;
+    for (; w > 1; w /= 2) {
+        int ok = l + w <= m->L && m->g[l * nd + last] % w == 0;
+        for (int k = 0; ok && k < m->nterms[last]; k++)
+            ok = m->term[last][k].c % w == 0;
+        for (int D = 0; ok && D < nd - 1; D++)
+            ok = !m->nterms[D] || m->fmax[D] + m->g[l * nd + D] + (D == last ? w - 1 : 0) < m->ext[D];
+        for (int j = 1; ok && j < w; j++)
+            for (int D = 0; ok && D < nd; D++)
+                ok = m->g[(l + j) * nd + D] == m->g[l * nd + D] + (D == last ? j : 0);
+        if (ok)
+            return w;
+    }
+    return 1;
+}
+
+/* One vector access of the w elements of registers l.. of fragment m in
+ * region ro of copy s (bases tc_r<t>_*), when at run time the run lies
+ * inside ro's buffer and its offset is a multiple of w; else the scalar
+ * copies of the registers.  The vector moves through a private array
+ * named like ro's buffer in an inner block, so that the kit's own loads
+ * and stores of that buffer convert each element. */
+static void copy_reg(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_regmap_t *m, int l,
+                     const tilec_ir_region_t *ro, int t);
+
+static void vec_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_regmap_t *m, int l, int w,
+                     const tilec_ir_region_t *ro, int t)
+{
+    const tilec_ir_buffer_t *b = ro->buf, *fb = m->buf;
+    int to_regs = s->u.copy.dst.buf == fb;
+    slot_t sl;
+    slot_open(c, m, l, &sl);
+    const char *idx[TILEC_IR_MAX_DIMS], *idx2[TILEC_IR_MAX_DIMS];
+    region_at(c, ro, t, m, sl.coord, idx);
+    int lr = b->ndim - 1, glob = b->scope == TILEC_SCOPE_GLOBAL;
+    for (int d = 0; d <= lr; d++)
+        idx2[d] = d == lr ? simt_fmt(c, "(%s + %d)", idx[d], w - 1) : idx[d];
+    const char *off = simt_offset_str(c, b, idx), *cond = simt_fmt(c, "(%s) %% %d == 0", off, w);
+    if (glob)
+        cond = simt_fmt(c, "%s && %s && %s", simt_inside_str(c, b, idx), simt_inside_str(c, b, idx2), cond);
+    const char *st = simt_st_type(c, b), *wn = simt_fmt(c, "%d", w), *nm = tilec_simt_buf_name(c, b);
+    const char *q = glob ? c->dl.global_qual : c->dl.shared_ptr_qual;
+    tilec_simt_emit(c, "if (%s) { /* registers %d..%d: one vector */", cond, l, l + w - 1);
+    c->ind++;
+    tilec_simt_emit(c, "%s%s%s *const tc_vp = %s + %s;", q, *q ? " " : "", st, nm, off);
+    tilec_simt_emit(c, "%s%s%s %s[%d] __attribute__((aligned(%zu)));", c->dl.private_qual, *c->dl.private_qual ? " " : "",
+                    st, nm, w, (size_t)w * tilec_dtype_size(b->dtype));
+    const char *lk[] = {"n", "t", "p"}, *sk[] = {"n", "t", "p", "v"};
+    const char *lv[] = {wn, st, to_regs ? "tc_vp" : nm};
+    const char *sv[] = {wn, st, to_regs ? nm : "tc_vp", simt_subst(c, c->dl.vec_load, 3, lk, lv)};
+    const char *mv = simt_subst(c, c->dl.vec_store, 4, sk, sv);
+    if (to_regs)
+        tilec_simt_emit(c, "%s", mv);
+    for (int j = 0; j < w; j++) {
+        const char *r = simt_fmt(c, "%d", l + j), *e = simt_fmt(c, "%d", j);
+        tilec_simt_emit(c, "%s", to_regs ? tilec_simt_store(c, fb, r, simt_store_conv(c, tilec_simt_load(c, b, e), b->dtype, fb->dtype))
+                                         : tilec_simt_store(c, b, e, simt_store_conv(c, tilec_simt_load(c, fb, r), fb->dtype, b->dtype)));
+    }
+    if (!to_regs)
+        tilec_simt_emit(c, "%s", mv);
+    c->ind--;
+    tilec_simt_emit(c, "} else {");
+    c->ind++;
+    for (int j = 0; j < w; j++)
+        copy_reg(c, s, m, l + j, ro, t);
+    simt_close_block(c);
+    slot_close(c, &sl);
+}
+
 static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_regmap_t *ms, const simt_regmap_t *md)
 {
     const tilec_ir_region_t *rs = &s->u.copy.src, *rd = &s->u.copy.dst;
@@ -643,34 +733,49 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_r
         tilec_simt_fail(c, "copy %s -> %s: the register side must be the whole fragment", bs->name, bd->name);
         return;
     }
-    int glob = ro->buf->scope == TILEC_SCOPE_GLOBAL;
     for (int l = 0; l < nslots(m) && !c->failed; l++) {
-        slot_t sl;
-        slot_open(c, m, l, &sl);
-        const char *idx[TILEC_IR_MAX_DIMS];
-        region_at(c, ro, t, m, sl.coord, idx);
-        const char *off = simt_offset_str(c, ro->buf, idx);
-        const char *in = glob ? simt_inside_str(c, ro->buf, idx) : NULL;
-        if (ms) {
-            const char *st = tilec_simt_store(c, bd, off, simt_store_conv(c, tilec_simt_load(c, bs, sl.slot), bs->dtype,
-                                                                          bd->dtype));
-            /* one holder writes: replica 0 */
-            const char *cond = m->R > 1 ? simt_fmt(c, "%s == 0", sl.coord[m->nd - 1]) : NULL;
-            if (in)
-                cond = cond ? simt_fmt(c, "%s && %s", cond, in) : in;
-            if (cond)
-                tilec_simt_emit(c, "if (%s) %s", cond, st);
-            else
-                tilec_simt_emit(c, "%s", st);
+        int w = vec_run(c, m, l, ro);
+        if (w > 1) {
+            vec_copy(c, s, m, l, w, ro, t);
+            l += w - 1;
         } else {
-            const char *ld = tilec_simt_load(c, bs, off);
-            if (in)
-                ld = simt_fmt(c, "((%s) ? %s : %s)", in, ld, simt_zero(c, bs->dtype));
-            tilec_simt_emit(c, "%s", tilec_simt_store(c, bd, sl.slot, simt_store_conv(c, ld, bs->dtype, bd->dtype)));
+            copy_reg(c, s, m, l, ro, t);
         }
-        slot_close(c, &sl);
     }
     simt_close_block(c);
+}
+
+/* The copy of register l of map m (of the fragment side) from or to the
+ * other side ro of copy s (bases tc_r<t>_*). */
+static void copy_reg(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_regmap_t *m, int l,
+                     const tilec_ir_region_t *ro, int t)
+{
+    const tilec_ir_buffer_t *bs = s->u.copy.src.buf, *bd = s->u.copy.dst.buf;
+    int ms = m->buf == bs, glob = ro->buf->scope == TILEC_SCOPE_GLOBAL;
+    slot_t sl;
+    slot_open(c, m, l, &sl);
+    const char *idx[TILEC_IR_MAX_DIMS];
+    region_at(c, ro, t, m, sl.coord, idx);
+    const char *off = simt_offset_str(c, ro->buf, idx);
+    const char *in = glob ? simt_inside_str(c, ro->buf, idx) : NULL;
+    if (ms) {
+        const char *st = tilec_simt_store(c, bd, off, simt_store_conv(c, tilec_simt_load(c, bs, sl.slot), bs->dtype,
+                                                                      bd->dtype));
+        /* one holder writes: replica 0 */
+        const char *cond = m->R > 1 ? simt_fmt(c, "%s == 0", sl.coord[m->nd - 1]) : NULL;
+        if (in)
+            cond = cond ? simt_fmt(c, "%s && %s", cond, in) : in;
+        if (cond)
+            tilec_simt_emit(c, "if (%s) %s", cond, st);
+        else
+            tilec_simt_emit(c, "%s", st);
+    } else {
+        const char *ld = tilec_simt_load(c, bs, off);
+        if (in)
+            ld = simt_fmt(c, "((%s) ? %s : %s)", in, ld, simt_zero(c, bs->dtype));
+        tilec_simt_emit(c, "%s", tilec_simt_store(c, bd, sl.slot, simt_store_conv(c, ld, bs->dtype, bd->dtype)));
+    }
+    slot_close(c, &sl);
 }
 
 /* lower.mma = "simt": C in registers; A and B elsewhere */
@@ -683,15 +788,16 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_r
                         mma && mma->kind == TILEC_ATTR_STRING ? mma->s : "?");
         return;
     }
-    if (rmap(c, A) || rmap(c, B) || A->ndim != 2 || B->ndim != 2 || m->nd != 3 || m->R != 1) {
+    int la = simt_gemm_lead(s, 0), lb = simt_gemm_lead(s, 1);
+    if (rmap(c, A) || rmap(c, B) || A->ndim - la != 2 || B->ndim - lb != 2 || m->nd != 3 || m->R != 1) {
         tilec_simt_fail(c, "gemm: operands in registers or of rank above 2 are not supported by the SIMT kit");
         return;
     }
     int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
     int64_t M = m->ext[0], N = m->ext[1], K, x;
-    if (!tilec_ir_is_const_int(A->shape[ta ? 0 : 1], &K) || !tilec_ir_is_const_int(A->shape[ta ? 1 : 0], &x) || x != M ||
-        !tilec_ir_is_const_int(B->shape[tb ? 1 : 0], &x) || x != K ||
-        !tilec_ir_is_const_int(B->shape[tb ? 0 : 1], &x) || x != N) {
+    if (!tilec_ir_is_const_int(A->shape[la + (ta ? 0 : 1)], &K) || !tilec_ir_is_const_int(A->shape[la + (ta ? 1 : 0)], &x) ||
+        x != M || !tilec_ir_is_const_int(B->shape[lb + (tb ? 1 : 0)], &x) || x != K ||
+        !tilec_ir_is_const_int(B->shape[lb + (tb ? 0 : 1)], &x) || x != N) {
         tilec_simt_fail(c, "gemm: shapes of '%s', '%s', '%s' do not agree", A->name, B->name, C->name);
         return;
     }
@@ -708,10 +814,8 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_r
             const char *cv = tilec_simt_load(c, C, sl.slot);
             tilec_simt_emit(c, "%s tc_acc = %s;", act, s->u.gemm.clear_accum ? simt_zero(c, at) : tilec_simt_convert(c, cv, C->dtype, at));
             tilec_simt_emit(c, "for (int tc_k = 0; tc_k < %" PRId64 "; tc_k++)", K);
-            const char *ao = ta ? simt_fmt(c, "(tc_k * %" PRId64 " + %s)", M, sl.coord[0])
-                                : simt_fmt(c, "(%s * %" PRId64 " + tc_k)", sl.coord[0], K);
-            const char *bo = tb ? simt_fmt(c, "(%s * %" PRId64 " + tc_k)", sl.coord[1], K)
-                                : simt_fmt(c, "(tc_k * %" PRId64 " + %s)", N, sl.coord[1]);
+            const char *ao = ta ? simt_gemm_off(c, s, 0, "tc_k", sl.coord[0]) : simt_gemm_off(c, s, 0, sl.coord[0], "tc_k");
+            const char *bo = tb ? simt_gemm_off(c, s, 1, sl.coord[1], "tc_k") : simt_gemm_off(c, s, 1, "tc_k", sl.coord[1]);
             tilec_simt_emit(c, "  tc_acc = %s;",
                             simt_add(c, at, "tc_acc",
                                      simt_fmt(c, "%s * %s", tilec_simt_convert(c, tilec_simt_load(c, A, ao), A->dtype, at),
@@ -756,12 +860,12 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_r
     c->ind++;
     for (int i = 0; i < nr; i++) {
         const char *mrow = simt_fmt(c, "(%s + %" PRId64 ")", row0, rv[i]);
-        const char *ao = ta ? simt_fmt(c, "(tc_k * %" PRId64 " + %s)", M, mrow) : simt_fmt(c, "(%s * %" PRId64 " + tc_k)", mrow, K);
+        const char *ao = ta ? simt_gemm_off(c, s, 0, "tc_k", mrow) : simt_gemm_off(c, s, 0, mrow, "tc_k");
         tilec_simt_emit(c, "const %s tc_a%d = %s;", act, i, tilec_simt_convert(c, tilec_simt_load(c, A, ao), A->dtype, at));
     }
     for (int j = 0; j < nc; j++) {
         const char *ncol = simt_fmt(c, "(%s + %" PRId64 ")", col0, cv[j]);
-        const char *bo = tb ? simt_fmt(c, "(%s * %" PRId64 " + tc_k)", ncol, K) : simt_fmt(c, "(tc_k * %" PRId64 " + %s)", N, ncol);
+        const char *bo = tb ? simt_gemm_off(c, s, 1, ncol, "tc_k") : simt_gemm_off(c, s, 1, "tc_k", ncol);
         tilec_simt_emit(c, "const %s tc_b%d = %s;", act, j, tilec_simt_convert(c, tilec_simt_load(c, B, bo), B->dtype, at));
     }
     for (int l = 0; l < m->L; l++)

@@ -109,6 +109,14 @@ const tilec_ir_module_t *tilec_lower_shell_module(const char *name, const tilec_
                                                   const tilec_shell_module_t *mod, tilec_arena_t *a,
                                                   tilec_pstatus_t *st);
 
+/* How statement s (with what it nests: bodies, branches, expressions)
+ * uses buffer b: TILEC_LOWER_USE_READ | TILEC_LOWER_USE_WRITE bits, 0 not
+ * at all (a nest too deep counts as both).  For dialect hooks that need
+ * the lowering's access analysis. */
+#define TILEC_LOWER_USE_READ 1
+#define TILEC_LOWER_USE_WRITE 2
+int tilec_lower_uses(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b);
+
 /* An SVG picture of buffer b's layout (layout_svg.c): a register fragment's
  * thread/register map, a shared buffer's addresses and banks, over its last
  * two dimensions.  0 with *svg malloc'd, or -1 (no layout, symbolic shape). */

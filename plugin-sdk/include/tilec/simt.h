@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "tilec/ir.h"
+#include "tilec/target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -266,6 +267,29 @@ typedef struct tilec_simt_dialect {
      * combines them with log2(G) shuffles and no barrier. */
     uint32_t subgroup_size;
     const char *shfl_xor;
+
+    /* ---- asynchronous copies, and a hook after statements (lowered IR) ----
+     * Asynchronous global -> shared copies (optional; NULL: a copy_async
+     * runs as a plain copy and its commits and waits print nothing).  The
+     * vector steps of a copy_async (see vec_width; the global region wholly
+     * inside its tensor) become async_copy statements: $d a pointer to the
+     * shared destination, $s one to the global source, $n the bytes (4, 8
+     * or 16), e.g. "tl_cp_async$n($d, $s);" (CUDA cp.async); its scalar
+     * fallback stays a plain copy, which completes early (valid).
+     * async_commit closes the group of the copies issued since the last
+     * one ("tl_cp_commit();"); async_wait, $n the newest groups that may
+     * stay pending, completes the others for this thread
+     * ("tl_cp_wait<$n>();"): the barrier the pipeline pass placed after it
+     * makes them visible to the block. */
+    const char *async_copy;
+    const char *async_commit;
+    const char *async_wait;
+    /* Optional: called after the kit printed statement s at block level
+     * (loops and ifs too, after their closing brace), so that a hook can
+     * finish what a statement inside a loop left pending (an MMA whose wait
+     * the pipeline pass deferred, lower.mma_wait).  0, or -1 on error
+     * (after tilec_simt_fail). */
+    int (*stmt_after)(void *user, tilec_simt_ctx_t *ctx, const tilec_ir_stmt_t *s);
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */
@@ -327,6 +351,13 @@ const char *tilec_simt_store(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, co
  * register fragment): for hooks that move stored bits as they are
  * (matrix-core operands), where tilec_simt_load would convert. */
 const char *tilec_simt_elem(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off);
+/* The same from one index expression string per dimension (idx[b->ndim],
+ * e.g. "(tc_m0 + tc_lane % 16)"; a ring's stage index first): the
+ * layout's address is written over the indices directly, without the
+ * division chain that recovers indices from a flat offset, so an
+ * intrinsic's per-lane addresses (ldmatrix rows, matrix descriptors)
+ * stay cheap. */
+const char *tilec_simt_elem_at(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx);
 /* Dimension d of b as an int64 expression. */
 const char *tilec_simt_dim(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, int d);
 /* Compute type name of a dtype. */
@@ -347,6 +378,43 @@ void tilec_simt_add_uses(tilec_simt_ctx_t *c, uint32_t bits);
 int tilec_simt_tmp(tilec_simt_ctx_t *c);
 /* The dialect in use. */
 const tilec_simt_dialect_t *tilec_simt_dialect(tilec_simt_ctx_t *c);
+
+/* ---- for matrix-instruction hooks (simt_mma.c) ----------------------------
+ * A dialect prints a T.gemm the gemm_warp pass put on a matrix
+ * instruction of the target description (lower.mma, lower.mma_shape,
+ * lower.warp, lower.mma_tiles): the group (warp, warpgroup, wavefront) g
+ * = (r / WM) * gn + c / WN of the block's threads owns the WM x WN tile
+ * of C at ((g / gn) * WM, (g % gn) * WN), made of mt x nt instruction
+ * tiles im x in. */
+typedef struct tilec_simt_mma_plan {
+    const tilec_target_mma_t *e; /* the description's entry lower.mma names */
+    int64_t M, N, K;             /* C is M x N; K the reduction (constant) */
+    int64_t gm, gn;              /* groups along M and N */
+    int64_t WM, WN;              /* one group's tile */
+    int64_t im, in;              /* one instruction's tile (lower.mma_shape) */
+    int64_t mt, nt;              /* instruction tiles of a group along M and N */
+    int rpt;                     /* accumulator registers of one instruction tile in each thread */
+    /* 1: C is a register fragment whose layout (lower_layout's "mma.acc")
+     * is the instructions' accumulators: register (ti * nt + tj) * rpt + j
+     * of a thread is register j of its lane in instruction tile (ti, tj)
+     * of its group (checked element by element) */
+    int regs;
+} tilec_simt_mma_plan_t;
+
+/* The plan of gemm s for description t: 1, 0 when s is not on one of
+ * t's matrix instructions (lower.mma absent, "simt" or not t's), -1 after
+ * tilec_simt_fail (shapes that do not tile, per-thread code, operands of
+ * rank other than 2 after their leading ring indices). */
+int tilec_simt_mma_plan(tilec_simt_ctx_t *c, const tilec_target_desc_t *t, const tilec_ir_stmt_t *s,
+                        tilec_simt_mma_plan_t *p);
+/* 1 when C's register layout is the accumulators of plan p (the check
+ * behind p->regs), for a plan the hook builds itself (another gemm's C). */
+int tilec_simt_mma_regs_match(const tilec_ir_buffer_t *C, const tilec_simt_mma_plan_t *p);
+/* The row (axis 0) or column (axis 1) inside its instruction tile of
+ * accumulator register j of the thread whose lane in its group is the
+ * expression lane, from the description's modes. */
+const char *tilec_simt_mma_acc_coord(tilec_simt_ctx_t *c, const tilec_simt_mma_plan_t *p, int axis, int j,
+                                     const char *lane);
 
 /* ---- launch-time helpers (host side) --------------------------------------
  * A backend keeps the parsed module of a compiled kernel and evaluates its

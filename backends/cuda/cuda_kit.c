@@ -1,0 +1,640 @@
+/*
+ * cuda_kit.c — CUDA C++ as a dialect of the SDK's SIMT kit: the dialect
+ * table, and hooks for what only CUDA has.
+ *
+ * The kit prints the kernel frame, expressions, loops, T.Parallel nests,
+ * copies (16-byte vectors, cp.async through the async_copy templates),
+ * fills, reductions, register fragments, barriers and the shared-memory
+ * plan, all as the SDK's lowering passes decided (cuda_lower ran them).
+ * This file gives it CUDA's names (blockIdx, __syncthreads, atomics,
+ * __launch_bounds__, one dynamic shared array the launcher sizes with
+ * cuFuncSetAttribute, float16/bfloat16 as 16-bit patterns converted with
+ * PTX cvt and bit arithmetic) and one statement hook: T.gemm on the tensor
+ * cores with the instruction the gemm_warp pass chose:
+ *  - mma.sync m16n8k16 (sm_80+): each warp owns mt x nt tiles of 16 x 8,
+ *    loads A and B with ldmatrix (.trans for a K-major B or an M-major A)
+ *    from the padded shared rows the smem pass laid out;
+ *  - wgmma m64nNk16 (sm_90a): each warpgroup issues, per 16 of K and per
+ *    64 rows, one wgmma reading A and B through shared-memory descriptors
+ *    over the canonical swizzle the smem pass chose; the wait is deferred
+ *    by one loop iteration where the pipeline pass says so
+ *    (lower.mma_wait), and completed after the loop (stmt_after).
+ * The accumulators are C's registers when C is a register fragment in the
+ * instructions' layout (checked by the kit's tilec_simt_mma_plan), else a
+ * local array loaded from and stored to C around the gemm.  Every barrier
+ * of a kernel with wgmma first fences the thread's shared-memory writes
+ * for the async proxy wgmma reads through.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+#include "tilec/lower.h"
+#include "tilec/simt.h"
+
+/* The fixed CUDA text before the kit's helpers: no headers (NVRTC then
+ * needs no include path). */
+static const char kit_prelude[] =
+    "typedef unsigned short tl_u16; typedef unsigned int tl_u32; typedef unsigned long long tl_u64;\n"
+    "#define TL_INLINE static __device__ __forceinline__\n"
+    "TL_INLINE float tl_h2f(tl_u16 h) { float f; asm(\"{ .reg .f16 t; mov.b16 t, %1; cvt.f32.f16 %0, t; }\" : \"=f\"(f) : \"h\"(h)); return f; }\n"
+    "TL_INLINE tl_u16 tl_f2h(float f) { tl_u16 h; asm(\"{ .reg .f16 t; cvt.rn.f16.f32 t, %1; mov.b16 %0, t; }\" : \"=h\"(h) : \"f\"(f)); return h; }\n"
+    "TL_INLINE float tl_b2f(tl_u16 h) { return __uint_as_float((tl_u32)h << 16); }\n"
+    "TL_INLINE tl_u16 tl_f2b(float f) {\n"
+    "  tl_u32 x = __float_as_uint(f);\n"
+    "  if ((x & 0x7fffffffu) > 0x7f800000u) return (tl_u16)((x >> 16) | 0x40u);\n"
+    "  x += 0x7fffu + ((x >> 16) & 1u);\n"
+    "  return (tl_u16)(x >> 16);\n"
+    "}\n"
+    "TL_INLINE tl_u32 tl_sa(const void *p) { return (tl_u32)__cvta_generic_to_shared(p); }\n"
+    /* the vector copies move bits: a vector of N T is the integer vector of its size */
+    "template <int B> struct tl_vb; template <> struct tl_vb<16> { typedef uint4 t; };\n"
+    "template <> struct tl_vb<8> { typedef uint2 t; }; template <> struct tl_vb<4> { typedef unsigned int t; };\n"
+    "template <> struct tl_vb<2> { typedef unsigned short t; };\n"
+    "template <typename T, int N> using tl_vec = typename tl_vb<sizeof(T) * N>::t;\n"
+    "#if __CUDA_ARCH__ >= 800\n"
+    "#define TL_LDSM(NAME, SUF, N, REGS, ...) TL_INLINE void NAME(tl_u32 *r, const void *p) { \\\n"
+    "  asm volatile(\"ldmatrix.sync.aligned.m8n8.x\" #N SUF \".shared.b16 \" REGS \", [%\" #N \"];\" : __VA_ARGS__ : \"r\"(tl_sa(p))); }\n"
+    "TL_LDSM(tl_ldsm_x4, \"\", 4, \"{%0,%1,%2,%3}\", \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]))\n"
+    "TL_LDSM(tl_ldsm_x4_t, \".trans\", 4, \"{%0,%1,%2,%3}\", \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]))\n"
+    "TL_LDSM(tl_ldsm_x2, \"\", 2, \"{%0,%1}\", \"=r\"(r[0]), \"=r\"(r[1]))\n"
+    "TL_LDSM(tl_ldsm_x2_t, \".trans\", 2, \"{%0,%1}\", \"=r\"(r[0]), \"=r\"(r[1]))\n"
+    "#define TL_MMA(NAME, AB) TL_INLINE void NAME(float &d0, float &d1, float &d2, float &d3, const tl_u32 *a, const tl_u32 *b) { \\\n"
+    "  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.\" AB \".\" AB \".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\" \\\n"
+    "    : \"+f\"(d0), \"+f\"(d1), \"+f\"(d2), \"+f\"(d3) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1])); }\n"
+    "TL_MMA(tl_mma_f16, \"f16\")\n"
+    "TL_MMA(tl_mma_bf16, \"bf16\")\n"
+    "template <int N> TL_INLINE void tl_cp_async(void *dst, const void *src) {\n"
+    "  if (N == 16) asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" :: \"r\"(tl_sa(dst)), \"l\"(src));\n"
+    "  else asm volatile(\"cp.async.ca.shared.global [%0], [%1], %2;\" :: \"r\"(tl_sa(dst)), \"l\"(src), \"n\"(N));\n"
+    "}\n"
+    "TL_INLINE void tl_cp_commit(void) { asm volatile(\"cp.async.commit_group;\"); }\n"
+    "template <int N> TL_INLINE void tl_cp_wait(void) { asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N)); }\n"
+    "#endif\n";
+
+/* The sm_90a pieces (a kernel with wgmma): descriptors, warpgroup fences,
+ * the async-proxy fence. */
+static const char kit_prelude_wgmma[] =
+    "TL_INLINE tl_u64 tl_desc(tl_u32 a, tl_u32 lbo, tl_u32 sbo, int mode) {\n"
+    "  return (tl_u64)((a & 0x3FFFFu) >> 4) | ((tl_u64)((lbo & 0x3FFFFu) >> 4) << 16) |\n"
+    "         ((tl_u64)((sbo & 0x3FFFFu) >> 4) << 32) | ((tl_u64)mode << 62);\n"
+    "}\n"
+    "TL_INLINE void tl_wg_fence(void) { asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); }\n"
+    "TL_INLINE void tl_wg_commit(void) { asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\"); }\n"
+    "template <int N> TL_INLINE void tl_wg_wait(void) { asm volatile(\"wgmma.wait_group.sync.aligned %0;\" :: \"n\"(N) : \"memory\"); }\n"
+    "TL_INLINE void tl_fence_proxy(void) { asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }\n";
+
+#define KIT_MAX_RS 8
+
+typedef struct kit {
+    const tilec_target_desc_t *desc;
+    const tilec_ir_stmt_t *body;     /* the kernel's */
+    cuda_kinfo_t *info;
+    /* fragments held as wgmma A-operand registers (tc_pa<id>), not in shared memory */
+    const tilec_ir_buffer_t *rs[KIT_MAX_RS];
+    int nrs;
+    int wgmma;                       /* the kernel has wgmma GEMMs (their prelude, the proxy fence) */
+    const tilec_ir_stmt_t *deferred; /* a wgmma GEMM whose last group stays pending until its loop ends */
+    const tilec_ir_buffer_t *deferred_c;
+    tilec_simt_mma_plan_t deferred_p;
+} kit_t;
+
+/* accumulator register i of the gemm being printed: C's own, or tc_acc */
+static const char *acc(tilec_simt_ctx_t *c, const tilec_simt_mma_plan_t *p, const tilec_ir_buffer_t *C, int i,
+                       char *buf, size_t n)
+{
+    if (!p->regs) {
+        snprintf(buf, n, "tc_acc[%d]", i);
+        return buf;
+    }
+    char r[24];
+    snprintf(r, sizeof r, "%d", i);
+    snprintf(buf, n, "%s", tilec_simt_elem(c, C, r));
+    return buf;
+}
+
+/* Compiler barriers on the accumulators, so that no access moves across
+ * an asynchronous MMA that reads and writes them. */
+static void keep_acc(tilec_simt_ctx_t *c, const tilec_simt_mma_plan_t *p, const tilec_ir_buffer_t *C)
+{
+    int n = (int)(p->mt * p->nt) * p->rpt;
+    char b[160], line[1400];
+    for (int i = 0; i < n; i += 8) {
+        size_t k = (size_t)snprintf(line, sizeof line, "asm volatile(\"\" :");
+        for (int j = i; j < n && j < i + 8 && k < sizeof line; j++)
+            k += (size_t)snprintf(line + k, sizeof line - k, "%s \"+f\"(%s)", j > i ? "," : "", acc(c, p, C, j, b, sizeof b));
+        tilec_simt_emit(c, "%s :: \"memory\");", line);
+    }
+}
+
+/* element (r, col) of operand X of the gemm (its ring stage first) */
+static const char *opnd(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *X, tilec_ir_expr_t *const *lead, const char *r,
+                        const char *col)
+{
+    const char *idx[TILEC_IR_MAX_DIMS];
+    int nl = X->ndim - 2;
+    for (int d = 0; d < nl; d++)
+        idx[d] = tilec_simt_expr(c, lead[d]);
+    idx[nl] = r;
+    idx[nl + 1] = col;
+    return tilec_simt_elem_at(c, X, idx);
+}
+
+/* the 16-bit float pair type name of the instruction */
+static int is_bf16(const tilec_ir_buffer_t *A) { return A->dtype == TILEC_BFLOAT16; }
+
+/* The K loop of mma.sync over this warp's tiles. */
+static void mma_sync_kloop(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const tilec_simt_mma_plan_t *p,
+                           const tilec_ir_buffer_t *C)
+{
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b;
+    tilec_ir_expr_t *const *la = s->u.gemm.a_lead, *const *lb = s->u.gemm.b_lead;
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b, mt = (int)p->mt, nt = (int)p->nt;
+    tilec_simt_emit(c, "#pragma unroll 2");
+    tilec_simt_emit(c, "for (int tc_k0 = 0; tc_k0 < %" PRId64 "; tc_k0 += 16) {", p->K);
+    tilec_simt_indent(c, 1);
+    tilec_simt_emit(c, "tl_u32 tc_a[%d][4], tc_b[%d][2];", mt, nt + (nt & 1));
+    tilec_simt_emit(c, "const int tc_li = tc_lane & 7, tc_lj = tc_lane >> 3, tc_lk = tc_lane & 15;");
+    tilec_simt_emit(c, "(void)tc_li; (void)tc_lj; (void)tc_lk;");
+    tilec_simt_emit(c, "#pragma unroll");
+    tilec_simt_emit(c, "for (int tc_mi = 0; tc_mi < %d; tc_mi++) {", mt);
+    tilec_simt_indent(c, 1);
+    tilec_simt_emit(c, "const int tc_m0 = tc_wm + tc_mi * 16;");
+    if (!ta)
+        tilec_simt_emit(c, "tl_ldsm_x4(tc_a[tc_mi], &%s);",
+                        opnd(c, A, la, "(tc_m0 + tc_lk)", "(tc_k0 + (tc_lane >> 4) * 8)"));
+    else
+        tilec_simt_emit(c, "tl_ldsm_x4_t(tc_a[tc_mi], &%s);",
+                        opnd(c, A, la, "(tc_k0 + tc_li + (tc_lj >> 1) * 8)", "(tc_m0 + (tc_lj & 1) * 8)"));
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    tilec_simt_emit(c, "#pragma unroll");
+    if (p->WN % 16 == 0) {
+        tilec_simt_emit(c, "for (int tc_ni = 0; tc_ni < %d; tc_ni += 2) {", nt);
+        tilec_simt_indent(c, 1);
+        tilec_simt_emit(c, "const int tc_n0 = tc_wn + tc_ni * 8;");
+        tilec_simt_emit(c, "tl_u32 tc_t[4];");
+        if (!tb)
+            tilec_simt_emit(c, "tl_ldsm_x4_t(tc_t, &%s);",
+                            opnd(c, B, lb, "(tc_k0 + tc_li + (tc_lj & 1) * 8)", "(tc_n0 + (tc_lj >> 1) * 8)"));
+        else
+            tilec_simt_emit(c, "tl_ldsm_x4(tc_t, &%s);",
+                            opnd(c, B, lb, "(tc_n0 + tc_li + (tc_lj >> 1) * 8)", "(tc_k0 + (tc_lj & 1) * 8)"));
+        tilec_simt_emit(c, "tc_b[tc_ni][0] = tc_t[0]; tc_b[tc_ni][1] = tc_t[1]; tc_b[tc_ni + 1][0] = tc_t[2]; "
+                           "tc_b[tc_ni + 1][1] = tc_t[3];");
+    } else {
+        tilec_simt_emit(c, "for (int tc_ni = 0; tc_ni < %d; tc_ni++) {", nt);
+        tilec_simt_indent(c, 1);
+        tilec_simt_emit(c, "const int tc_n0 = tc_wn + tc_ni * 8;");
+        if (!tb)
+            tilec_simt_emit(c, "tl_ldsm_x2_t(tc_b[tc_ni], &%s);",
+                            opnd(c, B, lb, "(tc_k0 + (tc_lk & 7) + (tc_lk >> 3) * 8)", "tc_n0"));
+        else
+            tilec_simt_emit(c, "tl_ldsm_x2(tc_b[tc_ni], &%s);",
+                            opnd(c, B, lb, "(tc_n0 + (tc_lk & 7))", "(tc_k0 + (tc_lk >> 3) * 8)"));
+    }
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    char r0[160], r1[160], r2[160], r3[160];
+    for (int mi = 0; mi < mt; mi++)
+        for (int ni = 0; ni < nt; ni++) {
+            int t = (mi * nt + ni) * 4;
+            tilec_simt_emit(c, "%s(%s, %s, %s, %s, tc_a[%d], tc_b[%d]);", is_bf16(A) ? "tl_mma_bf16" : "tl_mma_f16",
+                            acc(c, p, C, t, r0, sizeof r0), acc(c, p, C, t + 1, r1, sizeof r1),
+                            acc(c, p, C, t + 2, r2, sizeof r2), acc(c, p, C, t + 3, r3, sizeof r3), mi, ni);
+        }
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+}
+
+/* The swizzle width (elements) of a wgmma operand, or 0 after a failure. */
+static int swz_width(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *X)
+{
+    const tilec_ir_layout_t *l = X->layout;
+    int bytes = l && l->kind == TILEC_LAYOUT_SMEM && l->name && strncmp(l->name, "swizzle", 7) == 0 ? atoi(l->name + 7) : 0;
+    int W = bytes / (int)tilec_dtype_size(X->dtype);
+    if (W != 64 && W != 32 && W != 16) {
+        tilec_simt_fail(c, "wgmma operand '%s' is not in a canonical swizzled layout", X->name);
+        return 0;
+    }
+    return W;
+}
+
+/* A shared-memory descriptor of operand X at (mn, k0): kmajor = X's rows
+ * are M (N) and K runs along them, else its rows are K. */
+static void wg_desc(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *X, tilec_ir_expr_t *const *lead, int kmajor,
+                    const char *mn, const char *dst)
+{
+    int W = swz_width(c, X);
+    if (!W)
+        return;
+    int64_t R = 0;
+    tilec_ir_is_const_int(X->shape[X->ndim - 2], &R);
+    int mode = W == 64 ? 1 : W == 32 ? 2 : 3;
+    const char *base = opnd(c, X, lead, "0", "0");
+    if (kmajor)
+        tilec_simt_emit(c, "const tl_u64 %s = tl_desc(tl_sa(&%s) + 2u * (tl_u32)((tc_k0 / %d) * %" PRId64 " + (%s) * %d + "
+                        "(tc_k0 %% %d)), 16u, %du, %d);", dst, base, W, R * W, mn, W, W, 16 * W, mode);
+    else
+        tilec_simt_emit(c, "const tl_u64 %s = tl_desc(tl_sa(&%s) + 2u * (tl_u32)(((%s) / %d) * %" PRId64 " + tc_k0 * %d), "
+                        "%" PRId64 "u, %du, %d);", dst, base, mn, W, R * W, W, R * W * 2, 16 * W, mode);
+}
+
+/* The K loop of wgmma: per 16 of K, per instruction tile of this
+ * warpgroup, one wgmma.m64nNk16 through descriptors; then commit and wait
+ * (one group left pending when deferred). */
+static void wgmma_kloop(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const tilec_simt_mma_plan_t *p,
+                        const tilec_ir_buffer_t *C, int rs, int defer)
+{
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b;
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b, nr = p->rpt;
+    const char *ab = is_bf16(A) ? "bf16" : "f16";
+    g->info->wgmma++;
+    keep_acc(c, p, C);
+    tilec_simt_emit(c, "tl_wg_fence();");
+    tilec_simt_emit(c, "#pragma unroll");
+    tilec_simt_emit(c, "for (int tc_k0 = 0; tc_k0 < %" PRId64 "; tc_k0 += 16) {", p->K);
+    tilec_simt_indent(c, 1);
+    for (int mi = 0; mi < (int)p->mt; mi++)
+        for (int ni = 0; ni < (int)p->nt; ni++) {
+            char mrow[64], ncol[64], r[160];
+            snprintf(mrow, sizeof mrow, "tc_wm + %d", mi * (int)p->im);
+            snprintf(ncol, sizeof ncol, "tc_wn + %d", ni * (int)p->in);
+            tilec_simt_emit(c, "{");
+            tilec_simt_indent(c, 1);
+            wg_desc(c, B, s->u.gemm.b_lead, tb, ncol, "tc_db");
+            if (!rs)
+                wg_desc(c, A, s->u.gemm.a_lead, !ta, mrow, "tc_da");
+            tilec_sdk_str_t ops = {0}, regs = {0};
+            for (int i = 0; i < nr; i++) {
+                tilec_sdk_str_printf(&regs, "%s%%%d", i ? "," : "", i);
+                tilec_sdk_str_printf(&ops, "%s\"+f\"(%s)", i ? ", " : "",
+                                     acc(c, p, C, (mi * (int)p->nt + ni) * nr + i, r, sizeof r));
+            }
+            if (rs) { /* A from the registers the copy packed: {a0..a3} */
+                tilec_simt_emit(c, "asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
+                                "wgmma.mma_async.sync.aligned.m64n%" PRId64 "k16.f32.%s.%s {%s}, {%%%d,%%%d,%%%d,%%%d}, "
+                                "%%%d, p, 1, 1, %d; }\"", nr + 5, p->in, ab, ab, regs.s ? regs.s : "", nr, nr + 1, nr + 2,
+                                nr + 3, nr + 4, !tb);
+                tilec_simt_emit(c, "  : %s : \"r\"(tc_pa%d[%d][tc_k0 / 16][0]), \"r\"(tc_pa%d[%d][tc_k0 / 16][1]), "
+                                "\"r\"(tc_pa%d[%d][tc_k0 / 16][2]), \"r\"(tc_pa%d[%d][tc_k0 / 16][3]), \"l\"(tc_db), \"r\"(1));",
+                                ops.s ? ops.s : "", A->id, mi, A->id, mi, A->id, mi, A->id, mi);
+            } else {
+                tilec_simt_emit(c, "asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
+                                "wgmma.mma_async.sync.aligned.m64n%" PRId64 "k16.f32.%s.%s {%s}, %%%d, %%%d, p, 1, 1, %d, %d; }\"",
+                                nr + 2, p->in, ab, ab, regs.s ? regs.s : "", nr, nr + 1, ta, !tb);
+                tilec_simt_emit(c, "  : %s : \"l\"(tc_da), \"l\"(tc_db), \"r\"(1));", ops.s ? ops.s : "");
+            }
+            tilec_sdk_str_free(&ops);
+            tilec_sdk_str_free(&regs);
+            tilec_simt_indent(c, -1);
+            tilec_simt_emit(c, "}");
+        }
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    tilec_simt_emit(c, "tl_wg_commit();");
+    tilec_simt_emit(c, "tl_wg_wait<%d>();", defer);
+    keep_acc(c, p, C);
+}
+
+static int gemm_hook(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    tilec_simt_mma_plan_t p;
+    int rc = tilec_simt_mma_plan(c, g->desc, s, &p);
+    if (rc <= 0)
+        return rc; /* 0: the kit's FMA tiles ("simt") */
+    const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
+    int wg = (p.e->flags & TILEC_TARGET_MMA_ASYNC) != 0, T = p.e->threads, n = (int)(p.mt * p.nt) * p.rpt;
+    if (tilec_simt_place_of(c, A) == TILEC_SIMT_PLACE_PRIVATE || tilec_simt_place_of(c, B) == TILEC_SIMT_PLACE_PRIVATE ||
+        A->scope == TILEC_SCOPE_GLOBAL || B->scope == TILEC_SCOPE_GLOBAL) {
+        tilec_simt_fail(c, "gemm %s, %s on %s: the operands must be in shared memory", A->name, B->name, p.e->name);
+        return -1;
+    }
+    g->info->mma++;
+    tilec_simt_emit(c, "{ /* gemm %s, %s -> %s on %s: %" PRId64 " x %" PRId64 " %s of %" PRId64 " x %" PRId64
+                    ", C in %s */", A->name, B->name, C->name, p.e->name, p.gm, p.gn, wg ? "warpgroups" : "warps",
+                    p.WM, p.WN, p.regs ? "registers" : "memory");
+    tilec_simt_indent(c, 1);
+    tilec_simt_emit(c, "const int tc_lane = tc_tid %% %d, tc_grp = tc_tid / %d;", T, T);
+    tilec_simt_emit(c, "if (tc_grp < %" PRId64 ") {", p.gm * p.gn);
+    tilec_simt_indent(c, 1);
+    tilec_simt_emit(c, "const int tc_wm = (tc_grp / %" PRId64 ") * %" PRId64 ", tc_wn = (tc_grp %% %" PRId64 ") * %" PRId64
+                    ";", p.gn, p.WM, p.gn, p.WN);
+    /* C's element of accumulator register i of this lane */
+    char r[160];
+    if (!p.regs || s->u.gemm.clear_accum) {
+        if (!p.regs)
+            tilec_simt_emit(c, "float tc_acc[%d];", n);
+        for (int i = 0; i < n; i++) {
+            int t = i / p.rpt, j = i % p.rpt;
+            const char *v = "0.0f";
+            if (!s->u.gemm.clear_accum) {
+                const char *row = tilec_simt_mma_acc_coord(c, &p, 0, j, "tc_lane");
+                const char *col = tilec_simt_mma_acc_coord(c, &p, 1, j, "tc_lane");
+                char off[400];
+                snprintf(off, sizeof off, "(long long)(tc_wm + %" PRId64 " + %s) * %" PRId64 " + tc_wn + %" PRId64 " + %s",
+                         (t / p.nt) * p.im, row, p.N, (t % p.nt) * p.in, col);
+                v = tilec_simt_load(c, C, off);
+            }
+            tilec_simt_emit(c, "%s = %s;", acc(c, &p, C, i, r, sizeof r), v);
+        }
+    }
+    /* A's registers must stay as they are until the wgmma completes: no
+     * deferred wait for a register A */
+    int rs = 0;
+    for (int i = 0; i < g->nrs; i++)
+        rs |= g->rs[i] == A;
+    int defer = wg && p.regs && !rs && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_wait");
+    if (wg)
+        wgmma_kloop(g, c, s, &p, C, rs, defer);
+    else
+        mma_sync_kloop(c, s, &p, C);
+    if (defer) {
+        g->deferred = s;
+        g->deferred_c = C;
+        g->deferred_p = p;
+    }
+    if (!p.regs)
+        for (int i = 0; i < n; i++) {
+            int t = i / p.rpt, j = i % p.rpt;
+            char off[400], v[32];
+            snprintf(off, sizeof off, "(long long)(tc_wm + %" PRId64 " + %s) * %" PRId64 " + tc_wn + %" PRId64 " + %s",
+                     (t / p.nt) * p.im, tilec_simt_mma_acc_coord(c, &p, 0, j, "tc_lane"), p.N, (t % p.nt) * p.in,
+                     tilec_simt_mma_acc_coord(c, &p, 1, j, "tc_lane"));
+            snprintf(v, sizeof v, "tc_acc[%d]", i);
+            tilec_simt_emit(c, "%s", tilec_simt_store(c, C, off, v));
+        }
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    return 1;
+}
+
+/* Does list (and what it nests) use b in a statement other than x and y? */
+static int other_uses(const tilec_ir_stmt_t *list, const tilec_ir_buffer_t *b, const tilec_ir_stmt_t *x,
+                      const tilec_ir_stmt_t *y, int depth)
+{
+    for (const tilec_ir_stmt_t *s = list; s; s = s->next) {
+        if (s == x || s == y)
+            continue;
+        tilec_ir_stmt_t one = *s;
+        one.next = NULL;
+        if (depth > 600)
+            return 1;
+        if (s->kind == TILEC_ST_FOR) {
+            one.u.loop.body = NULL;
+            if (other_uses(s->u.loop.body, b, x, y, depth + 1))
+                return 1;
+        } else if (s->kind == TILEC_ST_IF) {
+            one.u.cond.then = one.u.cond.els = NULL;
+            if (other_uses(s->u.cond.then, b, x, y, depth + 1) || other_uses(s->u.cond.els, b, x, y, depth + 1))
+                return 1;
+        }
+        if (tilec_lower_uses(&one, b))
+            return 1;
+    }
+    return 0;
+}
+
+static int whole(const tilec_ir_region_t *r)
+{
+    for (int d = 0; d < r->buf->ndim; d++) {
+        int64_t b, e;
+        if (!tilec_ir_is_const_int(r->base[d], &b) || b || !tilec_ir_is_const_int(r->buf->shape[d], &e) || e != r->extent[d])
+            return 0;
+    }
+    return 1;
+}
+
+/* wgmma with A in registers, as FlashAttention-3 keeps P: copy s of a
+ * whole register accumulator R into a 16-bit fragment A that only a
+ * later wgmma of the same list reads (nothing else uses A, nothing
+ * between writes R) packs R's registers, converted, into that wgmma's
+ * A-operand registers tc_pa<A>[mt][K/16][4] instead of writing A.  It
+ * needs R's layout to be the accumulators of an m64nK wgmma over the same
+ * warpgroup rows: then the registers of columns 16kk..16kk+15 are, pair
+ * by pair, the A fragment of k-step kk, and no value moves between
+ * threads.  1 printed, 0 not such a copy, -1 error. */
+static int rs_copy(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_buffer_t *R = s->u.copy.src.buf, *A = s->u.copy.dst.buf;
+    if (!g->wgmma || tilec_simt_per_thread(c) || g->nrs == KIT_MAX_RS || A->scope != TILEC_SCOPE_FRAGMENT ||
+        (A->dtype != TILEC_FLOAT16 && A->dtype != TILEC_BFLOAT16) || A->ndim != 2 || R->ndim != 2 ||
+        R->dtype != TILEC_FLOAT32 || !R->layout || R->layout->kind != TILEC_LAYOUT_REGS || !whole(&s->u.copy.src) ||
+        !whole(&s->u.copy.dst))
+        return 0;
+    const tilec_ir_stmt_t *gm = NULL;
+    for (const tilec_ir_stmt_t *t = s->next; t && !gm; t = t->next) {
+        if (t->kind == TILEC_ST_GEMM && t->u.gemm.a == A)
+            gm = t;
+        else if (tilec_lower_uses(t, A) || (tilec_lower_uses(t, R) & TILEC_LOWER_USE_WRITE))
+            return 0;
+    }
+    if (!gm || gm->u.gemm.trans_a || gm->u.gemm.a_lead || gm->u.gemm.b->dtype != A->dtype ||
+        other_uses(g->body, A, s, gm, 0))
+        return 0;
+    tilec_simt_mma_plan_t p, rp;
+    int rc = tilec_simt_mma_plan(c, g->desc, gm, &p);
+    if (rc <= 0 || !(p.e->flags & TILEC_TARGET_MMA_ASYNC) || p.gn != 1 || p.K % 16 || p.K > p.e->n ||
+        (p.e->n_step && p.K % p.e->n_step))
+        return rc < 0 ? -1 : 0;
+    /* R as the C of an m64nK wgmma on the same warpgroup rows */
+    rp = p;
+    rp.N = rp.WN = rp.in = p.K;
+    rp.nt = 1;
+    rp.rpt = (int)(rp.im * rp.in / p.e->threads);
+    if (!tilec_simt_mma_regs_match(R, &rp))
+        return 0;
+    const char *cv = A->dtype == TILEC_BFLOAT16 ? "tl_f2b" : "tl_f2h";
+    int ks = (int)(p.K / 16);
+    tilec_simt_emit(c, "/* copy %s -> %s: packed into wgmma A-operand registers (tc_pa%d) */", R->name, A->name, A->id);
+    tilec_simt_emit(c, "tl_u32 tc_pa%d[%d][%d][4];", A->id, (int)p.mt, ks);
+    for (int mi = 0; mi < (int)p.mt; mi++)
+        for (int kk = 0; kk < ks; kk++)
+            for (int q = 0; q < 4; q++) {
+                int r = mi * rp.rpt + 4 * (2 * kk + (q >> 1)) + (q & 1) * 2;
+                char r0[24], r1[24];
+                snprintf(r0, sizeof r0, "%d", r);
+                snprintf(r1, sizeof r1, "%d", r + 1);
+                const char *x0 = tilec_simt_elem(c, R, r0);
+                const char *x1 = tilec_simt_elem(c, R, r1);
+                tilec_simt_emit(c, "tc_pa%d[%d][%d][%d] = (tl_u32)%s(%s) | ((tl_u32)%s(%s) << 16);", A->id, mi, kk, q, cv,
+                                x0, cv, x1);
+            }
+    g->rs[g->nrs++] = A;
+    return 1;
+}
+
+static int kit_stmt(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    if (s->kind == TILEC_ST_GEMM)
+        return gemm_hook(user, c, s);
+    if (s->kind == TILEC_ST_COPY)
+        return rs_copy(user, c, s);
+    return 0;
+}
+
+/* does statement list s hold statement x (at any depth) */
+static int holds(const tilec_ir_stmt_t *s, const tilec_ir_stmt_t *x, int depth)
+{
+    for (; s && depth < 600; s = s->next) {
+        if (s == x)
+            return 1;
+        if ((s->kind == TILEC_ST_FOR && holds(s->u.loop.body, x, depth + 1)) ||
+            (s->kind == TILEC_ST_IF && (holds(s->u.cond.then, x, depth + 1) || holds(s->u.cond.els, x, depth + 1))))
+            return 1;
+    }
+    return 0;
+}
+
+/* After the loop of a deferred wgmma: its last group completes. */
+static int kit_after(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    kit_t *g = user;
+    if (!g->deferred || s->kind != TILEC_ST_FOR || !holds(s->u.loop.body, g->deferred, 0))
+        return 0;
+    tilec_simt_emit(c, "tl_wg_wait<0>(); /* the deferred wgmma of %s */", g->deferred_c->name);
+    keep_acc(c, &g->deferred_p, g->deferred_c);
+    g->deferred = NULL;
+    return 0;
+}
+
+static int kit_prelude_hook(void *user, tilec_simt_ctx_t *c)
+{
+    kit_t *g = user;
+    tilec_simt_emit(c, "/* generated by tilec's CUDA backend */");
+    tilec_simt_emit(c, "%s", kit_prelude);
+    if (g->wgmma)
+        tilec_simt_emit(c, "%s", kit_prelude_wgmma);
+    return 0;
+}
+
+/* does the kernel have a gemm on an asynchronous (wgmma) instruction */
+static int any_wgmma(const tilec_ir_stmt_t *s, const tilec_target_desc_t *t, int depth)
+{
+    for (; s && depth < 600; s = s->next) {
+        const tilec_ir_attr_t *a = s->kind == TILEC_ST_GEMM ? tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma") : NULL;
+        for (int i = 0; a && a->kind == TILEC_ATTR_STRING && i < t->nmma; i++)
+            if (t->mma[i].name && strcmp(t->mma[i].name, a->s) == 0 && (t->mma[i].flags & TILEC_TARGET_MMA_ASYNC))
+                return 1;
+        if ((s->kind == TILEC_ST_FOR && any_wgmma(s->u.loop.body, t, depth + 1)) ||
+            (s->kind == TILEC_ST_IF && (any_wgmma(s->u.cond.then, t, depth + 1) || any_wgmma(s->u.cond.els, t, depth + 1))))
+            return 1;
+    }
+    return 0;
+}
+
+static void kit_dialect(kit_t *g, int sm, tilec_simt_dialect_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->struct_size = sizeof *d;
+    d->name = "cuda";
+    d->type_name[TILEC_BOOL] = "unsigned char";
+    d->type_name[TILEC_INT8] = "signed char";
+    d->type_name[TILEC_INT16] = "short";
+    d->type_name[TILEC_INT32] = "int";
+    d->type_name[TILEC_INT64] = "long long";
+    d->type_name[TILEC_UINT8] = "unsigned char";
+    d->type_name[TILEC_UINT16] = "unsigned short";
+    d->type_name[TILEC_UINT32] = "unsigned int";
+    d->type_name[TILEC_UINT64] = "unsigned long long";
+    d->type_name[TILEC_FLOAT32] = "float";
+    d->type_name[TILEC_FLOAT64] = "double";
+    /* 16-bit patterns, converted by PTX cvt (float16) and bit arithmetic
+     * (bfloat16), both rounding to nearest even */
+    d->f16 = (tilec_simt_half_t){TILEC_SIMT_HALF_NATIVE, "tl_u16", NULL, NULL, "tl_h2f", "tl_f2h"};
+    d->bf16 = (tilec_simt_half_t){TILEC_SIMT_HALF_NATIVE, "tl_u16", NULL, NULL, "tl_b2f", "tl_f2b"};
+    d->int64_suffix = "LL";
+    d->uint64_suffix = "ULL";
+    d->f32_as_bits = "__float_as_uint";
+    d->bits_as_f32 = "__uint_as_float";
+    d->f64_as_bits = "(unsigned long long)__double_as_longlong";
+    d->bits_as_f64 = "__longlong_as_double";
+    d->func_qual = "static __device__ __forceinline__";
+    d->global_qual = "";
+    d->shared_qual = "__shared__";
+    d->private_qual = "";
+    d->restrict_kw = "__restrict__";
+    d->kernel_qual = "extern \"C\" __global__ void";
+    d->kernel_attr = "__launch_bounds__($n)";
+    d->kernel_name = "tilec_kernel";
+    d->sym_type = "int"; /* the launcher passes ints (cuda_plugin.c) */
+    d->block_idx[0] = "blockIdx.x";
+    d->block_idx[1] = "blockIdx.y";
+    d->block_idx[2] = "blockIdx.z";
+    d->thread_idx[0] = "threadIdx.x";
+    d->thread_idx[1] = "threadIdx.y";
+    d->thread_idx[2] = "threadIdx.z";
+    d->barrier = g->wgmma ? "tl_fence_proxy(); __syncthreads();" : "__syncthreads();";
+    static const char *const i32[3] = {"atomicAdd($p, $v);", "atomicMax($p, $v);", "atomicMin($p, $v);"};
+    for (int o = 0; o < 3; o++) {
+        d->atomic[TILEC_INT32][o] = i32[o];
+        d->atomic[TILEC_UINT32][o] = i32[o];
+        d->atomic[TILEC_UINT64][o] = i32[o];
+    }
+    d->atomic[TILEC_INT64][0] = "atomicAdd((unsigned long long *)$p, (unsigned long long)$v);";
+    d->atomic[TILEC_FLOAT32][0] = "atomicAdd($p, $v);";
+    if (sm >= 60)
+        d->atomic[TILEC_FLOAT64][0] = "atomicAdd($p, $v);";
+    d->cas32 = "atomicCAS((unsigned int *)$p, $c, $v)";
+    d->cas64 = "atomicCAS((unsigned long long *)$p, $c, $v)";
+    d->math_generic = 1;
+    d->has_rsqrt = 1;
+    d->has_printf = 1;
+    d->user = g;
+    d->stmt_hook = kit_stmt;
+    d->prelude_hook = kit_prelude_hook;
+    d->shared_align = 16;
+    d->printf_i64 = "%lld";
+    d->shared_ptr_qual = "";
+    /* one dynamic array: more than 48 KiB with the launcher's opt-in;
+     * 1024-byte aligned for the swizzled operands of wgmma */
+    d->shared_dynamic_decl = "extern __shared__ __align__(1024) unsigned char $n[];";
+    d->vec_width = 16;
+    d->vec_load = "*(const tl_vec<$t, $n> *)($p)";
+    d->vec_store = "*(tl_vec<$t, $n> *)($p) = $v;";
+    d->subgroup_size = 32;
+    d->shfl_xor = "__shfl_xor_sync(0xffffffffu, $v, $m, $w)";
+    if (sm >= 80) {
+        d->async_copy = "tl_cp_async<$n>($d, $s);";
+        d->async_commit = "tl_cp_commit();";
+        d->async_wait = "tl_cp_wait<$n>();";
+    }
+    d->stmt_after = kit_after;
+}
+
+int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str_t *out, cuda_kinfo_t *info,
+                     char *err, size_t errlen)
+{
+    kit_t g;
+    memset(&g, 0, sizeof g);
+    memset(info, 0, sizeof *info);
+    g.desc = cuda_target_desc(arch);
+    g.info = info;
+    int sm = cuda_arch_sm(arch);
+    if (!g.desc || sm < 0 || !m || !m->kernel) {
+        snprintf(err, errlen, "no target description for '%s'", arch ? arch : "");
+        return -1;
+    }
+    g.wgmma = any_wgmma(m->kernel->body, g.desc, 0);
+    g.body = m->kernel->body;
+    tilec_simt_dialect_t d;
+    kit_dialect(&g, sm, &d);
+    tilec_simt_result_t res;
+    memset(&res, 0, sizeof res);
+    res.struct_size = sizeof res;
+    if (tilec_simt_generate(m, &d, &res, err, errlen) != 0)
+        return -1;
+    if (res.nthreads > 1024) {
+        snprintf(err, errlen, "threads=%u per block: CUDA allows 1..1024", res.nthreads);
+        tilec_simt_result_free(&res);
+        return -1;
+    }
+    tilec_sdk_str_putn(out, res.source, res.source_len);
+    info->smem_bytes = res.shared_bytes;
+    tilec_simt_result_free(&res);
+    return out->oom ? (snprintf(err, errlen, "out of memory"), -1) : 0;
+}
