@@ -600,3 +600,22 @@ Test(lower_cli, emit_lowered_shows_layouts_and_pipelines, .timeout = 120)
     cr_assert(strstr(t, "layout regs \"simt.acc\""), "%s", t);
     free(t);
 }
+
+/* Ragged rows over subgroups (TILEC_TARGET_ROWS_RAGGED, which the
+ * template sets): softmax's rows of 100 columns over 32 lanes live in
+ * registers (two pairs of columns a row per lane, the second pair held
+ * only by lanes 0-17), and the kit's row reductions skip the unheld ones (a max over a
+ * stale register would be wrong).  Run on the host's threads, checked
+ * against the interpreter. */
+Test(lower_cli, ragged_rows_run_on_the_template, .timeout = 120)
+{
+    char *l = run_cli("compile examples/softmax.py -D M=20 -D N=100 --backend template --emit lowered");
+    cr_assert(strstr(l, "layout regs \"rows_over_warps\"() threads=128 nlocal=8"), "%s", l);
+    free(l);
+    char *s = run_cli("compile examples/softmax.py -D M=20 -D N=100 --backend template --emit source");
+    cr_assert(strstr(s, "< 100) tc_acc = tc_maxf(tc_acc, b"), "no guard on unheld registers:\n%s", s);
+    free(s);
+    char *r = run_cli("run examples/softmax.py -D M=20 -D N=100 --backend template --check");
+    cr_assert(strstr(r, "PASS"), "%s", r);
+    free(r);
+}
