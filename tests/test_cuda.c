@@ -290,6 +290,7 @@ Test(cuda, gemm_uses_tensor_cores_and_cp_async_on_sm_90)
 
 Test(cuda, gemm_uses_wgmma_from_swizzled_shared_memory_on_sm_90a)
 {
+    setenv("TILEC_CUDA_TMA", "0", 1); /* the cp.async ring writes the swizzle itself */
     tilec_context_t *ctx = cuda_ctx(NULL);
     tilec_program_t *p = NULL;
     tilec_executable_t *e = NULL;
@@ -326,6 +327,7 @@ Test(cuda, gemm_uses_wgmma_from_swizzled_shared_memory_on_sm_90a)
  * where the wgmma completes an iteration late, lower.mma_wait) */
 static void lowered_roundtrip(const char *arch, const char *mma, int wait)
 {
+    setenv("TILEC_CUDA_TMA", "0", 1); /* the cp.async schedule (TMA's: gemm_loads_by_tma_...) */
     tilec_context_t *ctx = cuda_ctx(NULL);
     tilec_program_t *p = NULL, *q = NULL;
     tilec_executable_t *e = NULL;
@@ -491,7 +493,7 @@ static char *flash_source(tilec_context_t *ctx, const char *arch)
     return src;
 }
 
-/* TILEC_CUDA_TMA=1: the GEMM's ring copies go by the tensor copy engine
+/* sm_90a (TILEC_CUDA_TMA unset or 1): the GEMM's ring copies go by the tensor copy engine
  * (lower_tma.c's mbarrier schedule): thread 0 announces the stage's bytes
  * and issues one bulk copy per 64-column block, every thread waits with
  * phase parity, the tensor maps are kernel parameters; without it the
@@ -504,7 +506,10 @@ Test(cuda, gemm_loads_by_tma_on_mbarriers_when_asked)
     for (int on = 1; on >= 0; on--) {
         tilec_program_t *p = NULL;
         tilec_executable_t *e = NULL;
-        setenv("TILEC_CUDA_TMA", on ? "1" : "0", 1);
+        if (on)
+            unsetenv("TILEC_CUDA_TMA"); /* the default */
+        else
+            setenv("TILEC_CUDA_TMA", "0", 1);
         cr_assert_eq(tilec_program_load_file(ctx, "examples/gemm.py", defs, 7, NULL, &p), TILEC_OK, "%s",
                      tilec_context_message(ctx));
         tilec_status_t st = tilec_program_compile_for(ctx, p, "sm_90a", &e);
