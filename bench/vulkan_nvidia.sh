@@ -81,6 +81,53 @@ src=$(build/tilec compile examples/gemm.py --backend vulkan --emit source 2>&1)
 echo "cooperative-matrix GEMM: $(echo "$src" | grep -c coopMatMulAddNV) MMA lines (0: tiled FMA), accumulators held" \
     "across the K loop: $(echo "$src" | grep -c 'across the loop') (1: yes)"
 
+# ---- diagnosis (DIAG=1): memory types, the driver's register counts, host vs device time,
+# and variants beside cuda (TILEC_VK_COOPMAT=0: the tiled FMA path) -> diag.txt, *.comp -------
+median() { build/tilec run "$@" --bench 2>&1 | sed -n 's/^bench: median_ms=\([0-9.]*\).*/\1/p'; }
+if [ "${DIAG:-0}" != 0 ]; then
+    d=$out/diag.txt
+    : > "$d"
+    TILEC_VK_STATS=1
+    export TILEC_VK_STATS
+    TILEC_CACHE=0 TILEC_LOG=device,launch build/tilec run examples/elementwise_add.py -D M=4096 -D N=4096 \
+        --backend vulkan --bench 2>&1 | grep -v 'kernel .elementwise_add., 3 arg' | sed 's/[0-9.]* ms/N ms/' |
+        sort | uniq -c | sort -rn | head -n 24 >> "$d"
+    TILEC_CACHE=0 TILEC_LOG=launch build/tilec run examples/elementwise_add.py -D M=4096 -D N=4096 \
+        --backend vulkan --bench 2>&1 | grep 'vulkan: grid' | tail -n 3 >> "$d"
+    cat "$d"
+    for e in "examples/gemm.py -D M=4096 -D N=4096 -D K=4096" "examples/elementwise_add.py -D M=8192 -D N=8192" \
+             "examples/softmax.py -D M=8192 -D N=1024" "bench/copy_bw.py"; do
+        # shellcheck disable=SC2086
+        build/tilec compile $e --backend vulkan --emit source > "$out/$(basename "${e%% *}" .py).comp" 2>&1
+    done
+    while IFS='|' read -r envs args; do
+        # shellcheck disable=SC2086
+        v=$(env $envs TILEC_CACHE=0 TILEC_LOG=compile build/tilec run $args --backend vulkan --bench 2>&1)
+        vs=$(echo "$v" | grep -i -E 'register|spill|shared|lowered again|error' | sed 's/.*vulkan: kernel [^:]*: //' |
+            tr '\n' ';' | cut -c1-300)
+        vm=$(echo "$v" | sed -n 's/^bench: median_ms=\([0-9.]*\).*/\1/p')
+        # shellcheck disable=SC2086
+        cm=$(median $args --backend cuda)
+        r=$(awk -v v="${vm:-0}" -v c="${cm:-0}" 'BEGIN { if (v > 0 && c > 0) printf "%.3f", c / v; else print "n/a" }')
+        printf '%s %s | vulkan %s ms | cuda %s ms | vulkan/cuda speed %s | %s\n' "$envs" "$args" "${vm:-failed}" \
+            "${cm:-failed}" "$r" "$vs" | tee -a "$d"
+    done <<EOF
+X=1|bench/copy_bw.py -D M=8192 -D N=8192
+X=1|examples/elementwise_add.py -D M=8192 -D N=8192
+X=1|examples/elementwise_add.py -D M=8192 -D N=8192 -D block_M=64 -D threads=256
+X=1|examples/elementwise_add.py -D M=4096 -D N=4096
+X=1|examples/softmax.py -D M=8192 -D N=1024
+X=1|examples/gemm.py -D M=4096 -D N=4096 -D K=4096
+TILEC_VK_COOPMAT=0|examples/gemm.py -D M=4096 -D N=4096 -D K=4096
+X=1|examples/gemm.py -D M=4096 -D N=4096 -D K=4096 -D block_M=128 -D threads=256
+X=1|bench/gemm_parts.py -D part=mma
+TILEC_VK_COOPMAT=0|bench/gemm_parts.py -D part=mma
+X=1|bench/gemm_parts.py -D part=copy
+X=1|examples/gemm_fp32.py -D M=4096 -D N=4096 -D K=4096
+EOF
+    unset TILEC_VK_STATS
+fi
+
 # ---- every example, checked -----------------------------------------------------------
 TILEC_CACHE_DIR=/tmp/tilec-vk-cache
 export TILEC_CACHE_DIR
@@ -105,7 +152,6 @@ if [ "${BENCH:-1}" = 0 ]; then
     exit 0
 fi
 : > "$out/bench.txt"
-median() { build/tilec run "$@" --bench 2>&1 | sed -n 's/^bench: median_ms=\([0-9.]*\).*/\1/p'; }
 bench() {
     v=$(median "$@" --backend vulkan)
     c=$(median "$@" --backend cuda)

@@ -459,7 +459,7 @@ static void coopmat_glsl(const char *file, const char *args, char **src)
     cr_assert_eq(tilec_ir_read(&ar, ir, strlen(ir), &m, err, sizeof err), 0, "%s", err);
     vk_dev_t dev;
     memset(&dev, 0, sizeof dev);
-    dev.gemm_coopmat = dev.f16_arith = dev.f16_storage = dev.i16 = dev.f32_atomic_add = 1;
+    dev.gemm_coopmat = dev.acc_shared = dev.f16_arith = dev.f16_storage = dev.i16 = dev.f32_atomic_add = 1;
     dev.subgroup_size = 32;
     dev.props.limits.maxComputeSharedMemorySize = 48 * 1024;
     dev.props.limits.maxComputeWorkGroupInvocations = 1024;

@@ -68,6 +68,7 @@ void vk_features_link(vk_features_t *f, uint32_t mask)
     f->af.sType = VK_ST_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT;
     f->cm.sType = VK_ST_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
     f->cmnv.sType = VK_ST_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+    f->pexec.sType = VK_ST_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
     /* 16-bit storage is core in 1.1: always chained */
     f->f2.pNext = &f->s16;
     void **tail = &f->s16.pNext;
@@ -75,6 +76,7 @@ void vk_features_link(vk_features_t *f, uint32_t mask)
         {VK_CHAIN_8BIT, &f->s8, &f->s8.pNext},   {VK_CHAIN_F16I8, &f->f16i8, &f->f16i8.pNext},
         {VK_CHAIN_A64, &f->a64, &f->a64.pNext}, {VK_CHAIN_AF, &f->af, &f->af.pNext},
         {VK_CHAIN_CM, &f->cm, &f->cm.pNext},     {VK_CHAIN_CMNV, &f->cmnv, &f->cmnv.pNext},
+        {VK_CHAIN_PEXEC, &f->pexec, &f->pexec.pNext},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (mask & rows[i].bit) {
@@ -175,6 +177,13 @@ static int probe(vk_state_t *s, VkPhysicalDevice pd, vk_dev_t *d)
         d->chain |= VK_CHAIN_CMNV;
         d->exts[d->nexts++] = "VK_NV_cooperative_matrix";
     }
+    /* the driver's statistics of each pipeline (registers), for --emit info */
+    const char *e = secure_getenv("TILEC_VK_STATS");
+    int has_pexec = e && strcmp(e, "0") != 0 && has_ext(ext, ne, "VK_KHR_pipeline_executable_properties");
+    if (has_pexec) {
+        d->chain |= VK_CHAIN_PEXEC;
+        d->exts[d->nexts++] = "VK_KHR_pipeline_executable_properties";
+    }
     free(ext);
     vk_features_t *f = &d->feat;
     vk_features_link(f, d->chain);
@@ -190,6 +199,7 @@ static int probe(vk_state_t *s, VkPhysicalDevice pd, vk_dev_t *d)
     d->f32_atomic_add = f->af.shaderBufferFloat32AtomicAdd != 0;
     d->f64_atomic_add = f->af.shaderBufferFloat64AtomicAdd != 0;
     d->coopmat = f->cm.cooperativeMatrix != 0;
+    d->pipe_stats = has_pexec && f->pexec.pipelineExecutableInfo;
     if (d->coopmat) {
         uint32_t n = 0;
         VkCooperativeMatrixPropertiesKHR cp[64];
@@ -212,6 +222,16 @@ static int probe(vk_state_t *s, VkPhysicalDevice pd, vk_dev_t *d)
             }
         }
     }
+    /* overrides for tests and diagnosis (docs/backend-vulkan.md) */
+    e = secure_getenv("TILEC_VK_COOPMAT");
+    if (e && strcmp(e, "0") == 0)
+        d->gemm_coopmat = 0;
+    e = secure_getenv("TILEC_VK_ACC_SHARED");
+    d->acc_shared = e ? strcmp(e, "0") != 0 : d->gemm_coopmat && d->f16_arith;
+    e = secure_getenv("TILEC_VK_SHARED_LIMIT");
+    long lim = e ? strtol(e, NULL, 10) : 0;
+    if (lim > 0 && (unsigned long)lim < d->props.limits.maxComputeSharedMemorySize)
+        d->props.limits.maxComputeSharedMemorySize = (uint32_t)lim;
     return 0;
 }
 

@@ -89,6 +89,11 @@ typedef uint64_t VkBuffer, VkDeviceMemory, VkShaderModule, VkPipeline, VkPipelin
 #define VK_ST_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV 1000249000
 #define VK_ST_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR 1000506000
 #define VK_ST_COOPERATIVE_MATRIX_PROPERTIES_KHR 1000506001
+#define VK_ST_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR 1000269000
+#define VK_ST_PIPELINE_INFO_KHR 1000269001
+#define VK_ST_PIPELINE_EXECUTABLE_PROPERTIES_KHR 1000269002
+#define VK_ST_PIPELINE_EXECUTABLE_INFO_KHR 1000269003
+#define VK_ST_PIPELINE_EXECUTABLE_STATISTIC_KHR 1000269004
 
 /* enums and flags */
 #define VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU 1
@@ -109,6 +114,7 @@ typedef uint64_t VkBuffer, VkDeviceMemory, VkShaderModule, VkPipeline, VkPipelin
 #define VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT 0x1u
 #define VK_PIPELINE_BIND_POINT_COMPUTE 1
 #define VK_PIPELINE_CREATE_DISPATCH_BASE_BIT 0x10u
+#define VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR 0x40u
 #define VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT 0x2u
 #define VK_COMMAND_BUFFER_LEVEL_PRIMARY 0
 #define VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT 0x1u
@@ -299,6 +305,38 @@ typedef struct VkCooperativeMatrixPropertiesKHR {
     VkBool32 saturatingAccumulation;
     int32_t scope;
 } VkCooperativeMatrixPropertiesKHR;
+
+/* VK_KHR_pipeline_executable_properties: the driver's statistics of a
+ * compiled pipeline (NVIDIA: register count; lavapipe: instructions) */
+typedef struct VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR {
+    VkStructureType sType;
+    void *pNext;
+    VkBool32 pipelineExecutableInfo;
+} VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR;
+
+typedef struct VkPipelineExecutableInfoKHR {
+    VkStructureType sType;
+    const void *pNext;
+    VkPipeline pipeline;
+    uint32_t executableIndex;    /* unused by VkPipelineInfoKHR (which ends at pipeline) */
+} VkPipelineExecutableInfoKHR;
+
+#define VK_STAT_BOOL32 0
+#define VK_STAT_INT64 1
+#define VK_STAT_UINT64 2
+#define VK_STAT_FLOAT64 3
+typedef struct VkPipelineExecutableStatisticKHR {
+    VkStructureType sType;
+    void *pNext;
+    char name[256];
+    char description[256];
+    int32_t format;              /* VK_STAT_* */
+    union { VkBool32 b32; int64_t i64; uint64_t u64; double f64; } value;
+} VkPipelineExecutableStatisticKHR;
+
+/* vkGetPipelineExecutableStatisticsKHR, through vkGetDeviceProcAddr */
+typedef VkResult (*vk_pipe_stats_fn)(VkDevice, const VkPipelineExecutableInfoKHR *, uint32_t *,
+                                     VkPipelineExecutableStatisticKHR *);
 
 typedef struct VkQueueFamilyProperties {
     VkFlags queueFlags;
@@ -536,6 +574,7 @@ typedef struct VkQueryPoolCreateInfo {
  * looked up with vkGetInstanceProcAddr). */
 #define VK_SYMBOLS(X)                                                                                          \
     X(GetInstanceProcAddr, "vkGetInstanceProcAddr", void *, (VkInstance, const char *))                       \
+    X(GetDeviceProcAddr, "vkGetDeviceProcAddr", void *, (VkDevice, const char *))                             \
     X(EnumerateInstanceVersion, "vkEnumerateInstanceVersion", VkResult, (uint32_t *))                         \
     X(CreateInstance, "vkCreateInstance", VkResult, (const VkInstanceCreateInfo *, const void *, VkInstance *)) \
     X(DestroyInstance, "vkDestroyInstance", void, (VkInstance, const void *))                                  \
@@ -638,6 +677,7 @@ typedef struct vk_features {
     VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af;
     VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm;
     VkPhysicalDeviceCooperativeMatrixFeaturesKHR cmnv; /* the NV struct has the same layout */
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pexec;
 } vk_features_t;
 #define VK_CHAIN_8BIT (1u << 0)
 #define VK_CHAIN_F16I8 (1u << 1)
@@ -645,6 +685,7 @@ typedef struct vk_features {
 #define VK_CHAIN_AF (1u << 3)
 #define VK_CHAIN_CM (1u << 4)
 #define VK_CHAIN_CMNV (1u << 5)
+#define VK_CHAIN_PEXEC (1u << 6)
 /* Sets every sType and links the pNext chain of f for the bits of mask. */
 void vk_features_link(vk_features_t *f, uint32_t mask);
 
@@ -664,7 +705,11 @@ typedef struct vk_dev {
      * extension Debian 12's glslc knows) with a 16x16x16 f16*f16+f32 shape
      * at subgroup scope among those the device reports */
     int gemm_coopmat;
+    /* gemm accumulators in shared memory (where the cooperative-matrix
+     * T.gemm loads and stores them), else in registers */
+    int acc_shared;
     int has_atomic_float_ext, has_coopmat_ext;
+    int pipe_stats;              /* VK_KHR_pipeline_executable_properties: pipelines report statistics */
     vk_features_t feat;          /* as queried: what device creation enables */
     uint32_t chain;              /* VK_CHAIN_* of feat */
     const char *exts[8];         /* device extensions to enable */
@@ -719,5 +764,8 @@ const char *vk_glslc_path(void);
  * vk_target_fill writes the one of any device (name left NULL). */
 const struct tilec_target_desc *vk_target_desc(const vk_dev_t *dev);
 void vk_target_fill(const vk_dev_t *dev, struct tilec_target_desc *t);
+/* Changes t to need less shared memory, for a kernel that did not fit
+ * with it: 1, or 0 when nothing is left to give up. */
+int vk_target_retry(struct tilec_target_desc *t);
 
 #endif

@@ -56,6 +56,7 @@ typedef struct vk_devh {
     VkCommandBuffer cb;
     VkFence fence;
     VkQueryPool qp;              /* 0 without timestamps */
+    vk_pipe_stats_fn pipe_stats; /* NULL without pipeline statistics */
     int host_visible;            /* every buffer mapped (CPU device) */
     VkBuffer sbuf;               /* staging buffer */
     VkDeviceMemory smem;
@@ -183,6 +184,8 @@ static tilec_pstatus_t make_buffer(vk_devh_t *dv, size_t size, VkFlags usage, Vk
     VkMemoryRequirements req;
     vk->GetBufferMemoryRequirements(dv->d, m->buf, &req);
     int t = mem_type(dv->dev, req.memoryTypeBits, want);
+    tilec_shell_log("device", "vulkan: a buffer of %zu bytes in memory type %d (of 0x%x wanting 0x%x)", size, t,
+                    (unsigned)req.memoryTypeBits, (unsigned)want);
     if (t < 0) {
         vk->DestroyBuffer(dv->d, m->buf, NULL);
         tilec_sdk_error_set("vulkan: no memory type with properties 0x%x for a buffer", (unsigned)want);
@@ -295,6 +298,13 @@ static tilec_pstatus_t vk_device_open(uint32_t index, void *state)
             dv->qp = 0; /* timing falls back to the host clock */
     }
     dv->host_visible = d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    if (d->pipe_stats)
+        dv->pipe_stats = (vk_pipe_stats_fn)vk->GetDeviceProcAddr(dv->d, "vkGetPipelineExecutableStatisticsKHR");
+    for (uint32_t i = 0; i < d->mem.memoryTypeCount && i < 32; i++)
+        tilec_shell_log("device", "vulkan: %s: memory type %u: heap %u (%llu MiB), flags 0x%x", d->props.deviceName,
+                        i, d->mem.memoryTypes[i].heapIndex,
+                        (unsigned long long)(d->mem.memoryHeaps[d->mem.memoryTypes[i].heapIndex % 16].size >> 20),
+                        (unsigned)d->mem.memoryTypes[i].propertyFlags);
     return TILEC_PS_OK;
 fail:
     vk_device_close(dv);
@@ -478,6 +488,35 @@ static const char *missing_feature(const vk_dev_t *d, const tilec_ir_kernel_t *k
     return NULL;
 }
 
+/* The driver's statistics of the pipeline's executable (a compute
+ * pipeline has one), where it reports them: each logged under "compile",
+ * the register count (NVIDIA's "Register Count") kept for --emit info. */
+static void pipeline_stats(vk_devh_t *dv, vk_module_t *m, tilec_shell_module_t *sm)
+{
+    VkPipelineExecutableInfoKHR ei = {.sType = VK_ST_PIPELINE_EXECUTABLE_INFO_KHR, .pipeline = m->pipe};
+    VkPipelineExecutableStatisticKHR st[32];
+    uint32_t n = 32;
+    for (uint32_t i = 0; i < n; i++)
+        st[i] = (VkPipelineExecutableStatisticKHR){.sType = VK_ST_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+    if (dv->pipe_stats(dv->d, &ei, &n, st) < 0)
+        return;
+    for (uint32_t i = 0; i < n && i < 32; i++) {
+        char v[32];
+        int64_t iv = st[i].format == VK_STAT_INT64    ? st[i].value.i64
+                     : st[i].format == VK_STAT_UINT64 ? (int64_t)st[i].value.u64
+                     : st[i].format == VK_STAT_BOOL32 ? (int64_t)st[i].value.b32
+                                                      : (int64_t)st[i].value.f64;
+        if (st[i].format == VK_STAT_FLOAT64)
+            snprintf(v, sizeof v, "%g", st[i].value.f64);
+        else
+            snprintf(v, sizeof v, "%lld", (long long)iv);
+        st[i].name[sizeof st[i].name - 1] = '\0';
+        tilec_shell_log("compile", "vulkan: kernel '%s': %s = %s", sm->kernel->name, st[i].name, v);
+        if (strcasestr(st[i].name, "register") && st[i].format != VK_STAT_FLOAT64)
+            sm->info.registers = iv;
+    }
+}
+
 /* Pipeline objects for the SPIR-V in sm->binary. */
 static tilec_pstatus_t make_pipeline(vk_devh_t *dv, vk_module_t *m, tilec_shell_module_t *sm)
 {
@@ -515,8 +554,12 @@ static tilec_pstatus_t make_pipeline(vk_devh_t *dv, vk_module_t *m, tilec_shell_
         .layout = m->pl,
         .basePipelineIndex = -1,
     };
+    if (dv->pipe_stats)
+        ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     if ((r = vk->CreateComputePipelines(dv->d, 0, 1, &ci, NULL, &m->pipe)) != VK_SUCCESS)
         return VKERR(TILEC_PS_COMPILE_ERROR, "vkCreateComputePipelines", r, "kernel '%s'", sm->kernel->name);
+    if (dv->pipe_stats)
+        pipeline_stats(dv, m, sm);
     if (m->nparams) {
         VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = m->nparams};
         VkDescriptorPoolCreateInfo pi = {.sType = VK_ST_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1,
@@ -563,16 +606,25 @@ static tilec_pstatus_t vk_compile(void *devstate, const tilec_pcompile_options_t
     tilec_arena_t ar;
     tilec_arena_init(&ar);
     tilec_pstatus_t st;
-    const tilec_target_desc_t *td = vk_target_desc(d);
-    const tilec_ir_module_t *lm = tilec_lower_shell_module("vulkan", td, sm, &ar, &st);
-    if (!lm && st == TILEC_PS_UNSUPPORTED && (td->flags & TILEC_TARGET_SIMT_ACC_SHARED)) {
-        /* the accumulators the cooperative-matrix gemm reads from shared
-         * memory do not fit there: registers and the FMA path instead */
-        tilec_target_desc_t t2 = *td;
-        t2.flags &= ~TILEC_TARGET_SIMT_ACC_SHARED;
-        lm = tilec_lower_shell_module("vulkan", &t2, sm, &ar, &st);
+    /* the device's description first; when its plan or the shader printed
+     * from it needs more shared memory than the device has, again with
+     * less (vk_target_retry) */
+    tilec_target_desc_t td = *vk_target_desc(d);
+    const tilec_ir_module_t *lm;
+    int rc;
+    for (int attempt = 1;; attempt++) {
+        lm = tilec_lower_shell_module("vulkan", &td, sm, &ar, &st);
+        rc = lm ? vk_generate(&gen, lm, &res, err, sizeof err) : -1;
+        int over = rc == 0 && res.shared_bytes > lim->maxComputeSharedMemorySize;
+        if (!(over || (!lm && st == TILEC_PS_UNSUPPORTED)) || !vk_target_retry(&td))
+            break;
+        tilec_shell_log("compile", "vulkan: kernel '%s' does not fit %s's %u bytes of shared memory; lowered again (%d)",
+                        k->name, d->props.deviceName, lim->maxComputeSharedMemorySize, attempt);
+        if (rc == 0)
+            tilec_simt_result_free(&res);
+        memset(&res, 0, sizeof res);
+        res.struct_size = sizeof res;
     }
-    int rc = lm ? vk_generate(&gen, lm, &res, err, sizeof err) : -1;
     tilec_arena_destroy(&ar);
     if (!lm)
         return st;

@@ -32,7 +32,7 @@ static tilec_target_desc_t minimum(void)
     t.frag_regs = 128;
     /* 16-32 KiB of shared memory on many devices (lavapipe's 32): keep
      * what registers can hold there */
-    t.flags = TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_REGS_LIKE_ACC;
+    t.flags = TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_REGS_LIKE_ACC | TILEC_TARGET_ROWS_RAGGED;
     return t;
 }
 
@@ -53,8 +53,19 @@ void vk_target_fill(const vk_dev_t *dev, tilec_target_desc_t *t)
     t->smem_default = t->smem_optin = dev->props.limits.maxComputeSharedMemorySize;
     /* the cooperative-matrix T.gemm (vk_codegen.c) loads and stores its
      * accumulator in shared memory: keep gemm accumulators there */
-    if (dev->gemm_coopmat && dev->f16_arith)
+    if (dev->acc_shared)
         t->flags |= TILEC_TARGET_SIMT_ACC_SHARED;
+}
+
+int vk_target_retry(tilec_target_desc_t *t)
+{
+    /* gemm accumulators in registers (the tiled FMA path) instead of
+     * shared memory: the largest block-wide buffers a kernel has */
+    if (t->flags & TILEC_TARGET_SIMT_ACC_SHARED) {
+        t->flags &= ~TILEC_TARGET_SIMT_ACC_SHARED;
+        return 1;
+    }
+    return 0;
 }
 
 const tilec_target_desc_t *vk_target_desc(const vk_dev_t *dev)

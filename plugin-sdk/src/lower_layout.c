@@ -516,9 +516,14 @@ static int check_list(lay_t *L, tilec_ir_stmt_t *s, int depth)
             const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
             n += demote_region_bases(L, src) + demote_region_bases(L, dst);
             int rs = L->rf[src->buf->id], rd = L->rf[dst->buf->id], ok = 1;
-            if (rs && rd)
-                ok = rs == RF_ROW && rd == RF_ROW && lower_region_whole(src) && lower_region_whole(dst);
-            else if (rs)
+            if (rs && rd) {
+                /* registers to registers only between row vectors; else
+                 * the destination goes to shared memory first (a copy
+                 * from registers to shared memory may serve) */
+                if (!(rs == RF_ROW && rd == RF_ROW && lower_region_whole(src) && lower_region_whole(dst)))
+                    n += demote(L, dst->buf);
+                break;
+            } else if (rs)
                 ok = lower_region_whole(src) && !per_thread(dst->buf) && region_fits(dst, src->buf);
             else if (rd)
                 ok = lower_region_whole(dst) && !per_thread(src->buf) && region_fits(src, dst->buf);
