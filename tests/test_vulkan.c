@@ -536,3 +536,111 @@ Test(vulkan_coopmat, gemm_variants_compile_and_validate)
     cr_assert_null(strstr(src, "GL_NV_cooperative_matrix"), "%s", src);
     free(src);
 }
+
+/* ---- kernels that do not fit the device's shared memory at first ------------------------ */
+
+/* Lowers and prints FILE ARGS for dev as vk_compile does: with the
+ * device's description, then with each vk_target_retry until the shader
+ * fits; the block-wide bytes of the first and of the last attempt and how
+ * many attempts there were. */
+static void fit(const vk_dev_t *dev, const char *file, const char *args, uint64_t *first, uint64_t *last,
+                int *attempts)
+{
+    char cmd[8192], ir[1 << 16], err[512];
+    snprintf(cmd, sizeof cmd, "'%s/tilec' compile '%s' %s --emit ir 2>&1", build_dir(), file, args);
+    cr_assert_eq(run(cmd, ir, sizeof ir), 0, "%s", ir);
+    tilec_target_desc_t td;
+    vk_target_fill(dev, &td);
+    *attempts = 0;
+    for (;;) {
+        tilec_arena_t ar;
+        tilec_arena_init(&ar);
+        tilec_ir_module_t *m = NULL;
+        cr_assert_eq(tilec_ir_read(&ar, ir, strlen(ir), &m, err, sizeof err), 0, "%s", err);
+        tilec_lower_status_t lst;
+        tilec_simt_result_t r;
+        memset(&r, 0, sizeof r);
+        r.struct_size = sizeof r;
+        int lrc = tilec_lower_module(&ar, m, &td, NULL, &lst);
+        if (lrc == TILEC_LOWER_E_UNSUPPORTED) {
+            r.shared_bytes = UINT64_MAX; /* the plan itself does not fit */
+        } else {
+            cr_assert_eq(lrc, TILEC_LOWER_OK, "%s", lst.msg);
+            vk_gen_t g = {.dev = dev};
+            cr_assert_eq(vk_generate(&g, m, &r, err, sizeof err), 0, "%s", err);
+            tilec_simt_result_free(&r);
+        }
+        tilec_arena_destroy(&ar);
+        if ((*attempts)++ == 0)
+            *first = r.shared_bytes;
+        *last = r.shared_bytes;
+        if (r.shared_bytes <= dev->props.limits.maxComputeSharedMemorySize || !vk_target_retry(&td))
+            break;
+    }
+}
+
+/* On a 48 KiB cooperative-matrix device (NVIDIA's driver): the lowering
+ * plan of fragment_layouts fits with its accumulators in shared memory,
+ * the printed shader (no aliasing in GLSL) does not, and the second
+ * attempt, accumulators in registers, does; flash attention's plan does
+ * not fit at first, its second attempt does (the score accumulator in
+ * registers, only the float16 copy the second gemm reads in shared
+ * memory). */
+Test(vulkan_fit, retry_with_accumulators_in_registers)
+{
+    vk_dev_t dev;
+    memset(&dev, 0, sizeof dev);
+    dev.gemm_coopmat = dev.acc_shared = dev.f16_arith = dev.f16_storage = dev.i16 = 1;
+    dev.subgroup_size = 32;
+    dev.props.limits.maxComputeSharedMemorySize = 48 * 1024;
+    dev.props.limits.maxComputeWorkGroupInvocations = 1024;
+    uint64_t first, last;
+    int n;
+    fit(&dev, "conformance/cases/fragment_layouts.py", "", &first, &last, &n);
+    cr_assert_gt(first, 48 * 1024);
+    cr_assert_leq(last, 48 * 1024, "%llu", (unsigned long long)last);
+    cr_assert_eq(n, 2);
+    fit(&dev, "examples/flash_attention.py", "", &first, &last, &n);
+    cr_assert_eq(first, UINT64_MAX);
+    cr_assert_leq(last, 48 * 1024, "%llu", (unsigned long long)last);
+    cr_assert_eq(n, 2);
+    /* nothing left to give up: the second retry says so */
+    tilec_target_desc_t td;
+    vk_target_fill(&dev, &td);
+    cr_assert(vk_target_retry(&td));
+    cr_assert(!vk_target_retry(&td));
+}
+
+/* The same fallback in the plugin, on the device at hand (lavapipe in CI),
+ * with its accumulators kept in shared memory as on a cooperative-matrix
+ * device (TILEC_VK_ACC_SHARED=1) and its shared memory lowered
+ * (TILEC_VK_SHARED_LIMIT): the kernels run and check; one that fits no
+ * way is refused with both sizes. */
+Test(vulkan_fit, plugin_retries_under_a_lower_limit)
+{
+    if (load_plugin(NULL))
+        return;
+    static const char *const ok[][3] = {
+        {"32768", "conformance/cases/fragment_layouts.py", ""},
+        {"16384", "examples/gemm.py", ""},
+        {"8192", "examples/rmsnorm.py", "-D dtype=float16 -D N=1000"},
+    };
+    char cmd[8192], out[16384];
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "TILEC_CACHE=0 TILEC_LOG=compile TILEC_VK_ACC_SHARED=1 TILEC_VK_SHARED_LIMIT=%s '%s/tilec' run '%s' %s "
+                 "--check --backend vulkan 2>&1",
+                 ok[i][0], build_dir(), ok[i][1], ok[i][2]);
+        int rc = run(cmd, out, sizeof out);
+        cr_assert_eq(rc, 0, "%s: exit %d\n%s", cmd, rc, out);
+        cr_assert(strstr(out, "PASS"), "%s", out);
+        if (i < 2)
+            cr_assert(strstr(out, "lowered again (1)"), "%s\n%s", cmd, out);
+    }
+    snprintf(cmd, sizeof cmd,
+             "TILEC_CACHE=0 TILEC_VK_SHARED_LIMIT=16384 '%s/tilec' run examples/flash_attention.py --backend vulkan 2>&1",
+             build_dir());
+    int rc = run(cmd, out, sizeof out);
+    cr_assert_eq(rc, 3, "%s", out);
+    cr_assert(strstr(out, "16384"), "%s", out);
+}

@@ -69,6 +69,7 @@ void vk_features_link(vk_features_t *f, uint32_t mask)
     f->cm.sType = VK_ST_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
     f->cmnv.sType = VK_ST_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
     f->pexec.sType = VK_ST_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+    f->vmm.sType = VK_ST_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES;
     /* 16-bit storage is core in 1.1: always chained */
     f->f2.pNext = &f->s16;
     void **tail = &f->s16.pNext;
@@ -76,7 +77,7 @@ void vk_features_link(vk_features_t *f, uint32_t mask)
         {VK_CHAIN_8BIT, &f->s8, &f->s8.pNext},   {VK_CHAIN_F16I8, &f->f16i8, &f->f16i8.pNext},
         {VK_CHAIN_A64, &f->a64, &f->a64.pNext}, {VK_CHAIN_AF, &f->af, &f->af.pNext},
         {VK_CHAIN_CM, &f->cm, &f->cm.pNext},     {VK_CHAIN_CMNV, &f->cmnv, &f->cmnv.pNext},
-        {VK_CHAIN_PEXEC, &f->pexec, &f->pexec.pNext},
+        {VK_CHAIN_PEXEC, &f->pexec, &f->pexec.pNext}, {VK_CHAIN_VMM, &f->vmm, &f->vmm.pNext},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (mask & rows[i].bit) {
@@ -144,6 +145,7 @@ static int probe(vk_state_t *s, VkPhysicalDevice pd, vk_dev_t *d)
         {VK_CHAIN_8BIT, "VK_KHR_8bit_storage"},
         {VK_CHAIN_F16I8, "VK_KHR_shader_float16_int8"},
         {VK_CHAIN_A64, "VK_KHR_shader_atomic_int64"},
+        {VK_CHAIN_VMM, "VK_KHR_vulkan_memory_model"},
     };
     for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++) {
         if (v12) {
@@ -218,7 +220,7 @@ static int probe(vk_state_t *s, VkPhysicalDevice pd, vk_dev_t *d)
                 if (cp[i].MSize == 16 && cp[i].NSize == 16 && cp[i].KSize == 16 &&
                     cp[i].AType == VK_COMPONENT_TYPE_FLOAT16_KHR && cp[i].BType == VK_COMPONENT_TYPE_FLOAT16_KHR &&
                     cp[i].CType == VK_COMPONENT_TYPE_FLOAT32_KHR && cp[i].ResultType == VK_COMPONENT_TYPE_FLOAT32_KHR)
-                    d->gemm_coopmat = f->cmnv.cooperativeMatrix != 0;
+                    d->gemm_coopmat = f->cmnv.cooperativeMatrix && f->vmm.vulkanMemoryModel;
             }
         }
     }

@@ -54,6 +54,9 @@ static const char helpers[] =
     "}\n"
     "double tc_powd(double a, double b) { return double(tc_cpowf(float(a), float(b))); }";
 
+/* The device's subgroups shuffle (VK_SUBGROUP_FEATURE_SHUFFLE_BIT). */
+static int vk_has_shuffle(const vk_dev_t *d) { return d && d->subgroup_size >= 2 && (d->subgroup_ops & 0x10u); }
+
 /* #version and the extensions: an #extension line costs nothing until
  * its types are used; the atomic and cooperative-matrix ones only where the
  * device has them (and the kernel uses them). */
@@ -68,6 +71,8 @@ static int vk_prelude(void *user, tilec_simt_ctx_t *c)
         tilec_simt_emit(c, "#extension GL_EXT_shader_atomic_float : require");
     if (g->dev && g->dev->i64_atomics)
         tilec_simt_emit(c, "#extension GL_EXT_shader_atomic_int64 : require");
+    if (vk_has_shuffle(g->dev))
+        tilec_simt_emit(c, "#extension GL_KHR_shader_subgroup_shuffle : require");
     if (g->used_coopmat) {
         tilec_simt_emit(c, "#extension GL_NV_cooperative_matrix : require");
         tilec_simt_emit(c, "#extension GL_KHR_memory_scope_semantics : require");
@@ -415,6 +420,13 @@ void vk_dialect(vk_gen_t *g, tilec_simt_dialect_t *d)
     if (dev && dev->gemm_coopmat && dev->f16_arith) {
         d->stmt_hook = vk_gemm_coopmat;
         d->loop_hook = vk_loop_coopmat;
+    }
+    /* rows of a reduction whose lanes share a subgroup combine with
+     * shuffles (no scratch, no barrier); the kit falls back to the lane
+     * exchange in shared memory for wider rows (lavapipe's subgroup is 8) */
+    if (vk_has_shuffle(dev)) {
+        d->subgroup_size = dev->subgroup_size;
+        d->shfl_xor = "subgroupShuffleXor($v, uint($m))";
     }
     d->shared_align = 16;
     d->cast = "$t($v)";

@@ -84,6 +84,7 @@ typedef uint64_t VkBuffer, VkDeviceMemory, VkShaderModule, VkPipeline, VkPipelin
 #define VK_ST_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES 1000177000
 #define VK_ST_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES 1000082000
 #define VK_ST_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES 1000180000
+#define VK_ST_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES 1000211000
 #define VK_ST_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT 1000260000
 #define VK_ST_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV 1000154001
 #define VK_ST_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV 1000249000
@@ -279,6 +280,14 @@ typedef struct VkPhysicalDeviceShaderAtomicInt64Features {
     void *pNext;
     VkBool32 shaderBufferInt64Atomics, shaderSharedInt64Atomics;
 } VkPhysicalDeviceShaderAtomicInt64Features;
+
+/* SPIR-V's Vulkan memory model, which GL_NV_cooperative_matrix shaders
+ * declare (glslang requires GL_KHR_memory_scope_semantics with it) */
+typedef struct VkPhysicalDeviceVulkanMemoryModelFeatures {
+    VkStructureType sType;
+    void *pNext;
+    VkBool32 vulkanMemoryModel, vulkanMemoryModelDeviceScope, vulkanMemoryModelAvailabilityVisibilityChains;
+} VkPhysicalDeviceVulkanMemoryModelFeatures;
 
 typedef struct VkPhysicalDeviceShaderAtomicFloatFeaturesEXT {
     VkStructureType sType;
@@ -678,6 +687,7 @@ typedef struct vk_features {
     VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm;
     VkPhysicalDeviceCooperativeMatrixFeaturesKHR cmnv; /* the NV struct has the same layout */
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pexec;
+    VkPhysicalDeviceVulkanMemoryModelFeatures vmm;
 } vk_features_t;
 #define VK_CHAIN_8BIT (1u << 0)
 #define VK_CHAIN_F16I8 (1u << 1)
@@ -686,6 +696,7 @@ typedef struct vk_features {
 #define VK_CHAIN_CM (1u << 4)
 #define VK_CHAIN_CMNV (1u << 5)
 #define VK_CHAIN_PEXEC (1u << 6)
+#define VK_CHAIN_VMM (1u << 7)
 /* Sets every sType and links the pNext chain of f for the bits of mask. */
 void vk_features_link(vk_features_t *f, uint32_t mask);
 
@@ -712,7 +723,7 @@ typedef struct vk_dev {
     int pipe_stats;              /* VK_KHR_pipeline_executable_properties: pipelines report statistics */
     vk_features_t feat;          /* as queried: what device creation enables */
     uint32_t chain;              /* VK_CHAIN_* of feat */
-    const char *exts[8];         /* device extensions to enable */
+    const char *exts[12];        /* device extensions to enable */
     uint32_t nexts;
     uint32_t ncoopmat;
     vk_coopmat_t coopmats[VK_MAX_COOPMAT];

@@ -3,9 +3,12 @@
  * for the SDK's lowering passes, one per device, from what the device
  * reports: maxComputeSharedMemorySize (48 KiB on NVIDIA's driver, 32 KiB
  * the Vulkan minimum), maxComputeWorkGroupInvocations.  Rows of register
- * fragments may span 32 lanes (or the device's subgroup when wider): the
- * kit combines a row's lanes through shared memory, not subgroup
- * operations, so any subgroup size serves (lavapipe's is 8).
+ * fragments may span 32 lanes (or the device's subgroup when wider), and
+ * be ragged: the kit combines a row's lanes with subgroup shuffles where
+ * they share a subgroup, else through shared memory, so any subgroup size
+ * serves (lavapipe's is 8).  A kernel that does not fit the device's
+ * shared memory is lowered again with the description vk_target_retry
+ * makes (vk_compile).
  * GLSL offers no asynchronous copies and only workgroup barriers; vector
  * accesses are plain element loops (16 bytes is what a thread's loads
  * coalesce to).  Cooperative-matrix shapes are not MMA entries yet: their
@@ -45,9 +48,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 void vk_target_fill(const vk_dev_t *dev, tilec_target_desc_t *t)
 {
     *t = minimum();
-    /* the GLSL dialect combines the lanes of a row through shared memory
-     * (no subgroup operations yet), so rows may span 32 lanes whatever
-     * the device's subgroup (lavapipe's is 8) */
+    /* rows may span 32 lanes whatever the device's subgroup (lavapipe's
+     * is 8): the kit exchanges what shuffles cannot reach through shared
+     * memory */
     t->subgroup_size = dev->subgroup_size > 32 ? (int32_t)dev->subgroup_size : 32;
     t->max_threads = (int32_t)dev->props.limits.maxComputeWorkGroupInvocations;
     t->smem_default = t->smem_optin = dev->props.limits.maxComputeSharedMemorySize;
