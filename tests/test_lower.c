@@ -6,8 +6,9 @@
  *    consistent (tilec_target_check) and place MMA accumulator elements
  *    where the PTX ISA's fragment figures put them.
  *  - Semantic preservation: every conformance case (each parameter set)
- *    is lowered for cuda sm_90a, cuda sm_80, opencl and opencl with
- *    Vulkan's TILEC_TARGET_REGS_LIKE_ACC with verification
+ *    is lowered for cuda sm_90a, cuda sm_80, opencl, opencl with
+ *    Vulkan's TILEC_TARGET_REGS_LIKE_ACC and with the flags of Vulkan on a
+ *    cooperative-matrix device, with verification
  *    and a text round trip after every pass, then the lowered module is
  *    interpreted on the same seeded inputs as the original; both must
  *    agree within the case's tolerance class (exactly for integers).  The
@@ -56,11 +57,26 @@ static const tilec_target_desc_t *regs_like_acc_desc(const char *arch)
     return &t;
 }
 
+/* and as Vulkan's on a cooperative-matrix device (NVIDIA) reads it: ragged
+ * rows too, gemm accumulators in shared memory, gemm operands with padded
+ * rows (with shared memory enough for every program: the plugin lowers
+ * what does not fit again without the last two, as regs-like-acc) */
+static const tilec_target_desc_t *vk_coopmat_desc(const char *arch)
+{
+    static tilec_target_desc_t t;
+    t = *regs_like_acc_desc(arch);
+    t.name = "vulkan-coopmat";
+    t.flags |= TILEC_TARGET_ROWS_RAGGED | TILEC_TARGET_SIMT_ACC_SHARED | TILEC_TARGET_SIMT_PAD_ROWS;
+    t.smem_default = t.smem_optin = 227 * 1024;
+    return &t;
+}
+
 static const tgt_t targets[] = {
     {"cuda-sm_90a", cuda_target_desc, "sm_90a"},
     {"cuda-sm_80", cuda_target_desc, "sm_80"},
     {"opencl", ocl_target_desc, ""},
     {"regs-like-acc", regs_like_acc_desc, ""},
+    {"vulkan-coopmat", vk_coopmat_desc, ""},
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 

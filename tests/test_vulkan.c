@@ -459,7 +459,7 @@ static void coopmat_glsl(const char *file, const char *args, char **src)
     cr_assert_eq(tilec_ir_read(&ar, ir, strlen(ir), &m, err, sizeof err), 0, "%s", err);
     vk_dev_t dev;
     memset(&dev, 0, sizeof dev);
-    dev.gemm_coopmat = dev.acc_shared = dev.f16_arith = dev.f16_storage = dev.i16 = dev.f32_atomic_add = 1;
+    dev.gemm_coopmat = dev.acc_shared = dev.pad_rows = dev.f16_arith = dev.f16_storage = dev.i16 = dev.f32_atomic_add = 1;
     dev.subgroup_size = 32;
     dev.props.limits.maxComputeSharedMemorySize = 48 * 1024;
     dev.props.limits.maxComputeWorkGroupInvocations = 1024;
@@ -612,8 +612,9 @@ Test(vulkan_fit, retry_with_accumulators_in_registers)
 }
 
 /* The same fallback in the plugin, on the device at hand (lavapipe in CI),
- * with its accumulators kept in shared memory as on a cooperative-matrix
- * device (TILEC_VK_ACC_SHARED=1) and its shared memory lowered
+ * with its accumulators kept in shared memory and gemm operand rows padded
+ * as on a cooperative-matrix device (TILEC_VK_ACC_SHARED=1 TILEC_VK_PAD=1:
+ * the FMA path then reads them there) and its shared memory lowered
  * (TILEC_VK_SHARED_LIMIT): the kernels run and check; one that fits no
  * way is refused with both sizes. */
 Test(vulkan_fit, plugin_retries_under_a_lower_limit)
@@ -628,7 +629,8 @@ Test(vulkan_fit, plugin_retries_under_a_lower_limit)
     char cmd[8192], out[16384];
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         snprintf(cmd, sizeof cmd,
-                 "TILEC_CACHE=0 TILEC_LOG=compile TILEC_VK_ACC_SHARED=1 TILEC_VK_SHARED_LIMIT=%s '%s/tilec' run '%s' %s "
+                 "TILEC_CACHE=0 TILEC_LOG=compile TILEC_VK_ACC_SHARED=1 TILEC_VK_PAD=1 TILEC_VK_SHARED_LIMIT=%s '%s/tilec' run "
+                 "'%s' %s "
                  "--check --backend vulkan 2>&1",
                  ok[i][0], build_dir(), ok[i][1], ok[i][2]);
         int rc = run(cmd, out, sizeof out);

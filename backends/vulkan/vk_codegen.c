@@ -103,11 +103,23 @@ static int64_t cdim(const tilec_ir_buffer_t *b, int d)
     return b->shape && d < b->ndim && tilec_ir_is_const_int(b->shape[d], &v) ? v : -1;
 }
 
+/* The elements between the starts of two rows of b in its shared array:
+ * the padded pitch of a "pad" layout, else the last dimension. */
+static int64_t row_len(const tilec_ir_buffer_t *b)
+{
+    const tilec_ir_layout_t *l = b->layout;
+    const tilec_ir_attr_t *p = l && l->name && strcmp(l->name, "pad") == 0
+                                   ? tilec_ir_attr_get(l->nparams, l->params, "pitch")
+                                   : NULL;
+    return p && p->kind == TILEC_ATTR_INT ? p->i : cdim(b, b->ndim - 1);
+}
+
 /* A T.gemm the cooperative matrices can run: float16 A and B, float32 C,
- * all block-wide and, in lowered IR, dense in shared memory (such a
- * device's description keeps gemm accumulators there: vk_target.c; 16-bit
- * floats are stored as 16-bit patterns, which the loads reinterpret as
- * float16), M, N, K multiples of 16.  1 with the sizes, else 0. */
+ * all block-wide and, in lowered IR, row-major in shared memory, dense or
+ * with padded rows (such a device's description keeps gemm accumulators
+ * there and pads the operands' rows: vk_target.c; 16-bit floats are
+ * stored as 16-bit patterns, which the loads reinterpret as float16),
+ * M, N, K multiples of 16.  1 with the sizes, else 0. */
 static int coopmat_gemm(const tilec_ir_stmt_t *s, int64_t *M, int64_t *N, int64_t *K)
 {
     if (s->kind != TILEC_ST_GEMM)
@@ -122,7 +134,8 @@ static int coopmat_gemm(const tilec_ir_stmt_t *s, int64_t *M, int64_t *N, int64_
         if (bs[i]->scope != TILEC_SCOPE_SHARED && bs[i]->scope != TILEC_SCOPE_FRAGMENT)
             return 0;
         /* lowered IR: block-wide and row-major (the loads take a stride) */
-        if (l && (l->kind != TILEC_LAYOUT_SMEM || !l->name || strcmp(l->name, "dense") != 0))
+        if (l && (l->kind != TILEC_LAYOUT_SMEM || !l->name ||
+                  (strcmp(l->name, "dense") != 0 && strcmp(l->name, "pad") != 0)))
             return 0;
     }
     int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
@@ -136,30 +149,33 @@ static int coopmat_gemm(const tilec_ir_stmt_t *s, int64_t *M, int64_t *N, int64_
 
 /* A of tile row m0 (an expression) at k-offset "tc_k" into tc_am<i>, B of
  * tile column n0 into tc_bm<j>: row-major, or column-major for a
- * transposed operand (A stored K x M, B stored N x K). */
-static void load_a(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int i, const char *m0, int64_t M, int64_t K)
+ * transposed operand (A stored K x M, B stored N x K); the stride is the
+ * stored row (row_len). */
+static void load_a(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int i, const char *m0)
 {
     const char *a = tilec_simt_buf_name(c, s->u.gemm.a);
+    int64_t ld = row_len(s->u.gemm.a);
     if (s->u.gemm.trans_a)
-        tilec_simt_emit(c, "coopMatLoadNV(tc_am%d, %s, tc_k * %" PRId64 "u + %s, %" PRId64 "u, true);", i, a, M, m0, M);
+        tilec_simt_emit(c, "coopMatLoadNV(tc_am%d, %s, tc_k * %" PRId64 "u + %s, %" PRId64 "u, true);", i, a, ld, m0, ld);
     else
-        tilec_simt_emit(c, "coopMatLoadNV(tc_am%d, %s, (%s) * %" PRId64 "u + tc_k, %" PRId64 "u, false);", i, a, m0, K, K);
+        tilec_simt_emit(c, "coopMatLoadNV(tc_am%d, %s, (%s) * %" PRId64 "u + tc_k, %" PRId64 "u, false);", i, a, m0, ld, ld);
 }
 
-static void load_b(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int j, const char *n0, int64_t N, int64_t K)
+static void load_b(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int j, const char *n0)
 {
     const char *b = tilec_simt_buf_name(c, s->u.gemm.b);
+    int64_t ld = row_len(s->u.gemm.b);
     if (s->u.gemm.trans_b)
-        tilec_simt_emit(c, "coopMatLoadNV(tc_bm%d, %s, (%s) * %" PRId64 "u + tc_k, %" PRId64 "u, true);", j, b, n0, K, K);
+        tilec_simt_emit(c, "coopMatLoadNV(tc_bm%d, %s, (%s) * %" PRId64 "u + tc_k, %" PRId64 "u, true);", j, b, n0, ld, ld);
     else
-        tilec_simt_emit(c, "coopMatLoadNV(tc_bm%d, %s, tc_k * %" PRId64 "u + %s, %" PRId64 "u, false);", j, b, N, n0, N);
+        tilec_simt_emit(c, "coopMatLoadNV(tc_bm%d, %s, tc_k * %" PRId64 "u + %s, %" PRId64 "u, false);", j, b, ld, n0, ld);
 }
 
 /* The K loop of one gemm on the accumulators tc_cm<i*tn+j> of this
  * subgroup's tm x tn tiles, whose first row and column are the
  * expressions tc_m0 + 16 i, tc_n0 + 16 j: each A and B tile is loaded once
  * per k step and used tn (tm) times. */
-static void mma_tiles(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int tm, int tn, int64_t M, int64_t N, int64_t K)
+static void mma_tiles(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int tm, int tn, int64_t K)
 {
     char e[96];
     tilec_simt_emit(c, "for (uint tc_k = 0u; tc_k < %" PRId64 "u; tc_k += 16u) {", K);
@@ -167,12 +183,12 @@ static void mma_tiles(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int tm, int
     for (int i = 0; i < tm; i++) {
         tilec_simt_emit(c, CM_F16 " tc_am%d;", i);
         snprintf(e, sizeof e, "tc_m0 + %du", 16 * i);
-        load_a(c, s, i, e, M, K);
+        load_a(c, s, i, e);
     }
     for (int j = 0; j < tn; j++) {
         tilec_simt_emit(c, CM_F16 " tc_bm%d;", j);
         snprintf(e, sizeof e, "tc_n0 + %du", 16 * j);
-        load_b(c, s, j, e, N, K);
+        load_b(c, s, j, e);
     }
     for (int i = 0; i < tm; i++)
         for (int j = 0; j < tn; j++)
@@ -183,9 +199,10 @@ static void mma_tiles(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int tm, int
 
 /* Loads (store = 0) or stores the accumulators of this subgroup's tiles
  * from/to C in shared memory. */
-static void move_acc(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *C, int tm, int tn, int64_t N, int store)
+static void move_acc(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *C, int tm, int tn, int store)
 {
     const char *cc = tilec_simt_buf_name(c, C);
+    int64_t N = row_len(C);
     for (int i = 0; i < tm; i++)
         for (int j = 0; j < tn; j++)
             tilec_simt_emit(c, "%s(tc_cm%d, %s, (tc_m0 + %du) * %" PRId64 "u + tc_n0 + %du, %" PRId64 "u, false);",
@@ -295,12 +312,12 @@ static int vk_loop_coopmat(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_
         tilec_simt_emit(c, CM_F32 " tc_cm%d;", i);
     /* what was written to C before the loop (T.clear) is visible */
     tilec_simt_barrier(c);
-    move_acc(c, C, tm, tn, N, 0);
+    move_acc(c, C, tm, tn, 0);
     g->live = cs.gemm;
     g->live_tm = tm, g->live_tn = tn;
     tilec_simt_gen_loop(c, s);
     g->live = NULL;
-    move_acc(c, C, tm, tn, N, 1);
+    move_acc(c, C, tm, tn, 1);
     /* and what the loop computed is in C for the statements after it */
     tilec_simt_barrier(c);
     tilec_simt_indent(c, -1);
@@ -330,7 +347,7 @@ static int vk_gemm_coopmat(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_
         if (s->u.gemm.clear_accum)
             for (int i = 0; i < g->live_tm * g->live_tn; i++)
                 tilec_simt_emit(c, "tc_cm%d = " CM_F32 "(0.0);", i);
-        mma_tiles(c, s, g->live_tm, g->live_tn, M, N, K);
+        mma_tiles(c, s, g->live_tm, g->live_tn, K);
     } else {
         int64_t nt = N / 16, tiles = (M / 16) * nt;
         tilec_simt_emit(c, "for (int tc_t = int(gl_SubgroupID); tc_t < %" PRId64 "; tc_t += int(gl_NumSubgroups)) {",
@@ -342,9 +359,9 @@ static int vk_gemm_coopmat(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_
         if (s->u.gemm.clear_accum)
             tilec_simt_emit(c, "tc_cm0 = " CM_F32 "(0.0);");
         else
-            move_acc(c, C, 1, 1, N, 0);
-        mma_tiles(c, s, 1, 1, M, N, K);
-        move_acc(c, C, 1, 1, N, 1);
+            move_acc(c, C, 1, 1, 0);
+        mma_tiles(c, s, 1, 1, K);
+        move_acc(c, C, 1, 1, 1);
         tilec_simt_indent(c, -1);
         tilec_simt_emit(c, "}");
     }

@@ -719,6 +719,9 @@ typedef struct vk_dev {
     /* gemm accumulators in shared memory (where the cooperative-matrix
      * T.gemm loads and stores them), else in registers */
     int acc_shared;
+    /* gemm operands' rows padded in shared memory (the cooperative-matrix
+     * loads read 16-byte rows: no bank conflicts) */
+    int pad_rows;
     int has_atomic_float_ext, has_coopmat_ext;
     int pipe_stats;              /* VK_KHR_pipeline_executable_properties: pipelines report statistics */
     vk_features_t feat;          /* as queried: what device creation enables */

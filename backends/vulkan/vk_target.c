@@ -58,6 +58,8 @@ void vk_target_fill(const vk_dev_t *dev, tilec_target_desc_t *t)
      * accumulator in shared memory: keep gemm accumulators there */
     if (dev->acc_shared)
         t->flags |= TILEC_TARGET_SIMT_ACC_SHARED;
+    if (dev->pad_rows)
+        t->flags |= TILEC_TARGET_SIMT_PAD_ROWS;
 }
 
 int vk_target_retry(tilec_target_desc_t *t)
@@ -66,6 +68,11 @@ int vk_target_retry(tilec_target_desc_t *t)
      * shared memory: the largest block-wide buffers a kernel has */
     if (t->flags & TILEC_TARGET_SIMT_ACC_SHARED) {
         t->flags &= ~TILEC_TARGET_SIMT_ACC_SHARED;
+        return 1;
+    }
+    /* then dense operands: 16 bytes a row less */
+    if (t->flags & TILEC_TARGET_SIMT_PAD_ROWS) {
+        t->flags &= ~TILEC_TARGET_SIMT_PAD_ROWS;
         return 1;
     }
     return 0;

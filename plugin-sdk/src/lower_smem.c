@@ -11,7 +11,9 @@
  * count 128-byte lines ("swizzle128" ...; aligned to 1024 bytes, the
  * pattern's period).  A buffer read by gemms whose instruction loads
  * 16-byte rows eight at a time (TILEC_TARGET_MMA_SMEM_ROWS16) gets its
- * rows padded by 16 bytes so those rows fall in distinct banks ("pad").
+ * rows padded by 16 bytes so those rows fall in distinct banks ("pad"),
+ * as do operands of gemms without an MMA entry on a target that says
+ * TILEC_TARGET_SIMT_PAD_ROWS (its dialect's own matrix loads).
  * Anything else, and any buffer a reduce, cumsum or print touches, is
  * dense row-major ("dense").  Leading (ring) dimensions
  * stack whole copies of the 2-D form.
@@ -64,7 +66,7 @@ static int gemm_wants(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
             q->swz[id] = 1;
         else
             q->noswz[id] = 1;
-        if (mma && (mma->flags & TILEC_TARGET_MMA_SMEM_ROWS16))
+        if (mma ? (mma->flags & TILEC_TARGET_MMA_SMEM_ROWS16) != 0 : (q->c->t->flags & TILEC_TARGET_SIMT_PAD_ROWS) != 0)
             q->pad[id] = 1;
         else
             q->nopad[id] = 1;

@@ -98,6 +98,11 @@ typedef struct tilec_target_mma {
  * reading such a fragment at [i, c] runs on its owners (a guarded
  * T.Parallel(M, N) nest): for targets whose shared memory is small. */
 #define TILEC_TARGET_REGS_LIKE_ACC    (1u << 3)
+/* Operands of gemms that no MMA entry runs get their rows padded by 16
+ * bytes in shared memory, as TILEC_TARGET_MMA_SMEM_ROWS16 does for an
+ * entry's: for a dialect that prints such gemms on matrix instructions
+ * of its own which load 16-byte rows (Vulkan's cooperative matrices). */
+#define TILEC_TARGET_SIMT_PAD_ROWS    (1u << 4)
 
 typedef struct tilec_target_desc {
     uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */
