@@ -82,7 +82,8 @@ echo "cooperative-matrix GEMM: $(echo "$src" | grep -c coopMatMulAddNV) MMA line
     "across the K loop: $(echo "$src" | grep -c 'across the loop') (1: yes)"
 
 # ---- diagnosis (DIAG=1): memory types, the driver's register counts, host vs device time,
-# and variants beside cuda (TILEC_VK_COOPMAT=0: the tiled FMA path) -> diag.txt, *.comp -------
+# and variants beside cuda (TILEC_VK_COOPMAT=0: the tiled FMA path; TILEC_VK_PAD=0: dense operand rows)
+# -> diag.txt, *.comp --------------------------------------------------------------------------
 median() { build/tilec run "$@" --bench 2>&1 | sed -n 's/^bench: median_ms=\([0-9.]*\).*/\1/p'; }
 if [ "${DIAG:-0}" != 0 ]; then
     d=$out/diag.txt
@@ -118,9 +119,11 @@ X=1|examples/elementwise_add.py -D M=8192 -D N=8192 -D block_M=64 -D threads=256
 X=1|examples/elementwise_add.py -D M=4096 -D N=4096
 X=1|examples/softmax.py -D M=8192 -D N=1024
 X=1|examples/gemm.py -D M=4096 -D N=4096 -D K=4096
+TILEC_VK_PAD=0|examples/gemm.py -D M=4096 -D N=4096 -D K=4096
 TILEC_VK_COOPMAT=0|examples/gemm.py -D M=4096 -D N=4096 -D K=4096
 X=1|examples/gemm.py -D M=4096 -D N=4096 -D K=4096 -D block_M=128 -D threads=256
 X=1|bench/gemm_parts.py -D part=mma
+TILEC_VK_PAD=0|bench/gemm_parts.py -D part=mma
 TILEC_VK_COOPMAT=0|bench/gemm_parts.py -D part=mma
 X=1|bench/gemm_parts.py -D part=copy
 X=1|examples/gemm_fp32.py -D M=4096 -D N=4096 -D K=4096
