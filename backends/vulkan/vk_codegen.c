@@ -28,6 +28,7 @@
  * extension Debian 12's glslc knows); the kit's tiled FMA path elsewhere.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,6 +55,14 @@ static const char helpers[] =
     "}\n"
     "double tc_powd(double a, double b) { return double(tc_cpowf(float(a), float(b))); }";
 
+/* A tensor whose elements a uvec4 view can carry (2 or 4 bytes, not bool):
+ * the prelude declares the view tc_v4_<binding> for it. */
+static int vec_dtype(tilec_dtype_t t)
+{
+    size_t n = tilec_dtype_size(t);
+    return t != TILEC_BOOL && (n == 2 || n == 4);
+}
+
 /* The device's subgroups shuffle (VK_SUBGROUP_FEATURE_SHUFFLE_BIT). */
 static int vk_has_shuffle(const vk_dev_t *d) { return d && d->subgroup_size >= 2 && (d->subgroup_ops & 0x10u); }
 
@@ -71,6 +80,11 @@ static int vk_prelude(void *user, tilec_simt_ctx_t *c)
         tilec_simt_emit(c, "#extension GL_EXT_shader_atomic_float : require");
     if (g->dev && g->dev->i64_atomics)
         tilec_simt_emit(c, "#extension GL_EXT_shader_atomic_int64 : require");
+    /* a uvec4 view of every tensor of 2- or 4-byte elements, for copies
+     * 16 bytes a load (vk_copy_vec; glslang drops the unused ones) */
+    for (int i = 0; g->m && i < g->m->kernel->nparams; i++)
+        if (vec_dtype(g->m->kernel->bufs[i]->dtype))
+            tilec_simt_emit(c, "layout(std430, set = 0, binding = %d) buffer tc_V%d { uvec4 tc_v4_%d[]; };", i, i, i);
     if (vk_has_shuffle(g->dev))
         tilec_simt_emit(c, "#extension GL_KHR_shader_subgroup_shuffle : require");
     if (g->used_coopmat) {
@@ -370,6 +384,163 @@ static int vk_gemm_coopmat(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_
     return 1;
 }
 
+/* ---- T.copy of a global tile to block-wide memory, 16 bytes a load ---------------------- */
+
+/* A string that lives as long as the generation (g->ar). */
+static const char *gfmt(vk_gen_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *gfmt(vk_gen_t *g, const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    const char *r = tilec_arena_strdup(&g->ar, buf);
+    return r ? r : "0";
+}
+
+/* The storage type of dtype t in block-wide arrays (16-bit floats are
+ * their bit patterns) and component k of uvec4 tc_v as one: W = 16 / size
+ * elements per vector, the low half of a word first. */
+static const char *st_type(const tilec_simt_dialect_t *d, tilec_dtype_t t)
+{
+    return t == TILEC_FLOAT16 || t == TILEC_BFLOAT16 ? "uint16_t" : d->type_name[t];
+}
+
+static void unpack(char *out, size_t n, const tilec_simt_dialect_t *d, tilec_dtype_t t, int k, const char *v)
+{
+    if (tilec_dtype_size(t) == 2)
+        snprintf(out, n, "%s(uint16_t(%s[%d]%s))", st_type(d, t), v, k / 2, k % 2 ? " >> 16" : " & 0xffffu");
+    else if (t == TILEC_FLOAT32)
+        snprintf(out, n, "uintBitsToFloat(%s[%d])", v, k);
+    else
+        snprintf(out, n, "%s(%s[%d])", st_type(d, t), v, k);
+}
+
+/* The element offset in tensor S of row i, column j (expressions) of the
+ * tile whose corner is tc_vr<t>_*. */
+static const char *vec_off(vk_gen_t *g, tilec_simt_ctx_t *c, const tilec_ir_buffer_t *S, int t, int nd, const char *i,
+                           const char *j);
+
+/* copy src (a global tensor, rows of its last two dimensions, leading
+ * extents 1) -> the whole of a 2-D block-wide buffer dst of its dtype:
+ * when the tile lies inside the tensor and its rows start at multiples of
+ * W elements, each thread moves 16 bytes a load through the tensor's
+ * uvec4 view (8 float16s, 4 floats) instead of one element; else (a tile
+ * on the tensor's edge) element by element, zeros outside.  Anything
+ * else: the kit's copy (0). */
+static int vk_copy_vec(vk_gen_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_region_t *rs = &s->u.copy.src, *rd = &s->u.copy.dst;
+    const tilec_ir_buffer_t *S = rs->buf, *D = rd->buf;
+    const tilec_simt_dialect_t *d = tilec_simt_dialect(c);
+    int nd = S ? S->ndim : 0;
+    if (s->kind != TILEC_ST_COPY || tilec_simt_per_thread(c) || !S || !D || S->scope != TILEC_SCOPE_GLOBAL ||
+        S->dtype != D->dtype || !vec_dtype(S->dtype) || nd < 2 || D->ndim != 2 || !D->layout ||
+        D->layout->kind != TILEC_LAYOUT_SMEM)
+        return 0;
+    int64_t W = 16 / (int64_t)tilec_dtype_size(S->dtype), R = rs->extent[nd - 2], E = rs->extent[nd - 1], v;
+    for (int i = 0; i < nd - 2; i++)
+        if (rs->extent[i] != 1)
+            return 0;
+    for (int i = 0; i < 2; i++)
+        if (!tilec_ir_is_const_int(rd->base[i], &v) || v != 0 || cdim(D, i) != rd->extent[i])
+            return 0;
+    if (E % W || rd->extent[0] != R || rd->extent[1] != E)
+        return 0;
+    if (tilec_ir_is_const_int(S->shape[nd - 1], &v) && v % W)
+        return 0;
+    int t = tilec_simt_tmp(c);
+    const int64_t n = R * E / W;
+    tilec_simt_emit(c, "{ /* copy %s -> %s, %" PRId64 " elements a load */", S->name ? S->name : "?",
+                    D->name ? D->name : "?", W);
+    tilec_simt_indent(c, 1);
+    const char *in = "true";
+    for (int i = 0; i < nd; i++) {
+        tilec_simt_emit(c, "const int tc_vr%d_%d = int(%s);", t, i, tilec_simt_expr(c, rs->base[i]));
+        in = gfmt(g, "%s && tc_vr%d_%d >= 0 && tc_vr%d_%d + %" PRId64 " <= int(%s)", in, t, i, t, i,
+                                 rs->extent[i], tilec_simt_dim(c, S, i));
+    }
+    tilec_simt_emit(c, "if (%s && tc_vr%d_%d %% %" PRId64 " == 0 && int(%s) %% %" PRId64 " == 0) {", in, t, nd - 1, W,
+                    tilec_simt_dim(c, S, nd - 1), W);
+    tilec_simt_indent(c, 1);
+    const char *off = vec_off(g, c, S, t, nd, "tc_i", "tc_j");
+    /* every load of a thread before its first store, when the loads
+     * divide evenly among the threads: they are all in flight at once
+     * (a loop that stores each vector before loading the next keeps one
+     * in flight, and at low occupancy that is the whole kernel's speed) */
+    int64_t per = g->nthreads > 0 && n % g->nthreads == 0 ? n / g->nthreads : 0;
+    char val[96];
+    if (per > 0 && per <= 16) {
+        for (int64_t q = 0; q < per; q++) {
+            tilec_simt_emit(c, "const int tc_i%" PRId64 " = (tc_tid + %" PRId64 ") / %" PRId64 ", tc_j%" PRId64
+                            " = ((tc_tid + %" PRId64 ") %% %" PRId64 ") * %" PRId64 ";",
+                            q, q * g->nthreads, E / W, q, q * g->nthreads, E / W, W);
+            tilec_simt_emit(c, "const uvec4 tc_v%" PRId64 " = tc_v4_%d[(%s) / %" PRId64 "];", q, S->id,
+                            vec_off(g, c, S, t, nd, gfmt(g, "tc_i%" PRId64, q), gfmt(g, "tc_j%" PRId64, q)), W);
+        }
+        for (int64_t q = 0; q < per; q++)
+            for (int k = 0; k < W; k++) {
+                const char *idx[2] = {gfmt(g, "tc_i%" PRId64, q), gfmt(g, "tc_j%" PRId64 " + %d", q, k)};
+                unpack(val, sizeof val, d, S->dtype, k, gfmt(g, "tc_v%" PRId64, q));
+                tilec_simt_emit(c, "%s = %s;", tilec_simt_elem_at(c, D, idx), val);
+            }
+    } else {
+        tilec_simt_emit(c, "for (int tc_e = tc_tid; tc_e < %" PRId64 "; tc_e += tc_nthreads) {", n);
+        tilec_simt_indent(c, 1);
+        tilec_simt_emit(c, "const int tc_i = tc_e / %" PRId64 ", tc_j = (tc_e %% %" PRId64 ") * %" PRId64 ";", E / W,
+                        E / W, W);
+        tilec_simt_emit(c, "const uvec4 tc_v = tc_v4_%d[(%s) / %" PRId64 "];", S->id, off, W);
+        for (int k = 0; k < W; k++) {
+            const char *idx[2] = {"tc_i", gfmt(g, "tc_j + %d", k)};
+            unpack(val, sizeof val, d, S->dtype, k, "tc_v");
+            tilec_simt_emit(c, "%s = %s;", tilec_simt_elem_at(c, D, idx), val);
+        }
+        tilec_simt_indent(c, -1);
+        tilec_simt_emit(c, "}");
+    }
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "} else {");
+    tilec_simt_indent(c, 1);
+    tilec_simt_emit(c, "for (int tc_e = tc_tid; tc_e < %" PRId64 "; tc_e += tc_nthreads) {", R * E);
+    tilec_simt_indent(c, 1);
+    tilec_simt_emit(c, "const int tc_i = tc_e / %" PRId64 ", tc_j = tc_e %% %" PRId64 ";", E, E);
+    const char *ok = "true";
+    for (int i = 0; i < nd; i++) {
+        const char *x = gfmt(g, "tc_vr%d_%d%s", t, i, i == nd - 2 ? " + tc_i" : i == nd - 1 ? " + tc_j" : "");
+        ok = gfmt(g, "%s && %s >= 0 && %s < int(%s)", ok, x, x, tilec_simt_dim(c, S, i));
+    }
+    const char *idx[2] = {"tc_i", "tc_j"};
+    tilec_simt_emit(c, "%s = (%s) ? %s : %s(0);", tilec_simt_elem_at(c, D, idx), ok,
+                    tilec_simt_elem(c, S, gfmt(g, "(%s) ? (%s) : 0", ok, off)), st_type(d, S->dtype));
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    return 1;
+}
+
+static const char *vec_off(vk_gen_t *g, tilec_simt_ctx_t *c, const tilec_ir_buffer_t *S, int t, int nd, const char *i,
+                           const char *j)
+{
+    const char *off = "0";
+    for (int d = 0; d < nd; d++)
+        off = gfmt(g, "(%s) * int(%s) + tc_vr%d_%d%s%s", off, tilec_simt_dim(c, S, d), t, d,
+                   d == nd - 2 ? " + " : d == nd - 1 ? " + " : "", d == nd - 2 ? i : d == nd - 1 ? j : "");
+    return off;
+}
+
+static int vk_stmt(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    vk_gen_t *g = user;
+    if (s->kind == TILEC_ST_COPY)
+        return vk_copy_vec(g, c, s);
+    return s->kind == TILEC_ST_GEMM && g->dev && g->dev->gemm_coopmat && g->dev->f16_arith ? vk_gemm_coopmat(user, c, s)
+                                                                                           : 0;
+}
+
 void vk_dialect(vk_gen_t *g, tilec_simt_dialect_t *d)
 {
     const vk_dev_t *dev = g->dev;
@@ -434,10 +605,9 @@ void vk_dialect(vk_gen_t *g, tilec_simt_dialect_t *d)
     d->user = g;
     d->prelude_hook = vk_prelude;
     d->extra_prelude = helpers;
-    if (dev && dev->gemm_coopmat && dev->f16_arith) {
-        d->stmt_hook = vk_gemm_coopmat;
+    d->stmt_hook = vk_stmt;
+    if (dev && dev->gemm_coopmat && dev->f16_arith)
         d->loop_hook = vk_loop_coopmat;
-    }
     /* rows of a reduction whose lanes share a subgroup combine with
      * shuffles (no scratch, no barrier); the kit falls back to the lane
      * exchange in shared memory for wider rows (lavapipe's subgroup is 8) */
@@ -464,6 +634,11 @@ int vk_generate(vk_gen_t *g, const tilec_ir_module_t *m, tilec_simt_result_t *re
     tilec_simt_dialect_t d;
     const tilec_ir_kernel_t *k = m ? m->kernel : NULL;
     g->nthreads = k ? k->threads[0] * k->threads[1] * k->threads[2] : 0;
+    g->m = k ? m : NULL;
     vk_dialect(g, &d);
-    return tilec_simt_generate(m, &d, res, err, errlen);
+    tilec_arena_init(&g->ar);
+    int rc = tilec_simt_generate(m, &d, res, err, errlen);
+    tilec_arena_destroy(&g->ar);
+    g->m = NULL;
+    return rc;
 }

@@ -759,6 +759,8 @@ typedef struct vk_gen {
      * printed (tm x tn tiles per subgroup), NULL */
     const tilec_ir_stmt_t *live;
     int live_tm, live_tn;
+    const tilec_ir_module_t *m;  /* being printed */
+    tilec_arena_t ar;            /* the hooks' strings */
 } vk_gen_t;
 /* Fills the GLSL dialect for g->dev (native atomics where its features
  * allow, T.gemm on cooperative matrices where it has them); g must live as
