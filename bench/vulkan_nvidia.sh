@@ -83,24 +83,33 @@ echo "cooperative-matrix GEMM: $(echo "$src" | grep -c coopMatMulAddNV) MMA line
 
 # ---- diagnosis (DIAG=1): memory types, the driver's register counts, host vs device time,
 # and variants beside cuda (TILEC_VK_COOPMAT=0: the tiled FMA path; TILEC_VK_PAD=0: dense operand rows)
-# -> diag.txt, *.comp --------------------------------------------------------------------------
+# -> diag.txt, glsl.txt --------------------------------------------------------------------------
 median() { build/tilec run "$@" --bench 2>&1 | sed -n 's/^bench: median_ms=\([0-9.]*\).*/\1/p'; }
 if [ "${DIAG:-0}" != 0 ]; then
     d=$out/diag.txt
     : > "$d"
     TILEC_VK_STATS=1
     export TILEC_VK_STATS
-    TILEC_CACHE=0 TILEC_LOG=device,launch build/tilec run examples/elementwise_add.py -D M=4096 -D N=4096 \
-        --backend vulkan --bench 2>&1 | grep -v 'kernel .elementwise_add., 3 arg' | sed 's/[0-9.]* ms/N ms/' |
-        sort | uniq -c | sort -rn | head -n 24 >> "$d"
-    TILEC_CACHE=0 TILEC_LOG=launch build/tilec run examples/elementwise_add.py -D M=4096 -D N=4096 \
-        --backend vulkan --bench 2>&1 | grep 'vulkan: grid' | tail -n 3 >> "$d"
+    # the references of the issue's bars: cuBLAS (torch.matmul) and a device copy, same run
+    PYTHONPATH=bench python3 - >> "$d" 2>&1 <<'PY' || echo "torch references: not available" >> "$d"
+import torch
+from torch_timing import median_ms
+for n in (4096, 8192):
+    a = torch.randn(n, n, device="cuda", dtype=torch.float16); b = torch.randn(n, n, device="cuda", dtype=torch.float16)
+    ms = median_ms(lambda: a @ b)
+    print("cuBLAS fp16 %d^3: %.4f ms, %.1f TFLOP/s" % (n, ms, 2 * n ** 3 / ms / 1e9))
+x = torch.randn(32768, 4096, device="cuda", dtype=torch.float16); y = torch.empty_like(x)
+ms = median_ms(lambda: y.copy_(x))
+print("copy fp16 32768x4096: %.4f ms, %.0f GB/s (read+write)" % (ms, 2 * x.numel() * 2 / ms / 1e6))
+PY
     cat "$d"
+    # the GLSL, in one file (the device machine returns few files)
     for e in "examples/gemm.py -D M=4096 -D N=4096 -D K=4096" "examples/elementwise_add.py -D M=8192 -D N=8192" \
-             "examples/softmax.py -D M=8192 -D N=1024" "bench/copy_bw.py"; do
+             "examples/softmax.py -D M=8192 -D N=1024"; do
+        echo "// ==== $e"
         # shellcheck disable=SC2086
-        build/tilec compile $e --backend vulkan --emit source > "$out/$(basename "${e%% *}" .py).comp" 2>&1
-    done
+        build/tilec compile $e --backend vulkan --emit source 2>&1
+    done > "$out/glsl.txt"
     while IFS='|' read -r envs args; do
         # shellcheck disable=SC2086
         v=$(env $envs TILEC_CACHE=0 TILEC_LOG=compile build/tilec run $args --backend vulkan --bench 2>&1)
@@ -115,18 +124,15 @@ if [ "${DIAG:-0}" != 0 ]; then
     done <<EOF
 X=1|bench/copy_bw.py -D M=8192 -D N=8192
 X=1|examples/elementwise_add.py -D M=8192 -D N=8192
-X=1|examples/elementwise_add.py -D M=8192 -D N=8192 -D block_M=64 -D threads=256
-X=1|examples/elementwise_add.py -D M=4096 -D N=4096
 X=1|examples/softmax.py -D M=8192 -D N=1024
+X=1|examples/softmax.py -D M=32768 -D N=4096 -D block_M=4
 X=1|examples/gemm.py -D M=4096 -D N=4096 -D K=4096
 TILEC_VK_PAD=0|examples/gemm.py -D M=4096 -D N=4096 -D K=4096
-TILEC_VK_COOPMAT=0|examples/gemm.py -D M=4096 -D N=4096 -D K=4096
-X=1|examples/gemm.py -D M=4096 -D N=4096 -D K=4096 -D block_M=128 -D threads=256
+X=1|examples/gemm.py -D M=8192 -D N=8192 -D K=8192
+X=1|examples/gemm.py -D M=8192 -D N=8192 -D K=8192 -D block_M=128 -D threads=256
 X=1|bench/gemm_parts.py -D part=mma
 TILEC_VK_PAD=0|bench/gemm_parts.py -D part=mma
-TILEC_VK_COOPMAT=0|bench/gemm_parts.py -D part=mma
 X=1|bench/gemm_parts.py -D part=copy
-X=1|examples/gemm_fp32.py -D M=4096 -D N=4096 -D K=4096
 EOF
     unset TILEC_VK_STATS
 fi
