@@ -759,6 +759,12 @@ typedef struct vk_gen {
      * printed (tm x tn tiles per subgroup), NULL */
     const tilec_ir_stmt_t *live;
     int live_tm, live_tn;
+    /* the copies of the loop being printed whose tiles registers prefetch
+     * (vk_codegen.c), the loop's variable and trip count as printed */
+#define VK_PIPE_MAX 4
+    const tilec_ir_stmt_t *pipe[VK_PIPE_MAX];
+    int npipe;
+    const char *pipe_var, *pipe_ext;
     const tilec_ir_module_t *m;  /* being printed */
     tilec_arena_t ar;            /* the hooks' strings */
 } vk_gen_t;
