@@ -17,7 +17,8 @@
 # It builds tilec (make all), writes build.log, devices.txt, check.txt,
 # conform.txt/.json and bench.txt into the output folder and prints a
 # summary (BENCH=0 skips the benchmarks, CONFORM=0 the conformance suite,
-# CHECK=0 the examples' checks).  Exit status: 0 all checks passed,
+# CHECK=0 the examples' checks; DIAG=1 adds the diagnosis rows beside cuda,
+# QUICK=1 four vulkan timings).  Exit status: 0 all checks passed,
 # 1 some failed, 2 build failure, 3 no Vulkan device.
 set -u
 out=${1:-${OUT:-/tmp/tilec-vk-out}}
@@ -153,6 +154,16 @@ if [ "${CONFORM:-1}" != 0 ]; then
         -j 8 > "$out/conform.txt" 2>&1
     echo "conform: exit $?"
     tail -n 25 "$out/conform.txt"
+fi
+
+# ---- QUICK=1: three vulkan timings only (~20 s; the window-3 check of the register prefetch) ----
+if [ "${QUICK:-0}" != 0 ]; then
+    for a in "examples/gemm.py -D M=4096 -D N=4096 -D K=4096" \
+             "examples/gemm.py -D M=8192 -D N=8192 -D K=8192 -D block_M=128 -D threads=256" \
+             "examples/softmax.py -D M=32768 -D N=4096 -D block_M=4" "examples/elementwise_add.py -D M=8192 -D N=8192"; do
+        # shellcheck disable=SC2086
+        echo "quick: $a | vulkan $(median $a --backend vulkan) ms" | tee -a "$out/quick.txt"
+    done
 fi
 
 # ---- benchmarks beside cuda, same run (no --check: the interpreter is slow here) ---------

@@ -58,15 +58,16 @@ static const tilec_target_desc_t *regs_like_acc_desc(const char *arch)
 }
 
 /* and as Vulkan's on a cooperative-matrix device (NVIDIA) reads it: ragged
- * rows too, gemm accumulators in shared memory, gemm operands with padded
- * rows (with shared memory enough for every program: the plugin lowers
+ * and interleaved rows too, gemm accumulators in shared memory, gemm
+ * operands with padded rows (with shared memory enough for every program: the plugin lowers
  * what does not fit again without the last two, as regs-like-acc) */
 static const tilec_target_desc_t *vk_coopmat_desc(const char *arch)
 {
     static tilec_target_desc_t t;
     t = *regs_like_acc_desc(arch);
     t.name = "vulkan-coopmat";
-    t.flags |= TILEC_TARGET_ROWS_RAGGED | TILEC_TARGET_SIMT_ACC_SHARED | TILEC_TARGET_SIMT_PAD_ROWS;
+    t.flags |= TILEC_TARGET_ROWS_RAGGED | TILEC_TARGET_SIMT_ACC_SHARED | TILEC_TARGET_SIMT_PAD_ROWS |
+               TILEC_TARGET_ROWS_INTERLEAVED;
     t.smem_default = t.smem_optin = 227 * 1024;
     return &t;
 }

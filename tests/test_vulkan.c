@@ -436,6 +436,7 @@ ParameterizedTest(prog_case_t *c, vulkan_programs, glsl_valid_and_run_check)
  * 16x16x16 f16 cooperative matrices (the H200's driver does; lavapipe has
  * none); vk_target.c's device table (vk_api.c) is not linked here. */
 #include "../backends/vulkan/vk_codegen.c"
+#include "../backends/vulkan/vk_copy.c"
 #include "../backends/vulkan/vk_target.c"
 #include "tilec/lower.h"
 

@@ -775,6 +775,20 @@ void vk_dialect(vk_gen_t *g, tilec_simt_dialect_t *d);
 /* GLSL of module m for g->dev (the dialect above, g->nthreads from m's
  * kernel): tilec_simt_generate's result. */
 int vk_generate(vk_gen_t *g, const tilec_ir_module_t *m, tilec_simt_result_t *res, char *err, size_t errlen);
+/* Constant dimension d of b, or -1. */
+int64_t vk_cdim(const tilec_ir_buffer_t *b, int d);
+/* vk_copy.c: a string that lives as long as the generation (g->ar); 1
+ * for a dtype a uvec4 view carries (2 or 4 bytes, not bool: the prelude
+ * declares the view tc_v4_<binding> of such tensors); the statement hook's
+ * tile copy (1 printed, 0 the kit's); the loop hook's prefetch: begin (1
+ * when loop s is a K loop it prefetches, after printing its prologue), the
+ * statement hook inside it (1 printed), end. */
+const char *vk_fmt(vk_gen_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int vk_vec_dtype(tilec_dtype_t t);
+int vk_copy_vec(vk_gen_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+int vk_pipe_begin(vk_gen_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+int vk_pipe_stmt(vk_gen_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+void vk_pipe_end(vk_gen_t *g, tilec_simt_ctx_t *c);
 /* Compiles GLSL compute source to SPIR-V with glslc (TILEC_GLSLC or PATH):
  * TILEC_PS_OK with the words in *spv (malloc'd), TILEC_PS_UNAVAILABLE
  * when there is no compiler, TILEC_PS_COMPILE_ERROR with its log. */

@@ -35,7 +35,11 @@ static tilec_target_desc_t minimum(void)
     t.frag_regs = 128;
     /* 16-32 KiB of shared memory on many devices (lavapipe's 32): keep
      * what registers can hold there */
-    t.flags = TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_REGS_LIKE_ACC | TILEC_TARGET_ROWS_RAGGED;
+    /* fragments load element by element (GLSL has no vector view of a
+     * register run): lanes take interleaved columns, so that one access
+     * of a subgroup reads consecutive elements */
+    t.flags = TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_REGS_LIKE_ACC | TILEC_TARGET_ROWS_RAGGED |
+              TILEC_TARGET_ROWS_INTERLEAVED;
     return t;
 }
 

@@ -171,7 +171,7 @@ static int warprows_plan(lay_t *L, const tilec_ir_buffer_t *b, fplan_t *p)
     /* ev consecutive columns a lane: the widest that divides the row and
      * costs no register over per (a ragged row: ceil of chunks per lane) */
     p->ev = 1;
-    for (int ev = 8; ev > 1 && p->ev == 1; ev /= 2)
+    for (int ev = t->flags & TILEC_TARGET_ROWS_INTERLEAVED ? 1 : 8; ev > 1 && p->ev == 1; ev /= 2)
         if (C % ev == 0 && p->per % ev == 0 && C / ev >= lanes && (C / ev + lanes - 1) / lanes * ev == p->per)
             p->ev = ev;
     p->mt = (int)((R + p->nw - 1) / p->nw);

@@ -103,6 +103,11 @@ typedef struct tilec_target_mma {
  * entry's: for a dialect that prints such gemms on matrix instructions
  * of its own which load 16-byte rows (Vulkan's cooperative matrices). */
 #define TILEC_TARGET_SIMT_PAD_ROWS    (1u << 4)
+/* Rows over subgroups hold one column a lane at a time (lane l: columns
+ * l, l + L, ...), not runs of consecutive columns: for a dialect whose
+ * register fragments load and store element by element, so that the
+ * lanes of one access read consecutive elements (Vulkan's GLSL). */
+#define TILEC_TARGET_ROWS_INTERLEAVED (1u << 5)
 
 typedef struct tilec_target_desc {
     uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */
