@@ -1773,6 +1773,8 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
     }
     for (int j = 0; j < nsyms && !c->dl.sym_block; j++)
         tilec_sdk_str_printf(&out, "%s%s tc_sym%d", nargs++ ? ", " : "", c->dl.sym_type, j);
+    if (c->dl.extra_params && *c->dl.extra_params)
+        tilec_sdk_str_printf(&out, "%s%s", nargs++ ? ", " : "", c->dl.extra_params);
     if (!nargs)
         tilec_sdk_str_puts(&out, "void");
     tilec_sdk_str_puts(&out, ")\n{\n");

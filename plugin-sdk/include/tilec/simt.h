@@ -290,6 +290,14 @@ typedef struct tilec_simt_dialect {
      * the pipeline pass deferred, lower.mma_wait).  0, or -1 on error
      * (after tilec_simt_fail). */
     int (*stmt_after)(void *user, tilec_simt_ctx_t *ctx, const tilec_ir_stmt_t *s);
+    /* Optional: parameters appended to the kernel's parameter list after
+     * the symbols, e.g. CUDA's "const __grid_constant__ CUtensorMap m0"
+     * (NULL or "": none). */
+    const char *extra_params;
+    /* Lowered IR: the block-wide pool is at least this many bytes, the
+     * dialect's own objects placed after the shared-memory plan (CUDA's
+     * mbarriers); the kit's scratch goes after them. */
+    uint64_t pool_min;
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */
