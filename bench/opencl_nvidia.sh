@@ -14,7 +14,8 @@
 #   sh bench/opencl_nvidia.sh "$OUT"
 # It builds tilec there (make all; Criterion is not needed), writes
 # build.log, devices.txt, check.txt, bench.txt into the output folder and
-# prints a summary (BENCH=0 skips the benchmarks).  Exit status: 0 all checks passed, 1 some failed,
+# prints a summary (BENCH=0 skips the benchmarks; ONLY=lowered runs only
+# bench/opencl_lowered.sh's before/after after the build, about a minute).  Exit status: 0 all checks passed, 1 some failed,
 # 2 build failure, 3 no NVIDIA OpenCL platform.
 set -u
 out=${1:-${OUT:-/tmp/tilec-ocl-out}}
@@ -63,6 +64,11 @@ fi
 build/tilec devices > "$out/devices.txt" 2>&1
 cat "$out/devices.txt"
 grep -q '^ *opencl:0' "$out/devices.txt" || { echo "no OpenCL device listed"; exit 3; }
+
+if [ "${ONLY:-}" = lowered ]; then
+    GPU=1 OUT="$out/lowered" sh bench/opencl_lowered.sh build 2>&1 | tee "$out/lowered.txt"
+    exit 0
+fi
 
 # ---- every example, checked -------------------------------------------------------
 TILEC_CACHE_DIR=/tmp/tilec-ocl-cache

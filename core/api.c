@@ -514,15 +514,39 @@ out:
     return st;
 }
 
+/* Every kernel of e's chain, in order, with the same arguments; the time is
+ * their sum. */
+static tilec_status_t launch_chain(tilec_context_t *ctx, tilec_executable_t *e,
+                                   tilec_buffer_t *const *args, int nargs, double *elapsed_ms,
+                                   void *stream)
+{
+    double sum = 0;
+    if (!e) {
+        return launch(ctx, e, args, nargs, elapsed_ms, stream);   /* the argument error */
+    }
+    for (; e; e = e->next) {
+        double ms = 0;
+        tilec_status_t st = launch(ctx, e, args, nargs, elapsed_ms ? &ms : NULL, stream);
+        if (st != TILEC_OK) {
+            return st;
+        }
+        sum += ms;
+        if (!e->next && elapsed_ms) {
+            *elapsed_ms = sum;
+        }
+    }
+    return TILEC_OK;
+}
+
 TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *e,
                                       tilec_buffer_t *const *args, int nargs,
                                       double *elapsed_ms)
 {
-    return launch(ctx, e, args, nargs, elapsed_ms, NULL);
+    return launch_chain(ctx, e, args, nargs, elapsed_ms, NULL);
 }
 
 TILEC_API tilec_status_t tilec_launch_stream(tilec_context_t *ctx, tilec_executable_t *e,
                                              tilec_buffer_t *const *args, int nargs, void *stream)
 {
-    return launch(ctx, e, args, nargs, NULL, stream);
+    return launch_chain(ctx, e, args, nargs, NULL, stream);
 }

@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "log.h"
+#include "tilec/sdk.h"
 
 /* The most options one compile carries (pass_configs included). */
 #define MAX_OPTIONS 256
@@ -293,9 +294,8 @@ static void query_info(tilec_context_t *ctx, tilec_executable_t *e)
 static tilec_status_t exe_wrap(tilec_context_t *ctx, const tilec_program_t *p, tilec_pmodule_t *mod,
                                tilec_executable_t **out);
 
-TILEC_API tilec_status_t tilec_program_compile_with(tilec_context_t *ctx, const tilec_program_t *p,
-                                                    const tilec_compile_options_t *o,
-                                                    tilec_executable_t **out)
+static tilec_status_t compile_one(tilec_context_t *ctx, const tilec_program_t *p,
+                                  const tilec_compile_options_t *o, tilec_executable_t **out)
 {
     tilec_pmodule_t *mod = NULL;
     tilec_pstatus_t ps;
@@ -333,6 +333,28 @@ TILEC_API tilec_status_t tilec_program_compile_with(tilec_context_t *ctx, const 
     }
     tilec_log("compile", "backend '%s': compiled in %.2f ms", ctx->backend, tilec_api_now_ms() - t0);
     return exe_wrap(ctx, p, mod, out);
+}
+
+/* Every kernel of p's chain, each an executable, linked in launch order. */
+TILEC_API tilec_status_t tilec_program_compile_with(tilec_context_t *ctx, const tilec_program_t *p,
+                                                    const tilec_compile_options_t *o,
+                                                    tilec_executable_t **out)
+{
+    tilec_executable_t **tail;
+    tilec_status_t st = compile_one(ctx, p, o, out);
+    if (st != TILEC_OK || !p) {
+        return st;
+    }
+    tail = &(*out)->next;
+    for (const tilec_program_t *q = p->next; q; q = q->next) {
+        if ((st = compile_one(ctx, q, o, tail)) != TILEC_OK) {
+            tilec_executable_free(*out);
+            *out = NULL;
+            return st;
+        }
+        tail = &(*tail)->next;
+    }
+    return TILEC_OK;
 }
 
 /* The executable of p around a module the plugin made; frees mod on failure. */
@@ -381,6 +403,10 @@ tilec_status_t tilec_api_exe_load(tilec_context_t *ctx, const tilec_program_t *p
     if ((st = tilec_api_need_backend(ctx)) != TILEC_OK) {
         return st;
     }
+    if (p->next) {
+        return tilec_api_fail(ctx, TILEC_E_UNAVAILABLE, "a program of several kernels ('%s' launches %s and "
+                              "more) cannot be loaded from a bundle yet", p->entry, p->mod->kernel->name);
+    }
     if (ctx->abi_version >= TILEC_ABI_MAKE(1, 1)) {
         ext = ctx->table->extension(TILEC_EXT_MODULE_LOAD);
     }
@@ -422,9 +448,8 @@ TILEC_API tilec_status_t tilec_program_compile(tilec_context_t *ctx, const tilec
     return tilec_program_compile_for(ctx, p, NULL, out);
 }
 
-TILEC_API tilec_status_t tilec_program_lower(tilec_context_t *ctx, const tilec_program_t *p,
-                                             const tilec_compile_options_t *o, char **text,
-                                             size_t *len)
+static tilec_status_t lower_one(tilec_context_t *ctx, const tilec_program_t *p,
+                                const tilec_compile_options_t *o, char **text, size_t *len)
 {
     tilec_pmodule_t *mod = NULL;
     tilec_pstatus_t ps;
@@ -489,6 +514,42 @@ TILEC_API tilec_status_t tilec_program_lower(tilec_context_t *ctx, const tilec_p
     return TILEC_OK;
 }
 
+/* The lowered text of every kernel of p's chain, in launch order. */
+TILEC_API tilec_status_t tilec_program_lower(tilec_context_t *ctx, const tilec_program_t *p,
+                                             const tilec_compile_options_t *o, char **text,
+                                             size_t *len)
+{
+    tilec_sdk_str_t all = {0};
+    tilec_status_t st = lower_one(ctx, p, o, text, len);
+    if (st != TILEC_OK || !p->next) {
+        return st;
+    }
+    tilec_sdk_str_puts(&all, *text);
+    free(*text);
+    *text = NULL;
+    for (const tilec_program_t *q = p->next; q; q = q->next) {
+        char *t = NULL;
+        if ((st = lower_one(ctx, q, o, &t, NULL)) != TILEC_OK) {
+            tilec_sdk_str_free(&all);
+            if (len) {
+                *len = 0;
+            }
+            return st;
+        }
+        tilec_sdk_str_printf(&all, "\n%s", t);
+        free(t);
+    }
+    if (all.oom || !all.s) {
+        tilec_sdk_str_free(&all);
+        return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
+    }
+    *text = all.s;
+    if (len) {
+        *len = all.len;
+    }
+    return TILEC_OK;
+}
+
 TILEC_API tilec_status_t tilec_executable_info(const tilec_executable_t *e, tilec_module_info_t *out)
 {
     if (!e || !out) {
@@ -506,6 +567,7 @@ TILEC_API void tilec_executable_free(tilec_executable_t *e)
     if (e->mod) {
         e->ctx->table->module_free(e->mod);
     }
+    tilec_executable_free(e->next);
     free(e->source);
     tilec_api_program_unref(e->prog);
     tilec_api_ctx_unref(e->ctx);

@@ -72,6 +72,11 @@ struct tilec_program {
     int nconfigs;                   /* its @autotune configs */
     tilec_define_kv_t **configs;    /* arena [nconfigs][config_n[i]] */
     int *config_n;
+    /* A prim_func with several `with T.Kernel` blocks is a chain of programs,
+     * launched in order with the same arguments: each has its own module
+     * (in the first one's arena), IR text, symbols and parameter table.  The
+     * first owns the rest (unref'd with it). */
+    struct tilec_program *next;
 };
 
 struct tilec_executable {
@@ -83,6 +88,7 @@ struct tilec_executable {
     const void *binary;             /* owned by mod */
     size_t binary_len;
     tilec_module_info_t info;       /* asked after compile; -1: unknown */
+    struct tilec_executable *next;  /* owned: the next kernel of the program's chain */
 };
 
 struct tilec_buffer {

@@ -127,6 +127,10 @@ static tilec_status_t build_one(tilec_context_t *ctx, const char *path, const ti
     size_t len;
     char *abi;
     tilec_status_t st = tilec_program_load_file(ctx, path, defs, ndefs, entry, &p);
+    if (st == TILEC_OK && p->next) {
+        st = tilec_api_fail(ctx, TILEC_E_UNAVAILABLE, "%s: a program of several kernels cannot be bundled yet",
+                            path);
+    }
     if (st == TILEC_OK) {
         st = tilec_program_compile(ctx, p, &e);
     }

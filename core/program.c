@@ -106,6 +106,7 @@ void tilec_api_program_unref(tilec_program_t *p)
     if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) != 0) {
         return;
     }
+    tilec_api_program_unref(p->next);
     free(p->ir);
     tilec_arena_destroy(&p->arena);
     free(p);
@@ -237,6 +238,47 @@ static tilec_status_t program_finish(tilec_context_t *ctx, tilec_program_t *p, c
     return TILEC_OK;
 }
 
+/* The further kernels of r (a prim_func with several `with T.Kernel`
+ * blocks) as p's chain: each a program of its own over the same -D values,
+ * its module checked by the passes like the first.  Frees p on failure. */
+static tilec_status_t program_chain(tilec_context_t *ctx, tilec_program_t *p, const char *name,
+                                    const tilec_frontend_result_t *r, double t0)
+{
+    tilec_program_t **tail = &p->next;
+    for (int i = 0; i < r->nmore; i++) {
+        tilec_frontend_result_t rk = *r;
+        tilec_program_t *q = calloc(1, sizeof *q), *done = NULL;
+        tilec_status_t st;
+        if (!q) {
+            tilec_api_program_unref(p);
+            return tilec_api_fail(ctx, TILEC_E_NOMEM, "out of memory");
+        }
+        q->refs = 1;
+        tilec_arena_init(&q->arena);
+        memcpy(q->source_hash, p->source_hash, sizeof q->source_hash);
+        q->defs = p->defs;
+        q->ndefs = p->ndefs;
+        q->mod = r->more[i].module;
+        rk.module = r->more[i].module;
+        rk.nsyms = r->more[i].nsyms;
+        rk.sym_values = r->more[i].sym_values;
+        if ((st = program_finish(ctx, q, name, &rk, t0, &done)) != TILEC_OK) {
+            tilec_api_program_unref(p);
+            return st;
+        }
+        if (done->nparams != p->nparams) {
+            tilec_api_program_unref(done);
+            tilec_api_program_unref(p);
+            return tilec_api_fail(ctx, TILEC_E_PROGRAM, "%s: error: the kernels of a chain must have the "
+                                  "same tensor parameters", name);
+        }
+        *tail = done;
+        tail = &done->next;
+    }
+    tilec_log("compile", "%s: %d kernels, launched in order", name, r->nmore + 1);
+    return TILEC_OK;
+}
+
 TILEC_API tilec_status_t tilec_program_load_string(tilec_context_t *ctx, const char *name,
                                                    const char *src, size_t len,
                                                    const tilec_define_kv_t *defs, int ndefs,
@@ -315,7 +357,13 @@ TILEC_API tilec_status_t tilec_program_load_string(tilec_context_t *ctx, const c
     for (int i = 0; i < r.npass_configs; i++)
         tilec_log("compile", "pass_configs: %s = %s (recorded, not passed to the backend)", r.pass_config_keys[i],
                   r.pass_config_values[i]);
-    return program_finish(ctx, p, name, &r, t0, out);
+    {
+        tilec_status_t st = program_finish(ctx, p, name, &r, t0, out);
+        if (st == TILEC_OK && r.nmore > 0 && (st = program_chain(ctx, *out, name, &r, t0)) != TILEC_OK) {
+            *out = NULL;
+        }
+        return st;
+    }
 }
 
 /* -D NAME=VALUE on a .tir module binds its T.dynamic symbols (it has no
@@ -490,6 +538,11 @@ TILEC_API const char *tilec_program_ir(const tilec_program_t *p)
     return p && p->ir ? p->ir : "";
 }
 
+TILEC_API const tilec_program_t *tilec_program_next(const tilec_program_t *p)
+{
+    return p ? p->next : NULL;
+}
+
 TILEC_API int tilec_program_num_params(const tilec_program_t *p)
 {
     return p ? p->nparams : 0;
@@ -565,10 +618,34 @@ TILEC_API tilec_status_t tilec_program_interpret(tilec_context_t *ctx, const til
         }
         syms = p->sym_values;
     }
-    err[0] = '\0';
-    tilec_log("launch", "interpreter: kernel '%s'", p->mod->kernel->name);
-    if (tilec_interp_run(p->mod->kernel, args, syms, err, sizeof err) != 0) {
-        return tilec_api_fail(ctx, TILEC_E_LAUNCH, "interpreter: %s", err[0] ? err : "failed");
+    for (const tilec_program_t *q = p; q; q = q->next) {
+        int64_t qs[64];
+        const int64_t *use = syms;
+        if (q != p) {
+            /* a later kernel of the chain: its symbols by name from the first's, else its -D values */
+            if (q->nsyms > 64) {
+                return tilec_api_fail(ctx, TILEC_E_INVALID, "interpreter: kernel '%s' has more than 64 symbols",
+                                      q->mod->kernel->name);
+            }
+            for (int s = 0; s < q->nsyms; s++) {
+                qs[s] = q->sym_values[s];
+                for (int t = 0; syms && t < p->nsyms; t++) {
+                    if (strcmp(p->sym_names[t], q->sym_names[s]) == 0) {
+                        qs[s] = syms[t];
+                    }
+                }
+                if (qs[s] < 0) {
+                    return tilec_api_fail(ctx, TILEC_E_INVALID, "symbol '%s' of kernel '%s' has no value",
+                                          q->sym_names[s], q->mod->kernel->name);
+                }
+            }
+            use = q->nsyms ? qs : NULL;
+        }
+        err[0] = '\0';
+        tilec_log("launch", "interpreter: kernel '%s'", q->mod->kernel->name);
+        if (tilec_interp_run(q->mod->kernel, args, use, err, sizeof err) != 0) {
+            return tilec_api_fail(ctx, TILEC_E_LAUNCH, "interpreter: %s", err[0] ? err : "failed");
+        }
     }
     return TILEC_OK;
 }

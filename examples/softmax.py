@@ -4,6 +4,7 @@
 # Rows past the end of X are computed on zeros and never written back.
 # tilec-test:
 # tilec-test: -D M=7 -D N=64 -D block_M=4
+# tilec-test: -D M=20 -D N=100
 
 import tilelang
 import tilelang.language as T

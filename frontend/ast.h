@@ -105,6 +105,7 @@ typedef enum ast_stmt_kind {
     AST_S_WHILE,     /* parsed so the evaluator can reject it with a clear message */
     AST_S_IF,        /* if cond: body else: orelse (elif = nested IF in orelse) */
     AST_S_WITH,      /* with ctx as target: body (target may be NULL) */
+    AST_S_CLASS,     /* class name[(bases)]: body, as def (no parameters, no decorators) */
     AST_S_DEF,       /* [decorators] def name(params): body */
     AST_S_RETURN,    /* return [value] */
     AST_S_PASS,

@@ -26,7 +26,7 @@ enum {
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
     BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP, BI_ATOMIC_ADDX2,
-    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL,
+    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL, BI_PERSISTENT, BI_SYNC_GRID,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -54,7 +54,8 @@ static const bientry_t t_members[] = {
     {"set_max_nreg", BI_NOOP_HINT}, {"no_set_max_nreg", BI_NOOP_HINT}, {"dtype", BI_DTYPE_OF},
     {"clamp", BI_CLAMP}, {"parallel", BI_PARALLEL}, {"Serial", BI_SERIAL}, {"atomic_addx2", BI_ATOMIC_ADDX2},
     {"atomic_addx4", BI_ATOMIC_ADDX4}, {"reshape", BI_RESHAPE}, {"view", BI_VIEW}, {"im2col", BI_IM2COL},
-    {NULL, 0}
+    {"alloc_global", BI_ALLOC_GLOBAL}, {"Persistent", BI_PERSISTENT},
+    {"sync_grid", BI_SYNC_GRID}, {NULL, 0}
 };
 
 static const bientry_t tilelang_members[] = {
@@ -69,11 +70,11 @@ static const bientry_t py_members[] = {
 
 /* T members tilec knows but does not support, with the reason. */
 static const struct { const char *name, *why; } t_unsupported[] = {
-    {"get_thread_binding", "thread-level programming (per-thread indices) is outside tilec's block-level semantics"},
-    {"thread_binding", "thread-level programming (per-thread loops) is outside tilec's block-level semantics"},
+    {"get_thread_binding", "a thread index is only read as a statement `tx = T.get_thread_binding(dim)` in a kernel "
+     "body, where the rest of that block runs once per thread"},
+    {"thread_binding", "a thread index is only read as a statement `tx = T.thread_binding(0, threads, "
+     "thread=\"threadIdx.x\")` in a kernel body, where the rest of that block runs once per thread"},
     {"ClusterKernel", "thread-block clusters are not in the subset"},
-    {"Persistent", "persistent-kernel loops are not in the subset yet; write the grid loop with T.Kernel"},
-    {"alloc_global", "T.alloc_global (device scratch memory) is not in the subset yet"},
     {"alloc_reducer", "T.alloc_reducer is not in the subset yet"},
     {"call_extern", "external device functions cannot be called on every backend"},
     {"import_source", "external device sources cannot be compiled on every backend"},
@@ -83,7 +84,6 @@ static const struct { const char *name, *why; } t_unsupported[] = {
     {"float4_e2m1fn", "4-bit float dtypes are not in tilec's IR yet"},
     {"int4", "4-bit integer dtypes are not in tilec's IR yet"},
     {"uint4", "4-bit integer dtypes are not in tilec's IR yet"},
-    {"tfloat32", "tfloat32 is a tensor-core input format, not a storage dtype in tilec's IR"},
     {NULL, NULL}
 };
 
@@ -163,7 +163,9 @@ value_t *bi_lookup_ns(ev_t *ev, int ns, const char *name)
     for (t = t_members; t->name; t++)
         if (!strcmp(t->name, name)) return mk_builtin(ev, t->id);
     if ((v = ws_member(ev, name)) != NULL) return v;
-    dt = tilec_dtype_from_name(name);
+    /* tfloat32 is float32 storage that TileLang's tensor cores read with a 10-bit mantissa; tilec keeps
+     * the full float32 (at least as accurate) */
+    dt = !strcmp(name, "tfloat32") ? TILEC_FLOAT32 : tilec_dtype_from_name(name);
     if (dt >= 0) {
         v = v_new(ev, V_DTYPE);
         v->u.dt = (tilec_dtype_t)dt;
@@ -522,12 +524,28 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     if (id >= BI_MODULE_FIRST) {
         ev_eval_args(ev, call, &ar);
         if (id == BI_METHOD) return py_method_call(ev, fnv->u.bi.self, fnv->u.bi.meth, &ar);
-        if (id >= BI_WS_FIRST) return ws_call(ev, id, &ar);
+        if (id >= BI_WS_FIRST) {
+            if (ev->thread_wrap) th_reject(ev, ws_name(id), at);
+            return ws_call(ev, id, &ar);
+        }
         return id >= BI_PY_FIRST ? py_call(ev, id, &ar) : mod_call(ev, id, &ar);
     }
     if (id == BI_IF_THEN_ELSE) ev->guarded++;
     ev_eval_args(ev, call, &ar);
     if (id == BI_IF_THEN_ELSE) ev->guarded--;
+    if (ev->thread_wrap) {
+        switch (id) {   /* block-collective: not in one thread's code */
+        case BI_COPY: case BI_CLEAR: case BI_FILL: case BI_GEMM: case BI_REDUCE_MAX: case BI_REDUCE_MIN:
+        case BI_REDUCE_SUM: case BI_REDUCE_ABSSUM: case BI_REDUCE_ABSMAX: case BI_CUMSUM: case BI_SYNC:
+        case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_IM2COL: case BI_KERNEL: case BI_SYNC_GRID: {
+            char what[64];
+            snprintf(what, sizeof what, "T.%s", bi_name(id));
+            th_reject(ev, what, at);
+            break;
+        }
+        default: break;
+        }
+    }
     switch (id) {
     case -1: { /* x.astype(dtype) */
         BIND("astype", 1, "dtype");
@@ -685,6 +703,19 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         if (a_[2] && a_[2]->kind != V_STR && a_[2]->kind != V_NONE) ev_fail(ev, l_[2], "scope must be a string");
         return op_alloc(ev, sc, shape, a_[1], NULL, ev->name_hint, at);
     }
+    case BI_ALLOC_GLOBAL: {
+        /* device scratch memory between the kernels of a chain: a tensor parameter of its own,
+         * appended after the prim_func's (the caller passes it; tilec run allocates it) */
+        BIND("T.alloc_global", 2, "shape", "dtype");
+        value_t *tt = v_new(ev, V_TENSORTYPE);
+        if (!ev->in_prim || ev->tail || ev->kernel_done || ev->nkdone)
+            ev_fail(ev, at, "T.alloc_global belongs in the body of a @T.prim_func, before its first "
+                    "`with T.Kernel` block");
+        tt->u.tt.shape = shape_seq(ev, a_[0], l_[0], 1);
+        tt->u.tt.dt = v_want_dtype(ev, a_[1], l_[1]);
+        ev->nscratch++;
+        return ev_param_add(ev, ev->name_hint ? ev->name_hint : "scratch", tt, at);
+    }
     case BI_ALLOC_VAR: {
         BIND("T.alloc_var", 1, "dtype", "init", "scope");
         return op_alloc(ev, TILEC_SCOPE_VAR, NULL, a_[0], a_[1], ev->name_hint, at);
@@ -778,6 +809,29 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
             check_extent_value(ev, ar.v[i], ar.loc[i], "a T.Parallel extent");
             v->u.it->hi[i] = ar.v[i];
         }
+        return v;
+    }
+    case BI_SYNC_GRID:
+        if (ar.n || ar.nkw) ev_fail(ev, at, "T.sync_grid() takes no arguments");
+        ev_grid_sync(ev, at);
+        return ev->none;
+    case BI_PERSISTENT: {
+        /* for bx, by in T.Persistent([m, n], wave_size, index): the tiles index, index + wave_size, ...
+         * of the m x n domain (eval_stmt.c: exec_persistent) */
+        BIND("T.Persistent", 3, "domain", "wave_size", "index", "group_size");
+        value_t *v, *dom = a_[0];
+        int i;
+        ev_require_kernel(ev, at, "T.Persistent");
+        if (dom->kind != V_SEQ || dom->u.seq.n < 1 || dom->u.seq.n > TILEC_IR_MAX_DIMS)
+            ev_fail(ev, l_[0], "T.Persistent's domain is a list of 1 to %d extents", TILEC_IR_MAX_DIMS);
+        v = loopiter(ev, TILEC_LOOP_SERIAL, dom->u.seq.n);
+        for (i = 0; i < dom->u.seq.n; i++) {
+            check_extent_value(ev, dom->u.seq.items[i], l_[0], "a T.Persistent extent");
+            v->u.it->hi[i] = dom->u.seq.items[i];
+        }
+        check_extent_value(ev, a_[1], l_[1], "T.Persistent's wave size");
+        v->u.it->wave = a_[1];
+        v->u.it->index = a_[2];
         return v;
     }
     case BI_PIPELINED: return range_like(ev, &ar, TILEC_LOOP_PIPELINED, "T.Pipelined");

@@ -121,6 +121,9 @@ value_t *env_get(env_t *e, const char *name)
 value_t *ev_lookup(ev_t *ev, const char *name, ast_loc_t loc)
 {
     value_t *v = env_get(ev->env, name);
+    if (v && v->kind == V_DEADLOOP && v->u.i == 1)
+        ev_fail(ev, loc, "'%s' is a run-time value of the kernel before T.sync_grid(); it cannot be used after it "
+                "(compute it again)", name);
     if (v && v->kind == V_DEADLOOP)
         ev_fail(ev, loc, "'%s' is the variable of a kernel loop that has ended; it exists only inside its loop",
                 name);
@@ -241,8 +244,9 @@ value_t *ev_def_take(ev_t *ev, evdef_t *d, const value_t *dflt)
 void ev_sym_define(ev_t *ev, sym_t *s, const char *name, ast_loc_t loc)
 {
     evdef_t *d = ev_find_def(ev, name);
-    if (!d || d->used) return;
-    d->used = 1;
+    /* a -D a module constant of the same name took sets the symbol too */
+    if (!d || d->sym) return;
+    d->used = d->sym = 1;
     if (s->has_value) {
         ev_fail(ev, loc, "symbol '%s' is given twice with -D (as '%s' and as '%s'); give it once",
                 s->name, s->name, s->alias ? s->alias : name);
@@ -476,6 +480,11 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
             ev_eval_args(ev, e, &ar);
             return ev_call_func(ev, f->u.fn, ar.n, ar.v, ar.nkw, ar.kwn, ar.kwv, e->loc);
         }
+        if (f->kind == V_CLASS) {
+            args_t ar;
+            ev_eval_args(ev, e, &ar);
+            return cls_call(ev, f, &ar);
+        }
         if (f->kind == V_DTYPE) {
             args_t ar;
             ev_eval_args(ev, e, &ar);
@@ -549,6 +558,13 @@ value_t *ev_call_func(ev_t *ev, func_t *fn, int n, value_t **pos, int nkw, const
     }
     if (ev->call_depth >= EV_MAX_CALL_DEPTH) {
         ev_fail(ev, loc, "calls nested too deeply (limit %d): does '%s' call itself?", EV_MAX_CALL_DEPTH, d->u.def.name);
+    }
+    if (fn->self) {   /* a bound method: self first */
+        value_t **p2 = ev_alloc(ev, sizeof *p2 * (size_t)(n + 1));
+        p2[0] = fn->self;
+        for (i = 0; i < n; i++) p2[i + 1] = pos[i];
+        pos = p2;
+        n++;
     }
     bound = ev_alloc(ev, sizeof *bound * (size_t)(d->u.def.nparams + 1));
     if (n > d->u.def.nparams) {

@@ -47,10 +47,12 @@ typedef enum vkind {
     V_NONE = 0, V_BOOL, V_INT, V_FLOAT, V_STR, V_SEQ, V_RANGE, V_DICT,
     V_DTYPE, V_SYM, V_EXPR, V_BUF, V_REGION, V_FUNC, V_BUILTIN, V_NS,
     V_POLICY, V_TENSORTYPE, V_JIT, V_KERNEL, V_LOOPITER,
-    V_DEADLOOP,              /* a kernel loop's variable after its loop (reading it is an error) */
+    V_DEADLOOP,              /* a kernel loop's variable after its loop, or (u.i = 1) a run-time value
+                              * before T.sync_grid(): reading it is an error */
     V_OPAQUE,                /* something imported that tilec does not evaluate (modules.c) */
     V_BARRIER,               /* T.alloc_barrier's mbarrier(s): a compile-time token, u.i = count (wsops.c) */
-    V_WSCOPE                 /* T.ws(k): a warp-specialized region, run by the block (wsops.c) */
+    V_WSCOPE,                /* T.ws(k): a warp-specialized region, run by the block (wsops.c) */
+    V_CLASS, V_OBJECT        /* a compile-time class and an instance of one (classes.c) */
 } vkind_t;
 
 enum {
@@ -70,6 +72,7 @@ typedef struct sym {
     const char *name;        /* T.dynamic("name") */
     const char *alias;       /* Python name it was first bound to, or NULL */
     tilec_ir_var_t *var;     /* created on first use in an IR expression */
+    tilec_ir_var_t *prev;    /* its var in the previous kernel of a chain (eval_kernel.c) */
     int64_t value;
     int has_value;
     struct sym *next;
@@ -94,6 +97,7 @@ typedef struct func {
     value_t *pass_configs;   /* tilelang.jit(pass_configs={...}), or NULL */
     ast_loc_t pc_loc;
     struct at_space *tune;   /* @autotune(configs=...) of a factory (autotune.c), or NULL */
+    value_t *self;           /* a method bound to an object: passed first (classes.c), or NULL */
 } func_t;
 
 typedef struct loopiter {
@@ -102,6 +106,7 @@ typedef struct loopiter {
     value_t **lo, **hi;      /* [n]; lo may be NULL (0) */
     int64_t step;            /* serial/range only */
     int num_stages;
+    value_t *wave, *index;   /* T.Persistent(hi[], wave, index): this block's tiles of the domain hi[] */
 } loopiter_t;
 
 struct value {
@@ -126,6 +131,7 @@ struct value {
         struct { int ngrid; value_t *grid[3]; int threads[3]; } kern; /* KERNEL */
         loopiter_t *it;                                        /* LOOPITER */
         const char *opq;                                       /* OPAQUE: dotted name */
+        struct { const char *name; env_t *attrs; value_t *cls; } obj; /* CLASS (cls NULL), OBJECT */
     } u;
 };
 
@@ -142,6 +148,7 @@ typedef struct evdef {
     const char *name, *text;
     value_t *val;
     int used;
+    int sym;                 /* a T.dynamic symbol took it */
 } evdef_t;
 
 /* views.c: a mapped element load and the view element it stands for */
@@ -194,6 +201,15 @@ typedef struct ev {
     tilec_ir_expr_t **let_def; int *let_nset; int let_cap;
     struct let_use { tilec_ir_var_t *var; ast_loc_t loc; } *let_uses; int nlet_uses, cap_let_uses;
     int eager;                 /* running an eager-style @tilelang.jit kernel (eval_kernel.c: build_eager) */
+    int thread_wrap;           /* running per-thread code after a thread index (threads.c) */
+    tilec_ir_var_t *thread_vars[3]; /* its loop variables by thread dimension (NULL: one thread) */
+    /* several `with T.Kernel` blocks in one prim_func (eval_kernel.c: ev_next_kernel): the tensor
+     * parameters' values (V_BUF, pointed at each kernel's own buffer in turn) and the
+     * kernels finished so far, with their symbols' -D values in var-id order */
+    value_t **kparams; int nkparams, cap_kparams;
+    int nscratch;              /* T.alloc_global tensors: the last parameters */
+    tilec_ir_kernel_t *stale_k; /* the kernel after a T.sync_grid(), until ev_stale_check */
+    struct kdone { tilec_ir_kernel_t *k; int nsyms; int64_t *sym_values; } *kdone; int nkdone, cap_kdone;
     value_t *pass_configs;     /* the entry's tilelang.jit(pass_configs=...), or NULL */
     value_t *none, *vtrue, *vfalse;
 } ev_t;
@@ -208,6 +224,7 @@ void *ev_chk(ev_t *ev, void *p);           /* OOM check for IR constructors */
 const char *ev_irstr(ev_t *ev, const char *s);
 value_t *ev_eval(ev_t *ev, ast_expr_t *e);
 void ev_exec_block(ev_t *ev, const ast_block_t *b);
+void ev_exec_stmt(ev_t *ev, ast_stmt_t *s);
 void ev_emit(ev_t *ev, tilec_ir_stmt_t *st, ast_loc_t loc);
 tilec_ir_stmt_t *ev_stmt(ev_t *ev, tilec_stmt_kind_t kind, ast_loc_t loc);
 value_t *ev_call_func(ev_t *ev, func_t *fn, int n, value_t **pos, int nkw, const char **kwn,
@@ -228,6 +245,16 @@ value_t *ev_eager_tensor(ev_t *ev, const char *name, value_t *tt, int is_out, as
  * expression is recorded so that a later second assignment is an error at
  * loc when the kernel ends. */
 tilec_ir_expr_t *ev_let_def(ev_t *ev, tilec_ir_var_t *var, ast_loc_t loc);
+/* Declares the next tensor parameter of the kernel (a prim_func's, an eager
+ * declaration's or a T.alloc_global's) of type tt (V_TENSORTYPE). */
+value_t *ev_param_add(ev_t *ev, const char *name, value_t *tt, ast_loc_t loc);
+/* At a second `with T.Kernel`: ends ev->k and starts the next kernel of the
+ * chain with the same tensor parameters. */
+void ev_next_kernel(ev_t *ev, ast_loc_t loc);
+/* T.sync_grid(): the rest of the kernel body is the next kernel of the chain. */
+void ev_grid_sync(ev_t *ev, ast_loc_t loc);
+/* After a T.sync_grid(): its re-declared on-chip buffers are written before they are read. */
+void ev_stale_check(ev_t *ev);
 /* T.const("M, N"): -D values, else T.dynamic symbols */
 value_t *ev_const_names(ev_t *ev, value_t *names, ast_loc_t loc);
 env_t *ev_env_new(ev_t *ev, env_t *parent);
@@ -300,7 +327,8 @@ enum {
     BI_MODULE_FIRST = 300,
     BI_M_SQRT = BI_MODULE_FIRST, BI_M_LOG, BI_M_LOG2, BI_M_LOG10, BI_M_EXP, BI_M_POW, BI_M_CEIL, BI_M_FLOOR,
     BI_M_TRUNC, BI_M_FABS, BI_M_GCD, BI_M_LCM, BI_M_ISQRT, BI_M_PROD, BI_M_LOG1P, BI_M_TANH, BI_M_ISCLOSE,
-    BI_M_ISINF, BI_M_ISNAN, BI_PRODUCT, BI_NEXT_POW2, BI_NUM_SMS, BI_TIRX_CONST
+    BI_M_ISINF, BI_M_ISNAN, BI_PRODUCT, BI_NEXT_POW2, BI_NUM_SMS, BI_TIRX_CONST,
+    BI_IDENTITY_DEC, BI_REQUIRES_PKG, BI_FP8_TYPE, BI_IKET_MARK, BI_IKET_RANGE, BI_IKET_PAYLOAD
 };
 /* ids of the Python builtins and methods of pyfuncs.c (>= BI_PY_FIRST) */
 enum {
@@ -348,6 +376,17 @@ value_t *view_src(ev_t *ev, value_t *v, ast_loc_t loc); /* a whole view read: an
 void op_im2col(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc);
 /* value.c: the range of an index over its enclosing loops */
 int v_index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi);
+
+/* ---- classes.c ---- */
+void cls_exec(ev_t *ev, ast_stmt_t *s);                 /* a class statement */
+value_t *cls_call(ev_t *ev, value_t *c, args_t *ar);     /* C(...): a new object, __init__ run */
+value_t *cls_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc);
+void cls_setattr(ev_t *ev, value_t *v, const char *name, value_t *val, ast_loc_t loc);
+
+/* ---- threads.c ---- */
+int th_is_binding(const ast_stmt_t *s);               /* `tx = T.get_thread_binding(...)` and the like */
+void th_exec_rest(ev_t *ev, const ast_block_t *b, int first); /* b->s[first..] once per thread */
+void th_reject(ev_t *ev, const char *what, ast_loc_t loc); /* what may not run in per-thread code */
 
 /* ---- wsops.c ---- */
 value_t *ws_member(ev_t *ev, const char *name);       /* T.ws, T.alloc_barrier, ...; NULL when not one */

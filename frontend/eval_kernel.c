@@ -53,9 +53,7 @@ static void build_kernel(ev_t *ev, func_t *fn)
     for (i = 0; i < d->u.def.nparams; i++) {
         ast_param_t *p = &d->u.def.params[i];
         value_t *tt;
-        tilec_ir_buffer_t *b;
-        tilec_ir_expr_t *shape[TILEC_IR_MAX_DIMS];
-        int j, nd;
+        int j;
         if (!p->annotation)
             ev_fail(ev, p->loc, "kernel parameter '%s' needs a type: %s: T.Tensor((M, N), \"float16\")", p->name, p->name);
         for (j = 0; j < i; j++)
@@ -70,19 +68,10 @@ static void build_kernel(ev_t *ev, func_t *fn)
         if (tt->kind != V_TENSORTYPE)
             ev_fail(ev, p->annotation->loc, "kernel parameter '%s' must be annotated with T.Tensor(shape, dtype), "
                     "got %s", p->name, v_kind_name(tt));
-        nd = tt->u.tt.shape->u.seq.n;
-        for (j = 0; j < nd; j++) shape[j] = ex_index(ev, tt->u.tt.shape->u.seq.items[j], p->annotation->loc);
-        if (ev->k->nbufs != ntensors++) ev_fail(ev, p->loc, "internal: parameters must come first");
-        b = ev_chk(ev, tilec_ir_buffer_add(ev->a, ev->k, ev_unique_buf(ev, p->name), TILEC_SCOPE_GLOBAL,
-                                           tt->u.tt.dt, nd, shape));
-        {
-            value_t *bv = v_new(ev, V_BUF);
-            bv->u.buf = b;
-            env_set(ev, env, p->name, bv);
-        }
+        ntensors++;
+        env_set(ev, env, p->name, ev_param_add(ev, p->name, tt, p->annotation->loc));
     }
-    ev->k->nparams = ntensors;
-    if (ev->k->nparams > 32) ev_fail(ev, d->loc, "a kernel takes at most 32 tensor parameters");
+    (void)ntensors;
     ev->in_prim = 1;
     ev->ctl = CTL_NONE;
     ev_exec_block(ev, &d->u.def.body);
@@ -100,26 +89,336 @@ static void build_kernel(ev_t *ev, func_t *fn)
  * are compile-time constants like a factory's.  Kernel parameters are the
  * declared tensors in the order of their declarations. */
 
+/* Declares a global buffer of that shape as the next kernel parameter of ev->k. */
+static tilec_ir_buffer_t *param_buffer(ev_t *ev, const char *name, tilec_dtype_t dt, int nd,
+                                       tilec_ir_expr_t *const *shape, ast_loc_t loc)
+{
+    tilec_ir_buffer_t *b;
+    if (ev->k->nbufs != ev->k->nparams) ev_fail(ev, loc, "internal: parameters must come first");
+    if (ev->k->nparams >= 32) ev_fail(ev, loc, "a kernel takes at most 32 tensor parameters");
+    b = ev_chk(ev, tilec_ir_buffer_add(ev->a, ev->k, ev_unique_buf(ev, name), TILEC_SCOPE_GLOBAL, dt, nd, shape));
+    ev->k->nparams++;
+    return b;
+}
+
+/* A shape expression of the previous kernel of a chain over this kernel's
+ * symbol variables (shapes hold only constants, symbols and arithmetic). */
+static tilec_ir_expr_t *resym(ev_t *ev, const tilec_ir_expr_t *e, ast_loc_t loc, int depth)
+{
+    tilec_ir_expr_t *c;
+    if (depth > EV_MAX_IR_DEPTH) ev_fail(ev, loc, "a tensor shape expression is nested too deeply");
+    if (e->kind == TILEC_EX_VAR) {
+        sym_t *s;
+        for (s = ev->syms; s; s = s->next)
+            if (s->prev == e->u.var) return sym_expr(ev, s);
+        ev_fail(ev, loc, "internal: a tensor shape depends on '%s', which is not a T.dynamic symbol", e->u.var->name);
+    }
+    c = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *c));   /* IR arena: the module keeps it */
+    *c = *e;
+    switch (e->kind) {
+    case TILEC_EX_UNARY: c->u.un.a = resym(ev, e->u.un.a, loc, depth + 1); break;
+    case TILEC_EX_BINARY:
+        c->u.bin.a = resym(ev, e->u.bin.a, loc, depth + 1);
+        c->u.bin.b = resym(ev, e->u.bin.b, loc, depth + 1);
+        break;
+    case TILEC_EX_SELECT:
+        c->u.sel.cond = resym(ev, e->u.sel.cond, loc, depth + 1);
+        c->u.sel.a = resym(ev, e->u.sel.a, loc, depth + 1);
+        c->u.sel.b = resym(ev, e->u.sel.b, loc, depth + 1);
+        break;
+    case TILEC_EX_CAST: c->u.cast.a = resym(ev, e->u.cast.a, loc, depth + 1); break;
+    case TILEC_EX_LOAD: ev_fail(ev, loc, "internal: a tensor shape reads memory");
+    default: break;
+    }
+    return c;
+}
+
+value_t *ev_param_add(ev_t *ev, const char *name, value_t *tt, ast_loc_t loc)
+{
+    value_t *bv = v_new(ev, V_BUF);
+    tilec_ir_expr_t *shape[TILEC_IR_MAX_DIMS];
+    int j, nd = tt->u.tt.shape->u.seq.n;
+    for (j = 0; j < nd; j++) shape[j] = ex_index(ev, tt->u.tt.shape->u.seq.items[j], loc);
+    bv->u.buf = param_buffer(ev, name, tt->u.tt.dt, nd, shape, loc);
+    if (ev->nkparams == ev->cap_kparams) {
+        int nc = ev->cap_kparams ? 2 * ev->cap_kparams : 8;
+        value_t **np = ev_alloc(ev, sizeof *np * (size_t)nc);
+        if (ev->nkparams) memcpy(np, ev->kparams, sizeof *np * (size_t)ev->nkparams);
+        ev->kparams = np;
+        ev->cap_kparams = nc;
+    }
+    ev->kparams[ev->nkparams++] = bv;
+    return bv;
+}
+
+/* The -D values of k's symbols in var-id order (-1: none given). */
+static int64_t *kernel_sym_values(ev_t *ev, const tilec_ir_kernel_t *k, int *nsym)
+{
+    int i, n = 0, j = 0;
+    int64_t *vals;
+    for (i = 0; i < k->nvars; i++) n += k->vars[i]->kind == TILEC_VAR_SYM;
+    vals = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(int64_t) * (size_t)(n + 1)));
+    for (i = 0; i < k->nvars; i++) {
+        sym_t *s;
+        if (k->vars[i]->kind != TILEC_VAR_SYM) continue;
+        vals[j] = -1;
+        for (s = ev->syms; s; s = s->next)
+            if (s->var == k->vars[i] && s->has_value) vals[j] = s->value;
+        j++;
+    }
+    *nsym = n;
+    return vals;
+}
+
+/* Several `with T.Kernel` blocks in one prim_func are kernels launched in
+ * order (TileLang's reading: each block is a kernel of its own, one after
+ * the other on the stream).  Each kernel of the chain has the prim_func's
+ * tensor parameters, declared again over its own symbol variables; names
+ * bound inside a kernel block stay in that block (exec_with runs each in a
+ * scope of its own), so nothing of one kernel's IR reaches the next. */
+void ev_next_kernel(ev_t *ev, ast_loc_t loc)
+{
+    tilec_ir_kernel_t *k = ev->k, *nk;
+    struct kdone *kd;
+    sym_t *s;
+    int i;
+    char name[256];
+    if (ev->nkdone >= 15) ev_fail(ev, loc, "a @T.prim_func has at most 16 `with T.Kernel` blocks");
+    ev_check_let_uses(ev);
+    if (ev->nkdone == ev->cap_kdone) {
+        int nc = ev->cap_kdone ? 2 * ev->cap_kdone : 4;
+        struct kdone *nd = ev_alloc(ev, sizeof *nd * (size_t)nc);
+        if (ev->nkdone) memcpy(nd, ev->kdone, sizeof *nd * (size_t)ev->nkdone);
+        ev->kdone = nd;
+        ev->cap_kdone = nc;
+    }
+    kd = &ev->kdone[ev->nkdone++];
+    kd->k = k;
+    kd->sym_values = kernel_sym_values(ev, k, &kd->nsyms);
+    snprintf(name, sizeof name, "%.200s_%d", ev->kdone[0].k->name, ev->nkdone + 1);
+    nk = ev_chk(ev, tilec_ir_kernel_new(ev->a, ev_irstr(ev, name)));
+    nk->out_mask = k->out_mask;
+    ev->k = nk;
+    for (s = ev->syms; s; s = s->next) {
+        s->prev = s->var;
+        s->var = NULL;
+    }
+    /* per-kernel bookkeeping indexed by var id */
+    ev->nlet_uses = 0;
+    if (ev->let_cap) {
+        memset(ev->let_nset, 0, sizeof *ev->let_nset * (size_t)ev->let_cap);
+        memset(ev->let_def, 0, sizeof *ev->let_def * (size_t)ev->let_cap);
+    }
+    for (i = 0; i < ev->nloop_ext; i++) ev->loop_ext[i] = -1;
+    for (i = 0; i < ev->nkparams; i++) {
+        tilec_ir_buffer_t *b = ev->kparams[i]->u.buf;
+        tilec_ir_expr_t *shape[TILEC_IR_MAX_DIMS];
+        int j;
+        for (j = 0; j < b->ndim; j++) shape[j] = resym(ev, b->shape[j], loc, 0);
+        ev->kparams[i]->u.buf = param_buffer(ev, b->name, b->dtype, b->ndim, shape, loc);
+    }
+    ev->kernel_done = 0;
+}
+
+/* Whether e reads a variable (of the kernel being left). */
+static int ex_has_var(const tilec_ir_expr_t *e, int depth)
+{
+    int i;
+    if (!e || depth > 64) return 1;
+    switch (e->kind) {
+    case TILEC_EX_VAR: return 1;
+    case TILEC_EX_LOAD:
+        for (i = 0; i < e->u.load.buf->ndim; i++)
+            if (ex_has_var(e->u.load.idx[i], depth + 1)) return 1;
+        return 1;   /* a buffer of the kernel being left */
+    case TILEC_EX_UNARY: return ex_has_var(e->u.un.a, depth + 1);
+    case TILEC_EX_BINARY: return ex_has_var(e->u.bin.a, depth + 1) || ex_has_var(e->u.bin.b, depth + 1);
+    case TILEC_EX_SELECT:
+        return ex_has_var(e->u.sel.cond, depth + 1) || ex_has_var(e->u.sel.a, depth + 1) ||
+               ex_has_var(e->u.sel.b, depth + 1);
+    case TILEC_EX_CAST: return ex_has_var(e->u.cast.a, depth + 1);
+    default: return 0;
+    }
+}
+
+/* The on-chip buffers declared again after a T.sync_grid() must be written
+ * before they are read: walks the kernel body in program order (a write
+ * anywhere, a branch or part of the buffer included, counts). */
+typedef struct stale {
+    ev_t *ev;
+    tilec_ir_buffer_t **b;
+    unsigned char *w;
+    int n;
+} stale_t;
+
+static void st_buf(stale_t *s, const tilec_ir_buffer_t *b, int write, const tilec_ir_stmt_t *at)
+{
+    int i;
+    for (i = 0; i < s->n; i++) {
+        if (s->b[i] != b) continue;
+        if (!write && !s->w[i]) {
+            ast_loc_t l;
+            l.line = at->line;
+            l.col = at->col;
+            ev_fail(s->ev, l, "on-chip buffer '%s' is read after T.sync_grid() before it is written again: "
+                    "tilec runs the code after the sync as a kernel of its own, so on-chip buffers do not keep "
+                    "their contents across it", b->name);
+        }
+        if (write) s->w[i] = 1;
+    }
+}
+
+static void st_expr(stale_t *s, const tilec_ir_expr_t *e, const tilec_ir_stmt_t *at, int depth)
+{
+    int i;
+    if (!e || depth > EV_MAX_IR_DEPTH) return;
+    switch (e->kind) {
+    case TILEC_EX_LOAD:
+        for (i = 0; i < e->u.load.buf->ndim; i++) st_expr(s, e->u.load.idx[i], at, depth + 1);
+        st_buf(s, e->u.load.buf, 0, at);
+        break;
+    case TILEC_EX_UNARY: st_expr(s, e->u.un.a, at, depth + 1); break;
+    case TILEC_EX_BINARY: st_expr(s, e->u.bin.a, at, depth + 1); st_expr(s, e->u.bin.b, at, depth + 1); break;
+    case TILEC_EX_SELECT:
+        st_expr(s, e->u.sel.cond, at, depth + 1);
+        st_expr(s, e->u.sel.a, at, depth + 1);
+        st_expr(s, e->u.sel.b, at, depth + 1);
+        break;
+    case TILEC_EX_CAST: st_expr(s, e->u.cast.a, at, depth + 1); break;
+    default: break;
+    }
+}
+
+static void st_stmts(stale_t *s, const tilec_ir_stmt_t *st, int depth)
+{
+    int i;
+    if (depth > EV_MAX_IR_DEPTH) return;
+    for (; st; st = st->next) {
+        switch (st->kind) {
+        case TILEC_ST_FOR: st_expr(s, st->u.loop.extent, st, 0); st_stmts(s, st->u.loop.body, depth + 1); break;
+        case TILEC_ST_IF:
+            st_expr(s, st->u.cond.cond, st, 0);
+            st_stmts(s, st->u.cond.then, depth + 1);
+            st_stmts(s, st->u.cond.els, depth + 1);
+            break;
+        case TILEC_ST_STORE:
+            for (i = 0; i < st->u.store.buf->ndim; i++) st_expr(s, st->u.store.idx[i], st, 0);
+            st_expr(s, st->u.store.value, st, 0);
+            st_buf(s, st->u.store.buf, 1, st);
+            break;
+        case TILEC_ST_ASSIGN: st_expr(s, st->u.assign.value, st, 0); break;
+        case TILEC_ST_COPY: case TILEC_ST_COPY_ASYNC:
+            st_buf(s, st->u.copy.src.buf, 0, st);
+            st_buf(s, st->u.copy.dst.buf, 1, st);
+            break;
+        case TILEC_ST_FILL: st_buf(s, st->u.fill.dst.buf, 1, st); break;
+        case TILEC_ST_GEMM:
+            st_buf(s, st->u.gemm.a, 0, st);
+            st_buf(s, st->u.gemm.b, 0, st);
+            if (!st->u.gemm.clear_accum) st_buf(s, st->u.gemm.c, 0, st);
+            st_buf(s, st->u.gemm.c, 1, st);
+            break;
+        case TILEC_ST_REDUCE:
+            st_buf(s, st->u.reduce.src, 0, st);
+            if (!st->u.reduce.clear) st_buf(s, st->u.reduce.dst, 0, st);
+            st_buf(s, st->u.reduce.dst, 1, st);
+            break;
+        case TILEC_ST_CUMSUM: st_buf(s, st->u.cumsum.src, 0, st); st_buf(s, st->u.cumsum.dst, 1, st); break;
+        case TILEC_ST_ATOMIC:
+            st_expr(s, st->u.atomic.value, st, 0);
+            st_buf(s, st->u.atomic.buf, 0, st);
+            break;
+        case TILEC_ST_PRINT:
+            if (st->u.print.value) st_expr(s, st->u.print.value, st, 0);
+            else st_buf(s, st->u.print.buf, 0, st);
+            break;
+        default: break;
+        }
+    }
+}
+
+void ev_stale_check(ev_t *ev)
+{
+    stale_t s;
+    int i;
+    if (!ev->stale_k) return;
+    s.ev = ev;
+    s.n = ev->stale_k->nbufs - ev->stale_k->nparams;
+    s.b = ev->stale_k->bufs + ev->stale_k->nparams;
+    s.w = ev_alloc(ev, (size_t)s.n + 1);
+    for (i = 0; i < s.n; i++) s.w[i] = 0;
+    ev->stale_k = NULL;
+    st_stmts(&s, ev->k->body, 0);
+}
+
+/* T.sync_grid() at the top level of a kernel body: every block finishes
+ * what comes before it before any block goes on, which is the next kernel
+ * of the chain with the same grid (ev_next_kernel).  The block's on-chip
+ * buffers are declared again in it, under the same names, and do NOT keep
+ * their contents across the sync: a read before a write again is a
+ * diagnostic (ev_stale_check); run-time values computed before it (scalar
+ * temporaries, regions) cannot be used after it. */
+void ev_grid_sync(ev_t *ev, ast_loc_t loc)
+{
+    tilec_ir_kernel_t *k = ev->k, *nk;
+    env_t *e;
+    int i, j;
+    if (!ev->tail || ev->rt_depth || ev->thread_wrap)
+        ev_fail(ev, loc, "T.sync_grid() is supported at the top level of a kernel body only (not inside a loop, "
+                "an `if` or per-thread code): there it ends one kernel of the chain and starts the next");
+    if (k->nmbars) ev_fail(ev, loc, "T.sync_grid() in a kernel with barrier objects is outside the subset");
+    ev_stale_check(ev);
+    ev_next_kernel(ev, loc);
+    nk = ev->k;
+    nk->ngrid = k->ngrid;
+    for (i = 0; i < 3; i++) nk->threads[i] = k->threads[i];
+    for (i = 0; i < k->ngrid; i++) {
+        nk->grid[i] = resym(ev, k->grid[i], loc, 0);
+        nk->block[i] = ev_chk(ev, tilec_ir_var_add(ev->a, nk, ev_unique_var(ev, k->block[i]->name), TILEC_INT32,
+                                                   TILEC_VAR_BLOCK));
+    }
+    for (i = k->nparams; i < k->nbufs; i++) {
+        tilec_ir_buffer_t *b = k->bufs[i], *nb;
+        tilec_ir_expr_t *shape[TILEC_IR_MAX_DIMS];
+        for (j = 0; j < b->ndim; j++) shape[j] = resym(ev, b->shape[j], loc, 0);
+        nb = ev_chk(ev, tilec_ir_buffer_add(ev->a, nk, ev_unique_buf(ev, b->name), b->scope, b->dtype, b->ndim, shape));
+        nb->nattrs = b->nattrs;
+        nb->attrs = b->attrs;
+    }
+    /* the names in scope: block indices and buffers are the new kernel's, other run-time values end here */
+    for (e = ev->env; e; e = e->parent) {
+        for (i = 0; i < e->n; i++) {
+            value_t *v = e->vals[i];
+            if (v->kind == V_BUF && v->u.buf->scope != TILEC_SCOPE_GLOBAL) {
+                for (j = k->nparams; j < k->nbufs; j++) {
+                    if (k->bufs[j] != v->u.buf) continue;
+                    e->vals[i] = v_new(ev, V_BUF);
+                    e->vals[i]->u.buf = nk->bufs[j];
+                }
+            } else if (v->kind == V_EXPR && v->u.ex->kind == TILEC_EX_VAR && v->u.ex->u.var->kind == TILEC_VAR_BLOCK) {
+                for (j = 0; j < k->ngrid; j++)
+                    if (k->block[j] == v->u.ex->u.var) e->vals[i] = v_expr(ev, tilec_ir_varref(ev->a, nk->block[j]));
+            } else if ((v->kind == V_EXPR && ex_has_var(v->u.ex, 0)) || v->kind == V_REGION) {
+                e->vals[i] = v_new(ev, V_DEADLOOP);
+                e->vals[i]->u.i = 1;   /* ended by T.sync_grid (ev_lookup says so) */
+            }
+        }
+    }
+    ev->tail = &nk->body;
+    /* its on-chip buffers are all declared again: checked when the kernel ends (ev_stale_check) */
+    ev->stale_k = nk;
+}
+
 value_t *ev_eager_tensor(ev_t *ev, const char *name, value_t *tt, int is_out, ast_loc_t loc)
 {
-    tilec_ir_expr_t *shape[TILEC_IR_MAX_DIMS];
-    tilec_ir_buffer_t *b;
     value_t *bv;
-    int j, nd;
     if (!ev->eager || !ev->in_prim)
         ev_fail(ev, loc, "%s declares a kernel tensor only in an eager-style @tilelang.jit kernel",
                 is_out ? "T.empty" : "a T.Tensor annotation");
     if (ev->tail || ev->kernel_done || ev->k->nbufs != ev->k->nparams)
         ev_fail(ev, loc, "declare every tensor (`A: T.Tensor(...)`, `C = T.empty(...)`) before the `with T.Kernel` block");
-    if (ev->k->nparams >= 32) ev_fail(ev, loc, "a kernel takes at most 32 tensor parameters");
-    nd = tt->u.tt.shape->u.seq.n;
-    for (j = 0; j < nd; j++) shape[j] = ex_index(ev, tt->u.tt.shape->u.seq.items[j], loc);
-    b = ev_chk(ev, tilec_ir_buffer_add(ev->a, ev->k, ev_unique_buf(ev, name ? name : "out"), TILEC_SCOPE_GLOBAL,
-                                       tt->u.tt.dt, nd, shape));
-    if (is_out) ev->k->out_mask |= 1u << ev->k->nparams;
-    ev->k->nparams++;
-    bv = v_new(ev, V_BUF);
-    bv->u.buf = b;
+    if (is_out && ev->k->nparams < 32) ev->k->out_mask |= 1u << ev->k->nparams;
+    bv = ev_param_add(ev, name ? name : "out", tt, loc);
     return bv;
 }
 
@@ -143,7 +442,7 @@ value_t *ev_const_names(ev_t *ev, value_t *names, ast_loc_t loc)
         nm = ev_alloc(ev, (size_t)(q - p) + 1);
         memcpy(nm, p, (size_t)(q - p));
         d = ev_find_def(ev, nm);
-        if (d && !d->used) {
+        if (d) {   /* also when a module constant of the same name took it: one -D sets both */
             if (d->val->kind != V_INT || d->val->u.i < 1)
                 ev_fail(ev, loc, "-D %s=%s: the size '%s' must be a positive integer", d->name, d->text, nm);
             d->used = 1;
@@ -231,7 +530,7 @@ static value_t **build_eager(ev_t *ev, func_t *fn)
 static uint32_t out_mask_of(ev_t *ev, func_t *fn, ast_loc_t loc)
 {
     uint32_t m = 0;
-    int i, np = ev->k->nparams + ev->nscalars;
+    int i, np = ev->k->nparams - ev->nscratch + ev->nscalars;
     for (i = 0; i < fn->nout; i++) {
         int64_t x = fn->out_idx[i], j, t;
         if (x < 0) x += np;
@@ -406,49 +705,58 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
     if (factory) at_finish(ev, factory, args, out);
 }
 
-/* Fills the result: the module and the launch values of the symbols. */
+/* Fills the result: the modules and the launch values of the symbols. */
 static void finish(ev_t *ev, tilec_frontend_result_t *out, const char *entry)
 {
     int i;
-    {
-        tilec_ir_module_t *m = ev_chk(ev, tilec_ir_module_new(ev->a));
-        int nsym = 0, j = 0;
-        m->kernel = ev->k;
-        for (i = 0; i < ev->k->nvars; i++)
-            if (ev->k->vars[i]->kind == TILEC_VAR_SYM) nsym++;
-        out->sym_values = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(int64_t) * (size_t)(nsym + 1)));
-        for (i = 0; i < ev->k->nvars; i++) {
-            sym_t *s;
-            if (ev->k->vars[i]->kind != TILEC_VAR_SYM) continue;
-            out->sym_values[j] = -1;
-            for (s = ev->syms; s; s = s->next)
-                if (s->var == ev->k->vars[i] && s->has_value) out->sym_values[j] = s->value;
-            j++;
-        }
-        out->nsyms = nsym;
-        out->module = m;
-        if (ev->pass_configs) {
-            value_t *pc = ev->pass_configs;
-            int np = pc->u.seq.n / 2;
-            out->pass_config_keys = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(char *) * (size_t)(np + 1)));
-            out->pass_config_values = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(char *) * (size_t)(np + 1)));
-            for (i = 0; i < np; i++) {
-                value_t *k = pc->u.seq.items[2 * i], *v = pc->u.seq.items[2 * i + 1];
-                char buf[64];
-                const char *txt = buf;
-                if (v->kind == V_BOOL) txt = v->u.i ? "True" : "False";
-                else if (v->kind == V_INT) snprintf(buf, sizeof buf, "%lld", (long long)v->u.i);
-                else if (v->kind == V_FLOAT) snprintf(buf, sizeof buf, "%.17g", v->u.f);
-                else if (v->kind == V_STR) txt = v->u.s.s;
-                else if (v->kind == V_NONE) txt = "None";
-                else txt = v_kind_name(v);   /* checked by tilelang.jit (builtins.c) */
-                out->pass_config_keys[i] = ev_irstr(ev, k->u.s.s);
-                out->pass_config_values[i] = ev_irstr(ev, txt);
+    tilec_ir_kernel_t *first = ev->nkdone ? ev->kdone[0].k : ev->k;
+    tilec_ir_module_t *m = ev_chk(ev, tilec_ir_module_new(ev->a));
+    m->kernel = first;
+    if (ev->nkdone) {
+        /* the kernels of a chain share the outputs the last one was given (out_idx) */
+        out->more = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *out->more * (size_t)ev->nkdone));
+        out->nmore = ev->nkdone;
+        for (i = 0; i < ev->nkdone; i++) {
+            tilec_frontend_kernel_t *fk = &out->more[i];
+            tilec_ir_kernel_t *k = i + 1 < ev->nkdone ? ev->kdone[i + 1].k : ev->k;
+            k->out_mask |= ev->k->out_mask;
+            fk->module = ev_chk(ev, tilec_ir_module_new(ev->a));
+            fk->module->kernel = k;
+            if (i + 1 < ev->nkdone) {
+                fk->nsyms = ev->kdone[i + 1].nsyms;
+                fk->sym_values = ev->kdone[i + 1].sym_values;
+            } else {
+                fk->sym_values = kernel_sym_values(ev, k, &fk->nsyms);
             }
-            out->npass_configs = np;
         }
-        out->entry = ev_irstr(ev, entry);
+        first->out_mask |= ev->k->out_mask;
+        out->sym_values = ev->kdone[0].sym_values;
+        out->nsyms = ev->kdone[0].nsyms;
+    } else {
+        out->sym_values = kernel_sym_values(ev, first, &out->nsyms);
     }
+    out->module = m;
+    if (ev->pass_configs) {
+        value_t *pc = ev->pass_configs;
+        int np = pc->u.seq.n / 2;
+        out->pass_config_keys = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(char *) * (size_t)(np + 1)));
+        out->pass_config_values = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof(char *) * (size_t)(np + 1)));
+        for (i = 0; i < np; i++) {
+            value_t *k = pc->u.seq.items[2 * i], *v = pc->u.seq.items[2 * i + 1];
+            char buf[64];
+            const char *txt = buf;
+            if (v->kind == V_BOOL) txt = v->u.i ? "True" : "False";
+            else if (v->kind == V_INT) snprintf(buf, sizeof buf, "%lld", (long long)v->u.i);
+            else if (v->kind == V_FLOAT) snprintf(buf, sizeof buf, "%.17g", v->u.f);
+            else if (v->kind == V_STR) txt = v->u.s.s;
+            else if (v->kind == V_NONE) txt = "None";
+            else txt = v_kind_name(v);   /* checked by tilelang.jit (builtins.c) */
+            out->pass_config_keys[i] = ev_irstr(ev, k->u.s.s);
+            out->pass_config_values[i] = ev_irstr(ev, txt);
+        }
+        out->npass_configs = np;
+    }
+    out->entry = ev_irstr(ev, entry);
 }
 
 int tilec_frontend_compile(tilec_arena_t *a, tilec_diag_t *d, const char *path,

@@ -216,6 +216,10 @@ void ev_assign_to(ev_t *ev, ast_expr_t *t, value_t *v, ast_loc_t loc)
          * change nothing here */
         value_t *obj = ev_eval(ev, t->u.attr.value);
         if (obj->kind == V_OPAQUE && ev->at_module && !ev->tail) return;
+        if (obj->kind == V_OBJECT || obj->kind == V_CLASS) {
+            cls_setattr(ev, obj, t->u.attr.name, v, t->loc);
+            return;
+        }
         ev_fail(ev, t->loc, "cannot assign to attribute '%s'", t->u.attr.name);
     }
     case AST_STARRED:
@@ -415,8 +419,10 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
         tilec_ir_var_t *var;
         value_t *lo = it->lo ? it->lo[i] : NULL;
         int lo_zero = !lo || ((lo->kind == V_INT || lo->kind == V_BOOL) && lo->u.i == 0);
-        st->u.loop.kind = it->kind;
-        st->u.loop.num_stages = it->kind == TILEC_LOOP_PIPELINED ? (it->num_stages < 1 ? 1 : it->num_stages) : 1;
+        if (it->kind == TILEC_LOOP_PARALLEL) th_reject(ev, "T.Parallel", s->u.loop.iter->loc);
+        /* one thread's T.Pipelined is a serial loop */
+        st->u.loop.kind = ev->thread_wrap && it->kind == TILEC_LOOP_PIPELINED ? TILEC_LOOP_SERIAL : it->kind;
+        st->u.loop.num_stages = st->u.loop.kind == TILEC_LOOP_PIPELINED ? (it->num_stages < 1 ? 1 : it->num_stages) : 1;
         st->u.loop.extent = loop_extent(ev, lo, it->hi[i], it->step, s->u.loop.iter->loc);
         var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, names[i]->u.name), TILEC_INT32,
                                           TILEC_VAR_LOOP));
@@ -456,11 +462,70 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
             env_set(ev, ev->env, names[i]->u.name, v_new(ev, V_DEADLOOP));
 }
 
+/* `for bx, by in T.Persistent([m, n], wave, index)`: a persistent block
+ * takes the tiles index, index + wave, index + 2 wave, ... of the m x n
+ * domain, each tile once over the grid (the order within a block does not
+ * change the results):
+ *     for w in serial(ceildiv(m * n, wave)):
+ *         t = w * wave + index
+ *         if t < m * n: bx, by = t // n, t % n; body */
+static void exec_persistent(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
+{
+    ast_expr_t *names[TILEC_IR_MAX_DIMS];
+    value_t *total = v_int(ev, 1), *t, *rem, *waves;
+    tilec_ir_stmt_t *loop = ev_stmt(ev, TILEC_ST_FOR, s->loc), *guard, **saved, *then = NULL;
+    tilec_ir_var_t *w;
+    ast_loc_t loc = s->u.loop.iter->loc;
+    int i;
+    loop_targets(ev, s->u.loop.target, it->n, names);
+    for (i = 0; i < it->n; i++) total = v_binop(ev, '*', total, it->hi[i], loc);
+    waves = v_binop(ev, AST_OP_FLOORDIV, v_binop(ev, '+', total, v_binop(ev, '-', it->wave, v_int(ev, 1), loc), loc),
+                    it->wave, loc);
+    loop->u.loop.kind = TILEC_LOOP_SERIAL;
+    loop->u.loop.num_stages = 1;
+    loop->u.loop.extent = loop_extent(ev, NULL, waves, 1, loc);
+    w = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, "wave"), TILEC_INT32, TILEC_VAR_LOOP));
+    loop->u.loop.var = w;
+    ev_set_loop_extent(ev, w, loop->u.loop.extent);
+    t = v_binop(ev, '+', v_binop(ev, '*', v_expr(ev, tilec_ir_varref(ev->a, w)), it->wave, loc), it->index, loc);
+    guard = ev_stmt(ev, TILEC_ST_IF, s->loc);
+    guard->u.cond.cond = ex_bool(ev, ex_of(ev, v_compare(ev, AST_OP_LT, t, total, loc), loc));
+    saved = ev->tail;
+    ev->tail = &then;
+    ev->rt_depth++;
+    ev->in_rt_loop++;
+    ev->guarded++;
+    rem = t;
+    for (i = it->n - 1; i >= 0; i--) {   /* row-major: the last dimension fastest */
+        value_t *c = i ? v_binop(ev, '%', rem, it->hi[i], loc) : rem;
+        if (i) rem = v_binop(ev, AST_OP_FLOORDIV, rem, it->hi[i], loc);
+        env_set(ev, ev->env, names[i]->u.name, v_is_rt(c) ? v_expr(ev, ex_index(ev, c, loc)) : c);
+    }
+    {
+        int saved_ct = ev->ct_loops;
+        ev->ct_loops = 0;
+        ev_exec_block(ev, &s->u.loop.body);
+        ev->ct_loops = saved_ct;
+    }
+    ev->guarded--;
+    ev->in_rt_loop--;
+    ev->rt_depth--;
+    ev->tail = saved;
+    guard->u.cond.then = then;
+    loop->u.loop.body = guard;
+    ev_emit(ev, loop, s->loc);
+    for (i = 0; i < it->n; i++) env_set(ev, ev->env, names[i]->u.name, v_new(ev, V_DEADLOOP));
+}
+
 static void exec_for(ev_t *ev, ast_stmt_t *s)
 {
     value_t *it = ev_eval(ev, s->u.loop.iter);
     value_t **items = NULL;
     int n = 0, cap = 0, i;
+    if (it->kind == V_LOOPITER && it->u.it->wave) {
+        exec_persistent(ev, s, it->u.it);
+        return;
+    }
     if (it->kind == V_LOOPITER) {
         exec_rt_loop(ev, s, it->u.it);
         return;
@@ -538,11 +603,12 @@ static void exec_if(ev_t *ev, ast_stmt_t *s)
 static void exec_with(ev_t *ev, ast_stmt_t *s)
 {
     value_t *kv = ev_eval(ev, s->u.with.ctx);
-    tilec_ir_kernel_t *k = ev->k;
+    tilec_ir_kernel_t *k;
+    env_t *outer = ev->env;
     ast_expr_t *names[3] = {NULL, NULL, NULL};
     static const char *const dflt[3] = {"bx", "by", "bz"};
     int i, ng;
-    if (kv->kind == V_WSCOPE) { /* T.ws(k): the whole block runs it, in program order (wsops.c) */
+    if (kv->kind == V_WSCOPE) { /* T.ws(k), iket.range(): the whole block runs it, in program order (wsops.c) */
         if (s->u.with.target) ev_fail(ev, s->u.with.target->loc, "`with T.ws(...)` binds no name");
         ev_exec_block(ev, &s->u.with.body);
         return;
@@ -552,10 +618,13 @@ static void exec_with(ev_t *ev, ast_stmt_t *s)
                 "statements");
     }
     if (!ev->in_prim) ev_fail(ev, s->loc, "T.Kernel must be used directly in the body of a @T.prim_func");
-    if (ev->kernel_done || ev->tail) {
-        ev_fail(ev, s->loc, "a @T.prim_func has exactly one `with T.Kernel(...)` block; merge the kernels or "
-                "write a second prim_func");
+    if (ev->tail) ev_fail(ev, s->loc, "a `with T.Kernel(...)` block cannot be inside another one");
+    if (ev->kernel_done) {
+        /* the next kernel of the chain: its grid again, over that kernel's symbol variables */
+        ev_next_kernel(ev, s->loc);
+        kv = ev_eval(ev, s->u.with.ctx);
     }
+    k = ev->k;
     ng = kv->u.kern.ngrid;
     if (s->u.with.target) {
         ast_expr_t *t = s->u.with.target;
@@ -576,6 +645,8 @@ static void exec_with(ev_t *ev, ast_stmt_t *s)
             ev_fail(ev, t->loc, "the target of `with T.Kernel(...) as` must be a name or a tuple of names");
         }
     }
+    /* the block's names are its own: a later kernel of the chain does not see them */
+    ev->env = ev_env_new(ev, outer);
     k->ngrid = ng;
     for (i = 0; i < ng; i++) {
         const char *nm = names[i] ? names[i]->u.name : dflt[i];
@@ -586,7 +657,9 @@ static void exec_with(ev_t *ev, ast_stmt_t *s)
     for (i = 0; i < 3; i++) k->threads[i] = kv->u.kern.threads[i];
     ev->tail = &k->body;
     ev_exec_block(ev, &s->u.with.body);
+    ev_stale_check(ev);
     ev->tail = NULL;
+    ev->env = outer;
     ev->kernel_done = 1;
 }
 
@@ -640,6 +713,8 @@ static void exec_def(ev_t *ev, ast_stmt_t *s)
             fn->out_idx = dv->u.jit.out_idx;
             fn->pass_configs = dv->u.jit.pass_configs;
             fn->pc_loc = dv->u.jit.pc_loc;
+        } else if (dv->kind == V_BUILTIN && dv->u.bi.id == BI_IDENTITY_DEC) {
+            /* tilelang.transform.simplify_prim_func and test markers: the kernel as written */
         } else if (at_apply(ev, fn, dv)) {
             /* the tuning space, kept (autotune.c) */
         } else if (dv->kind == V_OPAQUE) {
@@ -754,7 +829,7 @@ static void exec_raise(ev_t *ev, ast_stmt_t *s)
     ev_fail(ev, s->loc, "%s%s%s", cls ? cls : "raised", msg ? ": " : "", msg ? msg : "");
 }
 
-static void exec_stmt(ev_t *ev, ast_stmt_t *s)
+void ev_exec_stmt(ev_t *ev, ast_stmt_t *s)
 {
     ev_step(ev, s->loc);
     ev->cur_loc = s->loc;
@@ -771,6 +846,7 @@ static void exec_stmt(ev_t *ev, ast_stmt_t *s)
     case AST_S_RAISE: exec_raise(ev, s); break;
     case AST_S_IF: exec_if(ev, s); break;
     case AST_S_WITH: exec_with(ev, s); break;
+    case AST_S_CLASS: cls_exec(ev, s); break;
     case AST_S_DEF: exec_def(ev, s); break;
     case AST_S_RETURN:
         if (ev->at_module) ev_fail(ev, s->loc, "return outside a function");
@@ -813,5 +889,11 @@ static void exec_stmt(ev_t *ev, ast_stmt_t *s)
 void ev_exec_block(ev_t *ev, const ast_block_t *b)
 {
     int i;
-    for (i = 0; i < b->n && ev->ctl == CTL_NONE; i++) exec_stmt(ev, b->s[i]);
+    for (i = 0; i < b->n && ev->ctl == CTL_NONE; i++) {
+        if (ev->tail && th_is_binding(b->s[i])) {   /* the rest of the block runs once per thread */
+            th_exec_rest(ev, b, i);
+            return;
+        }
+        ev_exec_stmt(ev, b->s[i]);
+    }
 }

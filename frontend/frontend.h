@@ -24,8 +24,19 @@ typedef struct tilec_frontend_param { const char *name, *dflt, *value; } tilec_f
 /* One @autotune config: n NAME=VALUE pairs in -D text. */
 typedef struct tilec_frontend_config { int n; const char **names, **values; } tilec_frontend_config_t;
 
-typedef struct tilec_frontend_result {
+/* A further kernel of the entry (its prim_func has several `with T.Kernel`
+ * blocks): launched after the previous one, with the same tensor
+ * parameters; its symbols' -D values as for the first. */
+typedef struct tilec_frontend_kernel {
     tilec_ir_module_t *module;    /* arena */
+    int nsyms;
+    int64_t *sym_values;          /* arena array [nsyms] */
+} tilec_frontend_kernel_t;
+
+typedef struct tilec_frontend_result {
+    tilec_ir_module_t *module;    /* arena; the first kernel */
+    int nmore;                    /* further kernels, launched in order after it */
+    tilec_frontend_kernel_t *more; /* arena array [nmore] */
     /* For each T.dynamic symbol of the kernel (vars of kind SYM, in var id
      * order): the value given with -D, or -1 when none was given. */
     int nsyms;

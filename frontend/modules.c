@@ -19,11 +19,35 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Functions of host-side modules whose meaning a tile program can keep:
+ * decorators that do not change the kernel, tilelang's fp8 type choice,
+ * and the iket profiling marks (tilelang.tools.cuda.iket), which tilec
+ * does not record. */
+static const struct { const char *path; int id; } known_fns[] = {
+    {"tilelang.transform.simplify_prim_func", BI_IDENTITY_DEC},
+    {"tvm.testing.requires_package", BI_REQUIRES_PKG},
+    {"tilelang.language.fp8.determine_fp8_type", BI_FP8_TYPE},
+    {"tilelang.tools.cuda.iket.mark", BI_IKET_MARK},
+    {"tilelang.tools.cuda.iket.range", BI_IKET_RANGE},
+    {"tilelang.tools.cuda.iket.payload", BI_IKET_PAYLOAD},
+    {NULL, 0}
+};
+
 value_t *mod_opaque(ev_t *ev, const char *path)
 {
-    value_t *v = v_new(ev, V_OPAQUE);
+    value_t *v;
     size_t n = strlen(path);
-    char *c = ev_alloc(ev, n + 1);
+    char *c;
+    int i;
+    for (i = 0; known_fns[i].path; i++) {
+        if (!strcmp(known_fns[i].path, path)) {
+            v = v_new(ev, V_BUILTIN);
+            v->u.bi.id = known_fns[i].id;
+            return v;
+        }
+    }
+    v = v_new(ev, V_OPAQUE);
+    c = ev_alloc(ev, n + 1);
     memcpy(c, path, n + 1);
     v->u.opq = c;
     return v;
@@ -251,6 +275,33 @@ value_t *mod_call(ev_t *ev, int id, args_t *ar)
     for (i = 0; math_fns[i].n; i++)
         if (math_fns[i].id == id) fn = math_fns[i].n;
     if (id == BI_PRODUCT) return product(ev, ar);
+    if (id == BI_REQUIRES_PKG) {   /* a test's skip marker: the kernel is compiled all the same */
+        value_t *v = v_new(ev, V_BUILTIN);
+        v->u.bi.id = BI_IDENTITY_DEC;
+        return v;
+    }
+    if (id == BI_IDENTITY_DEC) {
+        if (ar->n != 1 || ar->v[0]->kind != V_FUNC) ev_fail(ev, at, "simplify_prim_func is a decorator");
+        return ar->v[0];
+    }
+    if (id == BI_FP8_TYPE) {
+        /* determine_fp8_type(fp8_type="e4m3"): the NVIDIA answer (the frontend does not see the device;
+         * AMD's fnuz variants are not in the IR) */
+        value_t *v = v_new(ev, V_DTYPE);
+        const char *k = "e4m3";
+        if (ar->n > 1 || ar->nkw > 1) ev_fail(ev, at, "determine_fp8_type(fp8_type=\"e4m3\") takes one argument");
+        if (ar->n == 1 || ar->nkw == 1) {
+            value_t *a = ar->n ? ar->v[0] : ar->kwv[0];
+            if (a->kind != V_STR) ev_fail(ev, at, "determine_fp8_type: fp8_type is \"e4m3\" or \"e5m2\"");
+            k = a->u.s.s;
+        }
+        if (!strcmp(k, "e4m3")) v->u.dt = TILEC_FLOAT8_E4M3FN;
+        else if (!strcmp(k, "e5m2")) v->u.dt = TILEC_FLOAT8_E5M2;
+        else ev_fail(ev, at, "determine_fp8_type: fp8_type is \"e4m3\" or \"e5m2\", not \"%s\"", k);
+        return v;
+    }
+    if (id == BI_IKET_MARK || id == BI_IKET_PAYLOAD) return ev->none;   /* profiling marks: not recorded */
+    if (id == BI_IKET_RANGE) return v_new(ev, V_WSCOPE);               /* a region: its body runs where written */
     if (id == BI_TIRX_CONST) {
         tilec_dtype_t t;
         if (ar->n < 1 || ar->n > 2 || !v_is_num(ar->v[0])) ev_fail(ev, at, "tirx.const(value, dtype) needs a compile-time number");

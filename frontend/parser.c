@@ -258,7 +258,8 @@ static int parse_block(parser_t *p, ast_block_t *blk, const char *what, int line
         return -1;
     if (p->tok.kind != TILEC_TOK_NEWLINE) {
         if (ps_is_kw(p, TILEC_KW_IF) || ps_is_kw(p, TILEC_KW_FOR) || ps_is_kw(p, TILEC_KW_WHILE) ||
-            ps_is_kw(p, TILEC_KW_WITH) || ps_is_kw(p, TILEC_KW_DEF) || ps_is_op(p, TILEC_OP_AT))
+            ps_is_kw(p, TILEC_KW_WITH) || ps_is_kw(p, TILEC_KW_DEF) || ps_is_kw(p, TILEC_KW_CLASS) ||
+            ps_is_op(p, TILEC_OP_AT))
             return ps_expected(p, "a simple statement on the same line as ':' (a compound statement must start a new line)");
         if (parse_simple_stmts(p, &vec) < 0)
             return -1;
@@ -375,32 +376,45 @@ static ast_stmt_t *parse_while(parser_t *p)
     return s;
 }
 
+/* `with A as t, B, C: body` is Python's nested `with A as t: with B: with
+ * C: body`; the items after the first take no `as` here. */
 static ast_stmt_t *parse_with(parser_t *p)
 {
     ast_stmt_t *s = ps_new_stmt(p, AST_S_WITH, ps_here(p));
-    int line = p->tok.line;
+    ast_expr_t *more[8];
+    int nmore = 0, line = p->tok.line;
     if (!s || ps_advance(p) < 0)
         return NULL;
     if (!(s->u.with.ctx = ps_parse_test(p)))
         return NULL;
-    if (ps_is_op(p, TILEC_OP_COMMA))
-        return ps_unsupported(p, "more than one context manager in a 'with' statement"), NULL;
+    while (ps_is_op(p, TILEC_OP_COMMA)) {
+        if (nmore == 8)
+            return ps_unsupported(p, "more than 9 context managers in a 'with' statement"), NULL;
+        if (ps_advance(p) < 0 || !(more[nmore++] = ps_parse_test(p)))
+            return NULL;
+    }
     if (ps_is_kw(p, TILEC_KW_AS)) {
+        if (nmore)
+            return ps_unsupported(p, "'as' after the first of several context managers"), NULL;
         if (ps_advance(p) < 0)
             return NULL;
         ast_expr_t *t = ps_parse_exprlist(p, 1);
         if (!t)
             return NULL;
-        /* `as x, ctx2` or `as x, y as z`: Python's several context managers */
         if (ps_is_kw(p, TILEC_KW_AS))
-            return ps_unsupported(p, "more than one context manager in a 'with' statement"), NULL;
+            return ps_unsupported(p, "'as' after the first of several context managers"), NULL;
+        /* `as x, ctx2`: what is not a target starts the further context managers */
         for (int i = 0; t->kind == AST_TUPLE && i < t->u.seq.n; i++) {
             ast_expr_kind_t k = t->u.seq.items[i]->kind;
             if (k != AST_NAME && k != AST_ATTR && k != AST_SUBSCRIPT && k != AST_TUPLE && k != AST_LIST &&
-                k != AST_STARRED)
-                return ps_perr(p, t->u.seq.items[i]->loc.line, t->u.seq.items[i]->loc.col,
-                            "more than one context manager in a 'with' statement is not supported in tile programs"),
-                       NULL;
+                k != AST_STARRED) {
+                if (t->u.seq.n - i > 8)
+                    return ps_unsupported(p, "more than 9 context managers in a 'with' statement"), NULL;
+                for (int j = i; j < t->u.seq.n; j++) more[nmore++] = t->u.seq.items[j];
+                t->u.seq.n = i;
+                if (i == 1) t = t->u.seq.items[0];
+                break;
+            }
         }
         if (ps_check_target(p, t, "a with statement") < 0)
             return NULL;
@@ -408,9 +422,25 @@ static ast_stmt_t *parse_with(parser_t *p)
     }
     if (expect_colon(p, s->u.with.target ? "':' after with target" : "'as' or ':' after with item") < 0)
         return NULL;
-    if (parse_block(p, &s->u.with.body, "'with' statement", line) < 0)
-        return NULL;
-    return s;
+    if (nmore == 0)
+        return parse_block(p, &s->u.with.body, "'with' statement", line) < 0 ? NULL : s;
+    {
+        ast_stmt_t *outer = s;
+        for (int i = 0; i < nmore; i++) {
+            ast_stmt_t *w = ps_new_stmt(p, AST_S_WITH, more[i]->loc);
+            ast_stmt_t **one = ps_alloc(p, sizeof *one);
+            if (!w || !one)
+                return NULL;
+            w->u.with.ctx = more[i];
+            one[0] = w;
+            s->u.with.body.n = 1;
+            s->u.with.body.s = one;
+            s = w;
+        }
+        if (parse_block(p, &s->u.with.body, "'with' statement", line) < 0)
+            return NULL;
+        return outer;
+    }
 }
 
 static int parse_params(parser_t *p, ast_stmt_t *s)
@@ -485,6 +515,37 @@ static ast_stmt_t *parse_def(parser_t *p, expr_vec_t *decorators, ast_loc_t loc)
     return s;
 }
 
+/* class NAME[(object)]: body.  Bases other than `object` are not supported:
+ * a class is a compile-time namespace with methods (frontend/classes.c). */
+static ast_stmt_t *parse_class(parser_t *p)
+{
+    ast_stmt_t *s = ps_new_stmt(p, AST_S_CLASS, ps_here(p));
+    int line = p->tok.line;
+    if (!s || ps_advance(p) < 0)
+        return NULL;
+    if (p->tok.kind != TILEC_TOK_NAME || p->tok.kw)
+        return ps_expected(p, "class name after 'class'"), NULL;
+    if (!(s->u.def.name = ps_tok_name(p)) || ps_advance(p) < 0)
+        return NULL;
+    if (ps_is_op(p, TILEC_OP_LPAR)) {
+        if (ps_advance(p) < 0)
+            return NULL;
+        if (!ps_is_op(p, TILEC_OP_RPAR)) {
+            if (p->tok.kind != TILEC_TOK_NAME || p->tok.kw || p->tok.len != 6 || memcmp(p->tok.text, "object", 6))
+                return ps_unsupported(p, "a base class other than object"), NULL;
+            if (ps_advance(p) < 0)
+                return NULL;
+        }
+        if (ps_expect_op(p, TILEC_OP_RPAR, "')' after the base class") < 0)
+            return NULL;
+    }
+    if (expect_colon(p, "':' after class name") < 0)
+        return NULL;
+    if (parse_block(p, &s->u.def.body, "class definition", line) < 0)
+        return NULL;
+    return s;
+}
+
 static ast_stmt_t *parse_decorated(parser_t *p)
 {
     ast_loc_t loc = ps_here(p);
@@ -501,7 +562,7 @@ static ast_stmt_t *parse_decorated(parser_t *p)
             return NULL;
     }
     if (ps_is_kw(p, TILEC_KW_CLASS))
-        return ps_unsupported(p, "'class'"), NULL;
+        return ps_unsupported(p, "a decorator on a class"), NULL;
     if (ps_is_kw(p, TILEC_KW_ASYNC))
         return ps_unsupported(p, "'async'"), NULL;
     if (!ps_is_kw(p, TILEC_KW_DEF))
@@ -745,7 +806,7 @@ static ast_stmt_t *parse_small(parser_t *p)
             }
             return s;
         case TILEC_KW_YIELD: return ps_unsupported(p, "'yield'"), NULL;
-        case TILEC_KW_CLASS: return ps_unsupported(p, "'class'"), NULL;
+        case TILEC_KW_CLASS: return ps_expected(p, "'class' at the start of a line"), NULL;
         case TILEC_KW_TRY: return ps_unsupported(p, "'try'"), NULL;
         case TILEC_KW_ASYNC: return ps_unsupported(p, "'async'"), NULL;
         case TILEC_KW_ELSE: case TILEC_KW_ELIF:
@@ -814,6 +875,7 @@ static int parse_statement(parser_t *p, stmt_vec_t *out)
         case TILEC_KW_WHILE: s = parse_while(p); break;
         case TILEC_KW_WITH: s = parse_with(p); break;
         case TILEC_KW_DEF: s = parse_def(p, NULL, ps_here(p)); break;
+        case TILEC_KW_CLASS: s = parse_class(p); break;
         default: return parse_simple_stmts(p, out);
         }
         break;

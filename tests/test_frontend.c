@@ -783,6 +783,46 @@ Test(frontend_errors, unknown_define)
                  "symbol of this program (you can set: M, N, K, block_M");
 }
 
+/* A tuple or list -D value (a list-valued factory parameter): each item is
+ * read like a -D value of its own. */
+Test(frontend, define_tuple_value)
+{
+    tilec_define_t defs[] = {{"sizes", "(3, 5,)"}, {"names", "[a, 'b']"}};
+    res_t *x = compile_ok(HDR "def f(sizes, names):\n    assert sizes == (3, 5) and names == [\"a\", \"b\"]\n"
+                          "    @T.prim_func\n    def main(A: T.Tensor((sum(sizes),), \"float32\")):\n"
+                          "        with T.Kernel(1) as bx:\n            T.clear(A)\n    return main\n", 2, defs);
+    cr_assert_eq(K(x)->bufs[0]->shape[0]->u.i, 8);
+    done(x);
+}
+
+/* T.sync_grid() only at a kernel body's top level; values before it end there. */
+Test(frontend_errors, sync_grid_misuse)
+{
+    expect_err(KERNEL_HEAD "        for i in T.serial(2):\n            T.sync_grid()\n", 8, "at the top level of a kernel body only");
+    expect_err(KERNEL_HEAD "        x = bx * 2\n        T.sync_grid()\n        B[x] = 0\n", 9,
+               "'x' is a run-time value of the kernel before T.sync_grid()");
+}
+
+/* Misused classes are diagnostics. */
+Test(frontend_errors, class_misuse)
+{
+    expect_err("class A:\n    x = 1\na = A()\ny = a.z\n", 4, "'A' object has no attribute 'z'");
+    expect_err("class A:\n    x = 1\ny = A.z\n", 3, "class 'A' has no attribute 'z'");
+    expect_err("class A:\n    x = 1\na = A(3)\n", 3, "class 'A' has no __init__ and takes no arguments");
+    expect_err("class A:\n    def __init__(self, v):\n        self.v = v\na = A()\n", 4,
+               "missing argument 'v' in the call of '__init__'");
+}
+
+/* T.tfloat32 (and "tfloat32") is float32 storage. */
+Test(frontend, tfloat32_is_float32)
+{
+    res_t *x = compile_ok(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), T.tfloat32), B: T.Tensor((4,), \"tfloat32\")):\n"
+                          "    with T.Kernel(1) as bx:\n        T.copy(A, B)\n", 0, NULL);
+    cr_assert_eq(K(x)->bufs[0]->dtype, TILEC_FLOAT32);
+    cr_assert_eq(K(x)->bufs[1]->dtype, TILEC_FLOAT32);
+    done(x);
+}
+
 /* A -D value that is not what it looks like says what is wrong with it
  * (an int past int64 used to become a float: "must be an integer, got float"). */
 Test(frontend_errors, define_values)
@@ -795,6 +835,9 @@ Test(frontend_errors, define_values)
         {"12abc", "-D M=12abc: not a number"},
         {"1.2.3", "not a number"},
         {"0xZZ", "-D M=0xZZ: not a hexadecimal integer"},
+        {"(1,,2)", "-D M=(1,,2): an empty item in a tuple or list value"},
+        {"[(1)]", "a tuple or list value takes one level of brackets"},
+        {"(1, 12abc)", "-D M=(1, 12abc): not a number"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tilec_define_t defs[] = {{"M", cases[i].v}, {"N", "1"}, {"K", "1"}};
@@ -837,10 +880,40 @@ Test(frontend_errors, return_in_prim_func)
     expect_err(KERNEL_HEAD "        T.clear(B)\n    return A\n", 8, "a @T.prim_func cannot return a value");
 }
 
-Test(frontend_errors, two_kernels)
+/* Several `with T.Kernel` blocks: a chain of kernels with the same tensor
+ * parameters, each verified; a block's names stay in it. */
+Test(frontend, kernel_chain)
 {
-    expect_err(KERNEL_HEAD "        T.clear(B)\n    with T.Kernel(2) as by:\n        T.clear(B)\n", 8,
-               "exactly one `with T.Kernel(...)` block");
+    res_t *x = compile_ok(KERNEL_HEAD "        T.clear(B)\n    with T.Kernel(2, threads=64) as by:\n        T.fill(B, 1)\n",
+                          0, NULL);
+    tilec_ir_kernel_t *k2;
+    char err[512];
+    cr_assert_eq(x->r.nmore, 1);
+    k2 = x->r.more[0].module->kernel;
+    cr_assert_eq(tilec_ir_verify(x->r.more[0].module, err, sizeof err), 0, "verifier: %s", err);
+    cr_assert_eq(k2->nparams, K(x)->nparams);
+    cr_assert_str_eq(k2->bufs[1]->name, "B");
+    cr_assert_neq(k2->bufs[1], K(x)->bufs[1], "each kernel has its own parameter buffers");
+    cr_assert_eq(k2->threads[0], 64);
+    cr_assert_eq(k2->body->kind, TILEC_ST_FILL);
+    done(x);
+    expect_err(KERNEL_HEAD "        c = T.alloc_fragment((4,), \"float32\")\n    with T.Kernel(2) as by:\n"
+               "        T.clear(c)\n", 9, "name 'c' is not defined");
+    expect_err(KERNEL_HEAD "        with T.Kernel(2) as by:\n            T.clear(B)\n", 7,
+               "cannot be inside another one");
+}
+
+/* `with A as t, B:` is two nested with statements; `as` on a later item is not supported. */
+Test(frontend, with_several_items)
+{
+    res_t *x = compile_ok(HDR "from tilelang.tools.cuda import iket\n@T.prim_func\n"
+                          "def main(A: T.Tensor((4,), \"float32\")):\n"
+                          "    with T.Kernel(1) as bx, iket.range(\"a\"), iket.range(\"b\"):\n"
+                          "        iket.mark(\"m\")\n        T.clear(A)\n", 0, NULL);
+    cr_assert_eq(K(x)->body->kind, TILEC_ST_FILL);
+    done(x);
+    expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1), T.Kernel(2) as b:\n"
+               "        pass\n", 6, "'as' after the first of several context managers");
 }
 
 Test(frontend_errors, no_kernel)
@@ -1342,7 +1415,13 @@ Test(frontend_errors, warp_specialized_objects)
     expect_err(KERNEL_HEAD "        with T.ws(0) as w:\n            pass\n", 7, "`with T.ws(...)` binds no name");
     expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.ws(0):\n        pass\n", 6,
                "T.ws must be inside the `with T.Kernel(...)` block");
-    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n", 7, "T.get_thread_binding is outside the subset");
+    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        T.sync_threads()\n", 8,
+               "T.sync_threads after a thread index");
+    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        for i in T.Parallel(4):\n            B[i] = tx\n", 8,
+               "T.Parallel after a thread index");
+    expect_err(KERNEL_HEAD "        tx = T.thread_binding(0, 64, thread=\"threadIdx.x\")\n", 7,
+               "must cover the block's 128 threads");
+    expect_err(KERNEL_HEAD "        B[T.get_thread_binding()] = 0\n", 7, "only read as a statement");
     expect_err(KERNEL_HEAD "        c = T.alloc_fragment((8, 8), \"float32\")\n        a = T.alloc_shared((8, 8), \"float16\")\n"
                "        T.tcgen05_gemm(a, a, c, mbar=None, use_2cta=True)\n", 9, "clusters are outside the subset");
 }

@@ -1269,3 +1269,100 @@ Test(lang, reviews_and_im2col)
         }
     run_free(&r);
 }
+
+/* Two kernels launched in order (tests/lang/kernel_chain.py): the second
+ * reads what the first wrote, through a parameter and a T.alloc_global
+ * scratch tensor; m = 10 in blocks of 4. */
+Test(lang, kernel_chain)
+{
+    run_t r;
+    int m = 10, i;
+    tilec_define_kv_t defs[] = {{"m", "10"}};
+    run_file(&r, "tests/lang/kernel_chain.py", defs, 1, fill_pattern);
+    /* params: X P Y, then the scratch S (ceildiv(m, 4) = 3) */
+    cr_assert_eq(r.n, 4);
+    cr_assert_eq(r.shape[3][0], 3);
+    for (i = 0; i < m; i++) {
+        double s = 0;
+        int j;
+        for (j = i / 4 * 4; j < i / 4 * 4 + 4 && j < m; j++) s += 2 * pattern(0, j);
+        EXPECT_NEAR(F(r, 1)[i], 2 * pattern(0, i), "P[%d]", i);
+        EXPECT_NEAR(F(r, 2)[i], 2 * pattern(0, i) + s, "Y[%d]", i);
+        if (i % 4 == 0) EXPECT_NEAR(F(r, 3)[i / 4], s, "S[%d]", i / 4);
+    }
+    run_free(&r);
+}
+
+/* Per-thread code after a thread index (tests/lang/thread_index.py). */
+Test(lang, thread_index)
+{
+    run_t r;
+    int b, t;
+    run_file(&r, "tests/lang/thread_index.py", NULL, 0, fill_pattern);
+    for (b = 0; b < 2; b++)
+        for (t = 0; t < 32; t++) {
+            double s = 0;
+            int k;
+            for (k = 0; k < 3; k++) s += (float)pattern(0, b * 96 + t * 3 + k);
+            EXPECT_NEAR(F(r, 1)[b * 32 + t], s * (t + 1), "Y[%d,%d]", b, t);
+            cr_expect_eq(I32(r, 2)[b * 32 + t], t % 16 - t / 16 + b, "Z[%d,%d]", b, t);
+        }
+    run_free(&r);
+}
+
+/* Host-side markers kept as their meaning (tests/lang/host_markers.py). */
+Test(lang, host_markers)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/host_markers.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 40; i++) {
+        EXPECT_NEAR(F(r, 1)[i], pattern(0, i) + 1, "B[%d]", i);
+        /* the pattern's quarters are exact in float8_e4m3fn */
+        EXPECT_NEAR(F(r, 2)[i], pattern(0, i), "C[%d]", i);
+    }
+    run_free(&r);
+}
+
+/* T.Persistent: every tile of the domain once over the grid (tests/lang/persistent.py). */
+Test(lang, persistent_tiles)
+{
+    run_t r;
+    int i, j;
+    run_file(&r, "tests/lang/persistent.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 8; i++)
+        for (j = 0; j < 10; j++)
+            EXPECT_NEAR(F(r, 1)[i * 10 + j], (float)pattern(0, i * 10 + j) + 10 * (i / 2) + j / 2, "Out[%d,%d]", i, j);
+    for (i = 0; i < 20; i++) {
+        int32_t c0 = (int32_t)((i * 13 + 2 * 5) % 41) - 20;
+        cr_expect_eq(I32(r, 2)[i], c0 + 1, "Cnt[%d]: each tile once", i);
+    }
+    run_free(&r);
+}
+
+/* Compile-time classes (tests/lang/ct_class.py): Y = 3 X + 7. */
+Test(lang, ct_class)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/ct_class.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 24; i++) EXPECT_NEAR(F(r, 1)[i], 3 * pattern(0, i) + 7, "Y[%d]", i);
+    run_free(&r);
+}
+
+/* T.sync_grid(): phase 2 reads what every block wrote in phase 1 (tests/lang/sync_grid.py). */
+Test(lang, sync_grid)
+{
+    run_t r;
+    int b, i;
+    double tot = 0;
+    run_file(&r, "tests/lang/sync_grid.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 16; i++) tot += (float)pattern(0, i);
+    for (b = 0; b < 4; b++) {
+        double s = 0;
+        for (i = 0; i < 4; i++) s += (float)pattern(0, b * 4 + i);
+        EXPECT_NEAR(F(r, 1)[b], s, "P[%d]", b);
+        for (i = 0; i < 4; i++) EXPECT_NEAR(F(r, 2)[b * 4 + i], 2 * (float)pattern(0, b * 4 + i) + tot, "Y[%d]", b * 4 + i);
+    }
+    run_free(&r);
+}

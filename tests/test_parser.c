@@ -296,6 +296,11 @@ static void dump_stmt(sbuf_t *b, const ast_stmt_t *s)
         dump_block(b, &s->u.with.body);
         put(b, ")");
         break;
+    case AST_S_CLASS:
+        put(b, "(class %s ", s->u.def.name);
+        dump_block(b, &s->u.def.body);
+        put(b, ")");
+        break;
     case AST_S_DEF:
         put(b, "(def %s (@", s->u.def.name);
         dump_list(b, s->u.def.ndecorators, s->u.def.decorators);
@@ -532,6 +537,13 @@ Test(parser, compound)
     EXPECT_AST("with T.Kernel(a, b, c) as bx, by, bz:\n    pass\n",
                "[(with (call (. T Kernel) a b c) (tuple bx by bz) [pass])]");
     EXPECT_AST("with ctx():\n    pass\n", "[(with (call ctx) _ [pass])]");
+    EXPECT_AST("class C(object):\n    x = 1\n    def f(self):\n        return self.x\n",
+               "[(class C [(= x 1) (def f (@) ((self _ _)) [(return (. self x))])])]");
+    /* several context managers: nested with statements */
+    EXPECT_AST("with x as a, g():\n    pass\n", "[(with x a [(with (call g) _ [pass])])]");
+    EXPECT_AST("with a, b, c:\n    pass\n", "[(with a _ [(with b _ [(with c _ [pass])])])]");
+    EXPECT_AST("with T.Kernel(a, b) as bx, by, r():\n    pass\n",
+               "[(with (call (. T Kernel) a b) (tuple bx by) [(with (call r) _ [pass])])]");
 }
 
 Test(parser, defs)
@@ -670,10 +682,8 @@ Test(parser, bad_targets)
     expect_error("f() += 1\n", 1, 1, "cannot assign to a function call in an augmented assignment");
     expect_error("a, b: int\n", 1, 1, "only a single target (not a tuple or list) is allowed in an annotated assignment");
     expect_error("with x as f():\n    pass\n", 1, 11, "cannot assign to a function call in a with statement");
-    expect_error("with x as a, g():\n    pass\n", 1, 14,
-                 "more than one context manager in a 'with' statement is not supported in tile programs");
     expect_error("with x as a, y as b:\n    pass\n", 1, 16,
-                 "more than one context manager in a 'with' statement is not supported in tile programs");
+                 "'as' after the first of several context managers is not supported in tile programs");
     expect_error("() = x\n", 1, 1, "cannot assign to () in an assignment");
 }
 
@@ -706,7 +716,8 @@ Test(parser, fstrings)
 
 Test(parser, unsupported_constructs)
 {
-    expect_error("class A:\n    pass\n", 1, 1, "'class' is not supported in tile programs");
+    expect_error("class A(B):\n    pass\n", 1, 9, "a base class other than object is not supported in tile programs");
+    expect_error("@d\nclass A:\n    pass\n", 2, 1, "a decorator on a class is not supported in tile programs");
     expect_error("f = lambda *a: a\n", 1, 12, "'*args' and '**kwargs' in a lambda is not supported in tile programs");
     expect_error("try:\n    pass\nexcept E:\n    pass\n", 1, 1, "'try' is not supported in tile programs");
     expect_error("global x\n", 1, 1, "'global' is not supported in tile programs");
@@ -724,8 +735,8 @@ Test(parser, unsupported_constructs)
                  "'*args' (and keyword-only parameters after '*') is not supported in tile programs");
     expect_error("def f(**kw):\n    pass\n", 1, 7, "'**kwargs' is not supported in tile programs");
     expect_error("def f(a, /):\n    pass\n", 1, 10, "the positional-only marker '/' is not supported in tile programs");
-    expect_error("with a, b:\n    pass\n", 1, 7,
-                 "more than one context manager in a 'with' statement is not supported in tile programs");
+    expect_error("with a, b as c:\n    pass\n", 1, 11,
+                 "'as' after the first of several context managers is not supported in tile programs");
     expect_error("if (y := 1):\n    pass\n", 1, 7, "the walrus operator ':=' is not supported in tile programs");
 }
 

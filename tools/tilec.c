@@ -651,8 +651,24 @@ static int cmd_compile(const options_t *o)
         goto out;
     }
     if (emit_ir) {
-        const char *ir = tilec_program_ir(prog);
-        rc = write_out(o->out, ir, strlen(ir));
+        /* a chain of kernels: each module in launch order, a blank line between */
+        size_t len = 0, at = 0;
+        char *all;
+        for (const tilec_program_t *q = prog; q; q = tilec_program_next(q)) len += strlen(tilec_program_ir(q)) + 1;
+        all = malloc(len + 1);
+        if (!all) {
+            fprintf(stderr, "tilec: out of memory\n");
+            rc = 3;
+            goto out;
+        }
+        for (const tilec_program_t *q = prog; q; q = tilec_program_next(q)) {
+            size_t n = strlen(tilec_program_ir(q));
+            if (q != prog) all[at++] = '\n';
+            memcpy(all + at, tilec_program_ir(q), n);
+            at += n;
+        }
+        rc = write_out(o->out, all, at);
+        free(all);
         goto out;
     }
     tilec_compile_options_t copts;

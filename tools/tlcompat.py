@@ -35,31 +35,43 @@ def names_in(node):
 
 
 def free_names(node):
-    """Names a statement reads that it does not bind itself."""
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    """Names a statement reads that it does not bind itself (a nested def's
+    parameters and locals are its own: they do not hide the outer reads)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
         return names_in(node)
-    loads, local = set(), set()
+    loads, local, outer = set(), set(), set()   # outer: read where the def stands
     for d in getattr(node, "decorator_list", []):
-        loads |= names_in(d)
-    inner = node.body
-    for n in ast.walk(ast.Module(body=inner, type_ignores=[])):
-        if isinstance(n, ast.Name):
-            (loads if isinstance(n.ctx, ast.Load) else local).add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            local.add(n.name)
-            for d in getattr(n, "decorator_list", []):
-                pass
-        elif isinstance(n, ast.arg):
-            local.add(n.arg)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            local |= bound_names(n)
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        for a in node.args.args + node.args.kwonlyargs:
+        outer |= names_in(d)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
             local.add(a.arg)
+        for a in (node.args.vararg, node.args.kwarg):
+            if a:
+                local.add(a.arg)
         for d in node.args.defaults + node.args.kw_defaults:
             if d is not None:
-                loads |= names_in(d)
-    return loads - local
+                outer |= names_in(d)
+        for a in node.args.args + node.args.kwonlyargs:
+            if a.annotation is not None:
+                outer |= names_in(a.annotation)
+    body = node.body if isinstance(node.body, list) else [node.body]
+
+    def walk(n):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if not isinstance(n, ast.Lambda):
+                local.add(n.name)
+            loads.update(free_names(n))
+            return
+        if isinstance(n, ast.Name):
+            (loads if isinstance(n.ctx, ast.Load) else local).add(n.id)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            local.update(bound_names(n))
+        for c in ast.iter_child_nodes(n):
+            walk(c)
+
+    for st in body:
+        walk(st)
+    return (loads - local) | outer
 
 
 def bound_names(stmt):
@@ -197,6 +209,7 @@ SMALL = [
     (re.compile(r"(?i)^block_?[mnk]?$|^BLOCK|^block"), 64, 1 << 30, 1),
     (re.compile(r"(?i)threads"), 128, 1 << 30, 32),
     (re.compile(r"(?i)stages"), 2, 1 << 30, 1),
+    (re.compile(r"(?i)^k_pack$"), 1, 2, 1),
     (re.compile(r"(?i)causal|^(has|use|is|with|enable|trans)_?"), False, None, None),
     (re.compile(r"(?i)scale"), 1.0, None, None),
 ]
@@ -214,10 +227,18 @@ def pick(name, host):
     """A value for a parameter with no default (or a cap for a huge one);
     host is host_values()."""
     strong, weak = host
+    if name.endswith("_list"):
+        # a list built from a comma-separated argparse default (`--batch_sizes "64, 128"`)
+        v = host_get(strong, name[:-5])
+        if isinstance(v, str) and re.match(r"^[\d,\s]+$", v) and v.strip():
+            return "(%s,)" % ",".join(x.strip() for x in v.split(",") if x.strip())
     if "dtype" in name.lower():
         v = host_get(strong, name)
         if v is None:
             v = host_get(weak, name)
+            # a plain `dtype` keyword of the host code is often an index tensor's (torch.int32)
+            if name == "dtype" and isinstance(v, str) and not re.match(r"b?float", v):
+                v = None
         return v if isinstance(v, str) and v else "float16"
     for rx, dflt, cap, least in SMALL:
         if rx.search(name):
@@ -244,6 +265,11 @@ def pick(name, host):
 
 
 HEADS = re.compile(SMALL[1][0].pattern)
+
+
+def SMALL_NAME(name):
+    """Whether name is one of the size-like names of SMALL."""
+    return any(rx.search(name) for rx, _, _, _ in SMALL)
 BLOCK_H = re.compile(r"(?i)^block_?h$")
 
 
@@ -254,6 +280,12 @@ def fit(defs):
     bh = [v for n, v in defs if BLOCK_H.match(n) and type(v) is int]
     if bh:
         defs = [(n, max(v, max(bh)) if HEADS.search(n) and type(v) is int else v) for n, v in defs]
+    # a split-KV kernel: the capped sequence still gives every split a block of keys
+    seq = [v for n, v in defs if type(v) is int and re.search(r"(?i)seq|ctx", n)]
+    bn = [v for n, v in defs if type(v) is int and re.match(r"(?i)^block_?n$", n)]
+    if seq and bn:
+        most = max(1, max(seq) // max(bn))
+        defs = [(n, min(v, most) if re.match(r"(?i)^num_?splits?$", n) and type(v) is int else v) for n, v in defs]
     if {"N", "C", "H", "W", "F"} <= {n for n, _ in defs}:
         # a convolution (batch N, channels C, image H x W, filters F): N*H*W*F*C*K*K multiply-adds
         # in the interpreter, so small images and few channels
@@ -344,7 +376,12 @@ def cmd_strip(src_dir, out_dir, listfile=None):
         defs = []
         for pn, d in params:
             if d is None:
-                defs.append((pn, pick(pn, host)))
+                v = pick(pn, host)
+                # no host value for a parameter the kernel compares with strings (gemm_type == "ss"):
+                # left to the program (its autotune configs' first value)
+                if v == 64 and re.search(r"\b%s\s*==\s*[\"']" % re.escape(pn), src) and not SMALL_NAME(pn):
+                    continue
+                defs.append((pn, v))
             elif isinstance(d, int) and not isinstance(d, bool) and d > 256:
                 defs.append((pn, pick(pn, ({}, {pn: d}))))
         have = {n for n, _ in defs}
@@ -399,6 +436,11 @@ def index_values(name, shape, defs):
         return [x for t in range(shape[0]) for x in (0, t)]
     if re.search(r"seqlen|seq_len|lens$|lengths", low):
         cands = [v for k, v in defs.items() if re.search(r"(?i)max.*(seq|len)", k)]
+        # block-sparse kernels mask keys past the length by block index: every block they may select is inside
+        bn = [v for k, v in defs.items() if re.match(r"(?i)^block_?n$", k)]
+        nb = [v for k, v in defs.items() if re.search(r"(?i)selected_blocks|^num_blocks$|max_num_blocks", k)]
+        if bn and nb:
+            cands.append(max(bn) * max(nb))
         return [max(cands) if cands else 1] * n
     if "count" in low:
         return [1] * n
@@ -437,6 +479,53 @@ def inputs(p, tilec, defs):
     return out
 
 
+SIZE = re.compile(r"^(M|N|K)$")
+
+
+def fit_asserts(p, tilec, defs):
+    """Sizes that satisfy the kernel's own compile-time assertions: while
+    `tilec compile` stops on a failed `assert`, change the -D values the
+    assertion's line names (`assert hc_mult3 <= 32`: halved, and if that line
+    still fails, doubled from where they were, up to 8 times), else (or when
+    that does not help) double the GEMM sizes M, N, K (`assert n_blocks % (2 * group_size) == 0`), a few times at most;
+    the kernel code is not touched."""
+    tried = {}
+    for _ in range(12):
+        try:
+            r = subprocess.run(["nice", tilec, "compile", p, "--emit", "ir", "-o", "/dev/null"] + defs,
+                               capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            return defs
+        lines = r.stderr.splitlines()
+        if r.returncode != 2 or not lines or "assertion failed" not in lines[0]:
+            return defs
+        where = lines[0].split(" error:")[0]
+        src = lines[1] if len(lines) > 1 else ""
+        named = set(re.findall(r"[A-Za-z_]\w*", src))
+        base, n = tried.get(where, (defs, 0))
+        tried[where] = (base, n + 1)
+        if n >= 8:
+            return defs
+        out, changed = [], False
+        for d in (defs if n == 0 else base):
+            k, _, v = d[2:].partition("=")
+            if n < 4 and v.isdigit() and int(v) > 1 and k in named:
+                d, changed = "-D%s=%d" % (k, int(v) // 2 if n == 0 else int(v) << n), True
+            out.append(d)
+        if not changed:
+            defs = base if n == 4 else defs
+            out = []
+            for d in defs:
+                k, _, v = d[2:].partition("=")
+                if v.isdigit() and SIZE.match(k) and int(v) < 4096:
+                    d, changed = "-D%s=%d" % (k, int(v) * 2), True
+                out.append(d)
+        if not changed:
+            return defs
+        defs = out
+    return defs
+
+
 def cmd_run(out_dir, tilec, log, timeout, backend):
     res = {}
     for root, dirs, fs in os.walk(out_dir):
@@ -446,6 +535,7 @@ def cmd_run(out_dir, tilec, log, timeout, backend):
                 continue
             p = os.path.join(root, f)
             defs = open(p + ".defs").read().split() if os.path.exists(p + ".defs") else []
+            defs = fit_asserts(p, tilec, defs)
             cmd = ["nice", tilec, "run", p, "--check"] + (["--backend", backend] if backend else []) + defs
             cmd += inputs(p, tilec, defs)
             try:

@@ -49,12 +49,7 @@ static const char kit_prelude[] =
     "  return (tl_u16)(x >> 16);\n"
     "}\n"
     "TL_INLINE tl_u32 tl_sa(const void *p) { return (tl_u32)__cvta_generic_to_shared(p); }\n"
-    /* the lanes of this lane's group of W (a shuffle names exactly the
-     * lanes that run it: a reduction's last warp may be partly idle) */
-    "template <int W> TL_INLINE unsigned tl_gmask(void) {\n"
-    "  unsigned l; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(l));\n"
-    "  return W >= 32 ? 0xffffffffu : ((1u << (W & 31)) - 1u) << (l & ~(unsigned)(W - 1));\n"
-    "}\n"
+
     /* the vector copies move bits: a vector of N T is the integer vector of its size */
     "template <int B> struct tl_vb; template <> struct tl_vb<16> { typedef uint4 t; };\n"
     "template <> struct tl_vb<8> { typedef uint2 t; }; template <> struct tl_vb<4> { typedef unsigned int t; };\n"
@@ -659,7 +654,10 @@ static void kit_dialect(kit_t *g, int sm, tilec_simt_dialect_t *d)
     d->vec_load = "*(const tl_vec<$t, $n> *)($p)";
     d->vec_store = "*(tl_vec<$t, $n> *)($p) = $v;";
     d->subgroup_size = 32;
-    d->shfl_xor = "__shfl_xor_sync(tl_gmask<$w>(), $v, $m, $w)";
+    /* the lanes that run it: a reduction's last warp may be partly idle,
+     * a register's guard may leave lanes out (the xor partners of a row
+     * are always active together); a full mask hung those */
+    d->shfl_xor = "__shfl_xor_sync(__activemask(), $v, $m, $w)";
     if (sm >= 80) {
         d->async_copy = "tl_cp_async<$n>($d, $s);";
         d->async_commit = "tl_cp_commit();";

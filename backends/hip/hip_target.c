@@ -80,7 +80,7 @@ static const tilec_target_mma_t mma_rdna3[] = {
     .smem_optin = 64 * 1024, .smem_banks = 32, .bank_bytes = 4, .smem_align = 16, \
     .regs_per_thread = 256, .frag_regs = 128, .vector_bytes = 16, .async_copy = 0, \
     .max_stages = 0, .barriers = TILEC_TARGET_BARRIER_BLOCK, \
-    .flags = TILEC_TARGET_SUBGROUP_SHUFFLE
+    .flags = TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_ROWS_RAGGED
 
 #define NMMA(a) (int32_t)(sizeof(a) / sizeof((a)[0]))
 static const tilec_target_desc_t desc_gcn = {COMMON(64), .name = "hip gcn (wave64)"};

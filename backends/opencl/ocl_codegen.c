@@ -106,4 +106,10 @@ void ocl_dialect(const ocl_dev_t *dev, tilec_simt_dialect_t *d)
     d->vec_width = 16;
     d->vec_load = "vload$n(0, $p)";
     d->vec_store = "vstore$n($v, 0, $p);";
+    /* PoCL 3.1 runs a work-group-uniform loop that holds barriers with
+     * the trip count of the first work-group it ran (the causal flash
+     * attention, whose loop runs once in block 0 and twice in block 1);
+     * a volatile count, which its uniformity analysis cannot see through,
+     * is right, and costs one private load an iteration elsewhere */
+    d->uniform_trip_qual = "volatile";
 }

@@ -9,22 +9,18 @@
  *
  * Compile: the tile IR is printed by the SDK's SIMT kit with the OpenCL C
  * dialect of ocl_codegen.c, checked against the device (work-group size,
- * local memory, fp64, 64-bit atomics) and built.  With TILEC_OPENCL_LOWER=1
- * in the environment the module is first lowered by the SDK's lowering
- * passes for the device (ocl_target_for_device: register fragments, the
- * shared-memory plan, vector widths, barriers) and the kit prints the
- * lowered module; without it the kit's high-level path prints it (every
- * fragment in local memory, the kit's own barriers).  Not yet the default:
- * on PoCL 3.1 the lowered flash attention with causal masking (a pipelined
- * loop of one iteration in some blocks) gives wrong results that the same
- * lowered module printed for the template plugin does not (docs/lowering.md
- * §4).  A lowered .tir is always printed as it is.  A failing build
- * returns TILEC_PS_COMPILE_ERROR with the compiler's log in the message.
- * With a cache directory, the program binary (clGetProgramInfo BINARIES)
- * is stored under the SHA-256 of the plugin version, platform, device,
- * driver version, build options, IR and generated source; a later compile
- * of the same kernel loads the binary instead of compiling (falling back
- * to the source when the driver rejects it).
+ * local memory, fp64, 64-bit atomics) and built.  The module is first
+ * lowered by the SDK's lowering passes for the device
+ * (ocl_target_for_device: register fragments, the shared-memory plan,
+ * vector widths, barriers) and the kit prints the lowered module; with
+ * TILEC_OPENCL_LOWER=0 in the environment the kit's high-level path prints
+ * it instead (every fragment in local memory, the kit's own barriers: the
+ * "before" of bench/opencl_lowered.sh).  A lowered .tir is always printed
+ * as it is.  A failing build returns TILEC_PS_COMPILE_ERROR with the
+ * compiler's log in the message.  The kernel cache is the plugin shell's
+ * (tilec_shell_cache_find): the key covers the plugin version, platform,
+ * device, driver version, build options and the generated source; an
+ * entry the driver rejects is rebuilt from source and overwritten.
  *
  * Launch: the grid and parameter sizes are evaluated from the symbol values
  * (tilec_simt_grid / tilec_simt_param_bytes); NDRange global =
@@ -258,8 +254,8 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
     ocl_module_t *m = sm->data;
     tilec_pstatus_t st = TILEC_PS_INTERNAL;
     char err[1024];
-    char *cache_dir = tilec_shell_cache_dir(), *cache_path = NULL, *options = NULL;
-    char cache_key[65] = "";
+    char *options = NULL;
+    tilec_shell_cache_t ce = {0};
     double t0 = now_ms();
     const tilec_ir_kernel_t *k = sm->kernel;
     tilec_simt_dialect_t dl;
@@ -273,7 +269,7 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
     tilec_arena_init(&ar);
     const char *lw = secure_getenv("TILEC_OPENCL_LOWER");
     const tilec_ir_module_t *lm =
-        lw && strcmp(lw, "1") == 0 ? tilec_lower_shell_module("opencl", &td, sm, &ar, &st) : sm->ir;
+        lw && strcmp(lw, "0") == 0 ? sm->ir : tilec_lower_shell_module("opencl", &td, sm, &ar, &st);
     if (!lm) {
         char why[600];
         snprintf(why, sizeof why, "%s", tilec_sdk_error_get());
@@ -334,52 +330,24 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
         goto fail;
     }
     cl_int e = CL_SUCCESS;
-    /* cache lookup */
-    if (cache_dir) {
-        tilec_sha256_t h;
-        uint8_t dg[32];
-        char hex[65];
-        const char *parts[] = {"tilec-opencl", TILEC_OCL_PLUGIN_VERSION, d->platform_name, d->name, d->driver,
-                               d->version, options};
-        tilec_sha256_init(&h);
-        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-            tilec_sha256_update(&h, parts[i], strlen(parts[i]) + 1);
-        tilec_sha256_update(&h, sm->ir_text, sm->ir_len);
-        tilec_sha256_update(&h, "\n", 1);
-        tilec_sha256_update(&h, sm->source, sm->source_len);
-        tilec_sha256_final(&h, dg);
-        tilec_sha256_hex(dg, hex);
-        cache_path = tilec_sdk_cache_path(cache_dir, "opencl-", hex, ".bin");
-        memcpy(cache_key, hex, sizeof cache_key);
-        void *bin = NULL;
-        size_t blen = 0;
-        char why[256];
-        tilec_sdk_cache_result_t cr =
-            cache_path ? tilec_sdk_cache_load(cache_path, hex, &bin, &blen, why, sizeof why)
-                       : TILEC_SDK_CACHE_MISS;
-        if (cr == TILEC_SDK_CACHE_BAD) {
-            tilec_shell_log("compile", "opencl: cache entry %s rejected: %s; removed, rebuilding",
-                            cache_path, why);
-        } else if (cr == TILEC_SDK_CACHE_HIT && blen > 0) {
-            const unsigned char *bp = bin;
-            cl_int bst = CL_SUCCESS;
-            m->prog = s->cl.CreateProgramWithBinary(dv->ctx, 1, &d->id, &blen, &bp, &bst, &e);
-            if (m->prog && e == CL_SUCCESS && bst == CL_SUCCESS &&
-                s->cl.BuildProgram(m->prog, 1, &d->id, options, NULL, NULL) == CL_SUCCESS) {
-                sm->binary = bin;
-                sm->binary_len = blen;
-                bin = NULL;
-                tilec_shell_log("compile", "opencl: cache hit %s (%.1f ms)", cache_path, now_ms() - t0);
-            } else {
-                tilec_shell_log("compile", "opencl: cache entry %s rejected by the driver; rebuilding", cache_path);
-                if (m->prog)
-                    s->cl.ReleaseProgram(m->prog);
-                m->prog = NULL;
-            }
-        } else if (cache_path) {
-            tilec_shell_log("compile", "opencl: cache miss %s", cache_path);
+    /* the shell's kernel cache; an entry the driver rejects is rebuilt
+     * from source and overwritten */
+    const char *parts[] = {TILEC_OCL_PLUGIN_VERSION, d->platform_name, d->name, d->driver, d->version, options};
+    if (tilec_shell_cache_find(&ce, "opencl", ".bin", parts, 6, sm, NULL)) {
+        const unsigned char *bp = sm->binary;
+        size_t blen = sm->binary_len;
+        cl_int bst = CL_SUCCESS;
+        m->prog = s->cl.CreateProgramWithBinary(dv->ctx, 1, &d->id, &blen, &bp, &bst, &e);
+        if (!m->prog || e != CL_SUCCESS || bst != CL_SUCCESS ||
+            s->cl.BuildProgram(m->prog, 1, &d->id, options, NULL, NULL) != CL_SUCCESS) {
+            tilec_shell_log("compile", "opencl: cache entry %s rejected by the driver; rebuilding", ce.path);
+            if (m->prog)
+                s->cl.ReleaseProgram(m->prog);
+            m->prog = NULL;
+            free(sm->binary);
+            sm->binary = NULL;
+            sm->binary_len = 0;
         }
-        free(bin);
     }
     if (!m->prog) {
         const char *src = sm->source;
@@ -400,10 +368,8 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
             goto fail;
         }
         tilec_shell_log("compile", "opencl: built kernel '%s' for %s in %.1f ms", k->name, d->name, now_ms() - t0);
-        if (fetch_binary(s, m, sm) == 0 && cache_path) {
-            if (tilec_sdk_cache_store(cache_path, cache_key, sm->binary, sm->binary_len) != 0)
-                tilec_shell_log("compile", "opencl: cannot write cache entry %s", cache_path);
-        }
+        if (fetch_binary(s, m, sm) == 0)
+            tilec_shell_cache_store(&ce, "opencl", sm);
     }
     m->kern = s->cl.CreateKernel(m->prog, OCL_KERNEL_NAME, &e);
     if (!m->kern || e != CL_SUCCESS) {
@@ -419,8 +385,7 @@ static tilec_pstatus_t ocl_compile(void *devstate, const tilec_pcompile_options_
     }
     st = TILEC_PS_OK;
 fail:
-    free(cache_dir);
-    free(cache_path);
+    tilec_shell_cache_done(&ce);
     free(options);
     return st;
 }

@@ -66,7 +66,7 @@ void ocl_target_for_device(const ocl_dev_t *dev, const char *arch, tilec_target_
     }
     if (dev && dev->subgroup > 1 && dev->subgroup <= 64) {
         out->subgroup_size = (int32_t)dev->subgroup;
-        out->flags |= TILEC_TARGET_SUBGROUP_SHUFFLE;
+        out->flags |= TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_ROWS_RAGGED;
     }
     if (dev && dev->max_wg)
         out->max_threads = dev->max_wg > INT32_MAX ? INT32_MAX : (int32_t)dev->max_wg;

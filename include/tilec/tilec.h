@@ -151,6 +151,12 @@ TILEC_API tilec_status_t tilec_program_load_string(tilec_context_t *ctx, const c
 TILEC_API void tilec_program_free(tilec_program_t *p);
 /* The tile IR in its text form; owned by the program. */
 TILEC_API const char *tilec_program_ir(const tilec_program_t *p);
+/* A program whose prim_func has several `with T.Kernel` blocks (or
+ * T.sync_grid) is a chain of kernels that compile, launch and interpret in
+ * order with the same arguments: this is the next kernel after p, or NULL.
+ * Owned by the first program of the chain; tilec_program_ir and the
+ * parameter and symbol queries work on it too. */
+TILEC_API const tilec_program_t *tilec_program_next(const tilec_program_t *p);
 TILEC_API int tilec_program_num_params(const tilec_program_t *p);
 /* T.dynamic symbols of the kernel, in kernel order, with the value given by
  * -D at load (-1 when none). */
@@ -243,7 +249,9 @@ TILEC_API tilec_status_t tilec_launch(tilec_context_t *ctx, tilec_executable_t *
  * CUstream on cuda: e.g. torch.cuda.current_stream().cuda_stream): the
  * kernel runs after the work already on that stream and the call returns
  * without waiting for it; the caller synchronizes the stream before using
- * the results on the host.  stream NULL is tilec_launch without timing.
+ * the results on the host.  stream NULL is tilec_launch without timing
+ * (it waits): on cuda, name the legacy default stream (torch's stream 0) as
+ * CU_STREAM_LEGACY, (void *)1, to enqueue there without waiting.
  * TILEC_E_UNAVAILABLE on a backend without TILEC_CAP_STREAM
  * (`tilec devices` lists the capability). */
 TILEC_API tilec_status_t tilec_launch_stream(tilec_context_t *ctx, tilec_executable_t *e,

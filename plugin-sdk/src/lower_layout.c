@@ -9,7 +9,9 @@
  * strided block of C ("simt.acc").  Without any gemm accumulator, 2-D
  * fragments get rows over subgroups ("rows_over_warps": subgroup w holds
  * rows w, w + nw, ...; lane l holds ev consecutive columns every L*ev),
- * all with the first one's row count.  1-D fragments as long as the rows
+ * all with the first one's row count (with TILEC_TARGET_ROWS_RAGGED also
+ * rows whose length is not a multiple of the lanes: the last registers
+ * of some lanes then hold nothing).  1-D fragments as long as the rows
  * are row vectors ("rows"): each thread holds the rows it owns, replicated
  * over the lanes that share a row, which needs each row inside one
  * subgroup (or one thread).  Local and var buffers are per thread
@@ -49,6 +51,7 @@ typedef struct fplan {
     int64_t inst_n;          /* MMA */
     int ty, tx;              /* SIMT */
     int L, nw, ev;           /* WARPROWS: lanes, subgroups, consecutive columns */
+    int64_t per;             /* WARPROWS: registers a lane gives a row (ragged: the most) */
 } fplan_t;
 
 typedef struct lay {
@@ -154,7 +157,9 @@ static int warprows_plan(lay_t *L, const tilec_ir_buffer_t *b, fplan_t *p)
     int lanes = t->subgroup_size > 0 && (t->flags & TILEC_TARGET_SUBGROUP_SHUFFLE) ? t->subgroup_size : 1;
     int64_t R = lower_dim(b, 0), C = lower_dim(b, 1);
     int T = L->c->nthreads;
-    if (T % lanes || R <= 0 || C <= 0 || C % lanes)
+    /* ragged rows: every lane still holds a column of each row */
+    int ragged = C % lanes && C > lanes && (t->flags & TILEC_TARGET_ROWS_RAGGED);
+    if (T % lanes || R <= 0 || C <= 0 || (C % lanes && !ragged))
         return 0;
     memset(p, 0, sizeof *p);
     p->form = FORM_WARPROWS;
@@ -162,10 +167,15 @@ static int warprows_plan(lay_t *L, const tilec_ir_buffer_t *b, fplan_t *p)
     p->N = C;
     p->L = lanes;
     p->nw = T / lanes;
-    int64_t per = C / lanes;
-    p->ev = per % 8 == 0 ? 8 : per % 4 == 0 ? 4 : per % 2 == 0 ? 2 : 1;
+    p->per = (C + lanes - 1) / lanes;
+    /* ev consecutive columns a lane: the widest that divides the row and
+     * costs no register over per (a ragged row: ceil of chunks per lane) */
+    p->ev = 1;
+    for (int ev = 8; ev > 1 && p->ev == 1; ev /= 2)
+        if (C % ev == 0 && p->per % ev == 0 && C / ev >= lanes && (C / ev + lanes - 1) / lanes * ev == p->per)
+            p->ev = ev;
     p->mt = (int)((R + p->nw - 1) / p->nw);
-    if (p->mt * per > t->frag_regs)
+    if (p->mt * p->per > t->frag_regs)
         return 0;
     return 1;
 }
@@ -628,7 +638,7 @@ static void acc_layout(lay_t *L, tilec_ir_buffer_t *b, const fplan_t *p)
         B.lay->thread = OP(ADD, OPI(MUL, OPI(FLOORMOD, i0, p->ty), p->tx), OPI(FLOORMOD, i1, p->tx));
         B.lay->local = OP(ADD, OPI(MUL, OPI(FLOORDIV, i0, p->ty), tn), OPI(FLOORDIV, i1, p->tx));
     } else {
-        int64_t per = p->N / p->L;
+        int64_t per = p->per;
         if (regs_layout(c, b, "rows_over_warps", T, (int64_t)p->mt * per, 1, &B))
             return;
         tilec_ir_expr_t *i0 = iv(&B, 0), *i1 = iv(&B, 1);

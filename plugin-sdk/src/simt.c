@@ -398,7 +398,7 @@ static int64_t copy_vec_width(tilec_simt_ctx_t *c, const tilec_ir_region_t *rs, 
         return 1;
     const tilec_ir_buffer_t *bs = rs->buf, *bd = rd->buf;
     if (simt_is_private(bs) || simt_is_private(bd) || bs->dtype != bd->dtype || bs->dtype == TILEC_BOOL ||
-        bs->ndim < 1 || bd->ndim < 1 || strcmp(simt_st_type(c, bs), simt_st_type(c, bd)) != 0)
+        bs->ndim < 1 || bd->ndim < 1)
         return 1;
     size_t esz = tilec_dtype_size(bs->dtype);
     int64_t w = 1;
@@ -443,12 +443,21 @@ static const char *copy_vec_cond(tilec_simt_ctx_t *c, const tilec_ir_region_t *r
 }
 
 /* A pointer to element idx of b for a vector access: b + offset, or the
- * layout's address of a lowered shared buffer that is not dense. */
-static const char *vec_ptr(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx)
+ * layout's address of a lowered shared buffer that is not dense.  Its
+ * element type *vt is the on-chip storage type of b's dtype: vectors move
+ * stored bits, so a tensor of FUNCS-mode 16-bit floats (OpenCL half
+ * without cl_khr_fp16, which has no halfN vectors) is addressed as its
+ * 16-bit words. */
+static const char *vec_ptr(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx, const char **vt)
 {
+    *vt = simt_st_type_dt(c, b->dtype, 0);
     if (c->lowered && simt_place(c, b) == SIMT_P_SHARED && !c->bi[b->id].dense)
         return simt_fmt(c, "(&%s)", tilec_simt_elem_at(c, b, idx));
-    return simt_fmt(c, "(%s + %s)", tilec_simt_buf_name(c, b), offset_str(c, b, idx));
+    const char *nm = tilec_simt_buf_name(c, b), *off = offset_str(c, b, idx);
+    if (strcmp(simt_st_type(c, b), *vt) == 0)
+        return simt_fmt(c, "(%s + %s)", nm, off);
+    const char *gq = c->dl.global_qual ? c->dl.global_qual : "";
+    return simt_fmt(c, "((%s%s%s *)%s + %s)", gq, *gq ? " " : "", *vt, nm, off);
 }
 
 static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
@@ -493,7 +502,8 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         region_idx(c, rs, ts, e, is);
         region_idx(c, rd, td, e, id);
         const char *wn = simt_fmt(c, "%" PRId64, w);
-        const char *ps = vec_ptr(c, rs->buf, is), *pd = vec_ptr(c, rd->buf, id);
+        const char *vts, *vtd;
+        const char *ps = vec_ptr(c, rs->buf, is, &vts), *pd = vec_ptr(c, rd->buf, id, &vtd);
         const char *st;
         size_t bytes = (size_t)w * tilec_dtype_size(rs->buf->dtype);
         if (s->kind == TILEC_ST_COPY_ASYNC && c->dl.async_copy && rs->buf->scope == TILEC_SCOPE_GLOBAL &&
@@ -501,9 +511,9 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
             const char *ak[] = {"d", "s", "n"}, *av[] = {pd, ps, simt_fmt(c, "%zu", bytes)};
             st = simt_subst(c, c->dl.async_copy, 3, ak, av);
         } else {
-            const char *lk[] = {"n", "t", "p"}, *lv[] = {wn, simt_st_type(c, rs->buf), ps};
+            const char *lk[] = {"n", "t", "p"}, *lv[] = {wn, vts, ps};
             const char *ld = simt_subst(c, c->dl.vec_load, 3, lk, lv);
-            const char *sk[] = {"n", "t", "p", "v"}, *sv[] = {wn, simt_st_type(c, rd->buf), pd, ld};
+            const char *sk[] = {"n", "t", "p", "v"}, *sv[] = {wn, vtd, pd, ld};
             st = simt_subst(c, c->dl.vec_store, 4, sk, sv);
         }
         size_t n = strlen(st);
@@ -1157,7 +1167,8 @@ static void open_serial(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
                         tilec_loop_kind_name(s->u.loop.kind), s->u.loop.var->name ? s->u.loop.var->name : "");
     } else {
         int t = tilec_simt_tmp(c);
-        tilec_simt_emit(c, "const int tc_n%d = %s;", t, ext);
+        const char *q = !c->per_thread && c->dl.uniform_trip_qual ? c->dl.uniform_trip_qual : "";
+        tilec_simt_emit(c, "%s%sconst int tc_n%d = %s;", q, *q ? " " : "", t, ext);
         tilec_simt_emit(c, "for (int v%d = 0; v%d < tc_n%d; v%d++) { /* %s %s */", id, id, t, id,
                         tilec_loop_kind_name(s->u.loop.kind), s->u.loop.var->name ? s->u.loop.var->name : "");
     }

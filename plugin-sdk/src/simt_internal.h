@@ -195,5 +195,8 @@ const char *simt_regs_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, ti
 const char *simt_regs_ref(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off, const char *store);
 /* Tile statements and nests on register fragments; 1 when printed. */
 int simt_regs_stmt(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+/* 1 when a row reduction into row vector md combines its lanes with the
+ * dialect's xor shuffles (no lane-exchange scratch). */
+int simt_regs_lane_shuffle(const tilec_simt_ctx_t *c, const simt_regmap_t *md);
 
 #endif

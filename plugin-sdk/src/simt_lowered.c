@@ -174,17 +174,20 @@ static int smem_vrun(const tilec_ir_buffer_t *b, int64_t n)
 }
 
 /* Bytes of the lane-exchange scratch a row reduction across lanes needs
- * (simt_regs.c: one slot per row and lane). */
+ * (simt_regs.c: one slot per row and lane), unless its lanes combine with
+ * the dialect's shuffles. */
 static int xscratch_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
 {
-    uint64_t *xelems = w->user;
+    tilec_simt_ctx_t *c = w->user;
+    uint64_t *xelems = c->xelems;
     if (s->kind != TILEC_ST_REDUCE)
         return TILEC_WALK_CONTINUE;
     const tilec_ir_buffer_t *d = s->u.reduce.dst;
     const tilec_ir_attr_t *a = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.reduce");
     int64_t n = tilec_ir_buffer_const_size(d);
     if (a && a->kind == TILEC_ATTR_STRING && strcmp(a->s, "shuffle") == 0 && d->layout &&
-        d->layout->kind == TILEC_LAYOUT_REGS && n > 0) {
+        d->layout->kind == TILEC_LAYOUT_REGS && n > 0 &&
+        !(c->bi[d->id].rm && simt_regs_lane_shuffle(c, c->bi[d->id].rm))) {
         uint64_t e = (uint64_t)n * (uint64_t)d->layout->replicate;
         tilec_dtype_t at = simt_acc_dtype(d->dtype);
         if (e > xelems[at])
@@ -254,7 +257,7 @@ int simt_lowered_init(tilec_simt_ctx_t *c)
     tilec_ir_walk_t w;
     memset(&w, 0, sizeof w);
     w.stmt_pre = xscratch_stmt;
-    w.user = c->xelems;
+    w.user = c;
     tilec_ir_stmt_t *body = k->body;
     if (tilec_ir_walk_block(&w, &body) < 0) {
         tilec_simt_fail(c, "statements nested too deeply");

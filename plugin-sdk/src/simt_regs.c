@@ -297,26 +297,36 @@ typedef struct slot {
 
 static int nslots(const simt_regmap_t *m) { return m->fitted ? m->L : 1; }
 
+/* The coordinates of register l of fitted map m in this thread (into
+ * coord[m->nd]) and the condition under which the thread holds it (NULL:
+ * every thread does): try_fit checked that a thread holds a register
+ * exactly when the closed form's coordinates lie inside the shape. */
+static const char *slot_coords(tilec_simt_ctx_t *c, const simt_regmap_t *m, int l, const char **coord)
+{
+    int id = m->buf->id;
+    const char *guard = m->T < c->nthreads ? simt_fmt(c, "tc_tid < %d", m->T) : NULL;
+    for (int D = 0; D < m->nd; D++) {
+        int64_t g = m->g[l * m->nd + D];
+        if (!m->nterms[D])
+            coord[D] = simt_fmt(c, "%" PRId64, g);
+        else
+            coord[D] = g ? simt_fmt(c, "(tc_f%d_%d + %" PRId64 ")", id, D, g) : simt_fmt(c, "tc_f%d_%d", id, D);
+        if (m->nterms[D] && m->fmax[D] + g >= m->ext[D]) {
+            const char *x = simt_fmt(c, "%s < %" PRId64, coord[D], m->ext[D]);
+            guard = guard ? simt_fmt(c, "%s && %s", guard, x) : x;
+        }
+    }
+    return guard;
+}
+
 /* Opens the code of register l of map m in this thread (for a map without
  * closed form, l is 0 and the code loops over the elements the thread
  * holds): sl gets the element's coordinates and the register index. */
 static void slot_open(tilec_simt_ctx_t *c, const simt_regmap_t *m, int l, slot_t *sl)
 {
-    int id = m->buf->id;
     const char *nm = m->buf->name ? m->buf->name : "";
     if (m->fitted) {
-        const char *guard = m->T < c->nthreads ? simt_fmt(c, "tc_tid < %d", m->T) : NULL;
-        for (int D = 0; D < m->nd; D++) {
-            int64_t g = m->g[l * m->nd + D];
-            if (!m->nterms[D])
-                sl->coord[D] = simt_fmt(c, "%" PRId64, g);
-            else
-                sl->coord[D] = g ? simt_fmt(c, "(tc_f%d_%d + %" PRId64 ")", id, D, g) : simt_fmt(c, "tc_f%d_%d", id, D);
-            if (m->nterms[D] && m->fmax[D] + g >= m->ext[D]) {
-                const char *x = simt_fmt(c, "%s < %" PRId64, sl->coord[D], m->ext[D]);
-                guard = guard ? simt_fmt(c, "%s && %s", guard, x) : x;
-            }
-        }
+        const char *guard = slot_coords(c, m, l, sl->coord);
         sl->slot = simt_fmt(c, "%d", l);
         if (guard)
             tilec_simt_emit(c, "if (%s) { /* %s register %d */", guard, nm, l);
@@ -878,13 +888,65 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_r
     free(ri), free(ci), free(rv), free(cv);
 }
 
+/* 1 when the replicas of every register of row vector md are xor-closed
+ * lanes of one subgroup of the dialect: the thread holding replica r of
+ * an element in register l finds the same element in register l of lane
+ * tc_tid ^ b, for every bit b below R (a power of two no wider than the
+ * subgroup).  The lanes of a row then combine their partial results with
+ * log2(R) shuffles, with no scratch and no barrier.  Any thread that runs
+ * register l's code has all its partners running it too, so a shuffle
+ * inside the register's guard reads active lanes only. */
+int simt_regs_lane_shuffle(const tilec_simt_ctx_t *c, const simt_regmap_t *md)
+{
+    int64_t R = md->R, sg = c->dl.subgroup_size;
+    if (!c->dl.shfl_xor || R < 2 || (R & (R - 1)) || sg < R || c->nthreads % sg || !md->fitted)
+        return 0;
+    for (int64_t t = 0; t < md->T; t++)
+        for (int l = 0; l < md->L; l++) {
+            int64_t e = md->inv[t * md->L + l];
+            if (e < 0)
+                continue;
+            for (int64_t b = 1; b < R; b <<= 1) {
+                int64_t u = t ^ b, f = u < md->T ? md->inv[u * md->L + l] : -1;
+                if (f < 0 || f / R != e / R)
+                    return 0;
+            }
+        }
+    return 1;
+}
+
+/* 1 when every thread holding register m of md holds register l of ms
+ * (a ragged layout leaves the last registers of some lanes unheld) */
+static int held_with(const simt_regmap_t *ms, int l, const simt_regmap_t *md, int m)
+{
+    for (int64_t t = 0; t < md->T; t++)
+        if (md->inv[t * md->L + m] >= 0 && (t >= ms->T || ms->inv[t * ms->L + l] < 0))
+            return 0;
+    return 1;
+}
+
+/* The end of one output register of a reduction: folds the old value
+ * unless the reduce clears, then stores tc_acc. */
+static void red_store(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const slot_t *sl, tilec_dtype_t at)
+{
+    const tilec_ir_buffer_t *dst = s->u.reduce.dst;
+    if (!s->u.reduce.clear)
+        tilec_simt_emit(c, "tc_acc = %s;",
+                        simt_red_combine(c, s->u.reduce.op, at,
+                                         tilec_simt_convert(c, tilec_simt_load(c, dst, sl->slot), dst->dtype, at),
+                                         "tc_acc"));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, sl->slot, simt_store_conv(c, "tc_acc", at, dst->dtype)));
+}
+
 /* A row reduction from a 2-D register fragment into a row vector.
  * lower.reduce = "thread": each thread holds whole rows and reduces them
  * into its registers of the row vector.  "shuffle": the lanes sharing a
- * row (the row vector's replicas) each reduce their own columns, then
- * combine: through the lane-exchange scratch in block memory (one slot per
- * row and replica, a barrier on each side), which any dialect has;
- * subgroup shuffles would skip the barriers. */
+ * row (the row vector's replicas) each reduce their own columns (skipping
+ * the registers a ragged layout leaves them unheld), then combine: with
+ * the dialect's xor shuffles when the lanes allow it
+ * (simt_regs_lane_shuffle), else through the lane-exchange scratch in
+ * block memory (one slot per row and replica, a barrier on each side),
+ * which any dialect has. */
 static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt_regmap_t *ms, const simt_regmap_t *md)
 {
     const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
@@ -901,9 +963,10 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
                         dst->name);
         return;
     }
-    int lanes = md->R;
-    if (lanes > 1 && (strcmp(how->s, "shuffle") != 0 || c->xbytes < (uint64_t)(md->ext[0] * lanes) *
-                                                          tilec_dtype_size(simt_acc_dtype(dst->dtype)))) {
+    int lanes = md->R, shfl = lanes > 1 && simt_regs_lane_shuffle(c, md);
+    tilec_dtype_t at = simt_acc_dtype(dst->dtype);
+    if (lanes > 1 && (strcmp(how->s, "shuffle") != 0 ||
+                      (!shfl && c->xbytes < (uint64_t)(md->ext[0] * lanes) * tilec_dtype_size(at)))) {
         tilec_simt_fail(c, "reduce %s -> %s: a row across lanes needs lower.reduce = \"shuffle\"", src->name, dst->name);
         return;
     }
@@ -941,15 +1004,14 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
         if (cols[r] != ms->ext[1])
             tilec_simt_fail(c, "reduce %s -> %s: the lanes of a row do not hold it whole", src->name, dst->name);
     free(cols);
-    tilec_dtype_t at = simt_acc_dtype(dst->dtype);
     const char *act = tilec_simt_ctype(c, at);
     int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
-    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (registers, %d lane%s a row) */",
+    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (registers, %d lane%s a row%s) */",
                     tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "", dst->name ? dst->name : "",
-                    lanes, lanes > 1 ? "s" : "");
+                    lanes, lanes > 1 ? "s" : "", shfl ? ", shuffles" : "");
     c->ind++;
     const char *pq = c->dl.shared_ptr_qual, *X = NULL;
-    if (lanes > 1) {
+    if (lanes > 1 && !shfl) {
         X = c->dl.shared_decl ? simt_fmt(c, "tc_x_%s", tilec_dtype_name(at))
                               : simt_fmt(c, "((%s%s%s *)(tc_smem + %" PRIu64 "))", pq, *pq ? " " : "", act, c->xoff);
         tilec_simt_barrier(c); /* an earlier exchange may still be read */
@@ -957,33 +1019,49 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
     for (int m = 0; m < md->L && !c->failed; m++) {
         slot_t sl;
         slot_open(c, md, m, &sl);
-        int first = 1;
-        for (int l = 0; l < ms->L; l++) {
-            if (to[l] != m)
+        /* start from a register every holder of this row element holds */
+        int first = -1;
+        for (int l = 0; l < ms->L && first < 0; l++)
+            if (to[l] == m && held_with(ms, l, md, m))
+                first = l;
+        if (first < 0)
+            tilec_simt_fail(c, "reduce %s -> %s: the lanes of a row share no column register", src->name, dst->name);
+        for (int k = -1; first >= 0 && k < ms->L; k++) {
+            int l = k < 0 ? first : k;
+            if (to[l] != m || (k >= 0 && l == first))
                 continue;
             const char *x = tilec_simt_convert(c, tilec_simt_load(c, src, simt_fmt(c, "%d", l)), src->dtype, at);
             if (isabs)
                 x = simt_abs(c, at, x);
-            if (first)
+            if (k < 0) {
                 tilec_simt_emit(c, "%s tc_acc = %s;", act, x);
+                continue;
+            }
+            const char *co[TILEC_IR_MAX_DIMS + 1];
+            const char *guard = held_with(ms, l, md, m) ? NULL : slot_coords(c, ms, l, co);
+            const char *st = simt_fmt(c, "tc_acc = %s;", simt_red_combine(c, op, at, "tc_acc", x));
+            if (guard)
+                tilec_simt_emit(c, "if (%s) %s /* not every lane holds %s register %d */", guard, st,
+                                src->name ? src->name : "", l);
             else
-                tilec_simt_emit(c, "tc_acc = %s;", simt_red_combine(c, op, at, "tc_acc", x));
-            first = 0;
+                tilec_simt_emit(c, "%s", st);
         }
-        if (lanes > 1) {
-            tilec_simt_emit(c, "%s = tc_acc;", simt_elem(c, X, simt_fmt(c, "%s * %d + %s", sl.coord[0], lanes, sl.coord[1])));
-        } else {
-            if (!s->u.reduce.clear)
+        if (shfl) {
+            const char *keys[] = {"v", "m", "w"};
+            for (int b = lanes / 2; b > 0; b /= 2) {
+                const char *vals[] = {"tc_acc", simt_fmt(c, "%d", b), simt_fmt(c, "%u", c->dl.subgroup_size)};
                 tilec_simt_emit(c, "tc_acc = %s;",
-                                simt_red_combine(c, op, at,
-                                                 tilec_simt_convert(c, tilec_simt_load(c, dst, sl.slot), dst->dtype, at),
-                                                 "tc_acc"));
-            tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, sl.slot, simt_store_conv(c, "tc_acc", at, dst->dtype)));
+                                simt_red_combine(c, op, at, "tc_acc", simt_subst(c, c->dl.shfl_xor, 3, keys, vals)));
+            }
         }
+        if (lanes > 1 && !shfl)
+            tilec_simt_emit(c, "%s = tc_acc;", simt_elem(c, X, simt_fmt(c, "%s * %d + %s", sl.coord[0], lanes, sl.coord[1])));
+        else
+            red_store(c, s, &sl, at);
         slot_close(c, &sl);
     }
     free(to);
-    if (lanes > 1) {
+    if (lanes > 1 && !shfl) {
         tilec_simt_barrier(c);
         for (int m = 0; m < md->L && !c->failed; m++) {
             slot_t sl;
@@ -993,12 +1071,7 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
                 tilec_simt_emit(c, "tc_acc = %s;",
                                 simt_red_combine(c, op, at, "tc_acc",
                                                  simt_elem(c, X, simt_fmt(c, "%s * %d + %d", sl.coord[0], lanes, q))));
-            if (!s->u.reduce.clear)
-                tilec_simt_emit(c, "tc_acc = %s;",
-                                simt_red_combine(c, op, at,
-                                                 tilec_simt_convert(c, tilec_simt_load(c, dst, sl.slot), dst->dtype, at),
-                                                 "tc_acc"));
-            tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, sl.slot, simt_store_conv(c, "tc_acc", at, dst->dtype)));
+            red_store(c, s, &sl, at);
             slot_close(c, &sl);
         }
     }

@@ -18,6 +18,7 @@ general path, which handles every case.
 """
 import ctypes
 import sys
+import threading
 
 from . import _lib
 
@@ -78,6 +79,10 @@ class FastLaunch:
                              _lib.has("tilec_buffer_import_dlpack"))
         self.stream = None
         self.hits = 0           # calls this path ran (tests look)
+        # ctypes releases the GIL in C calls, so two threads could set the
+        # same plan's data pointers at once: one launch at a time takes this
+        # path, a concurrent one takes the general path
+        self.busy = threading.Lock()
 
     def _signature(self, inputs):
         torch = sys.modules.get("torch")    # not imported: no argument is a torch tensor
@@ -124,6 +129,14 @@ class FastLaunch:
         return _Plan(dev, metas, out_shapes)
 
     def launch(self, inputs, ins, alloc):
+        if self.disabled or not self.busy.acquire(False):
+            return None
+        try:
+            return self._launch(inputs, ins, alloc)
+        finally:
+            self.busy.release()
+
+    def _launch(self, inputs, ins, alloc):
         """Runs the kernel on inputs, the tensors at parameter positions ins
         (alloc: the out_idx outputs are allocated, else every parameter is
         in inputs); the allocated outputs (a list, empty without alloc), or
@@ -166,7 +179,7 @@ class FastLaunch:
                 made += 1
             if self.stream is None:
                 self.stream = _raw_stream()
-            stream = self.stream(dev)
+            stream = _lib.cuda_stream_handle(self.stream(dev))
             st = lib.tilec_launch_stream(ctx, self.k._exe, plan.bufs, len(args),
                                          ctypes.c_void_p(stream))
             if st == _lib.E_UNAVAILABLE:

@@ -48,6 +48,18 @@ DLDeleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
                             ("deleter", DLDeleter)]
 
+# torch's default CUDA stream has the handle 0, which is CUDA's legacy default
+# stream; tilec_launch_stream reads a NULL stream as "no stream: launch on
+# tilec's queue and wait", so the same stream is named by CUDA's explicit
+# handle for it, CU_STREAM_LEGACY, and the launch stays asynchronous.
+CU_STREAM_LEGACY = 1
+
+
+def cuda_stream_handle(s):
+    """The CUstream to hand tilec_launch_stream for torch's cuda_stream s."""
+    return s or CU_STREAM_LEGACY
+
+
 # ---- status codes and element types (tilec.h) ------------------------------
 
 OK = 0

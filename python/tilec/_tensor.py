@@ -150,7 +150,7 @@ def torch_stream(args):
     if dev is None:
         return None
     import torch
-    return torch.cuda.current_stream(dev).cuda_stream
+    return _lib.cuda_stream_handle(torch.cuda.current_stream(dev).cuda_stream)
 
 
 def like(template, shape, elem):

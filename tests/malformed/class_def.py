@@ -1,5 +1,5 @@
 import tilelang.language as T
 
 
-class Kernel:
+class Kernel(dict):
     block_M = 128

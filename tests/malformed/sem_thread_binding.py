@@ -7,3 +7,4 @@ def main(A: T.Tensor((128,), "float32")):
     with T.Kernel(1, threads=128) as bx:
         tx = T.get_thread_binding()
         A[tx] = 0
+        T.sync_threads()

@@ -3,7 +3,7 @@ import tilelang.language as T
 
 
 @tilelang.jit(out_idx=[-1])
-def matmul(M, N, K, block_M=128, block_N=128, block_K=32, dtype="float16"):
+def matmul(M=256, N=256, K=256, block_M=128, block_N=128, block_K=32, dtype="float16"):
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype),
              B: T.Tensor((K, N), dtype),

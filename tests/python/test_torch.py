@@ -121,13 +121,30 @@ def test_cuda_launch_is_enqueued_on_the_current_stream(monkeypatch):
     torch.testing.assert_close(y, x * 6)
 
 
+def test_cuda_default_stream_launch_does_not_wait(monkeypatch):
+    # torch's default stream (handle 0) goes to tilec as CU_STREAM_LEGACY,
+    # not as NULL (which would mean "launch and wait"): the call returns
+    # while the stream is still busy with the sleep before it, and the
+    # result is right after a synchronize.
+    _cuda_backend(monkeypatch)
+    k = kernels.inplace_scale(1 << 20)
+    x = torch.ones(1 << 20, device="cuda")
+    for _ in range(2):                 # a new plan, then the same one
+        torch.cuda.synchronize()
+        torch.cuda._sleep(int(2e9))
+        k(x)
+        assert k.last_stream == 1 and not torch.cuda.current_stream().query()
+    torch.cuda.synchronize()
+    torch.testing.assert_close(x, torch.full_like(x, 9.0))
+
+
 def test_cuda_repeated_calls_take_the_fast_path(monkeypatch):
     # Torch CUDA tensors launch from the kernel's plan for their dtypes and
     # shapes (python/tilec/_fast.py): every such call counts a hit, gets a
     # new output and the right result; a strided input takes the general
     # path (no hit) and is right too; a new shape gets its own plan.
     _cuda_backend(monkeypatch)
-    k = kernels.add_dynamic()
+    k = kernels.add_dynamic(block=64)    # a kernel no other test has called
     a, b = torch.randn(777, device="cuda"), torch.randn(777, device="cuda")
     c1, c2 = k(a, b), k(a, b)
     assert k._fast.hits == 2 and c1.data_ptr() != c2.data_ptr()

@@ -290,6 +290,13 @@ typedef struct tilec_simt_dialect {
      * the pipeline pass deferred, lower.mma_wait).  0, or -1 on error
      * (after tilec_simt_fail). */
     int (*stmt_after)(void *user, tilec_simt_ctx_t *ctx, const tilec_ir_stmt_t *s);
+    /* Qualifier of the trip count of a block-level (work-group uniform)
+     * loop whose extent is known only at run time, e.g. "volatile"
+     * (OpenCL: on PoCL 3.1 a later work-group runs such a loop, when it
+     * holds barriers, with the trip count the first work-group computed,
+     * unless the count is opaque to the compiler's uniformity analysis).
+     * NULL: none. */
+    const char *uniform_trip_qual;
     /* Optional: parameters appended to the kernel's parameter list after
      * the symbols, e.g. CUDA's "const __grid_constant__ CUtensorMap m0"
      * (NULL or "": none). */

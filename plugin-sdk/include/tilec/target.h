@@ -87,6 +87,11 @@ typedef struct tilec_target_mma {
  * "simt.acc" register layout): the dialect keeps register accumulators
  * for MMA instructions only. */
 #define TILEC_TARGET_SIMT_ACC_SHARED  (1u << 1)
+/* Rows over subgroups may be ragged: a row whose length is not a multiple
+ * of the subgroup (but at least one per lane) still lives in registers,
+ * the last registers of some lanes holding nothing.  The dialect's
+ * printer must then skip unheld registers (the SIMT kit does). */
+#define TILEC_TARGET_ROWS_RAGGED      (1u << 2)
 
 typedef struct tilec_target_desc {
     uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */

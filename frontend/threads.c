@@ -1,0 +1,138 @@
+/*
+ * frontend/threads.c — per-thread code after a thread index.
+ *
+ * tilec kernels have block-level semantics; TileLang also lets a kernel
+ * name its thread index (`tx = T.get_thread_binding()`, `tx =
+ * T.thread_binding(0, threads, thread="threadIdx.x")`) and write what each
+ * thread does.  Per-thread code that ends with the block (no barrier, no
+ * block-collective tile operation after the index) is exactly a parallel
+ * loop over the block's threads: the statements after the binding run once
+ * per thread index, as `for tx in T.Parallel(threads)` (one loop per thread
+ * dimension with more than one thread), which the interpreter and every
+ * backend already run.  Per-thread scratch (T.alloc_local, T.alloc_var,
+ * scalar temporaries) lives in one iteration.  What needs threads to meet
+ * again (T.sync_threads, tile operations, T.Parallel, shuffles) is a
+ * diagnostic that names it.
+ */
+#include "eval_internal.h"
+
+#include <string.h>
+
+/* The call of `NAME = T.get_thread_binding(...)` / `T.thread_binding(...)`,
+ * or NULL. */
+static ast_expr_t *binding_call(const ast_stmt_t *s)
+{
+    ast_expr_t *c;
+    if (s->kind != AST_S_ASSIGN || s->u.assign.ntargets != 1 || s->u.assign.targets[0]->kind != AST_NAME) return NULL;
+    c = s->u.assign.value;
+    if (c->kind != AST_CALL || c->u.call.func->kind != AST_ATTR) return NULL;
+    if (strcmp(c->u.call.func->u.attr.name, "get_thread_binding") && strcmp(c->u.call.func->u.attr.name, "thread_binding"))
+        return NULL;
+    return c;
+}
+
+int th_is_binding(const ast_stmt_t *s)
+{
+    return binding_call(s) != NULL;
+}
+
+/* The thread dimension (0..2) and the start a binding call names. */
+static int binding_dim(ev_t *ev, ast_expr_t *c, value_t **lo)
+{
+    args_t ar;
+    int dim = 0;
+    *lo = NULL;
+    ev_eval_args(ev, c, &ar);
+    if (!strcmp(c->u.call.func->u.attr.name, "get_thread_binding")) {
+        BIND("T.get_thread_binding", 0, "dim");
+        if (a_[0]) dim = (int)v_want_int(ev, a_[0], l_[0], "a thread dimension");
+    } else {
+        BIND("T.thread_binding", 2, "start", "stop", "thread", "annotations");
+        int64_t b = v_want_int(ev, a_[0], l_[0], "a thread range's start");
+        int64_t e = v_want_int(ev, a_[1], l_[1], "a thread range's end");
+        if (a_[2]) {
+            if (a_[2]->kind != V_STR || strncmp(a_[2]->u.s.s, "threadIdx.", 10) || a_[2]->u.s.len != 11 ||
+                a_[2]->u.s.s[10] < 'x' || a_[2]->u.s.s[10] > 'z')
+                ev_fail(ev, l_[2], "T.thread_binding: thread must be \"threadIdx.x\", \"threadIdx.y\" or \"threadIdx.z\"");
+            dim = a_[2]->u.s.s[10] - 'x';
+        }
+        if (dim >= 0 && dim < 3 && e - b != ev->k->threads[dim])
+            ev_fail(ev, c->loc, "T.thread_binding(%lld, %lld) must cover the block's %d threads of dimension %d",
+                    (long long)b, (long long)e, ev->k->threads[dim], dim);
+        if (b) *lo = v_int(ev, b);
+    }
+    if (dim < 0 || dim > 2) ev_fail(ev, c->loc, "a thread dimension is 0, 1 or 2 (got %d)", dim);
+    return dim;
+}
+
+void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)
+{
+    tilec_ir_stmt_t *outer = NULL, **link = NULL, **saved;
+    tilec_ir_var_t *vars[3] = {NULL, NULL, NULL};
+    const char *names[3] = {NULL, NULL, NULL};
+    value_t *bound[3] = {NULL, NULL, NULL};
+    static const char *const dflt[3] = {"tx", "ty", "tz"};
+    int i = first, d;
+    ast_loc_t loc = b->s[first]->loc;
+    if (ev->thread_wrap) {   /* the index again (a macro reading it): the running loop's */
+        value_t *lo, *v;
+        ast_stmt_t *s = b->s[first];
+        d = binding_dim(ev, binding_call(s), &lo);
+        v = ev->thread_vars[d] ? v_expr(ev, ev_chk(ev, tilec_ir_varref(ev->a, ev->thread_vars[d]))) : v_int(ev, 0);
+        env_set(ev, ev->env, s->u.assign.targets[0]->u.name, lo ? v_binop(ev, '+', lo, v, s->loc) : v);
+        for (i = first + 1; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);
+        return;
+    }
+    /* the loops over the thread dimensions, outermost z */
+    for (d = 2; d >= 0; d--) {
+        tilec_ir_stmt_t *st;
+        if (ev->k->threads[d] <= 1 && d > 0) continue;
+        st = ev_stmt(ev, TILEC_ST_FOR, loc);
+        st->u.loop.kind = TILEC_LOOP_PARALLEL;
+        st->u.loop.num_stages = 1;
+        st->u.loop.extent = ex_int32(ev, ev->k->threads[d]);
+        vars[d] = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, dflt[d]), TILEC_INT32, TILEC_VAR_LOOP));
+        st->u.loop.var = vars[d];
+        ev_set_loop_extent(ev, vars[d], st->u.loop.extent);
+        if (!outer) outer = st;
+        else *link = st;
+        link = &st->u.loop.body;
+    }
+    /* consecutive bindings name the dimensions */
+    for (; i < b->n && binding_call(b->s[i]); i++) {
+        value_t *lo, *v;
+        ast_stmt_t *s = b->s[i];
+        d = binding_dim(ev, binding_call(s), &lo);
+        /* a dimension of one thread has index 0 */
+        v = vars[d] ? v_expr(ev, ev_chk(ev, tilec_ir_varref(ev->a, vars[d]))) : v_int(ev, 0);
+        if (lo) v = v_binop(ev, '+', lo, v, s->loc);
+        names[d] = s->u.assign.targets[0]->u.name;
+        env_set(ev, ev->env, names[d], v);
+        bound[d] = v;
+    }
+    saved = ev->tail;
+    ev->tail = link;
+    ev->rt_depth++;
+    ev->in_rt_loop++;
+    ev->thread_wrap = 1;
+    memcpy(ev->thread_vars, vars, sizeof vars);
+    for (; i < b->n && ev->ctl == CTL_NONE; i++) {
+        if (binding_call(b->s[i])) ev_fail(ev, b->s[i]->loc, "bind every thread index at the start of the per-thread code");
+        ev_exec_stmt(ev, b->s[i]);
+    }
+    ev->thread_wrap = 0;
+    ev->in_rt_loop--;
+    ev->rt_depth--;
+    ev->tail = saved;
+    ev_emit(ev, outer, loc);
+    for (d = 0; d < 3; d++)
+        if (names[d] && env_get(ev->env, names[d]) == bound[d]) env_set(ev, ev->env, names[d], v_new(ev, V_DEADLOOP));
+}
+
+void th_reject(ev_t *ev, const char *what, ast_loc_t loc)
+{
+    if (ev->thread_wrap)
+        ev_fail(ev, loc, "%s after a thread index (T.get_thread_binding / T.thread_binding) is outside the subset "
+                "tilec supports: the code after a thread index runs once per thread, as a parallel loop over the "
+                "block's threads, so it cannot wait for the other threads or work on whole tiles", what);
+}
