@@ -416,7 +416,7 @@ Test(cuda, fragments_live_in_registers)
     const char *ld = strstr(src, "copy X -> x (registers)"), *sto = strstr(src, "copy x -> Y (registers)");
     cr_expect(ld && sto && strstr(ld, "registers 0..7: one vector") && strstr(sto, "registers 0..7: one vector"),
               "copies not vectorized");
-    cr_expect(strstr(src, "(registers, 32 lanes a row)"), "row reduction not across the warp");
+    cr_expect(strstr(src, "(registers, 32 lanes a row, shuffles)"), "row reduction not across the warp");
     cr_expect_null(strstr(src, " *const b"), "a buffer still in shared memory");
     tilec_executable_free(e);
     tilec_program_free(p);
@@ -430,7 +430,7 @@ Test(cuda, fragments_live_in_registers)
     cr_expect(strstr(src, "/* fragment acc_s: registers */") && strstr(src, "/* fragment acc_o: registers */"),
               "accumulators not in registers");
     cr_expect(strstr(src, "/* fragment scores_max: registers */"), "row vectors not in registers");
-    cr_expect(strstr(src, "(registers, 4 lanes a row)"), "row reduction not across the quad");
+    cr_expect(strstr(src, "(registers, 4 lanes a row, shuffles)"), "row reduction not across the quad");
     cr_expect(strstr(src, "parallel over the registers of acc_s") && strstr(src, "parallel over the registers of logsum"),
               "nests not on registers");
     tilec_executable_free(e);
