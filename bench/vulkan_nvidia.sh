@@ -77,8 +77,9 @@ fi
 build/tilec devices > "$out/devices.txt" 2>&1
 sed -n '/^vulkan/,/^[a-z]/p' "$out/devices.txt"
 grep -q '^ *vulkan:0' "$out/devices.txt" || { echo "no Vulkan device listed"; exit 3; }
-echo "cooperative-matrix GEMM: $(build/tilec compile examples/gemm.py --backend vulkan --emit source 2>&1 |
-    grep -c coopMatMulAddNV) (1: on cooperative matrices, 0: tiled FMA)"
+src=$(build/tilec compile examples/gemm.py --backend vulkan --emit source 2>&1)
+echo "cooperative-matrix GEMM: $(echo "$src" | grep -c coopMatMulAddNV) MMA lines (0: tiled FMA), accumulators held" \
+    "across the K loop: $(echo "$src" | grep -c 'across the loop') (1: yes)"
 
 # ---- every example, checked -----------------------------------------------------------
 TILEC_CACHE_DIR=/tmp/tilec-vk-cache
@@ -114,6 +115,8 @@ bench() {
 }
 bench examples/gemm.py -D M=4096 -D N=4096 -D K=4096
 bench examples/gemm.py -D M=8192 -D N=8192 -D K=8192
+# a larger tile that still fits 48 KiB with C in shared memory (44 KiB)
+bench examples/gemm.py -D M=8192 -D N=8192 -D K=8192 -D block_M=128 -D block_N=64 -D threads=256
 bench examples/gemm_fp32.py -D M=4096 -D N=4096 -D K=4096
 bench examples/softmax.py -D M=8192 -D N=1024
 bench examples/elementwise_add.py -D M=8192 -D N=8192

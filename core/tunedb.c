@@ -129,8 +129,11 @@ static int exec(tilec_tunedb_t *db, const char *sql)
     return sq.sqlite3_exec(db->h, sql, NULL, NULL, NULL);
 }
 
-/* The schema check: 1 ours, 0 an empty file, -1 foreign or unreadable. */
-static int schema_state(tilec_tunedb_t *db, char **msg)
+/* The schema check: 1 ours, 0 an empty file, -1 foreign or unreadable.
+ * tries: how often to look again when another process created the tables
+ * between the two queries (its first open of a new file, concurrent with
+ * ours: the first query saw no tilec_meta, the second sees its tables). */
+static int schema_state_try(tilec_tunedb_t *db, char **msg, int tries)
 {
     sqlite3_stmt *st = NULL;
     int rc = sq.sqlite3_prepare_v2(db->h, "SELECT value FROM tilec_meta WHERE key = 'format'", -1,
@@ -156,22 +159,33 @@ static int schema_state(tilec_tunedb_t *db, char **msg)
                             db->path, sq.sqlite3_errmsg(db->h));
         return -1;
     }
-    /* no tilec_meta: empty (a new file) or someone else's database */
-    rc = sq.sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+    /* no tilec_meta: empty (a new file) or someone else's database; one
+     * query, so one snapshot, counts both */
+    rc = sq.sqlite3_prepare_v2(db->h,
+                               "SELECT count(*), coalesce(sum(name = 'tilec_meta'), 0) FROM sqlite_master",
+                               -1, &st, NULL);
     if (rc != SQ_OK || sq.sqlite3_step(st) != SQ_ROW) {
         *msg = tilec_strfmt("%s is not a tuning database (not an SQLite file, or corrupt): %s",
                             db->path, sq.sqlite3_errmsg(db->h));
         sq.sqlite3_finalize(st);
         return -1;
     }
-    long long n = sq.sqlite3_column_int64(st, 0);
+    long long n = sq.sqlite3_column_int64(st, 0), meta = sq.sqlite3_column_int64(st, 1);
     sq.sqlite3_finalize(st);
+    if (meta > 0 && tries > 0) {
+        return schema_state_try(db, msg, tries - 1);
+    }
     if (n != 0) {
         *msg = tilec_strfmt("%s is an SQLite database but not a tilec tuning database (no "
                             "tilec_meta table); leaving it alone", db->path);
         return -1;
     }
     return 0;
+}
+
+static int schema_state(tilec_tunedb_t *db, char **msg)
+{
+    return schema_state_try(db, msg, 3);
 }
 
 static int create_schema(tilec_tunedb_t *db)

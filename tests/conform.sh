@@ -12,7 +12,10 @@
 #   5. the hip plugin compile-only (--compile-only --arch gfx90a,gfx1030):
 #      every case compiled by hiprtc must certify, the certificate says
 #      "compile-only" and --verify accepts it (skipped without hiprtc
-#      unless TILEC_REQUIRE_HIP=1).
+#      unless TILEC_REQUIRE_HIP=1);
+#   6. every case and the ABI cases on the vulkan plugin's device 0
+#      (lavapipe in CI), which must certify (skipped without a Vulkan
+#      device unless TILEC_REQUIRE_VULKAN=1).
 # JUnit and JSON reports go to $O/conform/.  Usage: O=build sh tests/conform.sh
 O=${O:-build}
 T="$O/tilec"
@@ -71,6 +74,21 @@ elif [ "$rc" -ne 0 ] || ! grep -q "CERTIFIED, certificate" "$out/hip.log" ||
     cat "$out/hip.log"; note "FAILED: the hip plugin's compile-only certificate"; fail=1
 else
     tail -n 2 "$out/hip.log"
+fi
+note "vulkan plugin on lavapipe (Mesa's Vulkan on the CPU; any Vulkan device 0 serves)"
+vk="$O/libtilec-vulkan.so"
+# lavapipe compiles each shader with LLVM at pipeline creation, and the
+# register-unrolled ones take glslc several seconds: a wider hang guard
+# than the default 120 s per item, for loaded machines
+"$T" conform --plugin "$vk" --timeout 600 --cert "$out/vulkan.cert.json" --junit "$out/vulkan.xml" \
+    --json "$out/vulkan.json" > "$out/vulkan.log" 2>&1
+rc=$?
+if [ "$rc" -eq 3 ] && [ "${TILEC_REQUIRE_VULKAN:-0}" != 1 ]; then
+    note "skipped: no Vulkan device (Debian: libvulkan1 mesa-vulkan-drivers glslc)"
+elif [ "$rc" -ne 0 ] || ! grep -q "CERTIFIED, certificate" "$out/vulkan.log"; then
+    cat "$out/vulkan.log"; note "FAILED: the vulkan plugin did not certify"; fail=1
+else
+    tail -n 2 "$out/vulkan.log"
 fi
 [ "$fail" -eq 0 ] && note "all conformance runs as expected"
 exit $fail

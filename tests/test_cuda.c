@@ -266,6 +266,7 @@ Test(cuda, gemm_uses_tensor_cores_and_cp_async_on_sm_90)
 
 Test(cuda, gemm_uses_wgmma_from_swizzled_shared_memory_on_sm_90a)
 {
+    setenv("TILEC_CUDA_TMA", "0", 1); /* the cp.async ring writes the swizzle itself */
     tilec_context_t *ctx = cuda_ctx(NULL);
     tilec_program_t *p = NULL;
     tilec_executable_t *e = NULL;
@@ -303,6 +304,7 @@ Test(cuda, gemm_uses_wgmma_from_swizzled_shared_memory_on_sm_90a)
  * where the wgmma completes an iteration late, lower.mma_wait) */
 static void lowered_roundtrip(const char *arch, const char *mma, int wait, const char *stage)
 {
+    setenv("TILEC_CUDA_TMA", "0", 1); /* the cp.async schedule (TMA's: gemm_loads_by_tma_...) */
     tilec_context_t *ctx = cuda_ctx(NULL);
     tilec_program_t *p = NULL, *q = NULL;
     tilec_executable_t *e = NULL;
@@ -469,7 +471,7 @@ static char *flash_source(tilec_context_t *ctx, const char *arch)
     return src;
 }
 
-/* TILEC_CUDA_TMA=1: the GEMM's ring copies go by the tensor copy engine
+/* sm_90a (TILEC_CUDA_TMA unset or 1): the GEMM's ring copies go by the tensor copy engine
  * (lower_tma.c's mbarrier schedule): thread 0 announces the stage's bytes
  * and issues one bulk copy per 64-column block, every thread waits with
  * phase parity, the tensor maps are kernel parameters; without it the
@@ -482,7 +484,10 @@ Test(cuda, gemm_loads_by_tma_on_mbarriers_when_asked)
     for (int on = 1; on >= 0; on--) {
         tilec_program_t *p = NULL;
         tilec_executable_t *e = NULL;
-        setenv("TILEC_CUDA_TMA", on ? "1" : "0", 1);
+        if (on)
+            unsetenv("TILEC_CUDA_TMA"); /* the default */
+        else
+            setenv("TILEC_CUDA_TMA", "0", 1);
         cr_assert_eq(tilec_program_load_file(ctx, "examples/gemm.py", defs, 7, NULL, &p), TILEC_OK, "%s",
                      tilec_context_message(ctx));
         tilec_status_t st = tilec_program_compile_for(ctx, p, "sm_90a", &e);
@@ -510,13 +515,19 @@ Test(cuda, gemm_loads_by_tma_on_mbarriers_when_asked)
     tilec_context_destroy(ctx);
 }
 
-/* sm_90a: P goes to wgmma as register A operand; V joins K's cp.async
- * ring (the pipeline pass's late copy); sm_90 (mma.sync) keeps P in
- * shared memory */
+/* sm_90a: P goes to wgmma as register A operand; V joins K's ring (the
+ * pipeline pass's late copy): by the tensor copy engine (its second
+ * tensor map, in the prologue and in the loop) and with TILEC_CUDA_TMA=0
+ * by cp.async; sm_90 (mma.sync) keeps P in shared memory */
 Test(cuda, flash_attention_keeps_p_in_registers_and_v_in_the_ring_on_sm_90a)
 {
     tilec_context_t *ctx = cuda_ctx(NULL);
     char *src = flash_source(ctx, "sm_90a");
+    const char *v1 = strstr(src, "&tl_tm1, ");
+    cr_expect(v1 && strstr(v1 + 1, "&tl_tm1, "), "V not by TMA in the prologue and the loop");
+    free(src);
+    setenv("TILEC_CUDA_TMA", "0", 1);
+    src = flash_source(ctx, "sm_90a");
     cr_expect(strstr(src, "copy acc_s -> acc_s_cast: packed into wgmma A-operand registers"), "P not in registers");
     cr_expect(strstr(src, "\"r\"(tc_pa") && strstr(src, "p, 1, 1, 1; }"), "no wgmma with A from registers");
     const char *v = strstr(src, "copy V -> V_shared */");
@@ -529,6 +540,7 @@ Test(cuda, flash_attention_keeps_p_in_registers_and_v_in_the_ring_on_sm_90a)
     v = strstr(src, "copy V -> V_shared */");
     cr_expect(v && strstr(v, "tl_cp_async<16>(") && strstr(v, "tl_cp_async<16>(") - v < 2000, "V not in the ring on sm_90");
     free(src);
+    unsetenv("TILEC_CUDA_TMA");
     tilec_context_destroy(ctx);
 }
 

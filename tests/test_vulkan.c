@@ -470,12 +470,10 @@ static void coopmat_glsl(const char *file, const char *args, char **src)
     tilec_lower_status_t lst;
     cr_assert_eq(tilec_lower_module(&ar, m, &td, NULL, &lst), TILEC_LOWER_OK, "%s", lst.msg);
     vk_gen_t g = {.dev = &dev};
-    tilec_simt_dialect_t d;
-    vk_dialect(&g, &d);
     tilec_simt_result_t r;
     memset(&r, 0, sizeof r);
     r.struct_size = sizeof r;
-    cr_assert_eq(tilec_simt_generate(m, &d, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(vk_generate(&g, m, &r, err, sizeof err), 0, "%s", err);
     tilec_arena_destroy(&ar);
     char comp[] = "/tmp/tilec-vk-cm-XXXXXX.comp", spv[] = "/tmp/tilec-vk-cm-XXXXXX.spv";
     int fd = mkstemps(comp, 5);
@@ -514,9 +512,23 @@ Test(vulkan_coopmat, gemm_variants_compile_and_validate)
         char *src = NULL;
         coopmat_glsl(cases[i][0], cases[i][1], &src);
         cr_assert(strstr(src, "#extension GL_NV_cooperative_matrix : require"), "%s", src);
-        cr_assert(strstr(src, "coopMatMulAddNV(tc_am, tc_bm, tc_cm)"), "%s %s:\n%s", cases[i][0], cases[i][1], src);
+        cr_assert(strstr(src, "tc_cm0 = coopMatMulAddNV(tc_am0, tc_bm0, tc_cm0);"), "%s %s:\n%s", cases[i][0],
+                  cases[i][1], src);
+        /* the K loop keeps C in accumulator matrices: each is loaded from
+         * shared memory once, before the loop, and stored once after it */
+        cr_assert(strstr(src, "cooperative matrices per subgroup across the loop"), "%s %s:\n%s", cases[i][0],
+                  cases[i][1], src);
+        cr_assert_null(strstr(strstr(src, "coopMatMulAddNV"), "coopMatLoadNV(tc_cm"), "%s %s:\n%s", cases[i][0],
+                       cases[i][1], src);
         free(src);
     }
+    /* 3 subgroups cannot split 4 x 4 tiles evenly: each gemm loads and
+     * stores its tiles of C */
+    char *src3 = NULL;
+    coopmat_glsl("examples/gemm.py", "-D threads=96", &src3);
+    cr_assert(strstr(src3, "tc_cm0 = coopMatMulAddNV(tc_am0, tc_bm0, tc_cm0);"), "%s", src3);
+    cr_assert_null(strstr(src3, "across the loop"), "%s", src3);
+    free(src3);
     /* bfloat16 has no cooperative-matrix type here: the tiled FMA path */
     char *src = NULL;
     coopmat_glsl("examples/gemm.py", "-D dtype=bfloat16", &src);

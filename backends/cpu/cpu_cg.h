@@ -21,6 +21,8 @@ enum { PLACE_PARAM = 0, PLACE_SCRATCH, PLACE_LOCAL };
  * a GEMM kernel run by one call, sharing each K step's tile copies. */
 typedef struct cpu_group {
     int gx, gy;                    /* members per group; 1 x 1: no groups */
+    int ku;                        /* K steps merged into one GEMM call (>= 1) */
+    int64_t bm, bn, bk;            /* the tiles, when ku > 1 */
     const tilec_ir_stmt_t *loop;   /* the K loop (top level) */
     const tilec_ir_stmt_t *copy_a, *copy_b, *gemm; /* its body */
 } cpu_group_t;

@@ -378,6 +378,95 @@ static void group_each(cg_t *g, const tilec_ir_stmt_t *s, const tilec_ir_stmt_t 
     cg_line(g, "}");
 }
 
+/* One K step's tile copies of a group (its gy A tiles, its gx B tiles),
+ * each preceded by the prefetch of the next step's in a pipelined loop.
+ * staged (merged K steps, step tc_u of the chunk): the A tile's rows go
+ * on to their place in the staging area, the B tile is copied straight
+ * into its place there. */
+static void group_copies(cg_t *g, const char *ext, int staged)
+{
+    const cpu_group_t *gr = &g->grp;
+    const tilec_ir_stmt_t *copies[2] = {gr->copy_a, gr->copy_b};
+    const char *T = cg_ct_type(gr->gemm->u.gemm.a->dtype);
+    int64_t kt = gr->ku * gr->bk;
+    for (int c = 0; c < 2; c++) {
+        cg_line(g, "for (int64_t tc_j = 0; tc_j < tc_n%c; ++tc_j) { /* the %c tiles of the group */", "yx"[c], "AB"[c]);
+        g->ind++;
+        member_scope(g, c ? "tc_j" : "0", c ? "0" : "tc_j", 0);
+        if (gr->loop->u.loop.kind == TILEC_LOOP_PIPELINED)
+            cg_prefetch_next(g, gr->loop, ext, copies[c]);
+        if (staged && c == 1) {
+            int id = gr->gemm->u.gemm.b->id;
+            cg_line(g, "{ /* straight into the staging area */");
+            g->ind++;
+            cg_line(g, "%s *restrict b%d = (%s *)((char *)scratch + tc_sb) + tc_j * %" PRId64 " + tc_u * %" PRId64 "; (void)b%d;",
+                    T, id, T, kt * gr->bn, gr->bk * gr->bn, id);
+        }
+        gen_stmt(g, copies[c]);
+        if (staged && c == 1) {
+            g->ind--;
+            cg_line(g, "}");
+        }
+        if (staged && c == 0) {
+            cg_line(g, "%s *restrict tc_d = (%s *)((char *)scratch + tc_sa) + tc_j * %" PRId64 " + tc_u * %" PRId64 ";",
+                    T, T, gr->bm * kt, gr->bk);
+            cg_line(g, "for (int64_t r = 0; r < %" PRId64 "; ++r) memcpy(tc_d + r * %" PRId64 ", b%d + r * %" PRId64
+                    ", %" PRId64 " * sizeof(%s));", gr->bm, kt, gr->gemm->u.gemm.a->id, gr->bk, gr->bk, T);
+        }
+        g->ind--;
+        cg_line(g, "}");
+    }
+}
+
+/* The staging area of merged K steps (cpu_group.c), after the members'
+ * areas: the group's A rows side by side (gy x bm x ku*bk), its B columns
+ * stacked (gx x ku*bk x bn), the GEMM's edge buffers; ends at tc_send. */
+static void group_stage_layout(cg_t *g)
+{
+    const cpu_group_t *gr = &g->grp;
+    const char *T = cg_ct_type(gr->gemm->u.gemm.a->dtype);
+    int64_t kt = gr->ku * gr->bk;
+    cg_line(g, "const int64_t tc_sa = TC_ALIGN(tc_off) * %d, tc_sb = tc_sa + TC_ALIGN(%" PRId64 " * sizeof(%s));",
+            gr->gx * gr->gy, gr->gy * gr->bm * kt, T);
+    cg_line(g, "const int64_t tc_se = tc_sb + TC_ALIGN(%" PRId64 " * sizeof(%s)), tc_sf = tc_se + TC_ALIGN(TC_MR * %" PRId64
+            " * sizeof(%s));", gr->gx * kt * gr->bn, T, kt, T);
+    cg_line(g, "const int64_t tc_send = tc_sf + TC_ALIGN(%" PRId64 " * TC_NR(%s) * (int64_t)sizeof(%s)); (void)tc_send;",
+            kt, T, T);
+}
+
+/* The K loop of a group whose small K steps are merged (cpu_group.c): per
+ * ku steps, each step's A tiles copied as usual and their rows placed side
+ * by side in the staging area, its B tiles copied straight into theirs,
+ * then one GEMM call per member over the nu <= ku staged steps. */
+static void group_merged_steps(cg_t *g, const char *ext)
+{
+    const cpu_group_t *gr = &g->grp;
+    const tilec_ir_var_t *v = gr->loop->u.loop.var;
+    const tilec_ir_buffer_t *A = gr->gemm->u.gemm.a, *C = gr->gemm->u.gemm.c;
+    const char *T = cg_ct_type(A->dtype), *sfx = A->dtype == TILEC_FLOAT64 ? "f64" : "f32";
+    int64_t kt = gr->ku * gr->bk;
+    cg_line(g, "for (int64_t tc_k0 = 0; tc_k0 < %s; tc_k0 += %d) { /* %d K steps per GEMM call */", ext, gr->ku, gr->ku);
+    g->ind++;
+    cg_line(g, "const int64_t tc_nu = TC_MIN64(%d, %s - tc_k0);", gr->ku, ext);
+    cg_line(g, "for (int64_t tc_u = 0; tc_u < tc_nu; ++tc_u) {");
+    g->ind++;
+    cg_line(g, "%s v%d = (%s)(tc_k0 + tc_u);", cg_ct_type(v->dtype), v->id, cg_ct_type(v->dtype));
+    group_copies(g, ext, 1);
+    g->ind--;
+    cg_line(g, "}");
+    cg_line(g, "for (int64_t tc_m = 0; tc_m < tc_nx * tc_ny; ++tc_m) { /* C += A[:, staged] B[staged, :] */");
+    g->ind++;
+    member_scope(g, "tc_m % tc_nx", "tc_m / tc_nx", 0);
+    cg_line(g, "tc_mk_%s(%" PRId64 ", %" PRId64 ", tc_nu * %" PRId64 ", (%s *)((char *)scratch + tc_sa) + tc_my * %" PRId64
+            ", %" PRId64 ", 1, TC_MR * %" PRId64 ", (%s *)((char *)scratch + tc_sb) + tc_mx * %" PRId64 ", %" PRId64
+            ", TC_NR_%s, b%d, %" PRId64 ", (%s *)((char *)scratch + tc_se), (%s *)((char *)scratch + tc_sf));",
+            sfx, gr->bm, gr->bn, gr->bk, T, gr->bm * kt, kt, kt, T, kt * gr->bn, gr->bn, sfx, C->id, gr->bn, T, T);
+    g->ind--;
+    cg_line(g, "}");
+    g->ind--;
+    cg_line(g, "}");
+}
+
 /* tilec_block for a group of gx x gy blocks (bx, by: the group's indices):
  * the statements before the K loop for each member, then per K step the A
  * copies of the group's rows, the B copies of its columns, the GEMM of each
@@ -399,6 +488,8 @@ static void gen_group_block(cg_t *g)
             gr->gx, gr->gy);
     cg_line(g, "const int64_t tc_nx = TC_MIN64(%d, (int64_t)(%s) - tc_x0), tc_ny = TC_MIN64(%d, (int64_t)(%s) - tc_y0);",
             gr->gx, cg_expr(g, k->grid[0]), gr->gy, cg_expr(g, k->grid[1]));
+    if (gr->ku > 1)
+        group_stage_layout(g);
     for (int i = 0; i < k->nparams; i++) {
         const char *T = cg_st_type(k->bufs[i]->dtype);
         cg_line(g, "%s *restrict b%d = (%s *)args[%d]; (void)b%d;", T, i, T, i, i);
@@ -416,19 +507,18 @@ static void gen_group_block(cg_t *g)
     cg_line(g, "{");
     g->ind++;
     const char *ext = cg_fmt(g, "(int64_t)(%s)", cg_expr(g, gr->loop->u.loop.extent));
-    cg_line(g, "for (%s v%d = 0; v%d < %s; ++v%d) {", cg_ct_type(v->dtype), v->id, v->id, ext, v->id);
-    g->ind++;
-    const tilec_ir_stmt_t *copies[2] = {gr->copy_a, gr->copy_b};
-    for (int c = 0; c < 2; c++) {
-        cg_line(g, "for (int64_t tc_j = 0; tc_j < tc_n%c; ++tc_j) { /* the %c tiles of the group */", "yx"[c], "AB"[c]);
-        g->ind++;
-        member_scope(g, c ? "tc_j" : "0", c ? "0" : "tc_j", 0);
-        if (gr->loop->u.loop.kind == TILEC_LOOP_PIPELINED)
-            cg_prefetch_next(g, gr->loop, ext, copies[c]);
-        gen_stmt(g, copies[c]);
+    if (gr->ku > 1) {
+        group_merged_steps(g, ext);
         g->ind--;
         cg_line(g, "}");
+        group_each(g, gr->loop->next, NULL);
+        g->ind--;
+        cg_line(g, "}");
+        return;
     }
+    cg_line(g, "for (%s v%d = 0; v%d < %s; ++v%d) {", cg_ct_type(v->dtype), v->id, v->id, ext, v->id);
+    g->ind++;
+    group_copies(g, ext, 0);
     cg_line(g, "for (int64_t tc_m = 0; tc_m < tc_nx * tc_ny; ++tc_m) {");
     g->ind++;
     member_scope(g, "tc_m % tc_nx", "tc_m / tc_nx", 1);
@@ -525,7 +615,10 @@ static void gen_kernel(cg_t *g)
     gen_syms(g);
     gen_shapes(g);
     gen_layout(g, k->body);
-    if (g->grp.gx > 1)
+    if (g->grp.gx > 1 && g->grp.ku > 1) {
+        group_stage_layout(g);
+        cg_line(g, "return tc_send; /* one area per member of a block group, and the group's staging */");
+    } else if (g->grp.gx > 1)
         cg_line(g, "return TC_ALIGN(tc_off) * %d; /* one area per member of a block group */", g->grp.gx * g->grp.gy);
     else
         cg_line(g, "return tc_off;");

@@ -20,7 +20,8 @@
  * the two copies (global to on-chip, the A one free of bx, the B one free
  * of by, destinations at fixed places) then the GEMM reading exactly their
  * destinations, which nothing else in the kernel mentions; no let
- * variables and no buffers held in C locals.
+ * variables and no buffers held in C locals.  It also decides whether
+ * small K steps are merged into one GEMM call (see cpu_group_plan).
  */
 #include <string.h>
 
@@ -28,6 +29,7 @@
 
 #define GROUP_X 2
 #define GROUP_Y 4
+#define GROUP_KC 128 /* K of one GEMM call when K steps of at most GROUP_KC/4 are merged */
 
 /* Does e mention variable v (any: any variable but a shape symbol), or load? */
 static int uses(const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int any, int depth)
@@ -141,6 +143,25 @@ int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *ou
             return 0;
     out->gx = GROUP_X;
     out->gy = GROUP_Y;
+    out->ku = 1;
+    /* Small K steps (block_K <= 32): every step's GEMM loads and stores its
+     * C tile around only block_K multiply-adds per element.  Where the
+     * GEMM accumulates (no clear_accum) untransposed operands of its
+     * compute type (float32, ...), ku steps' tiles are staged side by side
+     * and multiplied by one call: the same products, summed in the same
+     * order. */
+    int64_t am, ak, bk2, bn;
+    if (!gemm->u.gemm.clear_accum && !gemm->u.gemm.trans_a && !gemm->u.gemm.trans_b &&
+        (A->dtype == TILEC_FLOAT32 || A->dtype == TILEC_FLOAT64) && B->dtype == A->dtype && C->dtype == A->dtype &&
+        A->ndim == 2 && B->ndim == 2 && tilec_ir_is_const_int(A->shape[0], &am) &&
+        tilec_ir_is_const_int(A->shape[1], &ak) && tilec_ir_is_const_int(B->shape[0], &bk2) &&
+        tilec_ir_is_const_int(B->shape[1], &bn) && ak == bk2 && ak >= 1 && ak <= GROUP_KC / 4 &&
+        am <= 1024 && bn <= 1024) {
+        out->ku = (int)(GROUP_KC / ak);
+        out->bm = am;
+        out->bn = bn;
+        out->bk = ak;
+    }
     out->loop = loop;
     out->copy_a = ca;
     out->copy_b = cb;

@@ -169,12 +169,28 @@ static const char cpu_prelude[] =
  * tanh(+-0) = +-0, tanh(+-inf) = +-1; subnormal inputs and results are
  * handled (no flush to zero). ---- */
 /* ---- float math without libm calls, branch-free so loops vectorize ---- */
-/* 2^n for integer n in [-252, 254]: two exact normal factors (a result in
- * the subnormal range is rounded once, by the last multiply) */
-"#define TC_SCALE2(p, n) ((p) * tc_u2f((uint32_t)(((n) >> 1) + 127) << 23) * tc_u2f((uint32_t)((n) - ((n) >> 1) + 127) << 23))\n"
+/* x clamped to [lo, hi] (lo < 0 < hi, as bit patterns) on its bits: an
+ * unsigned min keeps every value above lo (positive floats are below every
+ * negative one), a signed min every value below hi (negative floats are
+ * negative ints).  Integer min/max vectorize as they are; a float clamp
+ * `x < lo ? lo : ...` makes gcc split the loop body into masked paths.
+ * NaN comes out as some value in range (the callers return x for NaN). */
+"TC_INLINE float tc_clampf_(float x, uint32_t lo, int32_t hi) {\n"
+"  uint32_t b = tc_f2u(x); b = b < lo ? b : lo;\n"
+"  int32_t s = (int32_t)b; s = s < hi ? s : hi;\n"
+"  return tc_u2f((uint32_t)s);\n"
+"}\n"
+/* p * 2^n where t = n + 0x1.8p23f, n an integer in [-252, 254] (the low
+ * mantissa bits of t hold n in two's complement): two exact normal factors
+ * 2^(n>>1) and 2^(n-(n>>1)) made from t's bits (a result in the subnormal
+ * range is rounded once, by the last multiply) */
+"TC_INLINE float tc_scale2t_(float p, float t) {\n"
+"  uint32_t tb = tc_f2u(t), h = (tb >> 1) << 23;\n"
+"  return p * tc_u2f(h + 0x3f800000u) * tc_u2f((tb << 23) - h + 0x3f800000u);\n"
+"}\n"
 "TC_INLINE float tc_exp2f(float x) {\n"
-"  float c = x < -151.0f ? -151.0f : x > 129.0f ? 129.0f : x;\n"
-"  float n = (c + 0x1.8p23f) - 0x1.8p23f, f = c - n;\n"
+"  float c = tc_clampf_(x, 0xc3170000u, 0x43010000); /* [-151, 129] */\n"
+"  float t = c + 0x1.8p23f, n = t - 0x1.8p23f, f = c - n;\n"
 "  float p = 1.5252733804059841e-5f;\n"
 "  p = p * f + 1.5403530393381608e-4f;\n"
 "  p = p * f + 1.3333558146428443e-3f;\n"
@@ -183,13 +199,11 @@ static const char cpu_prelude[] =
 "  p = p * f + 2.4022650695910071e-1f;\n"
 "  p = p * f + 6.9314718055994531e-1f;\n"
 "  p = p * f + 1.0f;\n"
-"  int32_t ni = (int32_t)(c != c ? 0.0f : n);\n"
-"  float r = TC_SCALE2(p, ni);\n"
-"  return x != x ? x : r;\n"
+"  return x != x ? x : tc_scale2t_(p, t);\n"
 "}\n"
 "TC_INLINE float tc_expf(float x) {\n"
-"  float c = x < -104.0f ? -104.0f : x > 89.0f ? 89.0f : x;\n"
-"  float n = (c * 1.44269504088896341f + 0x1.8p23f) - 0x1.8p23f;\n"
+"  float c = tc_clampf_(x, 0xc2d00000u, 0x42b20000); /* [-104, 89] */\n"
+"  float t = c * 1.44269504088896341f + 0x1.8p23f, n = t - 0x1.8p23f;\n"
 "  float r = c - n * 0.693145751953125f;\n"
 "  r = r - n * 1.42860682030941723212e-6f;\n"
 "  float p = 1.0f / 5040;\n"
@@ -200,9 +214,7 @@ static const char cpu_prelude[] =
 "  p = p * r + 0.5f;\n"
 "  p = p * r + 1.0f;\n"
 "  p = p * r + 1.0f;\n"
-"  int32_t ni = (int32_t)(c != c ? 0.0f : n);\n"
-"  float y = TC_SCALE2(p, ni);\n"
-"  return x != x ? x : y;\n"
+"  return x != x ? x : tc_scale2t_(p, t);\n"
 "}\n"
 /* log(m) for m in [sqrt(1/2), sqrt(2)): 2 atanh(t), t = (m-1)/(m+1) */
 "TC_INLINE float tc_logm_(float m) {\n"

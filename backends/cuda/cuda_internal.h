@@ -227,7 +227,8 @@ int cuda_arch_sm(const char *arch);
  * (cuda_target.c, with the two arch parsers); NULL when the arch is malformed. */
 const tilec_target_desc_t *cuda_target_desc(const char *arch);
 /* The description the backend lowers for: cuda_target_desc's, without the
- * tensor copy engine (TMA) unless TILEC_CUDA_TMA=1. */
+ * tensor copy engine (TMA) where TILEC_CUDA_TMA=0 says so, and for sm_90
+ * unless TILEC_CUDA_TMA=1 (on by default for sm_90a). */
 const tilec_target_desc_t *cuda_lower_desc(const char *arch);
 
 /* The cubin already in sm->binary (a kernel bundle's) for arch: the code

@@ -84,7 +84,9 @@ static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90", CP_ASYNC | TI
 static const tilec_target_desc_t desc_sm90a = {HOPPER("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK), .nmma = 4,
                                                .mma = mma_sm90a};
 /* the same without the tensor copy engine: what the backend lowers for
- * until TMA is measured faster (TILEC_CUDA_TMA=1 turns it on) */
+ * with TILEC_CUDA_TMA=0, and for sm_90 unless TILEC_CUDA_TMA=1 (TMA was
+ * measured on sm_90a's schedules: GEMM 8192^3 0.728 -> 0.785 of cuBLAS,
+ * flash 0.701 -> 0.749 of cuDNN on the H200, bench/results/hopper_session4.md) */
 static const tilec_target_desc_t desc_sm90_cp = {HOPPER("cuda sm_90", CP_ASYNC), .nmma = 2, .mma = mma_sm80};
 static const tilec_target_desc_t desc_sm90a_cp = {HOPPER("cuda sm_90a", CP_ASYNC), .nmma = 4, .mma = mma_sm90a};
 
@@ -132,7 +134,8 @@ const tilec_target_desc_t *cuda_lower_desc(const char *arch)
 {
     const tilec_target_desc_t *t = cuda_target_desc(arch);
     const char *e = secure_getenv("TILEC_CUDA_TMA");
-    if (e && atoi(e) > 0)
+    int on = e && *e ? atoi(e) > 0 : t == &desc_sm90a;
+    if (on)
         return t;
     return t == &desc_sm90a ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;
 }

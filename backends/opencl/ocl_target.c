@@ -24,34 +24,26 @@
  * fragments in local memory (which on NVIDIA's 48 KB did not even fit
  * flash attention or rmsnorm at their default tiles).
  */
+#include <pthread.h>
+
 #include "ocl_internal.h"
 #include "tilec/target.h"
 
-static const tilec_target_desc_t desc_generic = {
-    .struct_size = sizeof(tilec_target_desc_t),
-    .version = TILEC_TARGET_DESC_VERSION,
-    .name = "opencl generic",
-    .subgroup_size = 0,
-    .max_threads = 1024,         /* the device enforces its own limit at launch */
-    .smem_default = 48 * 1024,
-    .smem_optin = 64 * 1024,
-    .smem_banks = 32,
-    .bank_bytes = 4,
-    .smem_align = 16,
-    .regs_per_thread = 128,
-    .frag_regs = 64,
-    .vector_bytes = 16,
-    .async_copy = 0,
-    .max_stages = 0,
-    .barriers = TILEC_TARGET_BARRIER_BLOCK,
-    .flags = 0,
-    .nmma = 0,
-    .mma = NULL,
-};
+static tilec_target_desc_t desc_generic;
+static pthread_once_t generic_once = PTHREAD_ONCE_INIT;
+
+static void generic_init(void)
+{
+    desc_generic = tilec_target_simt_default("opencl generic");
+    desc_generic.smem_optin = 64 * 1024;
+    desc_generic.regs_per_thread = 128;
+    /* max_threads 1024: the device enforces its own limit at launch */
+}
 
 const tilec_target_desc_t *ocl_target_desc(const char *arch)
 {
     (void)arch; /* one description for every OpenCL device today */
+    pthread_once(&generic_once, generic_init);
     return &desc_generic;
 }
 

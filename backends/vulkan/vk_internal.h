@@ -238,7 +238,9 @@ typedef struct VkPhysicalDeviceSubgroupProperties {
 } VkPhysicalDeviceSubgroupProperties;
 
 /* VkPhysicalDeviceFeatures: 55 VkBool32 in the order of the spec; the
- * backend reads shaderFloat64 (index 39), shaderInt64 (40), shaderInt16 (41). */
+ * backend reads shaderFloat64 (index 39), shaderInt64 (40), shaderInt16 (41)
+ * and leaves robustBufferAccess (0) off. */
+#define VK_FEATURE_ROBUST_BUFFER_ACCESS 0
 #define VK_FEATURE_SHADER_FLOAT64 39
 #define VK_FEATURE_SHADER_INT64 40
 #define VK_FEATURE_SHADER_INT16 41
@@ -692,12 +694,20 @@ const char *vk_result_name(VkResult r);
 /* The dialect's state during one generation (the hooks' user pointer). */
 typedef struct vk_gen {
     const vk_dev_t *dev;
+    int nthreads;                /* of the kernel's block */
     int used_coopmat;            /* a T.gemm went to cooperative matrices */
+    /* the gemm whose accumulators registers hold across the loop being
+     * printed (tm x tn tiles per subgroup), NULL */
+    const tilec_ir_stmt_t *live;
+    int live_tm, live_tn;
 } vk_gen_t;
 /* Fills the GLSL dialect for g->dev (native atomics where its features
  * allow, T.gemm on cooperative matrices where it has them); g must live as
  * long as d. */
 void vk_dialect(vk_gen_t *g, tilec_simt_dialect_t *d);
+/* GLSL of module m for g->dev (the dialect above, g->nthreads from m's
+ * kernel): tilec_simt_generate's result. */
+int vk_generate(vk_gen_t *g, const tilec_ir_module_t *m, tilec_simt_result_t *res, char *err, size_t errlen);
 /* Compiles GLSL compute source to SPIR-V with glslc (TILEC_GLSLC or PATH):
  * TILEC_PS_OK with the words in *spv (malloc'd), TILEC_PS_UNAVAILABLE
  * when there is no compiler, TILEC_PS_COMPILE_ERROR with its log. */

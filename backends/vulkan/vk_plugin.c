@@ -252,6 +252,10 @@ static tilec_pstatus_t vk_device_open(uint32_t index, void *state)
     dv->dev = d;
     vk_features_t f = d->feat;
     vk_features_link(&f, d->chain);
+    /* every access is guarded by the kernel itself (boundary-safe copies,
+     * guarded loads and stores): no bounds checks by the driver */
+    f.f2.features[VK_FEATURE_ROBUST_BUFFER_ACCESS] = VK_FALSE;
+    f.cm.cooperativeMatrixRobustBufferAccess = f.cmnv.cooperativeMatrixRobustBufferAccess = VK_FALSE;
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qi = {.sType = VK_ST_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = d->queue_family,
                                   .queueCount = 1, .pQueuePriorities = &prio};
@@ -527,6 +531,13 @@ static tilec_pstatus_t make_pipeline(vk_devh_t *dv, vk_module_t *m, tilec_shell_
     return TILEC_PS_OK;
 }
 
+/* a cache entry is whole SPIR-V words, at least the 5-word header */
+static int is_spirv(const void *data, size_t len)
+{
+    (void)data;
+    return len >= 20 && len % 4 == 0;
+}
+
 /* --emit lowered: the SDK's lowering passes for the device's description */
 static tilec_pstatus_t vk_lower(void *devstate, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
 {
@@ -545,9 +556,7 @@ static tilec_pstatus_t vk_compile(void *devstate, const tilec_pcompile_options_t
     const VkPhysicalDeviceLimits *lim = &d->props.limits;
     char err[1024];
     double t0 = now_ms();
-    tilec_simt_dialect_t dl;
     vk_gen_t gen = {.dev = d};
-    vk_dialect(&gen, &dl);
     tilec_simt_result_t res;
     memset(&res, 0, sizeof res);
     res.struct_size = sizeof res;
@@ -563,7 +572,7 @@ static tilec_pstatus_t vk_compile(void *devstate, const tilec_pcompile_options_t
         t2.flags &= ~TILEC_TARGET_SIMT_ACC_SHARED;
         lm = tilec_lower_shell_module("vulkan", &t2, sm, &ar, &st);
     }
-    int rc = lm ? tilec_simt_generate(lm, &dl, &res, err, sizeof err) : -1;
+    int rc = lm ? vk_generate(&gen, lm, &res, err, sizeof err) : -1;
     tilec_arena_destroy(&ar);
     if (!lm)
         return st;
@@ -602,46 +611,22 @@ static tilec_pstatus_t vk_compile(void *devstate, const tilec_pcompile_options_t
                             k->name, res.nsyms, d->props.deviceName, lim->maxPushConstantsSize);
         return TILEC_PS_UNSUPPORTED;
     }
-    /* cache lookup: the SPIR-V of this source for this device and driver */
+    /* the kernel cache: the SPIR-V of this source for this device and driver */
     const char *env = target_env(d);
-    char *cache_dir = tilec_shell_cache_dir(), *cache_path = NULL;
-    char hex[65] = "";
-    if (cache_dir) {
-        tilec_sha256_t h;
-        uint8_t dg[32];
-        char ver[64];
-        snprintf(ver, sizeof ver, "%u %u %u", d->props.apiVersion, d->props.driverVersion, d->props.deviceID);
-        const char *parts[] = {"tilec-vulkan", TILEC_VK_PLUGIN_VERSION, d->props.deviceName, ver, env};
-        tilec_sha256_init(&h);
-        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-            tilec_sha256_update(&h, parts[i], strlen(parts[i]) + 1);
-        tilec_sha256_update(&h, sm->source, sm->source_len);
-        tilec_sha256_final(&h, dg);
-        tilec_sha256_hex(dg, hex);
-        cache_path = tilec_sdk_cache_path(cache_dir, "vulkan-", hex, ".spv");
-        char why[256];
-        void *bin = NULL;
-        size_t blen = 0;
-        tilec_sdk_cache_result_t cr = cache_path ? tilec_sdk_cache_load(cache_path, hex, &bin, &blen, why, sizeof why)
-                                                 : TILEC_SDK_CACHE_MISS;
-        if (cr == TILEC_SDK_CACHE_HIT && blen >= 20 && blen % 4 == 0) {
-            sm->binary = bin;
-            sm->binary_len = blen;
-            tilec_shell_log("compile", "vulkan: cache hit %s", cache_path);
-        } else {
-            free(bin);
-            if (cr == TILEC_SDK_CACHE_BAD)
-                tilec_shell_log("compile", "vulkan: cache entry %s rejected: %s; removed, recompiling", cache_path, why);
-        }
-    }
-    if (!sm->binary) {
+    char ver[64];
+    snprintf(ver, sizeof ver, "%u %u %u", d->props.apiVersion, d->props.driverVersion, d->props.deviceID);
+    const char *parts[] = {TILEC_VK_PLUGIN_VERSION, d->props.deviceName, ver, env};
+    tilec_shell_cache_t ce;
+    if (!tilec_shell_cache_find(&ce, "vulkan", ".spv", parts, 4, sm, is_spirv)) {
         st = vk_glslc(sm->source, sm->source_len, env, &sm->binary, &sm->binary_len);
-        if (st != TILEC_PS_OK)
-            goto done;
+        if (st != TILEC_PS_OK) {
+            tilec_shell_cache_done(&ce);
+            return st;
+        }
         tilec_shell_log("compile", "vulkan: glslc compiled kernel '%s' in %.1f ms", k->name, now_ms() - t0);
-        if (cache_path && tilec_sdk_cache_store(cache_path, hex, sm->binary, sm->binary_len) != 0)
-            tilec_shell_log("compile", "vulkan: cannot write cache entry %s", cache_path);
+        tilec_shell_cache_store(&ce, "vulkan", sm);
     }
+    tilec_shell_cache_done(&ce);
     st = make_pipeline(dv, m, sm);
     if (st == TILEC_PS_OK) {
         m->lock_ok = pthread_mutex_init(&m->lock, NULL) == 0;
@@ -652,9 +637,6 @@ static tilec_pstatus_t vk_compile(void *devstate, const tilec_pcompile_options_t
     }
     tilec_shell_log("compile", "vulkan: kernel '%s' ready on %s in %.1f ms", k->name, d->props.deviceName,
                     now_ms() - t0);
-done:
-    free(cache_dir);
-    free(cache_path);
     return st;
 }
 

@@ -21,33 +21,30 @@
 #include "tilec/target.h"
 #include "vk_internal.h"
 
-static const tilec_target_desc_t desc_minimum = {
-    .struct_size = sizeof(tilec_target_desc_t),
-    .version = TILEC_TARGET_DESC_VERSION,
-    .name = "vulkan minimum",
-    .subgroup_size = 32,
-    .max_threads = 128,
-    .smem_default = 16 * 1024,
-    .smem_optin = 16 * 1024,
-    .smem_banks = 32,
-    .bank_bytes = 4,
-    .smem_align = 16,
-    .regs_per_thread = 255,
-    .frag_regs = 128,
-    .vector_bytes = 16,
-    .barriers = TILEC_TARGET_BARRIER_BLOCK,
-    .flags = TILEC_TARGET_SUBGROUP_SHUFFLE,
-};
+/* The Vulkan minimum: 16 KiB of shared memory, 128 invocations; rows may
+ * span 32 lanes, 128 of 255 registers to fragments */
+static tilec_target_desc_t minimum(void)
+{
+    tilec_target_desc_t t = tilec_target_simt_default("vulkan minimum");
+    t.subgroup_size = 32;
+    t.max_threads = 128;
+    t.smem_default = t.smem_optin = 16 * 1024;
+    t.frag_regs = 128;
+    /* 16-32 KiB of shared memory on many devices (lavapipe's 32): keep
+     * what registers can hold there */
+    t.flags = TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_REGS_LIKE_ACC;
+    return t;
+}
 
 #define VK_MAX_DESCS 16
-static tilec_target_desc_t descs[VK_MAX_DESCS];
+static tilec_target_desc_t descs[VK_MAX_DESCS + 1]; /* and the minimum */
 static char names[VK_MAX_DESCS][64];
-static int filled[VK_MAX_DESCS];
+static int filled[VK_MAX_DESCS + 1];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void vk_target_fill(const vk_dev_t *dev, tilec_target_desc_t *t)
 {
-    *t = desc_minimum;
+    *t = minimum();
     /* the GLSL dialect combines the lanes of a row through shared memory
      * (no subgroup operations yet), so rows may span 32 lanes whatever
      * the device's subgroup (lavapipe's is 8) */
@@ -63,11 +60,14 @@ void vk_target_fill(const vk_dev_t *dev, tilec_target_desc_t *t)
 const tilec_target_desc_t *vk_target_desc(const vk_dev_t *dev)
 {
     const vk_state_t *s = vk_state();
-    if (!dev || !s->ok || dev < s->devs || dev >= s->devs + s->ndevs || dev - s->devs >= VK_MAX_DESCS)
-        return &desc_minimum;
-    size_t i = (size_t)(dev - s->devs);
+    size_t i = VK_MAX_DESCS; /* the minimum's slot */
+    if (dev && s->ok && dev >= s->devs && dev < s->devs + s->ndevs && dev - s->devs < VK_MAX_DESCS)
+        i = (size_t)(dev - s->devs);
     pthread_mutex_lock(&lock);
-    if (!filled[i]) {
+    if (!filled[i] && i == VK_MAX_DESCS) {
+        descs[i] = minimum();
+        filled[i] = 1;
+    } else if (!filled[i]) {
         vk_target_fill(dev, &descs[i]);
         snprintf(names[i], sizeof names[i], "vulkan %.50s", dev->props.deviceName);
         descs[i].name = names[i];

@@ -33,6 +33,7 @@ static const pass_def_t passes[TILEC_LOWER_NPASSES] = {
     [TILEC_LOWER_VECTOR] = {"vector", lower_vector},
     [TILEC_LOWER_TMA] = {"tma", lower_tma},
     [TILEC_LOWER_BARRIER] = {"barrier", lower_barrier},
+    [TILEC_LOWER_ARITH] = {"arith", lower_arith},
 };
 
 const char *tilec_lower_pass_name(int pass)

@@ -41,6 +41,7 @@ int lower_smem(lower_ctx_t *c);
 int lower_vector(lower_ctx_t *c);
 int lower_tma(lower_ctx_t *c);
 int lower_barrier(lower_ctx_t *c);
+int lower_arith(lower_ctx_t *c);
 
 /* ---- helpers (lower_util.c) ---------------------------------------------------- */
 
@@ -58,6 +59,8 @@ tilec_ir_expr_t *lower_modb(lower_ctx_t *c, tilec_ir_expr_t *x, int64_t d, int64
 /* e with every reference to var v replaced by a copy of `by` (a new tree) */
 tilec_ir_expr_t *lower_subst(lower_ctx_t *c, const tilec_ir_expr_t *e, const tilec_ir_var_t *v,
                              tilec_ir_expr_t *by);
+/* a new int32 loop variable of the kernel named BASE SUFFIX [N], unique */
+tilec_ir_var_t *lower_new_loop_var(lower_ctx_t *c, const char *suffix, const char *base);
 /* e has no loads and no let variables (it can be evaluated anywhere) */
 int lower_expr_pure(const tilec_ir_expr_t *e);
 /* Walks the kernel body with statement callback pre (w->user is c): 0, or

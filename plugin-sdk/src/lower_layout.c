@@ -367,6 +367,108 @@ static int nest_kind(lay_t *L, tilec_ir_stmt_t *s, nest_t *nn)
     return -1;
 }
 
+/* ---- T.Parallel(M) nests reading a register fragment at [i, c] ---------------------- */
+
+typedef struct colnest {
+    lay_t *L;
+    const tilec_ir_var_t *v;     /* the nest's variable */
+    const tilec_ir_buffer_t *frag; /* the first register fragment read at [v, c] */
+    int64_t col;
+    int bad;
+    tilec_ir_var_t *j;           /* rewrite: the new column variable */
+} colnest_t;
+
+static int col_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
+{
+    colnest_t *cn = w->user;
+    lay_t *L = cn->L;
+    if (e->kind == TILEC_EX_LOAD && L->rf[e->u.load.buf->id] == RF_ROW && !is_var(e->u.load.idx[0], cn->v))
+        demote(L, e->u.load.buf); /* the nest would demote it anyway */
+    if (e->kind != TILEC_EX_LOAD || L->rf[e->u.load.buf->id] != RF_ACC)
+        return TILEC_WALK_CONTINUE;
+    const tilec_ir_buffer_t *b = e->u.load.buf;
+    int64_t col;
+    if (!is_var(e->u.load.idx[0], cn->v) || !tilec_ir_is_const_int(e->u.load.idx[1], &col) || col < 0 ||
+        col >= lower_dim(b, 1) || (cn->frag && (col != cn->col || !plan_eq(&L->plan[b->id], &L->plan[cn->frag->id]))))
+        cn->bad = 1;
+    else if (!cn->frag)
+        cn->frag = b, cn->col = col;
+    return TILEC_WALK_CONTINUE;
+}
+
+static int col_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
+{
+    colnest_t *cn = w->user;
+    if (s->kind == TILEC_ST_STORE && cn->L->rf[s->u.store.buf->id] == RF_ACC)
+        cn->bad = 1;
+    else if (s->kind == TILEC_ST_STORE && cn->L->rf[s->u.store.buf->id] == RF_ROW)
+        demote(cn->L, s->u.store.buf); /* each column would write it; the nest would demote it anyway */
+    else if (s->kind != TILEC_ST_STORE && s->kind != TILEC_ST_ASSIGN && s->kind != TILEC_ST_IF)
+        cn->bad = 1; /* loops and tile operations: the nest stays as it is */
+    return TILEC_WALK_CONTINUE;
+}
+
+/* the matching loads read column j instead of the constant */
+static int col_subst(tilec_ir_walk_t *w, tilec_ir_expr_t **slot)
+{
+    colnest_t *cn = w->user;
+    tilec_ir_expr_t *e = *slot;
+    lower_ctx_t *c = cn->L->c;
+    if (e->kind != TILEC_EX_LOAD || cn->L->rf[e->u.load.buf->id] != RF_ACC)
+        return TILEC_WALK_CONTINUE;
+    tilec_ir_expr_t *idx[2] = {e->u.load.idx[0], tilec_ir_varref(c->a, cn->j)};
+    tilec_ir_expr_t *n = idx[1] ? tilec_ir_load(c->a, e->u.load.buf, idx) : NULL;
+    if (!n)
+        return lower_oom(c);
+    *slot = n;
+    return TILEC_WALK_CONTINUE;
+}
+
+/* With TILEC_TARGET_REGS_LIKE_ACC: T.Parallel(M) nest s, whose register
+ * fragments are register accumulators read at [i, c] (one column c, one
+ * plan; no stores to them, no inner loops or tile operations), becomes
+ * T.Parallel(M, N) with its body under `if j == c` and the reads at
+ * [i, j], which the owners of those elements run (instead of demoting the
+ * fragments; row vectors it writes, or reads elsewhere than at [i], are
+ * demoted as the nest would demote them).  1 when rewritten. */
+static int widen_column_nest(lay_t *L, tilec_ir_stmt_t *s)
+{
+    lower_ctx_t *c = L->c;
+    int64_t e;
+    tilec_ir_stmt_t *body = s->u.loop.body;
+    if (!(c->t->flags & TILEC_TARGET_REGS_LIKE_ACC) || !tilec_ir_is_const_int(s->u.loop.extent, &e) ||
+        e != L->rows.M || !body || (body->kind == TILEC_ST_FOR && !body->next))
+        return 0;
+    colnest_t cn = {.L = L, .v = s->u.loop.var};
+    tilec_ir_walk_t w;
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = col_stmt;
+    w.expr_pre = col_expr;
+    w.user = &cn;
+    if (tilec_ir_walk_block(&w, &body) != 0 || cn.bad || !cn.frag)
+        return 0;
+    cn.j = lower_new_loop_var(c, "_col", s->u.loop.var->name ? s->u.loop.var->name : "j");
+    tilec_ir_stmt_t *in = tilec_ir_stmt(c->a, TILEC_ST_FOR), *cond = tilec_ir_stmt(c->a, TILEC_ST_IF);
+    tilec_ir_expr_t *jr = cn.j ? tilec_ir_varref(c->a, cn.j) : NULL, *cv = lower_int(c, cn.col);
+    if (!cn.j || !in || !cond || !jr || !cv)
+        return lower_oom(c), 0;
+    memset(&w, 0, sizeof w);
+    w.expr_post = col_subst;
+    w.user = &cn;
+    if (tilec_ir_walk_block(&w, &body) != 0)
+        return 0;
+    cond->u.cond.cond = tilec_ir_binary(c->a, TILEC_BIN_EQ, jr, cv);
+    cond->u.cond.then = body;
+    in->u.loop.var = cn.j;
+    in->u.loop.extent = lower_int(c, lower_dim(cn.frag, 1));
+    in->u.loop.kind = TILEC_LOOP_PARALLEL;
+    in->u.loop.body = cond;
+    if (!cond->u.cond.cond || !in->u.loop.extent)
+        return lower_oom(c), 0;
+    s->u.loop.body = in;
+    return 1;
+}
+
 /* the region's non-unit extents equal b's shape */
 static int region_fits(const tilec_ir_region_t *r, const tilec_ir_buffer_t *b)
 {
@@ -400,7 +502,9 @@ static int check_list(lay_t *L, tilec_ir_stmt_t *s, int depth)
                 int wpt = 0;
                 lower_accesses(s, wpt_cb, &wpt);
                 nest_t nn;
-                if (wpt || nest_kind(L, s, &nn) < 0)
+                if (!wpt && nest_kind(L, s, &nn) < 0 && widen_column_nest(L, s))
+                    n++; /* look at the widened nest again */
+                else if (wpt || nest_kind(L, s, &nn) < 0)
                     n += demote_stmt(L, s);
             }
             break;
@@ -517,6 +621,20 @@ static void seed(lay_t *L)
             }
             L->rf[i] = RF_ACC;
             L->plan[i] = p;
+        }
+    }
+    /* with TILEC_TARGET_REGS_LIKE_ACC, 2-D fragments shaped like the first
+     * accumulator take its plan */
+    int first = -1;
+    for (int i = k->nparams; i < L->nb && first < 0 && (L->c->t->flags & TILEC_TARGET_REGS_LIKE_ACC); i++)
+        if (L->rf[i] == RF_ACC && L->plan[i].form != FORM_WARPROWS)
+            first = i;
+    for (int i = k->nparams; first >= 0 && i < L->nb; i++) {
+        const tilec_ir_buffer_t *b = k->bufs[i];
+        if (L->rf[i] == RF_NONE && !bad[i] && b->scope == TILEC_SCOPE_FRAGMENT && b->ndim == 2 &&
+            regs_dtype_ok(L, b) && lower_dim(b, 0) == L->plan[first].M && lower_dim(b, 1) == L->plan[first].N) {
+            L->rf[i] = RF_ACC;
+            L->plan[i] = L->plan[first];
         }
     }
     free(bad);

@@ -259,24 +259,6 @@ static tilec_ir_stmt_t *issue(lower_ctx_t *c, const tilec_ir_stmt_t *cp, tilec_i
     return s;
 }
 
-static tilec_ir_var_t *new_loop_var(lower_ctx_t *c, const char *base)
-{
-    char name[96];
-    for (int i = 0; i < 1000; i++) {
-        snprintf(name, sizeof name, i ? "%s_pro%d" : "%s_pro", base, i);
-        int clash = 0;
-        for (int v = 0; v < c->k->nvars && !clash; v++)
-            clash = strcmp(c->k->vars[v]->name, name) == 0;
-        if (!clash) {
-            tilec_ir_var_t *v = tilec_ir_var_add(c->a, c->k, name, TILEC_INT32, TILEC_VAR_LOOP);
-            if (!v)
-                lower_oom(c);
-            return v;
-        }
-    }
-    lower_fail(c, TILEC_LOWER_E_PASS, "no free name for a prologue loop of '%s'", base);
-    return NULL;
-}
 
 static int64_t smem_total(const lower_ctx_t *c)
 {
@@ -362,7 +344,7 @@ static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, tilec_ir_stmt_t *con
                 break;
             }
     /* prologue */
-    tilec_ir_var_t *p = new_loop_var(c, k->name);
+    tilec_ir_var_t *p = lower_new_loop_var(c, "_pro", k->name);
     tilec_ir_stmt_t *pro = mk(c, TILEC_ST_FOR), *pif = mk(c, TILEC_ST_IF), *pcommit = mk(c, TILEC_ST_ASYNC_COMMIT);
     if (!p || !pro || !pif || !pcommit)
         return -1;

@@ -1,7 +1,8 @@
 /*
  * plugin-sdk/src/lower_target.c — checks and queries of a target
- * description (tilec/target.h): that a plugin's description is
- * consistent before any pass relies on it, and where an MMA instruction's
+ * description (tilec/target.h): the plain SIMT GPU a plugin's
+ * description starts from, that a plugin's description is consistent
+ * before any pass relies on it, and where an MMA instruction's
  * accumulator element lives (the modes evaluated for one element).
  */
 #include <stdio.h>
@@ -10,6 +11,25 @@
 
 #include "tilec/ir.h"
 #include "tilec/target.h"
+
+tilec_target_desc_t tilec_target_simt_default(const char *name)
+{
+    tilec_target_desc_t t;
+    memset(&t, 0, sizeof t);
+    t.struct_size = sizeof t;
+    t.version = TILEC_TARGET_DESC_VERSION;
+    t.name = name;
+    t.max_threads = 1024;
+    t.smem_default = t.smem_optin = 48 * 1024;
+    t.smem_banks = 32;
+    t.bank_bytes = 4;
+    t.smem_align = 16;
+    t.regs_per_thread = 255;
+    t.frag_regs = 64;
+    t.vector_bytes = 16;
+    t.barriers = TILEC_TARGET_BARRIER_BLOCK;
+    return t;
+}
 
 /* extent of mode j of an axis of length len: 0 stands for the rest */
 static int32_t mode_extent(const tilec_target_mode_t *modes, int n, int j, int32_t len)

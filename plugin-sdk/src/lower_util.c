@@ -6,6 +6,7 @@
  * out-of-memory in the pass context, and target MMA lookups.
  */
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lower_internal.h"
@@ -410,4 +411,26 @@ int lower_dense_uses(tilec_ir_kernel_t *k, int *dense)
     w.stmt_pre = dense_stmt;
     w.user = dense;
     return tilec_ir_walk_block(&w, &k->body) < 0 ? -1 : 0;
+}
+
+tilec_ir_var_t *lower_new_loop_var(lower_ctx_t *c, const char *suffix, const char *base)
+{
+    char name[96];
+    for (int i = 0; i < 1000; i++) {
+        if (i)
+            snprintf(name, sizeof name, "%s%s%d", base, suffix, i);
+        else
+            snprintf(name, sizeof name, "%s%s", base, suffix);
+        int clash = 0;
+        for (int v = 0; v < c->k->nvars && !clash; v++)
+            clash = strcmp(c->k->vars[v]->name, name) == 0;
+        if (!clash) {
+            tilec_ir_var_t *v = tilec_ir_var_add(c->a, c->k, name, TILEC_INT32, TILEC_VAR_LOOP);
+            if (!v)
+                lower_oom(c);
+            return v;
+        }
+    }
+    lower_fail(c, TILEC_LOWER_E_PASS, "no free name for a loop variable from '%s'", base);
+    return NULL;
 }

@@ -373,15 +373,24 @@ static void copy_scalar(tilec_simt_ctx_t *c, const tilec_ir_region_t *rs, const 
     const char *is[TILEC_IR_MAX_DIMS], *id[TILEC_IR_MAX_DIMS];
     region_idx(c, rs, ts, e, is);
     region_idx(c, rd, td, e, id);
-    const char *ct = tilec_simt_ctype(c, rs->buf->dtype);
-    const char *ld = tilec_simt_load(c, rs->buf, offset_str(c, rs->buf, is));
+    tilec_dtype_t t = rs->buf->dtype;
+    const char *ct = tilec_simt_ctype(c, t), *zero = simt_zero(c, t);
+    const char *ld = tilec_simt_load(c, rs->buf, offset_str(c, rs->buf, is)), *st = NULL;
+    /* a 16-bit float copied to its own dtype, both stored as bit patterns:
+     * the bits move as they are, not through float and back */
+    if (t == rd->buf->dtype && simt_is_half(t) && (t == TILEC_FLOAT16 ? c->dl.f16.mode : c->dl.bf16.mode) ==
+            TILEC_SIMT_HALF_BITS && !simt_is_private(rs->buf) && !simt_is_private(rd->buf)) {
+        ct = simt_st_type(c, rs->buf);
+        zero = simt_cast(c, "(%s)%s", ct, "0");
+        ld = tilec_simt_elem(c, rs->buf, offset_str(c, rs->buf, is));
+        st = simt_fmt(c, "%s = tc_v;", tilec_simt_elem(c, rd->buf, offset_str(c, rd->buf, id)));
+    }
     if (rs->buf->scope == TILEC_SCOPE_GLOBAL)
-        tilec_simt_emit(c, "const %s tc_v = (%s || (%s)) ? %s : %s;", ct, ins, inside_str(c, rs->buf, is), ld,
-                        simt_zero(c, rs->buf->dtype));
+        tilec_simt_emit(c, "const %s tc_v = (%s || (%s)) ? %s : %s;", ct, ins, inside_str(c, rs->buf, is), ld, zero);
     else
         tilec_simt_emit(c, "const %s tc_v = %s;", ct, ld);
-    const char *st = tilec_simt_store(c, rd->buf, offset_str(c, rd->buf, id),
-                                      store_conv(c, "tc_v", rs->buf->dtype, rd->buf->dtype));
+    if (!st)
+        st = tilec_simt_store(c, rd->buf, offset_str(c, rd->buf, id), store_conv(c, "tc_v", t, rd->buf->dtype));
     if (rd->buf->scope == TILEC_SCOPE_GLOBAL)
         tilec_simt_emit(c, "if (%s || (%s)) %s", ind, inside_str(c, rd->buf, id), st);
     else
@@ -677,387 +686,6 @@ static void gen_gemm(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     close_block(c);
 }
 
-/* outer, extent and inner sizes of buffer b around dimension dim. */
-static void split_dims(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, int dim, int64_t *outer, int64_t *r,
-                       int64_t *inner)
-{
-    *outer = *inner = *r = 1;
-    if (dim < 0 || dim >= b->ndim) {
-        tilec_simt_fail(c, "dimension %d out of range for '%s'", dim, b->name ? b->name : "?");
-        return;
-    }
-    for (int d = 0; d < b->ndim; d++) {
-        int64_t v = const_dim(c, b, d);
-        if (d < dim)
-            *outer *= v;
-        else if (d == dim)
-            *r = v;
-        else
-            *inner *= v;
-    }
-}
-
-static const char *red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, const char *a, const char *b)
-{
-    switch (op) {
-    case TILEC_RED_SUM: case TILEC_RED_ABSSUM: return simt_add(c, t, a, b);
-    case TILEC_RED_MAX: case TILEC_RED_ABSMAX: return simt_minmax(c, 1, t, a, b);
-    default: return simt_minmax(c, 0, t, a, b);
-    }
-}
-
-/* The partial result tc_acc of slot tc_s of a reduce with G threads per
- * output: elements tc_g, tc_g + G, ... of output tc_o's row (the loop
- * body shared by the shared-memory tree and the shuffles). */
-static void reduce_partial(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t R, int64_t inner, int64_t G)
-{
-    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
-    int op = s->u.reduce.op;
-    tilec_dtype_t at = acc_dtype(dst->dtype);
-    const char *act = tilec_simt_ctype(c, at);
-    int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
-    int issum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
-    tilec_simt_emit(c, "const int tc_o = tc_s / %" PRId64 ", tc_g = tc_s %% %" PRId64 ";", G, G);
-    tilec_simt_emit(c, "const int tc_oo = tc_o / %" PRId64 ", tc_i = tc_o %% %" PRId64 ";", inner, inner);
-    const char *x = tilec_simt_convert(
-        c, tilec_simt_load(c, src, simt_fmt(c, "((tc_oo * %" PRId64 " + tc_r) * %" PRId64 " + tc_i)", R, inner)),
-        src->dtype, at);
-    if (isabs)
-        x = simt_abs(c, at, x);
-    if (issum) {
-        tilec_simt_emit(c, "%s tc_acc = %s;", act, simt_zero(c, at));
-        tilec_simt_emit(c, "for (int tc_r = tc_g; tc_r < %" PRId64 "; tc_r += %" PRId64 ")", R, G);
-    } else {
-        tilec_simt_emit(c, "%s tc_acc;", act);
-        tilec_simt_emit(c, "{ const int tc_r = tc_g; tc_acc = %s; }", x);
-        tilec_simt_emit(c, "for (int tc_r = tc_g + %" PRId64 "; tc_r < %" PRId64 "; tc_r += %" PRId64 ")", G, R, G);
-    }
-    tilec_simt_emit(c, "  tc_acc = %s;", red_combine(c, op, at, "tc_acc", x));
-}
-
-/* REDUCE with G (a power of two) threads per output element: strided
- * partial results, then a tree in the block-wide scratch array
- * tc_red_<dtype>[tc_nthreads] (declared with the kernel's other block-wide
- * arrays), one barrier per level.  Only at block level (uniform). */
-static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t outer, int64_t R, int64_t inner,
-                            int64_t G)
-{
-    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
-    int op = s->u.reduce.op;
-    (void)outer;
-    tilec_dtype_t at = acc_dtype(dst->dtype);
-    const char *act = tilec_simt_ctype(c, at);
-    int64_t nout = outer * inner;
-    c->scratch |= 1u << at;
-    const char *red = simt_fmt(c, "tc_red_%s", tilec_dtype_name(at));
-    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (%" PRId64 " threads per element) */",
-                    tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
-                    dst->name ? dst->name : "?", G);
-    c->ind++;
-    /* every phase is a loop over its slots spread over the threads (the
-     * shape of every other cooperative loop; PoCL miscompiled a form with
-     * thread-index arithmetic outside such loops) */
-    int64_t slots = nout * G;
-    if (c->scratch_dirty) /* a thread may still read the scratch of the last tree */
-        tilec_simt_barrier(c);
-    tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads) {", slots);
-    c->ind++;
-    reduce_partial(c, s, R, inner, G);
-    tilec_simt_emit(c, "%s[tc_s] = tc_acc;", red);
-    close_block(c);
-    tilec_simt_barrier(c);
-    for (int64_t st = G / 2; st > 0; st /= 2) {
-        tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads)", slots);
-        tilec_simt_emit(c, "  if (tc_s %% %" PRId64 " < %" PRId64 ") %s[tc_s] = %s;", G, st, red,
-                        red_combine(c, op, at, simt_fmt(c, "%s[tc_s]", red),
-                                    simt_fmt(c, "%s[tc_s + %" PRId64 "]", red, st)));
-        tilec_simt_barrier(c);
-    }
-    tilec_simt_emit(c, "for (int tc_o = tc_tid; tc_o < %" PRId64 "; tc_o += tc_nthreads) {", nout);
-    c->ind++;
-    tilec_simt_emit(c, "%s tc_acc = %s[tc_o * %" PRId64 "];", act, red, G);
-    if (!s->u.reduce.clear)
-        tilec_simt_emit(c, "tc_acc = %s;",
-                        red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, "tc_o"), dst->dtype, at),
-                                    "tc_acc"));
-    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, "tc_o", store_conv(c, "tc_acc", at, dst->dtype)));
-    close_block(c);
-    close_block(c);
-    c->scratch_dirty = 1;
-}
-
-/* REDUCE with G threads per output element, G a power of two within one
- * subgroup (dialect shfl_xor): the G consecutive threads of an output
- * take strided partial results, then combine them with log2(G) xor
- * shuffles; the group's first lane writes the output.  No shared scratch
- * and no barrier.  Only at block level (uniform); nout * G <= threads, so
- * each thread has at most one slot and a group is wholly active or not. */
-static void gen_reduce_shfl(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_t R, int64_t inner, int64_t G)
-{
-    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
-    int op = s->u.reduce.op;
-    tilec_dtype_t at = acc_dtype(dst->dtype);
-    int64_t slots = const_size(c, dst) * G;
-    tilec_simt_emit(c, "{ /* reduce %s %s -> %s (%" PRId64 " lanes per element, shuffles) */",
-                    tilec_reduce_op_name((tilec_reduce_op_t)op), src->name ? src->name : "?",
-                    dst->name ? dst->name : "?", G);
-    c->ind++;
-    tilec_simt_emit(c, "for (int tc_s = tc_tid; tc_s < %" PRId64 "; tc_s += tc_nthreads) {", slots);
-    c->ind++;
-    reduce_partial(c, s, R, inner, G);
-    const char *keys[] = {"v", "m", "w"};
-    for (int64_t st = G / 2; st > 0; st /= 2) {
-        const char *vals[] = {"tc_acc", simt_fmt(c, "%" PRId64, st), simt_fmt(c, "%" PRId64, G)};
-        tilec_simt_emit(c, "tc_acc = %s;", red_combine(c, op, at, "tc_acc", simt_subst(c, c->dl.shfl_xor, 3, keys, vals)));
-    }
-    tilec_simt_emit(c, "if (tc_g == 0) {");
-    c->ind++;
-    if (!s->u.reduce.clear)
-        tilec_simt_emit(c, "tc_acc = %s;",
-                        red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, "tc_o"), dst->dtype, at),
-                                    "tc_acc"));
-    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, "tc_o", store_conv(c, "tc_acc", at, dst->dtype)));
-    close_block(c);
-    close_block(c);
-    close_block(c);
-}
-
-static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
-{
-    const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
-    if (!simt_buf_ok(c, src) || !simt_buf_ok(c, dst))
-        return;
-    int op = s->u.reduce.op;
-    if (op < TILEC_RED_SUM || op > TILEC_RED_ABSMAX) {
-        tilec_simt_fail(c, "unknown reduce op %d", op);
-        return;
-    }
-    int64_t outer, R, inner;
-    split_dims(c, src, s->u.reduce.dim, &outer, &R, &inner);
-    if (c->failed)
-        return;
-    if (const_size(c, dst) != outer * inner) {
-        tilec_simt_fail(c, "reduce: '%s' does not have the shape of '%s' without dimension %d", dst->name,
-                        src->name, s->u.reduce.dim);
-        return;
-    }
-    tilec_dtype_t at = acc_dtype(dst->dtype);
-    const char *act = tilec_simt_ctype(c, at);
-    int isabs = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX;
-    int issum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
-    /* fewer outputs than threads: G threads per output and a tree (in
-     * registers across the lanes of a subgroup when the dialect shuffles) */
-    int64_t nout = outer * inner, G = 1;
-    int64_t sg = c->dl.shfl_xor && c->dl.subgroup_size >= 2 && c->nthreads % c->dl.subgroup_size == 0
-                     ? (int64_t)c->dl.subgroup_size : 0;
-    if (coop_for(c, dst) && nout < c->nthreads && R >= 4)
-        while (G * 2 * nout <= c->nthreads && G * 2 <= R && G < (sg ? sg : 1024))
-            G *= 2;
-    if (G >= 2 && sg) {
-        gen_reduce_shfl(c, s, R, inner, G);
-        return;
-    }
-    if (G >= 2) {
-        gen_reduce_tree(c, s, outer, R, inner, G);
-        return;
-    }
-    tilec_simt_emit(c, "{ /* reduce %s %s -> %s */", tilec_reduce_op_name((tilec_reduce_op_t)op),
-                    src->name ? src->name : "?", dst->name ? dst->name : "?");
-    c->ind++;
-    const char *e = open_elem_loop(c, outer * inner, coop_for(c, dst));
-    tilec_simt_emit(c, "const int tc_o = %s, tc_i = %s;", simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "%s / %" PRId64, e, inner)),
-                    simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "%s %% %" PRId64, e, inner)));
-    const char *x = tilec_simt_convert(c, tilec_simt_load(c, src, simt_fmt(c, "((tc_o * %" PRId64 " + tc_r) * %" PRId64 " + tc_i)", R, inner)),
-                                       src->dtype, at);
-    if (isabs)
-        x = simt_abs(c, at, x);
-    if (issum) {
-        tilec_simt_emit(c, "%s tc_acc = %s;", act, simt_zero(c, at));
-        tilec_simt_emit(c, "for (int tc_r = 0; tc_r < %" PRId64 "; tc_r++)", R);
-    } else {
-        tilec_simt_emit(c, "%s tc_acc;", act);
-        tilec_simt_emit(c, "{ const int tc_r = 0; tc_acc = %s; }", x);
-        tilec_simt_emit(c, "for (int tc_r = 1; tc_r < %" PRId64 "; tc_r++)", R);
-    }
-    tilec_simt_emit(c, "  tc_acc = %s;", red_combine(c, op, at, "tc_acc", x));
-    if (!s->u.reduce.clear)
-        tilec_simt_emit(c, "tc_acc = %s;",
-                        red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, e), dst->dtype, at), "tc_acc"));
-    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, e, store_conv(c, "tc_acc", at, dst->dtype)));
-    close_block(c);
-    close_block(c);
-}
-
-static void gen_cumsum(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
-{
-    const tilec_ir_buffer_t *src = s->u.cumsum.src, *dst = s->u.cumsum.dst;
-    if (!simt_buf_ok(c, src) || !simt_buf_ok(c, dst))
-        return;
-    int64_t outer, R, inner;
-    split_dims(c, src, s->u.cumsum.dim, &outer, &R, &inner);
-    if (c->failed)
-        return;
-    if (const_size(c, dst) != outer * R * inner) {
-        tilec_simt_fail(c, "cumsum: '%s' and '%s' differ in size", src->name, dst->name);
-        return;
-    }
-    tilec_dtype_t at = acc_dtype(dst->dtype);
-    tilec_simt_emit(c, "{ /* cumsum %s -> %s */", src->name ? src->name : "?", dst->name ? dst->name : "?");
-    c->ind++;
-    const char *e = open_elem_loop(c, outer * inner, coop_for(c, dst));
-    tilec_simt_emit(c, "const int tc_o = %s, tc_i = %s;", simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "%s / %" PRId64, e, inner)),
-                    simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "%s %% %" PRId64, e, inner)));
-    tilec_simt_emit(c, "%s tc_acc = %s;", tilec_simt_ctype(c, at), simt_zero(c, at));
-    tilec_simt_emit(c, "for (int tc_r = 0; tc_r < %" PRId64 "; tc_r++) {", R);
-    c->ind++;
-    tilec_simt_emit(c, "const int tc_off = (tc_o * %" PRId64 " + %s) * %" PRId64 " + tc_i;", R,
-                    s->u.cumsum.reverse ? simt_fmt(c, "(%" PRId64 " - 1 - tc_r)", R) : "tc_r", inner);
-    tilec_simt_emit(c, "tc_acc = %s;",
-                    simt_add(c, at, "tc_acc", tilec_simt_convert(c, tilec_simt_load(c, src, "tc_off"), src->dtype, at)));
-    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, "tc_off", store_conv(c, "tc_acc", at, dst->dtype)));
-    close_block(c);
-    close_block(c);
-    close_block(c);
-}
-
-/* ---- atomics ------------------------------------------------------------------------------ */
-
-static tilec_dtype_t unsigned_dtype(tilec_dtype_t t)
-{
-    switch (t) {
-    case TILEC_BOOL: case TILEC_INT8: return TILEC_UINT8;
-    case TILEC_INT16: return TILEC_UINT16;
-    case TILEC_INT32: return TILEC_UINT32;
-    case TILEC_INT64: return TILEC_UINT64;
-    default: return t;
-    }
-}
-
-static const char *atomic_apply(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, const char *cur, const char *v)
-{
-    if (op == TILEC_ATOMIC_ADD)
-        return t == TILEC_BOOL ? (c->dl.bool_type ? simt_cast(c, "", c->dl.type_name[TILEC_INT32],
-                                                              simt_fmt(c, "%s || %s", simt_cond(c, cur), simt_cond(c, v)))
-                                                  : simt_fmt(c, "((%s) || (%s))", cur, v))
-                               : simt_add(c, t, cur, v);
-    return simt_fmt(c, op == TILEC_ATOMIC_MAX ? "((%s) > (%s) ? (%s) : (%s))" : "((%s) < (%s) ? (%s) : (%s))", v, cur,
-                    v, cur);
-}
-
-static void gen_atomic(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
-{
-    const tilec_ir_buffer_t *b = s->u.atomic.buf;
-    if (!simt_buf_ok(c, b) || !s->u.atomic.value)
-        return;
-    int op = s->u.atomic.op;
-    if (op < TILEC_ATOMIC_ADD || op > TILEC_ATOMIC_MIN) {
-        tilec_simt_fail(c, "unknown atomic op %d", op);
-        return;
-    }
-    tilec_dtype_t t = b->dtype;
-    const char *off = tilec_simt_offset(c, b, s->u.atomic.idx);
-    const char *ct = tilec_simt_ctype(c, t);
-    const char *val = tilec_simt_convert(c, tilec_simt_expr(c, s->u.atomic.value), s->u.atomic.value->dtype, t);
-    tilec_simt_emit(c, "{ /* atomic %s %s */", tilec_atomic_op_name((tilec_atomic_op_t)op), b->name ? b->name : "?");
-    c->ind++;
-    tilec_simt_emit(c, "const %s tc_av = %s;", ct, val);
-    if (simt_is_private(b)) {
-        tilec_simt_emit(c, "%s", tilec_simt_store(c, b, off, atomic_apply(c, op, t, tilec_simt_load(c, b, off), "tc_av")));
-        close_block(c);
-        return;
-    }
-    c->uses |= TILEC_SIMT_USES_ATOMIC;
-    if (simt_is_flt(t))
-        c->uses |= TILEC_SIMT_USES_ATOMIC_FLOAT;
-    size_t sz = tilec_dtype_size(t);
-    if (sz == 8)
-        c->uses |= TILEC_SIMT_USES_ATOMIC_64;
-    const char *aq = b->scope == TILEC_SCOPE_GLOBAL ? c->dl.global_qual : c->dl.shared_ptr_qual;
-    const char *nm = tilec_simt_buf_name(c, b);
-    const char *native = c->dl.atomic[t][op];
-    if (native) {
-        const char *keys[] = {"p", "v", "a"};
-        const char *vals[] = {c->dl.tensor_decl ? simt_elem(c, nm, off) : simt_fmt(c, "(&%s[%s])", nm, off),
-                              simt_cast(c, "((%s)%s)", simt_st_type(c, b), "tc_av"), aq};
-        tilec_simt_emit(c, "%s", simt_subst(c, native, 3, keys, vals));
-        close_block(c);
-        return;
-    }
-    const char *cas = sz == 8 ? c->dl.cas64 : c->dl.cas32;
-    if (!cas) {
-        tilec_simt_fail(c, "the %s dialect has no %s compare-and-swap for atomic %s on %s", c->dl.name,
-                        sz == 8 ? "64-bit" : "32-bit", tilec_atomic_op_name((tilec_atomic_op_t)op), tilec_dtype_name(t));
-        close_block(c);
-        return;
-    }
-    const char *W = c->dl.type_name[sz == 8 ? TILEC_UINT64 : TILEC_UINT32];
-    const char *U8 = c->dl.type_name[TILEC_UINT8];
-    /* the word holding the element; sub-word elements are shifted into it.
-     * `word` is that word as an lvalue: *tc_p with pointers, else an
-     * element of the tensor's word view b<i>_w32 / b<i>_w64 (tensor_decl
-     * dialects declare it with word_decl). */
-    const char *word = "*tc_p";
-    if (c->dl.tensor_decl) {
-        if (b->scope != TILEC_SCOPE_GLOBAL || !c->dl.word_decl || b->id >= 64) {
-            tilec_simt_fail(c, "the %s dialect has no native atomic %s on %s in %s memory, and cannot reinterpret "
-                            "that memory for a compare-and-swap loop", c->dl.name,
-                            tilec_atomic_op_name((tilec_atomic_op_t)op), tilec_dtype_name(t), tilec_scope_name(b->scope));
-            close_block(c);
-            return;
-        }
-        if (sz == 8)
-            c->words64 |= 1ull << b->id;
-        else
-            c->words32 |= 1ull << b->id;
-        const char *I = c->dl.type_name[TILEC_INT64];
-        const char *wi = sz >= 4 ? off : simt_fmt(c, "(%s) * %zu / 4", off, sz);
-        word = simt_elem(c, simt_fmt(c, "%s_w%d", nm, sz == 8 ? 64 : 32), simt_cast(c, "(%s)(%s)", I, wi));
-        if (sz < 4)
-            tilec_simt_emit(c, "const %s tc_bo = %s;", W, simt_cast(c, "(%s)(%s)", W, simt_fmt(c, "((%s) * %zu) & 3", off, sz)));
-    } else if (sz >= 4) {
-        tilec_simt_emit(c, "volatile %s %s *tc_p = (volatile %s %s *)(&%s[%s]);", aq, W, aq, W, nm, off);
-    } else {
-        tilec_simt_emit(c, "const %s tc_bo = (%s)(((%s) * %zu) & 3);", W, W, off, sz);
-        tilec_simt_emit(c, "volatile %s %s *tc_p = (volatile %s %s *)((%s %s *)(&%s[%s]) - tc_bo);", aq, W, aq, W, aq,
-                        U8, nm, off);
-    }
-    if (sz < 4)
-        tilec_simt_emit(c, "const %s tc_sh = tc_bo * 8u, tc_mask = %s << tc_sh;", W,
-                        simt_cast(c, "(%s)%s", W, simt_fmt(c, "0x%xu", sz == 2 ? 0xffffu : 0xffu)));
-    tilec_simt_emit(c, "%s tc_old = %s, tc_exp;", W, word);
-    tilec_simt_emit(c, "do {");
-    c->ind++;
-    tilec_simt_emit(c, "tc_exp = tc_old;");
-    /* current element value, in compute type */
-    const char *cur, *bits_of_new;
-    const char *part = sz >= 4 ? "tc_exp" : "((tc_exp & tc_mask) >> tc_sh)";
-    if (t == TILEC_FLOAT32) {
-        cur = simt_fmt(c, "%s(%s)", c->dl.bits_as_f32, part);
-        bits_of_new = simt_fmt(c, "%s(tc_new)", c->dl.f32_as_bits);
-    } else if (t == TILEC_FLOAT64) {
-        if (!c->dl.bits_as_f64 || !c->dl.f64_as_bits) {
-            tilec_simt_fail(c, "the %s dialect lacks double bit casts for a float64 atomic", c->dl.name);
-            return;
-        }
-        cur = simt_fmt(c, "%s(%s)", c->dl.bits_as_f64, part);
-        bits_of_new = simt_fmt(c, "%s(tc_new)", c->dl.f64_as_bits);
-    } else if (simt_is_half(t)) {
-        cur = simt_half_from_bits(c, t, simt_cast(c, "(%s)%s", c->dl.type_name[TILEC_UINT16], part));
-        bits_of_new = simt_cast(c, "(%s)%s", W, simt_half_bits(c, t, "tc_new"));
-    } else {
-        cur = simt_cast(c, "((%s)%s)", ct, simt_cast(c, "(%s)%s", c->dl.type_name[t == TILEC_BOOL ? TILEC_UINT8 : t], part));
-        bits_of_new = simt_cast(c, "((%s)%s)", W, simt_cast(c, "(%s)%s", c->dl.type_name[unsigned_dtype(t)], "tc_new"));
-    }
-    tilec_simt_emit(c, "const %s tc_new = %s;", ct, atomic_apply(c, op, t, cur, "tc_av"));
-    const char *nb = sz >= 4 ? bits_of_new : simt_fmt(c, "((tc_exp & ~tc_mask) | ((%s << tc_sh) & tc_mask))", bits_of_new);
-    const char *keys[] = {"p", "c", "v", "a"};
-    const char *vals[] = {c->dl.tensor_decl ? word : "tc_p", "tc_exp", nb, aq};
-    tilec_simt_emit(c, "tc_old = %s;", simt_subst(c, cas, 4, keys, vals));
-    c->ind--;
-    tilec_simt_emit(c, "} while (tc_old != tc_exp);");
-    close_block(c);
-}
-
 /* ---- T.print -------------------------------------------------------------------------------- */
 
 /* A string literal for s; pct doubles every % (for a printf format). */
@@ -1316,9 +944,9 @@ static void gen_simple(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     case TILEC_ST_COPY: gen_copy(c, s); break;
     case TILEC_ST_FILL: gen_fill(c, s); break;
     case TILEC_ST_GEMM: gen_gemm(c, s); break;
-    case TILEC_ST_REDUCE: gen_reduce(c, s); break;
-    case TILEC_ST_CUMSUM: gen_cumsum(c, s); break;
-    case TILEC_ST_ATOMIC: gen_atomic(c, s); break;
+    case TILEC_ST_REDUCE: simt_gen_reduce(c, s); break;
+    case TILEC_ST_CUMSUM: simt_gen_cumsum(c, s); break;
+    case TILEC_ST_ATOMIC: simt_gen_atomic(c, s); break;
     case TILEC_ST_PRINT: gen_print(c, s); break;
     case TILEC_ST_SYNC:
         if (c->per_thread)
@@ -1357,6 +985,13 @@ static void gen_stmt1(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     /* block level: uniform loops and ifs keep their structure; the barrier
      * state flows through them */
     if (s->kind == TILEC_ST_FOR && s->u.loop.kind != TILEC_LOOP_PARALLEL) {
+        if (c->dl.loop_hook && c->hooked_loop != s) {
+            int r = c->dl.loop_hook(c->dl.user, c, s);
+            if (r < 0)
+                tilec_simt_fail(c, "the %s backend's loop hook failed", c->dl.name);
+            if (r != 0)
+                return;
+        }
         acc_t h = {0, 0, 0}, body = {0, 0, 0};
         acc_expr(s->u.loop.extent, &h, 0);
         sync_for(c, &h);
@@ -1828,16 +1463,31 @@ done:;
 /* ---- for the lowered-IR printer (simt_lowered.c, simt_regs.c) ------------------------------- */
 
 void simt_gen_stmts(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s) { gen_stmts(c, s); }
+
+void tilec_simt_gen_loop(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    if (!s || s->kind != TILEC_ST_FOR || s->u.loop.kind == TILEC_LOOP_PARALLEL || c->per_thread) {
+        tilec_simt_fail(c, "tilec_simt_gen_loop: not a block-level serial loop");
+        return;
+    }
+    const tilec_ir_stmt_t *saved = c->hooked_loop;
+    c->hooked_loop = s;
+    gen_stmt(c, s);
+    c->hooked_loop = saved;
+}
+
+/* ---- for the other statement printers (simt_reduce.c, simt_atomic.c) and the lowered-IR one ---- */
+
 void simt_close_block(tilec_simt_ctx_t *c) { close_block(c); }
+int64_t simt_const_dim(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, int d) { return const_dim(c, b, d); }
+int64_t simt_const_size(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b) { return const_size(c, b); }
+const char *simt_open_elem_loop(tilec_simt_ctx_t *c, int64_t total, int coop) { return open_elem_loop(c, total, coop); }
+int simt_coop_for(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *dst) { return coop_for(c, dst); }
 const char *simt_store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t from, tilec_dtype_t to)
 {
     return store_conv(c, v, from, to);
 }
 tilec_dtype_t simt_acc_dtype(tilec_dtype_t t) { return acc_dtype(t); }
-const char *simt_red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, const char *a, const char *b)
-{
-    return red_combine(c, op, t, a, b);
-}
 int simt_region_bases(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int64_t *total)
 {
     return region_bases(c, r, total);

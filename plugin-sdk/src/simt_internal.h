@@ -96,6 +96,7 @@ struct tilec_simt_ctx {
     uint32_t nbarriers;
     uint32_t scratch;          /* bit t: tree-reduction scratch of dtype t */
     int scratch_dirty;         /* the scratch may be read since the last barrier */
+    const tilec_ir_stmt_t *hooked_loop; /* the loop the dialect's loop_hook is printing */
     /* Barrier state at block level: buffers (bit id % 64) read, written and
      * updated atomically since the last barrier. */
     uint64_t dirty_r, dirty_w, dirty_a;
@@ -145,11 +146,22 @@ const char *simt_flag(tilec_simt_ctx_t *c);
 const char *simt_true(tilec_simt_ctx_t *c);
 const char *simt_elem(tilec_simt_ctx_t *c, const char *name, const char *off);
 
-/* simt.c, for the lowered-IR printer */
+/* simt.c, for the other statement printers and the lowered-IR printer */
 void simt_gen_stmts(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
 void simt_close_block(tilec_simt_ctx_t *c);
+int64_t simt_const_dim(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, int d);
+int64_t simt_const_size(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b);
+/* a loop over total elements, spread over the threads when coop; returns the index name */
+const char *simt_open_elem_loop(tilec_simt_ctx_t *c, int64_t total, int coop);
+/* 1 when a tile op writing dst runs cooperatively over the block's threads */
+int simt_coop_for(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *dst);
+/* simt_reduce.c, simt_atomic.c: statements of the v1 path */
+void simt_gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+void simt_gen_cumsum(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+void simt_gen_atomic(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
 const char *simt_store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t from, tilec_dtype_t to);
 tilec_dtype_t simt_acc_dtype(tilec_dtype_t t);
+/* simt_reduce.c: a combined with b by reduce op (sum, max, min) in type t */
 const char *simt_red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, const char *a, const char *b);
 int simt_region_bases(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int64_t *total);
 const char *simt_inside_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx);

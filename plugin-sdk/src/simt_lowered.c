@@ -284,6 +284,7 @@ static uint64_t decl_arrays(tilec_simt_ctx_t *c)
 {
     const tilec_ir_kernel_t *k = c->k;
     uint64_t bytes = 0, al = c->dl.shared_align;
+    int zeroed = 0;
     for (int i = k->nparams; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
         if (c->bi[i].place != SIMT_P_SHARED)
@@ -293,8 +294,14 @@ static uint64_t decl_arrays(tilec_simt_ctx_t *c)
         simt_shared_array(c, st, nm, n,
                           simt_fmt(c, "%s %s, %s", tilec_scope_name(b->scope), b->name ? b->name : "",
                                    b->layout->name ? b->layout->name : ""));
-        tilec_simt_emit(c, "for (int tc_z = tc_tid; tc_z < %" PRId64 "; tc_z += tc_nthreads) %s = %s;", n,
-                        simt_elem(c, nm, "tc_z"), simt_cast(c, "(%s)%s", st, "0"));
+        /* the zero start of on-chip memory, for the buffers whose first
+         * use does not overwrite them (lower.zero; own arrays: no reuse) */
+        const tilec_ir_attr_t *z = tilec_ir_attr_get(b->nattrs, b->attrs, "lower.zero");
+        if (z && z->kind == TILEC_ATTR_INT && z->i) {
+            tilec_simt_emit(c, "for (int tc_z = tc_tid; tc_z < %" PRId64 "; tc_z += tc_nthreads) %s = %s;", n,
+                            simt_elem(c, nm, "tc_z"), simt_cast(c, "(%s)%s", st, "0"));
+            zeroed = 1;
+        }
         bytes += ((uint64_t)b->layout->size + al - 1) / al * al;
     }
     for (int t = 0; t < TILEC_DTYPE_COUNT; t++) {
@@ -305,7 +312,7 @@ static uint64_t decl_arrays(tilec_simt_ctx_t *c)
                           "lane exchange of row reductions");
         bytes += (c->xelems[t] * tilec_dtype_size((tilec_dtype_t)t) + al - 1) / al * al;
     }
-    if (bytes)
+    if (zeroed)
         tilec_simt_barrier(c);
     return bytes;
 }

@@ -409,29 +409,22 @@ static void t_module_free(tilec_shell_module_t *sm)
  * the kit's lane reductions that GPUs with warps get.  A GPU plugin puts
  * its device's numbers here, one description per arch. */
 
-static const tilec_target_desc_t target = {
-    .struct_size = sizeof(tilec_target_desc_t),
-    .version = TILEC_TARGET_DESC_VERSION,
-    .name = "template (host threads)",
-    .subgroup_size = 32,
-    .flags = TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_ROWS_RAGGED,
-    .max_threads = 1024,
-    .smem_default = 4u << 20,
-    .smem_optin = 4u << 20,
-    .smem_banks = 32,
-    .bank_bytes = 4,
-    .smem_align = 64,
-    .regs_per_thread = 255,
-    .frag_regs = 64,
-    .vector_bytes = 16,
-    .barriers = TILEC_TARGET_BARRIER_BLOCK,
-};
+static tilec_target_desc_t target(void)
+{
+    tilec_target_desc_t t = tilec_target_simt_default("template (host threads)");
+    t.subgroup_size = 32;
+    t.flags = TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_ROWS_RAGGED;
+    t.smem_default = t.smem_optin = 4u << 20;
+    t.smem_align = 64;
+    return t;
+}
 
 static tilec_pstatus_t t_lower(void *dev, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
 {
     (void)dev;
     (void)opts; /* one description for every arch */
-    return tilec_lower_shell(TEMPLATE_NAME, &target, sm);
+    tilec_target_desc_t t = target();
+    return tilec_lower_shell(TEMPLATE_NAME, &t, sm);
 }
 
 static tilec_pstatus_t t_compile(void *dev, const tilec_pcompile_options_t *opts, tilec_shell_module_t *sm)
@@ -451,7 +444,8 @@ static tilec_pstatus_t t_compile(void *dev, const tilec_pcompile_options_t *opts
     tilec_arena_t ar;
     tilec_arena_init(&ar);
     tilec_pstatus_t ls;
-    const tilec_ir_module_t *lm = tilec_lower_shell_module(TEMPLATE_NAME, &target, sm, &ar, &ls);
+    tilec_target_desc_t t = target();
+    const tilec_ir_module_t *lm = tilec_lower_shell_module(TEMPLATE_NAME, &t, sm, &ar, &ls);
     if (!lm) {
         tilec_arena_destroy(&ar);
         return ls; /* the SDK's message: "template: lower: ..." */

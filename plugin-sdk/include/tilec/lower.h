@@ -5,7 +5,7 @@
  * tilec_lower_module runs the lowering passes in a fixed order over a
  * module in place: warp tiling of T.gemm, layout inference, pipelines,
  * the shared-memory plan, vector widths, tensor-copy rings on mbarriers,
- * barrier insertion.  Each pass is
+ * barrier insertion, divisions by row values as reciprocals.  Each pass is
  * one file (plugin-sdk/src/lower_*.c) and reads only the target
  * description.  After every pass the module is verified (tilec_ir_verify),
  * optionally printed and read back (round trip) and optionally handed to a
@@ -50,6 +50,7 @@ typedef enum tilec_lower_pass {
     TILEC_LOWER_VECTOR,         /* lower_vector.c */
     TILEC_LOWER_TMA,            /* lower_tma.c */
     TILEC_LOWER_BARRIER,        /* lower_barrier.c */
+    TILEC_LOWER_ARITH,          /* lower_arith.c */
     TILEC_LOWER_NPASSES
 } tilec_lower_pass_t;
 

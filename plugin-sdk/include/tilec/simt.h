@@ -297,6 +297,14 @@ typedef struct tilec_simt_dialect {
      * unless the count is opaque to the compiler's uniformity analysis).
      * NULL: none. */
     const char *uniform_trip_qual;
+    /* Optional hook for block-level serial and pipelined loops (the
+     * statement hook sees only the statements inside them): return 0 to
+     * let the kit print the loop, 1 when the hook printed it — typically
+     * code before it, tilec_simt_gen_loop(ctx, s), code after it (Vulkan
+     * keeps cooperative-matrix accumulators in registers across a K loop)
+     * — or -1 on error.  The barriers are the kit's as for a loop it
+     * prints itself. */
+    tilec_simt_stmt_hook_fn loop_hook;
     /* Optional: parameters appended to the kernel's parameter list after
      * the symbols, e.g. CUDA's "const __grid_constant__ CUtensorMap m0"
      * (NULL or "": none). */
@@ -391,6 +399,9 @@ uint32_t tilec_simt_uses(tilec_simt_ctx_t *c);
 void tilec_simt_add_uses(tilec_simt_ctx_t *c, uint32_t bits);
 /* A fresh suffix for temporaries the hook declares (tc_h<N>). */
 int tilec_simt_tmp(tilec_simt_ctx_t *c);
+/* Prints block-level serial loop s as the kit would (the loop_hook is not
+ * called again for s; it is for the loops inside). */
+void tilec_simt_gen_loop(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
 /* The dialect in use. */
 const tilec_simt_dialect_t *tilec_simt_dialect(tilec_simt_ctx_t *c);
 

@@ -92,6 +92,12 @@ typedef struct tilec_target_mma {
  * the last registers of some lanes holding nothing.  The dialect's
  * printer must then skip unheld registers (the SIMT kit does). */
 #define TILEC_TARGET_ROWS_RAGGED      (1u << 2)
+/* 2-D fragments of the shape of the first gemm accumulator get its
+ * register layout too (without the flag only accumulators and row vectors
+ * live in registers once a kernel has a gemm), and a T.Parallel(M) nest
+ * reading such a fragment at [i, c] runs on its owners (a guarded
+ * T.Parallel(M, N) nest): for targets whose shared memory is small. */
+#define TILEC_TARGET_REGS_LIKE_ACC    (1u << 3)
 
 typedef struct tilec_target_desc {
     uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */
@@ -121,6 +127,13 @@ typedef struct tilec_target_desc {
 /* 1 when description t (of struct_size bytes) holds field f. */
 #define tilec_target_field_ok(t, f) \
     ((t)->struct_size >= offsetof(tilec_target_desc_t, f) + sizeof((t)->f))
+
+/* The description of a plain SIMT GPU, for a plugin to start from and
+ * change what its device differs in: this header's size and version, name,
+ * no subgroup to rely on, 1024 threads, 48 KiB of shared memory in 32 banks
+ * of 4 bytes, 16-byte alignment and vector accesses, 255 registers of
+ * which 64 for fragments, block barriers, no MMA, no async copies. */
+tilec_target_desc_t tilec_target_simt_default(const char *name);
 
 /* Checks a description for consistency: versions and sizes, positive
  * sizes, each MMA's modes tiling its m x n tile over its threads exactly
