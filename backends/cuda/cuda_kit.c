@@ -322,7 +322,15 @@ static int gemm_hook(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
                     p.WM, p.WN, p.regs ? "registers" : "memory");
     tilec_simt_indent(c, 1);
     tilec_simt_emit(c, "const int tc_lane = tc_tid %% %d, tc_grp = tc_tid / %d;", T, T);
-    tilec_simt_emit(c, "if (tc_grp < %" PRId64 ") {", p.gm * p.gn);
+    tilec_simt_emit(c, "(void)tc_lane;");
+    /* no guard when the grid is the whole block: a wgmma under a branch
+     * the compiler cannot prove uniform loses the uniform datapath for its
+     * descriptors and the zero-fill folded into the first MMA */
+    const int *kt = g->k->threads;
+    if (p.gm * p.gn * T == (int64_t)kt[0] * kt[1] * kt[2])
+        tilec_simt_emit(c, "{");
+    else
+        tilec_simt_emit(c, "if (tc_grp < %" PRId64 ") {", p.gm * p.gn);
     tilec_simt_indent(c, 1);
     tilec_simt_emit(c, "const int tc_wm = (tc_grp / %" PRId64 ") * %" PRId64 ", tc_wn = (tc_grp %% %" PRId64 ") * %" PRId64
                     ";", p.gn, p.WM, p.gn, p.WN);
@@ -639,6 +647,7 @@ static void kit_dialect(kit_t *g, int sm, tilec_simt_dialect_t *d)
     d->cas32 = "atomicCAS((unsigned int *)$p, $c, $v)";
     d->cas64 = "atomicCAS((unsigned long long *)$p, $c, $v)";
     d->math_generic = 1;
+    d->native_fminmax = 1; /* FMNMX, not FSETP + FSEL */
     d->has_rsqrt = 1;
     d->has_printf = 1;
     d->user = g;

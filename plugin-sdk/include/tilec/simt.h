@@ -313,6 +313,10 @@ typedef struct tilec_simt_dialect {
      * dialect's own objects placed after the shared-memory plan (CUDA's
      * mbarriers); the kit's scratch goes after them. */
     uint64_t pool_min;
+    /* Float min/max through the dialect's fmin/fmax (math names "fmin",
+     * "fmax": one instruction on GPUs, and NaN is dropped as the
+     * interpreter's fmin/fmax drop it) instead of a compare and select. */
+    int native_fminmax;
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */
