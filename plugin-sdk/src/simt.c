@@ -834,6 +834,60 @@ static const char *or_default(const char *s, const char *d) { return s ? s : d; 
 
 /* Copies the caller's dialect (as much as its struct_size covers) and fills
  * defaults; checks the required fields. */
+void tilec_simt_dialect_cuda_family(tilec_simt_dialect_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->struct_size = sizeof *d;
+    d->type_name[TILEC_BOOL] = "unsigned char";
+    d->type_name[TILEC_INT8] = "signed char";
+    d->type_name[TILEC_INT16] = "short";
+    d->type_name[TILEC_INT32] = "int";
+    d->type_name[TILEC_INT64] = "long long";
+    d->type_name[TILEC_UINT8] = "unsigned char";
+    d->type_name[TILEC_UINT16] = "unsigned short";
+    d->type_name[TILEC_UINT32] = "unsigned int";
+    d->type_name[TILEC_UINT64] = "unsigned long long";
+    d->type_name[TILEC_FLOAT32] = "float";
+    d->type_name[TILEC_FLOAT64] = "double";
+    d->int64_suffix = "LL";
+    d->uint64_suffix = "ULL";
+    d->f32_as_bits = "__float_as_uint";
+    d->bits_as_f32 = "__uint_as_float";
+    d->f64_as_bits = "(unsigned long long)__double_as_longlong";
+    d->bits_as_f64 = "__longlong_as_double";
+    d->func_qual = "static __device__ __forceinline__";
+    d->global_qual = "";
+    d->shared_qual = "__shared__";
+    d->private_qual = "";
+    d->restrict_kw = "__restrict__";
+    d->kernel_qual = "extern \"C\" __global__ void";
+    d->kernel_attr = "__launch_bounds__($n)";
+    static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
+    static const char *const tidx[3] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+    for (int i = 0; i < 3; i++) {
+        d->block_idx[i] = bidx[i];
+        d->thread_idx[i] = tidx[i];
+    }
+    d->barrier = "__syncthreads();";
+    static const char *const i32[3] = {"atomicAdd($p, $v);", "atomicMax($p, $v);", "atomicMin($p, $v);"};
+    for (int o = 0; o < 3; o++) {
+        d->atomic[TILEC_INT32][o] = i32[o];
+        d->atomic[TILEC_UINT32][o] = i32[o];
+        d->atomic[TILEC_UINT64][o] = i32[o];
+    }
+    d->atomic[TILEC_INT64][0] = "atomicAdd((unsigned long long *)$p, (unsigned long long)$v);";
+    d->atomic[TILEC_FLOAT32][0] = "atomicAdd($p, $v);";
+    d->atomic[TILEC_FLOAT64][0] = "atomicAdd($p, $v);";
+    d->cas32 = "atomicCAS((unsigned int *)$p, $c, $v)";
+    d->cas64 = "atomicCAS((unsigned long long *)$p, $c, $v)";
+    d->math_generic = 1;
+    d->has_rsqrt = 1;
+    d->has_printf = 1;
+    d->shared_align = 16;
+    d->printf_i64 = "%lld";
+    d->shared_ptr_qual = "";
+}
+
 static int load_dialect(tilec_simt_ctx_t *c, const tilec_simt_dialect_t *d)
 {
     memset(&c->dl, 0, sizeof c->dl);
