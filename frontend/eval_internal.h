@@ -60,9 +60,15 @@ enum {
     NS_AUTOTUNER, NS_CARVER, NS_CARVER_ARCH, NS_DRIVER, NS_TVM, NS_TIRX
 };
 
-/* What tilelang.carver.arch.driver.get_num_sms() answers: the frontend does
- * not see the device, so it is the SM count of the H100/H200 family. */
+/* The device host probes see (tilelang.carver.arch.driver.get_num_sms(),
+ * torch.cuda.get_device_name() / get_device_capability() / ...): the frontend
+ * builds one target-neutral IR for every backend and the interpreter, so it
+ * does not see the device the kernel will run on; it answers for one fixed
+ * device of the H100/H200 family (modules.c: device_probe). */
 #define TILEC_FRONTEND_NUM_SMS 132
+#define TILEC_FRONTEND_DEVICE_NAME "NVIDIA H200"
+#define TILEC_FRONTEND_DEVICE_CC_MAJOR 9
+#define TILEC_FRONTEND_DEVICE_CC_MINOR 0
 enum { FN_PLAIN = 0, FN_PRIM, FN_MACRO };
 
 typedef struct value value_t;
@@ -328,7 +334,8 @@ enum {
     BI_M_SQRT = BI_MODULE_FIRST, BI_M_LOG, BI_M_LOG2, BI_M_LOG10, BI_M_EXP, BI_M_POW, BI_M_CEIL, BI_M_FLOOR,
     BI_M_TRUNC, BI_M_FABS, BI_M_GCD, BI_M_LCM, BI_M_ISQRT, BI_M_PROD, BI_M_LOG1P, BI_M_TANH, BI_M_ISCLOSE,
     BI_M_ISINF, BI_M_ISNAN, BI_PRODUCT, BI_NEXT_POW2, BI_NUM_SMS, BI_TIRX_CONST,
-    BI_IDENTITY_DEC, BI_REQUIRES_PKG, BI_FP8_TYPE, BI_IKET_MARK, BI_IKET_RANGE, BI_IKET_PAYLOAD
+    BI_IDENTITY_DEC, BI_REQUIRES_PKG, BI_FP8_TYPE, BI_IKET_MARK, BI_IKET_RANGE, BI_IKET_PAYLOAD,
+    BI_DEV_AVAILABLE, BI_DEV_NAME, BI_DEV_CAP, BI_DEV_PROPS, BI_DEV_COUNT, BI_DEV_CURRENT
 };
 /* ids of the Python builtins and methods of pyfuncs.c (>= BI_PY_FIRST) */
 enum {
