@@ -49,6 +49,12 @@ value_t *mod_opaque(ev_t *ev, const char *path)
     int i;
     /* torch.version.hip is None: the probed device is not an AMD one */
     if (!strcmp(path, "torch.version.hip")) return ev->none;
+    /* where TileLang defines the GEMM warp policy (T.GemmWarpPolicy re-exports it) */
+    if (!strcmp(path, "tilelang.tileop.base.GemmWarpPolicy") || !strcmp(path, "tilelang.tileop.GemmWarpPolicy")) {
+        v = v_new(ev, V_NS);
+        v->u.ns = NS_POLICY;
+        return v;
+    }
     for (i = 0; known_fns[i].path; i++) {
         if (!strcmp(known_fns[i].path, path)) {
             v = v_new(ev, V_BUILTIN);

@@ -934,12 +934,25 @@ Test(frontend_errors, macro_recursion)
                "    with T.Kernel(1) as bx:\n        rec(A)\n", 6, "calls nested too deeply");
 }
 
-/* while runs at compile time: bounded, and only on compile-time conditions */
+/* while runs at compile time, bounded; on a run-time condition only as a
+ * counted loop over a T.alloc_var with a constant positive step */
 Test(frontend_errors, while_loop)
 {
+    static const char need[] = "a while loop on a run-time condition needs the form `while v < E:`";
     expect_err(KERNEL_HEAD "        while True:\n            pass\n", 8, "compile-time evaluation takes too long");
-    expect_err(KERNEL_HEAD "        i = bx\n        while i < 2:\n            i += 1\n", 8,
-               "a while loop runs at compile time and needs a compile-time condition");
+    expect_err(KERNEL_HEAD "        i = bx\n        while i < 2:\n            i += 1\n", 8, need);
+#define VAR_HEAD KERNEL_HEAD "        i = T.alloc_var(T.int32)\n        i = bx\n"
+    expect_err(VAR_HEAD "        while i > 0:\n            i -= 1\n", 9, need);               /* descending */
+    expect_err(VAR_HEAD "        while i < 8:\n            i += bx\n", 9, need);              /* step not constant */
+    expect_err(VAR_HEAD "        while i < 8:\n            i += 0\n", 9, need);               /* no progress */
+    expect_err(VAR_HEAD "        while i < 8:\n            i += 1\n            i += 1\n", 9,
+               "(2 statements of the body write 'i')");
+    expect_err(VAR_HEAD "        while i < 8:\n            if bx == 0:\n                i += 1\n", 9,
+               "(1 statement of the body writes 'i')");                               /* not at the top */
+    expect_err(VAR_HEAD "        while i < B[0]:\n            i += 1\n", 9, need);           /* E reads a buffer */
+    expect_err(VAR_HEAD "        while i < 8:\n            B[i] = 1.0\n", 9,
+               "(0 statements of the body write 'i')");
+#undef VAR_HEAD
 }
 
 Test(frontend_errors, raise_and_python_values)
@@ -1085,6 +1098,36 @@ static void interp_ok(res_t *x, void *const *args, const int64_t *syms)
     char err[512];
     int rc = tilec_interp_run(K(x), args, syms, err, sizeof err);
     cr_assert_eq(rc, 0, "interp: %s", err);
+}
+
+/* A run-time while over a T.alloc_var (exec_rt_while): each block strides
+ * through the rows; through a temporary (t = i ... i = t + S) and with <=. */
+Test(frontend_interp, while_on_run_time_condition)
+{
+    const char *src = HDR
+        "@T.prim_func\n"
+        "def main(A: T.Tensor((11,), \"float32\"), B: T.Tensor((11,), \"float32\"), C: T.Tensor((3,), \"int32\")):\n"
+        "    with T.Kernel(3, threads=1) as bx:\n"
+        "        i = T.alloc_var(T.int32)\n"
+        "        n = T.alloc_var(T.int32)\n"
+        "        i = bx\n"
+        "        n = 0\n"
+        "        while i < 11:\n"
+        "            cur = i\n"
+        "            B[cur] = A[cur] * 2 + bx\n"
+        "            i = cur + 3\n"
+        "        while 10 >= n:\n"
+        "            n += 4\n"
+        "        C[bx] = n\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    float A[11], B[11] = {0};
+    int32_t C[3] = {0};
+    for (int i = 0; i < 11; i++) A[i] = (float)i;
+    void *args[] = {A, B, C};
+    interp_ok(x, args, NULL);
+    for (int i = 0; i < 11; i++) cr_assert_float_eq(B[i], 2 * i + i % 3, 1e-6, "B[%d] = %g", i, B[i]);
+    for (int b = 0; b < 3; b++) cr_assert_eq(C[b], 12);   /* 0, 4, 8 <= 10; 12 > 10 */
+    done(x);
 }
 
 Test(frontend_interp, scalars_ranges_and_integer_division)
