@@ -384,6 +384,9 @@ void op_im2col(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc);
 /* value.c: the range of an index over its enclosing loops */
 int v_index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi);
 
+/* ---- reinterpret.c ---- */
+value_t *v_reinterpret(ev_t *ev, value_t *x, tilec_dtype_t to, ast_loc_t loc); /* x's bits as dtype to */
+
 /* ---- classes.c ---- */
 void cls_exec(ev_t *ev, ast_stmt_t *s);                 /* a class statement */
 value_t *cls_call(ev_t *ev, value_t *c, args_t *ar);     /* C(...): a new object, __init__ run */

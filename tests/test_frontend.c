@@ -1100,6 +1100,67 @@ static void interp_ok(res_t *x, void *const *args, const int64_t *syms)
     cr_assert_eq(rc, 0, "interp: %s", err);
 }
 
+/* T.reinterpret rebuilds a value from integer bits (reinterpret.c): every
+ * 16-bit pattern as float16 and bfloat16, every byte as int8, float8_e4m3fn
+ * and float8_e5m2, gives back the same bits (NaNs: some NaN), in the
+ * interpreter; subnormals, -0 and infinities included. */
+Test(frontend_interp, reinterpret_every_bit_pattern)
+{
+    const char *src = HDR
+        "from tvm import tirx\n"
+        "@T.prim_func\n"
+        "def main(U: T.Tensor((65536,), \"uint16\"), H: T.Tensor((65536,), \"float16\"),\n"
+        "         Bf: T.Tensor((65536,), \"bfloat16\"), I8: T.Tensor((256,), \"int8\"),\n"
+        "         F8: T.Tensor((256,), \"float8_e4m3fn\"), F5: T.Tensor((256,), \"float8_e5m2\"),\n"
+        "         S: T.Tensor((2,), \"int32\")):\n"
+        "    with T.Kernel(256, threads=128) as bx:\n"
+        "        for i in T.Parallel(256):\n"
+        "            u = U[bx * 256 + i]\n"
+        "            H[bx * 256 + i] = tirx.reinterpret(T.float16, u)\n"
+        "            Bf[bx * 256 + i] = T.reinterpret(u, \"bfloat16\")\n"
+        "        if bx == 0:\n"
+        "            for i in T.Parallel(256):\n"
+        "                b = T.Cast(\"uint8\", U[i])\n"
+        "                I8[i] = T.reinterpret(b, T.int8)\n"
+        "                F8[i] = T.reinterpret(b, T.float8_e4m3fn)\n"
+        "                F5[i] = T.reinterpret(b, T.float8_e5m2)\n"
+        "            S[0] = T.reinterpret(T.Cast(\"int32\", -1), \"uint32\") // 65536\n"
+        "            S[1] = T.reinterpret(T.Cast(\"uint16\", 65535), T.int16)\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    static uint16_t U[65536], H[65536], Bf[65536];
+    int8_t I8[256];
+    uint8_t F8[256], F5[256];
+    int32_t S[2] = {0};
+    for (int i = 0; i < 65536; i++) U[i] = (uint16_t)i;
+    void *args[] = {U, H, Bf, I8, F8, F5, S};
+    interp_ok(x, args, NULL);
+    for (int u = 0; u < 65536; u++) {
+        int hnan = ((u >> 10) & 31) == 31 && (u & 1023), bnan = ((u >> 7) & 255) == 255 && (u & 127);
+        if (hnan) cr_assert(((H[u] >> 10) & 31) == 31 && (H[u] & 1023), "f16 %04x -> %04x", u, H[u]);
+        else cr_assert_eq(H[u], u, "f16 %04x -> %04x", u, H[u]);
+        if (bnan) cr_assert(((Bf[u] >> 7) & 255) == 255 && (Bf[u] & 127), "bf16 %04x -> %04x", u, Bf[u]);
+        else cr_assert_eq(Bf[u], u, "bf16 %04x -> %04x", u, Bf[u]);
+    }
+    for (int b = 0; b < 256; b++) {
+        cr_assert_eq(I8[b], (int8_t)(b >= 128 ? b - 256 : b));
+        if ((b & 127) == 127) cr_assert_eq(F8[b] & 127, 127, "e4m3 %02x -> %02x", b, F8[b]);
+        else cr_assert_eq(F8[b], b, "e4m3 %02x -> %02x", b, F8[b]);
+        if (((b >> 2) & 31) == 31 && (b & 3)) cr_assert(((F5[b] >> 2) & 31) == 31 && (F5[b] & 3));
+        else cr_assert_eq(F5[b], b, "e5m2 %02x -> %02x", b, F5[b]);
+    }
+    cr_assert_eq(S[0], 65535);   /* 0xffffffff // 65536 */
+    cr_assert_eq(S[1], -1);
+    done(x);
+}
+
+Test(frontend_errors, reinterpret)
+{
+    expect_err(KERNEL_HEAD "        B[0] = T.reinterpret(A[0, 0], \"int16\")\n", 7,
+               "T.reinterpret of a float16's bits as int16 is outside the subset tilec supports");
+    expect_err(KERNEL_HEAD "        B[0] = T.reinterpret(B[1], \"int16\")\n", 7, "T.reinterpret needs dtypes of the same size");
+    expect_err(KERNEL_HEAD "        B[0] = T.reinterpret(B[1], 3)\n", 7, "T.reinterpret needs a dtype");
+}
+
 /* A run-time while over a T.alloc_var (exec_rt_while): each block strides
  * through the rows; through a temporary (t = i ... i = t + S) and with <=. */
 Test(frontend_interp, while_on_run_time_condition)
