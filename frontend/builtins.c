@@ -524,6 +524,7 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     if (id >= BI_MODULE_FIRST) {
         ev_eval_args(ev, call, &ar);
         if (id == BI_METHOD) return py_method_call(ev, fnv->u.bi.self, fnv->u.bi.meth, &ar);
+        if (id >= BI_MMA_FIRST) return mma_call(ev, id, fnv->u.bi.self, &ar);
         if (id >= BI_WS_FIRST) {
             if (ev->thread_wrap) th_reject(ev, ws_name(id), at);
             return ws_call(ev, id, &ar);

@@ -25,6 +25,7 @@
  * does not record. */
 static const struct { const char *path; int id; } known_fns[] = {
     {"tilelang.transform.simplify_prim_func", BI_IDENTITY_DEC},
+    {"bitblas.base.simplify_prim_func", BI_IDENTITY_DEC},   /* BitBLAS's spelling of the same decorator */
     {"tvm.testing.requires_package", BI_REQUIRES_PKG},
     {"tilelang.language.fp8.determine_fp8_type", BI_FP8_TYPE},
     {"tilelang.tools.cuda.iket.mark", BI_IKET_MARK},
@@ -32,6 +33,11 @@ static const struct { const char *path; int id; } known_fns[] = {
     {"tilelang.tools.cuda.iket.payload", BI_IKET_PAYLOAD},
     /* device probes of host helpers (an IsRDNA() or Hopper check): answered
      * for the fixed device of eval_internal.h, since one IR serves every backend */
+    /* TileLang's (and BitBLAS's) MMA emitter, run at block level (mma_emitter.c) */
+    {"tilelang.cuda.intrinsics.macro.mma_macro_generator.TensorCoreIntrinEmitter", BI_MMA_NEW},
+    {"tilelang.intrinsics.mma_macro_generator.TensorCoreIntrinEmitter", BI_MMA_NEW},
+    {"tilelang.intrinsics.TensorCoreIntrinEmitter", BI_MMA_NEW},
+    {"bitblas.tl.mma_macro_generator.TensorCoreIntrinEmitter", BI_MMA_NEW},
     {"torch.cuda.is_available", BI_DEV_AVAILABLE},
     {"torch.cuda.get_device_name", BI_DEV_NAME},
     {"torch.cuda.get_device_capability", BI_DEV_CAP},
@@ -88,6 +94,7 @@ static const char *join(ev_t *ev, const char *a, const char *b)
 
 static const struct { const char *path; int ns; } known[] = {
     {"tilelang", NS_TILELANG}, {"tilelang.language", NS_T}, {"tilelang.language.tir", NS_T},
+    {"tvm.tl.language", NS_T},   /* the old home of tilelang.language (BitBLAS-era files) */
     {"tilelang.math", NS_TL_MATH}, {"tilelang.autotuner", NS_AUTOTUNER},
     {"tilelang.carver.arch.driver", NS_DRIVER}, {"tilelang.carver.arch", NS_CARVER_ARCH},
     {"tilelang.carver", NS_CARVER}, {"math", NS_MATH}, {"itertools", NS_ITERTOOLS},
@@ -330,6 +337,7 @@ value_t *mod_call(ev_t *ev, int id, args_t *ar)
         if (math_fns[i].id == id) fn = math_fns[i].n;
     if (id == BI_PRODUCT) return product(ev, ar);
     if (id >= BI_DEV_AVAILABLE && id <= BI_DEV_CURRENT) return device_probe(ev, id, ar);
+    if (id == BI_MMA_NEW) return mma_new(ev, ar);
     if (id == BI_REQUIRES_PKG) {   /* a test's skip marker: the kernel is compiled all the same */
         value_t *v = v_new(ev, V_BUILTIN);
         v->u.bi.id = BI_IDENTITY_DEC;
