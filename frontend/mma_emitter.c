@@ -343,7 +343,6 @@ static void stmatrix(ev_t *ev, value_t *self, args_t *ar)
         tilec_ir_var_t *vj = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, "j"), TILEC_INT32, TILEC_VAR_LOOP));
         tilec_ir_expr_t *ei = ev_chk(ev, tilec_ir_varref(ev->a, vi)), *ej = ev_chk(ev, tilec_ir_varref(ev->a, vj));
         tilec_ir_expr_t *src[2], **idx = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *idx * 4));
-        th_reject(ev, "stmatrix", ar->at);
         li->u.loop.kind = lj->u.loop.kind = TILEC_LOOP_PARALLEL;
         li->u.loop.num_stages = lj->u.loop.num_stages = 1;
         li->u.loop.extent = ex_int32(ev, c.block_m);
@@ -382,14 +381,6 @@ value_t *mma_call(ev_t *ev, int id, value_t *self, args_t *ar)
 
 /* ---- at the kernel's end: the user's register buffers hold nothing -------- */
 
-static int other_use(ev_t *ev, const tilec_ir_buffer_t *b)
-{
-    int i;
-    for (i = 0; i < ev->nmma; i++)
-        if (ev->mma[i].k == ev->k && ev->mma[i].user == b) return 1;
-    return 0;
-}
-
 static int check_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
 {
     ev_t *ev = w->user;
@@ -406,7 +397,7 @@ static int check_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
     default: break;
     }
     for (i = 0; i < 4; i++)
-        if (b[i] && other_use(ev, b[i])) goto used;
+        if (b[i] && find_bind(ev, b[i])) goto used;
     return TILEC_WALK_CONTINUE;
 used:
     ev->cur_loc.line = s->line;
@@ -418,7 +409,7 @@ used:
 static int check_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
 {
     ev_t *ev = w->user;
-    if (e->kind == TILEC_EX_LOAD && other_use(ev, e->u.load.buf)) {
+    if (e->kind == TILEC_EX_LOAD && find_bind(ev, e->u.load.buf)) {
         if (w->stmt) {
             ev->cur_loc.line = w->stmt->line;
             ev->cur_loc.col = w->stmt->col;
