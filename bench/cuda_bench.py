@@ -15,6 +15,9 @@ on random data, and prints a table with the ratio tilec/reference:
   gemm bf16 8192^3 vs cuBLAS; gemm + bias + ReLU fp16 8192^3 (one kernel,
                              examples/gemm_bias_relu.py) vs PyTorch's
                              relu(a @ b + bias), TFLOP/s
+  conv2d fp16 NHWC 3x3 and 1x1 (examples/conv2d.py, an implicit GEMM
+                             through T.im2col) vs torch conv2d on
+                             channels-last tensors (cuDNN), TFLOP/s
   softmax, rmsnorm, layernorm fp16 32768x4096, transpose fp16 16384^2 vs
                              the device-to-device copy bandwidth, GB/s
                              (torch's own kernels printed beside)
@@ -129,6 +132,21 @@ def main():
     ms, err = t_tilec("examples/gemm_bias_relu.py", defs)
     add(f"gemm+bias+relu fp16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "torch-unfused", err)
     del a, b, bias
+
+    # conv2d NHWC: a ResNet-like 3x3 layer and a 1x1 projection
+    for (bn, hw, c, f, ks, pad) in ((32, 56, 256, 256, 3, 1), (32, 56, 512, 512, 1, 0)):
+        x = torch.rand(bn, c, hw, hw, dtype=torch.float16, device="cuda").to(memory_format=torch.channels_last) - 0.5
+        wt = torch.rand(f, c, ks, ks, dtype=torch.float16, device="cuda").to(memory_format=torch.channels_last) - 0.5
+        ref = median_ms(lambda: torch.nn.functional.conv2d(x, wt, padding=pad))
+        defs = dict(N=bn, H=hw, W=hw, C=c, F=f, KS=ks, S=1, D=1, P=pad, block_M=128, block_N=128,
+                    block_K=64, num_stages=3, threads=256)
+        ms, err = t_tilec("examples/conv2d.py", defs)
+        xn = x.permute(0, 2, 3, 1).contiguous()
+        wn = wt.permute(2, 3, 1, 0).contiguous()
+        tl = t_tilelang("examples/conv2d.py", "conv2d", defs, [-1], (xn, wn))
+        add(f"conv2d fp16 n{bn} {hw}x{hw} c{c} f{f} {ks}x{ks}", "TFLOP/s", 2.0 * bn * hw * hw * c * f * ks * ks,
+            ms, ref, "cuDNN", err, tl)
+        del x, wt, xn, wn
 
     from torch.nn.attention import SDPBackend, sdpa_kernel
     bt, h, s, d = 4, 16, 8192, 128

@@ -199,8 +199,8 @@ Test(hip, mfma_with_the_accumulator_in_lds)
     char *src = hip_source(gemm_colsum_src, "gfx90a");
     cr_expect(strstr(src, "on mfma.f32.32x32x8f16: 1 x 2 wavefronts of 2 x 1 tiles, C in memory"), "%s", src);
     /* register 5 of tile 1: row 32 + 4 (lane / 32) % 2 + 9 of the wavefront's rows */
-    cr_expect(strstr(src, "tc_acc1[5] = b5[(long long)(tc_wm + 32 + ((tc_lane / 32) % 2) * 4 + 9) * 64 + tc_wn + 0 + "
-                          "(tc_lane % 32)];"),
+    cr_expect(strstr(src, "tc_acc1[5] = b5[(long long)(tc_wm + 32 + ((((tc_lane) / 32) % 2) * 4 + 9)) * 64 + tc_wn + 0 + "
+                          "(((tc_lane) % 32))];"),
               "accumulator layout in LDS");
     free(src);
 }

@@ -65,175 +65,39 @@ static const mma_kind_t *kind_of(const char *name)
     return NULL;
 }
 
-/* The constant extent of dimension d of b, or -1. */
-static int64_t cdim(const tilec_ir_buffer_t *b, int d)
-{
-    int64_t v;
-    return b->shape && b->shape[d] && tilec_ir_is_const_int(b->shape[d], &v) ? v : -1;
-}
-
-/* The description's entry the gemm_warp pass chose (lower.mma), when it
- * is a matrix instruction spelled here; NULL for "simt" or no choice. */
-static const tilec_target_mma_t *chosen(const tilec_target_desc_t *t, const tilec_ir_stmt_t *s)
-{
-    const tilec_ir_attr_t *a = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma");
-    for (int i = 0; a && a->kind == TILEC_ATTR_STRING && t && i < t->nmma; i++)
-        if (!strcmp(t->mma[i].name, a->s) && kind_of(a->s))
-            return &t->mma[i];
-    return NULL;
-}
-
-/* an int tuple attribute of n values into v; 0, or -1 when absent */
-static int tuple(const tilec_ir_stmt_t *s, const char *key, int64_t *v, int n)
-{
-    const tilec_ir_attr_t *a = tilec_ir_attr_get(s->nattrs, s->attrs, key);
-    if (!a || a->kind != TILEC_ATTR_TUPLE || a->n != n)
-        return -1;
-    for (int i = 0; i < n; i++)
-        v[i] = a->tuple[i];
-    return 0;
-}
-
-/* Row (axis 0) or column (axis 1) of accumulator register j of lane
- * tc_lane inside one instruction tile, from the entry's modes: a mode with
- * a register stride gives a constant, one with a thread stride a term in
- * tc_lane. */
-static void acc_coord(const tilec_target_mma_t *e, int axis, int j, char *out, size_t n)
-{
-    int nm = axis ? e->ncol_modes : e->nrow_modes;
-    const tilec_target_mode_t *md = axis ? e->col_modes : e->row_modes;
-    int64_t len = axis ? e->n : e->m, mult = 1, cst = 0;
-    size_t k = 0;
-    out[0] = '\0';
-    for (int i = 0; i < nm; i++) {
-        int64_t ext = md[i].extent ? md[i].extent : len / mult;
-        if (md[i].reg_stride)
-            cst += ((j / md[i].reg_stride) % ext) * mult;
-        else if (md[i].thread_stride && k < n) {
-            char lane[32];
-            if (md[i].thread_stride == 1)
-                snprintf(lane, sizeof lane, "tc_lane");
-            else
-                snprintf(lane, sizeof lane, "(tc_lane / %d)", md[i].thread_stride);
-            k += (size_t)snprintf(out + k, n - k, "%s(%s %% %" PRId64 ")", k ? " + " : "", lane, ext);
-            if (mult > 1 && k < n)
-                k += (size_t)snprintf(out + k, n - k, " * %" PRId64, mult);
-        }
-        mult *= ext;
-    }
-    if (k < n && (cst || !k))
-        snprintf(out + k, n - k, "%s%" PRId64, k ? " + " : "", cst);
-}
-
-/* the plan of one matrix-core gemm (lower_gemm_warp's attributes) */
-typedef struct mplan {
-    const tilec_target_mma_t *e;
-    const mma_kind_t *mk;
-    int64_t M, N, K, gm, gn, mt, nt, WM, WN;
-    int rpt;                 /* accumulator registers of one instruction tile */
-} mplan_t;
-
-typedef struct lbind {
-    int64_t idx[2];
-} lbind_t;
-
-static int lay_bind(void *ctx, const tilec_ir_var_t *v, int64_t *out)
-{
-    const lbind_t *b = ctx;
-    if (!v || v->kind != TILEC_VAR_LAYOUT || v->id < 0 || v->id > 2)
-        return -1;
-    *out = v->id == 2 ? 0 : b->idx[v->id];
-    return 0;
-}
-
-/* 1 when C's register layout (lower_layout's "mma.acc") is the one the
- * hook prints: element (r, c) in thread w * threads + lane of wavefront w
- * = (r / WM) * gn + c / WN, register t * rpt + j for instruction tile t =
- * (r % WM / m) * nt + (c % WN / n) and the instruction's own (lane, j).
- * Checked element by element, so a layout the passes change later is a
- * message, not a wrong kernel. */
-static int regs_match(const tilec_ir_buffer_t *C, const mplan_t *p)
-{
-    const tilec_ir_layout_t *l = C->layout;
-    if (!l || l->kind != TILEC_LAYOUT_REGS || l->replicate != 1 || !l->thread || !l->local)
-        return 0;
-    lbind_t b;
-    for (int64_t r = 0; r < p->M; r++)
-        for (int64_t c = 0; c < p->N; c++) {
-            int64_t rr = r % p->WM, cc = c % p->WN, t, g;
-            int32_t lane, j;
-            if (tilec_target_mma_place(p->e, p->e->n, (int32_t)(rr % p->e->m), (int32_t)(cc % p->e->n), &lane, &j))
-                return 0;
-            b.idx[0] = r;
-            b.idx[1] = c;
-            if (tilec_ir_eval_int(l->thread, lay_bind, &b, &t) || tilec_ir_eval_int(l->local, lay_bind, &b, &g) ||
-                t != ((r / p->WM) * p->gn + c / p->WN) * p->e->threads + lane ||
-                g != ((rr / p->e->m) * p->nt + cc / p->e->n) * p->rpt + j)
-                return 0;
-        }
-    return 1;
-}
-
 /* Accumulator register j of instruction tile (ti, tj) of this wavefront
  * as an element of C: its register, or its row-major offset. */
-static const char *acc_elem(const mplan_t *p, int regs, int ti, int tj, int j, char *buf, size_t n)
+static const char *acc_elem(tilec_simt_ctx_t *c, const tilec_simt_mma_plan_t *p, int ti, int tj, int j, char *buf,
+                            size_t n)
 {
-    if (regs) {
+    if (p->regs)
         snprintf(buf, n, "%d", (ti * (int)p->nt + tj) * p->rpt + j);
-    } else {
-        char row[160], col[160];
-        acc_coord(p->e, 0, j, row, sizeof row);
-        acc_coord(p->e, 1, j, col, sizeof col);
-        snprintf(buf, n, "(long long)(tc_wm + %d + %s) * %" PRId64 " + tc_wn + %d + %s", ti * p->e->m, row, p->N,
-                 tj * p->e->n, col);
-    }
+    else
+        snprintf(buf, n, "(long long)(tc_wm + %" PRId64 " + %s) * %" PRId64 " + tc_wn + %" PRId64 " + %s",
+                 ti * p->im, tilec_simt_mma_acc_coord(c, p, 0, j, "tc_lane"), p->N, tj * p->in,
+                 tilec_simt_mma_acc_coord(c, p, 1, j, "tc_lane"));
     return buf;
 }
 
 static int gemm_hook(hip_gen_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
-    mplan_t p;
-    memset(&p, 0, sizeof p);
-    p.e = chosen(g->arch.desc, s);
-    if (!p.e) {
-        g->ngemm_fma++;
-        return 0; /* the kit's FMA tiles ("simt") */
+    const tilec_ir_attr_t *at = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma");
+    const mma_kind_t *mk = at && at->kind == TILEC_ATTR_STRING ? kind_of(at->s) : NULL;
+    tilec_simt_mma_plan_t p;
+    int r = mk ? tilec_simt_mma_plan(c, g->arch.desc, s, &p) : 0;
+    if (r <= 0) {
+        if (r == 0)
+            g->ngemm_fma++;
+        return r; /* 0: the kit's FMA tiles ("simt") */
     }
-    p.mk = kind_of(p.e->name);
-    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b;
-    int64_t warp[2], tiles[2];
-    int regs = C->scope == TILEC_SCOPE_FRAGMENT && tilec_simt_place_of(c, C) == TILEC_SIMT_PLACE_PRIVATE;
-    if (tilec_simt_per_thread(c) || A->ndim != 2 || B->ndim != 2 || C->ndim != 2 ||
-        tilec_simt_place_of(c, A) == TILEC_SIMT_PLACE_PRIVATE || tilec_simt_place_of(c, B) == TILEC_SIMT_PLACE_PRIVATE ||
-        tuple(s, "lower.warp", warp, 2) || tuple(s, "lower.mma_tiles", tiles, 2)) {
-        tilec_simt_fail(c, "gemm %s, %s -> %s on %s: operands or plan the HIP matrix-core hook cannot print "
-                        "(per-thread code, registers, rank above 2, no lower.warp)", A->name, B->name, C->name,
-                        p.e->name);
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b, regs = p.regs;
+    if (A->ndim != 2 || B->ndim != 2 || p.in != p.e->n || tilec_simt_place_of(c, A) == TILEC_SIMT_PLACE_PRIVATE ||
+        tilec_simt_place_of(c, B) == TILEC_SIMT_PLACE_PRIVATE) {
+        tilec_simt_fail(c, "gemm %s, %s -> %s on %s: operands the HIP matrix-core hook cannot print (registers, "
+                        "pipeline rings, a narrowed instruction)", A->name, B->name, C->name, p.e->name);
         return -1;
     }
-    p.M = cdim(C, 0);
-    p.N = cdim(C, 1);
-    p.K = cdim(A, ta ? 0 : 1);
-    p.gm = warp[0];
-    p.gn = warp[1];
-    p.mt = tiles[0];
-    p.nt = tiles[1];
-    p.rpt = p.e->m * p.e->n / p.e->threads;
-    if (p.M <= 0 || p.N <= 0 || p.K <= 0 || p.gm <= 0 || p.gn <= 0 || p.M % p.gm || p.N % p.gn ||
-        p.K % p.e->k) {
-        tilec_simt_fail(c, "gemm %s, %s -> %s on %s: shapes that are not constant multiples of the instruction",
-                        A->name, B->name, C->name, p.e->name);
-        return -1;
-    }
-    p.WM = p.M / p.gm;
-    p.WN = p.N / p.gn;
-    if (p.WM != p.mt * p.e->m || p.WN != p.nt * p.e->n || (regs && !regs_match(C, &p))) {
-        tilec_simt_fail(c, "gemm %s -> %s on %s: the accumulator layout is not the instruction's tiles over the "
-                        "wavefront grid", A->name, C->name, p.e->name);
-        return -1;
-    }
-    const mma_kind_t *mk = p.mk;
     int lanes = p.e->threads, E = mk->elems, groups = p.e->k / E, mt = (int)p.mt, nt = (int)p.nt;
     g->ngemm_mma++;
     tilec_simt_emit(c, "{ /* gemm %s, %s -> %s on %s: %" PRId64 " x %" PRId64 " wavefronts of %d x %d tiles, C in %s */",
@@ -254,7 +118,7 @@ static int gemm_hook(hip_gen_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s
             tilec_simt_emit(c, "%s tc_acc%d;", mk->acc_type, t);
             for (int j = 0; j < p.rpt; j++)
                 tilec_simt_emit(c, "tc_acc%d[%d] = %s;", t, j,
-                                s->u.gemm.clear_accum ? "0" : tilec_simt_elem(c, C, acc_elem(&p, regs, ti, tj, j, el, sizeof el)));
+                                s->u.gemm.clear_accum ? "0" : tilec_simt_elem(c, C, acc_elem(c, &p, ti, tj, j, el, sizeof el)));
         }
     tilec_simt_emit(c, "for (int tc_k = 0; tc_k < %" PRId64 "; tc_k += %d) {", p.K, p.e->k);
     tilec_simt_indent(c, 1);
@@ -301,7 +165,7 @@ static int gemm_hook(hip_gen_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s
         for (int tj = 0; tj < nt; tj++)
             for (int j = 0; j < p.rpt; j++)
                 tilec_simt_emit(c, "%s = tc_acc%d[%d];",
-                                tilec_simt_elem(c, C, acc_elem(&p, regs, ti, tj, j, el, sizeof el)), ti * nt + tj, j);
+                                tilec_simt_elem(c, C, acc_elem(c, &p, ti, tj, j, el, sizeof el)), ti * nt + tj, j);
     tilec_simt_indent(c, -1);
     tilec_simt_emit(c, "}");
     tilec_simt_indent(c, -1);

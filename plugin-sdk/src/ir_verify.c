@@ -17,36 +17,21 @@
  * It stops at the first problem and names the statement kind, its source
  * position when known, and the buffer or variable involved.
  *
- * IR 1.1 (docs/ir.md §9): attribute lists (namespaced keys, the types of
- * the lower.* keys of the table below), layouts (checked by enumerating
- * every element of a constant-shape buffer with tilec_ir_eval_int: REGS
- * maps in range and injective, SMEM addresses in range and injective, SMEM
- * byte ranges of shared buffers disjoint unless lower.reuse_of says one
- * reuses the other), mbarrier declarations, the async-copy and barrier
- * statements and gemm leading indices.
+ * IR 1.1's attributes, layouts, shared-memory plan and mbarrier statements
+ * are checked in ir_verify_lower.c (ir_verify_internal.h is their
+ * interface).
  *
  * Recursion follows the IR's nesting and is limited to TILEC_IR_MAX_DEPTH,
  * the same limit the text reader enforces.
  */
 #include "tilec/ir_verify.h"
-#include "ir_internal.h"
+#include "ir_verify_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct verifier {
-    const tilec_ir_kernel_t *k;
-    const tilec_ir_stmt_t *st; /* statement being checked, NULL at kernel level */
-    const tilec_ir_layout_t *lay; /* layout whose expressions are checked */
-    unsigned char *bound;      /* [nvars]: loop var currently bound */
-    unsigned char *assigned;   /* [nvars]: LET var assigned earlier in program order */
-    char *err;
-    size_t errlen;
-    int failed;
-    int serial;                /* serial loops around the statement being checked */
-} verifier_t;
 
 static const char *stmt_name(const tilec_ir_stmt_t *s)
 {
@@ -54,8 +39,7 @@ static const char *stmt_name(const tilec_ir_stmt_t *s)
     return strcmp(n, "?") == 0 ? "statement" : n;
 }
 
-static void fail(verifier_t *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(verifier_t *v, const char *fmt, ...)
+void irv_fail(verifier_t *v, const char *fmt, ...)
 {
     va_list ap;
     int n = 0;
@@ -83,7 +67,7 @@ static void fail(verifier_t *v, const char *fmt, ...)
     va_end(ap);
 }
 
-static const char *bname(const tilec_ir_buffer_t *b) { return b && b->name ? b->name : "?"; }
+const char *irv_bname(const tilec_ir_buffer_t *b) { return b && b->name ? b->name : "?"; }
 static const char *vname(const tilec_ir_var_t *x) { return x && x->name ? x->name : "?"; }
 static int dtype_ok(tilec_dtype_t t) { return (unsigned)t < TILEC_DTYPE_COUNT; }
 static int is_numeric(tilec_dtype_t t) { return tilec_dtype_is_int(t) || tilec_dtype_is_float(t); }
@@ -102,11 +86,11 @@ static int buf_in_table(const verifier_t *v, const tilec_ir_buffer_t *b)
 static int check_buf(verifier_t *v, const tilec_ir_buffer_t *b, const char *role)
 {
     if (!b) {
-        fail(v, "%s buffer is missing", role);
+        irv_fail(v, "%s buffer is missing", role);
         return -1;
     }
     if (!buf_in_table(v, b)) {
-        fail(v, "%s buffer '%s' is not declared in the kernel", role, bname(b));
+        irv_fail(v, "%s buffer '%s' is not declared in the kernel", role, irv_bname(b));
         return -1;
     }
     return 0;
@@ -128,102 +112,100 @@ static int int_fits(int64_t x, tilec_dtype_t t)
     }
 }
 
-enum { CTX_BODY, CTX_SHAPE, CTX_LAYOUT }; /* where an expression appears */
 
-static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int depth);
 
-static int check_index(verifier_t *v, const tilec_ir_expr_t *e, const char *what, const tilec_ir_buffer_t *b,
-                       int ctx, int depth)
+int irv_check_index(verifier_t *v, const tilec_ir_expr_t *e, const char *what, const tilec_ir_buffer_t *b,
+                    int ctx, int depth)
 {
-    if (check_expr(v, e, ctx, depth) < 0) {
+    if (irv_check_expr(v, e, ctx, depth) < 0) {
         return -1;
     }
     if (!tilec_dtype_is_int(e->dtype)) {
-        fail(v, "%s of '%s' has dtype %s, must be an integer", what, bname(b), tilec_dtype_name(e->dtype));
+        irv_fail(v, "%s of '%s' has dtype %s, must be an integer", what, irv_bname(b), tilec_dtype_name(e->dtype));
         return -1;
     }
     return 0;
 }
 
-static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int depth)
+int irv_check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int depth)
 {
     int i;
     if (v->failed) {
         return -1;
     }
     if (!e) {
-        fail(v, "missing expression");
+        irv_fail(v, "missing expression");
         return -1;
     }
     if (depth > TILEC_IR_MAX_DEPTH) {
-        fail(v, "expression nested deeper than %d", TILEC_IR_MAX_DEPTH);
+        irv_fail(v, "expression nested deeper than %d", TILEC_IR_MAX_DEPTH);
         return -1;
     }
     if (!dtype_ok(e->dtype)) {
-        fail(v, "expression with invalid dtype %d", (int)e->dtype);
+        irv_fail(v, "expression with invalid dtype %d", (int)e->dtype);
         return -1;
     }
     switch (e->kind) {
     case TILEC_EX_INT:
         if (!tilec_dtype_is_int(e->dtype) && e->dtype != TILEC_BOOL) {
-            fail(v, "integer constant %lld has dtype %s", (long long)e->u.i, tilec_dtype_name(e->dtype));
+            irv_fail(v, "integer constant %lld has dtype %s", (long long)e->u.i, tilec_dtype_name(e->dtype));
             return -1;
         }
         if (e->dtype == TILEC_BOOL && e->u.i != 0 && e->u.i != 1) {
-            fail(v, "bool constant %lld is neither 0 nor 1", (long long)e->u.i);
+            irv_fail(v, "bool constant %lld is neither 0 nor 1", (long long)e->u.i);
             return -1;
         }
         if (!int_fits(e->u.i, e->dtype)) {
-            fail(v, "constant %lld does not fit in %s", (long long)e->u.i, tilec_dtype_name(e->dtype));
+            irv_fail(v, "constant %lld does not fit in %s", (long long)e->u.i, tilec_dtype_name(e->dtype));
             return -1;
         }
         return 0;
     case TILEC_EX_FLOAT:
         if (!tilec_dtype_is_float(e->dtype)) {
-            fail(v, "float constant has dtype %s", tilec_dtype_name(e->dtype));
+            irv_fail(v, "float constant has dtype %s", tilec_dtype_name(e->dtype));
             return -1;
         }
         return 0;
     case TILEC_EX_VAR: {
         const tilec_ir_var_t *x = e->u.var;
         if (!x) {
-            fail(v, "variable reference without a variable");
+            irv_fail(v, "variable reference without a variable");
             return -1;
         }
         if (ctx == CTX_LAYOUT || x->kind == TILEC_VAR_LAYOUT) {
             const tilec_ir_layout_t *l = v->lay;
             if (ctx != CTX_LAYOUT || !l || x->kind != TILEC_VAR_LAYOUT ||
                 !(x == l->rvar || (x->id >= 0 && x->id < l->ndim && l->ivar[x->id] == x))) {
-                fail(v, ctx == CTX_LAYOUT ? "layout expression uses '%s'; only the layout's _i<d> and _r may appear"
+                irv_fail(v, ctx == CTX_LAYOUT ? "layout expression uses '%s'; only the layout's _i<d> and _r may appear"
                                           : "layout placeholder '%s' used outside its layout",
                      vname(x));
                 return -1;
             }
             if (e->dtype != TILEC_INT32 || x->dtype != TILEC_INT32) {
-                fail(v, "layout placeholder '%s' must be int32", vname(x));
+                irv_fail(v, "layout placeholder '%s' must be int32", vname(x));
                 return -1;
             }
             return 0;
         }
         if (!var_in_table(v, x)) {
-            fail(v, "variable '%s' is not declared in the kernel", vname(x));
+            irv_fail(v, "variable '%s' is not declared in the kernel", vname(x));
             return -1;
         }
         if (e->dtype != x->dtype) {
-            fail(v, "reference to '%s' has dtype %s, the variable is %s", vname(x), tilec_dtype_name(e->dtype),
+            irv_fail(v, "reference to '%s' has dtype %s, the variable is %s", vname(x), tilec_dtype_name(e->dtype),
                  tilec_dtype_name(x->dtype));
             return -1;
         }
         if (ctx == CTX_SHAPE && x->kind != TILEC_VAR_SYM) {
-            fail(v, "'%s' appears in a shape or grid extent; only T.dynamic symbols may", vname(x));
+            irv_fail(v, "'%s' appears in a shape or grid extent; only T.dynamic symbols may", vname(x));
             return -1;
         }
         if (x->kind == TILEC_VAR_LOOP && !v->bound[x->id]) {
-            fail(v, "loop variable '%s' used outside its loop", vname(x));
+            irv_fail(v, "loop variable '%s' used outside its loop", vname(x));
             return -1;
         }
         if (x->kind == TILEC_VAR_LET && !v->assigned[x->id]) {
-            fail(v, "variable '%s' used before it is assigned", vname(x));
+            irv_fail(v, "variable '%s' used before it is assigned", vname(x));
             return -1;
         }
         return 0;
@@ -234,20 +216,20 @@ static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int dept
             return -1;
         }
         if (ctx != CTX_BODY) {
-            fail(v, "load of '%s' in a %s", bname(b), ctx == CTX_LAYOUT ? "layout" : "shape or grid extent");
+            irv_fail(v, "load of '%s' in a %s", irv_bname(b), ctx == CTX_LAYOUT ? "layout" : "shape or grid extent");
             return -1;
         }
         if (b->ndim > 0 && !e->u.load.idx) {
-            fail(v, "load of '%s' has no indices", bname(b));
+            irv_fail(v, "load of '%s' has no indices", irv_bname(b));
             return -1;
         }
         for (i = 0; i < b->ndim; i++) {
-            if (check_index(v, e->u.load.idx[i], "index", b, ctx, depth + 1) < 0) {
+            if (irv_check_index(v, e->u.load.idx[i], "index", b, ctx, depth + 1) < 0) {
                 return -1;
             }
         }
         if (e->dtype != b->dtype) {
-            fail(v, "load of '%s' has dtype %s, the buffer is %s", bname(b), tilec_dtype_name(e->dtype),
+            irv_fail(v, "load of '%s' has dtype %s, the buffer is %s", irv_bname(b), tilec_dtype_name(e->dtype),
                  tilec_dtype_name(b->dtype));
             return -1;
         }
@@ -257,30 +239,30 @@ static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int dept
         const tilec_ir_expr_t *a = e->u.un.a;
         tilec_unop_t op = e->u.un.op;
         if ((unsigned)op >= TILEC_UN_COUNT) {
-            fail(v, "invalid unary operator %d", (int)op);
+            irv_fail(v, "invalid unary operator %d", (int)op);
             return -1;
         }
-        if (check_expr(v, a, ctx, depth + 1) < 0) {
+        if (irv_check_expr(v, a, ctx, depth + 1) < 0) {
             return -1;
         }
         if (op == TILEC_UN_NOT) {
             if (a->dtype != TILEC_BOOL || e->dtype != TILEC_BOOL) {
-                fail(v, "'not' takes and gives bool (operand is %s)", tilec_dtype_name(a->dtype));
+                irv_fail(v, "'not' takes and gives bool (operand is %s)", tilec_dtype_name(a->dtype));
                 return -1;
             }
             return 0;
         }
         if (op == TILEC_UN_NEG || op == TILEC_UN_ABS) {
             if (!is_numeric(a->dtype)) {
-                fail(v, "'%s' of a %s operand", tilec_unop_name(op), tilec_dtype_name(a->dtype));
+                irv_fail(v, "'%s' of a %s operand", tilec_unop_name(op), tilec_dtype_name(a->dtype));
                 return -1;
             }
         } else if (!tilec_dtype_is_float(a->dtype)) {
-            fail(v, "'%s' takes a float operand, not %s", tilec_unop_name(op), tilec_dtype_name(a->dtype));
+            irv_fail(v, "'%s' takes a float operand, not %s", tilec_unop_name(op), tilec_dtype_name(a->dtype));
             return -1;
         }
         if (e->dtype != a->dtype) {
-            fail(v, "'%s' gives %s from a %s operand", tilec_unop_name(op), tilec_dtype_name(e->dtype),
+            irv_fail(v, "'%s' gives %s from a %s operand", tilec_unop_name(op), tilec_dtype_name(e->dtype),
                  tilec_dtype_name(a->dtype));
             return -1;
         }
@@ -290,74 +272,74 @@ static int check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int dept
         const tilec_ir_expr_t *a = e->u.bin.a, *b = e->u.bin.b;
         tilec_binop_t op = e->u.bin.op;
         if ((unsigned)op >= TILEC_BIN_COUNT) {
-            fail(v, "invalid binary operator %d", (int)op);
+            irv_fail(v, "invalid binary operator %d", (int)op);
             return -1;
         }
-        if (check_expr(v, a, ctx, depth + 1) < 0 || check_expr(v, b, ctx, depth + 1) < 0) {
+        if (irv_check_expr(v, a, ctx, depth + 1) < 0 || irv_check_expr(v, b, ctx, depth + 1) < 0) {
             return -1;
         }
         if (a->dtype != b->dtype) {
-            fail(v, "operands of '%s' differ in dtype (%s and %s)", tilec_binop_name(op), tilec_dtype_name(a->dtype),
+            irv_fail(v, "operands of '%s' differ in dtype (%s and %s)", tilec_binop_name(op), tilec_dtype_name(a->dtype),
                  tilec_dtype_name(b->dtype));
             return -1;
         }
         if (op == TILEC_BIN_AND || op == TILEC_BIN_OR) {
             if (a->dtype != TILEC_BOOL) {
-                fail(v, "'%s' takes bool operands, not %s", tilec_binop_name(op), tilec_dtype_name(a->dtype));
+                irv_fail(v, "'%s' takes bool operands, not %s", tilec_binop_name(op), tilec_dtype_name(a->dtype));
                 return -1;
             }
         } else if (op >= TILEC_BIN_BITAND) {
             if (!tilec_dtype_is_int(a->dtype)) {
-                fail(v, "'%s' takes integer operands, not %s", tilec_binop_name(op), tilec_dtype_name(a->dtype));
+                irv_fail(v, "'%s' takes integer operands, not %s", tilec_binop_name(op), tilec_dtype_name(a->dtype));
                 return -1;
             }
         } else if (op >= TILEC_BIN_EQ && op <= TILEC_BIN_GE) {
             if (op > TILEC_BIN_NE && !is_numeric(a->dtype)) {
-                fail(v, "'%s' on %s operands", tilec_binop_name(op), tilec_dtype_name(a->dtype));
+                irv_fail(v, "'%s' on %s operands", tilec_binop_name(op), tilec_dtype_name(a->dtype));
                 return -1;
             }
         } else if (!is_numeric(a->dtype)) {
-            fail(v, "'%s' on %s operands", tilec_binop_name(op), tilec_dtype_name(a->dtype));
+            irv_fail(v, "'%s' on %s operands", tilec_binop_name(op), tilec_dtype_name(a->dtype));
             return -1;
         }
         if ((op >= TILEC_BIN_EQ && op <= TILEC_BIN_OR) != (e->dtype == TILEC_BOOL) ||
             ((op < TILEC_BIN_EQ || op > TILEC_BIN_OR) && e->dtype != a->dtype)) {
-            fail(v, "'%s' of %s operands has dtype %s", tilec_binop_name(op), tilec_dtype_name(a->dtype),
+            irv_fail(v, "'%s' of %s operands has dtype %s", tilec_binop_name(op), tilec_dtype_name(a->dtype),
                  tilec_dtype_name(e->dtype));
             return -1;
         }
         return 0;
     }
     case TILEC_EX_SELECT:
-        if (check_expr(v, e->u.sel.cond, ctx, depth + 1) < 0 || check_expr(v, e->u.sel.a, ctx, depth + 1) < 0 ||
-            check_expr(v, e->u.sel.b, ctx, depth + 1) < 0) {
+        if (irv_check_expr(v, e->u.sel.cond, ctx, depth + 1) < 0 || irv_check_expr(v, e->u.sel.a, ctx, depth + 1) < 0 ||
+            irv_check_expr(v, e->u.sel.b, ctx, depth + 1) < 0) {
             return -1;
         }
         if (e->u.sel.cond->dtype != TILEC_BOOL) {
-            fail(v, "select condition has dtype %s, must be bool", tilec_dtype_name(e->u.sel.cond->dtype));
+            irv_fail(v, "select condition has dtype %s, must be bool", tilec_dtype_name(e->u.sel.cond->dtype));
             return -1;
         }
         if (e->u.sel.a->dtype != e->u.sel.b->dtype || e->dtype != e->u.sel.a->dtype) {
-            fail(v, "select branches differ in dtype (%s and %s)", tilec_dtype_name(e->u.sel.a->dtype),
+            irv_fail(v, "select branches differ in dtype (%s and %s)", tilec_dtype_name(e->u.sel.a->dtype),
                  tilec_dtype_name(e->u.sel.b->dtype));
             return -1;
         }
         return 0;
     case TILEC_EX_CAST:
-        return check_expr(v, e->u.cast.a, ctx, depth + 1);
+        return irv_check_expr(v, e->u.cast.a, ctx, depth + 1);
     }
-    fail(v, "invalid expression kind %d", (int)e->kind);
+    irv_fail(v, "invalid expression kind %d", (int)e->kind);
     return -1;
 }
 
 /* An expression that must have an integer dtype. */
-static int check_int_expr(verifier_t *v, const tilec_ir_expr_t *e, const char *what)
+int irv_check_int_expr(verifier_t *v, const tilec_ir_expr_t *e, const char *what)
 {
-    if (check_expr(v, e, CTX_BODY, 0) < 0) {
+    if (irv_check_expr(v, e, CTX_BODY, 0) < 0) {
         return -1;
     }
     if (!tilec_dtype_is_int(e->dtype)) {
-        fail(v, "%s has dtype %s, must be an integer", what, tilec_dtype_name(e->dtype));
+        irv_fail(v, "%s has dtype %s, must be an integer", what, tilec_dtype_name(e->dtype));
         return -1;
     }
     return 0;
@@ -365,11 +347,11 @@ static int check_int_expr(verifier_t *v, const tilec_ir_expr_t *e, const char *w
 
 static int check_value(verifier_t *v, const tilec_ir_expr_t *e, tilec_dtype_t want, const char *target)
 {
-    if (check_expr(v, e, CTX_BODY, 0) < 0) {
+    if (irv_check_expr(v, e, CTX_BODY, 0) < 0) {
         return -1;
     }
     if (e->dtype != want) {
-        fail(v, "value of dtype %s stored into %s '%s'; cast it first", tilec_dtype_name(e->dtype),
+        irv_fail(v, "value of dtype %s stored into %s '%s'; cast it first", tilec_dtype_name(e->dtype),
              tilec_dtype_name(want), target);
         return -1;
     }
@@ -378,7 +360,7 @@ static int check_value(verifier_t *v, const tilec_ir_expr_t *e, tilec_dtype_t wa
 
 /* ---- shapes ----------------------------------------------------------- */
 
-static int const_dim(const tilec_ir_buffer_t *b, int i, int64_t *out)
+int irv_const_dim(const tilec_ir_buffer_t *b, int i, int64_t *out)
 {
     return b->shape && i >= 0 && i < b->ndim && tilec_ir_is_const_int(b->shape[i], out);
 }
@@ -387,11 +369,11 @@ static int check_indices(verifier_t *v, const tilec_ir_buffer_t *b, tilec_ir_exp
 {
     int i;
     if (b->ndim > 0 && !idx) {
-        fail(v, "'%s' is indexed without indices", bname(b));
+        irv_fail(v, "'%s' is indexed without indices", irv_bname(b));
         return -1;
     }
     for (i = 0; i < b->ndim; i++) {
-        if (check_index(v, idx[i], "index", b, CTX_BODY, 0) < 0) {
+        if (irv_check_index(v, idx[i], "index", b, CTX_BODY, 0) < 0) {
             return -1;
         }
     }
@@ -406,493 +388,37 @@ static int check_region(verifier_t *v, const tilec_ir_region_t *r, const char *r
         return -1;
     }
     if (!r->base || !r->extent) {
-        fail(v, "%s region of '%s' lacks its base or extents", role, bname(r->buf));
+        irv_fail(v, "%s region of '%s' lacks its base or extents", role, irv_bname(r->buf));
         return -1;
     }
     for (i = 0; i < r->buf->ndim; i++) {
         int64_t base, dim;
-        if (check_index(v, r->base[i], "region base", r->buf, CTX_BODY, 0) < 0) {
+        if (irv_check_index(v, r->base[i], "region base", r->buf, CTX_BODY, 0) < 0) {
             return -1;
         }
         /* indices are int32, so no extent is larger; and the element count
          * fits in int64 for whoever multiplies the extents */
         if (r->extent[i] < 1 || r->extent[i] > INT32_MAX) {
-            fail(v, "%s region of '%s' has extent %lld in dimension %d (must be 1..%d)", role, bname(r->buf),
+            irv_fail(v, "%s region of '%s' has extent %lld in dimension %d (must be 1..%d)", role, irv_bname(r->buf),
                  (long long)r->extent[i], i, INT32_MAX);
             return -1;
         }
         if (__builtin_mul_overflow(count, r->extent[i], &count)) {
-            fail(v, "%s region of '%s' has more elements than int64 counts", role, bname(r->buf));
+            irv_fail(v, "%s region of '%s' has more elements than int64 counts", role, irv_bname(r->buf));
             return -1;
         }
         /* Only global regions are boundary-safe; on-chip ones must fit. */
-        if (r->buf->scope != TILEC_SCOPE_GLOBAL && const_dim(r->buf, i, &dim)) {
+        if (r->buf->scope != TILEC_SCOPE_GLOBAL && irv_const_dim(r->buf, i, &dim)) {
             if (r->extent[i] > dim) {
-                fail(v, "%s region of '%s' has extent %lld in dimension %d, larger than the buffer (%lld)", role,
-                     bname(r->buf), (long long)r->extent[i], i, (long long)dim);
+                irv_fail(v, "%s region of '%s' has extent %lld in dimension %d, larger than the buffer (%lld)", role,
+                     irv_bname(r->buf), (long long)r->extent[i], i, (long long)dim);
                 return -1;
             }
             if (tilec_ir_is_const_int(r->base[i], &base) && (base < 0 || base > dim - r->extent[i])) {
-                fail(v, "%s region of '%s' [%lld, +%lld) is outside dimension %d of size %lld", role, bname(r->buf),
+                irv_fail(v, "%s region of '%s' [%lld, +%lld) is outside dimension %d of size %lld", role, irv_bname(r->buf),
                      (long long)base, (long long)r->extent[i], i, (long long)dim);
                 return -1;
             }
-        }
-    }
-    return 0;
-}
-
-/* ---- attributes (1.1) ------------------------------------------------- */
-
-/* The lower.* keys the SDK's lowering passes set (docs/ir.md §9.1).  Add a
- * line here (and a row in the doc) for every new key. */
-static const struct lower_key {
-    const char *key;
-    tilec_attr_kind_t kind;
-    int n;        /* TUPLE: required length */
-    int positive; /* INT/TUPLE: every value >= 1 */
-} lower_keys[] = {
-    {"lower.warp", TILEC_ATTR_TUPLE, 2, 1},      /* gemm: warp grid (wm, wn) */
-    {"lower.mma", TILEC_ATTR_STRING, 0, 0},      /* gemm: instruction of the target description */
-    {"lower.mma_shape", TILEC_ATTR_TUPLE, 3, 1}, /* gemm: (m, n, k) of that instruction */
-    {"lower.vector", TILEC_ATTR_INT, 0, 1},      /* copy / parallel loop: elements per access */
-    {"lower.reduce", TILEC_ATTR_STRING, 0, 0},   /* reduce: strategy ("warp_shuffle", ...) */
-    {"lower.width", TILEC_ATTR_INT, 0, 1},       /* reduce: lanes that combine */
-    {"lower.reuse_of", TILEC_ATTR_STRING, 0, 0}, /* shared buffer: may share bytes with the named one */
-    {"lower.mma_tiles", TILEC_ATTR_TUPLE, 2, 1}, /* gemm: instructions per warp (group) along M, N */
-    {"lower.simt", TILEC_ATTR_TUPLE, 2, 1},      /* gemm on plain cores: thread grid (ty, tx) */
-    {"lower.dist", TILEC_ATTR_STRING, 0, 0},     /* parallel loop: "regs", iterations run by register owners */
-    {"lower.stages", TILEC_ATTR_INT, 0, 1},      /* pipelined loop / ring buffer: stages */
-    {"lower.mma_wait", TILEC_ATTR_INT, 0, 1},    /* async-MMA gemm: MMA groups left in flight after it */
-    {"lower.zero", TILEC_ATTR_INT, 0, 1},        /* shared buffer: zeroed at kernel entry */
-    {"lower.tma", TILEC_ATTR_TUPLE, 3, 0},       /* copy: bulk tensor box (rows, cols, swizzle bytes) */
-};
-
-static const char *const attr_kind_names[] = {"int", "float", "string", "tuple"};
-
-static int key_ok(const char *k, int need_ns)
-{
-    int start = 1, dots = 0;
-    if (!k || !*k) {
-        return 0;
-    }
-    for (; *k; k++) {
-        int c = (unsigned char)*k;
-        if (c == '.') {
-            if (start) {
-                return 0;
-            }
-            dots++;
-            start = 1;
-        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!start && c >= '0' && c <= '9')) {
-            start = 0;
-        } else {
-            return 0;
-        }
-    }
-    return !start && (dots > 0 || !need_ns);
-}
-
-/* what prefixes the messages: "" (a statement: fail() names it), "buffer 'X': ". */
-static int check_attrs(verifier_t *v, int n, const tilec_ir_attr_t *list, const char *what, int need_ns)
-{
-    int i, j;
-    if (n < 0 || (n > 0 && !list)) {
-        fail(v, "%sbad attribute list", what);
-        return -1;
-    }
-    for (i = 0; i < n; i++) {
-        const tilec_ir_attr_t *a = &list[i];
-        if (!key_ok(a->key, need_ns)) {
-            fail(v, "%sattribute key '%s'; keys are %s", what, a->key ? a->key : "(null)",
-                 need_ns ? "namespaced identifiers (ns.name)" : "identifiers");
-            return -1;
-        }
-        for (j = 0; j < i; j++) {
-            if (strcmp(list[j].key, a->key) == 0) {
-                fail(v, "%sattribute '%s' appears twice", what, a->key);
-                return -1;
-            }
-        }
-        if ((unsigned)a->kind > TILEC_ATTR_TUPLE || (a->kind == TILEC_ATTR_STRING && !a->s) ||
-            (a->kind == TILEC_ATTR_TUPLE && (a->n < 0 || (a->n > 0 && !a->tuple)))) {
-            fail(v, "%sattribute '%s' has a malformed value", what, a->key);
-            return -1;
-        }
-        if (need_ns && strncmp(a->key, "lower.", 6) == 0) {
-            const struct lower_key *lk = NULL;
-            size_t t;
-            for (t = 0; t < sizeof lower_keys / sizeof lower_keys[0]; t++) {
-                if (strcmp(lower_keys[t].key, a->key) == 0) {
-                    lk = &lower_keys[t];
-                }
-            }
-            if (!lk) {
-                fail(v, "%sunknown attribute '%s' (the lower.* keys are listed in docs/ir.md)", what, a->key);
-                return -1;
-            }
-            if (a->kind != lk->kind || (lk->kind == TILEC_ATTR_TUPLE && a->n != lk->n)) {
-                if (lk->kind == TILEC_ATTR_TUPLE) {
-                    fail(v, "%sattribute '%s' must be a tuple of %d ints", what, a->key, lk->n);
-                } else {
-                    fail(v, "%sattribute '%s' must be a %s, not a %s", what, a->key, attr_kind_names[lk->kind],
-                         attr_kind_names[a->kind]);
-                }
-                return -1;
-            }
-            if (lk->positive) {
-                int bad = a->kind == TILEC_ATTR_INT && a->i < 1;
-                for (j = 0; a->kind == TILEC_ATTR_TUPLE && j < a->n; j++) {
-                    bad |= a->tuple[j] < 1;
-                }
-                if (bad) {
-                    fail(v, "%sattribute '%s' must be >= 1", what, a->key);
-                    return -1;
-                }
-            }
-        }
-    }
-    return 0;
-}
-
-/* ---- layouts (1.1) ---------------------------------------------------- */
-
-/* Largest number of elements (times replicas) a layout check enumerates,
- * and the largest register/address table it builds. */
-#define LAYOUT_MAX_ELEMS (1 << 20)
-#define LAYOUT_MAX_SLOTS (1 << 22)
-
-typedef struct lbind {
-    const tilec_ir_layout_t *l;
-    int64_t idx[TILEC_IR_MAX_DIMS + 1]; /* [ndim] = replica */
-} lbind_t;
-
-static int lbind(void *ctx, const tilec_ir_var_t *x, int64_t *out)
-{
-    const lbind_t *b = ctx;
-    if (x->kind != TILEC_VAR_LAYOUT || x->id < 0 || x->id > b->l->ndim) {
-        return -1;
-    }
-    *out = b->idx[x->id];
-    return 0;
-}
-
-static int check_layout_expr(verifier_t *v, const tilec_ir_expr_t *e, const char *field, const tilec_ir_buffer_t *b)
-{
-    if (check_expr(v, e, CTX_LAYOUT, 0) < 0) {
-        return -1;
-    }
-    if (e->dtype != TILEC_INT32) {
-        fail(v, "layout of '%s': %s has dtype %s, must be int32", bname(b), field, tilec_dtype_name(e->dtype));
-        return -1;
-    }
-    return 0;
-}
-
-static void fmt_idx(char *out, size_t cap, const int64_t *idx, int n)
-{
-    size_t used = 0;
-    int d;
-    out[0] = '\0';
-    for (d = 0; d < n && used < cap; d++) {
-        int w = snprintf(out + used, cap - used, "%s%lld", d ? ", " : "", (long long)idx[d]);
-        if (w < 0) {
-            break;
-        }
-        used += (size_t)w;
-    }
-}
-
-/* Enumerates every element (and replica) of b: REGS maps in range and
- * injective, SMEM addresses in range and injective. */
-static int enumerate_layout(verifier_t *v, const tilec_ir_buffer_t *b, const tilec_ir_layout_t *l)
-{
-    int64_t shape[TILEC_IR_MAX_DIMS], total = tilec_ir_buffer_const_size(b), nslots, e, reps;
-    int32_t *owner;
-    lbind_t bind;
-    int d, rc = -1;
-    size_t es = tilec_dtype_size(b->dtype);
-    reps = l->kind == TILEC_LAYOUT_REGS ? l->replicate : 1;
-    nslots = l->kind == TILEC_LAYOUT_REGS ? (int64_t)l->threads * l->nlocal : l->size / (int64_t)es;
-    if (total < 0 || total * reps > LAYOUT_MAX_ELEMS || nslots > LAYOUT_MAX_SLOTS) {
-        return 0; /* too large to enumerate: checked by the interpreter's tables */
-    }
-    for (d = 0; d < b->ndim; d++) {
-        tilec_ir_is_const_int(b->shape[d], &shape[d]);
-    }
-    owner = malloc((size_t)(nslots > 0 ? nslots : 1) * sizeof *owner);
-    if (!owner) {
-        fail(v, "out of memory checking the layout of '%s'", bname(b));
-        return -1;
-    }
-    memset(owner, 0xff, (size_t)(nslots > 0 ? nslots : 1) * sizeof *owner); /* -1: free */
-    memset(&bind, 0, sizeof bind);
-    bind.l = l;
-    for (e = 0; e < total; e++) {
-        int64_t rest = e, r;
-        for (d = b->ndim - 1; d >= 0; d--) {
-            bind.idx[d] = rest % shape[d];
-            rest /= shape[d];
-        }
-        for (r = 0; r < reps; r++) {
-            char is[160];
-            int64_t slot;
-            bind.idx[l->ndim] = r;
-            if (l->kind == TILEC_LAYOUT_REGS) {
-                int64_t t, loc;
-                if (tilec_ir_eval_int(l->thread, lbind, &bind, &t) < 0 ||
-                    tilec_ir_eval_int(l->local, lbind, &bind, &loc) < 0) {
-                    fmt_idx(is, sizeof is, bind.idx, b->ndim);
-                    fail(v, "layout of '%s' cannot be evaluated at element [%s]", bname(b), is);
-                    goto out;
-                }
-                if (t < 0 || t >= l->threads || loc < 0 || loc >= l->nlocal) {
-                    fmt_idx(is, sizeof is, bind.idx, b->ndim);
-                    fail(v, "layout of '%s' puts element [%s] (replica %lld) in thread %lld, register %lld; "
-                         "threads=%d nlocal=%d", bname(b), is, (long long)r, (long long)t, (long long)loc,
-                         l->threads, l->nlocal);
-                    goto out;
-                }
-                slot = t * l->nlocal + loc;
-            } else {
-                if (tilec_ir_eval_int(l->addr, lbind, &bind, &slot) < 0) {
-                    fmt_idx(is, sizeof is, bind.idx, b->ndim);
-                    fail(v, "layout of '%s' cannot be evaluated at element [%s]", bname(b), is);
-                    goto out;
-                }
-                if (slot < 0 || slot >= nslots) {
-                    fmt_idx(is, sizeof is, bind.idx, b->ndim);
-                    fail(v, "layout of '%s' puts element [%s] at address %lld, outside its %lld bytes", bname(b), is,
-                         (long long)slot, (long long)l->size);
-                    goto out;
-                }
-            }
-            if (owner[slot] >= 0 && owner[slot] != (int32_t)e) {
-                int64_t other[TILEC_IR_MAX_DIMS], rest2 = owner[slot];
-                char os[160];
-                for (d = b->ndim - 1; d >= 0; d--) {
-                    other[d] = rest2 % shape[d];
-                    rest2 /= shape[d];
-                }
-                fmt_idx(is, sizeof is, bind.idx, b->ndim);
-                fmt_idx(os, sizeof os, other, b->ndim);
-                fail(v, "layout of '%s' is not injective: elements [%s] and [%s] share %s %lld", bname(b), os, is,
-                     l->kind == TILEC_LAYOUT_REGS ? "thread/register slot" : "address", (long long)slot);
-                goto out;
-            }
-            owner[slot] = (int32_t)e;
-        }
-    }
-    rc = 0;
-out:
-    free(owner);
-    return rc;
-}
-
-static int check_layout(verifier_t *v, const tilec_ir_buffer_t *b)
-{
-    const tilec_ir_layout_t *l = b->layout;
-    int d, rc;
-    char what[160];
-    snprintf(what, sizeof what, "layout of '%s': ", bname(b));
-    if ((unsigned)l->kind > TILEC_LAYOUT_SMEM) {
-        fail(v, "%sinvalid kind %d", what, (int)l->kind);
-        return -1;
-    }
-    if (l->kind == TILEC_LAYOUT_REGS ? (b->scope != TILEC_SCOPE_FRAGMENT && b->scope != TILEC_SCOPE_LOCAL)
-                                     : b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT) {
-        fail(v, "'%s' is %s; a %s layout needs a %s buffer", bname(b), tilec_scope_name(b->scope),
-             tilec_layout_kind_name(l->kind), l->kind == TILEC_LAYOUT_REGS ? "fragment or local" : "shared or fragment");
-        return -1;
-    }
-    if (!l->name || l->ndim != b->ndim || !l->rvar || l->rvar->id != l->ndim) {
-        fail(v, "%smalformed (name, rank %d for a rank-%d buffer, or placeholders)", what, l->ndim, b->ndim);
-        return -1;
-    }
-    for (d = 0; d < l->ndim; d++) {
-        if (!l->ivar[d] || l->ivar[d]->id != d || l->ivar[d]->kind != TILEC_VAR_LAYOUT) {
-            fail(v, "%smalformed placeholder _i%d", what, d);
-            return -1;
-        }
-    }
-    if (check_attrs(v, l->nparams, l->params, what, 0) < 0) {
-        return -1;
-    }
-    v->lay = l;
-    if (l->kind == TILEC_LAYOUT_REGS) {
-        int64_t nthreads = (int64_t)v->k->threads[0] * v->k->threads[1] * v->k->threads[2];
-        if (l->threads < 1 || l->nlocal < 1 || l->replicate < 1 || l->threads > nthreads) {
-            fail(v, "%sthreads=%d nlocal=%d replicate=%d (each >= 1, threads <= the block's %lld)", what,
-                 l->threads, l->nlocal, l->replicate, (long long)nthreads);
-            v->lay = NULL;
-            return -1;
-        }
-        rc = check_layout_expr(v, l->thread, "thread", b) < 0 || check_layout_expr(v, l->local, "local", b) < 0;
-    } else {
-        if (l->offset < 0 || l->size < (int64_t)tilec_dtype_size(b->dtype) || l->offset > INT32_MAX - l->size) {
-            fail(v, "%soffset=%lld size=%lld", what, (long long)l->offset, (long long)l->size);
-            v->lay = NULL;
-            return -1;
-        }
-        rc = check_layout_expr(v, l->addr, "addr", b) < 0;
-    }
-    v->lay = NULL;
-    if (rc) {
-        return -1;
-    }
-    return enumerate_layout(v, b, l);
-}
-
-/* SMEM byte ranges of shared buffers do not overlap unless one of the two
- * says lower.reuse_of = "<the other>". */
-static int reuses(const tilec_ir_buffer_t *a, const tilec_ir_buffer_t *b)
-{
-    const tilec_ir_attr_t *r = tilec_ir_attr_get(a->nattrs, a->attrs, "lower.reuse_of");
-    return r && r->kind == TILEC_ATTR_STRING && strcmp(r->s, b->name) == 0;
-}
-
-/* a buffer the shared-memory plan places: shared, or a fragment kept out of registers */
-static int on_chip_smem(const tilec_ir_buffer_t *b)
-{
-    return b->scope == TILEC_SCOPE_SHARED || b->scope == TILEC_SCOPE_FRAGMENT;
-}
-
-static int check_smem_plan(verifier_t *v)
-{
-    const tilec_ir_kernel_t *k = v->k;
-    int i, j;
-    for (i = 0; i < k->nbufs; i++) {
-        const tilec_ir_buffer_t *a = k->bufs[i];
-        const tilec_ir_attr_t *r = tilec_ir_attr_get(a->nattrs, a->attrs, "lower.reuse_of");
-        if (r) {
-            for (j = 0; j < k->nbufs && strcmp(k->bufs[j]->name, r->s) != 0; j++) {
-            }
-            if (j == k->nbufs || j == i || !on_chip_smem(k->bufs[j]) || !on_chip_smem(a)) {
-                fail(v, "buffer '%s': lower.reuse_of names '%s', which is not another shared buffer", a->name, r->s);
-                return -1;
-            }
-        }
-        if (!a->layout || a->layout->kind != TILEC_LAYOUT_SMEM) {
-            continue;
-        }
-        for (j = 0; j < i; j++) {
-            const tilec_ir_buffer_t *b = k->bufs[j];
-            const tilec_ir_layout_t *la = a->layout, *lb = b->layout;
-            if (!lb || lb->kind != TILEC_LAYOUT_SMEM || reuses(a, b) || reuses(b, a)) {
-                continue;
-            }
-            if (la->offset < lb->offset + lb->size && lb->offset < la->offset + la->size) {
-                fail(v, "shared buffers '%s' [%lld, %lld) and '%s' [%lld, %lld) overlap (mark a reuse with "
-                     "lower.reuse_of)", b->name, (long long)lb->offset, (long long)(lb->offset + lb->size), a->name,
-                     (long long)la->offset, (long long)(la->offset + la->size));
-                return -1;
-            }
-        }
-    }
-    return 0;
-}
-
-/* ---- mbarriers and the 1.1 statements --------------------------------- */
-
-/* barrier b of the kernel's table, element idx of it (idx NULL: the whole array) */
-static int check_mbar_elem(verifier_t *v, const tilec_ir_mbarrier_t *b, const tilec_ir_expr_t *idx)
-{
-    int64_t i;
-    if (!b || b->id < 0 || b->id >= v->k->nmbars || v->k->mbars[b->id] != b) {
-        fail(v, "mbarrier '%s' is missing or not declared", b && b->name ? b->name : "?");
-        return -1;
-    }
-    if (!idx) {
-        return 0;
-    }
-    if (check_int_expr(v, idx, "mbarrier index") < 0) {
-        return -1;
-    }
-    if (tilec_ir_is_const_int(idx, &i) && (i < 0 || i >= b->size)) {
-        fail(v, "index %lld is outside mbarrier '%s' of size %d", (long long)i, b->name, b->size);
-        return -1;
-    }
-    return 0;
-}
-
-static int check_mbar_ref(verifier_t *v, const tilec_ir_stmt_t *s)
-{
-    int64_t tx;
-    if (s->kind != TILEC_ST_MBAR_INIT && !s->u.mbar.idx) {
-        fail(v, "%s without a barrier index", tilec_stmt_kind_name(s->kind));
-        return -1;
-    }
-    if (check_mbar_elem(v, s->u.mbar.bar, s->kind == TILEC_ST_MBAR_INIT ? NULL : s->u.mbar.idx) < 0) {
-        return -1;
-    }
-    if (s->kind == TILEC_ST_MBAR_WAIT && check_int_expr(v, s->u.mbar.parity, "wait parity") < 0) {
-        return -1;
-    }
-    if (s->kind == TILEC_ST_MBAR_ARRIVE && s->u.mbar.tx) {
-        if (check_int_expr(v, s->u.mbar.tx, "expect_tx bytes") < 0) {
-            return -1;
-        }
-        if (tilec_ir_is_const_int(s->u.mbar.tx, &tx) && (tx < 0 || tx >= ((int64_t)1 << 20))) {
-            fail(v, "expect_tx %lld: the bytes of one arrival must be in 0..2^20-1", (long long)tx);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static int check_copy(verifier_t *v, const tilec_ir_stmt_t *s);
-
-static int check_copy_async(verifier_t *v, const tilec_ir_stmt_t *s)
-{
-    const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
-    if (check_copy(v, s) < 0) {
-        return -1;
-    }
-    if (dst->buf->scope != TILEC_SCOPE_SHARED || src->buf->scope != TILEC_SCOPE_GLOBAL) {
-        fail(v, "copies global into shared memory; '%s' is %s and '%s' is %s", bname(src->buf),
-             tilec_scope_name(src->buf->scope), bname(dst->buf), tilec_scope_name(dst->buf->scope));
-        return -1;
-    }
-    if (src->buf->dtype != dst->buf->dtype) {
-        fail(v, "'%s' (%s) and '%s' (%s) must share a dtype (an async copy moves bytes)", bname(src->buf),
-             tilec_dtype_name(src->buf->dtype), bname(dst->buf), tilec_dtype_name(dst->buf->dtype));
-        return -1;
-    }
-    if (s->u.copy.bar || s->u.copy.bar_idx) {
-        if (!s->u.copy.bar_idx) {
-            fail(v, "copy_async into '%s' names an mbarrier without an index", bname(dst->buf));
-            return -1;
-        }
-        return check_mbar_elem(v, s->u.copy.bar, s->u.copy.bar_idx);
-    }
-    return 0;
-}
-
-/* Leading (stage) indices of a gemm operand: present exactly when rank > 2. */
-static int check_gemm_lead(verifier_t *v, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *lead, const char *role)
-{
-    int i;
-    if (b->ndim <= 2) {
-        if (lead) {
-            fail(v, "%s operand '%s' is 2-D and takes no leading indices", role, bname(b));
-            return -1;
-        }
-        return 0;
-    }
-    if (!lead) {
-        fail(v, "%s operand '%s' has rank %d; give its %d leading indices (%s[s])", role, bname(b), b->ndim,
-             b->ndim - 2, bname(b));
-        return -1;
-    }
-    for (i = 0; i < b->ndim - 2; i++) {
-        int64_t x, dim;
-        if (check_index(v, lead[i], "leading index", b, CTX_BODY, 0) < 0) {
-            return -1;
-        }
-        if (tilec_ir_is_const_int(lead[i], &x) && const_dim(b, i, &dim) && (x < 0 || x >= dim)) {
-            fail(v, "leading index %lld of '%s' is outside dimension %d of size %lld", (long long)x, bname(b), i,
-                 (long long)dim);
-            return -1;
         }
     }
     return 0;
@@ -913,34 +439,34 @@ static int check_gemm(verifier_t *v, const tilec_ir_stmt_t *s)
         return -1;
     }
     if (a->ndim < 2 || b->ndim < 2 || c->ndim != 2) {
-        fail(v, "operands must be 2-D ('%s' %dD, '%s' %dD, '%s' %dD)", bname(a), a->ndim, bname(b), b->ndim,
-             bname(c), c->ndim);
+        irv_fail(v, "operands must be 2-D ('%s' %dD, '%s' %dD, '%s' %dD)", irv_bname(a), a->ndim, irv_bname(b), b->ndim,
+             irv_bname(c), c->ndim);
         return -1;
     }
-    if (check_gemm_lead(v, a, s->u.gemm.a_lead, "A") < 0 || check_gemm_lead(v, b, s->u.gemm.b_lead, "B") < 0) {
+    if (irv_check_gemm_lead(v, a, s->u.gemm.a_lead, "A") < 0 || irv_check_gemm_lead(v, b, s->u.gemm.b_lead, "B") < 0) {
         return -1;
     }
     if (!scope_in(a->scope, SC(SHARED) | SC(FRAGMENT) | SC(LOCAL)) ||
         !scope_in(b->scope, SC(SHARED) | SC(FRAGMENT) | SC(LOCAL))) {
         const tilec_ir_buffer_t *bad = scope_in(a->scope, SC(SHARED) | SC(FRAGMENT) | SC(LOCAL)) ? b : a;
-        fail(v, "'%s' is %s; A and B must be shared, fragment or local", bname(bad), tilec_scope_name(bad->scope));
+        irv_fail(v, "'%s' is %s; A and B must be shared, fragment or local", irv_bname(bad), tilec_scope_name(bad->scope));
         return -1;
     }
     if (!scope_in(c->scope, SC(FRAGMENT) | SC(LOCAL))) {
-        fail(v, "accumulator '%s' is %s; C must be fragment or local", bname(c), tilec_scope_name(c->scope));
+        irv_fail(v, "accumulator '%s' is %s; C must be fragment or local", irv_bname(c), tilec_scope_name(c->scope));
         return -1;
     }
     if (a->dtype != b->dtype || !is_numeric(a->dtype) || !is_numeric(c->dtype)) {
-        fail(v, "'%s' (%s) and '%s' (%s) must share a numeric dtype, '%s' (%s) must be numeric", bname(a),
-             tilec_dtype_name(a->dtype), bname(b), tilec_dtype_name(b->dtype), bname(c), tilec_dtype_name(c->dtype));
+        irv_fail(v, "'%s' (%s) and '%s' (%s) must share a numeric dtype, '%s' (%s) must be numeric", irv_bname(a),
+             tilec_dtype_name(a->dtype), irv_bname(b), tilec_dtype_name(b->dtype), irv_bname(c), tilec_dtype_name(c->dtype));
         return -1;
     }
     if ((s->u.gemm.trans_a & ~1) || (s->u.gemm.trans_b & ~1) || (s->u.gemm.clear_accum & ~1)) {
-        fail(v, "trans_a, trans_b and clear_accum must be 0 or 1");
+        irv_fail(v, "trans_a, trans_b and clear_accum must be 0 or 1");
         return -1;
     }
     if ((unsigned)s->u.gemm.policy > TILEC_POLICY_FULLCOL) {
-        fail(v, "invalid policy %d", (int)s->u.gemm.policy);
+        irv_fail(v, "invalid policy %d", (int)s->u.gemm.policy);
         return -1;
     }
     /* a deferred async MMA (docs/ir.md 9.1): completes while the loop goes
@@ -949,21 +475,21 @@ static int check_gemm(verifier_t *v, const tilec_ir_stmt_t *s)
     if (tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_wait") &&
         (!v->serial || !c->layout || c->layout->kind != TILEC_LAYOUT_REGS || !s->u.gemm.a_lead ||
          !s->u.gemm.b_lead)) {
-        fail(v, "lower.mma_wait needs a gemm in a serial loop, on ring stages (A[st], B[st]), into a register "
+        irv_fail(v, "lower.mma_wait needs a gemm in a serial loop, on ring stages (A[st], B[st]), into a register "
                 "fragment");
         return -1;
     }
-    if (const_dim(a, a->ndim - 2, &a0) && const_dim(a, a->ndim - 1, &a1) && const_dim(b, b->ndim - 2, &b0) &&
-        const_dim(b, b->ndim - 1, &b1) &&
-        const_dim(c, 0, &c0) && const_dim(c, 1, &c1)) {
+    if (irv_const_dim(a, a->ndim - 2, &a0) && irv_const_dim(a, a->ndim - 1, &a1) && irv_const_dim(b, b->ndim - 2, &b0) &&
+        irv_const_dim(b, b->ndim - 1, &b1) &&
+        irv_const_dim(c, 0, &c0) && irv_const_dim(c, 1, &c1)) {
         int64_t m = s->u.gemm.trans_a ? a1 : a0, ka = s->u.gemm.trans_a ? a0 : a1;
         int64_t kb = s->u.gemm.trans_b ? b1 : b0, n = s->u.gemm.trans_b ? b0 : b1;
         if (ka != kb) {
-            fail(v, "K differs: '%s' gives %lld, '%s' gives %lld", bname(a), (long long)ka, bname(b), (long long)kb);
+            irv_fail(v, "K differs: '%s' gives %lld, '%s' gives %lld", irv_bname(a), (long long)ka, irv_bname(b), (long long)kb);
             return -1;
         }
         if (m != c0 || n != c1) {
-            fail(v, "'%s' is [%lld, %lld] but op(A) @ op(B) is [%lld, %lld]", bname(c), (long long)c0, (long long)c1,
+            irv_fail(v, "'%s' is [%lld, %lld] but op(A) @ op(B) is [%lld, %lld]", irv_bname(c), (long long)c0, (long long)c1,
                  (long long)m, (long long)n);
             return -1;
         }
@@ -976,40 +502,40 @@ static int check_reduce(verifier_t *v, const tilec_ir_stmt_t *s)
     const tilec_ir_buffer_t *src = s->u.reduce.src, *dst = s->u.reduce.dst;
     int dim = s->u.reduce.dim, i, j;
     if ((unsigned)s->u.reduce.op > TILEC_RED_ABSMAX) {
-        fail(v, "invalid reduce op %d", (int)s->u.reduce.op);
+        irv_fail(v, "invalid reduce op %d", (int)s->u.reduce.op);
         return -1;
     }
     if (check_buf(v, src, "source") < 0 || check_buf(v, dst, "destination") < 0) {
         return -1;
     }
     if (src->scope == TILEC_SCOPE_GLOBAL || dst->scope == TILEC_SCOPE_GLOBAL) {
-        fail(v, "'%s' is global; reduce works on shared, fragment or local buffers",
-             bname(src->scope == TILEC_SCOPE_GLOBAL ? src : dst));
+        irv_fail(v, "'%s' is global; reduce works on shared, fragment or local buffers",
+             irv_bname(src->scope == TILEC_SCOPE_GLOBAL ? src : dst));
         return -1;
     }
     if (!is_numeric(src->dtype) || !is_numeric(dst->dtype)) {
-        fail(v, "'%s' and '%s' must be numeric", bname(src), bname(dst));
+        irv_fail(v, "'%s' and '%s' must be numeric", irv_bname(src), irv_bname(dst));
         return -1;
     }
     if (dim < 0 || dim >= src->ndim) {
-        fail(v, "dim %d out of range for '%s' (rank %d)", dim, bname(src), src->ndim);
+        irv_fail(v, "dim %d out of range for '%s' (rank %d)", dim, irv_bname(src), src->ndim);
         return -1;
     }
     if (s->u.reduce.clear & ~1) {
-        fail(v, "clear must be 0 or 1");
+        irv_fail(v, "clear must be 0 or 1");
         return -1;
     }
     if (src->ndim == 1) {
         int64_t d;
-        if (dst->ndim != 1 || (const_dim(dst, 0, &d) && d != 1)) {
-            fail(v, "reducing 1-D '%s' needs a destination of shape (1,), '%s' is not", bname(src), bname(dst));
+        if (dst->ndim != 1 || (irv_const_dim(dst, 0, &d) && d != 1)) {
+            irv_fail(v, "reducing 1-D '%s' needs a destination of shape (1,), '%s' is not", irv_bname(src), irv_bname(dst));
             return -1;
         }
         return 0;
     }
     if (dst->ndim != src->ndim - 1) {
-        fail(v, "'%s' has rank %d; reducing rank-%d '%s' along dim %d gives rank %d", bname(dst), dst->ndim,
-             src->ndim, bname(src), dim, src->ndim - 1);
+        irv_fail(v, "'%s' has rank %d; reducing rank-%d '%s' along dim %d gives rank %d", irv_bname(dst), dst->ndim,
+             src->ndim, irv_bname(src), dim, src->ndim - 1);
         return -1;
     }
     for (i = 0, j = 0; i < src->ndim; i++) {
@@ -1017,8 +543,8 @@ static int check_reduce(verifier_t *v, const tilec_ir_stmt_t *s)
         if (i == dim) {
             continue;
         }
-        if (const_dim(src, i, &ds) && const_dim(dst, j, &dd) && ds != dd) {
-            fail(v, "'%s' dimension %d is %lld, '%s' dimension %d is %lld", bname(dst), j, (long long)dd, bname(src), i,
+        if (irv_const_dim(src, i, &ds) && irv_const_dim(dst, j, &dd) && ds != dd) {
+            irv_fail(v, "'%s' dimension %d is %lld, '%s' dimension %d is %lld", irv_bname(dst), j, (long long)dd, irv_bname(src), i,
                  (long long)ds);
             return -1;
         }
@@ -1035,31 +561,31 @@ static int check_cumsum(verifier_t *v, const tilec_ir_stmt_t *s)
         return -1;
     }
     if (src->scope == TILEC_SCOPE_GLOBAL || dst->scope == TILEC_SCOPE_GLOBAL) {
-        fail(v, "'%s' is global; cumsum works on shared, fragment or local buffers",
-             bname(src->scope == TILEC_SCOPE_GLOBAL ? src : dst));
+        irv_fail(v, "'%s' is global; cumsum works on shared, fragment or local buffers",
+             irv_bname(src->scope == TILEC_SCOPE_GLOBAL ? src : dst));
         return -1;
     }
     if (!is_numeric(src->dtype) || !is_numeric(dst->dtype)) {
-        fail(v, "'%s' and '%s' must be numeric", bname(src), bname(dst));
+        irv_fail(v, "'%s' and '%s' must be numeric", irv_bname(src), irv_bname(dst));
         return -1;
     }
     if (src->ndim != dst->ndim) {
-        fail(v, "'%s' (rank %d) and '%s' (rank %d) must have the same shape", bname(src), src->ndim, bname(dst),
+        irv_fail(v, "'%s' (rank %d) and '%s' (rank %d) must have the same shape", irv_bname(src), src->ndim, irv_bname(dst),
              dst->ndim);
         return -1;
     }
     if (s->u.cumsum.dim < 0 || s->u.cumsum.dim >= src->ndim) {
-        fail(v, "dim %d out of range for '%s' (rank %d)", s->u.cumsum.dim, bname(src), src->ndim);
+        irv_fail(v, "dim %d out of range for '%s' (rank %d)", s->u.cumsum.dim, irv_bname(src), src->ndim);
         return -1;
     }
     if (s->u.cumsum.reverse & ~1) {
-        fail(v, "reverse must be 0 or 1");
+        irv_fail(v, "reverse must be 0 or 1");
         return -1;
     }
     for (i = 0; i < src->ndim; i++) {
         int64_t a, b;
-        if (const_dim(src, i, &a) && const_dim(dst, i, &b) && a != b) {
-            fail(v, "'%s' and '%s' differ in dimension %d (%lld and %lld)", bname(src), bname(dst), i, (long long)a,
+        if (irv_const_dim(src, i, &a) && irv_const_dim(dst, i, &b) && a != b) {
+            irv_fail(v, "'%s' and '%s' differ in dimension %d (%lld and %lld)", irv_bname(src), irv_bname(dst), i, (long long)a,
                  (long long)b);
             return -1;
         }
@@ -1067,7 +593,7 @@ static int check_cumsum(verifier_t *v, const tilec_ir_stmt_t *s)
     return 0;
 }
 
-static int check_copy(verifier_t *v, const tilec_ir_stmt_t *s)
+int irv_check_copy(verifier_t *v, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
     int i = 0, j = 0;
@@ -1086,16 +612,16 @@ static int check_copy(verifier_t *v, const tilec_ir_stmt_t *s)
             break;
         }
         if (src->extent[i] != dst->extent[j]) {
-            fail(v, "extents differ: '%s' dimension %d is %lld, '%s' dimension %d is %lld", bname(src->buf), i,
-                 (long long)src->extent[i], bname(dst->buf), j, (long long)dst->extent[j]);
+            irv_fail(v, "extents differ: '%s' dimension %d is %lld, '%s' dimension %d is %lld", irv_bname(src->buf), i,
+                 (long long)src->extent[i], irv_bname(dst->buf), j, (long long)dst->extent[j]);
             return -1;
         }
         i++;
         j++;
     }
     if (i != src->buf->ndim || j != dst->buf->ndim) {
-        fail(v, "regions of '%s' and '%s' have different numbers of non-unit extents", bname(src->buf),
-             bname(dst->buf));
+        irv_fail(v, "regions of '%s' and '%s' have different numbers of non-unit extents", irv_bname(src->buf),
+             irv_bname(dst->buf));
         return -1;
     }
     return 0;
@@ -1106,41 +632,41 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
     const tilec_ir_stmt_t *outer = v->st;
     int rc = 0;
     v->st = s;
-    if (check_attrs(v, s->nattrs, s->attrs, "", 1) < 0) {
+    if (irv_check_attrs(v, s->nattrs, s->attrs, "", 1) < 0) {
         return -1;
     }
     switch (s->kind) {
     case TILEC_ST_FOR: {
         const tilec_ir_var_t *x = s->u.loop.var;
         if (!x || !var_in_table(v, x)) {
-            fail(v, "loop variable '%s' is missing or not declared", vname(x));
+            irv_fail(v, "loop variable '%s' is missing or not declared", vname(x));
             return -1;
         }
         if (x->kind != TILEC_VAR_LOOP) {
-            fail(v, "'%s' is not a loop variable", vname(x));
+            irv_fail(v, "'%s' is not a loop variable", vname(x));
             return -1;
         }
         if (v->bound[x->id]) {
-            fail(v, "loop variable '%s' is already bound by an enclosing loop", vname(x));
+            irv_fail(v, "loop variable '%s' is already bound by an enclosing loop", vname(x));
             return -1;
         }
         if ((unsigned)s->u.loop.kind > TILEC_LOOP_VECTORIZED) {
-            fail(v, "invalid loop kind %d", (int)s->u.loop.kind);
+            irv_fail(v, "invalid loop kind %d", (int)s->u.loop.kind);
             return -1;
         }
         if (s->u.loop.kind == TILEC_LOOP_PIPELINED &&
             (s->u.loop.num_stages < 1 || s->u.loop.num_stages > TILEC_IR_MAX_STAGES)) {
-            fail(v, "pipelined loop over '%s' has num_stages %d (must be 1..%d)", vname(x), s->u.loop.num_stages,
+            irv_fail(v, "pipelined loop over '%s' has num_stages %d (must be 1..%d)", vname(x), s->u.loop.num_stages,
                  TILEC_IR_MAX_STAGES);
             return -1;
         }
-        if (check_int_expr(v, s->u.loop.extent, "loop extent") < 0) {
+        if (irv_check_int_expr(v, s->u.loop.extent, "loop extent") < 0) {
             return -1;
         }
         /* the loop variable is int32 and counts up to extent - 1: a wider
          * extent (an int64 constant of 2^32, say) would never be reached */
         if (s->u.loop.extent->dtype != x->dtype) {
-            fail(v, "loop extent of '%s' has dtype %s; it must have the loop variable's dtype %s", vname(x),
+            irv_fail(v, "loop extent of '%s' has dtype %s; it must have the loop variable's dtype %s", vname(x),
                  tilec_dtype_name(s->u.loop.extent->dtype), tilec_dtype_name(x->dtype));
             return -1;
         }
@@ -1152,11 +678,11 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
         break;
     }
     case TILEC_ST_IF:
-        if (check_expr(v, s->u.cond.cond, CTX_BODY, 0) < 0) {
+        if (irv_check_expr(v, s->u.cond.cond, CTX_BODY, 0) < 0) {
             return -1;
         }
         if (s->u.cond.cond->dtype != TILEC_BOOL) {
-            fail(v, "condition has dtype %s, must be bool", tilec_dtype_name(s->u.cond.cond->dtype));
+            irv_fail(v, "condition has dtype %s, must be bool", tilec_dtype_name(s->u.cond.cond->dtype));
             return -1;
         }
         if (check_block(v, s->u.cond.then, depth + 1) < 0 || check_block(v, s->u.cond.els, depth + 1) < 0) {
@@ -1165,18 +691,18 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
         break;
     case TILEC_ST_STORE:
         if (check_buf(v, s->u.store.buf, "stored") < 0 || check_indices(v, s->u.store.buf, s->u.store.idx) < 0 ||
-            check_value(v, s->u.store.value, s->u.store.buf->dtype, bname(s->u.store.buf)) < 0) {
+            check_value(v, s->u.store.value, s->u.store.buf->dtype, irv_bname(s->u.store.buf)) < 0) {
             return -1;
         }
         break;
     case TILEC_ST_ASSIGN: {
         const tilec_ir_var_t *x = s->u.assign.var;
         if (!x || !var_in_table(v, x)) {
-            fail(v, "assigned variable '%s' is missing or not declared", vname(x));
+            irv_fail(v, "assigned variable '%s' is missing or not declared", vname(x));
             return -1;
         }
         if (x->kind != TILEC_VAR_LET) {
-            fail(v, "'%s' is a %s variable and cannot be assigned", vname(x), tilec_var_kind_name(x->kind));
+            irv_fail(v, "'%s' is a %s variable and cannot be assigned", vname(x), tilec_var_kind_name(x->kind));
             return -1;
         }
         if (check_value(v, s->u.assign.value, x->dtype, vname(x)) < 0) {
@@ -1186,11 +712,11 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
         break;
     }
     case TILEC_ST_COPY:
-        rc = check_copy(v, s);
+        rc = irv_check_copy(v, s);
         break;
     case TILEC_ST_FILL:
         if (check_region(v, &s->u.fill.dst, "filled") < 0 ||
-            check_value(v, s->u.fill.value, s->u.fill.dst.buf->dtype, bname(s->u.fill.dst.buf)) < 0) {
+            check_value(v, s->u.fill.value, s->u.fill.dst.buf->dtype, irv_bname(s->u.fill.dst.buf)) < 0) {
             return -1;
         }
         break;
@@ -1205,15 +731,15 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
         break;
     case TILEC_ST_ATOMIC:
         if ((unsigned)s->u.atomic.op > TILEC_ATOMIC_MIN) {
-            fail(v, "invalid atomic op %d", (int)s->u.atomic.op);
+            irv_fail(v, "invalid atomic op %d", (int)s->u.atomic.op);
             return -1;
         }
         if (check_buf(v, s->u.atomic.buf, "atomic") < 0 || check_indices(v, s->u.atomic.buf, s->u.atomic.idx) < 0 ||
-            check_value(v, s->u.atomic.value, s->u.atomic.buf->dtype, bname(s->u.atomic.buf)) < 0) {
+            check_value(v, s->u.atomic.value, s->u.atomic.buf->dtype, irv_bname(s->u.atomic.buf)) < 0) {
             return -1;
         }
         if (!is_numeric(s->u.atomic.buf->dtype)) {
-            fail(v, "'%s' has dtype %s; atomics need a numeric buffer", bname(s->u.atomic.buf),
+            irv_fail(v, "'%s' has dtype %s; atomics need a numeric buffer", irv_bname(s->u.atomic.buf),
                  tilec_dtype_name(s->u.atomic.buf->dtype));
             return -1;
         }
@@ -1222,10 +748,10 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
         break;
     case TILEC_ST_PRINT:
         if (!s->u.print.value && !s->u.print.buf) {
-            fail(v, "nothing to print");
+            irv_fail(v, "nothing to print");
             return -1;
         }
-        if (s->u.print.value && check_expr(v, s->u.print.value, CTX_BODY, 0) < 0) {
+        if (s->u.print.value && irv_check_expr(v, s->u.print.value, CTX_BODY, 0) < 0) {
             return -1;
         }
         if (s->u.print.buf && check_buf(v, s->u.print.buf, "printed") < 0) {
@@ -1236,16 +762,16 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
         int i;
         if (!s->u.hint.name ||
             (strcmp(s->u.hint.name, "use_swizzle") != 0 && strcmp(s->u.hint.name, "annotate_layout") != 0)) {
-            fail(v, "unknown hint '%s'", s->u.hint.name ? s->u.hint.name : "(null)");
+            irv_fail(v, "unknown hint '%s'", s->u.hint.name ? s->u.hint.name : "(null)");
             return -1;
         }
         if (s->u.hint.nargs < 0 || (s->u.hint.nargs > 0 && !s->u.hint.args)) {
-            fail(v, "bad argument list");
+            irv_fail(v, "bad argument list");
             return -1;
         }
         for (i = 0; i < s->u.hint.nargs; i++) {
             if (!tilec_ir_is_const_int(s->u.hint.args[i], NULL)) {
-                fail(v, "argument %d of hint '%s' is not an integer constant", i, s->u.hint.name);
+                irv_fail(v, "argument %d of hint '%s' is not an integer constant", i, s->u.hint.name);
                 return -1;
             }
         }
@@ -1255,24 +781,24 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
         break;
     }
     case TILEC_ST_COPY_ASYNC:
-        rc = check_copy_async(v, s);
+        rc = irv_check_copy_async(v, s);
         break;
     case TILEC_ST_ASYNC_COMMIT:
     case TILEC_ST_BARRIER:
         break;
     case TILEC_ST_ASYNC_WAIT:
         if (s->u.wait.n < 0) {
-            fail(v, "async_wait %d: the count must be >= 0", s->u.wait.n);
+            irv_fail(v, "async_wait %d: the count must be >= 0", s->u.wait.n);
             return -1;
         }
         break;
     case TILEC_ST_MBAR_INIT:
     case TILEC_ST_MBAR_ARRIVE:
     case TILEC_ST_MBAR_WAIT:
-        rc = check_mbar_ref(v, s);
+        rc = irv_check_mbar_ref(v, s);
         break;
     default:
-        fail(v, "invalid statement kind %d", (int)s->kind);
+        irv_fail(v, "invalid statement kind %d", (int)s->kind);
         return -1;
     }
     if (rc < 0 || v->failed) {
@@ -1285,7 +811,7 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
 static int check_block(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
 {
     if (depth > TILEC_IR_MAX_DEPTH) {
-        fail(v, "statements nested deeper than %d", TILEC_IR_MAX_DEPTH);
+        irv_fail(v, "statements nested deeper than %d", TILEC_IR_MAX_DEPTH);
         return -1;
     }
     for (; s; s = s->next) {
@@ -1304,35 +830,35 @@ static int check_tables(verifier_t *v)
     tilec_irx_map_t names;
     int i, j, rc = -1;
     if (k->nvars < 0 || k->nbufs < 0 || k->nparams < 0 || k->nparams > k->nbufs) {
-        fail(v, "bad table sizes (nvars %d, nbufs %d, nparams %d)", k->nvars, k->nbufs, k->nparams);
+        irv_fail(v, "bad table sizes (nvars %d, nbufs %d, nparams %d)", k->nvars, k->nbufs, k->nparams);
         return -1;
     }
     if ((k->nvars > 0 && !k->vars) || (k->nbufs > 0 && !k->bufs)) {
-        fail(v, "missing var or buffer table");
+        irv_fail(v, "missing var or buffer table");
         return -1;
     }
     tilec_irx_map_init(&names);
     for (i = 0; i < k->nvars; i++) {
         const tilec_ir_var_t *x = k->vars[i];
         if (!x || !x->name) {
-            fail(v, "var %d is missing or unnamed", i);
+            irv_fail(v, "var %d is missing or unnamed", i);
             goto out;
         }
         if (x->id != i) {
-            fail(v, "var '%s' has id %d but is entry %d of the table", x->name, x->id, i);
+            irv_fail(v, "var '%s' has id %d but is entry %d of the table", x->name, x->id, i);
             goto out;
         }
         if (!dtype_ok(x->dtype) || (unsigned)x->kind > TILEC_VAR_LET) {
-            fail(v, "var '%s' has an invalid dtype or kind", x->name);
+            irv_fail(v, "var '%s' has an invalid dtype or kind", x->name);
             goto out;
         }
         if (x->kind != TILEC_VAR_LET && x->dtype != TILEC_INT32) {
-            fail(v, "%s var '%s' must be int32, is %s", tilec_var_kind_name(x->kind), x->name,
+            irv_fail(v, "%s var '%s' must be int32, is %s", tilec_var_kind_name(x->kind), x->name,
                  tilec_dtype_name(x->dtype));
             goto out;
         }
         if ((j = tilec_irx_map_put(&names, x->name, i)) != 0) {
-            fail(v, j > 0 ? "duplicate var name '%s'" : "out of memory (var '%s')", x->name);
+            irv_fail(v, j > 0 ? "duplicate var name '%s'" : "out of memory (var '%s')", x->name);
             goto out;
         }
     }
@@ -1340,36 +866,36 @@ static int check_tables(verifier_t *v)
     for (i = 0; i < k->nbufs; i++) {
         const tilec_ir_buffer_t *b = k->bufs[i];
         if (!b || !b->name) {
-            fail(v, "buffer %d is missing or unnamed", i);
+            irv_fail(v, "buffer %d is missing or unnamed", i);
             goto out;
         }
         if (b->id != i) {
-            fail(v, "buffer '%s' has id %d but is entry %d of the table", b->name, b->id, i);
+            irv_fail(v, "buffer '%s' has id %d but is entry %d of the table", b->name, b->id, i);
             goto out;
         }
         if (!dtype_ok(b->dtype) || (unsigned)b->scope >= TILEC_SCOPE_COUNT) {
-            fail(v, "buffer '%s' has an invalid dtype or scope", b->name);
+            irv_fail(v, "buffer '%s' has an invalid dtype or scope", b->name);
             goto out;
         }
         if (b->ndim < 1 || b->ndim > TILEC_IR_MAX_DIMS || !b->shape) {
-            fail(v, "buffer '%s' has rank %d (must be 1..%d)", b->name, b->ndim, TILEC_IR_MAX_DIMS);
+            irv_fail(v, "buffer '%s' has rank %d (must be 1..%d)", b->name, b->ndim, TILEC_IR_MAX_DIMS);
             goto out;
         }
         if ((i < k->nparams) != (b->scope == TILEC_SCOPE_GLOBAL)) {
-            fail(v, i < k->nparams ? "parameter '%s' must be global" : "on-chip buffer '%s' cannot be global", b->name);
+            irv_fail(v, i < k->nparams ? "parameter '%s' must be global" : "on-chip buffer '%s' cannot be global", b->name);
             goto out;
         }
         for (j = 0; j < b->ndim; j++) {
             int64_t d;
-            if (check_expr(v, b->shape[j], CTX_SHAPE, 0) < 0) {
+            if (irv_check_expr(v, b->shape[j], CTX_SHAPE, 0) < 0) {
                 goto out;
             }
             if (!tilec_dtype_is_int(b->shape[j]->dtype)) {
-                fail(v, "shape of '%s' has a %s dimension", b->name, tilec_dtype_name(b->shape[j]->dtype));
+                irv_fail(v, "shape of '%s' has a %s dimension", b->name, tilec_dtype_name(b->shape[j]->dtype));
                 goto out;
             }
             if (tilec_ir_is_const_int(b->shape[j], &d) ? d < 1 : b->scope != TILEC_SCOPE_GLOBAL) {
-                fail(v, b->scope == TILEC_SCOPE_GLOBAL || tilec_ir_is_const_int(b->shape[j], NULL)
+                irv_fail(v, b->scope == TILEC_SCOPE_GLOBAL || tilec_ir_is_const_int(b->shape[j], NULL)
                             ? "buffer '%s' has a dimension smaller than 1"
                             : "on-chip buffer '%s' must have a constant shape",
                      b->name);
@@ -1377,14 +903,14 @@ static int check_tables(verifier_t *v)
             }
         }
         if (b->scope == TILEC_SCOPE_VAR && tilec_ir_buffer_const_size(b) != 1) {
-            fail(v, "var buffer '%s' must have shape (1,)", b->name);
+            irv_fail(v, "var buffer '%s' must have shape (1,)", b->name);
             goto out;
         }
         if (b->scope != TILEC_SCOPE_GLOBAL) {
             /* const_size is -1 when the element count overflows int64 */
             int64_t n = tilec_ir_buffer_const_size(b), es = (int64_t)tilec_dtype_size(b->dtype);
             if (n < 0 || n > TILEC_IR_MAX_ONCHIP_BYTES / (es > 0 ? es : 1)) {
-                fail(v, "on-chip buffer '%s' is too large (more than %lld bytes)", b->name,
+                irv_fail(v, "on-chip buffer '%s' is too large (more than %lld bytes)", b->name,
                      (long long)TILEC_IR_MAX_ONCHIP_BYTES);
                 goto out;
             }
@@ -1392,40 +918,40 @@ static int check_tables(verifier_t *v)
         {
             char what[160];
             snprintf(what, sizeof what, "buffer '%s': ", b->name);
-            if (check_attrs(v, b->nattrs, b->attrs, what, 1) < 0 || (b->layout && check_layout(v, b) < 0)) {
+            if (irv_check_attrs(v, b->nattrs, b->attrs, what, 1) < 0 || (b->layout && irv_check_layout(v, b) < 0)) {
                 goto out;
             }
         }
         if ((j = tilec_irx_map_put(&names, b->name, i)) != 0) {
-            fail(v, j > 0 ? "duplicate buffer name '%s'" : "out of memory (buffer '%s')", b->name);
+            irv_fail(v, j > 0 ? "duplicate buffer name '%s'" : "out of memory (buffer '%s')", b->name);
             goto out;
         }
     }
     tilec_irx_map_free(&names);
     if (k->nmbars < 0 || (k->nmbars > 0 && !k->mbars)) {
-        fail(v, "bad mbarrier table");
+        irv_fail(v, "bad mbarrier table");
         goto out;
     }
     for (i = 0; i < k->nmbars; i++) {
         const tilec_ir_mbarrier_t *b = k->mbars[i];
-        if (!b || !b->name || b->id != i || !key_ok(b->name, 0)) {
-            fail(v, "mbarrier %d is missing, unnamed or not entry %d of the table", i, i);
+        if (!b || !b->name || b->id != i || !irv_key_ok(b->name, 0)) {
+            irv_fail(v, "mbarrier %d is missing, unnamed or not entry %d of the table", i, i);
             goto out;
         }
         if (b->size < 1 || b->arrive < 1) {
-            fail(v, "mbarrier '%s' has size %d and arrive count %d (each >= 1)", b->name, b->size, b->arrive);
+            irv_fail(v, "mbarrier '%s' has size %d and arrive count %d (each >= 1)", b->name, b->size, b->arrive);
             goto out;
         }
         if ((j = tilec_irx_map_put(&names, b->name, i)) != 0) {
-            fail(v, j > 0 ? "duplicate mbarrier name '%s'" : "out of memory (mbarrier '%s')", b->name);
+            irv_fail(v, j > 0 ? "duplicate mbarrier name '%s'" : "out of memory (mbarrier '%s')", b->name);
             goto out;
         }
     }
-    if (check_smem_plan(v) < 0) {
+    if (irv_check_smem_plan(v) < 0) {
         goto out;
     }
     if (k->nparams < 32 && (k->out_mask >> k->nparams) != 0) {
-        fail(v, "out_mask 0x%x marks buffers beyond the %d parameters", (unsigned)k->out_mask, k->nparams);
+        irv_fail(v, "out_mask 0x%x marks buffers beyond the %d parameters", (unsigned)k->out_mask, k->nparams);
         goto out;
     }
     rc = 0;
@@ -1439,33 +965,33 @@ static int check_kernel(verifier_t *v)
     const tilec_ir_kernel_t *k = v->k;
     int i, j;
     if (!k->name || !k->name[0]) {
-        fail(v, "kernel has no name");
+        irv_fail(v, "kernel has no name");
         return -1;
     }
     if (check_tables(v) < 0) {
         return -1;
     }
     if (k->ngrid < 1 || k->ngrid > 3) {
-        fail(v, "grid has %d dimensions (must be 1..3)", k->ngrid);
+        irv_fail(v, "grid has %d dimensions (must be 1..3)", k->ngrid);
         return -1;
     }
     for (i = 0; i < k->ngrid; i++) {
         const tilec_ir_var_t *x = k->block[i];
         if (!x || !var_in_table(v, x) || x->kind != TILEC_VAR_BLOCK) {
-            fail(v, "grid dimension %d has no declared block variable", i);
+            irv_fail(v, "grid dimension %d has no declared block variable", i);
             return -1;
         }
         for (j = 0; j < i; j++) {
             if (k->block[j] == x) {
-                fail(v, "block variable '%s' used for two grid dimensions", vname(x));
+                irv_fail(v, "block variable '%s' used for two grid dimensions", vname(x));
                 return -1;
             }
         }
-        if (check_expr(v, k->grid[i], CTX_SHAPE, 0) < 0) {
+        if (irv_check_expr(v, k->grid[i], CTX_SHAPE, 0) < 0) {
             return -1;
         }
         if (!tilec_dtype_is_int(k->grid[i]->dtype)) {
-            fail(v, "grid extent %d has dtype %s", i, tilec_dtype_name(k->grid[i]->dtype));
+            irv_fail(v, "grid extent %d has dtype %s", i, tilec_dtype_name(k->grid[i]->dtype));
             return -1;
         }
     }
@@ -1474,21 +1000,21 @@ static int check_kernel(verifier_t *v)
             for (j = 0; j < k->ngrid && k->block[j] != k->vars[i]; j++) {
             }
             if (j == k->ngrid) {
-                fail(v, "block variable '%s' is not bound to a grid dimension", k->vars[i]->name);
+                irv_fail(v, "block variable '%s' is not bound to a grid dimension", k->vars[i]->name);
                 return -1;
             }
         }
     }
     for (i = 0; i < 3; i++) {
         if (k->threads[i] < 1) {
-            fail(v, "threads[%d] is %d (must be >= 1)", i, k->threads[i]);
+            irv_fail(v, "threads[%d] is %d (must be >= 1)", i, k->threads[i]);
             return -1;
         }
     }
     /* each factor at most 2^20 first, so the product fits in int64 */
     if (k->threads[0] > 1024 * 1024 || k->threads[1] > 1024 * 1024 || k->threads[2] > 1024 * 1024 ||
         (int64_t)k->threads[0] * k->threads[1] * k->threads[2] > 1024 * 1024) {
-        fail(v, "%d x %d x %d threads per block is too many", k->threads[0], k->threads[1], k->threads[2]);
+        irv_fail(v, "%d x %d x %d threads per block is too many", k->threads[0], k->threads[1], k->threads[2]);
         return -1;
     }
     return check_block(v, k->body, 1);
@@ -1505,12 +1031,12 @@ int tilec_ir_verify(const tilec_ir_module_t *m, char *err, size_t errlen)
         err[0] = '\0';
     }
     if (!m || !m->kernel) {
-        fail(&v, "module has no kernel");
+        irv_fail(&v, "module has no kernel");
         return -1;
     }
     if (m->version_major != TILEC_IR_VERSION_MAJOR || m->version_minor > TILEC_IR_VERSION_MINOR ||
         m->version_minor < 0) {
-        fail(&v, "module has IR version %d.%d, this verifier knows %d.%d", m->version_major, m->version_minor,
+        irv_fail(&v, "module has IR version %d.%d, this verifier knows %d.%d", m->version_major, m->version_minor,
              TILEC_IR_VERSION_MAJOR, TILEC_IR_VERSION_MINOR);
         return -1;
     }
@@ -1521,7 +1047,7 @@ int tilec_ir_verify(const tilec_ir_module_t *m, char *err, size_t errlen)
         if (!v.bound || !v.assigned) {
             free(v.bound);
             free(v.assigned);
-            fail(&v, "out of memory");
+            irv_fail(&v, "out of memory");
             return -1;
         }
     }
