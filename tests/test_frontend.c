@@ -1153,6 +1153,15 @@ Test(frontend_interp, reinterpret_every_bit_pattern)
     done(x);
 }
 
+/* thread-level and pointer constructs outside the subset name themselves */
+Test(frontend_errors, named_outside_subset)
+{
+    expect_err(KERNEL_HEAD "        T.rng_init(0)\n", 7, "T.rng_init is outside the subset tilec supports");
+    expect_err(KERNEL_HEAD "        B[0] = T.tvm_warp_shuffle(0, B[1], 0, 32, 32)\n", 7,
+               "T.tvm_warp_shuffle is outside the subset tilec supports: warp shuffles");
+    expect_err(KERNEL_HEAD "        p = T.ptr(\"float32\")\n", 7, "T.ptr is outside the subset tilec supports");
+}
+
 Test(frontend_errors, reinterpret)
 {
     expect_err(KERNEL_HEAD "        B[0] = T.reinterpret(A[0, 0], \"int16\")\n", 7,
