@@ -406,7 +406,9 @@ void cls_setattr(ev_t *ev, value_t *v, const char *name, value_t *val, ast_loc_t
 
 /* ---- threads.c ---- */
 int th_is_binding(const ast_stmt_t *s);               /* `tx = T.get_thread_binding(...)` and the like */
-int th_only_for_emitter(const ast_block_t *b, int first); /* b->s[first] is one whose name only the MMA emitter gets */
+/* b->s[first] is a binding whose name the rest of b does not use, or only hands to the MMA emitter
+ * (thread_bindings=tx): checked, bound to None, and 1 (the block stays block-level) */
+int th_skip_unused(ev_t *ev, const ast_block_t *b, int first);
 void th_exec_rest(ev_t *ev, const ast_block_t *b, int first); /* b->s[first..] once per thread */
 void th_reject(ev_t *ev, const char *what, ast_loc_t loc); /* what may not run in per-thread code */
 

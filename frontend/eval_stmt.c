@@ -1039,10 +1039,7 @@ void ev_exec_block(ev_t *ev, const ast_block_t *b)
 {
     int i;
     for (i = 0; i < b->n && ev->ctl == CTL_NONE; i++) {
-        if (ev->tail && th_is_binding(b->s[i]) && th_only_for_emitter(b, i)) {
-            env_set(ev, ev->env, b->s[i]->u.assign.targets[0]->u.name, ev->none);
-            continue;
-        }
+        if (ev->tail && th_is_binding(b->s[i]) && th_skip_unused(ev, b, i)) continue;
         if (ev->tail && th_is_binding(b->s[i])) {   /* the rest of the block runs once per thread */
             th_exec_rest(ev, b, i);
             return;

@@ -105,7 +105,10 @@ value_t *v_reinterpret(ev_t *ev, value_t *x, tilec_dtype_t to, ast_loc_t loc)
         tilec_ir_expr_t *k = bin(ev, TILEC_BIN_SUB, ei, ic(ev, f.bias, TILEC_INT32));
         int kbits = 0;
         tilec_ir_expr_t *normal, *sub, *val, *special, *mzero;
-        while (((int64_t)1 << kbits) <= f.bias) kbits++;   /* |k| <= bias for every finite exponent */
+        /* |k| of every finite exponent: 1 - bias for subnormals' neighbours, up to emax - bias (e4m3fn, no inf)
+         * or emax - 1 - bias */
+        int64_t kmax = f.bias - 1 > emax - f.has_inf - f.bias ? f.bias - 1 : emax - f.has_inf - f.bias;
+        while (((int64_t)1 << kbits) <= kmax) kbits++;
         normal = bin(ev, TILEC_BIN_MUL, bin(ev, TILEC_BIN_ADD, fc(ev, 1.0, ft), frac), pow2(ev, k, kbits, ft));
         sub = bin(ev, TILEC_BIN_MUL, frac, fc(ev, ldexp(1.0, 1 - f.bias), ft));
         val = sel(ev, bin(ev, TILEC_BIN_EQ, ei, ic(ev, 0, TILEC_INT32)), sub, normal);

@@ -151,16 +151,20 @@ static int other_uses_b(const char *name, const ast_block_t *b, int depth)
     return r;
 }
 
-/* `tx = T.thread_binding(...)` whose name the rest of the block only hands
- * to the MMA emitter (thread_bindings=tx), which runs at block level and
- * ignores it: no per-thread code. */
-int th_only_for_emitter(const ast_block_t *b, int first)
+/* `tx = T.thread_binding(...)` whose name the rest of the block does not
+ * use, or only hands to the MMA emitter (thread_bindings=tx), which runs at
+ * block level and ignores it: no per-thread code, the binding still checked. */
+int th_skip_unused(ev_t *ev, const ast_block_t *b, int first)
 {
     ast_block_t rest;
     const ast_stmt_t *s = b->s[first];
+    value_t *lo;
     rest.n = b->n - first - 1;
     rest.s = b->s + first + 1;
-    return binding_call(s) && !other_uses_b(s->u.assign.targets[0]->u.name, &rest, 0);
+    if (!binding_call(s) || other_uses_b(s->u.assign.targets[0]->u.name, &rest, 0)) return 0;
+    binding_dim(ev, binding_call(s), &lo);   /* still a valid binding */
+    env_set(ev, ev->env, s->u.assign.targets[0]->u.name, ev->none);
+    return 1;
 }
 
 void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)

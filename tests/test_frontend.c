@@ -1584,7 +1584,7 @@ Test(frontend_errors, warp_specialized_objects)
     expect_err(KERNEL_HEAD "        with T.ws(0) as w:\n            pass\n", 7, "`with T.ws(...)` binds no name");
     expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.ws(0):\n        pass\n", 6,
                "T.ws must be inside the `with T.Kernel(...)` block");
-    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        T.sync_threads()\n", 8,
+    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        B[tx % 64] = 1.0\n        T.sync_threads()\n", 9,
                "T.sync_threads after a thread index");
     expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        for i in T.Parallel(4):\n            B[i] = tx\n", 8,
                "T.Parallel after a thread index");
