@@ -8,9 +8,12 @@
  * that a row buffer takes one row of the on-chip memory.
  */
 #include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tilec/ir.h"
 #include "tilec/tilec.h"
 
 typedef struct row_case {
@@ -88,5 +91,80 @@ Test(cpu_rows, row_buffers_hold_one_row)
 #define AL(x) (((x) + 63) / 64 * 64)
     cr_expect_eq(bytes[0], 3 * AL(N * 4) + AL(4) + AL(N * 2), "rows: %lld bytes", (long long)bytes[0]);
     cr_expect_eq(bytes[1], 3 * AL(R * N * 4) + AL(R * 4) + AL(N * 2), "shift: %lld bytes", (long long)bytes[1]);
+    tilec_context_destroy(ctx);
+}
+
+/* Every float16 bit pattern through tests/lang/h2f_rows.py: the copy into
+ * float32 (the prelude's tc_h2f_n, vcvtph2ps where the host has F16C or
+ * AVX-512) gives the SDK's conversion bit for bit, signalling NaNs kept as
+ * they are (a row with a NaN is converted again element by element), and
+ * the generated C does use the row converter. */
+Test(cpu_rows, float16_rows_widen_bit_exact)
+{
+    setenv("TILEC_CACHE", "0", 1);
+    tilec_context_t *ctx = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK, "%s", tilec_context_message(ctx));
+    row_case_t c = {"tests/lang/h2f_rows.py", NULL, NULL, 1};
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = compile_case(ctx, &c, &p);
+    size_t len = 0;
+    const char *src = tilec_executable_source(e, &len);
+    cr_assert(src && strstr(src, "tc_h2f_n(&b"), "the float16 copy does not use tc_h2f_n");
+    enum { M = 256, N = 256 };
+    static uint16_t x[M * N];
+    static uint32_t y[M * N], z[M * N];
+    for (int i = 0; i < M * N; i++)
+        x[i] = (uint16_t)i;
+    /* rows 8..11 (one block) without any NaN: the vector path's result */
+    for (int i = 8 * N; i < 12 * N; i++)
+        x[i] = (uint16_t)(i & 0x7bff);
+    int64_t shape[2] = {M, N};
+    tilec_buffer_t *b[3];
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(tilec_buffer_create(ctx, i ? TILEC_ELEM_FLOAT32 : TILEC_ELEM_FLOAT16, 2, shape, &b[i]),
+                     TILEC_OK);
+    cr_assert_eq(tilec_buffer_write(b[0], x, sizeof x), TILEC_OK);
+    cr_assert_eq(tilec_launch(ctx, e, b, 3, NULL), TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_assert_eq(tilec_buffer_read(b[1], y, sizeof y), TILEC_OK);
+    cr_assert_eq(tilec_buffer_read(b[2], z, sizeof z), TILEC_OK);
+    int bad = 0;
+    for (int i = 0; i < M * N; i++) {
+        float f = tilec_f16_to_f32(x[i]), g;
+        uint32_t want;
+        memcpy(&want, &f, 4);
+        memcpy(&g, &z[i], 4);
+        if (y[i] != want || (!isnan(f) && g != 2 * f))
+            if (bad++ < 5)
+                cr_log_error("x=0x%04x: y=0x%08x z=%g, expected 0x%08x", x[i], y[i], g, want);
+    }
+    cr_expect_eq(bad, 0, "%d of %d elements differ", bad, M * N);
+    for (int i = 0; i < 3; i++)
+        tilec_buffer_free(b[i]);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
+/* rmsnorm's float16 weight row, copied once before the row loop, is read
+ * at every row through a float copy made once (tc_sh<id>), not converted
+ * again per row; in float32 there is nothing to convert. */
+Test(cpu_rows, weight_row_converted_once)
+{
+    setenv("TILEC_CACHE", "0", 1);
+    tilec_context_t *ctx = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK, "%s", tilec_context_message(ctx));
+    for (int v = 0; v < 2; v++) {
+        row_case_t c = {"examples/rmsnorm.py", NULL, v ? "float32" : "float16", 1};
+        tilec_program_t *p = NULL;
+        tilec_executable_t *e = compile_case(ctx, &c, &p);
+        size_t len = 0;
+        const char *src = tilec_executable_source(e, &len);
+        const char *loop = src ? strstr(src, "row by row (cpu_rows.c)") : NULL;
+        cr_assert(loop, "%s: not row by row", c.dtype);
+        int shadow = strstr(src, "tc_h2f_n(tc_sh") != NULL && strstr(loop, "* (tc_sh") != NULL;
+        cr_expect_eq(shadow, !v, "%s: float copy of the weights %d", c.dtype, shadow);
+        tilec_executable_free(e);
+        tilec_program_free(p);
+    }
     tilec_context_destroy(ctx);
 }

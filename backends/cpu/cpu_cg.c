@@ -269,6 +269,8 @@ static const char *cx_load(void *u, const tilec_ir_buffer_t *b, tilec_ir_expr_t 
         if (g->hoist[i].idx == idx)
             return g->hoist[i].name;
     const char *off = cg_offset_exprs(g, b, idx);
+    if (g->rows.in_rows && g->rows.shadow[b->id])
+        return cg_fmt(g, "tc_sh%d[%s]", b->id, off);
     return cg_from_store(g, cg_fmt(g, "b%d[%s]", b->id, off), b->dtype);
 }
 

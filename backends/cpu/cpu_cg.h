@@ -36,6 +36,8 @@ typedef struct cpu_rows {
     int64_t rows;                  /* 0: no row loop */
     unsigned char *hoisted;        /* [top-level statements] */
     unsigned char *rowbuf;         /* [nbufs] */
+    unsigned char *shadow;         /* [nbufs] float16, read in rows through a float copy tc_sh<id> */
+    int in_rows;                   /* generating the row statements (the copies exist) */
 } cpu_rows_t;
 
 typedef struct cg {

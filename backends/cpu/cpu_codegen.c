@@ -542,6 +542,17 @@ static void gen_rows(cg_t *g)
     for (const tilec_ir_stmt_t *s = g->k->body; s; s = s->next, i++)
         if (g->rows.hoisted[i])
             gen_stmt(g, s);
+    /* float16 buffers the hoisted statements fill (a weight row) are read
+     * at every row: their values converted to float once, and the row
+     * statements' loads read those (copies and reductions still read the
+     * buffer itself, which stays as it was) */
+    for (int b = g->k->nparams; b < g->k->nbufs; b++)
+        if (g->rows.shadow[b]) {
+            const char *n = elems(g, g->k->bufs[b]);
+            cg_line(g, "float tc_sh%d[%s] __attribute__((aligned(64)));", b, n);
+            cg_line(g, "tc_h2f_n(tc_sh%d, b%d, %s);", b, b, n);
+        }
+    g->rows.in_rows = 1;
     cg_line(g, "for (int64_t tc_r = 0; tc_r < %" PRId64 "; ++tc_r) { /* row by row (cpu_rows.c) */", g->rows.rows);
     g->ind++;
     /* each row of a row buffer starts at zero, as the whole buffer would */
@@ -557,6 +568,7 @@ static void gen_rows(cg_t *g)
         gen_stmt(g, s);
         g->row_stmt = NULL;
     }
+    g->rows.in_rows = 0;
     g->ind--;
     cg_line(g, "}");
 }

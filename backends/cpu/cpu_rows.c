@@ -30,6 +30,9 @@
  * variables are assigned.  Then each row statement restricted to row r is
  * exactly its iterations for row r, and no iteration for row r reads what
  * another row's iterations write, so the order of rows does not matter.
+ * The plan also names the float16 buffers the hoisted statements fill
+ * (small enough for the stack), which the row statements read through a
+ * float copy made once (cpu_codegen.c gen_rows).
  */
 #include <string.h>
 
@@ -335,10 +338,27 @@ int cpu_rows_plan(cg_t *g, cpu_rows_t *out)
             if (mentions(e, d, 0))
                 return 0;
     }
+    /* float16 destinations of hoisted statements, of at most 4096 elements
+     * (the float copy lives on the stack), get a float copy (cpu_codegen.c) */
+    unsigned char *shadow = tilec_arena_alloc(&g->ar, (size_t)k->nbufs + 1);
+    if (!shadow)
+        return 0;
+    memset(shadow, 0, (size_t)k->nbufs + 1);
+    i = 0;
+    for (const tilec_ir_stmt_t *s = k->body; s; s = s->next, i++) {
+        const tilec_ir_buffer_t *d = kind[i] != K_INVARIANT ? NULL
+                                   : s->kind == TILEC_ST_COPY ? s->u.copy.dst.buf : s->u.fill.dst.buf;
+        int64_t e = 1, c;
+        for (int j = 0; d && j < d->ndim && e <= 4096; j++)
+            e = tilec_ir_is_const_int(d->shape[j], &c) && c >= 0 ? e * c : 4097;
+        if (d && d->dtype == TILEC_FLOAT16 && e <= 4096 && d->id >= k->nparams)
+            shadow[d->id] = 1;
+    }
     for (i = 0; i < n; i++)
         kind[i] = kind[i] == K_INVARIANT;
     out->rows = p.R;
     out->hoisted = kind;
     out->rowbuf = p.rowbuf;
+    out->shadow = shadow;
     return 1;
 }

@@ -137,10 +137,11 @@ static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int
             close_loops(g, n - 1);
             return;
         }
-        /* contiguous float32 rows to float16: the prelude's row converter
-         * (the hardware's instruction where there is one) */
+        /* contiguous float32 rows to float16 and back: the prelude's row
+         * converters (the hardware's instruction where there is one) */
         int f2h = sb->dtype == TILEC_FLOAT32 && db->dtype == TILEC_FLOAT16;
-        if (f2h && !same && n > 0 && smap[sb->ndim - 1] == n - 1 && dmap[db->ndim - 1] == n - 1 &&
+        int h2f = sb->dtype == TILEC_FLOAT16 && db->dtype == TILEC_FLOAT32;
+        if ((f2h || h2f) && !same && n > 0 && smap[sb->ndim - 1] == n - 1 && dmap[db->ndim - 1] == n - 1 &&
             !guarded && ext[n - 1] > 1) {
             open_loops(g, n - 1, ext, lv, 0);
             const char *lv2[TILEC_IR_MAX_DIMS];
@@ -148,7 +149,7 @@ static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int
             lv2[n - 1] = "0";
             region_index(g, src, ts, smap, lv2, sidx);
             region_index(g, dst, td, dmap, lv2, didx);
-            cg_line(g, "tc_f2h_n(&b%d[%s], &b%d[%s], %" PRId64 ");", db->id,
+            cg_line(g, "%s(&b%d[%s], &b%d[%s], %" PRId64 ");", f2h ? "tc_f2h_n" : "tc_h2f_n", db->id,
                     cg_offset(g, db, didx), sb->id, cg_offset(g, sb, sidx), ext[n - 1]);
             close_loops(g, n - 1);
             return;
@@ -421,7 +422,7 @@ void cg_reduce(cg_t *g, const tilec_ir_stmt_t *s)
     cg_line(g, "%s acc = (%s)%s;", T, T, init);
     const char *x = cg_conv(g, cg_from_store(g, cg_fmt(g, "b%d[(%s * RL + r) * RI + ii]", S->id, so), S->dtype),
                          S->dtype, t);
-    const char *comb, *lcomb, *ccomb;
+    const char *comb, *lcomb, *ccomb, *tcomb;
     switch (op) {
     case TILEC_RED_SUM: comb = addof(g, "acc", "x", t); break;
     case TILEC_RED_ABSSUM: comb = addof(g, "acc", absval(g, "x", t), t); break;
@@ -437,13 +438,11 @@ void cg_reduce(cg_t *g, const tilec_ir_stmt_t *s)
          * vectorize too. */
         const char *xl = cg_conv(g, cg_from_store(g, cg_fmt(g, "b%d[%s * RL + r + l]", S->id, so), S->dtype),
                               S->dtype, t);
-        switch (op) {
-        case TILEC_RED_SUM: lcomb = addof(g, "lane[l]", "x", t); ccomb = addof(g, "acc", "lane[l]", t); break;
-        case TILEC_RED_ABSSUM: lcomb = addof(g, "lane[l]", absval(g, "x", t), t); ccomb = addof(g, "acc", "lane[l]", t); break;
-        case TILEC_RED_MAX: lcomb = maxof(g, "lane[l]", "x", t, 1); ccomb = maxof(g, "acc", "lane[l]", t, 1); break;
-        case TILEC_RED_MIN: lcomb = maxof(g, "lane[l]", "x", t, 0); ccomb = maxof(g, "acc", "lane[l]", t, 0); break;
-        default: lcomb = maxof(g, "lane[l]", absval(g, "x", t), t, 1); ccomb = maxof(g, "acc", "lane[l]", t, 1); break;
-        }
+        int mx = op != TILEC_RED_MIN, sum = op == TILEC_RED_SUM || op == TILEC_RED_ABSSUM;
+        const char *xa = op == TILEC_RED_ABSSUM || op == TILEC_RED_ABSMAX ? absval(g, "x", t) : "x";
+        lcomb = sum ? addof(g, "lane[l]", xa, t) : maxof(g, "lane[l]", xa, t, mx);
+        tcomb = sum ? addof(g, "lane[l]", "lane[l + h]", t) : maxof(g, "lane[l]", "lane[l + h]", t, mx);
+        ccomb = sum ? addof(g, "acc", "lane[0]", t) : maxof(g, "acc", "lane[0]", t, mx);
         cg_line(g, "int64_t r = 0;");
         cg_line(g, "if (RI == 1 && RL >= 2 * TC_RLANES) {");
         g->ind++;
@@ -451,7 +450,12 @@ void cg_reduce(cg_t *g, const tilec_ir_stmt_t *s)
         cg_line(g, "for (int l = 0; l < TC_RLANES; ++l) lane[l] = (%s)%s;", T, init);
         cg_line(g, "for (; r + TC_RLANES <= RL; r += TC_RLANES)");
         cg_line(g, "  TC_IVDEP for (int l = 0; l < TC_RLANES; ++l) { const %s x = %s; lane[l] = %s; }", T, xl, lcomb);
-        cg_line(g, "for (int l = 0; l < TC_RLANES; ++l) acc = %s;", ccomb);
+        /* the lanes pairwise (TC_RLANES is a power of two): a few vector
+         * operations, where a sequential combine was a chain of TC_RLANES
+         * dependent scalar ones per row */
+        cg_line(g, "TC_UNROLL for (int h = TC_RLANES / 2; h >= 1; h /= 2)");
+        cg_line(g, "  TC_IVDEP for (int l = 0; l < h; ++l) lane[l] = %s;", tcomb);
+        cg_line(g, "acc = %s;", ccomb);
         g->ind--;
         cg_line(g, "}");
         cg_line(g, "for (; r < RL; ++r) {");
