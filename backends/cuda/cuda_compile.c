@@ -4,7 +4,8 @@
  * Steps: parse the IR text with the SDK reader into the module's own arena
  * (the launcher evaluates grid and shape expressions from it), lower a
  * copy with the SDK's passes for the arch's target description
- * (cuda_lower), print it as CUDA C++ (cuda_codegen.c), then find the
+ * (cuda_lower), print it as CUDA C++ (the SIMT kit's CUDA dialect,
+ * cuda_kit.c), then find the
  * cubin in the kernel cache or compile it with NVRTC (--gpu-architecture=sm_XY, -default-device,
  * -std=c++17, --use_fast_math off: NaN and infinity keep their meaning)
  * and fetch it with nvrtcGetCUBIN.  No driver is needed here, so
@@ -269,8 +270,7 @@ int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, t
  * (mod->info, mod->arch); compile and load share it. */
 static tilec_pstatus_t codegen_module(tilec_shell_module_t *sm, const char *arch)
 {
-    int sm_cc = cuda_arch_sm(arch);
-    if (sm_cc < 0) {
+    if (cuda_arch_sm(arch) < 0) {
         tilec_sdk_error_set("cuda: bad target '%s' (expected sm_XY, e.g. sm_90)", arch ? arch : "");
         return TILEC_PS_INVALID_ARGUMENT;
     }
@@ -283,10 +283,7 @@ static tilec_pstatus_t codegen_module(tilec_shell_module_t *sm, const char *arch
         tilec_sdk_error_set("cuda: %s", err);
         return TILEC_PS_UNSUPPORTED;
     }
-    const char *printer = getenv("TILEC_CUDA_PRINTER");
-    int kit = printer && strcmp(printer, "kit") == 0;
-    if ((kit ? cuda_kit_codegen(low, arch, &src, &mod->info, err, sizeof err)
-             : cuda_codegen(low, sm_cc, cuda_arch_has_wgmma(arch), &src, &mod->info, err, sizeof err)) != 0) {
+    if (cuda_kit_codegen(low, arch, &src, &mod->info, err, sizeof err) != 0) {
         tilec_sdk_error_set("cuda: codegen: %s", err);
         tilec_sdk_str_free(&src);
         return TILEC_PS_UNSUPPORTED;

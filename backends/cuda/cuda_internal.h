@@ -1,7 +1,8 @@
 /*
  * cuda_internal.h — private interfaces of the CUDA backend.
  *
- * The CUDA backend turns tile IR into CUDA C++ (cuda_codegen.c), compiles
+ * The CUDA backend turns tile IR into CUDA C++ (the SIMT kit with the CUDA
+ * dialect of cuda_kit.c, after the SDK's lowering passes), compiles
  * it with NVRTC into a cubin (cuda_compile.c, with the kernel cache), and
  * loads and launches it through the CUDA Driver API (cuda_plugin.c, which
  * also holds the ABI table).  Neither NVRTC nor the driver is linked: both
@@ -137,7 +138,7 @@ const cuda_driver_api_t *cuda_driver(void);
  * returns the plugin status that fits r. */
 tilec_pstatus_t cuda_fail(const char *call, CUresult r, tilec_pstatus_t st);
 
-/* ---- code generation (cuda_codegen.c) ------------------------------------ */
+/* ---- code generation (cuda_kit.c) ---------------------------------------- */
 
 /* A tensor map the launch builds (cuda_tma.c): of kernel parameter
  * `param`, boxes of box[0..rank) elements, innermost dimension first. */
@@ -190,20 +191,14 @@ tilec_pstatus_t cuda_tma_encode(const cuda_driver_api_t *d, const cuda_kinfo_t *
 
 /* m lowered for arch by the SDK's passes (tilec/lower.h) into a new
  * module *out in arena a: the layouts, MMA instructions and warp grids
- * cuda_codegen prints.  0, or -1 with "lower: PASS: why" in err. */
+ * the dialect prints.  0, or -1 with "lower: PASS: why" in err. */
 int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, tilec_ir_module_t **out,
                char *err, size_t errlen);
 
-/* Generates the CUDA C++ translation unit for m into out; the kernel is
- * extern "C" tilec_kernel(params..., int syms...).  sm is the target's
- * compute capability times ten (e.g. 90), which picks tensor-core and
- * cp.async lowerings; wgmma says the target is sm_90a, whose
- * warpgroup MMA the GEMMs then use.  0, or -1 with a message in err. */
-int cuda_codegen(const tilec_ir_module_t *m, int sm, int wgmma, tilec_sdk_str_t *out,
-                 cuda_kinfo_t *info, char *err, size_t errlen);
-
-/* The same printed by the SDK's SIMT kit with the CUDA dialect
- * (cuda_kit.c), for arch ("sm_90a"); TILEC_CUDA_PRINTER=kit selects it. */
+/* The CUDA C++ translation unit of m (lowered by cuda_lower) for arch
+ * ("sm_90a"), printed by the SDK's SIMT kit with the CUDA dialect
+ * (cuda_kit.c); the kernel is extern "C" tilec_kernel(tensors...,
+ * int syms..., tensor maps...).  0, or -1 with a message in err. */
 int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str_t *out, cuda_kinfo_t *info,
                      char *err, size_t errlen);
 
@@ -233,8 +228,7 @@ int cuda_arch_sm(const char *arch);
 const tilec_target_desc_t *cuda_target_desc(const char *arch);
 /* The description the backend lowers for: cuda_target_desc's, without the
  * tensor copy engine (TMA) where TILEC_CUDA_TMA=0 says so, and for sm_90
- * unless TILEC_CUDA_TMA=1 (on by default for sm_90a, except with the kit
- * printer, TILEC_CUDA_PRINTER=kit, which does not print mbarriers yet). */
+ * unless TILEC_CUDA_TMA=1 (on by default for sm_90a). */
 const tilec_target_desc_t *cuda_lower_desc(const char *arch);
 
 /* The cubin already in sm->binary (a kernel bundle's) for arch: the code

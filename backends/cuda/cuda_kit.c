@@ -49,6 +49,7 @@ static const char kit_prelude[] =
     "  return (tl_u16)(x >> 16);\n"
     "}\n"
     "TL_INLINE tl_u32 tl_sa(const void *p) { return (tl_u32)__cvta_generic_to_shared(p); }\n"
+
     /* the vector copies move bits: a vector of N T is the integer vector of its size */
     "template <int B> struct tl_vb; template <> struct tl_vb<16> { typedef uint4 t; };\n"
     "template <> struct tl_vb<8> { typedef uint2 t; }; template <> struct tl_vb<4> { typedef unsigned int t; };\n"
@@ -99,6 +100,9 @@ typedef struct kit {
     const tilec_ir_stmt_t *deferred; /* a wgmma GEMM whose last group stays pending until its loop ends */
     const tilec_ir_buffer_t *deferred_c;
     tilec_simt_mma_plan_t deferred_p;
+    const tilec_ir_kernel_t *k;
+    tilec_simt_ctx_t *ctx;           /* while cuda_tma_stmt prints */
+    tilec_sdk_str_t *tma_o;
 } kit_t;
 
 /* accumulator register i of the gemm being printed: C's own, or tc_acc */
@@ -318,7 +322,15 @@ static int gemm_hook(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
                     p.WM, p.WN, p.regs ? "registers" : "memory");
     tilec_simt_indent(c, 1);
     tilec_simt_emit(c, "const int tc_lane = tc_tid %% %d, tc_grp = tc_tid / %d;", T, T);
-    tilec_simt_emit(c, "if (tc_grp < %" PRId64 ") {", p.gm * p.gn);
+    tilec_simt_emit(c, "(void)tc_lane;");
+    /* no guard when the grid is the whole block: a wgmma under a branch
+     * the compiler cannot prove uniform loses the uniform datapath for its
+     * descriptors and the zero-fill folded into the first MMA */
+    const int *kt = g->k->threads;
+    if (p.gm * p.gn * T == (int64_t)kt[0] * kt[1] * kt[2])
+        tilec_simt_emit(c, "{");
+    else
+        tilec_simt_emit(c, "if (tc_grp < %" PRId64 ") {", p.gm * p.gn);
     tilec_simt_indent(c, 1);
     tilec_simt_emit(c, "const int tc_wm = (tc_grp / %" PRId64 ") * %" PRId64 ", tc_wn = (tc_grp %% %" PRId64 ") * %" PRId64
                     ";", p.gn, p.WM, p.gn, p.WN);
@@ -468,8 +480,56 @@ static int rs_copy(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     return 1;
 }
 
+/* Re-emits text (lines) through the kit, at its indentation. */
+static void emit_lines(tilec_simt_ctx_t *c, const char *text)
+{
+    while (text && *text) {
+        size_t n = strcspn(text, "\n");
+        size_t sp = 0;
+        while (sp < n && text[sp] == ' ')
+            sp++;
+        if (n > sp)
+            tilec_simt_emit(c, "%.*s", (int)(n - sp), text + sp);
+        text += n + (text[n] == '\n');
+    }
+}
+
+static void tma_expr(void *user, const tilec_ir_expr_t *e)
+{
+    kit_t *g = user;
+    tilec_sdk_str_puts(g->tma_o, tilec_simt_expr(g->ctx, e));
+}
+
+/* barrier objects and copies on them: cuda_tma.c prints them (its code
+ * names the thread tl_tid) */
+static int tma_stmt(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    tilec_sdk_str_t o = {0};
+    cuda_tma_out_t t = {&o, 0, "tc_smem", tma_expr, g, g->k, g->info};
+    g->ctx = c;
+    g->tma_o = &o;
+    int rc = cuda_tma_stmt(&t, s);
+    if (rc > 0) {
+        tilec_simt_emit(c, "{ const int tl_tid = tc_tid; (void)tl_tid;");
+        tilec_simt_indent(c, 1);
+        emit_lines(c, o.s);
+        tilec_simt_indent(c, -1);
+        tilec_simt_emit(c, "}");
+    } else if (rc < 0) {
+        tilec_simt_fail(c, "copy_async into '%s': no tensor map for it", s->u.copy.dst.buf->name);
+    }
+    rc = o.oom ? (tilec_simt_fail(c, "out of memory"), -1) : rc;
+    tilec_sdk_str_free(&o);
+    return rc;
+}
+
 static int kit_stmt(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
+    if (!tilec_simt_per_thread(c)) {
+        int rc = tma_stmt(user, c, s);
+        if (rc)
+            return rc;
+    }
     if (s->kind == TILEC_ST_GEMM)
         return gemm_hook(user, c, s);
     if (s->kind == TILEC_ST_COPY)
@@ -509,6 +569,11 @@ static int kit_prelude_hook(void *user, tilec_simt_ctx_t *c)
     tilec_simt_emit(c, "%s", kit_prelude);
     if (g->wgmma)
         tilec_simt_emit(c, "%s", kit_prelude_wgmma);
+    tilec_sdk_str_t o = {0};
+    cuda_tma_prelude(&o, g->k);
+    if (o.s)
+        tilec_simt_emit(c, "%s", o.s);
+    tilec_sdk_str_free(&o);
     return 0;
 }
 
@@ -582,6 +647,7 @@ static void kit_dialect(kit_t *g, int sm, tilec_simt_dialect_t *d)
     d->cas32 = "atomicCAS((unsigned int *)$p, $c, $v)";
     d->cas64 = "atomicCAS((unsigned long long *)$p, $c, $v)";
     d->math_generic = 1;
+    d->native_fminmax = 1; /* FMNMX, not FSETP + FSEL */
     d->has_rsqrt = 1;
     d->has_printf = 1;
     d->user = g;
@@ -597,7 +663,10 @@ static void kit_dialect(kit_t *g, int sm, tilec_simt_dialect_t *d)
     d->vec_load = "*(const tl_vec<$t, $n> *)($p)";
     d->vec_store = "*(tl_vec<$t, $n> *)($p) = $v;";
     d->subgroup_size = 32;
-    d->shfl_xor = "__shfl_xor_sync(0xffffffffu, $v, $m, $w)";
+    /* the lanes that run it: a reduction's last warp may be partly idle,
+     * a register's guard may leave lanes out (the xor partners of a row
+     * are always active together); a full mask hung those */
+    d->shfl_xor = "__shfl_xor_sync(__activemask(), $v, $m, $w)";
     if (sm >= 80) {
         d->async_copy = "tl_cp_async<$n>($d, $s);";
         d->async_commit = "tl_cp_commit();";
@@ -619,14 +688,35 @@ int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str
         snprintf(err, errlen, "no target description for '%s'", arch ? arch : "");
         return -1;
     }
-    g.wgmma = any_wgmma(m->kernel->body, g.desc, 0);
-    g.body = m->kernel->body;
+    const tilec_ir_kernel_t *k = m->kernel;
+    g.wgmma = any_wgmma(k->body, g.desc, 0);
+    g.body = k->body;
+    g.k = k;
     tilec_simt_dialect_t d;
     kit_dialect(&g, sm, &d);
+    /* the mbarriers of copies on them go after the shared-memory plan */
+    uint64_t end = 0;
+    for (int i = k->nparams; i < k->nbufs; i++) {
+        const tilec_ir_layout_t *l = k->bufs[i]->layout;
+        if (l && l->kind == TILEC_LAYOUT_SMEM && (uint64_t)(l->offset + l->size) > end)
+            end = (uint64_t)(l->offset + l->size);
+    }
+    if (cuda_tma_plan(k, info, &end) != 0) {
+        snprintf(err, errlen, "a copy on an mbarrier that the tensor copy engine cannot do (or more than %d tensor maps)",
+                 CUDA_MAX_TMAPS);
+        return -1;
+    }
+    tilec_sdk_str_t params = {0};
+    int first = 1;
+    cuda_tma_params(&params, info, &first);
+    d.extra_params = params.s;
+    d.pool_min = k->nmbars ? end : 0;
     tilec_simt_result_t res;
     memset(&res, 0, sizeof res);
     res.struct_size = sizeof res;
-    if (tilec_simt_generate(m, &d, &res, err, errlen) != 0)
+    int rc = tilec_simt_generate(m, &d, &res, err, errlen);
+    tilec_sdk_str_free(&params);
+    if (rc != 0)
         return -1;
     if (res.nthreads > 1024) {
         snprintf(err, errlen, "threads=%u per block: CUDA allows 1..1024", res.nthreads);

@@ -133,10 +133,8 @@ const tilec_target_desc_t *cuda_target_desc(const char *arch)
 const tilec_target_desc_t *cuda_lower_desc(const char *arch)
 {
     const tilec_target_desc_t *t = cuda_target_desc(arch);
-    const char *e = secure_getenv("TILEC_CUDA_TMA"), *printer = secure_getenv("TILEC_CUDA_PRINTER");
-    /* the kit printer (cuda_kit.c) does not print mbarriers yet */
-    int kit = printer && strcmp(printer, "kit") == 0;
-    int on = e && *e ? atoi(e) > 0 : t == &desc_sm90a && !kit;
+    const char *e = secure_getenv("TILEC_CUDA_TMA");
+    int on = e && *e ? atoi(e) > 0 : t == &desc_sm90a;
     if (on)
         return t;
     return t == &desc_sm90a ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;

@@ -91,7 +91,7 @@ static int vec_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
     lower_ctx_t *c = w->user;
     const tilec_ir_region_t *a = NULL, *b = NULL;
     tilec_dtype_t dt;
-    if (s->kind == TILEC_ST_COPY) {
+    if (s->kind == TILEC_ST_COPY || s->kind == TILEC_ST_COPY_ASYNC) { /* copy_async: a lowered input's */
         a = &s->u.copy.src;
         b = &s->u.copy.dst;
         if (a->extent[a->buf->ndim - 1] != b->extent[b->buf->ndim - 1])

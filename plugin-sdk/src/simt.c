@@ -349,6 +349,80 @@ static void region_idx(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t, c
     }
 }
 
+/* Index strings of r's element at (row, col): col along the innermost
+ * dimension, row the flat index of the row over the outer ones.  The
+ * outermost dimension of extent > 1 needs no modulo (row stays below the
+ * region's row count). */
+static void region_idx_rc(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t, const char *row, const char *col,
+                          const char **idx)
+{
+    const char *it = simt_idx_type(c, r->buf);
+    int last = r->buf->ndim - 1, outer = -1;
+    for (int d = 0; d < last && outer < 0; d++)
+        if (r->extent[d] > 1)
+            outer = d;
+    idx[last] = simt_fmt(c, "(tc_r%d_%d + %s)", t, last, simt_cast(c, "(%s)(%s)", it, col));
+    int64_t stride = 1;
+    for (int d = last - 1; d >= 0; d--) {
+        int64_t x = r->extent[d];
+        if (x == 1) {
+            idx[d] = simt_fmt(c, "tc_r%d_%d", t, d);
+            continue;
+        }
+        const char *q = stride == 1 ? row : simt_fmt(c, "(%s / %" PRId64 ")", row, stride);
+        if (d != outer)
+            q = simt_fmt(c, "%s %% %" PRId64, q, x);
+        idx[d] = simt_fmt(c, "(tc_r%d_%d + %s)", t, d, simt_cast(c, "(%s)(%s)", it, q));
+        stride *= x;
+    }
+}
+
+/* The cooperative loop of a vector copy of nv vectors of w elements,
+ * thread tc_tid taking vectors tc_tid, tc_tid + T, ...: when every step of
+ * T vectors covers whole rows of both regions (T * w a multiple of each
+ * innermost extent, or a single step), a thread's column is the same at
+ * every step and its row advances by a constant, so both are computed once
+ * before the loop, which counts steps (a constant trip count the compiler
+ * unrolls) instead of splitting a flat element index into indices per
+ * vector (a division and a modulo per dimension, and a swizzle of them,
+ * for every 16 bytes).  Fills is/id and returns 1 with the loop open, or
+ * 0 when the copy keeps the flat loop. */
+static int open_vec_rows(tilec_simt_ctx_t *c, const tilec_ir_region_t *rs, const tilec_ir_region_t *rd, int ts, int td,
+                         int64_t nv, int64_t w, const char **is, const char **id)
+{
+    int64_t T = c->nthreads, steps = T > 0 ? (nv + T - 1) / T : 0;
+    const tilec_ir_region_t *rr[2] = {rs, rd};
+    if (T < 1 || nv * w > INT32_MAX - 65536 || T * w > INT32_MAX / 2)
+        return 0;
+    for (int i = 0; i < 2; i++)
+        if (steps > 1 && (T * w) % rr[i]->extent[rr[i]->buf->ndim - 1] != 0)
+            return 0;
+    int t = tilec_simt_tmp(c);
+    const char *row[2], *col[2];
+    for (int i = 0; i < 2; i++) {
+        int64_t X = rr[i]->extent[rr[i]->buf->ndim - 1];
+        if (i == 1 && X == rs->extent[rs->buf->ndim - 1]) {
+            row[1] = row[0];
+            col[1] = col[0];
+            continue;
+        }
+        tilec_simt_emit(c, "const int tc_vc%d_%d = (tc_tid * %" PRId64 ") %% %" PRId64 ", tc_vr%d_%d = (tc_tid * %" PRId64
+                        ") / %" PRId64 ";", t, i, w, X, t, i, w, X);
+        row[i] = steps > 1 ? simt_fmt(c, "(tc_vr%d_%d + tc_vk%d * %" PRId64 ")", t, i, t, T * w / X)
+                           : simt_fmt(c, "tc_vr%d_%d", t, i);
+        col[i] = simt_fmt(c, "tc_vc%d_%d", t, i);
+    }
+    tilec_simt_emit(c, "for (int tc_vk%d = 0; tc_vk%d < %" PRId64 "; tc_vk%d++) {", t, t, steps, t);
+    c->ind++;
+    if (nv % T) {
+        tilec_simt_emit(c, "if (tc_vk%d * %" PRId64 " + tc_tid < %" PRId64 ") {", t, T, nv);
+        c->ind++;
+    }
+    region_idx_rc(c, rs, ts, row[0], col[0], is);
+    region_idx_rc(c, rd, td, row[1], col[1], id);
+    return nv % T ? 2 : 1;
+}
+
 /* v converted to dtype `to` for a store into a buffer of that dtype: a
  * store of a 16-bit float rounds by itself, so the float value goes as is. */
 static const char *store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t from, tilec_dtype_t to)
@@ -502,14 +576,18 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
             tilec_simt_emit(c, "{ /* vector copy, %" PRId64 " elements at a time */", w);
             c->ind++;
         }
-        const char *v = open_elem_loop(c, nd / w, 1);
-        /* 64-bit when the element count needs it (as open_elem_loop does) */
-        const char *e = nd > INT32_MAX - 65536
-                            ? simt_fmt(c, "(%s * %" PRId64 ")", simt_cast(c, "(%s)%s", c->dl.type_name[TILEC_INT64], v), w)
-                            : simt_fmt(c, "(%s * %" PRId64 ")", v, w);
         const char *is[TILEC_IR_MAX_DIMS], *id[TILEC_IR_MAX_DIMS];
-        region_idx(c, rs, ts, e, is);
-        region_idx(c, rd, td, e, id);
+        int open = open_vec_rows(c, rs, rd, ts, td, nd / w, w, is, id);
+        if (!open) {
+            const char *v = open_elem_loop(c, nd / w, 1);
+            /* 64-bit when the element count needs it (as open_elem_loop does) */
+            const char *e = nd > INT32_MAX - 65536
+                                ? simt_fmt(c, "(%s * %" PRId64 ")", simt_cast(c, "(%s)%s", c->dl.type_name[TILEC_INT64], v), w)
+                                : simt_fmt(c, "(%s * %" PRId64 ")", v, w);
+            region_idx(c, rs, ts, e, is);
+            region_idx(c, rd, td, e, id);
+            open = 1;
+        }
         const char *wn = simt_fmt(c, "%" PRId64, w);
         const char *vts, *vtd;
         const char *ps = vec_ptr(c, rs->buf, is, &vts), *pd = vec_ptr(c, rd->buf, id, &vtd);
@@ -527,7 +605,8 @@ static void gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         }
         size_t n = strlen(st);
         tilec_simt_emit(c, "%s%s", st, n && st[n - 1] == ';' ? "" : ";");
-        close_block(c);
+        while (open--)
+            close_block(c);
         if (!cond) {
             close_block(c);
             close_block(c);
@@ -1419,6 +1498,8 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
     }
     for (int j = 0; j < nsyms && !c->dl.sym_block; j++)
         tilec_sdk_str_printf(&out, "%s%s tc_sym%d", nargs++ ? ", " : "", c->dl.sym_type, j);
+    if (c->dl.extra_params && *c->dl.extra_params)
+        tilec_sdk_str_printf(&out, "%s%s", nargs++ ? ", " : "", c->dl.extra_params);
     if (!nargs)
         tilec_sdk_str_puts(&out, "void");
     tilec_sdk_str_puts(&out, ")\n{\n");

@@ -518,15 +518,25 @@ void simt_emit_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o)
     /* a strict dialect (bool_type) needs comparisons where C tests an integer */
     int strict = c->dl.bool_type != NULL;
     if (c->helpers & SH_FLT) {
-        tilec_sdk_str_printf(o, "%s %s tc_minf(%s a, %s b) { return a < b ? a : b; }\n", q, F, F, F);
-        tilec_sdk_str_printf(o, "%s %s tc_maxf(%s a, %s b) { return a > b ? a : b; }\n", q, F, F, F);
+        if (c->dl.native_fminmax) {
+            tilec_sdk_str_printf(o, "%s %s tc_minf(%s a, %s b) { return %s(a, b); }\n", q, F, F, F, mathf(c, "fmin", 0));
+            tilec_sdk_str_printf(o, "%s %s tc_maxf(%s a, %s b) { return %s(a, b); }\n", q, F, F, F, mathf(c, "fmax", 0));
+        } else {
+            tilec_sdk_str_printf(o, "%s %s tc_minf(%s a, %s b) { return a < b ? a : b; }\n", q, F, F, F);
+            tilec_sdk_str_printf(o, "%s %s tc_maxf(%s a, %s b) { return a > b ? a : b; }\n", q, F, F, F);
+        }
         tilec_sdk_str_printf(o, "%s %s tc_fmodf(%s a, %s b) { %s r = %s(a, b); if (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) r += b; return r; }\n",
                         q, F, F, F, F, mathf(c, "fmod", 0));
         tilec_sdk_str_printf(o, "%s %s tc_sigmoidf(%s x) { return 1.0f / (1.0f + %s(-x)); }\n", q, F, F, mathf(c, "exp", 0));
     }
     if (c->helpers & SH_DBL) {
-        tilec_sdk_str_printf(o, "%s %s tc_mind(%s a, %s b) { return a < b ? a : b; }\n", q, D, D, D);
-        tilec_sdk_str_printf(o, "%s %s tc_maxd(%s a, %s b) { return a > b ? a : b; }\n", q, D, D, D);
+        if (c->dl.native_fminmax) {
+            tilec_sdk_str_printf(o, "%s %s tc_mind(%s a, %s b) { return %s(a, b); }\n", q, D, D, D, mathf(c, "fmin", 1));
+            tilec_sdk_str_printf(o, "%s %s tc_maxd(%s a, %s b) { return %s(a, b); }\n", q, D, D, D, mathf(c, "fmax", 1));
+        } else {
+            tilec_sdk_str_printf(o, "%s %s tc_mind(%s a, %s b) { return a < b ? a : b; }\n", q, D, D, D);
+            tilec_sdk_str_printf(o, "%s %s tc_maxd(%s a, %s b) { return a > b ? a : b; }\n", q, D, D, D);
+        }
         tilec_sdk_str_printf(o, "%s %s tc_fmodd(%s a, %s b) { %s r = %s(a, b); if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b; return r; }\n",
                         q, D, D, D, D, mathf(c, "fmod", 1));
         tilec_sdk_str_printf(o, "%s %s tc_sigmoidd(%s x) { return 1.0 / (1.0 + %s(-x)); }\n", q, D, D, mathf(c, "exp", 1));

@@ -250,6 +250,8 @@ int simt_lowered_init(tilec_simt_ctx_t *c)
             return -1;
         }
     }
+    if (c->dl.pool_min > pool)
+        pool = c->dl.pool_min;
     pool = (pool + 15) / 16 * 16;
     uint64_t need = 0;
     tilec_ir_walk_t w;

@@ -305,6 +305,18 @@ typedef struct tilec_simt_dialect {
      * — or -1 on error.  The barriers are the kit's as for a loop it
      * prints itself. */
     tilec_simt_stmt_hook_fn loop_hook;
+    /* Optional: parameters appended to the kernel's parameter list after
+     * the symbols, e.g. CUDA's "const __grid_constant__ CUtensorMap m0"
+     * (NULL or "": none). */
+    const char *extra_params;
+    /* Lowered IR: the block-wide pool is at least this many bytes, the
+     * dialect's own objects placed after the shared-memory plan (CUDA's
+     * mbarriers); the kit's scratch goes after them. */
+    uint64_t pool_min;
+    /* Float min/max through the dialect's fmin/fmax (math names "fmin",
+     * "fmax": one instruction on GPUs, and NaN is dropped as the
+     * interpreter's fmin/fmax drop it) instead of a compare and select. */
+    int native_fminmax;
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */
