@@ -594,68 +594,22 @@ static int any_wgmma(const tilec_ir_stmt_t *s, const tilec_target_desc_t *t, int
 
 static void kit_dialect(kit_t *g, int sm, tilec_simt_dialect_t *d)
 {
-    memset(d, 0, sizeof *d);
-    d->struct_size = sizeof *d;
+    tilec_simt_dialect_cuda_family(d);
     d->name = "cuda";
-    d->type_name[TILEC_BOOL] = "unsigned char";
-    d->type_name[TILEC_INT8] = "signed char";
-    d->type_name[TILEC_INT16] = "short";
-    d->type_name[TILEC_INT32] = "int";
-    d->type_name[TILEC_INT64] = "long long";
-    d->type_name[TILEC_UINT8] = "unsigned char";
-    d->type_name[TILEC_UINT16] = "unsigned short";
-    d->type_name[TILEC_UINT32] = "unsigned int";
-    d->type_name[TILEC_UINT64] = "unsigned long long";
-    d->type_name[TILEC_FLOAT32] = "float";
-    d->type_name[TILEC_FLOAT64] = "double";
     /* 16-bit patterns, converted by PTX cvt (float16) and bit arithmetic
      * (bfloat16), both rounding to nearest even */
     d->f16 = (tilec_simt_half_t){TILEC_SIMT_HALF_NATIVE, "tl_u16", NULL, NULL, "tl_h2f", "tl_f2h"};
     d->bf16 = (tilec_simt_half_t){TILEC_SIMT_HALF_NATIVE, "tl_u16", NULL, NULL, "tl_b2f", "tl_f2b"};
-    d->int64_suffix = "LL";
-    d->uint64_suffix = "ULL";
-    d->f32_as_bits = "__float_as_uint";
-    d->bits_as_f32 = "__uint_as_float";
-    d->f64_as_bits = "(unsigned long long)__double_as_longlong";
-    d->bits_as_f64 = "__longlong_as_double";
-    d->func_qual = "static __device__ __forceinline__";
-    d->global_qual = "";
-    d->shared_qual = "__shared__";
-    d->private_qual = "";
-    d->restrict_kw = "__restrict__";
-    d->kernel_qual = "extern \"C\" __global__ void";
-    d->kernel_attr = "__launch_bounds__($n)";
     d->kernel_name = "tilec_kernel";
     d->sym_type = "int"; /* the launcher passes ints (cuda_plugin.c) */
-    d->block_idx[0] = "blockIdx.x";
-    d->block_idx[1] = "blockIdx.y";
-    d->block_idx[2] = "blockIdx.z";
-    d->thread_idx[0] = "threadIdx.x";
-    d->thread_idx[1] = "threadIdx.y";
-    d->thread_idx[2] = "threadIdx.z";
-    d->barrier = g->wgmma ? "tl_fence_proxy(); __syncthreads();" : "__syncthreads();";
-    static const char *const i32[3] = {"atomicAdd($p, $v);", "atomicMax($p, $v);", "atomicMin($p, $v);"};
-    for (int o = 0; o < 3; o++) {
-        d->atomic[TILEC_INT32][o] = i32[o];
-        d->atomic[TILEC_UINT32][o] = i32[o];
-        d->atomic[TILEC_UINT64][o] = i32[o];
-    }
-    d->atomic[TILEC_INT64][0] = "atomicAdd((unsigned long long *)$p, (unsigned long long)$v);";
-    d->atomic[TILEC_FLOAT32][0] = "atomicAdd($p, $v);";
-    if (sm >= 60)
-        d->atomic[TILEC_FLOAT64][0] = "atomicAdd($p, $v);";
-    d->cas32 = "atomicCAS((unsigned int *)$p, $c, $v)";
-    d->cas64 = "atomicCAS((unsigned long long *)$p, $c, $v)";
-    d->math_generic = 1;
+    if (g->wgmma)
+        d->barrier = "tl_fence_proxy(); __syncthreads();";
+    if (sm < 60)
+        d->atomic[TILEC_FLOAT64][0] = NULL; /* a CAS loop */
     d->native_fminmax = 1; /* FMNMX, not FSETP + FSEL */
-    d->has_rsqrt = 1;
-    d->has_printf = 1;
     d->user = g;
     d->stmt_hook = kit_stmt;
     d->prelude_hook = kit_prelude_hook;
-    d->shared_align = 16;
-    d->printf_i64 = "%lld";
-    d->shared_ptr_qual = "";
     /* one dynamic array: more than 48 KiB with the launcher's opt-in;
      * 1024-byte aligned for the swizzled operands of wgmma */
     d->shared_dynamic_decl = "extern __shared__ __align__(1024) unsigned char $n[];";

@@ -200,65 +200,16 @@ static int hip_prelude(void *user, tilec_simt_ctx_t *c)
 
 void hip_dialect(hip_gen_t *g, tilec_simt_dialect_t *d)
 {
-    memset(d, 0, sizeof *d);
-    d->struct_size = sizeof *d;
+    /* HIP's native atomics are hardware or its own CAS loops, per type */
+    tilec_simt_dialect_cuda_family(d);
     d->name = "hip";
-    d->type_name[TILEC_BOOL] = "unsigned char";
-    d->type_name[TILEC_INT8] = "signed char";
-    d->type_name[TILEC_INT16] = "short";
-    d->type_name[TILEC_INT32] = "int";
-    d->type_name[TILEC_INT64] = "long long";
-    d->type_name[TILEC_UINT8] = "unsigned char";
-    d->type_name[TILEC_UINT16] = "unsigned short";
-    d->type_name[TILEC_UINT32] = "unsigned int";
-    d->type_name[TILEC_UINT64] = "unsigned long long";
-    d->type_name[TILEC_FLOAT32] = "float";
-    d->type_name[TILEC_FLOAT64] = "double";
     d->f16.mode = TILEC_SIMT_HALF_NATIVE;
     d->f16.half_type = "_Float16"; /* C casts: float -> _Float16 rounds to nearest even */
     d->bf16.mode = TILEC_SIMT_HALF_BITS;
-    d->int64_suffix = "LL";
-    d->uint64_suffix = "ULL";
-    d->f32_as_bits = "__float_as_uint";
-    d->bits_as_f32 = "__uint_as_float";
-    d->f64_as_bits = "(unsigned long long)__double_as_longlong";
-    d->bits_as_f64 = "__longlong_as_double";
-    d->func_qual = "static __device__ __forceinline__";
-    d->global_qual = "";
-    d->shared_qual = "__shared__";
-    d->private_qual = "";
-    d->restrict_kw = "__restrict__";
-    d->kernel_qual = "extern \"C\" __global__ void";
-    d->kernel_attr = "__launch_bounds__($n)";
     d->kernel_name = HIP_KERNEL_NAME;
-    d->block_idx[0] = "blockIdx.x";
-    d->block_idx[1] = "blockIdx.y";
-    d->block_idx[2] = "blockIdx.z";
-    d->thread_idx[0] = "threadIdx.x";
-    d->thread_idx[1] = "threadIdx.y";
-    d->thread_idx[2] = "threadIdx.z";
-    d->barrier = "__syncthreads();";
-    /* HIP's native atomics (hardware or its own CAS loops, per type) */
-    static const char *const i32[3] = {"atomicAdd($p, $v);", "atomicMax($p, $v);", "atomicMin($p, $v);"};
-    for (int o = 0; o < 3; o++) {
-        d->atomic[TILEC_INT32][o] = i32[o];
-        d->atomic[TILEC_UINT32][o] = i32[o];
-        d->atomic[TILEC_UINT64][o] = i32[o];
-    }
-    d->atomic[TILEC_INT64][0] = "atomicAdd((unsigned long long *)$p, (unsigned long long)$v);";
-    d->atomic[TILEC_FLOAT32][0] = "atomicAdd($p, $v);";
-    d->atomic[TILEC_FLOAT64][0] = "atomicAdd($p, $v);";
-    d->cas32 = "atomicCAS((unsigned int *)$p, $c, $v)";
-    d->cas64 = "atomicCAS((unsigned long long *)$p, $c, $v)";
-    d->math_generic = 1;
-    d->has_rsqrt = 1;
-    d->has_printf = 1;
     d->user = g;
     d->stmt_hook = hip_stmt;
     d->prelude_hook = hip_prelude;
-    d->shared_align = 16;
-    d->printf_i64 = "%lld";
-    d->shared_ptr_qual = "";
     /* reductions across the lanes of a wavefront (ds_swizzle / DPP) */
     d->subgroup_size = (uint32_t)g->arch.wave;
     d->shfl_xor = "__shfl_xor($v, $m, $w)";

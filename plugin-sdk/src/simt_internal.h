@@ -166,7 +166,11 @@ const char *simt_red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, const
 int simt_region_bases(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int64_t *total);
 const char *simt_inside_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx);
 const char *simt_offset_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx);
+/* simt_copy.c: copy and fill statements */
 void simt_gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+void simt_gen_fill(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+/* Declares tc_in<t>: region t of r lies wholly inside its buffer; returns the name. */
+const char *simt_region_inside(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t);
 /* A gemm operand (side 0: A, 1: B) whose leading ring indices select a
  * stage: how many leading indices (0: none); the int64 row-major offset
  * of its element (row, col) in the stage the statement reads. */

@@ -344,6 +344,15 @@ typedef struct tilec_simt_result {
     uint32_t nbarriers;          /* barrier statements emitted */
 } tilec_simt_result_t;
 
+/* Fills d (zeroed first, struct_size set) with what the C++ GPU
+ * dialects of the CUDA family (CUDA and HIP) share: C type names, bit
+ * casts, `static __device__ __forceinline__` helpers, `__shared__`,
+ * `extern "C" __global__ void` kernels with `__launch_bounds__($n)`,
+ * blockIdx/threadIdx, `__syncthreads();`, native atomicAdd/Max/Min and
+ * atomicCAS, overloaded math with rsqrt, printf.  The dialect then sets
+ * its name, 16-bit floats, kernel name and hooks. */
+void tilec_simt_dialect_cuda_family(tilec_simt_dialect_t *d);
+
 /* Generates the kernel source for m.  0 on success; -1 with a message in err
  * (errlen bytes) for IR the kit cannot lower, an unsupported feature of the
  * dialect, a failing hook, or out of memory.  res is zeroed first (keeping
