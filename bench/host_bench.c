@@ -20,7 +20,8 @@
  * wall time and the process's CPU time (which a loaded machine inflates
  * less: time-sliced away, a thread accrues no CPU time); ratios are given
  * for both.  The cold compile time of the kernel (load +
- * compile, no kernel cache when TILEC_CACHE=0) comes first.
+ * compile, no kernel cache when TILEC_CACHE=0) comes first, the machine's
+ * load average (getloadavg) after each figure's runs last.
  */
 #include <cblas.h>
 #include <math.h>
@@ -108,6 +109,9 @@ static void report(const char *what, double units, const char *unit, const char 
     printf("  %-8s median %9.3f ms wall %8.2f %s   %9.3f ms cpu\n", refname, mr.wall,
            units / (mr.wall * 1e6), unit, mr.cpu);
     printf("  ratio %s tilec/%s = %.3f wall, %.3f cpu\n", what, refname, mr.wall / mt.wall, mr.cpu / mt.cpu);
+    double la[3];
+    if (getloadavg(la, 3) == 3)
+        printf("  load     %.2f %.2f %.2f (1, 5, 15 min, after the runs)\n", la[0], la[1], la[2]);
 }
 
 /* Row kernels on float16 (softmax: X -> Y; rmsnorm: X, W -> Y) against

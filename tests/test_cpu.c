@@ -748,8 +748,8 @@ static void build_gemm_case(kb_t *b, const gemm_case_t *g, int ta, int tb)
 /* Runs the case in all four transpositions.  Inputs are small integers
  * (-2..2, and 0..4 for unsigned), so every product and partial sum is
  * exact in every accumulator dtype used and the result must equal the
- * reference exactly. */
-static void check_gemm_case(const gemm_case_t *g)
+ * reference exactly.  extra: compiler flags (NULL: none). */
+static void check_gemm_case_flags(const gemm_case_t *g, const char *extra)
 {
     size_t na = (size_t)g->m * g->k, nb = (size_t)g->k * g->n, nc = (size_t)g->m * g->n;
     void *a = malloc(na * dt_size(g->ad)), *bm = malloc(nb * dt_size(g->bd)),
@@ -773,7 +773,7 @@ static void check_gemm_case(const gemm_case_t *g)
             build_gemm_case(&b, g, ta, tb);
             char *text = tilec_ir_print(b.m);
             cr_assert_not_null(text);
-            tilec_pcompile_options_t o = {.struct_size = sizeof o, .opt_level = 3, .arch = g->arch};
+            tilec_pcompile_options_t o = {.struct_size = sizeof o, .opt_level = 3, .arch = g->arch, .extra = extra};
             tilec_pmodule_t *mod = NULL;
             cr_assert_eq(P->compile(D, text, strlen(text), &o, &mod), TILEC_PS_OK, "%s", P->last_error());
             free(text);
@@ -782,7 +782,9 @@ static void check_gemm_case(const gemm_case_t *g)
                 const void *src;
                 size_t len;
                 cr_assert_eq(P->module_data(mod, TILEC_PDATA_SOURCE, &src, &len), TILEC_PS_OK);
-                cr_assert(strstr(src, "a group of 2x4 blocks") != NULL, "the gemm kernel runs no block groups");
+                /* 13x37 tiles: 4x4 members cover about as much of C as
+                 * 2x4 of 64x128 tiles (9 block columns allow no more) */
+                cr_assert(strstr(src, "a group of 4x4 blocks") != NULL, "the gemm kernel runs no 4x4 block groups");
                 /* float32 tiles of K 11 <= 32: the K steps are merged, 11 per GEMM call */
                 cr_assert_eq(strstr(src, "11 K steps per GEMM call") != NULL, g->ad == TILEC_FLOAT32 && !ta && !tb);
             }
@@ -851,6 +853,8 @@ static void check_gemm_case(const gemm_case_t *g)
     free(a); free(bm); free(c); free(av); free(bv);
 }
 
+static void check_gemm_case(const gemm_case_t *g) { check_gemm_case_flags(g, NULL); }
+
 /* Ragged problem and tile sizes: tiles that are no multiple of any
  * micro-tile (MR is 4, 6 or 8; NR 8 to 32), a partial last tile in every
  * dimension, a K loop. */
@@ -865,6 +869,12 @@ Test(cpu_gemm, f32, .init = setup, .fini = teardown)
 #define GROUPED 140, 300, 38, 13, 37, 11
 Test(cpu_gemm, block_groups_f32, .init = setup, .fini = teardown)
 { check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, GROUPED, NULL, 1}); }
+/* The same with L3 taken as 104,192 bytes: one group column's B panels
+ * (4 x 37 floats x 44 rows of K) are 26,048 bytes, so groups are walked
+ * in strips of 2 of the 3 group columns, the last strip ragged; every C
+ * tile must still be computed, once. */
+Test(cpu_gemm, block_groups_in_strips, .init = setup, .fini = teardown)
+{ check_gemm_case_flags(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, GROUPED, NULL, 1}, "-DTC_L3=104192"); }
 Test(cpu_gemm, block_groups_f16_int8, .init = setup, .fini = teardown)
 {
     check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT32, GROUPED, NULL, 1});
@@ -1776,6 +1786,64 @@ Test(cpu_kernel, concurrent_launches, .init = setup, .fini = teardown)
     }
     P->device_close(D2);
     P->module_free(mod);
+}
+
+/* exp2 over an on-chip row, F[0, i] = exp2(F[i]) (cpu_vec.c writes the
+ * loop with explicit vectors where the host has AVX-512 and the compiler
+ * is gcc), against the same over a global tensor (the compiler's
+ * vectorization of tc_exp2f): the same bits for every 1021st float bit
+ * pattern (all exponents, both signs, subnormals, inf, NaNs); the rows are 1,000 floats, so each ends in the
+ * scalar loop. */
+Test(cpu_math, exp2_explicit_vectors_same_bits, .init = setup, .fini = teardown)
+{
+    enum { W = 1000, R = (int)(0x100000000ull / 1021 / W) + 1 };
+    kb_t b;
+    kb_init(&b, "exp2v");
+    tilec_ir_buffer_t *X = BUF(&b, "X", TILEC_SCOPE_GLOBAL, TILEC_FLOAT32, 2, I(&b, R), I(&b, W));
+    tilec_ir_buffer_t *Y1 = BUF(&b, "Y1", TILEC_SCOPE_GLOBAL, TILEC_FLOAT32, 2, I(&b, R), I(&b, W));
+    tilec_ir_buffer_t *Y2 = BUF(&b, "Y2", TILEC_SCOPE_GLOBAL, TILEC_FLOAT32, 2, I(&b, R), I(&b, W));
+    tilec_ir_buffer_t *Fr = BUF(&b, "F", TILEC_SCOPE_FRAGMENT, TILEC_FLOAT32, 2, I(&b, 1), I(&b, W));
+    grid(&b, 1, I(&b, R), NULL);
+    tilec_ir_var_t *bx = b.k->block[0];
+    tilec_ir_var_t *i = loop(&b, "i", TILEC_LOOP_PARALLEL, I(&b, W));
+    store(&b, Y1, V(&b, bx), V(&b, i), UN(&b, TILEC_UN_EXP2, LOAD(&b, X, V(&b, bx), V(&b, i))));
+    end(&b);
+    tilec_ir_stmt_t *s = emit(&b, TILEC_ST_COPY);
+    region(&b, &s->u.copy.src, X, V(&b, bx), I(&b, 0), 1, W);
+    region(&b, &s->u.copy.dst, Fr, I(&b, 0), I(&b, 0), 1, W);
+    i = loop(&b, "j", TILEC_LOOP_PARALLEL, I(&b, W));
+    store(&b, Fr, I(&b, 0), V(&b, i), UN(&b, TILEC_UN_EXP2, LOAD(&b, Fr, I(&b, 0), V(&b, i))));
+    end(&b);
+    s = emit(&b, TILEC_ST_COPY);
+    region(&b, &s->u.copy.src, Fr, I(&b, 0), I(&b, 0), 1, W);
+    region(&b, &s->u.copy.dst, Y2, V(&b, bx), I(&b, 0), 1, W);
+    tilec_pmodule_t *mod = NULL;
+    cr_assert_eq(compile_kb(&b, &mod), TILEC_PS_OK, "%s", P->last_error());
+    kb_free(&b);
+    const void *src;
+    size_t len;
+    cr_assert_eq(P->module_data(mod, TILEC_PDATA_SOURCE, &src, &len), TILEC_PS_OK);
+    cr_assert(strstr(src, "tc_exp2f_v(") != NULL, "the on-chip exp2 loop has no explicit vector form");
+    size_t n = (size_t)R * W;
+    float *x = malloc(n * 4), *y1 = malloc(n * 4), *y2 = malloc(n * 4);
+    cr_assert(x && y1 && y2);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t u = (uint32_t)(k * 1021);
+        memcpy(&x[k], &u, 4);
+    }
+    tilec_pmem_t *args[3] = {mem_from(x, n * 4), mem_from(x, n * 4), mem_from(x, n * 4)};
+    run(mod, args, 3, NULL, 0);
+    cr_assert_eq(P->mem_read(D, args[1], 0, y1, n * 4), TILEC_PS_OK);
+    cr_assert_eq(P->mem_read(D, args[2], 0, y2, n * 4), TILEC_PS_OK);
+    size_t bad = 0;
+    for (size_t k = 0; k < n; k++)
+        if (memcmp(&y1[k], &y2[k], 4) && bad++ < 5)
+            cr_log_error("exp2(%a): %a (global) vs %a (on chip)", (double)x[k], (double)y1[k], (double)y2[k]);
+    cr_expect_eq(bad, 0, "%zu of %zu results differ", bad, n);
+    for (int k = 0; k < 3; k++)
+        P->mem_free(D, args[k]);
+    P->module_free(mod);
+    free(x); free(y1); free(y2);
 }
 
 /* ---- vectorized float math against libm ------------------------------------------------ */

@@ -269,6 +269,12 @@ static const char *cx_load(void *u, const tilec_ir_buffer_t *b, tilec_ir_expr_t 
         if (g->hoist[i].idx == idx)
             return g->hoist[i].name;
     const char *off = cg_offset_exprs(g, b, idx);
+    for (int i = 0; g->vec && i < g->nvload; i++)
+        if (g->vload[i].idx == idx) {
+            g->vload[i].buf = b->id;
+            g->vload[i].off = off;
+            return g->vload[i].name;
+        }
     if (g->rows.in_rows && g->rows.shadow[b->id])
         return cg_fmt(g, "tc_sh%d[%s]", b->id, off);
     return cg_from_store(g, cg_fmt(g, "b%d[%s]", b->id, off), b->dtype);
@@ -279,7 +285,9 @@ static const char *cx_conv(void *u, const char *v, tilec_dtype_t s, tilec_dtype_
 /* float exp/exp2/log/log2/tanh: the prelude's vectorizable versions */
 static const char *cx_math_name(void *u, const char *base, int dbl)
 {
-    (void)u;
+    const cg_t *g = u;
+    if (g->vec) /* cpu_vec.c: exp2 is its only function */
+        return strcmp(base, "exp2") == 0 && !dbl ? "tc_exp2f_v" : NULL;
     static const char *const own[][2] = {{"exp", "tc_expf"}, {"exp2", "tc_exp2f"}, {"log", "tc_logf"},
                                          {"log2", "tc_log2f"}, {"tanh", "tc_tanhf"}};
     if (dbl)

@@ -57,6 +57,10 @@ typedef struct cg {
      * index array (identifies the IR node) and the C local holding it */
     struct { tilec_ir_expr_t *const *idx; const char *name; } hoist[CG_MAX_HOIST];
     int nhoist;
+    /* the loads of a loop written with explicit vectors (cpu_vec.c), while
+     * vec is set: expressions name their vectors and vector functions */
+    struct { tilec_ir_expr_t *const *idx; const char *name, *off; int buf; } vload[CG_MAX_HOIST];
+    int nvload, vec;
     cpu_group_t grp;
     cpu_rows_t rows;
     const tilec_ir_stmt_t *row_stmt; /* the top-level statement being generated for row tc_r */
@@ -127,6 +131,17 @@ int cg_first_use(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b, int maybe
 /* 1 with *out filled when kernel k (buffer placement place[]) runs its
  * blocks in groups, else 0 with out->gx = out->gy = 1. */
 int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *out);
+
+/* Does e mention variable v, or load anything? (an index that does
+ * neither is fixed for the whole loop over v; cpu_codegen.c) */
+int cg_varies(const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int depth);
+
+/* ---- explicit vectors (cpu_vec.c) ---- */
+/* Before the T.Parallel loop `loop` of constant extent: when it qualifies,
+ * its iterations 16 at a time with explicit vectors (under TC_VEXP), from
+ * its declared variable, and 1: the caller's scalar loop then starts where
+ * that one stopped (`for (; v < extent; ...)`). */
+int cpu_vec_loop_head(cg_t *g, const tilec_ir_stmt_t *loop, int64_t extent);
 
 /* ---- row-by-row blocks (cpu_rows.c) ---- */
 

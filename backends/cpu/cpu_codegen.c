@@ -72,16 +72,16 @@ static int has_atomic(const tilec_ir_stmt_t *s)
 
 /* Does e mention variable v, or load anything? (an index that does
  * neither is fixed for the whole loop over v) */
-static int varies(const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int depth)
+int cg_varies(const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int depth)
 {
     if (!e || depth > CG_MAX_DEPTH * 4)
         return 1;
     switch (e->kind) {
     case TILEC_EX_INT: case TILEC_EX_FLOAT: return 0;
     case TILEC_EX_VAR: return e->u.var == v;
-    case TILEC_EX_UNARY: return varies(e->u.un.a, v, depth + 1);
-    case TILEC_EX_BINARY: return varies(e->u.bin.a, v, depth + 1) || varies(e->u.bin.b, v, depth + 1);
-    case TILEC_EX_CAST: return varies(e->u.cast.a, v, depth + 1);
+    case TILEC_EX_UNARY: return cg_varies(e->u.un.a, v, depth + 1);
+    case TILEC_EX_BINARY: return cg_varies(e->u.bin.a, v, depth + 1) || cg_varies(e->u.bin.b, v, depth + 1);
+    case TILEC_EX_CAST: return cg_varies(e->u.cast.a, v, depth + 1);
     default: return 1;
     }
 }
@@ -101,7 +101,7 @@ static void hoist_loads(cg_t *g, const tilec_ir_expr_t *e, const tilec_ir_var_t 
         if (!b || !e->u.load.idx || b->scope == TILEC_SCOPE_GLOBAL)
             return;
         for (int d = 0; d < b->ndim; d++)
-            if (varies(e->u.load.idx[d], v, 0))
+            if (cg_varies(e->u.load.idx[d], v, 0))
                 return;
         for (const tilec_ir_stmt_t *s = body; s; s = s->next)
             if (s->u.store.buf == b)
@@ -167,11 +167,12 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
             cg_line(g, "}");
             break;
         }
-        int nhoist = g->nhoist;
+        int nhoist = g->nhoist, vec = 0;
         switch (s->u.loop.kind) {
         case TILEC_LOOP_PARALLEL:
         case TILEC_LOOP_VECTORIZED:
             hoist_invariant_loads(g, s);
+            vec = c >= 16 && cpu_vec_loop_head(g, s, c);
             if (!has_atomic(s->u.loop.body))
                 cg_line(g, "TC_IVDEP");
             break;
@@ -186,7 +187,9 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
         }
         const char *vt = cg_ct_type(v->dtype);
         int intvar = !cg_is_flt(v->dtype) && v->dtype != TILEC_BOOL;
-        if (intvar)
+        if (vec)
+            cg_line(g, "for (; v%d < %s; ++v%d) {", v->id, ext, v->id);
+        else if (intvar)
             cg_line(g, "for (%s v%d = 0; v%d < %s; ++v%d) {", vt, v->id, v->id, ext, v->id);
         else
             cg_line(g, "for (int64_t v%d = 0; v%d < %s; ++v%d) {", v->id, v->id, ext, v->id);
@@ -484,7 +487,26 @@ static void gen_group_block(cg_t *g)
     cg_line(g, "(void)bz; (void)args;");
     gen_shapes(g);
     gen_layout(g, k->body);
-    cg_line(g, "const int64_t tc_ms = TC_ALIGN(tc_off), tc_x0 = (int64_t)bx * %d, tc_y0 = (int64_t)by * %d;",
+    /* The launcher takes groups x fastest, so consecutive groups share an
+     * A panel and each reads a new B panel (K x gx*block_N): at 4096^3 the
+     * B panels (4 MiB each) come from memory again for every row of
+     * groups.  Groups are renumbered in vertical strips of tc_P group
+     * columns whose B panels fill half of L3 (as use_swizzle does on a
+     * GPU), then walked down: B panels are read from memory once, A panels
+     * once per strip.  A grid that fits one strip keeps its order. */
+    const tilec_ir_buffer_t *B = gr->gemm->u.gemm.b;
+    int64_t tile = (int64_t)cg_st_size(B->dtype) * gr->gx, d;
+    for (int i = 0; i < B->ndim && tile > 0; i++)
+        tile = tilec_ir_is_const_int(B->shape[i], &d) && d > 0 && d < (INT64_C(1) << 20) &&
+               tile * d < (INT64_C(1) << 31) ? tile * d : 0; /* times an int32 extent: no overflow */
+    cg_line(g, "const int64_t tc_GX = ((int64_t)(%s) + %d) / %d, tc_GY = ((int64_t)(%s) + %d) / %d;",
+            cg_expr(g, k->grid[0]), gr->gx - 1, gr->gx, cg_expr(g, k->grid[1]), gr->gy - 1, gr->gy);
+    cg_line(g, "const int64_t tc_bp = %" PRId64 " * (int64_t)(%s); /* one group column's B panel, bytes */", tile,
+            cg_expr(g, gr->loop->u.loop.extent));
+    cg_line(g, "const int64_t tc_P = tc_bp > 0 && TC_L3 / 2 / tc_bp < tc_GX ? (TC_L3 / 2 / tc_bp > 1 ? TC_L3 / 2 / tc_bp : 1) : tc_GX;");
+    cg_line(g, "const int64_t tc_l = (int64_t)by * tc_GX + bx, tc_pn = tc_l / (tc_P * tc_GY);");
+    cg_line(g, "const int64_t tc_pw = TC_MIN64(tc_P, tc_GX - tc_pn * tc_P), tc_q = tc_l - tc_pn * tc_P * tc_GY;");
+    cg_line(g, "const int64_t tc_ms = TC_ALIGN(tc_off), tc_x0 = (tc_pn * tc_P + tc_q %% tc_pw) * %d, tc_y0 = tc_q / tc_pw * %d;",
             gr->gx, gr->gy);
     cg_line(g, "const int64_t tc_nx = TC_MIN64(%d, (int64_t)(%s) - tc_x0), tc_ny = TC_MIN64(%d, (int64_t)(%s) - tc_y0);",
             gr->gx, cg_expr(g, k->grid[0]), gr->gy, cg_expr(g, k->grid[1]));

@@ -363,7 +363,10 @@ void cpu_gemm_cache_sizes(cg_t *g)
     long l1 = cache_bytes(1), l2 = cache_bytes(2), l3 = cache_bytes(3);
     cg_line(g, "#define TC_L1D %ld", l1 >= 4096 ? l1 : 32768L);
     cg_line(g, "#define TC_L2 %ld", l2 >= 65536 ? l2 : 1048576L);
+    /* -DTC_L3=... among the extra flags wins (tests shrink it) */
+    cg_line(g, "#ifndef TC_L3");
     cg_line(g, "#define TC_L3 %ld", l3 >= l2 && l3 > 0 ? l3 : l2 >= 65536 ? 4 * l2 : 8388608L);
+    cg_line(g, "#endif");
 }
 
 void cpu_gemm_sizes(cg_t *g, const tilec_ir_stmt_t *s, int depth)

@@ -141,8 +141,18 @@ int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *ou
     for (const tilec_ir_stmt_t *s = k->body; s; s = s->next)
         if (s != loop && (mentions(s, A) || mentions(s, B)))
             return 0;
+    /* small tiles: more members, so a group still covers about 256 x 256
+     * of C and each copied tile serves as many GEMMs as at 64x128 tiles */
+    int64_t tm, tn;
     out->gx = GROUP_X;
     out->gy = GROUP_Y;
+    if (A->ndim == 2 && B->ndim == 2 && tilec_ir_is_const_int(A->shape[gemm->u.gemm.trans_a ? 1 : 0], &tm) &&
+        tilec_ir_is_const_int(B->shape[gemm->u.gemm.trans_b ? 0 : 1], &tn) && tm > 0 && tn > 0) {
+        while (out->gx < 4 * GROUP_X && out->gx * tn < 256 && gx >= 2 * 2 * out->gx)
+            out->gx *= 2;
+        while (out->gy < 4 * GROUP_Y && out->gy * tm < 256 && gy >= 2 * 2 * out->gy)
+            out->gy *= 2;
+    }
     out->ku = 1;
     /* Small K steps (block_K <= 32): every step's GEMM loads and stores its
      * C tile around only block_K multiply-adds per element.  Where the
