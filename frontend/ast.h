@@ -131,7 +131,8 @@ struct ast_stmt {
         struct { ast_expr_t *cond; ast_block_t body, orelse; } cond; /* IF */
         struct { ast_expr_t *ctx, *target; ast_block_t body; } with; /* WITH, one item */
         struct { const char *name; int ndecorators; ast_expr_t **decorators;
-                 int nparams; ast_param_t *params; ast_block_t body; } def;
+                 int nparams; ast_param_t *params; ast_block_t body;
+                 const char *vararg; } def;   /* vararg: the *NAME parameter, or NULL */
         struct { ast_expr_t *value; } ret;                           /* may be NULL */
         struct { ast_expr_t *cond, *msg; } assert_;                  /* msg may be NULL */
         struct { const char *from; /* NULL for plain import */

@@ -26,7 +26,7 @@ enum {
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
     BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP, BI_ATOMIC_ADDX2,
-    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL, BI_PERSISTENT, BI_SYNC_GRID,
+    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL, BI_PERSISTENT, BI_SYNC_GRID, BI_REINTERPRET,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -55,7 +55,7 @@ static const bientry_t t_members[] = {
     {"clamp", BI_CLAMP}, {"parallel", BI_PARALLEL}, {"Serial", BI_SERIAL}, {"atomic_addx2", BI_ATOMIC_ADDX2},
     {"atomic_addx4", BI_ATOMIC_ADDX4}, {"reshape", BI_RESHAPE}, {"view", BI_VIEW}, {"im2col", BI_IM2COL},
     {"alloc_global", BI_ALLOC_GLOBAL}, {"Persistent", BI_PERSISTENT},
-    {"sync_grid", BI_SYNC_GRID}, {NULL, 0}
+    {"sync_grid", BI_SYNC_GRID}, {"reinterpret", BI_REINTERPRET}, {NULL, 0}
 };
 
 static const bientry_t tilelang_members[] = {
@@ -75,6 +75,14 @@ static const struct { const char *name, *why; } t_unsupported[] = {
     {"thread_binding", "a thread index is only read as a statement `tx = T.thread_binding(0, threads, "
      "thread=\"threadIdx.x\")` in a kernel body, where the rest of that block runs once per thread"},
     {"ClusterKernel", "thread-block clusters are not in the subset"},
+    {"tvm_warp_shuffle", "warp shuffles exchange values between threads, and tilec's kernels are block-level"},
+    {"tvm_warp_shuffle_down", "warp shuffles exchange values between threads, and tilec's kernels are block-level"},
+    {"tvm_warp_shuffle_up", "warp shuffles exchange values between threads, and tilec's kernels are block-level"},
+    {"tvm_thread_allreduce", "a reduction across threads is not block-level code; use T.reduce_* on a fragment"},
+    {"rng_init", "the per-thread random generators (T.rng_init / T.rng_rand) are not in the subset"},
+    {"rng_rand", "the per-thread random generators (T.rng_init / T.rng_rand) are not in the subset"},
+    {"PersistentTileScheduler", "the persistent tile scheduler object is not in the subset; T.Persistent is"},
+    {"ptr", "raw pointers (T.ptr, pointer tables) are not in the subset; pass tensors"},
     {"alloc_reducer", "T.alloc_reducer is not in the subset yet"},
     {"call_extern", "external device functions cannot be called on every backend"},
     {"import_source", "external device sources cannot be compiled on every backend"},
@@ -524,6 +532,7 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     if (id >= BI_MODULE_FIRST) {
         ev_eval_args(ev, call, &ar);
         if (id == BI_METHOD) return py_method_call(ev, fnv->u.bi.self, fnv->u.bi.meth, &ar);
+        if (id >= BI_MMA_FIRST) return mma_call(ev, id, fnv->u.bi.self, &ar);
         if (id >= BI_WS_FIRST) {
             if (ev->thread_wrap) th_reject(ev, ws_name(id), at);
             return ws_call(ev, id, &ar);
@@ -880,6 +889,13 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     case BI_CEILDIV: {
         BIND("T.ceildiv", 2, "lhs", "rhs");
         return ceildiv(ev, a_[0], a_[1], at);
+    }
+    case BI_REINTERPRET: { /* T.reinterpret(value, dtype); tvm.tirx.reinterpret(dtype, value) */
+        tilec_dtype_t t;
+        if (ar.n != 2 || ar.nkw) ev_fail(ev, at, "T.reinterpret takes a value and a dtype");
+        if (v_as_dtype(ar.v[1], &t)) return v_reinterpret(ev, ar.v[0], t, at);
+        if (v_as_dtype(ar.v[0], &t)) return v_reinterpret(ev, ar.v[1], t, at);
+        ev_fail(ev, at, "T.reinterpret needs a dtype (as T.float16 or \"float16\") and a value");
     }
     case BI_CLAMP: { /* T.clamp(x, lo, hi) = min(max(x, lo), hi) */
         BIND("T.clamp", 3, "dst", "min_val", "max_val");

@@ -494,12 +494,6 @@ static value_t *eval_inner(ev_t *ev, ast_expr_t *e)
         if (f->kind == V_JIT) {
             ev_fail(ev, e->loc, "tilelang.jit(...) is only supported as a decorator");
         }
-        /* tilec runs no torch, so torch sees no CUDA device (host helpers such as an IsRDNA() check) */
-        if (f->kind == V_OPAQUE && !strcmp(f->u.opq, "torch.cuda.is_available")) {
-            args_t ar;
-            ev_eval_args(ev, e, &ar);
-            return ev->vfalse;
-        }
         if (f->kind == V_OPAQUE)
             ev_fail(ev, e->loc, "'%s(...)' is outside the subset tilec supports: tilec runs no Python; only tilelang, "
                     "math, itertools and torch dtype names are evaluated", f->u.opq);
@@ -549,7 +543,7 @@ value_t *ev_call_func(ev_t *ev, func_t *fn, int n, value_t **pos, int nkw, const
 {
     ast_stmt_t *d = fn->def;
     env_t *env, *saved_env = ev->env;
-    value_t **bound, *result;
+    value_t **bound, *result, *varargs = NULL;
     int i, j;
     int saved_in_prim = ev->in_prim, saved_rt = ev->rt_depth, saved_rtl = ev->in_rt_loop;
     int saved_ct = ev->ct_loops, saved_mod = ev->at_module;
@@ -567,6 +561,12 @@ value_t *ev_call_func(ev_t *ev, func_t *fn, int n, value_t **pos, int nkw, const
         n++;
     }
     bound = ev_alloc(ev, sizeof *bound * (size_t)(d->u.def.nparams + 1));
+    if (d->u.def.vararg) {   /* *args: the positional arguments past the parameters, as a tuple */
+        int extra = n > d->u.def.nparams ? n - d->u.def.nparams : 0;
+        varargs = v_seq(ev, extra, 0);
+        for (i = 0; i < extra; i++) varargs->u.seq.items[i] = pos[d->u.def.nparams + i];
+        n -= extra;
+    }
     if (n > d->u.def.nparams) {
         ev_fail(ev, loc, "'%s' takes %d argument%s but %d %s given", d->u.def.name, d->u.def.nparams,
                 d->u.def.nparams == 1 ? "" : "s", n, n == 1 ? "was" : "were");
@@ -585,6 +585,7 @@ value_t *ev_call_func(ev_t *ev, func_t *fn, int n, value_t **pos, int nkw, const
         if (!bound[i]) ev_fail(ev, loc, "missing argument '%s' in the call of '%s'", d->u.def.params[i].name, d->u.def.name);
         env_set(ev, env, d->u.def.params[i].name, bound[i]);
     }
+    if (varargs) env_set(ev, env, d->u.def.vararg, varargs);
     ev->call_depth++;
     ev->env = env;
     ev->in_prim = 0;

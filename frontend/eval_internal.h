@@ -60,9 +60,15 @@ enum {
     NS_AUTOTUNER, NS_CARVER, NS_CARVER_ARCH, NS_DRIVER, NS_TVM, NS_TIRX
 };
 
-/* What tilelang.carver.arch.driver.get_num_sms() answers: the frontend does
- * not see the device, so it is the SM count of the H100/H200 family. */
+/* The device host probes see (tilelang.carver.arch.driver.get_num_sms(),
+ * torch.cuda.get_device_name() / get_device_capability() / ...): the frontend
+ * builds one target-neutral IR for every backend and the interpreter, so it
+ * does not see the device the kernel will run on; it answers for one fixed
+ * device of the H100/H200 family (modules.c: device_probe). */
 #define TILEC_FRONTEND_NUM_SMS 132
+#define TILEC_FRONTEND_DEVICE_NAME "NVIDIA H200"
+#define TILEC_FRONTEND_DEVICE_CC_MAJOR 9
+#define TILEC_FRONTEND_DEVICE_CC_MINOR 0
 enum { FN_PLAIN = 0, FN_PRIM, FN_MACRO };
 
 typedef struct value value_t;
@@ -211,6 +217,10 @@ typedef struct ev {
     tilec_ir_kernel_t *stale_k; /* the kernel after a T.sync_grid(), until ev_stale_check */
     struct kdone { tilec_ir_kernel_t *k; int nsyms; int64_t *sym_values; } *kdone; int nkdone, cap_kdone;
     value_t *pass_configs;     /* the entry's tilelang.jit(pass_configs=...), or NULL */
+    /* mma_emitter.c: the MMA emitter's hidden block-level tiles of the user's register buffers */
+    struct mma_bind {
+        const tilec_ir_kernel_t *k; tilec_ir_buffer_t *user, *tile; int role;
+    } *mma; int nmma, cap_mma;
     value_t *none, *vtrue, *vfalse;
 } ev_t;
 
@@ -328,7 +338,8 @@ enum {
     BI_M_SQRT = BI_MODULE_FIRST, BI_M_LOG, BI_M_LOG2, BI_M_LOG10, BI_M_EXP, BI_M_POW, BI_M_CEIL, BI_M_FLOOR,
     BI_M_TRUNC, BI_M_FABS, BI_M_GCD, BI_M_LCM, BI_M_ISQRT, BI_M_PROD, BI_M_LOG1P, BI_M_TANH, BI_M_ISCLOSE,
     BI_M_ISINF, BI_M_ISNAN, BI_PRODUCT, BI_NEXT_POW2, BI_NUM_SMS, BI_TIRX_CONST,
-    BI_IDENTITY_DEC, BI_REQUIRES_PKG, BI_FP8_TYPE, BI_IKET_MARK, BI_IKET_RANGE, BI_IKET_PAYLOAD
+    BI_IDENTITY_DEC, BI_REQUIRES_PKG, BI_FP8_TYPE, BI_IKET_MARK, BI_IKET_RANGE, BI_IKET_PAYLOAD,
+    BI_DEV_AVAILABLE, BI_DEV_NAME, BI_DEV_CAP, BI_DEV_PROPS, BI_DEV_COUNT, BI_DEV_CURRENT, BI_MMA_NEW
 };
 /* ids of the Python builtins and methods of pyfuncs.c (>= BI_PY_FIRST) */
 enum {
@@ -344,6 +355,8 @@ enum {
     BI_MBARRIER_WAIT, BI_MBARRIER_EXPECT_TX, BI_FENCE_ASYNC, BI_TMA_STORE_WAIT, BI_TMA_COPY, BI_ALLOC_TMEM,
     BI_TCGEN05_GEMM
 };
+/* methods of the MMA emitter object of mma_emitter.c (>= BI_MMA_FIRST) */
+enum { BI_MMA_FIRST = 600, BI_MMA_LDA = BI_MMA_FIRST, BI_MMA_LDB, BI_MMA_MMA, BI_MMA_STMATRIX };
 /* the items of a compile-time iterable (tuple, list, range, str, dict keys) as a tuple */
 value_t *v_iter_items(ev_t *ev, value_t *v, ast_loc_t loc);
 
@@ -377,6 +390,14 @@ void op_im2col(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc);
 /* value.c: the range of an index over its enclosing loops */
 int v_index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi);
 
+/* ---- reinterpret.c ---- */
+value_t *v_reinterpret(ev_t *ev, value_t *x, tilec_dtype_t to, ast_loc_t loc); /* x's bits as dtype to */
+
+/* ---- mma_emitter.c ---- */
+value_t *mma_new(ev_t *ev, args_t *ar);                          /* TensorCoreIntrinEmitter(...) */
+value_t *mma_call(ev_t *ev, int id, value_t *self, args_t *ar);   /* its ldmatrix_a/_b, mma, stmatrix */
+void mma_check(ev_t *ev);   /* at a kernel's end: the register buffers it took are not used otherwise */
+
 /* ---- classes.c ---- */
 void cls_exec(ev_t *ev, ast_stmt_t *s);                 /* a class statement */
 value_t *cls_call(ev_t *ev, value_t *c, args_t *ar);     /* C(...): a new object, __init__ run */
@@ -385,6 +406,9 @@ void cls_setattr(ev_t *ev, value_t *v, const char *name, value_t *val, ast_loc_t
 
 /* ---- threads.c ---- */
 int th_is_binding(const ast_stmt_t *s);               /* `tx = T.get_thread_binding(...)` and the like */
+/* b->s[first] is a binding whose name the rest of b does not use, or only hands to the MMA emitter
+ * (thread_bindings=tx): checked, bound to None, and 1 (the block stays block-level) */
+int th_skip_unused(ev_t *ev, const ast_block_t *b, int first);
 void th_exec_rest(ev_t *ev, const ast_block_t *b, int first); /* b->s[first..] once per thread */
 void th_reject(ev_t *ev, const char *what, ast_loc_t loc); /* what may not run in per-thread code */
 

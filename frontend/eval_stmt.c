@@ -790,15 +790,164 @@ static void exec_import(ev_t *ev, ast_stmt_t *s)
     }
 }
 
-/* `while` runs at compile time, on compile-time conditions. */
+/* ---- while ------------------------------------------------------------------ */
+
+/* How a statement list writes buffer b: the number of statements that
+ * write it (anywhere below), the top-level store among them, and the
+ * assignments of let var t. */
+typedef struct wscan { const tilec_ir_buffer_t *b; const tilec_ir_var_t *t; int writes, tsets; tilec_ir_stmt_t *store; } wscan_t;
+
+static void while_scan(wscan_t *w, tilec_ir_stmt_t *s, int top)
+{
+    for (; s; s = s->next) {
+        const tilec_ir_buffer_t *dst = NULL;
+        switch (s->kind) {
+        case TILEC_ST_FOR: while_scan(w, s->u.loop.body, 0); break;
+        case TILEC_ST_IF: while_scan(w, s->u.cond.then, 0); while_scan(w, s->u.cond.els, 0); break;
+        case TILEC_ST_STORE:
+            dst = s->u.store.buf;
+            if (dst == w->b && top) w->store = s;
+            break;
+        case TILEC_ST_ASSIGN: w->tsets += s->u.assign.var == w->t; break;
+        case TILEC_ST_ATOMIC: dst = s->u.atomic.buf; break;
+        case TILEC_ST_COPY: case TILEC_ST_COPY_ASYNC: dst = s->u.copy.dst.buf; break;
+        case TILEC_ST_FILL: dst = s->u.fill.dst.buf; break;
+        case TILEC_ST_GEMM: dst = s->u.gemm.c; break;
+        case TILEC_ST_REDUCE: dst = s->u.reduce.dst; break;
+        case TILEC_ST_CUMSUM: dst = s->u.cumsum.dst; break;
+        default: break;
+        }
+        w->writes += dst == w->b;
+    }
+}
+
+/* The top-level assignment of let var t in list s, before statement end. */
+static tilec_ir_stmt_t *while_let_before(tilec_ir_stmt_t *s, const tilec_ir_var_t *t, const tilec_ir_stmt_t *end)
+{
+    for (; s && s != end; s = s->next)
+        if (s->kind == TILEC_ST_ASSIGN && s->u.assign.var == t) return s;
+    return NULL;
+}
+
+static int is_load_of(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b)
+{
+    return e->kind == TILEC_EX_LOAD && e->u.load.buf == b;
+}
+
+/* `while v < E:` on a run-time condition, v a T.alloc_var that only the
+ * loop's step changes:
+ *     v = start
+ *     while v < E: body; v = v + S      (or v += S, or t = v ... v = t + S)
+ * runs exactly max(0, ceildiv(E - v0, S)) times (E - v0 + 1 for <=), v0
+ * being v when the loop starts, because S > 0 is a compile-time constant,
+ * E reads neither a buffer nor a temporary, and no other statement of the
+ * body writes v.  The tile IR has counted loops, so it becomes
+ *     v0 = v
+ *     for w in T.serial(ceildiv(max(E - v0 (+ 1), 0), S)): if v < E: body
+ * (the guard changes nothing when the count is right).  The proof is made
+ * on the body's IR once it is built; what it cannot prove is a diagnostic. */
+static void exec_rt_while(ev_t *ev, ast_stmt_t *s, value_t *c)
+{
+    ast_loc_t cl = s->u.wloop.cond->loc;
+    tilec_ir_expr_t *ce = ex_of(ev, c, cl), *x, *e, *v0, *d, *step, *inc;
+    tilec_ir_stmt_t *let0, *loop, *guard, **saved, *then = NULL;
+    tilec_ir_var_t *v0var, *w;
+    tilec_binop_t op;
+    wscan_t sc;
+    static const char *const need = "a while loop on a run-time condition needs the form `while v < E:` (or <=, "
+                                    "E > v, E >= v) with v a T.alloc_var changed only by one `v = v + S` (S a "
+                                    "positive compile-time integer) at the end of the body, and E reading no "
+                                    "buffer nor temporary";
+    ev_require_kernel(ev, s->loc, "a while loop on a run-time condition");
+    if (ce->kind != TILEC_EX_BINARY) ev_fail(ev, cl, "%s", need);
+    op = ce->u.bin.op;
+    if ((op == TILEC_BIN_LT || op == TILEC_BIN_LE) && ce->u.bin.a->kind == TILEC_EX_LOAD) {
+        x = ce->u.bin.a;
+        e = ce->u.bin.b;
+    } else if ((op == TILEC_BIN_GT || op == TILEC_BIN_GE) && ce->u.bin.b->kind == TILEC_EX_LOAD) {
+        x = ce->u.bin.b;
+        e = ce->u.bin.a;
+        op = op == TILEC_BIN_GT ? TILEC_BIN_LT : TILEC_BIN_LE;
+    } else {
+        ev_fail(ev, cl, "%s", need);
+    }
+    if (x->u.load.buf->scope != TILEC_SCOPE_VAR || !tilec_dtype_is_int(x->dtype) || ex_reads_state(e, 0))
+        ev_fail(ev, cl, "%s", need);
+    /* v0 = v, read once before the loop */
+    v0var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, "while_start"), x->dtype, TILEC_VAR_LET));
+    let0 = ev_stmt(ev, TILEC_ST_ASSIGN, s->loc);
+    let0->u.assign.var = v0var;
+    let0->u.assign.value = x;
+    note_let(ev, v0var, x);
+    ev_emit(ev, let0, s->loc);
+    loop = ev_stmt(ev, TILEC_ST_FOR, s->loc);
+    loop->u.loop.kind = TILEC_LOOP_SERIAL;
+    loop->u.loop.num_stages = 1;
+    w = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, "while_trip"), TILEC_INT32, TILEC_VAR_LOOP));
+    loop->u.loop.var = w;
+    guard = ev_stmt(ev, TILEC_ST_IF, s->loc);
+    guard->u.cond.cond = ex_bool(ev, ce);
+    saved = ev->tail;
+    ev->tail = &then;
+    ev->rt_depth++;
+    ev->in_rt_loop++;
+    ev->guarded++;
+    {
+        int saved_ct = ev->ct_loops;
+        ev->ct_loops = 0;
+        ev_exec_block(ev, &s->u.wloop.body);
+        ev->ct_loops = saved_ct;
+    }
+    ev->guarded--;
+    ev->in_rt_loop--;
+    ev->rt_depth--;
+    ev->tail = saved;
+    /* the proof: one write of v, a top-level store of X + S */
+    memset(&sc, 0, sizeof sc);
+    sc.b = x->u.load.buf;
+    while_scan(&sc, then, 1);
+    if (sc.writes != 1 || !sc.store) ev_fail(ev, cl, "%s (%d statement%s of the body write%s '%s')", need, sc.writes,
+                                               sc.writes == 1 ? "" : "s", sc.writes == 1 ? "s" : "", sc.b->name);
+    inc = sc.store->u.store.value;
+    if (inc->kind != TILEC_EX_BINARY || inc->u.bin.op != TILEC_BIN_ADD) ev_fail(ev, cl, "%s", need);
+    step = inc->u.bin.b->kind == TILEC_EX_INT ? inc->u.bin.b : inc->u.bin.a;
+    x = step == inc->u.bin.b ? inc->u.bin.a : inc->u.bin.b;
+    if (step->kind != TILEC_EX_INT || step->u.i <= 0 || step->u.i > INT32_MAX) ev_fail(ev, cl, "%s", need);
+    if (x->kind == TILEC_EX_VAR && x->u.var->kind == TILEC_VAR_LET) {   /* t = v ... v = t + S */
+        tilec_ir_stmt_t *a = while_let_before(then, x->u.var, sc.store);
+        sc.t = x->u.var;
+        sc.tsets = 0;
+        sc.writes = 0;
+        while_scan(&sc, then, 1);
+        if (!a || sc.tsets != 1 || !is_load_of(a->u.assign.value, sc.b)) ev_fail(ev, cl, "%s", need);
+    } else if (!is_load_of(x, sc.b)) {
+        ev_fail(ev, cl, "%s", need);
+    }
+    /* trips = ceildiv(max(E - v0 (+ 1), 0), S) */
+    v0 = ev_chk(ev, tilec_ir_varref(ev->a, v0var));
+    d = ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_SUB, ex_cast(ev, e, TILEC_INT32), ex_cast(ev, v0, TILEC_INT32)));
+    if (op == TILEC_BIN_LE) d = ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_ADD, d, ex_int32(ev, 1)));
+    d = ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_MAX, d, ex_int32(ev, 0)));
+    d = ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_ADD, d, ex_int32(ev, step->u.i - 1)));
+    loop->u.loop.extent = ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_FLOORDIV, d, ex_int32(ev, step->u.i)));
+    ev_set_loop_extent(ev, w, loop->u.loop.extent);
+    guard->u.cond.then = then;
+    loop->u.loop.body = guard;
+    ev_emit(ev, loop, s->loc);
+}
+
+/* `while` runs at compile time on compile-time conditions; on a run-time
+ * condition it is a counted kernel loop (exec_rt_while). */
 static void exec_while(ev_t *ev, ast_stmt_t *s)
 {
     ev->ct_loops++;
     for (;;) {
         value_t *c = ev_eval(ev, s->u.wloop.cond);
-        if (v_is_rt(c))
-            ev_fail(ev, s->u.wloop.cond->loc, "a while loop runs at compile time and needs a compile-time condition; "
-                    "for a run-time loop use `for ... in T.serial(n)` with an `if`");
+        if (v_is_rt(c)) {
+            ev->ct_loops--;
+            exec_rt_while(ev, s, c);
+            return;
+        }
         if (!v_truth(ev, c, s->u.wloop.cond->loc)) break;
         ev_step(ev, s->loc);
         ev_exec_block(ev, &s->u.wloop.body);
@@ -890,6 +1039,7 @@ void ev_exec_block(ev_t *ev, const ast_block_t *b)
 {
     int i;
     for (i = 0; i < b->n && ev->ctl == CTL_NONE; i++) {
+        if (ev->tail && th_is_binding(b->s[i]) && th_skip_unused(ev, b, i)) continue;
         if (ev->tail && th_is_binding(b->s[i])) {   /* the rest of the block runs once per thread */
             th_exec_rest(ev, b, i);
             return;

@@ -25,11 +25,25 @@
  * does not record. */
 static const struct { const char *path; int id; } known_fns[] = {
     {"tilelang.transform.simplify_prim_func", BI_IDENTITY_DEC},
+    {"bitblas.base.simplify_prim_func", BI_IDENTITY_DEC},   /* BitBLAS's spelling of the same decorator */
     {"tvm.testing.requires_package", BI_REQUIRES_PKG},
     {"tilelang.language.fp8.determine_fp8_type", BI_FP8_TYPE},
     {"tilelang.tools.cuda.iket.mark", BI_IKET_MARK},
     {"tilelang.tools.cuda.iket.range", BI_IKET_RANGE},
     {"tilelang.tools.cuda.iket.payload", BI_IKET_PAYLOAD},
+    /* device probes of host helpers (an IsRDNA() or Hopper check): answered
+     * for the fixed device of eval_internal.h, since one IR serves every backend */
+    /* TileLang's (and BitBLAS's) MMA emitter, run at block level (mma_emitter.c) */
+    {"tilelang.cuda.intrinsics.macro.mma_macro_generator.TensorCoreIntrinEmitter", BI_MMA_NEW},
+    {"tilelang.intrinsics.mma_macro_generator.TensorCoreIntrinEmitter", BI_MMA_NEW},
+    {"tilelang.intrinsics.TensorCoreIntrinEmitter", BI_MMA_NEW},
+    {"bitblas.tl.mma_macro_generator.TensorCoreIntrinEmitter", BI_MMA_NEW},
+    {"torch.cuda.is_available", BI_DEV_AVAILABLE},
+    {"torch.cuda.get_device_name", BI_DEV_NAME},
+    {"torch.cuda.get_device_capability", BI_DEV_CAP},
+    {"torch.cuda.get_device_properties", BI_DEV_PROPS},
+    {"torch.cuda.device_count", BI_DEV_COUNT},
+    {"torch.cuda.current_device", BI_DEV_CURRENT},
     {NULL, 0}
 };
 
@@ -39,6 +53,14 @@ value_t *mod_opaque(ev_t *ev, const char *path)
     size_t n = strlen(path);
     char *c;
     int i;
+    /* torch.version.hip is None: the probed device is not an AMD one */
+    if (!strcmp(path, "torch.version.hip")) return ev->none;
+    /* where TileLang defines the GEMM warp policy (T.GemmWarpPolicy re-exports it) */
+    if (!strcmp(path, "tilelang.tileop.base.GemmWarpPolicy") || !strcmp(path, "tilelang.tileop.GemmWarpPolicy")) {
+        v = v_new(ev, V_NS);
+        v->u.ns = NS_POLICY;
+        return v;
+    }
     for (i = 0; known_fns[i].path; i++) {
         if (!strcmp(known_fns[i].path, path)) {
             v = v_new(ev, V_BUILTIN);
@@ -72,6 +94,7 @@ static const char *join(ev_t *ev, const char *a, const char *b)
 
 static const struct { const char *path; int ns; } known[] = {
     {"tilelang", NS_TILELANG}, {"tilelang.language", NS_T}, {"tilelang.language.tir", NS_T},
+    {"tvm.tl.language", NS_T},   /* the old home of tilelang.language (BitBLAS-era files) */
     {"tilelang.math", NS_TL_MATH}, {"tilelang.autotuner", NS_AUTOTUNER},
     {"tilelang.carver.arch.driver", NS_DRIVER}, {"tilelang.carver.arch", NS_CARVER_ARCH},
     {"tilelang.carver", NS_CARVER}, {"math", NS_MATH}, {"itertools", NS_ITERTOOLS},
@@ -266,6 +289,44 @@ static value_t *product(ev_t *ev, args_t *ar)
     return r;
 }
 
+/* torch.cuda's answers for the device of eval_internal.h: available, one of
+ * it, its name, compute capability and properties (an object with .name,
+ * .major, .minor, .multi_processor_count). */
+static value_t *device_probe(ev_t *ev, int id, args_t *ar)
+{
+    static const char name[] = TILEC_FRONTEND_DEVICE_NAME;
+    value_t *r;
+    if (ar->n > 1 || ar->nkw > 1 || (id != BI_DEV_NAME && id != BI_DEV_CAP && id != BI_DEV_PROPS && (ar->n || ar->nkw)))
+        ev_fail(ev, ar->at, "this torch.cuda probe takes %s", id == BI_DEV_NAME || id == BI_DEV_CAP || id == BI_DEV_PROPS
+                ? "at most one device argument" : "no arguments");
+    switch (id) {
+    case BI_DEV_AVAILABLE: return ev->vtrue;
+    case BI_DEV_COUNT: return v_int(ev, 1);
+    case BI_DEV_CURRENT: return v_int(ev, 0);
+    case BI_DEV_NAME: return v_str(ev, name, sizeof name - 1);
+    case BI_DEV_CAP:
+        r = v_seq(ev, 2, 0);
+        r->u.seq.items[0] = v_int(ev, TILEC_FRONTEND_DEVICE_CC_MAJOR);
+        r->u.seq.items[1] = v_int(ev, TILEC_FRONTEND_DEVICE_CC_MINOR);
+        return r;
+    default: {
+        value_t *cls = v_new(ev, V_CLASS);
+        cls->u.obj.name = "_CudaDeviceProperties";
+        cls->u.obj.attrs = ev_env_new(ev, NULL);
+        cls->u.obj.cls = NULL;
+        r = v_new(ev, V_OBJECT);
+        r->u.obj.name = cls->u.obj.name;
+        r->u.obj.cls = cls;
+        r->u.obj.attrs = ev_env_new(ev, NULL);
+        env_set(ev, r->u.obj.attrs, "name", v_str(ev, name, sizeof name - 1));
+        env_set(ev, r->u.obj.attrs, "major", v_int(ev, TILEC_FRONTEND_DEVICE_CC_MAJOR));
+        env_set(ev, r->u.obj.attrs, "minor", v_int(ev, TILEC_FRONTEND_DEVICE_CC_MINOR));
+        env_set(ev, r->u.obj.attrs, "multi_processor_count", v_int(ev, TILEC_FRONTEND_NUM_SMS));
+        return r;
+    }
+    }
+}
+
 value_t *mod_call(ev_t *ev, int id, args_t *ar)
 {
     ast_loc_t at = ar->at;
@@ -275,6 +336,8 @@ value_t *mod_call(ev_t *ev, int id, args_t *ar)
     for (i = 0; math_fns[i].n; i++)
         if (math_fns[i].id == id) fn = math_fns[i].n;
     if (id == BI_PRODUCT) return product(ev, ar);
+    if (id >= BI_DEV_AVAILABLE && id <= BI_DEV_CURRENT) return device_probe(ev, id, ar);
+    if (id == BI_MMA_NEW) return mma_new(ev, ar);
     if (id == BI_REQUIRES_PKG) {   /* a test's skip marker: the kernel is compiled all the same */
         value_t *v = v_new(ev, V_BUILTIN);
         v->u.bi.id = BI_IDENTITY_DEC;

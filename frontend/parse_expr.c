@@ -573,7 +573,20 @@ static ast_expr_t *parse_atom(parser_t *p)
     }
 }
 
-/* 'lambda' [NAME ['=' test] (',' NAME ['=' test])*] ':' test.  The lambda
+/* '*' NAME in a parameter list (tok is '*'): *name = NAME.  A bare '*'
+ * (keyword-only parameters follow) is outside the subset. */
+int ps_parse_vararg(parser_t *p, const char **name)
+{
+    if (ps_advance(p) < 0)
+        return -1;
+    if (p->tok.kind != TILEC_TOK_NAME || p->tok.kw)
+        return ps_unsupported(p, "a bare '*' (keyword-only parameters)");
+    if (!(*name = ps_tok_name(p)) || ps_advance(p) < 0)
+        return -1;
+    return 0;
+}
+
+/* 'lambda' [NAME ['=' test] (',' NAME ['=' test])*] [',' '*' NAME] ':' test.  The lambda
  * becomes a def named "<lambda>" whose body returns the expression, so the
  * evaluator calls it like any other function. */
 static ast_expr_t *parse_lambda(parser_t *p)
@@ -581,11 +594,21 @@ static ast_expr_t *parse_lambda(parser_t *p)
     ast_loc_t loc = ps_here(p);
     ast_param_t *params = NULL;
     int n = 0, cap = 0;
+    const char *vararg = NULL;
     if (ps_enter(p) < 0 || ps_advance(p) < 0)
         return NULL;
     while (!ps_is_op(p, TILEC_OP_COLON)) {
-        if (ps_is_op(p, TILEC_OP_STAR) || ps_is_op(p, TILEC_OP_DSTAR))
-            return ps_unsupported(p, "'*args' and '**kwargs' in a lambda"), NULL;
+        if (vararg)
+            return ps_unsupported(p, "parameters after '*args' in a lambda (keyword-only parameters)"), NULL;
+        if (ps_is_op(p, TILEC_OP_STAR)) {
+            if (ps_parse_vararg(p, &vararg) < 0)
+                return NULL;
+            if (ps_is_op(p, TILEC_OP_COMMA) && ps_advance(p) < 0)
+                return NULL;
+            continue;
+        }
+        if (ps_is_op(p, TILEC_OP_DSTAR))
+            return ps_unsupported(p, "'**kwargs' in a lambda"), NULL;
         if (p->tok.kind != TILEC_TOK_NAME || p->tok.kw)
             return ps_expected(p, "a parameter name or ':' in 'lambda'"), NULL;
         ast_param_t *np = ps_grow(p, params, n, &cap, sizeof *np);
@@ -622,6 +645,7 @@ static ast_expr_t *parse_lambda(parser_t *p)
     d->u.def.name = "<lambda>";
     d->u.def.nparams = n;
     d->u.def.params = params;
+    d->u.def.vararg = vararg;
     d->u.def.body.n = 1;
     d->u.def.body.s = blk;
     e->u.lam.def = d;

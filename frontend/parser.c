@@ -448,8 +448,15 @@ static int parse_params(parser_t *p, ast_stmt_t *s)
     ast_param_t *params = NULL;
     int n = 0, cap = 0, seen_default = 0;
     while (!ps_is_op(p, TILEC_OP_RPAR)) {
-        if (ps_is_op(p, TILEC_OP_STAR))
-            return ps_unsupported(p, "'*args' (and keyword-only parameters after '*')");
+        if (s->u.def.vararg)
+            return ps_unsupported(p, "parameters after '*args' (keyword-only parameters)");
+        if (ps_is_op(p, TILEC_OP_STAR)) {
+            if (ps_parse_vararg(p, &s->u.def.vararg) < 0)
+                return -1;
+            if (ps_is_op(p, TILEC_OP_COMMA) && ps_advance(p) < 0)
+                return -1;
+            continue;
+        }
         if (ps_is_op(p, TILEC_OP_DSTAR))
             return ps_unsupported(p, "'**kwargs'");
         if (ps_is_op(p, TILEC_OP_SLASH))

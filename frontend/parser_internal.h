@@ -45,6 +45,7 @@ void *ps_grow(parser_t *p, void *arr, int n, int *cap, size_t elem);
 ast_expr_t *ps_new_expr(parser_t *p, ast_expr_kind_t kind, ast_loc_t loc);
 ast_stmt_t *ps_new_stmt(parser_t *p, ast_stmt_kind_t kind, ast_loc_t loc);
 const char *ps_tok_name(parser_t *p);
+int ps_parse_vararg(parser_t *p, const char **name); /* '*' NAME of a parameter list (parse_expr.c) */
 int ps_push_expr(parser_t *p, expr_vec_t *vec, ast_expr_t *e);
 
 /* parse_expr.c */

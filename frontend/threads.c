@@ -65,6 +65,108 @@ static int binding_dim(ev_t *ev, ast_expr_t *c, value_t **lo)
     return dim;
 }
 
+/* Uses of name in e other than as a `thread_bindings=` / `thread_binding=`
+ * keyword value (how BitBLAS-style kernels hand the index to the MMA
+ * emitter); constructs not looked into count as uses. */
+static int other_uses_e(const char *name, const ast_expr_t *e, int depth);
+
+static int other_uses_b(const char *name, const ast_block_t *b, int depth);
+
+static int other_uses_list(const char *name, ast_expr_t *const *v, int n, int depth)
+{
+    int i, r = 0;
+    for (i = 0; i < n; i++) r += other_uses_e(name, v[i], depth);
+    return r;
+}
+
+static int other_uses_e(const char *name, const ast_expr_t *e, int depth)
+{
+    int i, r = 0;
+    if (!e) return 0;
+    if (depth > 200) return 1;
+    switch (e->kind) {
+    case AST_NAME: return !strcmp(e->u.name, name);
+    case AST_INT: case AST_FLOAT: case AST_STR: case AST_BOOL: case AST_NONE: return 0;
+    case AST_BINOP: case AST_BOOLOP: return other_uses_e(name, e->u.bin.a, depth + 1) + other_uses_e(name, e->u.bin.b, depth + 1);
+    case AST_UNARY: return other_uses_e(name, e->u.un.a, depth + 1);
+    case AST_COMPARE: return other_uses_list(name, e->u.cmp.operands, e->u.cmp.n, depth + 1);
+    case AST_IFEXP:
+        return other_uses_e(name, e->u.ifexp.cond, depth + 1) + other_uses_e(name, e->u.ifexp.a, depth + 1) +
+               other_uses_e(name, e->u.ifexp.b, depth + 1);
+    case AST_CALL:
+        r = other_uses_e(name, e->u.call.func, depth + 1) + other_uses_list(name, e->u.call.args, e->u.call.nargs, depth + 1);
+        for (i = 0; i < e->u.call.nkw; i++) {
+            const ast_keyword_t *k = &e->u.call.kw[i];
+            if (k->name && (!strcmp(k->name, "thread_bindings") || !strcmp(k->name, "thread_binding")) &&
+                k->value->kind == AST_NAME)
+                continue;
+            r += other_uses_e(name, k->value, depth + 1);
+        }
+        return r;
+    case AST_ATTR: return other_uses_e(name, e->u.attr.value, depth + 1);
+    case AST_SUBSCRIPT: return other_uses_e(name, e->u.sub.value, depth + 1) + other_uses_list(name, e->u.sub.items, e->u.sub.n, depth + 1);
+    case AST_SLICE:
+        return other_uses_e(name, e->u.slice.lo, depth + 1) + other_uses_e(name, e->u.slice.hi, depth + 1) +
+               other_uses_e(name, e->u.slice.step, depth + 1);
+    case AST_TUPLE: case AST_LIST: case AST_DICT: return other_uses_list(name, e->u.seq.items, e->u.seq.n, depth + 1);
+    case AST_STARRED: return other_uses_e(name, e->u.star.value, depth + 1);
+    default: return 1;   /* comprehensions, f-strings, lambdas: not looked into */
+    }
+}
+
+static int other_uses_s(const char *name, const ast_stmt_t *s, int depth)
+{
+    int i, r = 0;
+    switch (s->kind) {
+    case AST_S_EXPR: return other_uses_e(name, s->u.expr, depth);
+    case AST_S_ASSIGN:
+        for (i = 0; i < s->u.assign.ntargets; i++) r += other_uses_e(name, s->u.assign.targets[i], depth);
+        return r + other_uses_e(name, s->u.assign.value, depth);
+    case AST_S_AUGASSIGN: return other_uses_e(name, s->u.aug.target, depth) + other_uses_e(name, s->u.aug.value, depth);
+    case AST_S_ANNASSIGN:
+        return other_uses_e(name, s->u.ann.target, depth) + other_uses_e(name, s->u.ann.annotation, depth) +
+               other_uses_e(name, s->u.ann.value, depth);
+    case AST_S_FOR:
+        return other_uses_e(name, s->u.loop.target, depth) + other_uses_e(name, s->u.loop.iter, depth) +
+               other_uses_b(name, &s->u.loop.body, depth + 1);
+    case AST_S_WHILE: return other_uses_e(name, s->u.wloop.cond, depth) + other_uses_b(name, &s->u.wloop.body, depth + 1);
+    case AST_S_IF:
+        return other_uses_e(name, s->u.cond.cond, depth) + other_uses_b(name, &s->u.cond.body, depth + 1) +
+               other_uses_b(name, &s->u.cond.orelse, depth + 1);
+    case AST_S_WITH:
+        return other_uses_e(name, s->u.with.ctx, depth) + other_uses_e(name, s->u.with.target, depth) +
+               other_uses_b(name, &s->u.with.body, depth + 1);
+    case AST_S_RETURN: case AST_S_RAISE: return other_uses_e(name, s->u.ret.value, depth);
+    case AST_S_ASSERT: return other_uses_e(name, s->u.assert_.cond, depth) + other_uses_e(name, s->u.assert_.msg, depth);
+    case AST_S_PASS: case AST_S_BREAK: case AST_S_CONTINUE: case AST_S_IMPORT: return 0;
+    default: return 1;   /* def, class */
+    }
+}
+
+static int other_uses_b(const char *name, const ast_block_t *b, int depth)
+{
+    int i, r = 0;
+    if (depth > 200) return 1;
+    for (i = 0; i < b->n; i++) r += other_uses_s(name, b->s[i], depth);
+    return r;
+}
+
+/* `tx = T.thread_binding(...)` whose name the rest of the block does not
+ * use, or only hands to the MMA emitter (thread_bindings=tx), which runs at
+ * block level and ignores it: no per-thread code, the binding still checked. */
+int th_skip_unused(ev_t *ev, const ast_block_t *b, int first)
+{
+    ast_block_t rest;
+    const ast_stmt_t *s = b->s[first];
+    value_t *lo;
+    rest.n = b->n - first - 1;
+    rest.s = b->s + first + 1;
+    if (!binding_call(s) || other_uses_b(s->u.assign.targets[0]->u.name, &rest, 0)) return 0;
+    binding_dim(ev, binding_call(s), &lo);   /* still a valid binding */
+    env_set(ev, ev->env, s->u.assign.targets[0]->u.name, ev->none);
+    return 1;
+}
+
 void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)
 {
     tilec_ir_stmt_t *outer = NULL, **link = NULL, **saved;

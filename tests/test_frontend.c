@@ -934,12 +934,25 @@ Test(frontend_errors, macro_recursion)
                "    with T.Kernel(1) as bx:\n        rec(A)\n", 6, "calls nested too deeply");
 }
 
-/* while runs at compile time: bounded, and only on compile-time conditions */
+/* while runs at compile time, bounded; on a run-time condition only as a
+ * counted loop over a T.alloc_var with a constant positive step */
 Test(frontend_errors, while_loop)
 {
+    static const char need[] = "a while loop on a run-time condition needs the form `while v < E:`";
     expect_err(KERNEL_HEAD "        while True:\n            pass\n", 8, "compile-time evaluation takes too long");
-    expect_err(KERNEL_HEAD "        i = bx\n        while i < 2:\n            i += 1\n", 8,
-               "a while loop runs at compile time and needs a compile-time condition");
+    expect_err(KERNEL_HEAD "        i = bx\n        while i < 2:\n            i += 1\n", 8, need);
+#define VAR_HEAD KERNEL_HEAD "        i = T.alloc_var(T.int32)\n        i = bx\n"
+    expect_err(VAR_HEAD "        while i > 0:\n            i -= 1\n", 9, need);               /* descending */
+    expect_err(VAR_HEAD "        while i < 8:\n            i += bx\n", 9, need);              /* step not constant */
+    expect_err(VAR_HEAD "        while i < 8:\n            i += 0\n", 9, need);               /* no progress */
+    expect_err(VAR_HEAD "        while i < 8:\n            i += 1\n            i += 1\n", 9,
+               "(2 statements of the body write 'i')");
+    expect_err(VAR_HEAD "        while i < 8:\n            if bx == 0:\n                i += 1\n", 9,
+               "(1 statement of the body writes 'i')");                               /* not at the top */
+    expect_err(VAR_HEAD "        while i < B[0]:\n            i += 1\n", 9, need);           /* E reads a buffer */
+    expect_err(VAR_HEAD "        while i < 8:\n            B[i] = 1.0\n", 9,
+               "(0 statements of the body write 'i')");
+#undef VAR_HEAD
 }
 
 Test(frontend_errors, raise_and_python_values)
@@ -1085,6 +1098,162 @@ static void interp_ok(res_t *x, void *const *args, const int64_t *syms)
     char err[512];
     int rc = tilec_interp_run(K(x), args, syms, err, sizeof err);
     cr_assert_eq(rc, 0, "interp: %s", err);
+}
+
+/* T.reinterpret rebuilds a value from integer bits (reinterpret.c): every
+ * 16-bit pattern as float16 and bfloat16, every byte as int8, float8_e4m3fn
+ * and float8_e5m2, gives back the same bits (NaNs: some NaN), in the
+ * interpreter; subnormals, -0 and infinities included. */
+Test(frontend_interp, reinterpret_every_bit_pattern)
+{
+    const char *src = HDR
+        "from tvm import tirx\n"
+        "@T.prim_func\n"
+        "def main(U: T.Tensor((65536,), \"uint16\"), H: T.Tensor((65536,), \"float16\"),\n"
+        "         Bf: T.Tensor((65536,), \"bfloat16\"), I8: T.Tensor((256,), \"int8\"),\n"
+        "         F8: T.Tensor((256,), \"float8_e4m3fn\"), F5: T.Tensor((256,), \"float8_e5m2\"),\n"
+        "         S: T.Tensor((2,), \"int32\")):\n"
+        "    with T.Kernel(256, threads=128) as bx:\n"
+        "        for i in T.Parallel(256):\n"
+        "            u = U[bx * 256 + i]\n"
+        "            H[bx * 256 + i] = tirx.reinterpret(T.float16, u)\n"
+        "            Bf[bx * 256 + i] = T.reinterpret(u, \"bfloat16\")\n"
+        "        if bx == 0:\n"
+        "            for i in T.Parallel(256):\n"
+        "                b = T.Cast(\"uint8\", U[i])\n"
+        "                I8[i] = T.reinterpret(b, T.int8)\n"
+        "                F8[i] = T.reinterpret(b, T.float8_e4m3fn)\n"
+        "                F5[i] = T.reinterpret(b, T.float8_e5m2)\n"
+        "            S[0] = T.reinterpret(T.Cast(\"int32\", -1), \"uint32\") // 65536\n"
+        "            S[1] = T.reinterpret(T.Cast(\"uint16\", 65535), T.int16)\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    static uint16_t U[65536], H[65536], Bf[65536];
+    int8_t I8[256];
+    uint8_t F8[256], F5[256];
+    int32_t S[2] = {0};
+    for (int i = 0; i < 65536; i++) U[i] = (uint16_t)i;
+    void *args[] = {U, H, Bf, I8, F8, F5, S};
+    interp_ok(x, args, NULL);
+    for (int u = 0; u < 65536; u++) {
+        int hnan = ((u >> 10) & 31) == 31 && (u & 1023), bnan = ((u >> 7) & 255) == 255 && (u & 127);
+        if (hnan) cr_assert(((H[u] >> 10) & 31) == 31 && (H[u] & 1023), "f16 %04x -> %04x", u, H[u]);
+        else cr_assert_eq(H[u], u, "f16 %04x -> %04x", u, H[u]);
+        if (bnan) cr_assert(((Bf[u] >> 7) & 255) == 255 && (Bf[u] & 127), "bf16 %04x -> %04x", u, Bf[u]);
+        else cr_assert_eq(Bf[u], u, "bf16 %04x -> %04x", u, Bf[u]);
+    }
+    for (int b = 0; b < 256; b++) {
+        cr_assert_eq(I8[b], (int8_t)(b >= 128 ? b - 256 : b));
+        if ((b & 127) == 127) cr_assert_eq(F8[b] & 127, 127, "e4m3 %02x -> %02x", b, F8[b]);
+        else cr_assert_eq(F8[b], b, "e4m3 %02x -> %02x", b, F8[b]);
+        if (((b >> 2) & 31) == 31 && (b & 3)) cr_assert(((F5[b] >> 2) & 31) == 31 && (F5[b] & 3));
+        else cr_assert_eq(F5[b], b, "e5m2 %02x -> %02x", b, F5[b]);
+    }
+    cr_assert_eq(S[0], 65535);   /* 0xffffffff // 65536 */
+    cr_assert_eq(S[1], -1);
+    done(x);
+}
+
+/* thread-level and pointer constructs outside the subset name themselves */
+Test(frontend_errors, named_outside_subset)
+{
+    expect_err(KERNEL_HEAD "        T.rng_init(0)\n", 7, "T.rng_init is outside the subset tilec supports");
+    expect_err(KERNEL_HEAD "        B[0] = T.tvm_warp_shuffle(0, B[1], 0, 32, 32)\n", 7,
+               "T.tvm_warp_shuffle is outside the subset tilec supports: warp shuffles");
+    expect_err(KERNEL_HEAD "        p = T.ptr(\"float32\")\n", 7, "T.ptr is outside the subset tilec supports");
+}
+
+Test(frontend_errors, reinterpret)
+{
+    expect_err(KERNEL_HEAD "        B[0] = T.reinterpret(A[0, 0], \"int16\")\n", 7,
+               "T.reinterpret of a float16's bits as int16 is outside the subset tilec supports");
+    expect_err(KERNEL_HEAD "        B[0] = T.reinterpret(B[1], \"int16\")\n", 7, "T.reinterpret needs dtypes of the same size");
+    expect_err(KERNEL_HEAD "        B[0] = T.reinterpret(B[1], 3)\n", 7, "T.reinterpret needs a dtype");
+}
+
+/* TileLang's MMA emitter at block level (mma_emitter.c): C = A @ B^T over
+ * two K blocks of two k-slices each, stored through the emitter's 16 x 16
+ * tile layout C_shared[i // 16, j // 16, i % 16, j % 16]; checked against a
+ * plain matrix product. */
+#define MMA_SRC(EXTRA) HDR \
+    "from tilelang.intrinsics.mma_macro_generator import TensorCoreIntrinEmitter\n" \
+    "em = TensorCoreIntrinEmitter(a_dtype='float32', b_dtype='float32', accum_dtype='float32',\n" \
+    "                             a_transposed=False, b_transposed=True, block_row_warps=2, block_col_warps=1,\n" \
+    "                             warp_row_tiles=16, warp_col_tiles=16, chunk=16)\n" \
+    "@T.prim_func\n" \
+    "def main(A: T.Tensor((32, 32), 'float32'), B: T.Tensor((16, 32), 'float32'), C: T.Tensor((32, 16), 'float32')):\n" \
+    "    with T.Kernel(1, threads=64) as bx:\n" \
+    "        A_s = T.alloc_shared((32, 16), 'float32')\n" \
+    "        B_s = T.alloc_shared((16, 16), 'float32')\n" \
+    "        C_s = T.alloc_shared((2, 1, 16, 16), 'float32')\n" \
+    "        A_l = T.alloc_local((em.warp_rows * em.local_size_a,), 'float32')\n" \
+    "        B_l = T.alloc_local((em.warp_cols * em.local_size_b,), 'float32')\n" \
+    "        C_l = T.alloc_local((em.warp_rows * em.warp_cols * em.local_size_out,), 'float32')\n" \
+    "        T.clear(C_l)\n" \
+    "        for ko in T.serial(2):\n" \
+    "            T.copy(A[0, ko * 16], A_s)\n" \
+    "            T.copy(B[0, ko * 16], B_s)\n" \
+    "            for ki in T.serial(16 // em.micro_size_k):\n" \
+    "                em.ldmatrix_a(A_l, A_s, ki)\n" \
+    "                em.ldmatrix_b(B_l, B_s, ki)\n" \
+    "                em.mma(A_l, B_l, C_l)\n" \
+    "        em.stmatrix(C_l, C_s)\n" \
+    "        for i, j in T.Parallel(32, 16):\n" \
+    "            C[i, j] = C_s[i // 16, j // 16, i % 16, j % 16]\n" EXTRA
+
+Test(frontend_interp, mma_emitter_block_level)
+{
+    res_t *x = compile_ok(MMA_SRC(""), 0, NULL);
+    static float A[32 * 32], B[16 * 32], C[32 * 16];
+    for (int i = 0; i < 32 * 32; i++) A[i] = (float)((i * 7) % 11) - 5;
+    for (int i = 0; i < 16 * 32; i++) B[i] = (float)((i * 5) % 9) - 4;
+    void *args[] = {A, B, C};
+    interp_ok(x, args, NULL);
+    for (int i = 0; i < 32; i++)
+        for (int j = 0; j < 16; j++) {
+            float want = 0;
+            for (int k = 0; k < 32; k++) want += A[i * 32 + k] * B[j * 32 + k];
+            cr_assert_float_eq(C[i * 16 + j], want, 1e-3, "C[%d, %d] = %g, want %g", i, j, C[i * 16 + j], want);
+        }
+    done(x);
+}
+
+Test(frontend_errors, mma_emitter)
+{
+    /* the register buffers the emitter took hold nothing: reading one is a diagnostic */
+    expect_err(MMA_SRC("        C[0, 0] = C_l[0]\n"), 28, "'C_l' belongs to the MMA emitter");
+    expect_err(HDR "from tilelang.intrinsics.mma_macro_generator import TensorCoreIntrinEmitter\n"
+               "em = TensorCoreIntrinEmitter(reduce_k=2)\n", 5, "reduce_k or num_elems_per_byte other than 1");
+}
+#undef MMA_SRC
+
+/* A run-time while over a T.alloc_var (exec_rt_while): each block strides
+ * through the rows; through a temporary (t = i ... i = t + S) and with <=. */
+Test(frontend_interp, while_on_run_time_condition)
+{
+    const char *src = HDR
+        "@T.prim_func\n"
+        "def main(A: T.Tensor((11,), \"float32\"), B: T.Tensor((11,), \"float32\"), C: T.Tensor((3,), \"int32\")):\n"
+        "    with T.Kernel(3, threads=1) as bx:\n"
+        "        i = T.alloc_var(T.int32)\n"
+        "        n = T.alloc_var(T.int32)\n"
+        "        i = bx\n"
+        "        n = 0\n"
+        "        while i < 11:\n"
+        "            cur = i\n"
+        "            B[cur] = A[cur] * 2 + bx\n"
+        "            i = cur + 3\n"
+        "        while 10 >= n:\n"
+        "            n += 4\n"
+        "        C[bx] = n\n";
+    res_t *x = compile_ok(src, 0, NULL);
+    float A[11], B[11] = {0};
+    int32_t C[3] = {0};
+    for (int i = 0; i < 11; i++) A[i] = (float)i;
+    void *args[] = {A, B, C};
+    interp_ok(x, args, NULL);
+    for (int i = 0; i < 11; i++) cr_assert_float_eq(B[i], 2 * i + i % 3, 1e-6, "B[%d] = %g", i, B[i]);
+    for (int b = 0; b < 3; b++) cr_assert_eq(C[b], 12);   /* 0, 4, 8 <= 10; 12 > 10 */
+    done(x);
 }
 
 Test(frontend_interp, scalars_ranges_and_integer_division)
@@ -1415,7 +1584,7 @@ Test(frontend_errors, warp_specialized_objects)
     expect_err(KERNEL_HEAD "        with T.ws(0) as w:\n            pass\n", 7, "`with T.ws(...)` binds no name");
     expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.ws(0):\n        pass\n", 6,
                "T.ws must be inside the `with T.Kernel(...)` block");
-    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        T.sync_threads()\n", 8,
+    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        B[tx % 64] = 1.0\n        T.sync_threads()\n", 9,
                "T.sync_threads after a thread index");
     expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        for i in T.Parallel(4):\n            B[i] = tx\n", 8,
                "T.Parallel after a thread index");

@@ -1192,12 +1192,35 @@ Test(lang, clamp_and_loop_spellings)
     run_free(&r);
 }
 
-Test(lang, host_helpers_see_no_torch_device)
+Test(lang, host_helpers_see_the_fixed_device)
 {
     run_t r;
     int k;
     run_file(&r, "tests/lang/host_helpers.py", NULL, 0, fill_pattern);
-    for (k = 0; k < 8; k++) EXPECT_NEAR(F(r, 1)[k], 2 * pattern(0, k), "B[%d]", k);
+    for (k = 0; k < 8; k++) EXPECT_NEAR(F(r, 1)[k], 3 * pattern(0, k), "B[%d]", k);
+    run_free(&r);
+    /* capability (9, 0) -> 90, 132 SMs */
+    run_file(&r, "tests/lang/device_probes.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 8; k++) EXPECT_NEAR(F(r, 1)[k], 90 * pattern(0, k) + 132, "Y[%d]", k);
+    run_free(&r);
+}
+
+Test(lang, star_args_in_compile_time_functions)
+{
+    run_t r;
+    int k;
+    run_file(&r, "tests/lang/ct_varargs.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 16; k++) EXPECT_NEAR(F(r, 1)[k], 6 * pattern(0, k) + 20 + 2, "Y[%d]", k);
+    run_free(&r);
+}
+
+Test(lang, while_on_a_run_time_condition)
+{
+    run_t r;
+    int k;
+    run_file(&r, "tests/lang/rt_while.py", NULL, 0, fill_pattern);
+    for (k = 0; k < 11; k++) EXPECT_NEAR(F(r, 1)[k], 2 * pattern(0, k) + k % 3, "B[%d]", k);
+    for (k = 0; k < 3; k++) cr_expect_eq(I32(r, 2)[k], 12, "C[%d] = %d", k, I32(r, 2)[k]);
     run_free(&r);
 }
 

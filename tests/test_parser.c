@@ -186,6 +186,8 @@ static void dump_expr(sbuf_t *b, const ast_expr_t *e)
             put(b, " ");
             put(b, "%s", e->u.lam.def->u.def.params[i].name);
         }
+        if (e->u.lam.def->u.def.vararg)
+            put(b, " *%s", e->u.lam.def->u.def.vararg);
         put(b, " ");
         dump_expr(b, e->u.lam.def->u.def.body.s[0]->u.ret.value);
         put(b, ")");
@@ -700,6 +702,8 @@ Test(parser, lambda_and_raise)
 {
     EXPECT_EXPR("lambda: 1", "(lambda 1)");
     EXPECT_EXPR("sorted(c, key=lambda x, y=2: x * y)", "(call sorted c key=(lambda x y (* x y)))");
+    EXPECT_EXPR("lambda *args: args", "(lambda *args args)");
+    EXPECT_EXPR("lambda a, *rest,: rest", "(lambda a *rest rest)");
     EXPECT_AST("raise ValueError(f'bad {n}') from e\n", "[(raise (call ValueError (fstr \"bad \" n)))]");
     EXPECT_AST("raise\n", "[(raise _)]");
 }
@@ -718,7 +722,10 @@ Test(parser, unsupported_constructs)
 {
     expect_error("class A(B):\n    pass\n", 1, 9, "a base class other than object is not supported in tile programs");
     expect_error("@d\nclass A:\n    pass\n", 2, 1, "a decorator on a class is not supported in tile programs");
-    expect_error("f = lambda *a: a\n", 1, 12, "'*args' and '**kwargs' in a lambda is not supported in tile programs");
+    expect_error("f = lambda **a: a\n", 1, 12, "'**kwargs' in a lambda is not supported in tile programs");
+    expect_error("f = lambda *a, b: a\n", 1, 16,
+                 "parameters after '*args' in a lambda (keyword-only parameters) is not supported in tile programs");
+    expect_error("f = lambda *: 1\n", 1, 13, "a bare '*' (keyword-only parameters) is not supported in tile programs");
     expect_error("try:\n    pass\nexcept E:\n    pass\n", 1, 1, "'try' is not supported in tile programs");
     expect_error("global x\n", 1, 1, "'global' is not supported in tile programs");
     expect_error("nonlocal x\n", 1, 1, "'nonlocal' is not supported in tile programs");
@@ -731,8 +738,9 @@ Test(parser, unsupported_constructs)
     expect_error("x = [a, b for b in y]\n", 1, 11, "a comprehension must be the only item inside its brackets");
     expect_error("x = {1, 2}\n", 1, 6, "set literals are not supported in tile programs");
     expect_error("f(**kw)\n", 1, 3, "'**' argument unpacking is not supported in tile programs");
-    expect_error("def f(*args):\n    pass\n", 1, 7,
-                 "'*args' (and keyword-only parameters after '*') is not supported in tile programs");
+    expect_error("def f(*args, k):\n    pass\n", 1, 14,
+                 "parameters after '*args' (keyword-only parameters) is not supported in tile programs");
+    expect_error("def f(a, *, k):\n    pass\n", 1, 11, "a bare '*' (keyword-only parameters) is not supported in tile programs");
     expect_error("def f(**kw):\n    pass\n", 1, 7, "'**kwargs' is not supported in tile programs");
     expect_error("def f(a, /):\n    pass\n", 1, 10, "the positional-only marker '/' is not supported in tile programs");
     expect_error("with a, b as c:\n    pass\n", 1, 11,

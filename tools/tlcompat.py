@@ -21,7 +21,7 @@ statements that are not kernel factories (or helpers the kept code
 references), and imports nothing kept uses.  docs/tilelang-compat.md gives
 the method and the latest counts.
 """
-import ast, json, os, re, resource, signal, subprocess, sys
+import ast, json, math, os, re, resource, signal, subprocess, sys
 
 KERNEL_MARK = re.compile(r"T\.prim_func|T\.Kernel|T\.macro|prim_func")
 
@@ -391,24 +391,66 @@ def cmd_strip(src_dir, out_dir, listfile=None):
                     and isinstance(st.value, ast.Constant) and type(st.value.value) is int and st.value.value > 256 \
                     and st.targets[0].id not in have:
                 defs.append((st.targets[0].id, pick(st.targets[0].id, ({}, {st.targets[0].id: st.value.value}))))
+        # a block-sparse kernel selects at most the key blocks there are (the host code's
+        # topk = min(topk, num_k_blocks)) once the key sequence is capped
+        dflt, got = dict(params), dict(defs)
+        topk, kvb = got.get("topk", dflt.get("topk")), got.get("kv_block_size", dflt.get("kv_block_size"))
+        kv = [v for n, v in defs if re.search(r"(?i)seq_?len_kv", n) and type(v) is int]
+        if type(topk) is int and type(kvb) is int and kvb > 0 and kv:
+            most = max(1, -(-max(kv) // kvb))
+            if topk > most:
+                defs = [(n, v) for n, v in defs if n != "topk"] + [("topk", most)]
         open(p + ".defs", "w").write(" ".join("-D%s=%s" % (n, fmt(v)) for n, v in fit(defs)))
+        unit = unit_rows(src)
+        if unit:
+            open(p + ".unit", "w").write(" ".join(sorted(unit)))
     print("%d files adapted into %s" % (len(files), out_dir))
 
 
 NPY = {"bool": "|b1", "int8": "|i1", "uint8": "|u1", "int16": "<i2", "uint16": "<u2", "int32": "<i4",
-       "uint32": "<u4", "int64": "<i8", "uint64": "<u8"}
+       "uint32": "<u4", "int64": "<i8", "uint64": "<u8", "float16": "<f2", "float32": "<f4"}
 PARAM = re.compile(r"^  param (\w+) global (\w+) \[([^\]]*)\]", re.M)
 
 
+def unit_rows(src):
+    """Names the host code normalizes along the last dimension (`K = F.normalize(K, dim=-1, p=2)`): a
+    recurrence over them (chunked delta rules) stays bounded only with unit rows."""
+    out = set()
+    for n in ast.walk(ast.parse(src)):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute) \
+                and n.value.func.attr == "normalize" and n.value.args and isinstance(n.value.args[0], ast.Name) \
+                and n.value.args[0].id == n.targets[0].id \
+                and any(k.arg == "dim" and isinstance(k.value, ast.UnaryOp) and isinstance(k.value.operand, ast.Constant)
+                        and k.value.operand.value == 1 for k in n.value.keywords):
+            out.add(n.targets[0].id)
+    return out
+
+
+def unit_values(shape, seed):
+    """Seeded uniform values with each row (last dimension) scaled to length 1."""
+    import random
+    rnd = random.Random(seed)
+    n, last = 1, shape[-1]
+    for d in shape:
+        n *= d
+    vals = []
+    for _ in range(n // last):
+        row = [rnd.uniform(-1, 1) for _ in range(last)]
+        norm = math.sqrt(sum(x * x for x in row)) or 1.0
+        vals += [x / norm for x in row]
+    return vals
+
+
 def write_npy(path, dtype, shape, values):
-    """A .npy file (format 1.0) of integers or booleans, C order."""
+    """A .npy file (format 1.0) of integers, booleans, float16 or float32, C order."""
     import struct
     code = NPY[dtype]
     hdr = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
         code, "".join("%d, " % d for d in shape) if len(shape) != 1 else "%d," % shape[0])
     hdr += " " * ((64 - (10 + len(hdr) + 1) % 64) % 64) + "\n"
     fmt = {"|b1": "B", "|i1": "b", "|u1": "B", "<i2": "h", "<u2": "H", "<i4": "i", "<u4": "I", "<i8": "q",
-           "<u8": "Q"}[code]
+           "<u8": "Q", "<f2": "e", "<f4": "f"}[code]
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode())
         f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
@@ -463,6 +505,7 @@ def inputs(p, tilec, defs):
         if v.isdigit():
             dv[k] = int(v)
     out = []
+    unit = open(p + ".unit").read().split() if os.path.exists(p + ".unit") else []
     for name, dt, shp in PARAM.findall(r.stdout if r.returncode == 0 else ""):
         if dt not in NPY:
             continue
@@ -470,7 +513,10 @@ def inputs(p, tilec, defs):
             shape = [dv[x.strip()] if x.strip() in dv else int(x) for x in shp.split(",") if x.strip()]
         except ValueError:
             continue  # a symbol without a value: keep the random fill
-        vals = index_values(name, shape, dv)
+        if dt.startswith("float"):
+            vals = unit_values(shape, len(out)) if name in unit and shape else None
+        else:
+            vals = index_values(name, shape, dv)
         if vals is None:
             continue
         f = "%s.%s.npy" % (p, name)

@@ -1,8 +1,9 @@
 # host_helpers.py — host-side Python that TileLang files keep next to their
-# kernels: torch.cuda.is_available() is False (tilec runs no torch, so torch
-# sees no device), and a module-level setting on a module tilec does not
-# evaluate (torch.backends.cuda.matmul.allow_tf32 = False) changes nothing.
-# B[i] = A[i] * 2: the branch taken when no CUDA device is visible to torch.
+# kernels: a device probe answers for tilec's fixed device (device_probes.py:
+# torch.cuda.is_available() is True), and a module-level setting on a module
+# tilec does not evaluate (torch.backends.cuda.matmul.allow_tf32 = False)
+# changes nothing.
+# B[i] = A[i] * 3: the branch taken when torch sees a device.
 # tilec-test:
 import torch
 import tilelang.language as T

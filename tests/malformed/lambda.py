@@ -18,5 +18,5 @@ def matmul(M, N, K, block_M=128, block_N=128, block_K=32, dtype="float16"):
                 T.copy(B[k * block_K, bx * block_N], B_shared)
                 T.gemm(A_shared, B_shared, C_local)
             T.copy(C_local, C[by * block_M, bx * block_N])
-    pick = lambda *xs: xs
+    pick = lambda **xs: xs
     return main
