@@ -510,37 +510,38 @@ static tilec_dtype_t unsigned_twin(tilec_dtype_t t)
     }
 }
 
+/* tc_min/tc_max/tc_fmod/tc_sigmoid for float (suffix f) or double (d):
+ * fmin/fmax where the dialect has them natively, else a compare and
+ * select; fmod with the sign of the divisor (Python's %). */
+static void emit_float_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o, int dbl)
+{
+    const char *q = c->dl.func_qual, *T = c->dl.type_name[dbl ? TILEC_FLOAT64 : TILEC_FLOAT32];
+    const char *sfx = dbl ? "d" : "f", *lit = dbl ? "" : "f";
+    if (c->dl.native_fminmax) {
+        tilec_sdk_str_printf(o, "%s %s tc_min%s(%s a, %s b) { return %s(a, b); }\n", q, T, sfx, T, T, mathf(c, "fmin", dbl));
+        tilec_sdk_str_printf(o, "%s %s tc_max%s(%s a, %s b) { return %s(a, b); }\n", q, T, sfx, T, T, mathf(c, "fmax", dbl));
+    } else {
+        tilec_sdk_str_printf(o, "%s %s tc_min%s(%s a, %s b) { return a < b ? a : b; }\n", q, T, sfx, T, T);
+        tilec_sdk_str_printf(o, "%s %s tc_max%s(%s a, %s b) { return a > b ? a : b; }\n", q, T, sfx, T, T);
+    }
+    tilec_sdk_str_printf(o,
+                         "%s %s tc_fmod%s(%s a, %s b) { %s r = %s(a, b); if (r != 0.0%s && ((r < 0.0%s) != (b < 0.0%s))) r += b; return r; }\n",
+                         q, T, sfx, T, T, T, mathf(c, "fmod", dbl), lit, lit, lit);
+    tilec_sdk_str_printf(o, "%s %s tc_sigmoid%s(%s x) { return 1.0%s / (1.0%s + %s(-x)); }\n", q, T, sfx, T, lit, lit,
+                         mathf(c, "exp", dbl));
+}
+
 void simt_emit_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o)
 {
     const char *q = c->dl.func_qual;
-    const char *F = c->dl.type_name[TILEC_FLOAT32], *D = c->dl.type_name[TILEC_FLOAT64];
+    const char *F = c->dl.type_name[TILEC_FLOAT32];
     const char *U32 = c->dl.type_name[TILEC_UINT32], *U16 = c->dl.type_name[TILEC_UINT16];
     /* a strict dialect (bool_type) needs comparisons where C tests an integer */
     int strict = c->dl.bool_type != NULL;
-    if (c->helpers & SH_FLT) {
-        if (c->dl.native_fminmax) {
-            tilec_sdk_str_printf(o, "%s %s tc_minf(%s a, %s b) { return %s(a, b); }\n", q, F, F, F, mathf(c, "fmin", 0));
-            tilec_sdk_str_printf(o, "%s %s tc_maxf(%s a, %s b) { return %s(a, b); }\n", q, F, F, F, mathf(c, "fmax", 0));
-        } else {
-            tilec_sdk_str_printf(o, "%s %s tc_minf(%s a, %s b) { return a < b ? a : b; }\n", q, F, F, F);
-            tilec_sdk_str_printf(o, "%s %s tc_maxf(%s a, %s b) { return a > b ? a : b; }\n", q, F, F, F);
-        }
-        tilec_sdk_str_printf(o, "%s %s tc_fmodf(%s a, %s b) { %s r = %s(a, b); if (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) r += b; return r; }\n",
-                        q, F, F, F, F, mathf(c, "fmod", 0));
-        tilec_sdk_str_printf(o, "%s %s tc_sigmoidf(%s x) { return 1.0f / (1.0f + %s(-x)); }\n", q, F, F, mathf(c, "exp", 0));
-    }
-    if (c->helpers & SH_DBL) {
-        if (c->dl.native_fminmax) {
-            tilec_sdk_str_printf(o, "%s %s tc_mind(%s a, %s b) { return %s(a, b); }\n", q, D, D, D, mathf(c, "fmin", 1));
-            tilec_sdk_str_printf(o, "%s %s tc_maxd(%s a, %s b) { return %s(a, b); }\n", q, D, D, D, mathf(c, "fmax", 1));
-        } else {
-            tilec_sdk_str_printf(o, "%s %s tc_mind(%s a, %s b) { return a < b ? a : b; }\n", q, D, D, D);
-            tilec_sdk_str_printf(o, "%s %s tc_maxd(%s a, %s b) { return a > b ? a : b; }\n", q, D, D, D);
-        }
-        tilec_sdk_str_printf(o, "%s %s tc_fmodd(%s a, %s b) { %s r = %s(a, b); if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b; return r; }\n",
-                        q, D, D, D, D, mathf(c, "fmod", 1));
-        tilec_sdk_str_printf(o, "%s %s tc_sigmoidd(%s x) { return 1.0 / (1.0 + %s(-x)); }\n", q, D, D, mathf(c, "exp", 1));
-    }
+    if (c->helpers & SH_FLT)
+        emit_float_helpers(c, o, 0);
+    if (c->helpers & SH_DBL)
+        emit_float_helpers(c, o, 1);
     const char *ab = c->dl.f32_as_bits, *ba = c->dl.bits_as_f32;
     const char *h_odd = strict ? "(h & 1u) != 0u" : "(h & 1u)";
     if (c->helpers & SH_F16) {

@@ -157,6 +157,7 @@ const char *simt_open_elem_loop(tilec_simt_ctx_t *c, int64_t total, int coop);
 int simt_coop_for(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *dst);
 /* simt_reduce.c, simt_atomic.c: statements of the v1 path */
 void simt_gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+void simt_reduce_store(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const char *idx);
 void simt_gen_cumsum(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
 void simt_gen_atomic(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
 const char *simt_store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t from, tilec_dtype_t to);

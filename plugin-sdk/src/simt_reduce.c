@@ -71,6 +71,21 @@ static void reduce_partial(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64_
     tilec_simt_emit(c, "  tc_acc = %s;", simt_red_combine(c, op, at, "tc_acc", x));
 }
 
+/* The end of one output element of a reduction (tc_acc in the accumulator
+ * dtype): folds in the old value of dst[idx] unless the reduce clears,
+ * then stores tc_acc there.  Every reduction path (tree, shuffles, one
+ * thread per output, registers) ends here. */
+void simt_reduce_store(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const char *idx)
+{
+    const tilec_ir_buffer_t *dst = s->u.reduce.dst;
+    tilec_dtype_t at = simt_acc_dtype(dst->dtype);
+    if (!s->u.reduce.clear)
+        tilec_simt_emit(c, "tc_acc = %s;",
+                        simt_red_combine(c, s->u.reduce.op, at,
+                                         tilec_simt_convert(c, tilec_simt_load(c, dst, idx), dst->dtype, at), "tc_acc"));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, idx, simt_store_conv(c, "tc_acc", at, dst->dtype)));
+}
+
 /* REDUCE with G (a power of two) threads per output element: strided
  * partial results, then a tree in the block-wide scratch array
  * tc_red_<dtype>[tc_nthreads] (declared with the kernel's other block-wide
@@ -112,11 +127,7 @@ static void gen_reduce_tree(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64
     tilec_simt_emit(c, "for (int tc_o = tc_tid; tc_o < %" PRId64 "; tc_o += tc_nthreads) {", nout);
     c->ind++;
     tilec_simt_emit(c, "%s tc_acc = %s[tc_o * %" PRId64 "];", act, red, G);
-    if (!s->u.reduce.clear)
-        tilec_simt_emit(c, "tc_acc = %s;",
-                        simt_red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, "tc_o"), dst->dtype, at),
-                                    "tc_acc"));
-    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, "tc_o", simt_store_conv(c, "tc_acc", at, dst->dtype)));
+    simt_reduce_store(c, s, "tc_o");
     simt_close_block(c);
     simt_close_block(c);
     c->scratch_dirty = 1;
@@ -148,11 +159,7 @@ static void gen_reduce_shfl(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, int64
     }
     tilec_simt_emit(c, "if (tc_g == 0) {");
     c->ind++;
-    if (!s->u.reduce.clear)
-        tilec_simt_emit(c, "tc_acc = %s;",
-                        simt_red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, "tc_o"), dst->dtype, at),
-                                    "tc_acc"));
-    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, "tc_o", simt_store_conv(c, "tc_acc", at, dst->dtype)));
+    simt_reduce_store(c, s, "tc_o");
     simt_close_block(c);
     simt_close_block(c);
     simt_close_block(c);
@@ -216,10 +223,7 @@ void simt_gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         tilec_simt_emit(c, "for (int tc_r = 1; tc_r < %" PRId64 "; tc_r++)", R);
     }
     tilec_simt_emit(c, "  tc_acc = %s;", simt_red_combine(c, op, at, "tc_acc", x));
-    if (!s->u.reduce.clear)
-        tilec_simt_emit(c, "tc_acc = %s;",
-                        simt_red_combine(c, op, at, tilec_simt_convert(c, tilec_simt_load(c, dst, e), dst->dtype, at), "tc_acc"));
-    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, e, simt_store_conv(c, "tc_acc", at, dst->dtype)));
+    simt_reduce_store(c, s, e);
     simt_close_block(c);
     simt_close_block(c);
 }

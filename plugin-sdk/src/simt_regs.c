@@ -925,19 +925,6 @@ static int held_with(const simt_regmap_t *ms, int l, const simt_regmap_t *md, in
     return 1;
 }
 
-/* The end of one output register of a reduction: folds the old value
- * unless the reduce clears, then stores tc_acc. */
-static void red_store(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const slot_t *sl, tilec_dtype_t at)
-{
-    const tilec_ir_buffer_t *dst = s->u.reduce.dst;
-    if (!s->u.reduce.clear)
-        tilec_simt_emit(c, "tc_acc = %s;",
-                        simt_red_combine(c, s->u.reduce.op, at,
-                                         tilec_simt_convert(c, tilec_simt_load(c, dst, sl->slot), dst->dtype, at),
-                                         "tc_acc"));
-    tilec_simt_emit(c, "%s", tilec_simt_store(c, dst, sl->slot, simt_store_conv(c, "tc_acc", at, dst->dtype)));
-}
-
 /* A row reduction from a 2-D register fragment into a row vector.
  * lower.reduce = "thread": each thread holds whole rows and reduces them
  * into its registers of the row vector.  "shuffle": the lanes sharing a
@@ -1057,7 +1044,7 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
         if (lanes > 1 && !shfl)
             tilec_simt_emit(c, "%s = tc_acc;", simt_elem(c, X, simt_fmt(c, "%s * %d + %s", sl.coord[0], lanes, sl.coord[1])));
         else
-            red_store(c, s, &sl, at);
+            simt_reduce_store(c, s, sl.slot);
         slot_close(c, &sl);
     }
     free(to);
@@ -1071,7 +1058,7 @@ static void gen_reduce(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const simt
                 tilec_simt_emit(c, "tc_acc = %s;",
                                 simt_red_combine(c, op, at, "tc_acc",
                                                  simt_elem(c, X, simt_fmt(c, "%s * %d + %d", sl.coord[0], lanes, q))));
-            red_store(c, s, &sl, at);
+            simt_reduce_store(c, s, sl.slot);
             slot_close(c, &sl);
         }
     }
