@@ -34,7 +34,10 @@ static void setup(void)
     unsetenv("TILEC_BACKEND");
 }
 
-TestSuite(hip, .init = setup, .timeout = 300);
+/* The compile-every-example tests run hiprtc over every example and
+ * language program for one arch: about 100 s on a quiet 2-core machine,
+ * over 300 s when it is shared.  The limit catches a hang, not a slow box. */
+TestSuite(hip, .init = setup, .timeout = 900);
 
 static tilec_context_t *hip_ctx(int *has_device)
 {
