@@ -221,6 +221,10 @@ typedef struct ev {
     struct mma_bind {
         const tilec_ir_kernel_t *k; tilec_ir_buffer_t *user, *tile; int role;
     } *mma; int nmma, cap_mma;
+    /* rng.c: the kernel's T.rng_init stream (hidden uint64 T.alloc_var scalars) and the
+     * T.Parallel nest whose iterations take draws by their linear index */
+    struct { const tilec_ir_kernel_t *k; tilec_ir_buffer_t *seed, *seq, *ctr; } rng;
+    struct { int active, loop_depth; int64_t draws; tilec_ir_expr_t *lin, *total, *per; } rng_par;
     value_t *none, *vtrue, *vfalse;
 } ev_t;
 
@@ -377,6 +381,13 @@ void bi_bind(ev_t *ev, args_t *ar, const char *fname, const char *const *names, 
     value_t *a_[NN_];                                                               \
     ast_loc_t l_[NN_];                                                              \
     bi_bind(ev, &ar, fname, names_, NN_, req, a_, l_)
+
+/* ---- rng.c ---- */
+value_t *rng_init(ev_t *ev, args_t *a, ast_loc_t at);   /* T.rng_init(seed, seq=None, off=0) */
+value_t *rng_rand(ev_t *ev, args_t *a, ast_loc_t at);   /* T.rng_rand(): uint32 */
+int rng_parallel_begin(ev_t *ev, tilec_ir_var_t *const *vars, tilec_ir_expr_t *const *ext, int n);
+/* begin: 1 when this nest takes the stream's draws by iteration (end it after its loop statement) */
+void rng_parallel_end(ev_t *ev, ast_loc_t loc);
 
 /* ---- views.c ---- */
 int view_is(const tilec_ir_buffer_t *b);               /* a re-view record (never in the kernel) */

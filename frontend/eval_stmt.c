@@ -409,7 +409,7 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
     value_t *bound[TILEC_IR_MAX_DIMS];
     tilec_ir_stmt_t *outer = NULL, **link = NULL;
     tilec_ir_stmt_t **saved;
-    int i;
+    int i, rng_mine = 0;
     ev_require_kernel(ev, s->loc, "a kernel loop");
     if (it->n < 1 || it->n > TILEC_IR_MAX_DIMS) ev_fail(ev, s->u.loop.iter->loc, "T.Parallel takes 1 to %d extents",
                                                        TILEC_IR_MAX_DIMS);
@@ -446,6 +446,16 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
     ev->tail = link;
     ev->rt_depth++;
     ev->in_rt_loop++;
+    if (it->kind == TILEC_LOOP_PARALLEL) {   /* T.rng_rand() draws by iteration (rng.c) */
+        tilec_ir_var_t *vars[TILEC_IR_MAX_DIMS];
+        tilec_ir_expr_t *exts[TILEC_IR_MAX_DIMS];
+        tilec_ir_stmt_t *l = outer;
+        for (i = 0; i < it->n; i++, l = l->u.loop.body) {
+            vars[i] = l->u.loop.var;
+            exts[i] = l->u.loop.extent;
+        }
+        rng_mine = rng_parallel_begin(ev, vars, exts, it->n);
+    }
     {
         int saved_ct = ev->ct_loops;
         ev->ct_loops = 0;
@@ -456,6 +466,7 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
     ev->rt_depth--;
     ev->tail = saved;
     ev_emit(ev, outer, s->loc);
+    if (rng_mine) rng_parallel_end(ev, s->loc);
     /* Unlike Python, a kernel loop's variable does not outlive the loop. */
     for (i = 0; i < it->n; i++)
         if (env_get(ev->env, names[i]->u.name) == bound[i])

@@ -12,7 +12,9 @@
  * backend already run.  Per-thread scratch (T.alloc_local, T.alloc_var,
  * scalar temporaries) lives in one iteration.  What needs threads to meet
  * again (T.sync_threads, tile operations, T.Parallel, shuffles) is a
- * diagnostic that names it.
+ * diagnostic that names it.  A block of one thread is the exception: its
+ * one thread's code is the block's code, so everything block-level code
+ * may do is allowed there, with every thread index 0.
  */
 #include "eval_internal.h"
 
@@ -183,6 +185,18 @@ void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)
         v = ev->thread_vars[d] ? v_expr(ev, ev_chk(ev, tilec_ir_varref(ev->a, ev->thread_vars[d]))) : v_int(ev, 0);
         env_set(ev, ev->env, s->u.assign.targets[0]->u.name, lo ? v_binop(ev, '+', lo, v, s->loc) : v);
         for (i = first + 1; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);
+        return;
+    }
+    if (ev->k->threads[0] * ev->k->threads[1] * ev->k->threads[2] == 1) {
+        /* a block of one thread: that thread's code is the block's code (tile operations,
+         * T.Parallel and barriers included), every index 0 */
+        for (; i < b->n && binding_call(b->s[i]); i++) {
+            value_t *lo;
+            ast_stmt_t *s = b->s[i];
+            binding_dim(ev, binding_call(s), &lo);
+            env_set(ev, ev->env, s->u.assign.targets[0]->u.name, lo ? lo : v_int(ev, 0));
+        }
+        for (; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);
         return;
     }
     /* the loops over the thread dimensions, outermost z */
