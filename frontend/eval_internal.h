@@ -224,7 +224,7 @@ typedef struct ev {
     /* rng.c: the kernel's T.rng_init stream (hidden uint64 T.alloc_var scalars) and the
      * T.Parallel nest whose iterations take draws by their linear index */
     struct { const tilec_ir_kernel_t *k; tilec_ir_buffer_t *seed, *seq, *ctr; } rng;
-    struct { int active, loop_depth; int64_t draws; tilec_ir_expr_t *lin, *total, *per; } rng_par;
+    struct { int active, loop_depth, in_parallel; int64_t draws; tilec_ir_expr_t *lin, *total, *per; } rng_par;
     value_t *none, *vtrue, *vfalse;
 } ev_t;
 

@@ -455,6 +455,7 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
             exts[i] = l->u.loop.extent;
         }
         rng_mine = rng_parallel_begin(ev, vars, exts, it->n);
+        ev->rng_par.in_parallel++;
     }
     {
         int saved_ct = ev->ct_loops;
@@ -466,6 +467,7 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
     ev->rt_depth--;
     ev->tail = saved;
     ev_emit(ev, outer, s->loc);
+    if (it->kind == TILEC_LOOP_PARALLEL) ev->rng_par.in_parallel--;
     if (rng_mine) rng_parallel_end(ev, s->loc);
     /* Unlike Python, a kernel loop's variable does not outlive the loop. */
     for (i = 0; i < it->n; i++)

@@ -124,7 +124,7 @@ value_t *rng_init(ev_t *ev, args_t *a, ast_loc_t at)
         ev_fail(ev, at, "T.rng_init in block-level code of a block of %d threads: each TileLang thread draws from its "
                 "own stream, which block-level code has no thread for; call it after a thread index "
                 "(tx = T.get_thread_binding()), or use a block of one thread", threads);
-    if (ev->rng_par.active) ev_fail(ev, at, "T.rng_init inside T.Parallel is outside the subset (start the stream before the loop)");
+    if (ev->rng_par.in_parallel) ev_fail(ev, at, "T.rng_init inside T.Parallel is outside the subset (start the stream before the loop)");
     if (a_[3] && a_[3]->kind != V_NONE &&
         (a_[3]->kind != V_STR || strcmp(a_[3]->u.s.s, "curandStatePhilox4_32_10_t")))
         ev_fail(ev, l_[3], "T.rng_init: the only generator is \"curandStatePhilox4_32_10_t\" (Philox4x32-10)");
