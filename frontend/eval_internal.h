@@ -225,6 +225,8 @@ typedef struct ev {
      * T.Parallel nest whose iterations take draws by their linear index */
     struct { const tilec_ir_kernel_t *k; tilec_ir_buffer_t *seed, *seq, *ctr; } rng;
     struct { int active, loop_depth, in_parallel; int64_t draws; tilec_ir_expr_t *lin, *total, *per; } rng_par;
+    /* retype.c: dtype-changing re-views of on-chip memory, each a buffer of its own */
+    struct retype { const tilec_ir_kernel_t *k; tilec_ir_buffer_t *base, *view; } *retype; int nretype, cap_retype;
     value_t *none, *vtrue, *vfalse;
 } ev_t;
 
@@ -388,6 +390,11 @@ value_t *rng_rand(ev_t *ev, args_t *a, ast_loc_t at);   /* T.rng_rand(): uint32 
 int rng_parallel_begin(ev_t *ev, tilec_ir_var_t *const *vars, tilec_ir_expr_t *const *ext, int n);
 /* begin: 1 when this nest takes the stream's draws by iteration (end it after its loop statement) */
 void rng_parallel_end(ev_t *ev, ast_loc_t loc);
+
+/* ---- retype.c ---- */
+tilec_ir_buffer_t *retype_new(ev_t *ev, tilec_ir_buffer_t *base, const int64_t *dims, int nd, tilec_dtype_t t,
+                              ast_loc_t loc, const char *what);   /* the view's own buffer */
+void retype_check(ev_t *ev);   /* at a kernel's end: no read sees the other dtype's bits */
 
 /* ---- views.c ---- */
 int view_is(const tilec_ir_buffer_t *b);               /* a re-view record (never in the kernel) */

@@ -80,6 +80,7 @@ static void build_kernel(ev_t *ev, func_t *fn)
         ev_fail(ev, d->loc, "@T.prim_func '%s' has no `with T.Kernel(...)` block", d->u.def.name);
     ev_check_let_uses(ev);
     mma_check(ev);
+    retype_check(ev);
 }
 
 /* ---- eager-style kernels -------------------------------------------------- *
@@ -187,6 +188,7 @@ void ev_next_kernel(ev_t *ev, ast_loc_t loc)
     if (ev->nkdone >= 15) ev_fail(ev, loc, "a @T.prim_func has at most 16 `with T.Kernel` blocks");
     ev_check_let_uses(ev);
     mma_check(ev);
+    retype_check(ev);
     if (ev->nkdone == ev->cap_kdone) {
         int nc = ev->cap_kdone ? 2 * ev->cap_kdone : 4;
         struct kdone *nd = ev_alloc(ev, sizeof *nd * (size_t)nc);
@@ -525,6 +527,7 @@ static value_t **build_eager(ev_t *ev, func_t *fn)
         ev_fail(ev, d->loc, "eager-style kernel '%s' has no `with T.Kernel(...)` block", d->u.def.name);
     ev_check_let_uses(ev);
     mma_check(ev);
+    retype_check(ev);
     return args;
 }
 

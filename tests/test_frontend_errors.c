@@ -447,7 +447,22 @@ Test(frontend_errors, reviews)
 {
     expect_err(KERNEL_HEAD "        v = T.Tensor((32, 32), \"float16\", A.data)\n", 7,
                "the view has 1024 elements but 'A' has 4096");
-    expect_err(KERNEL_HEAD "        v = T.view(B, dtype=\"int32\")\n", 7, "reinterprets its float32 bits");
+    expect_err(KERNEL_HEAD "        v = T.view(B, dtype=\"int32\")\n", 7,
+               "T.view of the kernel tensor 'B' as int32 changes the dtype of the caller's bytes");
+    /* an on-chip re-typed view is scratch of its own: reading the other dtype's bits is named */
+    expect_err(KERNEL_HEAD "        s = T.alloc_shared((8, 8), \"float16\")\n"
+               "        f = T.view(s, shape=(4, 8), dtype=\"float32\")\n"
+               "        T.fill(s, 1)\n"
+               "        B[0] = f[0, 0]\n", 10, "this reads 'f' (float32) where the last write went through 's' (float16, line 9)");
+    expect_err(KERNEL_HEAD "        s = T.alloc_shared((8, 8), \"float16\")\n"
+               "        f = T.view(s, shape=(4, 8), dtype=\"float32\")\n"
+               "        for k in T.serial(2):\n"
+               "            f[0, 0] = 1.0\n"
+               "            B[k] = f[0, 0]\n"
+               "            B[k + 2] = s[1, 1]\n", 12, "this reads 's' (float16) where the last write went through 'f'");
+    expect_err(KERNEL_HEAD "        s = T.alloc_shared((8, 8), \"float16\")\n"
+               "        f = T.view(s, shape=(8, 8), dtype=\"float32\")\n", 8,
+               "the view (64 x float32) is larger than 's' (64 x float16)");
     expect_err(KERNEL_HEAD "        v = T.reshape(B, (8, 8))\n        T.fill(v, 0)\n", 8,
                "T.fill / T.clear on a re-view of 'B'");
     expect_err(KERNEL_HEAD "        f = T.alloc_fragment((8, 8), \"float32\")\n        v = T.reshape(f, (64,))\n"

@@ -1432,3 +1432,17 @@ Test(lang, rng_philox_per_thread_streams)
     expect_words(&r, 0, q, 8);
     run_free(&r);
 }
+
+/* A dtype-changing re-view of shared memory used as scratch (tests/lang/view_retype.py). */
+Test(lang, view_retype_scratch)
+{
+    run_t r;
+    int i, j;
+    run_file(&r, "tests/lang/view_retype.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 8; j++) EXPECT_NEAR(F(r, 1)[i * 8 + j], 2 * pattern(0, i * 8 + j), "B[%d,%d]", i, j);
+    for (i = 0; i < 2; i++)
+        for (j = 0; j < 8; j++)
+            EXPECT_NEAR(F(r, 2)[i * 8 + j], pattern(0, 2 * i * 8 + j) + pattern(0, (2 * i + 1) * 8 + j), "C[%d,%d]", i, j);
+    run_free(&r);
+}
