@@ -27,7 +27,7 @@ enum {
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
     BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP, BI_ATOMIC_ADDX2,
     BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL, BI_PERSISTENT, BI_SYNC_GRID, BI_REINTERPRET,
-    BI_RNG_INIT, BI_RNG_RAND,
+    BI_RNG_INIT, BI_RNG_RAND, BI_SHFL, BI_SHFL_DOWN, BI_SHFL_UP,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -57,7 +57,8 @@ static const bientry_t t_members[] = {
     {"atomic_addx4", BI_ATOMIC_ADDX4}, {"reshape", BI_RESHAPE}, {"view", BI_VIEW}, {"im2col", BI_IM2COL},
     {"alloc_global", BI_ALLOC_GLOBAL}, {"Persistent", BI_PERSISTENT},
     {"sync_grid", BI_SYNC_GRID}, {"reinterpret", BI_REINTERPRET},
-    {"rng_init", BI_RNG_INIT}, {"rng_rand", BI_RNG_RAND}, {NULL, 0}
+    {"rng_init", BI_RNG_INIT}, {"rng_rand", BI_RNG_RAND}, {"tvm_warp_shuffle", BI_SHFL},
+    {"tvm_warp_shuffle_down", BI_SHFL_DOWN}, {"tvm_warp_shuffle_up", BI_SHFL_UP}, {NULL, 0}
 };
 
 static const bientry_t tilelang_members[] = {
@@ -77,9 +78,6 @@ static const struct { const char *name, *why; } t_unsupported[] = {
     {"thread_binding", "a thread index is only read as a statement `tx = T.thread_binding(0, threads, "
      "thread=\"threadIdx.x\")` in a kernel body, where the rest of that block runs once per thread"},
     {"ClusterKernel", "thread-block clusters are not in the subset"},
-    {"tvm_warp_shuffle", "warp shuffles exchange values between threads, and tilec's kernels are block-level"},
-    {"tvm_warp_shuffle_down", "warp shuffles exchange values between threads, and tilec's kernels are block-level"},
-    {"tvm_warp_shuffle_up", "warp shuffles exchange values between threads, and tilec's kernels are block-level"},
     {"tvm_thread_allreduce", "a reduction across threads is not block-level code; use T.reduce_* on a fragment"},
     {"PersistentTileScheduler", "the persistent tile scheduler object is not in the subset; T.Persistent is"},
     {"ptr", "raw pointers (T.ptr, pointer tables) are not in the subset; pass tensors"},
@@ -899,6 +897,9 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     }
     case BI_RNG_INIT: return rng_init(ev, &ar, at);
     case BI_RNG_RAND: return rng_rand(ev, &ar, at);
+    case BI_SHFL: return lk_shuffle(ev, 0, &ar, "T.tvm_warp_shuffle");
+    case BI_SHFL_DOWN: return lk_shuffle(ev, 1, &ar, "T.tvm_warp_shuffle_down");
+    case BI_SHFL_UP: return lk_shuffle(ev, 2, &ar, "T.tvm_warp_shuffle_up");
     case BI_CLAMP: { /* T.clamp(x, lo, hi) = min(max(x, lo), hi) */
         BIND("T.clamp", 3, "dst", "min_val", "max_val");
         return v_minmax(ev, 0, v_minmax(ev, 1, a_[0], a_[1], at), a_[2], at);

@@ -227,6 +227,13 @@ typedef struct ev {
     struct { int active, loop_depth, in_parallel; int64_t draws; tilec_ir_expr_t *lin, *total, *per; } rng_par;
     /* retype.c: dtype-changing re-views of on-chip memory, each a buffer of its own */
     struct retype { const tilec_ir_kernel_t *k; tilec_ir_buffer_t *base, *view; } *retype; int nretype, cap_retype;
+    /* lockstep.c: per-thread code whose threads exchange values, one statement at a time */
+    struct {
+        int on, inloop, pass, threads, nvars0;
+        tilec_ir_var_t *tv;            /* the thread index of every per-statement loop */
+        tilec_ir_stmt_t *loop, **saved_tail;
+        struct lkmap { tilec_ir_buffer_t *b, *x; } *map; int nmap, cap; /* per-thread buffer -> [threads, ...] */
+    } lk;
     value_t *none, *vtrue, *vfalse;
 } ev_t;
 
@@ -390,6 +397,15 @@ value_t *rng_rand(ev_t *ev, args_t *a, ast_loc_t at);   /* T.rng_rand(): uint32 
 int rng_parallel_begin(ev_t *ev, tilec_ir_var_t *const *vars, tilec_ir_expr_t *const *ext, int n);
 /* begin: 1 when this nest takes the stream's draws by iteration (end it after its loop statement) */
 void rng_parallel_end(ev_t *ev, ast_loc_t loc);
+
+/* ---- lockstep.c ---- */
+int lk_needed(ev_t *ev, const ast_block_t *b, int first);  /* b->s[first..] exchanges values between threads */
+void lk_run(ev_t *ev, const ast_block_t *b, int binding, const char *name, value_t *lo); /* the rest, lock-step */
+void lk_stmt(ev_t *ev, ast_stmt_t *s);                      /* one statement of lock-step code */
+tilec_ir_expr_t *lk_load(ev_t *ev, tilec_ir_buffer_t *b, tilec_ir_expr_t **idx); /* an element, per thread */
+void lk_uniform(ev_t *ev, const tilec_ir_expr_t *e, ast_loc_t loc, const char *what);
+value_t *lk_shuffle(ev_t *ev, int kind, args_t *ar, const char *what);
+void th_rebind(ev_t *ev, ast_stmt_t *s, tilec_ir_expr_t *tid); /* a binding statement: its name = tid (+ start) */
 
 /* ---- retype.c ---- */
 tilec_ir_buffer_t *retype_new(ev_t *ev, tilec_ir_buffer_t *base, const int64_t *dims, int nd, tilec_dtype_t t,

@@ -87,7 +87,7 @@ static void assign_name(ev_t *ev, const char *name, value_t *v, ast_loc_t loc)
     if (cur && cur->kind == V_BUF && cur->u.buf->scope == TILEC_SCOPE_VAR && v->kind != V_BUF &&
         (v_is_rt(v) || v_is_num(v))) {
         tilec_ir_expr_t *z = ex_int32(ev, 0);
-        store_elem(ev, ev_chk(ev, tilec_ir_load(ev->a, cur->u.buf, &z)), v, loc);
+        store_elem(ev, lk_load(ev, cur->u.buf, &z), v, loc);
         return;
     }
     if (v->kind == V_SYM) {
@@ -274,7 +274,7 @@ static void exec_augassign(ev_t *ev, ast_stmt_t *s)
         rhs = ev_eval(ev, s->u.aug.value);
         if (cur->kind == V_BUF && cur->u.buf->scope == TILEC_SCOPE_VAR) {
             tilec_ir_expr_t *z = ex_int32(ev, 0);
-            tilec_ir_expr_t *ld = ev_chk(ev, tilec_ir_load(ev->a, cur->u.buf, &z));
+            tilec_ir_expr_t *ld = lk_load(ev, cur->u.buf, &z);
             store_elem(ev, ld, v_binop(ev, s->u.aug.op, v_expr(ev, ld), rhs, s->loc), s->loc);
             return;
         }
@@ -421,9 +421,10 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
         int lo_zero = !lo || ((lo->kind == V_INT || lo->kind == V_BOOL) && lo->u.i == 0);
         if (it->kind == TILEC_LOOP_PARALLEL) th_reject(ev, "T.Parallel", s->u.loop.iter->loc);
         /* one thread's T.Pipelined is a serial loop */
-        st->u.loop.kind = ev->thread_wrap && it->kind == TILEC_LOOP_PIPELINED ? TILEC_LOOP_SERIAL : it->kind;
+        st->u.loop.kind = (ev->thread_wrap || ev->lk.on) && it->kind == TILEC_LOOP_PIPELINED ? TILEC_LOOP_SERIAL : it->kind;
         st->u.loop.num_stages = st->u.loop.kind == TILEC_LOOP_PIPELINED ? (it->num_stages < 1 ? 1 : it->num_stages) : 1;
         st->u.loop.extent = loop_extent(ev, lo, it->hi[i], it->step, s->u.loop.iter->loc);
+        lk_uniform(ev, st->u.loop.extent, s->u.loop.iter->loc, "the bound of this loop");
         var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, names[i]->u.name), TILEC_INT32,
                                           TILEC_VAR_LOOP));
         st->u.loop.var = var;
@@ -596,6 +597,7 @@ static void exec_if(ev_t *ev, ast_stmt_t *s)
     ev_require_kernel(ev, s->loc, "an `if` on a run-time condition");
     st = ev_stmt(ev, TILEC_ST_IF, s->loc);
     st->u.cond.cond = ex_bool(ev, ex_of(ev, c, s->u.cond.cond->loc));
+    lk_uniform(ev, st->u.cond.cond, s->u.cond.cond->loc, "the condition of this `if`");
     saved = ev->tail;
     ev->rt_depth++;
     ev->guarded++;
@@ -993,6 +995,13 @@ static void exec_raise(ev_t *ev, ast_stmt_t *s)
 
 void ev_exec_stmt(ev_t *ev, ast_stmt_t *s)
 {
+    if (ev->lk.on && !ev->lk.inloop) {   /* lock-step per-thread code (lockstep.c) */
+        if (!ev->lk.pass) {
+            lk_stmt(ev, s);
+            return;
+        }
+        ev->lk.pass = 0;
+    }
     ev_step(ev, s->loc);
     ev->cur_loc = s->loc;
     if (++ev->depth > EV_MAX_EXPR_DEPTH) ev_fail(ev, s->loc, "statements nested too deeply");

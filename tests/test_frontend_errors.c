@@ -327,8 +327,6 @@ Test(frontend_errors, no_crash_on_odd_programs)
 /* thread-level and pointer constructs outside the subset name themselves */
 Test(frontend_errors, named_outside_subset)
 {
-    expect_err(KERNEL_HEAD "        B[0] = T.tvm_warp_shuffle(0, B[1], 0, 32, 32)\n", 7,
-               "T.tvm_warp_shuffle is outside the subset tilec supports: warp shuffles");
     expect_err(KERNEL_HEAD "        p = T.ptr(\"float32\")\n", 7, "T.ptr is outside the subset tilec supports");
 }
 
@@ -422,8 +420,8 @@ Test(frontend_errors, warp_specialized_objects)
     expect_err(KERNEL_HEAD "        with T.ws(0) as w:\n            pass\n", 7, "`with T.ws(...)` binds no name");
     expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    with T.ws(0):\n        pass\n", 6,
                "T.ws must be inside the `with T.Kernel(...)` block");
-    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        B[tx % 64] = 1.0\n        T.sync_threads()\n", 9,
-               "T.sync_threads after a thread index");
+    expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        B[tx % 64] = 1.0\n        T.clear(B)\n", 9,
+               "T.clear after a thread index");
     expect_err(KERNEL_HEAD "        tx = T.get_thread_binding()\n        for i in T.Parallel(4):\n            B[i] = tx\n", 8,
                "T.Parallel after a thread index");
     expect_err(KERNEL_HEAD "        tx = T.thread_binding(0, 64, thread=\"threadIdx.x\")\n", 7,
@@ -486,4 +484,24 @@ Test(frontend_errors, rng_streams)
                "                B[i * 2 + j] = T.rng_rand()\n", 10, "T.rng_rand in a loop inside T.Parallel");
     expect_err(HDR "@T.prim_func\ndef main(B: T.Tensor((64,), \"uint32\")):\n    with T.Kernel(1, threads=1) as bx:\n"
                "        for i in T.Parallel(8):\n            T.rng_init(i)\n", 8, "T.rng_init inside T.Parallel");
+}
+
+/* Lock-step per-thread code (frontend/lockstep.c): what it cannot give one meaning. */
+Test(frontend_errors, lockstep)
+{
+#define TX KERNEL_HEAD "        tx = T.get_thread_binding()\n"
+    expect_err(KERNEL_HEAD "        B[0] = T.tvm_warp_shuffle(0, B[1], 0, 32, 32)\n", 7,
+               "T.tvm_warp_shuffle outside per-thread code");
+    expect_err(TX "        for i in T.serial(tx % 4):\n            B[tx % 64] = T.tvm_warp_shuffle(0, B[i], 0, 32, 32)\n", 8,
+               "the bound of this loop around code that exchanges values between threads differs between threads");
+    expect_err(TX "        if tx < 32:\n            B[tx % 64] = T.tvm_warp_shuffle(0, B[tx % 64], tx ^ 1, 32, 32)\n", 8,
+               "the condition of this `if` around code that exchanges values between threads differs");
+    expect_err(TX "        B[tx % 64] = T.tvm_warp_shuffle(0, B[tx % 64], 0, 12, 32)\n", 8,
+               "T.tvm_warp_shuffle: the width must be a power of two up to 64, got 12");
+    expect_err(TX "        B[tx % 64] = T.tvm_warp_shuffle_down(0, B[tx % 64], 1)\n", 8,
+               "T.tvm_warp_shuffle_down takes (mask, value, delta, width[, warp_size])");
+    expect_err(HDR "@T.prim_func\ndef main(B: T.Tensor((64,), \"float32\")):\n    with T.Kernel(1, threads=(8, 4)) as bx:\n"
+               "        tx = T.get_thread_binding(0)\n        B[tx] = T.tvm_warp_shuffle(0, B[tx], 0, 8, 32)\n", 7,
+               "supported in blocks of one thread dimension; this block has 8 x 4 x 1 threads");
+#undef TX
 }

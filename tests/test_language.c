@@ -1446,3 +1446,21 @@ Test(lang, view_retype_scratch)
             EXPECT_NEAR(F(r, 2)[i * 8 + j], pattern(0, 2 * i * 8 + j) + pattern(0, (2 * i + 1) * 8 + j), "C[%d,%d]", i, j);
     run_free(&r);
 }
+
+/* Lock-step per-thread code: shuffles and a shared exchange (tests/lang/lockstep.py). */
+Test(lang, lockstep_shuffles_and_shared_exchange)
+{
+    run_t r;
+    int t, k;
+    run_file(&r, "tests/lang/lockstep.py", NULL, 0, fill_pattern);
+    for (t = 0; t < 64; t++) {
+        double a = (float)pattern(0, t), sum = 0;
+        EXPECT_NEAR(F(r, 1)[t], (float)pattern(0, t ^ 1), "X[%d]", t);
+        EXPECT_NEAR(F(r, 2)[t], t % 16 + 4 < 16 ? (float)pattern(0, t + 4) : a, "D[%d]", t);
+        EXPECT_NEAR(F(r, 3)[t], t % 32 >= 3 ? (float)pattern(0, t - 3) : a, "U[%d]", t);
+        EXPECT_NEAR(F(r, 4)[t], (float)pattern(0, 63 - t), "S[%d]", t);
+        for (k = t / 8 * 8; k < t / 8 * 8 + 8; k++) sum += (float)pattern(0, k);
+        EXPECT_NEAR(F(r, 5)[t], sum, "R[%d]", t);
+    }
+    run_free(&r);
+}
