@@ -52,7 +52,8 @@ typedef enum vkind {
     V_OPAQUE,                /* something imported that tilec does not evaluate (modules.c) */
     V_BARRIER,               /* T.alloc_barrier's mbarrier(s): a compile-time token, u.i = count (wsops.c) */
     V_WSCOPE,                /* T.ws(k): a warp-specialized region, run by the block (wsops.c) */
-    V_CLASS, V_OBJECT        /* a compile-time class and an instance of one (classes.c) */
+    V_CLASS, V_OBJECT,       /* a compile-time class and an instance of one (classes.c) */
+    V_REDUCER                /* T.comm_reducer(fn, identity): u.seq = (fn, identity) (lockstep.c) */
 } vkind_t;
 
 enum {
@@ -231,6 +232,8 @@ typedef struct ev {
     struct {
         int on, inloop, pass, threads, nvars0;
         tilec_ir_var_t *tv;            /* the thread index of every per-statement loop */
+        tilec_ir_expr_t *dim[3];       /* threadIdx.x/y/z of tv */
+        value_t *reducer;              /* the enclosing `with T.attr(T.comm_reducer(...), ...)`, or NULL */
         tilec_ir_stmt_t *loop, **saved_tail;
         struct lkmap { tilec_ir_buffer_t *b, *x; } *map; int nmap, cap; /* per-thread buffer -> [threads, ...] */
     } lk;
@@ -400,12 +403,14 @@ void rng_parallel_end(ev_t *ev, ast_loc_t loc);
 
 /* ---- lockstep.c ---- */
 int lk_needed(ev_t *ev, const ast_block_t *b, int first);  /* b->s[first..] exchanges values between threads */
-void lk_run(ev_t *ev, const ast_block_t *b, int binding, const char *name, value_t *lo); /* the rest, lock-step */
+void lk_run(ev_t *ev, const ast_block_t *b, int first);  /* b->s[first] a thread binding: the rest, lock-step */
 void lk_stmt(ev_t *ev, ast_stmt_t *s);                      /* one statement of lock-step code */
 tilec_ir_expr_t *lk_load(ev_t *ev, tilec_ir_buffer_t *b, tilec_ir_expr_t **idx); /* an element, per thread */
 void lk_uniform(ev_t *ev, const tilec_ir_expr_t *e, ast_loc_t loc, const char *what);
 value_t *lk_shuffle(ev_t *ev, int kind, args_t *ar, const char *what);
-void th_rebind(ev_t *ev, ast_stmt_t *s, tilec_ir_expr_t *tid); /* a binding statement: its name = tid (+ start) */
+value_t *lk_allreduce(ev_t *ev, args_t *ar);                /* T.tvm_thread_allreduce(1, v, True, dst, t...) */
+int lk_fill_local(ev_t *ev, value_t *dst, value_t *val, ast_loc_t loc); /* per-thread T.fill of a local buffer */
+int th_rebind(ev_t *ev, ast_stmt_t *s); /* a binding statement in lock-step code: its name = that dimension's index */
 
 /* ---- retype.c ---- */
 tilec_ir_buffer_t *retype_new(ev_t *ev, tilec_ir_buffer_t *base, const int64_t *dims, int nd, tilec_dtype_t t,

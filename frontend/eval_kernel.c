@@ -506,6 +506,8 @@ static value_t **build_eager(ev_t *ev, func_t *fn)
         df = ev_find_def(ev, p->name);
         if (df) {
             args[i] = ev_def_take(ev, df, fn->defaults[i]);
+        } else if (fn->defaults[i] && fn->defaults[i]->kind == V_NONE && (args[i] = at_fallback(ev, fn, i, args))) {
+            /* `p=None` that the autotune configs supply (TileLang's autotuner fills it): the first config's */
         } else if (fn->defaults[i]) {
             args[i] = fn->defaults[i];
         } else if (!(args[i] = at_fallback(ev, fn, i, args))) {
@@ -686,6 +688,9 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
             evdef_t *df = ev_find_def(ev, d->u.def.params[i].name);
             if (df) {
                 args[i] = ev_def_take(ev, df, fn->defaults[i]);
+            } else if (fn->defaults[i] && fn->defaults[i]->kind == V_NONE &&
+                       (args[i] = at_fallback(ev, fn, i, args)) != NULL) {
+                /* `p=None` that the autotune configs supply: the first config's */
             } else if (fn->defaults[i]) {
                 args[i] = fn->defaults[i];
             } else if ((args[i] = at_fallback(ev, fn, i, args)) != NULL) {

@@ -628,6 +628,14 @@ static void exec_with(ev_t *ev, ast_stmt_t *s)
         ev_exec_block(ev, &s->u.with.body);
         return;
     }
+    if (kv->kind == V_REDUCER) {   /* with T.attr(T.comm_reducer(...), "reduce_scope", ...) (lockstep.c) */
+        value_t *saved = ev->lk.reducer;
+        if (s->u.with.target) ev_fail(ev, s->u.with.target->loc, "`with T.attr(...)` binds no name");
+        ev->lk.reducer = kv;
+        ev_exec_block(ev, &s->u.with.body);
+        ev->lk.reducer = saved;
+        return;
+    }
     if (kv->kind != V_KERNEL) {
         ev_fail(ev, s->u.with.ctx->loc, "only `with T.Kernel(...)` and `with T.ws(...)` are supported as with "
                 "statements");

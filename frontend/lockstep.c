@@ -21,9 +21,10 @@
  * the source lane (CUDA's __shfl_sync within segments of `width` lanes;
  * _down and _up keep the thread's own value past the segment's edge).
  *
- * Supported: blocks with one thread dimension.  T.tvm_thread_allreduce,
- * named barriers across part of the block and per-thread control flow
- * around cross-thread code stay diagnostics.
+ * T.tvm_thread_allreduce (inside `with T.attr(T.comm_reducer(f, [identity]),
+ * "reduce_scope", ...)`) combines the value over the threads that differ only
+ * in the named thread dimensions, in thread order.  Per-thread control flow
+ * around cross-thread code stays a diagnostic.
  */
 #include "eval_internal.h"
 
@@ -143,6 +144,11 @@ int lk_needed(ev_t *ev, const ast_block_t *b, int first)
 /* ---- per-thread memory ------------------------------------------------------ */
 
 static tilec_ir_expr_t *tid(ev_t *ev) { return ev_chk(ev, tilec_ir_varref(ev->a, ev->lk.tv)); }
+
+static tilec_ir_expr_t *ibin(ev_t *ev, tilec_binop_t op, tilec_ir_expr_t *a, tilec_ir_expr_t *b)
+{
+    return ev_chk(ev, tilec_ir_binary(ev->a, op, a, b));
+}
 
 static int is_expanded(ev_t *ev, const tilec_ir_buffer_t *b)
 {
@@ -296,7 +302,7 @@ static int scalar_assign(ev_t *ev, ast_stmt_t *s)
 void lk_stmt(ev_t *ev, ast_stmt_t *s)
 {
     if (th_is_binding(s)) {   /* the index again (a macro): this thread's */
-        th_rebind(ev, s, tid(ev));
+        th_rebind(ev, s);
         return;
     }
     if (s->kind == AST_S_PASS || (s->kind == AST_S_EXPR && s->u.expr->kind == AST_STR) || s->kind == AST_S_DEF)
@@ -322,25 +328,35 @@ plain:
     ev_exec_stmt(ev, s);
 }
 
-void lk_run(ev_t *ev, const ast_block_t *b, int i, const char *name, value_t *lo)
+void lk_run(ev_t *ev, const ast_block_t *b, int i)
 {
     ast_loc_t loc = b->s[i]->loc;
-    value_t *bound;
-    if (ev->k->threads[1] > 1 || ev->k->threads[2] > 1)
-        ev_fail(ev, loc, "per-thread code that exchanges values between threads (warp shuffles, shared memory "
-                "written and read by different threads) is supported in blocks of one thread dimension; this "
-                "block has %d x %d x %d threads", ev->k->threads[0], ev->k->threads[1], ev->k->threads[2]);
+    const char *names[3] = {NULL, NULL, NULL};
+    value_t *bound[3] = {NULL, NULL, NULL};
+    tilec_ir_expr_t *t;
+    int d, n = 0, x = ev->k->threads[0], y = ev->k->threads[1];
     ev->lk.tv = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, "tid"), TILEC_INT32, TILEC_VAR_LOOP));
-    ev->lk.threads = ev->k->threads[0];
+    ev->lk.threads = x * y * ev->k->threads[2];
     ev_set_loop_extent(ev, ev->lk.tv, ex_int32(ev, ev->lk.threads));
     ev->lk.nvars0 = INT32_MAX;   /* between statements no temporary is one thread's */
-    bound = v_expr(ev, tid(ev));
-    if (lo) bound = v_binop(ev, '+', lo, bound, loc);
-    env_set(ev, ev->env, name, bound);
+    /* threadIdx.x, .y, .z of the linear index tid = x + X (y + Y z) */
+    t = tid(ev);
+    ev->lk.dim[0] = ev->k->threads[0] > 1 ? ibin(ev, TILEC_BIN_FLOORMOD, t, ex_int32(ev, x)) : ex_int32(ev, 0);
+    if (x * y * ev->k->threads[2] == x) ev->lk.dim[0] = t;
+    ev->lk.dim[1] = y > 1 ? ibin(ev, TILEC_BIN_FLOORMOD, ibin(ev, TILEC_BIN_FLOORDIV, t, ex_int32(ev, x)), ex_int32(ev, y))
+                          : ex_int32(ev, 0);
+    ev->lk.dim[2] = ev->k->threads[2] > 1 ? ibin(ev, TILEC_BIN_FLOORDIV, t, ex_int32(ev, x * y)) : ex_int32(ev, 0);
     ev->lk.on = 1;
-    for (i = i + 1; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);
+    for (; i < b->n && th_is_binding(b->s[i]) && n < 3; i++, n++) {
+        d = th_rebind(ev, b->s[i]);
+        names[n] = b->s[i]->u.assign.targets[0]->u.name;
+        bound[n] = env_get(ev->env, names[n]);
+    }
+    for (; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);
     ev->lk.on = 0;
-    if (env_get(ev->env, name) == bound) env_set(ev, ev->env, name, v_new(ev, V_DEADLOOP));
+    for (d = 0; d < n; d++)
+        if (env_get(ev->env, names[d]) == bound[d]) env_set(ev, ev->env, names[d], v_new(ev, V_DEADLOOP));
+    (void)loc;
 }
 
 /* ---- warp shuffles ------------------------------------------------------------ */
@@ -390,9 +406,27 @@ static tilec_ir_expr_t *subst(ev_t *ev, tilec_ir_expr_t *e, tilec_ir_expr_t *r, 
     }
 }
 
-static tilec_ir_expr_t *ibin(ev_t *ev, tilec_binop_t op, tilec_ir_expr_t *a, tilec_ir_expr_t *b)
+/* `for tid in T.Parallel(threads): x[tid] = val` just before the running statement's own loop, so that
+ * every thread's val is read before the statement writes anything; x, a new per-thread element. */
+static tilec_ir_buffer_t *stage(ev_t *ev, tilec_ir_expr_t *val, const char *name, ast_loc_t loc)
 {
-    return ev_chk(ev, tilec_ir_binary(ev->a, op, a, b));
+    tilec_ir_buffer_t *x = expand(ev, NULL, name, val->dtype, 0, NULL);
+    tilec_ir_stmt_t *loop = ev_stmt(ev, TILEC_ST_FOR, loc), *st = ev_stmt(ev, TILEC_ST_STORE, loc);
+    tilec_ir_stmt_t **cur = ev->tail;
+    st->u.store.buf = x;
+    st->u.store.idx = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *st->u.store.idx));
+    st->u.store.idx[0] = tid(ev);
+    st->u.store.value = val;
+    loop->u.loop.kind = TILEC_LOOP_PARALLEL;
+    loop->u.loop.num_stages = 1;
+    loop->u.loop.extent = ex_int32(ev, ev->lk.threads);
+    loop->u.loop.var = ev->lk.tv;
+    loop->u.loop.body = st;
+    ev->tail = ev->lk.saved_tail;
+    ev_emit(ev, loop, loc);
+    ev->lk.saved_tail = ev->tail;
+    ev->tail = cur;
+    return x;
 }
 
 /* kind 0: T.tvm_warp_shuffle(mask, value, lane, width, warp_size); 1: _down(mask, value, delta, ...); 2: _up */
@@ -429,27 +463,119 @@ value_t *lk_shuffle(ev_t *ev, int kind, args_t *ar, const char *what)
     }
     /* a thread past the block's end (a segment wider than the block) reads its own value */
     src = ev_chk(ev, tilec_ir_select(ev->a, ibin(ev, TILEC_BIN_LT, src, ex_int32(ev, ev->lk.threads)), src, t));
-    /* every thread reads before any writes (the statement may overwrite what it shuffles): the
-     * source values go to a per-thread element in a loop of their own, before the statement's */
+    /* every thread reads before any writes (the statement may overwrite what it shuffles) */
     {
-        tilec_ir_expr_t *val = subst(ev, v, src, 0), *idx[1];
-        tilec_ir_buffer_t *x = expand(ev, NULL, "shfl", val->dtype, 0, NULL);
-        tilec_ir_stmt_t *loop = ev_stmt(ev, TILEC_ST_FOR, ar->at), *st = ev_stmt(ev, TILEC_ST_STORE, ar->at);
-        tilec_ir_stmt_t **cur = ev->tail;
-        idx[0] = tid(ev);
-        st->u.store.buf = x;
-        st->u.store.idx = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *st->u.store.idx));
-        st->u.store.idx[0] = idx[0];
-        st->u.store.value = val;
-        loop->u.loop.kind = TILEC_LOOP_PARALLEL;
-        loop->u.loop.num_stages = 1;
-        loop->u.loop.extent = ex_int32(ev, ev->lk.threads);
-        loop->u.loop.var = ev->lk.tv;
-        loop->u.loop.body = st;
-        ev->tail = ev->lk.saved_tail;
-        ev_emit(ev, loop, ar->at);
-        ev->lk.saved_tail = ev->tail;
-        ev->tail = cur;
-        return v_expr(ev, ev_chk(ev, tilec_ir_load(ev->a, x, idx)));
+        tilec_ir_expr_t *idx[1];
+        idx[0] = t;
+        return v_expr(ev, ev_chk(ev, tilec_ir_load(ev->a, stage(ev, subst(ev, v, src, 0), "shfl", ar->at), idx)));
     }
+}
+
+/* ---- reductions across threads -------------------------------------------------- */
+
+/* T.tvm_thread_allreduce(1, value, True, dst, t1, ...): dst = the reducer's f folded, from its identity, over
+ * value at every thread that differs from this one only in the dimensions t1, ... name (in thread order). */
+value_t *lk_allreduce(ev_t *ev, args_t *ar)
+{
+    tilec_ir_expr_t *v, *dst, *idx[1], *src, *acc, *rest;
+    tilec_ir_buffer_t *x;
+    tilec_ir_stmt_t *init, *loop, *st;
+    tilec_ir_var_t *r;
+    value_t *fa[2], *fv;
+    int i, d, red[3] = {0, 0, 0}, nred = 1, stride[3];
+    if (!ev->lk.on || !ev->lk.inloop)
+        ev_fail(ev, ar->at, "T.tvm_thread_allreduce outside per-thread code: it combines a value over the threads "
+                "after a thread index");
+    if (!ev->lk.reducer)
+        ev_fail(ev, ar->at, "T.tvm_thread_allreduce needs its combiner: put it inside `with T.attr(T.comm_reducer("
+                "lambda x, y: ..., [identity]), \"reduce_scope\", ...)`");
+    if (ar->n < 5) ev_fail(ev, ar->at, "T.tvm_thread_allreduce takes (1, value, condition, destination, thread indices...)");
+    if (v_want_int(ev, ar->v[0], ar->loc[0], "a reduction count") != 1)
+        ev_fail(ev, ar->loc[0], "T.tvm_thread_allreduce of more than one value is outside the subset");
+    if (!v_is_num(ar->v[2]) || !v_truth(ev, ar->v[2], ar->loc[2]))
+        ev_fail(ev, ar->loc[2], "T.tvm_thread_allreduce: only the condition True is supported");
+    v = ex_of(ev, ar->v[1], ar->loc[1]);
+    dst = ar->v[3]->kind == V_EXPR ? ar->v[3]->u.ex : NULL;
+    if (!dst || dst->kind != TILEC_EX_LOAD || !is_expanded(ev, dst->u.load.buf))
+        ev_fail(ev, ar->loc[3], "T.tvm_thread_allreduce: the destination must be an element of a T.alloc_local buffer");
+    for (i = 4; i < ar->n; i++) {
+        for (d = 0; d < 3; d++)
+            if (ar->v[i]->kind == V_EXPR && ar->v[i]->u.ex == ev->lk.dim[d]) break;
+        if (d == 3) ev_fail(ev, ar->loc[i], "T.tvm_thread_allreduce reduces over thread indices (the names bound by "
+                            "T.get_thread_binding)");
+        red[d] = 1;
+    }
+    stride[0] = 1;
+    stride[1] = ev->k->threads[0];
+    stride[2] = ev->k->threads[0] * ev->k->threads[1];
+    for (d = 0; d < 3; d++)
+        if (red[d]) nred *= ev->k->threads[d];
+    x = stage(ev, v, "red", ar->at);
+    /* dst = identity; for r in serial(nred): dst = f(dst, x[src(r)]) */
+    init = ev_stmt(ev, TILEC_ST_STORE, ar->at);
+    init->u.store.buf = dst->u.load.buf;
+    init->u.store.idx = dst->u.load.idx;
+    init->u.store.value = ex_as(ev, ev->lk.reducer->u.seq.items[1], dst->dtype, ar->at);
+    ev_emit(ev, init, ar->at);
+    r = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, "lane"), TILEC_INT32, TILEC_VAR_LOOP));
+    ev_set_loop_extent(ev, r, ex_int32(ev, nred));
+    src = tid(ev);
+    rest = ev_chk(ev, tilec_ir_varref(ev->a, r));
+    for (d = 0; d < 3; d++) {
+        tilec_ir_expr_t *digit;
+        if (!red[d]) continue;
+        src = ibin(ev, TILEC_BIN_SUB, src, ibin(ev, TILEC_BIN_MUL, ev->lk.dim[d], ex_int32(ev, stride[d])));
+        digit = ibin(ev, TILEC_BIN_FLOORMOD, rest, ex_int32(ev, ev->k->threads[d]));
+        rest = ibin(ev, TILEC_BIN_FLOORDIV, rest, ex_int32(ev, ev->k->threads[d]));
+        src = ibin(ev, TILEC_BIN_ADD, src, ibin(ev, TILEC_BIN_MUL, digit, ex_int32(ev, stride[d])));
+    }
+    idx[0] = src;
+    acc = ev_chk(ev, tilec_ir_load(ev->a, dst->u.load.buf, dst->u.load.idx));
+    fa[0] = v_expr(ev, acc);
+    fa[1] = v_expr(ev, ev_chk(ev, tilec_ir_load(ev->a, x, idx)));
+    fv = ev_call_func(ev, ev->lk.reducer->u.seq.items[0]->u.fn, 2, fa, 0, NULL, NULL, ar->at);
+    st = ev_stmt(ev, TILEC_ST_STORE, ar->at);
+    st->u.store.buf = dst->u.load.buf;
+    st->u.store.idx = dst->u.load.idx;
+    st->u.store.value = ex_as(ev, fv, dst->dtype, ar->at);
+    loop = ev_stmt(ev, TILEC_ST_FOR, ar->at);
+    loop->u.loop.kind = TILEC_LOOP_SERIAL;
+    loop->u.loop.num_stages = 1;
+    loop->u.loop.extent = ex_int32(ev, nred);
+    loop->u.loop.var = r;
+    loop->u.loop.body = st;
+    ev_emit(ev, loop, ar->at);
+    return ev->none;
+}
+
+/* T.clear / T.fill of a whole T.alloc_local / T.alloc_var buffer in per-thread code: this thread's elements. */
+int lk_fill_local(ev_t *ev, value_t *dstv, value_t *val, ast_loc_t loc)
+{
+    tilec_ir_buffer_t *b;
+    int64_t n = 1, c, k;
+    int i;
+    if (!ev->thread_wrap || !dstv || dstv->kind != V_BUF) return 0;
+    b = dstv->u.buf;
+    if ((b->scope != TILEC_SCOPE_LOCAL && b->scope != TILEC_SCOPE_VAR) || view_is(b)) return 0;
+    for (i = 0; i < b->ndim; i++) {
+        if (!tilec_ir_is_const_int(b->shape[i], &c)) return 0;
+        n *= c;
+    }
+    if (n > 4096) return 0;
+    for (k = 0; k < n; k++) {
+        tilec_ir_expr_t *idx[TILEC_IR_MAX_DIMS], *ld;
+        tilec_ir_stmt_t *st = ev_stmt(ev, TILEC_ST_STORE, loc);
+        int64_t rem = k;
+        for (i = b->ndim - 1; i >= 0; i--) {
+            tilec_ir_is_const_int(b->shape[i], &c);
+            idx[i] = ex_int32(ev, rem % c);
+            rem /= c;
+        }
+        ld = lk_load(ev, b, idx);
+        st->u.store.buf = ld->u.load.buf;
+        st->u.store.idx = ld->u.load.idx;
+        st->u.store.value = ex_as(ev, val, b->dtype, loc);
+        ev_emit(ev, st, loc);
+    }
+    return 1;
 }

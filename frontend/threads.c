@@ -179,7 +179,7 @@ void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)
     int i = first, d;
     ast_loc_t loc = b->s[first]->loc;
     if (ev->lk.on && !ev->lk.inloop) {   /* the index again in lock-step code (a macro): this thread's */
-        th_rebind(ev, b->s[first], ev_chk(ev, tilec_ir_varref(ev->a, ev->lk.tv)));
+        th_rebind(ev, b->s[first]);
         for (i = first + 1; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);
         return;
     }
@@ -187,7 +187,8 @@ void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)
         value_t *lo, *v;
         ast_stmt_t *s = b->s[first];
         d = binding_dim(ev, binding_call(s), &lo);
-        v = ev->thread_vars[d] ? v_expr(ev, ev_chk(ev, tilec_ir_varref(ev->a, ev->thread_vars[d]))) : v_int(ev, 0);
+        if (ev->lk.on) v = v_expr(ev, ev->lk.dim[d]);   /* inside a lock-step statement */
+        else v = ev->thread_vars[d] ? v_expr(ev, ev_chk(ev, tilec_ir_varref(ev->a, ev->thread_vars[d]))) : v_int(ev, 0);
         env_set(ev, ev->env, s->u.assign.targets[0]->u.name, lo ? v_binop(ev, '+', lo, v, s->loc) : v);
         for (i = first + 1; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);
         return;
@@ -205,12 +206,7 @@ void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)
         return;
     }
     if (lk_needed(ev, b, first + 1)) {   /* the threads exchange values: lock step (lockstep.c) */
-        value_t *lo;
-        if (first + 1 < b->n && binding_call(b->s[first + 1]))
-            ev_fail(ev, b->s[first + 1]->loc, "per-thread code that exchanges values between threads takes one "
-                    "thread index");
-        binding_dim(ev, binding_call(b->s[first]), &lo);
-        lk_run(ev, b, first, b->s[first]->u.assign.targets[0]->u.name, lo);
+        lk_run(ev, b, first);
         return;
     }
     /* the loops over the thread dimensions, outermost z */
@@ -259,12 +255,13 @@ void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)
         if (names[d] && env_get(ev->env, names[d]) == bound[d]) env_set(ev, ev->env, names[d], v_new(ev, V_DEADLOOP));
 }
 
-void th_rebind(ev_t *ev, ast_stmt_t *s, tilec_ir_expr_t *tid)
+int th_rebind(ev_t *ev, ast_stmt_t *s)
 {
-    value_t *lo, *v = v_expr(ev, tid);
+    value_t *lo, *v;
     int d = binding_dim(ev, binding_call(s), &lo);
-    if (d != 0) ev_fail(ev, s->loc, "lock-step per-thread code has one thread dimension (dimension %d asked for)", d);
+    v = v_expr(ev, ev->lk.dim[d]);
     env_set(ev, ev->env, s->u.assign.targets[0]->u.name, lo ? v_binop(ev, '+', lo, v, s->loc) : v);
+    return d;
 }
 
 void th_reject(ev_t *ev, const char *what, ast_loc_t loc)

@@ -186,6 +186,7 @@ const char *v_kind_name(const value_t *v)
     case V_DEADLOOP: return "ended loop variable";
     case V_CLASS: return "class";
     case V_OBJECT: return "object";
+    case V_REDUCER: return "T.comm_reducer";
     case V_OPAQUE: return v->u.opq;
     case V_BARRIER: return "barrier";
     case V_WSCOPE: return "T.ws region";

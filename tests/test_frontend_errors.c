@@ -500,8 +500,18 @@ Test(frontend_errors, lockstep)
                "T.tvm_warp_shuffle: the width must be a power of two up to 64, got 12");
     expect_err(TX "        B[tx % 64] = T.tvm_warp_shuffle_down(0, B[tx % 64], 1)\n", 8,
                "T.tvm_warp_shuffle_down takes (mask, value, delta, width[, warp_size])");
-    expect_err(HDR "@T.prim_func\ndef main(B: T.Tensor((64,), \"float32\")):\n    with T.Kernel(1, threads=(8, 4)) as bx:\n"
-               "        tx = T.get_thread_binding(0)\n        B[tx] = T.tvm_warp_shuffle(0, B[tx], 0, 8, 32)\n", 7,
-               "supported in blocks of one thread dimension; this block has 8 x 4 x 1 threads");
+    expect_err(TX "        r = T.alloc_local((1,), \"float32\")\n"
+               "        T.evaluate(T.tvm_thread_allreduce(1, B[tx % 64], True, r[0], tx))\n", 9,
+               "T.tvm_thread_allreduce needs its combiner");
+    expect_err(TX "        with T.attr(B, \"reduce_scope\", 0):\n            pass\n", 8,
+               "T.attr is supported only as `with T.attr(T.comm_reducer(...), \"reduce_scope\", ...)`");
+    expect_err(TX "        r = T.alloc_local((1,), \"float32\")\n"
+               "        with T.attr(T.comm_reducer(lambda x, y: x + y, [0.0]), \"reduce_scope\", 0):\n"
+               "            T.evaluate(T.tvm_thread_allreduce(1, B[tx % 64], True, r[0], 3))\n", 10,
+               "T.tvm_thread_allreduce reduces over thread indices");
+    expect_err(TX "        r = T.alloc_local((1,), \"float32\")\n"
+               "        with T.attr(T.comm_reducer(lambda x, y: x + y, [0.0]), \"reduce_scope\", 0):\n"
+               "            T.evaluate(T.tvm_thread_allreduce(2, B[tx % 64], True, r[0], tx))\n", 10,
+               "T.tvm_thread_allreduce of more than one value is outside the subset");
 #undef TX
 }

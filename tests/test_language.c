@@ -1464,3 +1464,22 @@ Test(lang, lockstep_shuffles_and_shared_exchange)
     }
     run_free(&r);
 }
+
+/* T.tvm_thread_allreduce over either thread dimension (tests/lang/thread_allreduce.py). */
+Test(lang, thread_allreduce_sum_and_max)
+{
+    run_t r;
+    int n, k, m;
+    run_file(&r, "tests/lang/thread_allreduce.py", NULL, 0, fill_pattern);
+    for (n = 0; n < 4; n++) {
+        double s = 0;
+        for (k = 0; k < 8; k++) s += 2 * (float)pattern(0, n * 8 + k);
+        EXPECT_NEAR(F(r, 1)[n], s, "S[%d]", n);
+        for (k = 0; k < 8; k++) {
+            double mx = -1e9;
+            for (m = 0; m < 4; m++) mx = fmax(mx, 2 * (float)pattern(0, m * 8 + k));
+            EXPECT_NEAR(F(r, 2)[n * 8 + k], mx, "M[%d,%d]", n, k);
+        }
+    }
+    run_free(&r);
+}
