@@ -308,7 +308,7 @@ void lk_stmt(ev_t *ev, ast_stmt_t *s)
     if (s->kind == AST_S_PASS || (s->kind == AST_S_EXPR && s->u.expr->kind == AST_STR) || s->kind == AST_S_DEF)
         goto plain;
     if (comm_s(ev, s, 0, 0)) {
-        if (s->kind == AST_S_FOR || s->kind == AST_S_IF || s->kind == AST_S_WHILE ||
+        if (s->kind == AST_S_FOR || s->kind == AST_S_IF || s->kind == AST_S_WHILE || s->kind == AST_S_WITH ||
             (s->kind == AST_S_EXPR && s->u.expr->kind == AST_CALL && s->u.expr->u.call.func->kind == AST_NAME))
             goto plain;
         if (s->kind == AST_S_EXPR && s->u.expr->kind == AST_CALL && s->u.expr->u.call.func->kind == AST_ATTR &&
@@ -510,7 +510,7 @@ value_t *lk_allreduce(ev_t *ev, args_t *ar)
     stride[2] = ev->k->threads[0] * ev->k->threads[1];
     for (d = 0; d < 3; d++)
         if (red[d]) nred *= ev->k->threads[d];
-    x = stage(ev, v, "red", ar->at);
+    x = stage(ev, subst(ev, v, tid(ev), 0), "red", ar->at);   /* (subst: no temporary of this statement) */
     /* dst = identity; for r in serial(nred): dst = f(dst, x[src(r)]) */
     init = ev_stmt(ev, TILEC_ST_STORE, ar->at);
     init->u.store.buf = dst->u.load.buf;
