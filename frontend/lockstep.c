@@ -73,8 +73,8 @@ static int comm_e(ev_t *ev, const ast_expr_t *e, int depth, int in_macro)
         for (i = 0; i < e->u.call.nkw; i++)
             if (comm_e(ev, e->u.call.kw[i].value, depth + 1, in_macro)) return 1;
         /* a macro or helper: its body, where a subscript of a parameter may be shared memory */
-        if (f && f->kind == V_FUNC && f->u.fn->def && depth < 16)
-            return comm_b(ev, &f->u.fn->def->u.def.body, depth + 1, 1);
+        if (f && f->kind == V_FUNC && f->u.fn->def && in_macro < 3)   /* 3 levels: bounded on any input */
+            return comm_b(ev, &f->u.fn->def->u.def.body, depth + 1, in_macro + 1);
         return 0;
     }
     case AST_SUBSCRIPT: {
