@@ -102,4 +102,30 @@ int lower_swizzle_width(const tilec_ir_buffer_t *b);
  * buffer is neither swizzled nor padded.  0, or -1 when out of memory. */
 int lower_dense_uses(tilec_ir_kernel_t *k, int *dense);
 
+/* ---- gathered copies (lower_gather.c) ------------------------------------------- */
+
+/* The body of a gather's innermost loop: one store of a global element into
+ * shared memory (its value the load, or select(cond2, load, 0)), maybe
+ * under `if cond` with an else storing zero to the same element. */
+typedef struct lower_gather_form {
+    const tilec_ir_stmt_t *store;
+    const tilec_ir_stmt_t *zstore;       /* NULL: no else branch */
+    const tilec_ir_expr_t *cond, *cond2; /* NULL: none */
+    const tilec_ir_expr_t *load;
+} lower_gather_form_t;
+/* 1 when body has that form (*f filled), else 0; only the structure
+ * (the SIMT kit's printer reads it too). */
+int lower_gather_form(const tilec_ir_stmt_t *body, lower_gather_form_t *f);
+/* The widest power of two W >= 2 of at most max_bytes whose groups of the
+ * innermost loop of parallel nest `nest` move as one vector each (the
+ * proof at the top of lower_gather.c); 0 when none.  f may be NULL. */
+int lower_gather_width(const tilec_ir_stmt_t *nest, int64_t max_bytes, lower_gather_form_t *f);
+/* The innermost loop of a parallel nest (NULL: not one). */
+tilec_ir_stmt_t *lower_gather_inner(tilec_ir_stmt_t *nest);
+/* A copy of gather `nest` with k := at, storing into stage st of `ring`
+ * (the buffer the nest wrote, now [S, ...]); its innermost loop marked
+ * lower.async = 1.  NULL on failure (recorded). */
+tilec_ir_stmt_t *lower_gather_issue(lower_ctx_t *c, const tilec_ir_stmt_t *nest, tilec_ir_buffer_t *ring,
+                                    const tilec_ir_var_t *k, tilec_ir_expr_t *at, tilec_ir_expr_t *st);
+
 #endif

@@ -169,6 +169,9 @@ const char *simt_offset_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, con
 /* simt_copy.c: copy and fill statements */
 void simt_gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
 void simt_gen_fill(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+/* One group of w elements of a gathered copy whose innermost loop is
+ * inner (lower.vector = w); 0 when its body is not a gather. */
+int simt_gen_gather(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *inner, int64_t w);
 /* Declares tc_in<t>: region t of r lies wholly inside its buffer; returns the name. */
 const char *simt_region_inside(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t);
 /* A gemm operand (side 0: A, 1: B) whose leading ring indices select a
