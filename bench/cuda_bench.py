@@ -15,6 +15,8 @@ on random data, and prints a table with the ratio tilec/reference:
   gemm bf16 8192^3 vs cuBLAS; gemm + bias + ReLU fp16 8192^3 (one kernel,
                              examples/gemm_bias_relu.py) vs PyTorch's
                              relu(a @ b + bias), TFLOP/s
+  gemm fp8 e4m3 8192^3 (examples/gemm_fp8.py, B given (N, K)) vs
+                             torch._scaled_mm (cuBLASLt) with scales 1.0, TFLOP/s
   conv2d fp16 NHWC 3x3 and 1x1 (examples/conv2d.py, an implicit GEMM
                              through T.im2col) vs torch conv2d on
                              channels-last tensors (cuDNN), TFLOP/s
@@ -29,7 +31,7 @@ its ratio to the reference are printed beside tilec's.
 
 Results are also written as JSON to $OUT/bench.json (or build/bench.json).
 BENCH_ONLY=gemm,conv2d,... (comma list of row-group names: gemm, bf16,
-bias_relu, conv2d, flash, softmax, rmsnorm, layernorm, transpose) runs
+bias_relu, fp8, conv2d, flash, softmax, rmsnorm, layernorm, transpose) runs
 only those groups.
 """
 import json
@@ -144,6 +146,23 @@ def main():
         ms, err = t_tilec("examples/gemm_bias_relu.py", defs)
         add(f"gemm+bias+relu fp16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "torch-unfused", err)
     del a, b, bias
+
+    # fp8 e4m3 GEMM (C = A @ B^T, fp16 out) vs cuBLASLt through torch._scaled_mm, scales 1.0
+    if want("fp8") and hasattr(torch, "float8_e4m3fn"):
+        a8 = (torch.rand(n, n, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+        b8 = (torch.rand(n, n, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)  # (N, K)
+        one = torch.tensor(1.0, device="cuda")
+        try:
+            ref = median_ms(lambda: torch._scaled_mm(a8, b8.t(), scale_a=one, scale_b=one,
+                                                     out_dtype=torch.float16))
+        except RuntimeError as e:
+            ref = None
+            print(f"  torch._scaled_mm: unavailable ({str(e).splitlines()[0]})")
+        if ref:
+            defs = dict(M=n, N=n, K=n, block_M=128, block_N=256, block_K=128, num_stages=4, threads=256)
+            ms, err = t_tilec("examples/gemm_fp8.py", defs)
+            add(f"gemm fp8 e4m3 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "cuBLASLt", err)
+        del a8, b8
 
     # conv2d NHWC: a ResNet-like 3x3 layer and a 1x1 projection
     for (bn, hw, c, f, ks, pad) in ((32, 56, 256, 256, 3, 1), (32, 56, 512, 512, 1, 0)) if want("conv2d") else ():

@@ -13,7 +13,7 @@
  *
  *     for i in parallel(R):              (any number of outer loops)
  *       for j in parallel(X):            X a multiple of W
- *         store S[..., j] = select(cond, G[..., e], 0)
+ *         store S[..., j] = select(cond, G[..., e], 0)   (selects may nest)
  *     or  if cond { store S[..., j] = G[..., e] } else { store S[..., j] = 0 }
  *
  * with S shared, G a global tensor of S's dtype whose last dimension is a
@@ -85,8 +85,9 @@ static int fetch_store(const tilec_ir_stmt_t *s, lower_gather_form_t *f)
     if (!s || s->next || s->kind != TILEC_ST_STORE || !s->u.store.buf || s->u.store.buf->scope != TILEC_SCOPE_SHARED)
         return 0;
     const tilec_ir_expr_t *v = s->u.store.value;
-    if (v && v->kind == TILEC_EX_SELECT && is_zero(v->u.sel.b)) {
-        f->cond2 = v->u.sel.cond;
+    f->nsel = 0;
+    while (v && v->kind == TILEC_EX_SELECT && is_zero(v->u.sel.b) && f->nsel < LOWER_GATHER_SEL) {
+        f->sel[f->nsel++] = v->u.sel.cond;
         v = v->u.sel.a;
     }
     if (!v || v->kind != TILEC_EX_LOAD || v->u.load.buf->scope != TILEC_SCOPE_GLOBAL ||
@@ -292,8 +293,11 @@ static int width_ok(const tilec_ir_stmt_t *const *lv, int n, const lower_gather_
         if (!a.ok || a.s != (d == lg) || (d == lg && a.g % w))
             return 0;
     }
-    if (!uniform_or_null(&gc, f->cond) || !uniform_or_null(&gc, f->cond2))
+    if (!uniform_or_null(&gc, f->cond))
         return 0;
+    for (int i = 0; i < f->nsel; i++)
+        if (!uniform_or_null(&gc, f->sel[i]))
+            return 0;
     for (int i = 0; i < n - 1; i++)
         if (lv[i]->u.loop.var == j)
             return 0;

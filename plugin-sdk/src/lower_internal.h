@@ -94,8 +94,9 @@ int lower_region_whole(const tilec_ir_region_t *r);
 /* The target's MMA entry named by a gemm's lower.mma attribute; NULL when
  * none (no attribute, "simt", or an unknown name). */
 const tilec_target_mma_t *lower_gemm_mma(const lower_ctx_t *c, const tilec_ir_stmt_t *s);
-/* Swizzle width in elements (64, 32, 16) of the last two dimensions of a
- * 16-bit on-chip buffer in the canonical swizzled layouts, 0 when it has none. */
+/* Swizzle width in elements (128-, 64-, 32-byte rows: 64, 32, 16 for a
+ * 16-bit, 128, 64, 32 for an 8-bit dtype) of the last two dimensions of an
+ * on-chip buffer in the canonical swizzled layouts, 0 when it has none. */
 int lower_swizzle_width(const tilec_ir_buffer_t *b);
 /* Sets dense[id] for every buffer a reduce, cumsum or print of kernel k
  * touches: the printers walk those rows with plain strides, so such a
@@ -105,12 +106,16 @@ int lower_dense_uses(tilec_ir_kernel_t *k, int *dense);
 /* ---- gathered copies (lower_gather.c) ------------------------------------------- */
 
 /* The body of a gather's innermost loop: one store of a global element into
- * shared memory (its value the load, or select(cond2, load, 0)), maybe
- * under `if cond` with an else storing zero to the same element. */
+ * shared memory (its value the load, or select(c, ..., 0) around it, up to
+ * LOWER_GATHER_SEL deep), maybe under `if cond` with an else storing zero
+ * to the same element. */
+#define LOWER_GATHER_SEL 4
 typedef struct lower_gather_form {
     const tilec_ir_stmt_t *store;
-    const tilec_ir_stmt_t *zstore;       /* NULL: no else branch */
-    const tilec_ir_expr_t *cond, *cond2; /* NULL: none */
+    const tilec_ir_stmt_t *zstore;                 /* NULL: no else branch */
+    const tilec_ir_expr_t *cond;                   /* NULL: none */
+    const tilec_ir_expr_t *sel[LOWER_GATHER_SEL]; /* the selects' conditions */
+    int nsel;
     const tilec_ir_expr_t *load;
 } lower_gather_form_t;
 /* 1 when body has that form (*f filled), else 0; only the structure

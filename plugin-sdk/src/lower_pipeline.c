@@ -136,8 +136,11 @@ static tilec_ir_buffer_t *fill_dst(const tilec_ir_stmt_t *cp)
 static int gather_pure(const lower_gather_form_t *f)
 {
     const tilec_ir_buffer_t *S = f->store->u.store.buf, *G = f->load->u.load.buf;
-    if ((f->cond && !lower_expr_pure(f->cond)) || (f->cond2 && !lower_expr_pure(f->cond2)))
+    if (f->cond && !lower_expr_pure(f->cond))
         return 0;
+    for (int i = 0; i < f->nsel; i++)
+        if (!lower_expr_pure(f->sel[i]))
+            return 0;
     for (int d = 0; d < S->ndim; d++)
         if (!lower_expr_pure(f->store->u.store.idx[d]))
             return 0;

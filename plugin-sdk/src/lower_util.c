@@ -383,13 +383,16 @@ const tilec_target_mma_t *lower_gemm_mma(const lower_ctx_t *c, const tilec_ir_st
 
 int lower_swizzle_width(const tilec_ir_buffer_t *b)
 {
-    if (b->ndim < 2 || tilec_dtype_size(b->dtype) != 2 ||
+    size_t es = tilec_dtype_size(b->dtype);
+    if (b->ndim < 2 || (es != 2 && es != 1) || b->dtype == TILEC_BOOL ||
         (b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT))
         return 0;
     int64_t R = lower_dim(b, b->ndim - 2), C = lower_dim(b, b->ndim - 1);
     if (R <= 0 || R % 8 || C <= 0)
         return 0;
-    return C % 64 == 0 ? 64 : C == 32 ? 32 : C == 16 ? 16 : 0;
+    /* 128-, 64- and 32-byte swizzle rows */
+    int64_t w128 = 128 / (int64_t)es;
+    return C % w128 == 0 ? (int)w128 : C == w128 / 2 ? (int)(w128 / 2) : C == w128 / 4 ? (int)(w128 / 4) : 0;
 }
 
 static int dense_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)

@@ -347,8 +347,8 @@ int simt_gen_gather(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *inner, int64_t w
     const char *cond = NULL;
     if (f.cond)
         cond = simt_fmt(c, "(%s)", simt_cond(c, tilec_simt_expr(c, f.cond)));
-    if (f.cond2) {
-        const char *c2 = simt_fmt(c, "(%s)", simt_cond(c, tilec_simt_expr(c, f.cond2)));
+    for (int i = 0; i < f.nsel; i++) {
+        const char *c2 = simt_fmt(c, "(%s)", simt_cond(c, tilec_simt_expr(c, f.sel[i])));
         cond = cond ? simt_fmt(c, "%s && %s", cond, c2) : c2;
     }
     const char *vts, *vtd;

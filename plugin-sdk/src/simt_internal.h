@@ -74,7 +74,8 @@ enum {
     SH_F16 = 1u << 0,      /* tc_h2f, tc_f2h, tc_rh */
     SH_BF16 = 1u << 1,     /* tc_b2f, tc_f2b, tc_rb */
     SH_FLT = 1u << 2,      /* tc_minf tc_maxf tc_fmodf tc_sigmoidf */
-    SH_DBL = 1u << 3       /* the double twins */
+    SH_DBL = 1u << 3,      /* the double twins */
+    SH_F8 = 1u << 4        /* tc_f_e4m3 tc_e4m3_f tc_f_e5m2 tc_e5m2_f (simt_f8.c) */
 };
 
 struct tilec_simt_ctx {
@@ -145,6 +146,12 @@ const char *simt_cond(tilec_simt_ctx_t *c, const char *v);
 const char *simt_flag(tilec_simt_ctx_t *c);
 const char *simt_true(tilec_simt_ctx_t *c);
 const char *simt_elem(tilec_simt_ctx_t *c, const char *name, const char *off);
+
+/* simt_f8.c: 8-bit floats, stored as bits, computed as float32 */
+const char *simt_f8_from_bits(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *bits);
+const char *simt_f8_bits(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *v);
+const char *simt_f8_round(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *v);
+void simt_f8_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o);
 
 /* simt.c, for the other statement printers and the lowered-IR printer */
 void simt_gen_stmts(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
