@@ -6,16 +6,16 @@
 # memory that TMA fills.  Elsewhere (sm_80, the CPU, other GPUs) the same
 # file runs on the plain cores: 8-bit floats are a storage format there.
 # tilec-test:
-# tilec-test: -D M=128 -D N=128 -D K=256 -D block_M=64 -D block_N=64 -D threads=128
-# tilec-test: -D dtype=float8_e5m2 -D M=192 -D N=64 -D K=128 -D block_N=64
+# tilec-test: -D block_M=128 -D block_N=128 -D threads=256 -D num_stages=3
+# tilec-test: -D dtype=float8_e5m2 -D M=192 -D N=64 -D K=128 -D block_M=128 -D threads=256 -D num_stages=3
 
 import tilelang
 import tilelang.language as T
 
 
 @tilelang.jit(out_idx=[-1])
-def gemm_fp8(M=256, N=256, K=384, block_M=128, block_N=128, block_K=128, dtype="float8_e4m3fn",
-             out_dtype="float16", accum_dtype="float32", num_stages=3, threads=256):
+def gemm_fp8(M=256, N=256, K=384, block_M=64, block_N=64, block_K=128, dtype="float8_e4m3fn",
+             out_dtype="float16", accum_dtype="float32", num_stages=2, threads=128):
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype),
              B: T.Tensor((N, K), dtype),

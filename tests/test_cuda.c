@@ -696,7 +696,7 @@ static char *slurp_file(const char *path)
     return s;
 }
 
-/* float8 operands, both K-major (B given as [N, K]): one m64n128k32 wgmma
+/* float8 operands, both K-major (B given as [N, K]): one m64n64k32 wgmma
  * per 32 of K from 128-byte-swizzled shared memory, without the transpose
  * immediates the PTX ISA leaves out for 8-bit types; TMA fills the rings */
 Test(cuda, fp8_gemm_uses_k32_wgmma_on_sm_90a)
@@ -707,8 +707,8 @@ Test(cuda, fp8_gemm_uses_k32_wgmma_on_sm_90a)
     char *text = slurp_file("examples/gemm_fp8.py");
     cr_assert_eq(compile_src(ctx, text, "sm_90a", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
     const char *src = tilec_executable_source(e, NULL);
-    cr_expect(strstr(src, "on wgmma.m64nNk32.e4m3.f32: 2 x 1 warpgroups of 64 x 128, C in registers"), "no fp8 wgmma");
-    cr_expect(strstr(src, "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"), "no m64n128k32");
+    cr_expect(strstr(src, "on wgmma.m64nNk32.e4m3.f32: 1 x 1 warpgroups of 64 x 64, C in registers"), "no fp8 wgmma");
+    cr_expect(strstr(src, "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3"), "no m64n64k32");
     cr_expect(strstr(src, "p, 1, 1; }"), "8-bit wgmma takes no transpose immediates");
     cr_expect_null(strstr(src, "p, 1, 1, 0"), "transpose immediates on an 8-bit wgmma");
     cr_expect(strstr(src, "tc_k0 += 32"), "K not stepped by 32");
