@@ -183,7 +183,7 @@ static const char cpu_prelude[] =
  * exact powers of 2 (one rounding into the subnormal range).  Logarithms:
  * x = m 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh((m-1)/(m+1)).
  * Error bounds against the correctly rounded value over every float
- * (measured on a sweep of all bit patterns, tested by tests/test_cpu.c):
+ * (measured on a sweep of all bit patterns, tested by tests/test_cpu_math.c):
  * exp, exp2, log 1.5 ulp, log2 2 ulp, tanh and sigmoid 3 ulp; NaN in, NaN
  * out; exp(-inf) = 0, exp(inf) = inf, log(0) = -inf, log(<0) = NaN,
  * tanh(+-0) = +-0, tanh(+-inf) = +-1; subnormal inputs and results are
