@@ -402,14 +402,15 @@ static const char cpu_prelude[] =
  * scalar lanes loop does, so the same bits in the same order.  That loop
  * vectorized for sums but, on AVX2, not for max/min (gcc's SLP gave 16
  * scalar vmaxss per 16 floats).  Max and min are (v)maxps/minps where
- * there is one (a > b ? a : b and a < b ? a : b exactly, NaN included),
+ * there is one (a > b ? a : b and a < b ? a : b exactly, NaN included;
+ * the 512-bit builtins are gcc's, so clang with AVX-512 takes the bits),
  * else a select of bits.  op: 0 sum, 1 max, 2 min, 3 abs sum, 4 abs max. */
 "#if defined(__GNUC__) && TC_VB >= 16\n"
 "#define TC_RVEC 1\n"
 "typedef float tc_rv_ __attribute__((vector_size(TC_VB)));\n"
 "typedef int32_t tc_rvi_ __attribute__((vector_size(TC_VB)));\n"
 "TC_INLINE tc_rv_ tc_rsel_(tc_rvi_ m, tc_rv_ a, tc_rv_ b) { return (tc_rv_)(((tc_rvi_)a & m) | ((tc_rvi_)b & ~m)); }\n"
-"#if defined(__AVX512F__)\n"
+"#if defined(__AVX512F__) && !defined(__clang__)\n"
 "#define TC_RMAX_(a, b) __builtin_ia32_maxps512_mask((a), (b), (tc_rv_){0}, (unsigned short)-1, 4)\n"
 "#define TC_RMIN_(a, b) __builtin_ia32_minps512_mask((a), (b), (tc_rv_){0}, (unsigned short)-1, 4)\n"
 "#elif defined(__AVX__) && TC_VB == 32\n"
