@@ -39,6 +39,7 @@ static const struct lower_key {
     {"lower.mma_wait", TILEC_ATTR_INT, 0, 1},    /* async-MMA gemm: MMA groups left in flight after it */
     {"lower.zero", TILEC_ATTR_INT, 0, 1},        /* shared buffer: zeroed at kernel entry */
     {"lower.tma", TILEC_ATTR_TUPLE, 3, 0},       /* copy: bulk tensor box (rows, cols, swizzle bytes) */
+    {"lower.async", TILEC_ATTR_INT, 0, 1},       /* gather's innermost loop: its vectors are async copies */
 };
 
 static const char *const attr_kind_names[] = {"int", "float", "string", "tuple"};
