@@ -181,6 +181,11 @@ typedef struct cuda_tma_out {
     void *user;
     const tilec_ir_kernel_t *k;
     const cuda_kinfo_t *info;
+    /* mbarriers (bit = id) whose plain arrivals every warp of the
+     * consumers makes (warp specialization's releases): initialized for
+     * arrive x arrive_warps arrivals, arrived on by each warp's lane 0 */
+    uint32_t warp_arrive;
+    int arrive_warps;
 } cuda_tma_out_t;
 /* barrier_init/arrive/wait and a copy_async on an mbarrier: 1 printed, 0
  * not such a statement, -1 a copy the plan has no tensor map for. */

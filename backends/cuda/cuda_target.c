@@ -50,11 +50,13 @@ static const tilec_target_mma_t mma_sm90a[] = {
     MMA_SYNC("m16n8k16.bf16.f32", TILEC_BFLOAT16),
 };
 
-#define COMMON \
+#define COMMON_FLAGS (TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_SIMT_ACC_SHARED)
+#define COMMON COMMON_F(COMMON_FLAGS)
+#define COMMON_F(fl) \
     .struct_size = sizeof(tilec_target_desc_t), .version = TILEC_TARGET_DESC_VERSION, \
     .subgroup_size = 32, .max_threads = 1024, .smem_default = 48 * 1024, .smem_banks = 32, \
     .bank_bytes = 4, .smem_align = 128, .regs_per_thread = 255, .frag_regs = 128, \
-    .vector_bytes = 16, .flags = TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_SIMT_ACC_SHARED, \
+    .vector_bytes = 16, .flags = (fl), \
     .frag_dtypes = 1u << TILEC_FLOAT32
 
 /* before sm_80: no cp.async; T.gemm on the CUDA cores */
@@ -73,16 +75,21 @@ static const tilec_target_desc_t desc_sm80 = {AMPERE("cuda sm_80", 163 * 1024)};
 static const tilec_target_desc_t desc_sm86 = {AMPERE("cuda sm_86", 99 * 1024)};
 
 #define CP_ASYNC (TILEC_TARGET_ASYNC_CP4 | TILEC_TARGET_ASYNC_CP8 | TILEC_TARGET_ASYNC_CP16)
-#define HOPPER(nm, async) \
-    COMMON, .name = nm, .smem_optin = 227 * 1024, .async_copy = async, \
+#define HOPPER(nm, async) HOPPER_F(nm, async, COMMON_FLAGS)
+#define HOPPER_F(nm, async, fl) \
+    COMMON_F(fl), .name = nm, .smem_optin = 227 * 1024, .async_copy = async, \
     .max_stages = 8, \
     .barriers = TILEC_TARGET_BARRIER_BLOCK | TILEC_TARGET_BARRIER_SUBGROUP | \
                 TILEC_TARGET_BARRIER_OBJECT
 
 static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90", CP_ASYNC | TILEC_TARGET_ASYNC_BULK), .nmma = 2,
                                               .mma = mma_sm80};
-static const tilec_target_desc_t desc_sm90a = {HOPPER("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK), .nmma = 4,
-                                               .mma = mma_sm90a};
+static const tilec_target_desc_t desc_sm90a = {HOPPER_F("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK,
+                                                        COMMON_FLAGS | TILEC_TARGET_WARP_SPECIALIZE),
+                                               .nmma = 4, .mma = mma_sm90a};
+/* TMA without warp specialization (TILEC_CUDA_WS=0) */
+static const tilec_target_desc_t desc_sm90a_nows = {HOPPER("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK),
+                                                    .nmma = 4, .mma = mma_sm90a};
 /* the same without the tensor copy engine: what the backend lowers for
  * with TILEC_CUDA_TMA=0, and for sm_90 unless TILEC_CUDA_TMA=1 (TMA was
  * measured on sm_90a's schedules: GEMM 8192^3 0.728 -> 0.785 of cuBLAS,
@@ -135,6 +142,9 @@ const tilec_target_desc_t *cuda_lower_desc(const char *arch)
     const tilec_target_desc_t *t = cuda_target_desc(arch);
     const char *e = secure_getenv("TILEC_CUDA_TMA");
     int on = e && *e ? atoi(e) > 0 : t == &desc_sm90a;
+    const char *w = secure_getenv("TILEC_CUDA_WS");
+    if (on && t == &desc_sm90a && w && *w && atoi(w) <= 0)
+        return &desc_sm90a_nows;
     if (on)
         return t;
     return t == &desc_sm90a ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;
