@@ -158,6 +158,9 @@ typedef struct cuda_kinfo {
     uint64_t mbar_off;     /* shared-memory offset of the kernel's mbarriers (8 bytes each) */
     int ntmap;             /* tensor maps passed after the symbols (TMA) */
     cuda_tmap_spec_t tmap[CUDA_MAX_TMAPS];
+    /* the block the printed kernel runs on: the lowered kernel's threads,
+     * which warp specialization makes more than the program's */
+    uint32_t threads[3];
 } cuda_kinfo_t;
 
 /* ---- barrier objects and the tensor copy engine (cuda_tma.c) -------------

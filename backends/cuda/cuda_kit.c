@@ -827,6 +827,8 @@ int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str
     }
     tilec_sdk_str_putn(out, res.source, res.source_len);
     info->smem_bytes = res.shared_bytes;
+    for (int i = 0; i < 3; i++)
+        info->threads[i] = res.threads[i];
     tilec_simt_result_free(&res);
     return out->oom ? (snprintf(err, errlen, "out of memory"), -1) : 0;
 }
