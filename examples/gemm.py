@@ -15,7 +15,7 @@ import tilelang.language as T
 
 @tilelang.jit(out_idx=[-1])
 def matmul(M=200, N=136, K=120, block_M=64, block_N=64, block_K=32,
-           dtype="float16", accum_dtype="float32", num_stages=3, threads=128, panel=10):
+           dtype="float16", accum_dtype="float32", num_stages=3, threads=128):
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype),
              B: T.Tensor((K, N), dtype),
@@ -24,10 +24,6 @@ def matmul(M=200, N=136, K=120, block_M=64, block_N=64, block_K=32,
             A_shared = T.alloc_shared((block_M, block_K), dtype)
             B_shared = T.alloc_shared((block_K, block_N), dtype)
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
-            # Blocks take their tiles in panels of `panel` rows of tiles, so
-            # that the blocks running together share A and B in the L2
-            # cache (panel=0: launch order).
-            T.use_swizzle(panel_size=panel, enable=panel > 1)
 
             T.clear(C_local)
             for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):

@@ -35,7 +35,6 @@ static const pass_def_t passes[TILEC_LOWER_NPASSES] = {
     [TILEC_LOWER_BARRIER] = {"barrier", lower_barrier},
     [TILEC_LOWER_ARITH] = {"arith", lower_arith},
     [TILEC_LOWER_WARPSPEC] = {"warpspec", lower_warpspec},
-    [TILEC_LOWER_SWIZZLE] = {"swizzle", lower_swizzle},
 };
 
 const char *tilec_lower_pass_name(int pass)

@@ -43,7 +43,6 @@ int lower_tma(lower_ctx_t *c);
 int lower_barrier(lower_ctx_t *c);
 int lower_arith(lower_ctx_t *c);
 int lower_warpspec(lower_ctx_t *c);
-int lower_swizzle(lower_ctx_t *c);
 
 /* ---- helpers (lower_util.c) ---------------------------------------------------- */
 

@@ -52,7 +52,6 @@ typedef enum tilec_lower_pass {
     TILEC_LOWER_BARRIER,        /* lower_barrier.c */
     TILEC_LOWER_ARITH,          /* lower_arith.c */
     TILEC_LOWER_WARPSPEC,       /* lower_warpspec.c (after arith: the pass numbers stay) */
-    TILEC_LOWER_SWIZZLE,        /* lower_swizzle.c */
     TILEC_LOWER_NPASSES
 } tilec_lower_pass_t;
 
