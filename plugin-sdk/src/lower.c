@@ -10,7 +10,9 @@
  * inference distributes; layouts decide which fragments stay on chip in
  * shared memory; pipelines turn shared buffers into rings before the
  * shared-memory plan places them; vector widths read the final layouts;
- * barriers come last, once every access and async copy is known.
+ * barriers come last, once every access and async copy is known; warp
+ * specialization after them (its producer's waits replace the refill's
+ * block barrier), after arith so that the earlier passes keep their numbers.
  */
 #include <stdarg.h>
 #include <stdio.h>
