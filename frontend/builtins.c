@@ -27,6 +27,8 @@ enum {
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
     BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP, BI_ATOMIC_ADDX2,
     BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL, BI_PERSISTENT, BI_SYNC_GRID, BI_REINTERPRET,
+    BI_RNG_INIT, BI_RNG_RAND, BI_SHFL, BI_SHFL_DOWN, BI_SHFL_UP, BI_ALLREDUCE, BI_ATTR, BI_COMM_REDUCER,
+    BI_EVALUATE,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -55,7 +57,11 @@ static const bientry_t t_members[] = {
     {"clamp", BI_CLAMP}, {"parallel", BI_PARALLEL}, {"Serial", BI_SERIAL}, {"atomic_addx2", BI_ATOMIC_ADDX2},
     {"atomic_addx4", BI_ATOMIC_ADDX4}, {"reshape", BI_RESHAPE}, {"view", BI_VIEW}, {"im2col", BI_IM2COL},
     {"alloc_global", BI_ALLOC_GLOBAL}, {"Persistent", BI_PERSISTENT},
-    {"sync_grid", BI_SYNC_GRID}, {"reinterpret", BI_REINTERPRET}, {NULL, 0}
+    {"sync_grid", BI_SYNC_GRID}, {"reinterpret", BI_REINTERPRET},
+    {"rng_init", BI_RNG_INIT}, {"rng_rand", BI_RNG_RAND}, {"tvm_warp_shuffle", BI_SHFL},
+    {"tvm_warp_shuffle_down", BI_SHFL_DOWN}, {"tvm_warp_shuffle_up", BI_SHFL_UP},
+    {"tvm_thread_allreduce", BI_ALLREDUCE}, {"attr", BI_ATTR}, {"comm_reducer", BI_COMM_REDUCER},
+    {"evaluate", BI_EVALUATE}, {NULL, 0}
 };
 
 static const bientry_t tilelang_members[] = {
@@ -75,12 +81,6 @@ static const struct { const char *name, *why; } t_unsupported[] = {
     {"thread_binding", "a thread index is only read as a statement `tx = T.thread_binding(0, threads, "
      "thread=\"threadIdx.x\")` in a kernel body, where the rest of that block runs once per thread"},
     {"ClusterKernel", "thread-block clusters are not in the subset"},
-    {"tvm_warp_shuffle", "warp shuffles exchange values between threads, and tilec's kernels are block-level"},
-    {"tvm_warp_shuffle_down", "warp shuffles exchange values between threads, and tilec's kernels are block-level"},
-    {"tvm_warp_shuffle_up", "warp shuffles exchange values between threads, and tilec's kernels are block-level"},
-    {"tvm_thread_allreduce", "a reduction across threads is not block-level code; use T.reduce_* on a fragment"},
-    {"rng_init", "the per-thread random generators (T.rng_init / T.rng_rand) are not in the subset"},
-    {"rng_rand", "the per-thread random generators (T.rng_init / T.rng_rand) are not in the subset"},
     {"PersistentTileScheduler", "the persistent tile scheduler object is not in the subset; T.Persistent is"},
     {"ptr", "raw pointers (T.ptr, pointer tables) are not in the subset; pass tensors"},
     {"alloc_reducer", "T.alloc_reducer is not in the subset yet"},
@@ -542,7 +542,10 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     if (id == BI_IF_THEN_ELSE) ev->guarded++;
     ev_eval_args(ev, call, &ar);
     if (id == BI_IF_THEN_ELSE) ev->guarded--;
-    if (ev->thread_wrap) {
+    if (ev->thread_wrap && (id == BI_CLEAR || id == BI_FILL) && ar.n >= 1 && ar.v[0]->kind == V_BUF &&
+        (ar.v[0]->u.buf->scope == TILEC_SCOPE_LOCAL || ar.v[0]->u.buf->scope == TILEC_SCOPE_VAR)) {
+        /* this thread's own buffer: per-thread stores (lockstep.c: lk_fill_local) */
+    } else if (ev->thread_wrap) {
         switch (id) {   /* block-collective: not in one thread's code */
         case BI_COPY: case BI_CLEAR: case BI_FILL: case BI_GEMM: case BI_REDUCE_MAX: case BI_REDUCE_MIN:
         case BI_REDUCE_SUM: case BI_REDUCE_ABSSUM: case BI_REDUCE_ABSMAX: case BI_CUMSUM: case BI_SYNC:
@@ -736,11 +739,13 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     }
     case BI_CLEAR: {
         BIND("T.clear", 1, "buffer");
+        if (lk_fill_local(ev, a_[0], v_int(ev, 0), l_[0])) return ev->none;
         op_fill(ev, a_[0], v_int(ev, 0), l_[0]);
         return ev->none;
     }
     case BI_FILL: {
         BIND("T.fill", 2, "buffer", "value");
+        if (lk_fill_local(ev, a_[0], a_[1], l_[0])) return ev->none;
         op_fill(ev, a_[0], a_[1], l_[0]);
         return ev->none;
     }
@@ -892,11 +897,47 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     }
     case BI_REINTERPRET: { /* T.reinterpret(value, dtype); tvm.tirx.reinterpret(dtype, value) */
         tilec_dtype_t t;
+        if (ar.n == 1 && ar.nkw == 1 && !strcmp(ar.kwn[0], "dtype") && ar.kwv[0]->kind == V_STR &&
+            !strcmp(ar.kwv[0]->u.s.s, "handle"))
+            return ev->none;   /* an opaque handle (T.attr's reduce_scope value): nothing to compute */
         if (ar.n != 2 || ar.nkw) ev_fail(ev, at, "T.reinterpret takes a value and a dtype");
         if (v_as_dtype(ar.v[1], &t)) return v_reinterpret(ev, ar.v[0], t, at);
         if (v_as_dtype(ar.v[0], &t)) return v_reinterpret(ev, ar.v[1], t, at);
         ev_fail(ev, at, "T.reinterpret needs a dtype (as T.float16 or \"float16\") and a value");
     }
+    case BI_RNG_INIT: return rng_init(ev, &ar, at);
+    case BI_RNG_RAND: return rng_rand(ev, &ar, at);
+    case BI_SHFL: return lk_shuffle(ev, 0, &ar, "T.tvm_warp_shuffle");
+    case BI_SHFL_DOWN: return lk_shuffle(ev, 1, &ar, "T.tvm_warp_shuffle_down");
+    case BI_SHFL_UP: return lk_shuffle(ev, 2, &ar, "T.tvm_warp_shuffle_up");
+    case BI_ALLREDUCE: return lk_allreduce(ev, &ar);
+    case BI_COMM_REDUCER: { /* T.comm_reducer(lambda x, y: ..., [identity]) */
+        value_t *r;
+        BIND("T.comm_reducer", 2, "fcombine", "identity");
+        if (a_[0]->kind != V_FUNC) ev_fail(ev, l_[0], "T.comm_reducer takes a function of two values, got %s",
+                                           v_kind_name(a_[0]));
+        if (a_[1]->kind == V_SEQ) {
+            if (a_[1]->u.seq.n != 1) ev_fail(ev, l_[1], "T.comm_reducer of more than one value is outside the subset");
+            a_[1] = a_[1]->u.seq.items[0];
+        }
+        if (!v_is_num(a_[1]) && !v_is_rt(a_[1])) ev_fail(ev, l_[1], "T.comm_reducer: the identity must be a number");
+        r = v_new(ev, V_REDUCER);
+        r->u.seq.n = 2;
+        r->u.seq.items = ev_alloc(ev, 2 * sizeof *r->u.seq.items);
+        r->u.seq.items[0] = a_[0];
+        r->u.seq.items[1] = a_[1];
+        return r;
+    }
+    case BI_ATTR: { /* `with T.attr(T.comm_reducer(...), "reduce_scope", ...)`: the reducer for the body */
+        BIND("T.attr", 3, "node", "attr_key", "value");
+        if (a_[0]->kind != V_REDUCER || a_[1]->kind != V_STR || strcmp(a_[1]->u.s.s, "reduce_scope"))
+            ev_fail(ev, at, "T.attr is supported only as `with T.attr(T.comm_reducer(...), \"reduce_scope\", ...)` "
+                    "around T.tvm_thread_allreduce");
+        return a_[0];
+    }
+    case BI_EVALUATE: /* T.evaluate(x): x was evaluated for its effect */
+        if (ar.n != 1 || ar.nkw) ev_fail(ev, at, "T.evaluate takes one value");
+        return ev->none;
     case BI_CLAMP: { /* T.clamp(x, lo, hi) = min(max(x, lo), hi) */
         BIND("T.clamp", 3, "dst", "min_val", "max_val");
         return v_minmax(ev, 0, v_minmax(ev, 1, a_[0], a_[1], at), a_[2], at);

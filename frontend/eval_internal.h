@@ -52,7 +52,8 @@ typedef enum vkind {
     V_OPAQUE,                /* something imported that tilec does not evaluate (modules.c) */
     V_BARRIER,               /* T.alloc_barrier's mbarrier(s): a compile-time token, u.i = count (wsops.c) */
     V_WSCOPE,                /* T.ws(k): a warp-specialized region, run by the block (wsops.c) */
-    V_CLASS, V_OBJECT        /* a compile-time class and an instance of one (classes.c) */
+    V_CLASS, V_OBJECT,       /* a compile-time class and an instance of one (classes.c) */
+    V_REDUCER                /* T.comm_reducer(fn, identity): u.seq = (fn, identity) (lockstep.c) */
 } vkind_t;
 
 enum {
@@ -221,6 +222,21 @@ typedef struct ev {
     struct mma_bind {
         const tilec_ir_kernel_t *k; tilec_ir_buffer_t *user, *tile; int role;
     } *mma; int nmma, cap_mma;
+    /* rng.c: the kernel's T.rng_init stream (hidden uint64 T.alloc_var scalars) and the
+     * T.Parallel nest whose iterations take draws by their linear index */
+    struct { const tilec_ir_kernel_t *k; tilec_ir_buffer_t *seed, *seq, *ctr; } rng;
+    struct { int active, loop_depth, in_parallel; int64_t draws; tilec_ir_expr_t *lin, *total, *per; } rng_par;
+    /* retype.c: dtype-changing re-views of on-chip memory, each a buffer of its own */
+    struct retype { const tilec_ir_kernel_t *k; tilec_ir_buffer_t *base, *view; } *retype; int nretype, cap_retype;
+    /* lockstep.c: per-thread code whose threads exchange values, one statement at a time */
+    struct {
+        int on, inloop, pass, threads, nvars0;
+        tilec_ir_var_t *tv;            /* the thread index of every per-statement loop */
+        tilec_ir_expr_t *dim[3];       /* threadIdx.x/y/z of tv */
+        value_t *reducer;              /* the enclosing `with T.attr(T.comm_reducer(...), ...)`, or NULL */
+        tilec_ir_stmt_t *loop, **saved_tail;
+        struct lkmap { tilec_ir_buffer_t *b, *x; } *map; int nmap, cap; /* per-thread buffer -> [threads, ...] */
+    } lk;
     value_t *none, *vtrue, *vfalse;
 } ev_t;
 
@@ -377,6 +393,29 @@ void bi_bind(ev_t *ev, args_t *ar, const char *fname, const char *const *names, 
     value_t *a_[NN_];                                                               \
     ast_loc_t l_[NN_];                                                              \
     bi_bind(ev, &ar, fname, names_, NN_, req, a_, l_)
+
+/* ---- rng.c ---- */
+value_t *rng_init(ev_t *ev, args_t *a, ast_loc_t at);   /* T.rng_init(seed, seq=None, off=0) */
+value_t *rng_rand(ev_t *ev, args_t *a, ast_loc_t at);   /* T.rng_rand(): uint32 */
+int rng_parallel_begin(ev_t *ev, tilec_ir_var_t *const *vars, tilec_ir_expr_t *const *ext, int n);
+/* begin: 1 when this nest takes the stream's draws by iteration (end it after its loop statement) */
+void rng_parallel_end(ev_t *ev, ast_loc_t loc);
+
+/* ---- lockstep.c ---- */
+int lk_needed(ev_t *ev, const ast_block_t *b, int first);  /* b->s[first..] exchanges values between threads */
+void lk_run(ev_t *ev, const ast_block_t *b, int first);  /* b->s[first] a thread binding: the rest, lock-step */
+void lk_stmt(ev_t *ev, ast_stmt_t *s);                      /* one statement of lock-step code */
+tilec_ir_expr_t *lk_load(ev_t *ev, tilec_ir_buffer_t *b, tilec_ir_expr_t **idx); /* an element, per thread */
+void lk_uniform(ev_t *ev, const tilec_ir_expr_t *e, ast_loc_t loc, const char *what);
+value_t *lk_shuffle(ev_t *ev, int kind, args_t *ar, const char *what);
+value_t *lk_allreduce(ev_t *ev, args_t *ar);                /* T.tvm_thread_allreduce(1, v, True, dst, t...) */
+int lk_fill_local(ev_t *ev, value_t *dst, value_t *val, ast_loc_t loc); /* per-thread T.fill of a local buffer */
+int th_rebind(ev_t *ev, ast_stmt_t *s); /* a binding statement in lock-step code: its name = that dimension's index */
+
+/* ---- retype.c ---- */
+tilec_ir_buffer_t *retype_new(ev_t *ev, tilec_ir_buffer_t *base, const int64_t *dims, int nd, tilec_dtype_t t,
+                              ast_loc_t loc, const char *what);   /* the view's own buffer */
+void retype_check(ev_t *ev);   /* at a kernel's end: no read sees the other dtype's bits */
 
 /* ---- views.c ---- */
 int view_is(const tilec_ir_buffer_t *b);               /* a re-view record (never in the kernel) */

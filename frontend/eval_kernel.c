@@ -80,6 +80,7 @@ static void build_kernel(ev_t *ev, func_t *fn)
         ev_fail(ev, d->loc, "@T.prim_func '%s' has no `with T.Kernel(...)` block", d->u.def.name);
     ev_check_let_uses(ev);
     mma_check(ev);
+    retype_check(ev);
 }
 
 /* ---- eager-style kernels -------------------------------------------------- *
@@ -187,6 +188,7 @@ void ev_next_kernel(ev_t *ev, ast_loc_t loc)
     if (ev->nkdone >= 15) ev_fail(ev, loc, "a @T.prim_func has at most 16 `with T.Kernel` blocks");
     ev_check_let_uses(ev);
     mma_check(ev);
+    retype_check(ev);
     if (ev->nkdone == ev->cap_kdone) {
         int nc = ev->cap_kdone ? 2 * ev->cap_kdone : 4;
         struct kdone *nd = ev_alloc(ev, sizeof *nd * (size_t)nc);
@@ -504,6 +506,8 @@ static value_t **build_eager(ev_t *ev, func_t *fn)
         df = ev_find_def(ev, p->name);
         if (df) {
             args[i] = ev_def_take(ev, df, fn->defaults[i]);
+        } else if (fn->defaults[i] && fn->defaults[i]->kind == V_NONE && (args[i] = at_fallback(ev, fn, i, args))) {
+            /* `p=None` that the autotune configs supply (TileLang's autotuner fills it): the first config's */
         } else if (fn->defaults[i]) {
             args[i] = fn->defaults[i];
         } else if (!(args[i] = at_fallback(ev, fn, i, args))) {
@@ -525,6 +529,7 @@ static value_t **build_eager(ev_t *ev, func_t *fn)
         ev_fail(ev, d->loc, "eager-style kernel '%s' has no `with T.Kernel(...)` block", d->u.def.name);
     ev_check_let_uses(ev);
     mma_check(ev);
+    retype_check(ev);
     return args;
 }
 
@@ -683,6 +688,9 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
             evdef_t *df = ev_find_def(ev, d->u.def.params[i].name);
             if (df) {
                 args[i] = ev_def_take(ev, df, fn->defaults[i]);
+            } else if (fn->defaults[i] && fn->defaults[i]->kind == V_NONE &&
+                       (args[i] = at_fallback(ev, fn, i, args)) != NULL) {
+                /* `p=None` that the autotune configs supply: the first config's */
             } else if (fn->defaults[i]) {
                 args[i] = fn->defaults[i];
             } else if ((args[i] = at_fallback(ev, fn, i, args)) != NULL) {

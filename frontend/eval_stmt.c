@@ -87,7 +87,7 @@ static void assign_name(ev_t *ev, const char *name, value_t *v, ast_loc_t loc)
     if (cur && cur->kind == V_BUF && cur->u.buf->scope == TILEC_SCOPE_VAR && v->kind != V_BUF &&
         (v_is_rt(v) || v_is_num(v))) {
         tilec_ir_expr_t *z = ex_int32(ev, 0);
-        store_elem(ev, ev_chk(ev, tilec_ir_load(ev->a, cur->u.buf, &z)), v, loc);
+        store_elem(ev, lk_load(ev, cur->u.buf, &z), v, loc);
         return;
     }
     if (v->kind == V_SYM) {
@@ -274,7 +274,7 @@ static void exec_augassign(ev_t *ev, ast_stmt_t *s)
         rhs = ev_eval(ev, s->u.aug.value);
         if (cur->kind == V_BUF && cur->u.buf->scope == TILEC_SCOPE_VAR) {
             tilec_ir_expr_t *z = ex_int32(ev, 0);
-            tilec_ir_expr_t *ld = ev_chk(ev, tilec_ir_load(ev->a, cur->u.buf, &z));
+            tilec_ir_expr_t *ld = lk_load(ev, cur->u.buf, &z);
             store_elem(ev, ld, v_binop(ev, s->u.aug.op, v_expr(ev, ld), rhs, s->loc), s->loc);
             return;
         }
@@ -409,7 +409,7 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
     value_t *bound[TILEC_IR_MAX_DIMS];
     tilec_ir_stmt_t *outer = NULL, **link = NULL;
     tilec_ir_stmt_t **saved;
-    int i;
+    int i, rng_mine = 0;
     ev_require_kernel(ev, s->loc, "a kernel loop");
     if (it->n < 1 || it->n > TILEC_IR_MAX_DIMS) ev_fail(ev, s->u.loop.iter->loc, "T.Parallel takes 1 to %d extents",
                                                        TILEC_IR_MAX_DIMS);
@@ -421,9 +421,10 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
         int lo_zero = !lo || ((lo->kind == V_INT || lo->kind == V_BOOL) && lo->u.i == 0);
         if (it->kind == TILEC_LOOP_PARALLEL) th_reject(ev, "T.Parallel", s->u.loop.iter->loc);
         /* one thread's T.Pipelined is a serial loop */
-        st->u.loop.kind = ev->thread_wrap && it->kind == TILEC_LOOP_PIPELINED ? TILEC_LOOP_SERIAL : it->kind;
+        st->u.loop.kind = (ev->thread_wrap || ev->lk.on) && it->kind == TILEC_LOOP_PIPELINED ? TILEC_LOOP_SERIAL : it->kind;
         st->u.loop.num_stages = st->u.loop.kind == TILEC_LOOP_PIPELINED ? (it->num_stages < 1 ? 1 : it->num_stages) : 1;
         st->u.loop.extent = loop_extent(ev, lo, it->hi[i], it->step, s->u.loop.iter->loc);
+        lk_uniform(ev, st->u.loop.extent, s->u.loop.iter->loc, "the bound of this loop");
         var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, names[i]->u.name), TILEC_INT32,
                                           TILEC_VAR_LOOP));
         st->u.loop.var = var;
@@ -446,6 +447,17 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
     ev->tail = link;
     ev->rt_depth++;
     ev->in_rt_loop++;
+    if (it->kind == TILEC_LOOP_PARALLEL) {   /* T.rng_rand() draws by iteration (rng.c) */
+        tilec_ir_var_t *vars[TILEC_IR_MAX_DIMS];
+        tilec_ir_expr_t *exts[TILEC_IR_MAX_DIMS];
+        tilec_ir_stmt_t *l = outer;
+        for (i = 0; i < it->n; i++, l = l->u.loop.body) {
+            vars[i] = l->u.loop.var;
+            exts[i] = l->u.loop.extent;
+        }
+        rng_mine = rng_parallel_begin(ev, vars, exts, it->n);
+        ev->rng_par.in_parallel++;
+    }
     {
         int saved_ct = ev->ct_loops;
         ev->ct_loops = 0;
@@ -456,6 +468,8 @@ static void exec_rt_loop(ev_t *ev, ast_stmt_t *s, loopiter_t *it)
     ev->rt_depth--;
     ev->tail = saved;
     ev_emit(ev, outer, s->loc);
+    if (it->kind == TILEC_LOOP_PARALLEL) ev->rng_par.in_parallel--;
+    if (rng_mine) rng_parallel_end(ev, s->loc);
     /* Unlike Python, a kernel loop's variable does not outlive the loop. */
     for (i = 0; i < it->n; i++)
         if (env_get(ev->env, names[i]->u.name) == bound[i])
@@ -583,6 +597,7 @@ static void exec_if(ev_t *ev, ast_stmt_t *s)
     ev_require_kernel(ev, s->loc, "an `if` on a run-time condition");
     st = ev_stmt(ev, TILEC_ST_IF, s->loc);
     st->u.cond.cond = ex_bool(ev, ex_of(ev, c, s->u.cond.cond->loc));
+    lk_uniform(ev, st->u.cond.cond, s->u.cond.cond->loc, "the condition of this `if`");
     saved = ev->tail;
     ev->rt_depth++;
     ev->guarded++;
@@ -611,6 +626,14 @@ static void exec_with(ev_t *ev, ast_stmt_t *s)
     if (kv->kind == V_WSCOPE) { /* T.ws(k), iket.range(): the whole block runs it, in program order (wsops.c) */
         if (s->u.with.target) ev_fail(ev, s->u.with.target->loc, "`with T.ws(...)` binds no name");
         ev_exec_block(ev, &s->u.with.body);
+        return;
+    }
+    if (kv->kind == V_REDUCER) {   /* with T.attr(T.comm_reducer(...), "reduce_scope", ...) (lockstep.c) */
+        value_t *saved = ev->lk.reducer;
+        if (s->u.with.target) ev_fail(ev, s->u.with.target->loc, "`with T.attr(...)` binds no name");
+        ev->lk.reducer = kv;
+        ev_exec_block(ev, &s->u.with.body);
+        ev->lk.reducer = saved;
         return;
     }
     if (kv->kind != V_KERNEL) {
@@ -980,6 +1003,13 @@ static void exec_raise(ev_t *ev, ast_stmt_t *s)
 
 void ev_exec_stmt(ev_t *ev, ast_stmt_t *s)
 {
+    if (ev->lk.on && !ev->lk.inloop) {   /* lock-step per-thread code (lockstep.c) */
+        if (!ev->lk.pass) {
+            lk_stmt(ev, s);
+            return;
+        }
+        ev->lk.pass = 0;
+    }
     ev_step(ev, s->loc);
     ev->cur_loc = s->loc;
     if (++ev->depth > EV_MAX_EXPR_DEPTH) ev_fail(ev, s->loc, "statements nested too deeply");

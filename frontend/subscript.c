@@ -321,7 +321,7 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
             }
         }
         if (view_is(b)) return view_element(ev, ev_chk(ev, tilec_ir_load(ev->a, b, idx)));
-        return v_expr(ev, tilec_ir_load(ev->a, b, idx));
+        return v_expr(ev, lk_load(ev, b, idx));
     } else {
         region_t *rg = ev_alloc(ev, sizeof *rg);
         value_t *r = v_new(ev, V_REGION);

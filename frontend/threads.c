@@ -12,7 +12,9 @@
  * backend already run.  Per-thread scratch (T.alloc_local, T.alloc_var,
  * scalar temporaries) lives in one iteration.  What needs threads to meet
  * again (T.sync_threads, tile operations, T.Parallel, shuffles) is a
- * diagnostic that names it.
+ * diagnostic that names it.  A block of one thread is the exception: its
+ * one thread's code is the block's code, so everything block-level code
+ * may do is allowed there, with every thread index 0.
  */
 #include "eval_internal.h"
 
@@ -176,13 +178,35 @@ void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)
     static const char *const dflt[3] = {"tx", "ty", "tz"};
     int i = first, d;
     ast_loc_t loc = b->s[first]->loc;
+    if (ev->lk.on && !ev->lk.inloop) {   /* the index again in lock-step code (a macro): this thread's */
+        th_rebind(ev, b->s[first]);
+        for (i = first + 1; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);
+        return;
+    }
     if (ev->thread_wrap) {   /* the index again (a macro reading it): the running loop's */
         value_t *lo, *v;
         ast_stmt_t *s = b->s[first];
         d = binding_dim(ev, binding_call(s), &lo);
-        v = ev->thread_vars[d] ? v_expr(ev, ev_chk(ev, tilec_ir_varref(ev->a, ev->thread_vars[d]))) : v_int(ev, 0);
+        if (ev->lk.on) v = v_expr(ev, ev->lk.dim[d]);   /* inside a lock-step statement */
+        else v = ev->thread_vars[d] ? v_expr(ev, ev_chk(ev, tilec_ir_varref(ev->a, ev->thread_vars[d]))) : v_int(ev, 0);
         env_set(ev, ev->env, s->u.assign.targets[0]->u.name, lo ? v_binop(ev, '+', lo, v, s->loc) : v);
         for (i = first + 1; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);
+        return;
+    }
+    if (ev->k->threads[0] * ev->k->threads[1] * ev->k->threads[2] == 1) {
+        /* a block of one thread: that thread's code is the block's code (tile operations,
+         * T.Parallel and barriers included), every index 0 */
+        for (; i < b->n && binding_call(b->s[i]); i++) {
+            value_t *lo;
+            ast_stmt_t *s = b->s[i];
+            binding_dim(ev, binding_call(s), &lo);
+            env_set(ev, ev->env, s->u.assign.targets[0]->u.name, lo ? lo : v_int(ev, 0));
+        }
+        for (; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);
+        return;
+    }
+    if (lk_needed(ev, b, first + 1)) {   /* the threads exchange values: lock step (lockstep.c) */
+        lk_run(ev, b, first);
         return;
     }
     /* the loops over the thread dimensions, outermost z */
@@ -229,6 +253,15 @@ void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)
     ev_emit(ev, outer, loc);
     for (d = 0; d < 3; d++)
         if (names[d] && env_get(ev->env, names[d]) == bound[d]) env_set(ev, ev->env, names[d], v_new(ev, V_DEADLOOP));
+}
+
+int th_rebind(ev_t *ev, ast_stmt_t *s)
+{
+    value_t *lo, *v;
+    int d = binding_dim(ev, binding_call(s), &lo);
+    v = v_expr(ev, ev->lk.dim[d]);
+    env_set(ev, ev->env, s->u.assign.targets[0]->u.name, lo ? v_binop(ev, '+', lo, v, s->loc) : v);
+    return d;
 }
 
 void th_reject(ev_t *ev, const char *what, ast_loc_t loc)

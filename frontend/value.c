@@ -186,6 +186,7 @@ const char *v_kind_name(const value_t *v)
     case V_DEADLOOP: return "ended loop variable";
     case V_CLASS: return "class";
     case V_OBJECT: return "object";
+    case V_REDUCER: return "T.comm_reducer";
     case V_OPAQUE: return v->u.opq;
     case V_BARRIER: return "barrier";
     case V_WSCOPE: return "T.ws region";
@@ -371,7 +372,7 @@ tilec_ir_expr_t *ex_of(ev_t *ev, value_t *v, ast_loc_t loc)
     case V_BUF:
         if (v->u.buf->scope == TILEC_SCOPE_VAR) {
             tilec_ir_expr_t *z = ex_int32(ev, 0);
-            return ev_chk(ev, tilec_ir_load(ev->a, v->u.buf, &z));
+            return lk_load(ev, v->u.buf, &z);
         }
         ev_fail(ev, loc, "buffer '%s' is used as a scalar; index it (%s[i, ...]) or use a tile "
                 "primitive such as T.copy", v->u.buf->name, v->u.buf->name);

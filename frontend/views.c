@@ -20,8 +20,8 @@
  *    on-chip buffer of its shape; other tile operations name the view in a
  *    diagnostic.
  *
- * A view that changes the dtype reinterprets bits, which the IR cannot say:
- * a diagnostic.
+ * A view of on-chip memory that changes the dtype is scratch of its own
+ * (retype.c); of a kernel tensor, a diagnostic.
  */
 #include "eval_internal.h"
 
@@ -48,17 +48,16 @@ value_t *view_new(ev_t *ev, value_t *src, value_t *shape, value_t *dtv, ast_loc_
 {
     tilec_ir_buffer_t *base, *v;
     int64_t n = 1, nb = 1, dims[TILEC_IR_MAX_DIMS];
-    int nd, i;
+    int nd, i, retyped;
     value_t *r;
     ev_require_kernel(ev, loc, what);
     if (!src || src->kind != V_BUF || src->u.buf->scope == TILEC_SCOPE_VAR)
         ev_fail(ev, loc, "%s re-views a buffer, got %s", what, src ? v_kind_name(src) : "nothing");
     base = src->u.buf;
     if (view_is(base)) base = view_base(ev, base);
-    if (dtv && dtv->kind != V_NONE && v_want_dtype(ev, dtv, loc) != base->dtype)
-        ev_fail(ev, loc, "%s of '%s' as %s reinterprets its %s bits; re-views that change the dtype are outside "
-                "the subset (the tile IR has no bit casts between buffers)", what, base->name,
-                tilec_dtype_name(v_want_dtype(ev, dtv, loc)), tilec_dtype_name(base->dtype));
+    retyped = dtv && dtv->kind != V_NONE && v_want_dtype(ev, dtv, loc) != base->dtype;
+    if (retyped && src->u.buf != base)
+        ev_fail(ev, loc, "%s: a view of a view may not change the dtype", what);
     if (!shape || shape->kind == V_NONE) {
         shape = v_seq(ev, src->u.buf->ndim, 0);
         for (i = 0; i < src->u.buf->ndim; i++) {
@@ -87,6 +86,11 @@ value_t *view_new(ev_t *ev, value_t *src, value_t *shape, value_t *dtv, ast_loc_
         int64_t c = cshape(base, i);
         if (c < 0) ev_fail(ev, loc, "%s: the shape of '%s' is not a compile-time constant", what, base->name);
         nb *= c;
+    }
+    if (retyped) {   /* scratch of its own (retype.c) */
+        r = v_new(ev, V_BUF);
+        r->u.buf = retype_new(ev, base, dims, nd, v_want_dtype(ev, dtv, loc), loc, what);
+        return r;
     }
     if (n != nb)
         ev_fail(ev, loc, "%s: the view has %lld elements but '%s' has %lld; a re-view keeps every element", what,

@@ -1389,3 +1389,97 @@ Test(lang, sync_grid)
     }
     run_free(&r);
 }
+
+/* ---- T.rng_init / T.rng_rand: Philox4x32-10 (tests/lang/rng_philox.py) ---- */
+
+static void expect_words(const run_t *r, int p, const uint32_t *want, int n)
+{
+    int k;
+    cr_assert_eq(r->elem[p], TILEC_ELEM_UINT32);
+    for (k = 0; k < n; k++)
+        cr_expect_eq(((uint32_t *)r->ref[p])[k], want[k], "parameter %d word %d: got 0x%08x, want 0x%08x", p, k,
+                     ((uint32_t *)r->ref[p])[k], want[k]);
+}
+
+Test(lang, rng_philox_stream)
+{
+    /* draws 0..3: Random123's known answer for Philox4x32-10 at counter 0, key 0 */
+    static const uint32_t a[8] = {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8,
+                                  0xf8e4cca4, 0x5cb200db, 0xb1a574eb, 0x097eff67};
+    static const uint32_t b[1] = {0x04faa329};                               /* draw 8 */
+    static const uint32_t c[4] = {0x51c732a6, 0x241513ad, 0x459135e4, 0xc990ef29}; /* draws 9..12 */
+    run_t r;
+    run_entry(&r, "tests/lang/rng_philox.py", "stream", NULL, 0, NULL);
+    expect_words(&r, 0, a, 8);
+    expect_words(&r, 1, b, 1);
+    expect_words(&r, 2, c, 4);
+    run_free(&r);
+}
+
+Test(lang, rng_philox_per_thread_streams)
+{
+    /* thread t: seed 7, seq t, draws 2, 3, 4 */
+    static const uint32_t p[12] = {0x1d3aba42, 0x15edac82, 0x682e8e9b, 0x4fac3b2b, 0x39acec6c, 0xe32925ef,
+                                   0x65538892, 0x39f796f5, 0xee0d0091, 0x29a796e8, 0x998b4610, 0x965f7ece};
+    /* seed 5, seq tx + bx * 2, draws 0 and 1 */
+    static const uint32_t q[8] = {0xc417681d, 0x11d85194, 0x63319a34, 0x53dfd057,
+                                  0xbb01e3ab, 0x3732c27d, 0x2fa4f36a, 0x51582eab};
+    run_t r;
+    run_entry(&r, "tests/lang/rng_philox.py", "per_thread", NULL, 0, NULL);
+    expect_words(&r, 0, p, 12);
+    run_free(&r);
+    run_entry(&r, "tests/lang/rng_philox.py", "default_seq", NULL, 0, NULL);
+    expect_words(&r, 0, q, 8);
+    run_free(&r);
+}
+
+/* A dtype-changing re-view of shared memory used as scratch (tests/lang/view_retype.py). */
+Test(lang, view_retype_scratch)
+{
+    run_t r;
+    int i, j;
+    run_file(&r, "tests/lang/view_retype.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 8; j++) EXPECT_NEAR(F(r, 1)[i * 8 + j], 2 * pattern(0, i * 8 + j), "B[%d,%d]", i, j);
+    for (i = 0; i < 2; i++)
+        for (j = 0; j < 8; j++)
+            EXPECT_NEAR(F(r, 2)[i * 8 + j], pattern(0, 2 * i * 8 + j) + pattern(0, (2 * i + 1) * 8 + j), "C[%d,%d]", i, j);
+    run_free(&r);
+}
+
+/* Lock-step per-thread code: shuffles and a shared exchange (tests/lang/lockstep.py). */
+Test(lang, lockstep_shuffles_and_shared_exchange)
+{
+    run_t r;
+    int t, k;
+    run_file(&r, "tests/lang/lockstep.py", NULL, 0, fill_pattern);
+    for (t = 0; t < 64; t++) {
+        double a = (float)pattern(0, t), sum = 0;
+        EXPECT_NEAR(F(r, 1)[t], (float)pattern(0, t ^ 1), "X[%d]", t);
+        EXPECT_NEAR(F(r, 2)[t], t % 16 + 4 < 16 ? (float)pattern(0, t + 4) : a, "D[%d]", t);
+        EXPECT_NEAR(F(r, 3)[t], t % 32 >= 3 ? (float)pattern(0, t - 3) : a, "U[%d]", t);
+        EXPECT_NEAR(F(r, 4)[t], (float)pattern(0, 63 - t), "S[%d]", t);
+        for (k = t / 8 * 8; k < t / 8 * 8 + 8; k++) sum += (float)pattern(0, k);
+        EXPECT_NEAR(F(r, 5)[t], sum, "R[%d]", t);
+    }
+    run_free(&r);
+}
+
+/* T.tvm_thread_allreduce over either thread dimension (tests/lang/thread_allreduce.py). */
+Test(lang, thread_allreduce_sum_and_max)
+{
+    run_t r;
+    int n, k, m;
+    run_file(&r, "tests/lang/thread_allreduce.py", NULL, 0, fill_pattern);
+    for (n = 0; n < 4; n++) {
+        double s = 0;
+        for (k = 0; k < 8; k++) s += 2 * (float)pattern(0, n * 8 + k);
+        EXPECT_NEAR(F(r, 1)[n], s, "S[%d]", n);
+        for (k = 0; k < 8; k++) {
+            double mx = -1e9;
+            for (m = 0; m < 4; m++) mx = fmax(mx, 2 * (float)pattern(0, m * 8 + k));
+            EXPECT_NEAR(F(r, 2)[n * 8 + k], mx, "M[%d,%d]", n, k);
+        }
+    }
+    run_free(&r);
+}

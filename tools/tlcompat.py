@@ -307,6 +307,10 @@ def entry_params(stripped):
     out = []
     for i, p in enumerate(a.args):
         d = a.defaults[i - nd] if i >= nd else None
+        if isinstance(d, ast.Constant) and d.value is None and \
+                any("autotune" in ast.unparse(x) for x in last.decorator_list):
+            out.append((p.arg, "<none>"))   # `p=None` under @autotune: the configs supply it
+            continue
         out.append((p.arg, d.value if isinstance(d, ast.Constant) else (None if d is None else "<expr>")))
     # eager T.const names
     consts = []
@@ -375,6 +379,10 @@ def cmd_strip(src_dir, out_dir, listfile=None):
         name, params = entry_params(s)
         defs = []
         for pn, d in params:
+            if d == "<none>" and re.search(r"(\b%s\s*=\s*\[|[\"']%s[\"']\s*:\s*\[)" % (re.escape(pn), re.escape(pn)), src):
+                continue   # `p=None` the autotune configs list choices for: left to them, as tilec takes it
+            if d == "<none>":
+                d = None
             if d is None:
                 v = pick(pn, host)
                 # no host value for a parameter the kernel compares with strings (gemm_type == "ss"):
