@@ -15,6 +15,8 @@ on random data, and prints a table with the ratio tilec/reference:
   gemm bf16 8192^3 vs cuBLAS; gemm + bias + ReLU fp16 8192^3 (one kernel,
                              examples/gemm_bias_relu.py) vs PyTorch's
                              relu(a @ b + bias), TFLOP/s
+  gemm fp8 e4m3 8192^3 (examples/gemm_fp8.py, B given (N, K)) vs
+                             torch._scaled_mm (cuBLASLt) with scales 1.0, TFLOP/s
   conv2d fp16 NHWC 3x3 and 1x1 (examples/conv2d.py, an implicit GEMM
                              through T.im2col) vs torch conv2d on
                              channels-last tensors (cuDNN), TFLOP/s
@@ -28,6 +30,9 @@ by TileLang (bench/tilelang_ref.py) and timed the same way: its column and
 its ratio to the reference are printed beside tilec's.
 
 Results are also written as JSON to $OUT/bench.json (or build/bench.json).
+BENCH_ONLY=gemm,conv2d,... (comma list of row-group names: gemm, bf16,
+bias_relu, fp8, conv2d, flash, softmax, rmsnorm, layernorm, transpose) runs
+only those groups.
 """
 import json
 import os
@@ -59,6 +64,13 @@ def t_tilec(example, defs):
 
 
 rows = []
+ONLY = [w for w in os.environ.get("BENCH_ONLY", "").split(",") if w]
+
+
+def want(group):
+    return not ONLY or group in ONLY
+
+
 TL_OK, TL_WHY = tilelang_ref.available()
 
 
@@ -106,7 +118,7 @@ def main():
     del x, y
 
     gemm_cfg = dict(block_M=128, block_N=256, block_K=64, num_stages=4, threads=256)
-    for n in (4096, 8192):
+    for n in ((4096, 8192) if want("gemm") else ()):
         a = torch.rand(n, n, dtype=torch.float16, device="cuda") * 2 - 1
         b = torch.rand(n, n, dtype=torch.float16, device="cuda") * 2 - 1
         ref = median_ms(lambda: a @ b)
@@ -121,20 +133,39 @@ def main():
     n = 8192
     a = torch.rand(n, n, dtype=torch.bfloat16, device="cuda") * 2 - 1
     b = torch.rand(n, n, dtype=torch.bfloat16, device="cuda") * 2 - 1
-    ref = median_ms(lambda: a @ b)
-    defs = dict(M=n, N=n, K=n, dtype="bfloat16", **gemm_cfg)
-    ms, err = t_tilec("examples/gemm.py", defs)
-    add(f"gemm bf16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "cuBLAS", err)
+    if want("bf16"):
+        ref = median_ms(lambda: a @ b)
+        defs = dict(M=n, N=n, K=n, dtype="bfloat16", **gemm_cfg)
+        ms, err = t_tilec("examples/gemm.py", defs)
+        add(f"gemm bf16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "cuBLAS", err)
     a, b = a.half(), b.half()
     bias = torch.rand(n, dtype=torch.float16, device="cuda") * 2 - 1
-    ref = median_ms(lambda: torch.relu(a @ b + bias))
-    defs = dict(M=n, N=n, K=n, **gemm_cfg)
-    ms, err = t_tilec("examples/gemm_bias_relu.py", defs)
-    add(f"gemm+bias+relu fp16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "torch-unfused", err)
+    if want("bias_relu"):
+        ref = median_ms(lambda: torch.relu(a @ b + bias))
+        defs = dict(M=n, N=n, K=n, **gemm_cfg)
+        ms, err = t_tilec("examples/gemm_bias_relu.py", defs)
+        add(f"gemm+bias+relu fp16 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "torch-unfused", err)
     del a, b, bias
 
+    # fp8 e4m3 GEMM (C = A @ B^T, fp16 out) vs cuBLASLt through torch._scaled_mm, scales 1.0
+    if want("fp8") and hasattr(torch, "float8_e4m3fn"):
+        a8 = (torch.rand(n, n, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+        b8 = (torch.rand(n, n, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)  # (N, K)
+        one = torch.tensor(1.0, device="cuda")
+        try:
+            ref = median_ms(lambda: torch._scaled_mm(a8, b8.t(), scale_a=one, scale_b=one,
+                                                     out_dtype=torch.float16))
+        except RuntimeError as e:
+            ref = None
+            print(f"  torch._scaled_mm: unavailable ({str(e).splitlines()[0]})")
+        if ref:
+            defs = dict(M=n, N=n, K=n, block_M=128, block_N=256, block_K=128, num_stages=4, threads=256)
+            ms, err = t_tilec("examples/gemm_fp8.py", defs)
+            add(f"gemm fp8 e4m3 {n}^3", "TFLOP/s", 2.0 * n ** 3, ms, ref, "cuBLASLt", err)
+        del a8, b8
+
     # conv2d NHWC: a ResNet-like 3x3 layer and a 1x1 projection
-    for (bn, hw, c, f, ks, pad) in ((32, 56, 256, 256, 3, 1), (32, 56, 512, 512, 1, 0)):
+    for (bn, hw, c, f, ks, pad) in ((32, 56, 256, 256, 3, 1), (32, 56, 512, 512, 1, 0)) if want("conv2d") else ():
         x = torch.rand(bn, c, hw, hw, dtype=torch.float16, device="cuda").to(memory_format=torch.channels_last) - 0.5
         wt = torch.rand(f, c, ks, ks, dtype=torch.float16, device="cuda").to(memory_format=torch.channels_last) - 0.5
         ref = median_ms(lambda: torch.nn.functional.conv2d(x, wt, padding=pad))
@@ -150,7 +181,7 @@ def main():
 
     from torch.nn.attention import SDPBackend, sdpa_kernel
     bt, h, s, d = 4, 16, 8192, 128
-    for causal in (False, True):
+    for causal in ((False, True) if want("flash") else ()):
         q = torch.randn(bt, h, s, d, dtype=torch.float16, device="cuda")
         k = torch.randn_like(q)
         v = torch.randn_like(q)
@@ -175,41 +206,45 @@ def main():
 
     M, N = 32768, 4096
     xs = torch.randn(M, N, dtype=torch.float16, device="cuda")
-    ref = median_ms(lambda: torch.softmax(xs, dim=1))
-    defs = dict(M=M, N=N, block_M=4)
-    ms, err = t_tilec("examples/softmax.py", defs)
-    tl = t_tilelang("examples/softmax.py", "softmax", defs, [1], (xs,))
     nbytes = 2 * M * N * 2
-    add(f"softmax fp16 {M}x{N}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
-        "copy-bw", err, tl)
-    print(f"  (torch.softmax: {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
+    if want("softmax"):
+        ref = median_ms(lambda: torch.softmax(xs, dim=1))
+        defs = dict(M=M, N=N, block_M=4)
+        ms, err = t_tilec("examples/softmax.py", defs)
+        tl = t_tilelang("examples/softmax.py", "softmax", defs, [1], (xs,))
+        add(f"softmax fp16 {M}x{N}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
+            "copy-bw", err, tl)
+        print(f"  (torch.softmax: {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
     w = torch.randn(N, dtype=torch.float16, device="cuda")
-    ref = median_ms(lambda: torch.nn.functional.rms_norm(xs, (N,), w, 1e-6))
-    defs = dict(M=M, N=N, block_M=4, dtype="float16")
-    ms, err = t_tilec("examples/rmsnorm.py", defs)
-    tl = t_tilelang("examples/rmsnorm.py", "rms_norm", defs, [2], (xs, w))
-    add(f"rmsnorm fp16 {M}x{N}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
-        "copy-bw", err, tl)
-    print(f"  (torch rms_norm: {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
+    if want("rmsnorm"):
+        ref = median_ms(lambda: torch.nn.functional.rms_norm(xs, (N,), w, 1e-6))
+        defs = dict(M=M, N=N, block_M=4, dtype="float16")
+        ms, err = t_tilec("examples/rmsnorm.py", defs)
+        tl = t_tilelang("examples/rmsnorm.py", "rms_norm", defs, [2], (xs, w))
+        add(f"rmsnorm fp16 {M}x{N}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
+            "copy-bw", err, tl)
+        print(f"  (torch rms_norm: {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
 
     bias = torch.randn(N, dtype=torch.float16, device="cuda")
-    ref = median_ms(lambda: torch.nn.functional.layer_norm(xs, (N,), w, bias, 1e-5))
-    defs = dict(M=M, N=N, block_M=4)
-    ms, err = t_tilec("examples/layernorm.py", defs)
-    add(f"layernorm fp16 {M}x{N}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
-        "copy-bw", err)
-    print(f"  (torch layer_norm: {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
+    if want("layernorm"):
+        ref = median_ms(lambda: torch.nn.functional.layer_norm(xs, (N,), w, bias, 1e-5))
+        defs = dict(M=M, N=N, block_M=4)
+        ms, err = t_tilec("examples/layernorm.py", defs)
+        add(f"layernorm fp16 {M}x{N}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
+            "copy-bw", err)
+        print(f"  (torch layer_norm: {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
     del xs
-    tn = 16384
-    xt = torch.randn(tn, tn, dtype=torch.float16, device="cuda")
-    ref = median_ms(lambda: xt.t().contiguous())
-    nbytes = 2 * tn * tn * 2
-    defs = dict(M=tn, N=tn, block_M=64, block_N=64)
-    ms, err = t_tilec("examples/transpose.py", defs)
-    add(f"transpose fp16 {tn}x{tn}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
-        "copy-bw", err)
-    print(f"  (torch .t().contiguous(): {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
-    del xt
+    tn = 16384 if want("transpose") else 0
+    if tn:
+        xt = torch.randn(tn, tn, dtype=torch.float16, device="cuda")
+        ref = median_ms(lambda: xt.t().contiguous())
+        nbytes = 2 * tn * tn * 2
+        defs = dict(M=tn, N=tn, block_M=64, block_N=64)
+        ms, err = t_tilec("examples/transpose.py", defs)
+        add(f"transpose fp16 {tn}x{tn}", "GB/s", nbytes, ms, nbytes / (copy_gbs * 1e9) * 1e3,
+            "copy-bw", err)
+        print(f"  (torch .t().contiguous(): {nbytes / (ref * 1e-3) / 1e9:.0f} GB/s)")
+        del xt
 
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "bench.json"), "w") as f:

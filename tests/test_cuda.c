@@ -165,8 +165,7 @@ TestSuite(cuda, .init = setup, .timeout = 600);
 /* Every language test (tests/lang/, with the defines of its first
  * "# tilec-test:" line) compiles with NVRTC for sm_80 and sm_90a: the
  * conversions, scopes and statement forms there reach printer paths the
- * examples do not.  A kernel of a newer tile IR than the plugin reads
- * (float8: 1.2) is refused with the host's version message. */
+ * examples do not; float8 (tile IR 1.2) included. */
 Test(cuda, every_language_test_compiles_for_sm_80_and_sm_90a)
 {
     static const char *const archs[] = {"sm_90a", "sm_80"};
@@ -190,8 +189,6 @@ Test(cuda, every_language_test_compiles_for_sm_80_and_sm_90a)
                 globfree(&gl);
                 no_nvrtc(msg);
             }
-            if (st != TILEC_OK && strstr(msg, "needs tile IR 1.2"))
-                continue;
             cr_assert_eq(st, TILEC_OK, "%s for %s: %s", gl.gl_pathv[i], archs[a], msg);
             size_t blen = 0;
             const void *bin = tilec_executable_binary(e, &blen);
@@ -723,4 +720,66 @@ Test(cuda, plugin_rejects_bad_arguments)
         cr_expect(strstr(t->last_error(), "cuda: "), "%s", t->last_error());
     }
     dlclose(h);
+}
+
+static char *slurp_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_not_null(s);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+/* float8 operands, both K-major (B given as [N, K]): one m64n64k32 wgmma
+ * per 32 of K from 128-byte-swizzled shared memory, without the transpose
+ * immediates the PTX ISA leaves out for 8-bit types; TMA fills the rings */
+Test(cuda, fp8_gemm_uses_k32_wgmma_on_sm_90a)
+{
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    char *text = slurp_file("examples/gemm_fp8.py");
+    cr_assert_eq(compile_src(ctx, text, "sm_90a", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
+    const char *src = tilec_executable_source(e, NULL);
+    cr_expect(strstr(src, "on wgmma.m64nNk32.e4m3.f32: 1 x 1 warpgroups of 64 x 64, C in registers"), "no fp8 wgmma");
+    cr_expect(strstr(src, "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3"), "no m64n64k32");
+    cr_expect(strstr(src, "p, 1, 1; }"), "8-bit wgmma takes no transpose immediates");
+    cr_expect_null(strstr(src, "p, 1, 1, 0"), "transpose immediates on an 8-bit wgmma");
+    cr_expect(strstr(src, "tc_k0 += 32"), "K not stepped by 32");
+    cr_expect(strstr(src, "16u, 1024u, 1)"), "K-major 128-byte-swizzle descriptors expected");
+    size_t blen = 0;
+    const void *bin = tilec_executable_binary(e, &blen);
+    cr_expect(is_cubin(bin, blen), "no cubin");
+    free(text);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
+/* T.im2col's gather and the filter copy through a re-view: one 16-byte
+ * cp.async per 8 channels, zeros at the padding, in the pipeline's rings */
+Test(cuda, conv2d_gathers_move_16_bytes_asynchronously)
+{
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    char *text = slurp_file("examples/conv2d.py");
+    cr_assert_eq(compile_src(ctx, text, "sm_90a", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
+    const char *src = tilec_executable_source(e, NULL);
+    const char *g = strstr(src, "/* gathered copy Data -> A_shared, 8 elements at a time */");
+    cr_expect(g, "no gathered copy of the image");
+    cr_expect(g && strstr(g, "tl_cp_async<16>("), "the gather is not a 16-byte cp.async");
+    cr_expect(strstr(src, "const float tc_z = 0.0f;"), "no zero fill at the padding");
+    cr_expect(strstr(src, "tl_cp_wait<"), "no pipeline waits");
+    free(text);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
 }

@@ -141,6 +141,107 @@ static void hoist_invariant_loads(cg_t *g, const tilec_ir_stmt_t *loop)
         hoist_loads(g, s->u.store.value, loop->u.loop.var, loop->u.loop.body, 0);
 }
 
+/* 1 when e mentions variable v (in load indices too); deep nests count */
+static int mentions_var(const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int depth)
+{
+    if (!e)
+        return 0;
+    if (depth > CG_MAX_DEPTH * 4)
+        return 1;
+    switch (e->kind) {
+    case TILEC_EX_VAR: return e->u.var == v;
+    case TILEC_EX_LOAD:
+        for (int d = 0; e->u.load.buf && e->u.load.idx && d < e->u.load.buf->ndim; d++)
+            if (mentions_var(e->u.load.idx[d], v, depth + 1))
+                return 1;
+        return 0;
+    case TILEC_EX_UNARY: return mentions_var(e->u.un.a, v, depth + 1);
+    case TILEC_EX_BINARY: return mentions_var(e->u.bin.a, v, depth + 1) || mentions_var(e->u.bin.b, v, depth + 1);
+    case TILEC_EX_SELECT:
+        return mentions_var(e->u.sel.cond, v, depth + 1) || mentions_var(e->u.sel.a, v, depth + 1) ||
+               mentions_var(e->u.sel.b, v, depth + 1);
+    case TILEC_EX_CAST: return mentions_var(e->u.cast.a, v, depth + 1);
+    default: return 0;
+    }
+}
+
+/* e with every float32/float64 division a / b whose divisor does not vary
+ * along the parallel loop over v rewritten as a * (1 / b) (through unary,
+ * binary and cast nodes; new nodes in the generator's arena, the rest
+ * shared), the rewrite the SDK's lower_arith.c makes for GPU targets and
+ * under the same contract (docs/lowering.md: at most about one ulp from
+ * the division).  The reciprocal is then loop-invariant: the C compiler
+ * computes it once per row (softmax's x / row_sum: one vdivps per 8 floats
+ * was a tenth of the kernel on AVX2).  *changed is set when e changed. */
+static tilec_ir_expr_t *recip_divs(cg_t *g, tilec_ir_expr_t *e, const tilec_ir_var_t *v, int depth, int *changed)
+{
+    if (!e || depth > CG_MAX_DEPTH * 4)
+        return e;
+    tilec_ir_expr_t *a, *b;
+    switch (e->kind) {
+    case TILEC_EX_UNARY: a = recip_divs(g, e->u.un.a, v, depth + 1, changed); b = NULL; break;
+    case TILEC_EX_CAST: a = recip_divs(g, e->u.cast.a, v, depth + 1, changed); b = NULL; break;
+    case TILEC_EX_BINARY:
+        a = recip_divs(g, e->u.bin.a, v, depth + 1, changed);
+        b = recip_divs(g, e->u.bin.b, v, depth + 1, changed);
+        break;
+    default: return e;
+    }
+    int div = e->kind == TILEC_EX_BINARY && e->u.bin.op == TILEC_BIN_DIV &&
+              (e->dtype == TILEC_FLOAT32 || e->dtype == TILEC_FLOAT64) && !mentions_var(e->u.bin.b, v, 0);
+    int same = e->kind == TILEC_EX_BINARY ? a == e->u.bin.a && b == e->u.bin.b
+                                          : a == (e->kind == TILEC_EX_UNARY ? e->u.un.a : e->u.cast.a);
+    if (same && !div)
+        return e;
+    tilec_ir_expr_t *n = tilec_arena_alloc(&g->ar, sizeof *n);
+    if (!n)
+        return e;
+    *n = *e;
+    if (e->kind == TILEC_EX_UNARY)
+        n->u.un.a = a;
+    else if (e->kind == TILEC_EX_CAST)
+        n->u.cast.a = a;
+    else {
+        n->u.bin.a = a;
+        n->u.bin.b = b;
+    }
+    if (div) {
+        tilec_ir_expr_t *one = tilec_ir_float(&g->ar, 1.0, e->dtype);
+        tilec_ir_expr_t *r = one ? tilec_ir_binary(&g->ar, TILEC_BIN_DIV, one, b) : NULL;
+        if (!r)
+            return e;
+        r->dtype = e->dtype;
+        n->u.bin.op = TILEC_BIN_MUL;
+        n->u.bin.b = r;
+    }
+    *changed = 1;
+    return n;
+}
+
+/* The parallel loop s with recip_divs applied to its body's stores: *tmp
+ * (a copy of s with a new body) when anything changed, else s. */
+static const tilec_ir_stmt_t *recip_loop(cg_t *g, const tilec_ir_stmt_t *s, tilec_ir_stmt_t *tmp)
+{
+    int changed = 0;
+    tilec_ir_stmt_t *head = NULL, **tail = &head;
+    for (const tilec_ir_stmt_t *b = s->u.loop.body; b; b = b->next) {
+        tilec_ir_stmt_t *c = tilec_arena_alloc(&g->ar, sizeof *c);
+        if (!c)
+            return s;
+        *c = *b;
+        c->next = NULL;
+        if (b->kind == TILEC_ST_STORE)
+            c->u.store.value = recip_divs(g, b->u.store.value, s->u.loop.var, 0, &changed);
+        *tail = c;
+        tail = &c->next;
+    }
+    if (!changed)
+        return s;
+    *tmp = *s;
+    tmp->u.loop.body = head;
+    return tmp;
+}
+
 static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
 {
     switch (s->kind) {
@@ -168,9 +269,11 @@ static void gen_stmt(cg_t *g, const tilec_ir_stmt_t *s)
             break;
         }
         int nhoist = g->nhoist, vec = 0;
+        tilec_ir_stmt_t rl;
         switch (s->u.loop.kind) {
         case TILEC_LOOP_PARALLEL:
         case TILEC_LOOP_VECTORIZED:
+            s = recip_loop(g, s, &rl);
             hoist_invariant_loads(g, s);
             vec = c >= 16 && cpu_vec_loop_head(g, s, c);
             if (!has_atomic(s->u.loop.body))

@@ -183,12 +183,21 @@ static const char cpu_prelude[] =
  * exact powers of 2 (one rounding into the subnormal range).  Logarithms:
  * x = m 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh((m-1)/(m+1)).
  * Error bounds against the correctly rounded value over every float
- * (measured on a sweep of all bit patterns, tested by tests/test_cpu.c):
+ * (measured on a sweep of all bit patterns, tested by tests/test_cpu_math.c):
  * exp, exp2, log 1.5 ulp, log2 2 ulp, tanh and sigmoid 3 ulp; NaN in, NaN
  * out; exp(-inf) = 0, exp(inf) = inf, log(0) = -inf, log(<0) = NaN,
  * tanh(+-0) = +-0, tanh(+-inf) = +-1; subnormal inputs and results are
  * handled (no flush to zero). ---- */
-/* ---- float math without libm calls, branch-free so loops vectorize ---- */
+/* c ? a : b on floats as a select of bits: both sides are computed first.
+ * gcc does not if-convert `c ? x : p * q` in a loop (the multiply could
+ * trap, -ftrapping-math being the default) unless the target has masked
+ * operations: on AVX2 every math function's loop stayed scalar (softmax's
+ * exp2 loop ran at 1/20 of memcpy's bandwidth).  A select of two computed
+ * bit patterns is an integer blend, which vectorizes everywhere. */
+"TC_INLINE float tc_self_(int c, float a, float b) {\n"
+"  uint32_t m = 0u - (uint32_t)(c != 0);\n"
+"  return tc_u2f((tc_f2u(a) & m) | (tc_f2u(b) & ~m));\n"
+"}\n"
 /* x clamped to [lo, hi] (lo < 0 < hi, as bit patterns) on its bits: an
  * unsigned min keeps every value above lo (positive floats are below every
  * negative one), a signed min every value below hi (negative floats are
@@ -208,18 +217,27 @@ static const char cpu_prelude[] =
 "  uint32_t tb = tc_f2u(t), h = (tb >> 1) << 23;\n"
 "  return p * tc_u2f(h + 0x3f800000u) * tc_u2f((tb << 23) - h + 0x3f800000u);\n"
 "}\n"
+/* exp2's reduction and polynomial, written once for tc_exp2f and for
+ * tc_exp2f_v (Z: a zero of the operands' type, scalar or vector): t = c +
+ * 1.5 * 2^23 holds n = round(c) in its low mantissa bits, f = c - n lies in
+ * [-1/2, 1/2], and p = 2^f by a degree-7 polynomial (Horner, one FMA per
+ * step under -ffp-contract=fast, in both forms alike) */
+"#define TC_EXP2_CORE_(c, t, n, p, Z) do { \\\n"
+"  t = (c) + 0x1.8p23f; n = t - 0x1.8p23f; \\\n"
+"  const __typeof__(t) f_ = (c) - n; \\\n"
+"  p = (Z) + 1.5252733804059841e-5f; \\\n"
+"  p = p * f_ + 1.5403530393381608e-4f; \\\n"
+"  p = p * f_ + 1.3333558146428443e-3f; \\\n"
+"  p = p * f_ + 9.6181291076284772e-3f; \\\n"
+"  p = p * f_ + 5.5504108664821580e-2f; \\\n"
+"  p = p * f_ + 2.4022650695910071e-1f; \\\n"
+"  p = p * f_ + 6.9314718055994531e-1f; \\\n"
+"  p = p * f_ + 1.0f; } while (0)\n"
 "TC_INLINE float tc_exp2f(float x) {\n"
 "  float c = tc_clampf_(x, 0xc3170000u, 0x43010000); /* [-151, 129] */\n"
-"  float t = c + 0x1.8p23f, n = t - 0x1.8p23f, f = c - n;\n"
-"  float p = 1.5252733804059841e-5f;\n"
-"  p = p * f + 1.5403530393381608e-4f;\n"
-"  p = p * f + 1.3333558146428443e-3f;\n"
-"  p = p * f + 9.6181291076284772e-3f;\n"
-"  p = p * f + 5.5504108664821580e-2f;\n"
-"  p = p * f + 2.4022650695910071e-1f;\n"
-"  p = p * f + 6.9314718055994531e-1f;\n"
-"  p = p * f + 1.0f;\n"
-"  return x != x ? x : tc_scale2t_(p, t);\n"
+"  float t, n, p;\n"
+"  TC_EXP2_CORE_(c, t, n, p, 0.0f);\n"
+"  return tc_self_(x != x, x, tc_scale2t_(p, t));\n"
 "}\n"
 /* exp2 on 16 floats (gcc with AVX-512F, for cpu_vec.c): tc_exp2f's steps
  * with its two-factor scaling done by vscalefps, which rounds p * 2^n once
@@ -231,15 +249,8 @@ static const char cpu_prelude[] =
 "TC_INLINE tc_vf_ tc_exp2f_v(tc_vf_ x) {\n"
 "  tc_vi_ b = __builtin_ia32_pminud512_mask((tc_vi_)x, (tc_vi_){0} + (int)0xc3170000u, (tc_vi_){0}, (unsigned short)-1);\n"
 "  b = __builtin_ia32_pminsd512_mask(b, (tc_vi_){0} + 0x43010000, (tc_vi_){0}, (unsigned short)-1);\n"
-"  tc_vf_ c = (tc_vf_)b, t = c + 0x1.8p23f, n = t - 0x1.8p23f, f = c - n;\n"
-"  tc_vf_ p = (tc_vf_){0} + 1.5252733804059841e-5f;\n"
-"  p = p * f + 1.5403530393381608e-4f;\n"
-"  p = p * f + 1.3333558146428443e-3f;\n"
-"  p = p * f + 9.6181291076284772e-3f;\n"
-"  p = p * f + 5.5504108664821580e-2f;\n"
-"  p = p * f + 2.4022650695910071e-1f;\n"
-"  p = p * f + 6.9314718055994531e-1f;\n"
-"  p = p * f + 1.0f;\n"
+"  tc_vf_ c = (tc_vf_)b, t, n, p;\n"
+"  TC_EXP2_CORE_(c, t, n, p, (tc_vf_){0});\n"
 "  tc_vf_ r = __builtin_ia32_scalefps512_mask(p, n, (tc_vf_){0}, (unsigned short)-1, 4);\n"
 "  unsigned short nan = __builtin_ia32_cmpps512_mask(x, x, 3, (unsigned short)-1, 4);\n"
 "  return __builtin_ia32_blendmps_512_mask(r, x, nan);\n"
@@ -258,7 +269,7 @@ static const char cpu_prelude[] =
 "  p = p * r + 0.5f;\n"
 "  p = p * r + 1.0f;\n"
 "  p = p * r + 1.0f;\n"
-"  return x != x ? x : tc_scale2t_(p, t);\n"
+"  return tc_self_(x != x, x, tc_scale2t_(p, t));\n"
 "}\n"
 /* log(m) for m in [sqrt(1/2), sqrt(2)): 2 atanh(t), t = (m-1)/(m+1) */
 "TC_INLINE float tc_logm_(float m) {\n"
@@ -272,7 +283,7 @@ static const char cpu_prelude[] =
 "}\n"
 /* x = m 2^e with m in [sqrt(1/2), sqrt(2)); subnormals scaled by 2^25 first */
 "#define TC_LOG_SPLIT(x, m, e) \\\n"
-"  float xs_ = (x) < 0x1p-126f ? (x) * 0x1p25f : (x); \\\n"
+"  float xs_ = tc_self_((x) < 0x1p-126f, (x) * 0x1p25f, (x)); \\\n"
 "  int32_t bi_ = (int32_t)tc_f2u(xs_) - 0x3f3504f3; \\\n"
 "  int32_t e = (bi_ >> 23) - ((x) < 0x1p-126f ? 25 : 0); \\\n"
 "  float m = tc_u2f((uint32_t)((bi_ & 0x007fffff) + 0x3f3504f3));\n"
@@ -280,17 +291,17 @@ static const char cpu_prelude[] =
 "  TC_LOG_SPLIT(x, m, e)\n"
 "  float fe = (float)e;\n"
 "  float r = fe * 0.693145751953125f + (tc_logm_(m) + fe * 1.42860682030941723212e-6f);\n"
-"  r = x == 0.0f ? -__builtin_inff() : r;\n"
-"  r = x < 0.0f ? __builtin_nanf(\"\") : r;\n"
-"  return x == __builtin_inff() || x != x ? x : r;\n"
+"  r = tc_self_(x == 0.0f, -__builtin_inff(), r);\n"
+"  r = tc_self_(x < 0.0f, __builtin_nanf(\"\"), r);\n"
+"  return tc_self_(x == __builtin_inff() || x != x, x, r);\n"
 "}\n"
 "TC_INLINE float tc_log2f(float x) {\n"
 "  TC_LOG_SPLIT(x, m, e)\n"
 "  float lm = tc_logm_(m);\n"
 "  float r = (float)e + (lm * 1.44269502162933349609f + lm * 1.92596299112661746887e-8f);\n"
-"  r = x == 0.0f ? -__builtin_inff() : r;\n"
-"  r = x < 0.0f ? __builtin_nanf(\"\") : r;\n"
-"  return x == __builtin_inff() || x != x ? x : r;\n"
+"  r = tc_self_(x == 0.0f, -__builtin_inff(), r);\n"
+"  r = tc_self_(x < 0.0f, __builtin_nanf(\"\"), r);\n"
+"  return tc_self_(x == __builtin_inff() || x != x, x, r);\n"
 "}\n"
 /* tanh |x| = em / (em + 2), em = e^(2|x|) - 1 (Taylor below 1.1, so no
  * cancellation for small x); 1 past 9.1 */
@@ -306,15 +317,15 @@ static const char cpu_prelude[] =
 "  q = q * y + 1.0f / 24;\n"
 "  q = q * y + 1.0f / 6;\n"
 "  q = q * y + 0.5f;\n"
-"  float em = y < 1.1f ? y + y * (y * q) : tc_expf(y) - 1.0f;\n"
-"  float t = a > 9.1f ? 1.0f : em / (em + 2.0f);\n"
-"  return x != x ? x : __builtin_copysignf(t, x);\n"
+"  float em = tc_self_(y < 1.1f, y + y * (y * q), tc_expf(y) - 1.0f);\n"
+"  float t = tc_self_(a > 9.1f, 1.0f, em / (em + 2.0f));\n"
+"  return tc_self_(x != x, x, __builtin_copysignf(t, x));\n"
 "}\n"
 /* 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below (no overflow of e^-x) */
 "TC_INLINE float tc_sigmoidf(float x) {\n"
 "  float e = tc_expf(-__builtin_fabsf(x));\n"
-"  float r = (x >= 0.0f ? 1.0f : e) / (1.0f + e);\n"
-"  return x != x ? x : r;\n"
+"  float r = tc_self_(x >= 0.0f, 1.0f, e) / (1.0f + e);\n"
+"  return tc_self_(x != x, x, r);\n"
 "}\n"
 "TC_INLINE double tc_sigmoidd(double x) { return 1.0 / (1.0 + exp(-x)); }\n"
 /* ---- integer helpers: T, unsigned twin, suffix ---- */
@@ -384,6 +395,51 @@ static const char cpu_prelude[] =
 "#define TC_UNROLL _Pragma(\"unroll\")\n"
 "#else\n"
 "#define TC_UNROLL _Pragma(\"GCC unroll 16\")\n"
+"#endif\n"
+/* A float32 row reduction's lanes with explicit vectors (cpu_tileops.c):
+ * lane l of TC_RLANES takes elements l, l + TC_RLANES, ... of the first n
+ * (a multiple of TC_RLANES), the lanes then combined pairwise, as the
+ * scalar lanes loop does, so the same bits in the same order.  That loop
+ * vectorized for sums but, on AVX2, not for max/min (gcc's SLP gave 16
+ * scalar vmaxss per 16 floats).  Max and min are (v)maxps/minps where
+ * there is one (a > b ? a : b and a < b ? a : b exactly, NaN included;
+ * the 512-bit builtins are gcc's, so clang with AVX-512 takes the bits),
+ * else a select of bits.  op: 0 sum, 1 max, 2 min, 3 abs sum, 4 abs max. */
+"#if defined(__GNUC__) && TC_VB >= 16\n"
+"#define TC_RVEC 1\n"
+"typedef float tc_rv_ __attribute__((vector_size(TC_VB)));\n"
+"typedef int32_t tc_rvi_ __attribute__((vector_size(TC_VB)));\n"
+"TC_INLINE tc_rv_ tc_rsel_(tc_rvi_ m, tc_rv_ a, tc_rv_ b) { return (tc_rv_)(((tc_rvi_)a & m) | ((tc_rvi_)b & ~m)); }\n"
+"#if defined(__AVX512F__) && !defined(__clang__)\n"
+"#define TC_RMAX_(a, b) __builtin_ia32_maxps512_mask((a), (b), (tc_rv_){0}, (unsigned short)-1, 4)\n"
+"#define TC_RMIN_(a, b) __builtin_ia32_minps512_mask((a), (b), (tc_rv_){0}, (unsigned short)-1, 4)\n"
+"#elif defined(__AVX__) && TC_VB == 32\n"
+"#define TC_RMAX_(a, b) __builtin_ia32_maxps256((a), (b))\n"
+"#define TC_RMIN_(a, b) __builtin_ia32_minps256((a), (b))\n"
+"#else\n"
+"#define TC_RMAX_(a, b) tc_rsel_((a) > (b), (a), (b))\n"
+"#define TC_RMIN_(a, b) tc_rsel_((a) < (b), (a), (b))\n"
+"#endif\n"
+"TC_INLINE tc_rv_ tc_rop_(int op, tc_rv_ a, tc_rv_ x) {\n"
+"  if (op >= 3) x = (tc_rv_)((tc_rvi_)x & 0x7fffffff);\n"
+"  return op == 0 || op == 3 ? a + x : op == 2 ? TC_RMIN_(a, x) : TC_RMAX_(a, x);\n"
+"}\n"
+"TC_INLINE float tc_rred_f32(int op, float init, const float *x, int64_t n) {\n"
+"  enum { V = TC_VB / 4 };\n"
+"  tc_rv_ l0 = (tc_rv_){0} + init, l1 = l0;\n"
+"  for (int64_t i = 0; i < n; i += 2 * V) {\n"
+"    tc_rv_ a, b; memcpy(&a, x + i, sizeof a); memcpy(&b, x + i + V, sizeof b);\n"
+"    l0 = tc_rop_(op, l0, a); l1 = tc_rop_(op, l1, b);\n"
+"  }\n"
+"  l0 = tc_rop_(op % 3, l0, l1);\n"
+"  float lane[V]; memcpy(lane, &l0, sizeof lane);\n"
+"  TC_UNROLL for (int h = V / 2; h >= 1; h /= 2)\n"
+"    for (int l = 0; l < h; ++l) {\n"
+"      const float a = lane[l], b = lane[l + h];\n"
+"      lane[l] = op == 0 || op == 3 ? a + b : op == 2 ? (a < b ? a : b) : (a > b ? a : b);\n"
+"    }\n"
+"  return lane[0];\n"
+"}\n"
 "#endif\n"
 "\n";
 

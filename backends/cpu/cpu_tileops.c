@@ -180,6 +180,36 @@ static void one_row(const tilec_ir_stmt_t **s, tilec_ir_stmt_t *s2, tilec_ir_reg
     *s = s2;
 }
 
+/* Row tc_r's copy to or from a global tensor (cpu_rows.c): the same row
+ * of the tensor two rows on is prefetched (for writing when it is the
+ * destination), when the row is contiguous in it (every dimension but
+ * the first and the last of extent 1) and spans 256 B to 16 KiB.  The
+ * block's rows follow each other in memory and each is computed between
+ * its two copies: without this the hardware prefetcher, which stops at
+ * pages and runs only a few lines ahead, left the copies waiting for
+ * memory (softmax 8192x1024 fp16, AVX2: 14.1 -> 9.9 ms, 1 thread).  A
+ * prefetch past the tensor's end is harmless (the address is computed as
+ * an integer, and prefetches do not fault). */
+static void row_prefetch(cg_t *g, const tilec_ir_region_t *r, int t, int write)
+{
+    const tilec_ir_buffer_t *b = r->buf;
+    int nd = b->ndim;
+    if (!cg_is_global(b) || nd < 2 || nd > TILEC_IR_MAX_DIMS)
+        return;
+    for (int d = 1; d < nd - 1; d++)
+        if (r->extent[d] != 1)
+            return;
+    int64_t bytes = r->extent[nd - 1] * (int64_t)tilec_dtype_size(b->dtype);
+    if (bytes < 256 || bytes > 16384)
+        return;
+    const char *idx[TILEC_IR_MAX_DIMS];
+    for (int d = 0; d < nd; d++)
+        idx[d] = d == 0 ? cg_fmt(g, "(r%d_0 + 2)", t) : cg_fmt(g, "r%d_%d", t, d);
+    cg_line(g, "{ const char *tc_pf = (const char *)((uintptr_t)b%d + (uintptr_t)((%s) * (int64_t)sizeof(%s)));",
+            b->id, cg_offset(g, b, idx), cg_st_type(b->dtype));
+    cg_line(g, "  for (int64_t q = 0; q < %" PRId64 "; q += 64) __builtin_prefetch(tc_pf + q, %d); }", bytes, write);
+}
+
 void cg_copy(cg_t *g, const tilec_ir_stmt_t *s)
 {
     int row = s == g->row_stmt && s->u.copy.src.buf && s->u.copy.dst.buf;
@@ -196,6 +226,10 @@ void cg_copy(cg_t *g, const tilec_ir_stmt_t *s)
     int ts = region_bases(g, src, row), td = ts < 0 ? -1 : region_bases(g, dst, row);
     if (ts < 0 || td < 0)
         return;
+    if (row) {
+        row_prefetch(g, src, ts, 0);
+        row_prefetch(g, dst, td, 1);
+    }
     int smap[TILEC_IR_MAX_DIMS], dmap[TILEC_IR_MAX_DIMS];
     int64_t sext[TILEC_IR_MAX_DIMS], dext[TILEC_IR_MAX_DIMS];
     int ns = 0, nd = 0;
@@ -446,6 +480,19 @@ void cg_reduce(cg_t *g, const tilec_ir_stmt_t *s)
         cg_line(g, "int64_t r = 0;");
         cg_line(g, "if (RI == 1 && RL >= 2 * TC_RLANES) {");
         g->ind++;
+        /* float32 rows: the same lanes with explicit vectors (the
+         * prelude's tc_rred_f32, same order and bits) where the target
+         * has them */
+        int vec = S->dtype == TILEC_FLOAT32 && t == TILEC_FLOAT32;
+        if (vec) {
+            int rop = op == TILEC_RED_SUM ? 0 : op == TILEC_RED_MAX ? 1 : op == TILEC_RED_MIN ? 2
+                    : op == TILEC_RED_ABSSUM ? 3 : 4;
+            cg_line(g, "#ifdef TC_RVEC");
+            cg_line(g, "r = RL / TC_RLANES * TC_RLANES;");
+            cg_line(g, "{ const float lane0 = tc_rred_f32(%d, (float)%s, &b%d[%s * RL], r); acc = %s; }", rop, init,
+                    S->id, so, sum ? addof(g, "acc", "lane0", t) : maxof(g, "acc", "lane0", t, mx));
+            cg_line(g, "#else");
+        }
         cg_line(g, "%s lane[TC_RLANES];", T);
         cg_line(g, "for (int l = 0; l < TC_RLANES; ++l) lane[l] = (%s)%s;", T, init);
         cg_line(g, "for (; r + TC_RLANES <= RL; r += TC_RLANES)");
@@ -456,6 +503,8 @@ void cg_reduce(cg_t *g, const tilec_ir_stmt_t *s)
         cg_line(g, "TC_UNROLL for (int h = TC_RLANES / 2; h >= 1; h /= 2)");
         cg_line(g, "  TC_IVDEP for (int l = 0; l < h; ++l) lane[l] = %s;", tcomb);
         cg_line(g, "acc = %s;", ccomb);
+        if (vec)
+            cg_line(g, "#endif");
         g->ind--;
         cg_line(g, "}");
         cg_line(g, "for (; r < RL; ++r) {");

@@ -226,7 +226,7 @@ static int swz_width(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *X)
     const tilec_ir_layout_t *l = X->layout;
     int bytes = l && l->kind == TILEC_LAYOUT_SMEM && l->name && strncmp(l->name, "swizzle", 7) == 0 ? atoi(l->name + 7) : 0;
     int W = bytes / (int)tilec_dtype_size(X->dtype);
-    if (W != 64 && W != 32 && W != 16) {
+    if (bytes != 128 && bytes != 64 && bytes != 32) {
         tilec_simt_fail(c, "wgmma operand '%s' is not in a canonical swizzled layout", X->name);
         return 0;
     }
@@ -243,14 +243,15 @@ static void wg_desc(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *X, tilec_ir_ex
         return;
     int64_t R = 0;
     tilec_ir_is_const_int(X->shape[X->ndim - 2], &R);
-    int mode = W == 64 ? 1 : W == 32 ? 2 : 3;
+    int es = (int)tilec_dtype_size(X->dtype), wb = W * es; /* swizzle row bytes */
+    int mode = wb == 128 ? 1 : wb == 64 ? 2 : 3;
     const char *base = opnd(c, X, lead, "0", "0");
     if (kmajor)
-        tilec_simt_emit(c, "const tl_u64 %s = tl_desc(tl_sa(&%s) + 2u * (tl_u32)((tc_k0 / %d) * %" PRId64 " + (%s) * %d + "
-                        "(tc_k0 %% %d)), 16u, %du, %d);", dst, base, W, R * W, mn, W, W, 16 * W, mode);
+        tilec_simt_emit(c, "const tl_u64 %s = tl_desc(tl_sa(&%s) + %du * (tl_u32)((tc_k0 / %d) * %" PRId64 " + (%s) * %d + "
+                        "(tc_k0 %% %d)), 16u, %du, %d);", dst, base, es, W, R * W, mn, W, W, 8 * wb, mode);
     else
-        tilec_simt_emit(c, "const tl_u64 %s = tl_desc(tl_sa(&%s) + 2u * (tl_u32)(((%s) / %d) * %" PRId64 " + tc_k0 * %d), "
-                        "%" PRId64 "u, %du, %d);", dst, base, mn, W, R * W, W, R * W * 2, 16 * W, mode);
+        tilec_simt_emit(c, "const tl_u64 %s = tl_desc(tl_sa(&%s) + %du * (tl_u32)(((%s) / %d) * %" PRId64 " + tc_k0 * %d), "
+                        "%" PRId64 "u, %du, %d);", dst, base, es, mn, W, R * W, W, R * W * es, 8 * wb, mode);
 }
 
 /* The K loop of wgmma: per 16 of K, per instruction tile of this
@@ -260,13 +261,20 @@ static void wgmma_kloop(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s,
                         const tilec_ir_buffer_t *C, int rs, int defer)
 {
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b;
-    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b, nr = p->rpt;
-    const char *ab = is_bf16(A) ? "bf16" : "f16";
+    int ta = s->u.gemm.trans_a, tb = s->u.gemm.trans_b, nr = p->rpt, ik = (int)p->e->k;
+    const char *ab = A->dtype == TILEC_FLOAT8_E4M3FN ? "e4m3" : A->dtype == TILEC_FLOAT8_E5M2 ? "e5m2"
+                     : is_bf16(A) ? "bf16" : "f16";
+    /* 8-bit operands are K-major and take no transpose immediates */
+    int f8 = tilec_dtype_size(A->dtype) == 1;
+    if (f8 && (rs || ta || !tb)) {
+        tilec_simt_fail(c, "wgmma on %s: both operands must be K-major in shared memory", tilec_dtype_name(A->dtype));
+        return;
+    }
     g->info->wgmma++;
     keep_acc(c, p, C);
     tilec_simt_emit(c, "tl_wg_fence();");
     tilec_simt_emit(c, "#pragma unroll");
-    tilec_simt_emit(c, "for (int tc_k0 = 0; tc_k0 < %" PRId64 "; tc_k0 += 16) {", p->K);
+    tilec_simt_emit(c, "for (int tc_k0 = 0; tc_k0 < %" PRId64 "; tc_k0 += %d) {", p->K, ik);
     tilec_simt_indent(c, 1);
     for (int mi = 0; mi < (int)p->mt; mi++)
         for (int ni = 0; ni < (int)p->nt; ni++) {
@@ -293,9 +301,12 @@ static void wgmma_kloop(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s,
                                 "\"r\"(tc_pa%d[%d][tc_k0 / 16][2]), \"r\"(tc_pa%d[%d][tc_k0 / 16][3]), \"l\"(tc_db), \"r\"(1));",
                                 ops.s ? ops.s : "", A->id, mi, A->id, mi, A->id, mi, A->id, mi);
             } else {
+                char tr[16] = "";
+                if (!f8)
+                    snprintf(tr, sizeof tr, ", %d, %d", ta, !tb);
                 tilec_simt_emit(c, "asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
-                                "wgmma.mma_async.sync.aligned.m64n%" PRId64 "k16.f32.%s.%s {%s}, %%%d, %%%d, p, 1, 1, %d, %d; }\"",
-                                nr + 2, p->in, ab, ab, regs.s ? regs.s : "", nr, nr + 1, ta, !tb);
+                                "wgmma.mma_async.sync.aligned.m64n%" PRId64 "k%d.f32.%s.%s {%s}, %%%d, %%%d, p, 1, 1%s; }\"",
+                                nr + 2, p->in, ik, ab, ab, regs.s ? regs.s : "", nr, nr + 1, tr);
                 tilec_simt_emit(c, "  : %s : \"l\"(tc_da), \"l\"(tc_db), \"r\"(1));", ops.s ? ops.s : "");
             }
             tilec_sdk_str_free(&ops);

@@ -6,7 +6,8 @@
  * data: warps of 32, the shared-memory sizes (48 KB without opting in,
  * the architecture's maximum with it), 32 banks of 4 bytes, 255 registers
  * a thread, the tensor-core instructions with their accumulator layouts
- * (mma.sync m16n8k16 from sm_80 on, wgmma m64nNk16 on sm_90a), cp.async
+ * (mma.sync m16n8k16 from sm_80 on, wgmma m64nNk16 on sm_90a, and
+ * m64nNk32 on 8-bit floats there), cp.async
  * from sm_80 on and bulk copies and mbarriers on sm_90.  The layouts are
  * those of the PTX ISA's "matrix fragments" figures, written as modes:
  * for m16n8, row r = r0 + 8 r1 and column c = c0 + 2 c1 put element (r, c)
@@ -38,6 +39,14 @@
      .flags = TILEC_TARGET_MMA_SMEM_SWIZZLED | TILEC_TARGET_MMA_ASYNC, .max_acc_regs = 128, \
      MODES_M64}
 
+/* fp8: k = 32, both operands K-major (the PTX ISA allows no transpose for
+ * 8-bit types) */
+#define WGMMA8(nm, ab) \
+    {.struct_size = sizeof(tilec_target_mma_t), .name = nm, .m = 64, .n = 256, .k = 32, \
+     .n_step = 8, .a_dtype = ab, .b_dtype = ab, .acc_dtype = TILEC_FLOAT32, .threads = 128, \
+     .flags = TILEC_TARGET_MMA_SMEM_SWIZZLED | TILEC_TARGET_MMA_ASYNC | TILEC_TARGET_MMA_KMAJOR, \
+     .max_acc_regs = 128, MODES_M64}
+
 static const tilec_target_mma_t mma_sm80[] = {
     MMA_SYNC("m16n8k16.f16.f32", TILEC_FLOAT16),
     MMA_SYNC("m16n8k16.bf16.f32", TILEC_BFLOAT16),
@@ -48,6 +57,8 @@ static const tilec_target_mma_t mma_sm90a[] = {
     WGMMA("wgmma.m64nNk16.bf16.f32", TILEC_BFLOAT16),
     MMA_SYNC("m16n8k16.f16.f32", TILEC_FLOAT16),
     MMA_SYNC("m16n8k16.bf16.f32", TILEC_BFLOAT16),
+    WGMMA8("wgmma.m64nNk32.e4m3.f32", TILEC_FLOAT8_E4M3FN),
+    WGMMA8("wgmma.m64nNk32.e5m2.f32", TILEC_FLOAT8_E5M2),
 };
 
 #define COMMON_FLAGS (TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_SIMT_ACC_SHARED)
@@ -90,7 +101,7 @@ static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90", CP_ASYNC | TI
  * fp16 GEMM 8192^3 (0.791 of cuBLAS against 0.816,
  * bench/results/hopper_session6.md). */
 #define SM90A(fl) \
-    {HOPPER_F("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK, COMMON_FLAGS | (fl)), .nmma = 4, .mma = mma_sm90a}
+    {HOPPER_F("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK, COMMON_FLAGS | (fl)), .nmma = 6, .mma = mma_sm90a}
 static const tilec_target_desc_t desc_sm90a_v[2] = {SM90A(0), SM90A(TILEC_TARGET_WARP_SPECIALIZE)};
 #define SM90A_ALL (&desc_sm90a_v[1])
 /* the same without the tensor copy engine: what the backend lowers for
@@ -98,7 +109,7 @@ static const tilec_target_desc_t desc_sm90a_v[2] = {SM90A(0), SM90A(TILEC_TARGET
  * measured on sm_90a's schedules: GEMM 8192^3 0.728 -> 0.785 of cuBLAS,
  * flash 0.701 -> 0.749 of cuDNN on the H200, bench/results/hopper_session4.md) */
 static const tilec_target_desc_t desc_sm90_cp = {HOPPER("cuda sm_90", CP_ASYNC), .nmma = 2, .mma = mma_sm80};
-static const tilec_target_desc_t desc_sm90a_cp = {HOPPER("cuda sm_90a", CP_ASYNC), .nmma = 4, .mma = mma_sm90a};
+static const tilec_target_desc_t desc_sm90a_cp = {HOPPER("cuda sm_90a", CP_ASYNC), .nmma = 6, .mma = mma_sm90a};
 
 int cuda_arch_sm(const char *arch)
 {

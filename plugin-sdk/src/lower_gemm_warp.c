@@ -66,6 +66,8 @@ static int fit(const lower_ctx_t *c, const tilec_ir_stmt_t *s, const gemm_dims_t
         C->dtype != (tilec_dtype_t)mma->acc_dtype || !on_chip(A) || !on_chip(B) || !on_chip(C) ||
         A == B || A == C || B == C || c->nthreads % mma->threads || d->M % mma->m || d->K % mma->k)
         return 0;
+    if ((mma->flags & TILEC_TARGET_MMA_KMAJOR) && (s->u.gemm.trans_a || !s->u.gemm.trans_b))
+        return 0; /* an operand whose K is not its contiguous dimension */
     int wb = 0;
     if (mma->flags & TILEC_TARGET_MMA_SMEM_SWIZZLED) {
         int wa = lower_swizzle_width(A);

@@ -95,12 +95,43 @@ int lower_region_whole(const tilec_ir_region_t *r);
 /* The target's MMA entry named by a gemm's lower.mma attribute; NULL when
  * none (no attribute, "simt", or an unknown name). */
 const tilec_target_mma_t *lower_gemm_mma(const lower_ctx_t *c, const tilec_ir_stmt_t *s);
-/* Swizzle width in elements (64, 32, 16) of the last two dimensions of a
- * 16-bit on-chip buffer in the canonical swizzled layouts, 0 when it has none. */
+/* Swizzle width in elements (128-, 64-, 32-byte rows: 64, 32, 16 for a
+ * 16-bit, 128, 64, 32 for an 8-bit dtype) of the last two dimensions of an
+ * on-chip buffer in the canonical swizzled layouts, 0 when it has none. */
 int lower_swizzle_width(const tilec_ir_buffer_t *b);
 /* Sets dense[id] for every buffer a reduce, cumsum or print of kernel k
  * touches: the printers walk those rows with plain strides, so such a
  * buffer is neither swizzled nor padded.  0, or -1 when out of memory. */
 int lower_dense_uses(tilec_ir_kernel_t *k, int *dense);
+
+/* ---- gathered copies (lower_gather.c) ------------------------------------------- */
+
+/* The body of a gather's innermost loop: one store of a global element into
+ * shared memory (its value the load, or select(c, ..., 0) around it, up to
+ * LOWER_GATHER_SEL deep), maybe under `if cond` with an else storing zero
+ * to the same element. */
+#define LOWER_GATHER_SEL 4
+typedef struct lower_gather_form {
+    const tilec_ir_stmt_t *store;
+    const tilec_ir_stmt_t *zstore;                 /* NULL: no else branch */
+    const tilec_ir_expr_t *cond;                   /* NULL: none */
+    const tilec_ir_expr_t *sel[LOWER_GATHER_SEL]; /* the selects' conditions */
+    int nsel;
+    const tilec_ir_expr_t *load;
+} lower_gather_form_t;
+/* 1 when body has that form (*f filled), else 0; only the structure
+ * (the SIMT kit's printer reads it too). */
+int lower_gather_form(const tilec_ir_stmt_t *body, lower_gather_form_t *f);
+/* The widest power of two W >= 2 of at most max_bytes whose groups of the
+ * innermost loop of parallel nest `nest` move as one vector each (the
+ * proof at the top of lower_gather.c); 0 when none.  f may be NULL. */
+int lower_gather_width(const tilec_ir_stmt_t *nest, int64_t max_bytes, lower_gather_form_t *f);
+/* The innermost loop of a parallel nest (NULL: not one). */
+tilec_ir_stmt_t *lower_gather_inner(tilec_ir_stmt_t *nest);
+/* A copy of gather `nest` with k := at, storing into stage st of `ring`
+ * (the buffer the nest wrote, now [S, ...]); its innermost loop marked
+ * lower.async = 1.  NULL on failure (recorded). */
+tilec_ir_stmt_t *lower_gather_issue(lower_ctx_t *c, const tilec_ir_stmt_t *nest, tilec_ir_buffer_t *ring,
+                                    const tilec_ir_var_t *k, tilec_ir_expr_t *at, tilec_ir_expr_t *st);
 
 #endif

@@ -103,30 +103,90 @@ static int count_uses(tilec_ir_stmt_t *list, const tilec_ir_buffer_t *b, int *ba
     return q.n;
 }
 
+/* A gathered copy (lower_gather.c): a T.Parallel nest filling a shared
+ * buffer from a tensor in vectors, which goes asynchronous as a copy does.
+ * The bytes of one of its vectors that an async copy kind moves, or 0. */
+static int gather_chunk(const lower_ctx_t *c, const tilec_ir_stmt_t *nest, lower_gather_form_t *f)
+{
+    static const struct { uint32_t bit; int bytes; } kinds[] = {
+        {TILEC_TARGET_ASYNC_CP16, 16}, {TILEC_TARGET_ASYNC_CP8, 8}, {TILEC_TARGET_ASYNC_CP4, 4}};
+    if (nest->kind != TILEC_ST_FOR)
+        return 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (!(c->t->async_copy & kinds[i].bit))
+            continue;
+        int w = lower_gather_width(nest, kinds[i].bytes, f);
+        if (w && (int64_t)w * (int64_t)tilec_dtype_size(f->store->u.store.buf->dtype) == kinds[i].bytes)
+            return kinds[i].bytes;
+    }
+    return 0;
+}
+
+/* the shared buffer an async-capable copy or gather fills */
+static tilec_ir_buffer_t *fill_dst(const tilec_ir_stmt_t *cp)
+{
+    lower_gather_form_t f;
+    if (cp->kind == TILEC_ST_FOR) {
+        const tilec_ir_stmt_t *in = lower_gather_inner((tilec_ir_stmt_t *)cp);
+        return in && lower_gather_form(in->u.loop.body, &f) ? f.store->u.store.buf : NULL;
+    }
+    return cp->u.copy.dst.buf;
+}
+
+static int gather_pure(const lower_gather_form_t *f)
+{
+    const tilec_ir_buffer_t *S = f->store->u.store.buf, *G = f->load->u.load.buf;
+    if (f->cond && !lower_expr_pure(f->cond))
+        return 0;
+    for (int i = 0; i < f->nsel; i++)
+        if (!lower_expr_pure(f->sel[i]))
+            return 0;
+    for (int d = 0; d < S->ndim; d++)
+        if (!lower_expr_pure(f->store->u.store.idx[d]))
+            return 0;
+    for (int d = 0; d < G->ndim; d++)
+        if (!lower_expr_pure(f->load->u.load.idx[d]))
+            return 0;
+    return 1;
+}
+
 static int async_ok(const lower_ctx_t *c, tilec_ir_stmt_t *loop, tilec_ir_stmt_t *cp)
 {
-    if (cp->kind != TILEC_ST_COPY)
-        return 0;
-    const tilec_ir_region_t *src = &cp->u.copy.src, *dst = &cp->u.copy.dst;
-    if (src->buf->scope != TILEC_SCOPE_GLOBAL || dst->buf->scope != TILEC_SCOPE_SHARED ||
-        src->buf->dtype != dst->buf->dtype || tilec_ir_buffer_const_size(dst->buf) < 1 ||
-        dst->buf->ndim + 1 > TILEC_IR_MAX_DIMS || !chunk_bytes(c, cp))
-        return 0;
-    for (int d = 0; d < src->buf->ndim; d++)
-        if (!lower_expr_pure(src->base[d]))
+    const tilec_ir_buffer_t *sbuf, *dbuf;
+    if (cp->kind == TILEC_ST_FOR) {
+        lower_gather_form_t f;
+        if (!gather_chunk(c, cp, &f) || !gather_pure(&f))
             return 0;
-    for (int d = 0; d < dst->buf->ndim; d++)
-        if (!lower_expr_pure(dst->base[d]))
+        sbuf = f.load->u.load.buf;
+        dbuf = f.store->u.store.buf;
+        if (tilec_ir_buffer_const_size(dbuf) < 1 || dbuf->ndim + 1 > TILEC_IR_MAX_DIMS)
             return 0;
+    } else {
+        if (cp->kind != TILEC_ST_COPY)
+            return 0;
+        const tilec_ir_region_t *src = &cp->u.copy.src, *dst = &cp->u.copy.dst;
+        if (src->buf->scope != TILEC_SCOPE_GLOBAL || dst->buf->scope != TILEC_SCOPE_SHARED ||
+            src->buf->dtype != dst->buf->dtype || tilec_ir_buffer_const_size(dst->buf) < 1 ||
+            dst->buf->ndim + 1 > TILEC_IR_MAX_DIMS || !chunk_bytes(c, cp))
+            return 0;
+        for (int d = 0; d < src->buf->ndim; d++)
+            if (!lower_expr_pure(src->base[d]))
+                return 0;
+        for (int d = 0; d < dst->buf->ndim; d++)
+            if (!lower_expr_pure(dst->base[d]))
+                return 0;
+        sbuf = src->buf;
+        dbuf = dst->buf;
+    }
     int bad = 0;
     tilec_ir_stmt_t one = *loop;
     one.next = NULL;
-    if (count_uses(c->k->body, dst->buf, NULL) != count_uses(&one, dst->buf, &bad) || bad)
+    if (count_uses(c->k->body, dbuf, NULL) != count_uses(&one, dbuf, &bad) || bad)
         return 0;
     for (tilec_ir_stmt_t *t = loop->u.loop.body; t; t = t->next)
-        if (t != cp && (lower_uses(t, dst->buf) & LOWER_WRITE))
+        if (t != cp && (lower_uses(t, dbuf) & LOWER_WRITE))
             return 0;
-    if (lower_uses_list(loop->u.loop.body, src->buf) & LOWER_WRITE)
+    if (lower_uses_list(loop->u.loop.body, sbuf) & LOWER_WRITE)
         return 0;
     return 1;
 }
@@ -235,6 +295,12 @@ static tilec_ir_stmt_t *mk(lower_ctx_t *c, tilec_stmt_kind_t kind)
 static tilec_ir_stmt_t *issue(lower_ctx_t *c, const tilec_ir_stmt_t *cp, tilec_ir_buffer_t *ring,
                               const tilec_ir_var_t *k, tilec_ir_expr_t *at, int S, int chunk)
 {
+    if (cp->kind == TILEC_ST_FOR) {
+        tilec_ir_stmt_t *g = lower_gather_issue(c, cp, ring, k, at, lower_opi(c, TILEC_BIN_FLOORMOD, at, S));
+        if (!g || lower_sattr_int(c, lower_gather_inner(g), "lower.vector", chunk / (int)tilec_dtype_size(ring->dtype)))
+            return NULL;
+        return g;
+    }
     tilec_ir_stmt_t *s = mk(c, TILEC_ST_COPY_ASYNC);
     if (!s)
         return NULL;
@@ -313,8 +379,7 @@ static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, tilec_ir_stmt_t *con
         S = c->t->max_stages;
     int64_t ring_bytes = 0, total = smem_total(c);
     for (int i = 0; i < n; i++)
-        ring_bytes += tilec_ir_buffer_const_size(cps[i]->u.copy.dst.buf) *
-                      (int64_t)tilec_dtype_size(cps[i]->u.copy.dst.buf->dtype);
+        ring_bytes += tilec_ir_buffer_const_size(fill_dst(cps[i])) * (int64_t)tilec_dtype_size(fill_dst(cps[i])->dtype);
     while (S >= 2 && total + (S - 1) * ring_bytes > (int64_t)c->t->smem_optin)
         S--;
     if (S < 2 || !lower_expr_pure(loop->u.loop.extent))
@@ -323,8 +388,9 @@ static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, tilec_ir_stmt_t *con
     int chunks[MAX_RING];
     /* the buffers become rings [S, ...] */
     for (int i = 0; i < n; i++) {
-        tilec_ir_buffer_t *b = cps[i]->u.copy.dst.buf;
-        chunks[i] = chunk_bytes(c, cps[i]);
+        tilec_ir_buffer_t *b = fill_dst(cps[i]);
+        lower_gather_form_t f;
+        chunks[i] = cps[i]->kind == TILEC_ST_FOR ? gather_chunk(c, cps[i], &f) : chunk_bytes(c, cps[i]);
         rings[i] = b;
         tilec_ir_expr_t **shape = prepend(c, lower_int(c, S), b->shape, b->ndim);
         if (!shape)
@@ -441,7 +507,7 @@ static int ring_copies(const lower_ctx_t *c, tilec_ir_stmt_t *loop, tilec_ir_stm
             continue;
         int early = 0;
         for (tilec_ir_stmt_t *u = loop->u.loop.body; u != t && !early; u = u->next)
-            early = lower_uses(u, t->u.copy.dst.buf) != 0;
+            early = lower_uses(u, fill_dst(t)) != 0;
         if (!early)
             cps[n++] = t;
     }

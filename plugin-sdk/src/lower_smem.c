@@ -3,10 +3,10 @@
  * buffer, and each fragment that layout inference left out of registers,
  * lives in the block's shared memory.
  *
- * Form, from the access patterns: a 16-bit buffer read by gemms whose
+ * Form, from the access patterns: a 16-bit (or 8-bit) buffer read by gemms whose
  * instruction takes swizzled operands (TILEC_TARGET_MMA_SMEM_SWIZZLED) is
  * laid out in the canonical swizzle over its last two dimensions: column
- * blocks of W = 64, 32 or 16 elements (128-, 64-, 32-byte swizzle), each
+ * blocks of W = 64, 32 or 16 elements (128, 64, 32 of 8 bits; 128-, 64-, 32-byte swizzle), each
  * R rows of W, the 16-byte chunks of a row XOR-permuted by the bits that
  * count 128-byte lines ("swizzle128" ...; aligned to 1024 bytes, the
  * pattern's period).  A buffer read by gemms whose instruction loads
@@ -96,8 +96,9 @@ static int make_layout(lower_ctx_t *c, sbuf_t *sb)
 {
     tilec_ir_buffer_t *b = sb->b;
     char name[32];
+    int es = (int)tilec_dtype_size(b->dtype);
     if (sb->form == F_SWZ)
-        snprintf(name, sizeof name, "swizzle%d", sb->W * 2);
+        snprintf(name, sizeof name, "swizzle%d", sb->W * es);
     else
         snprintf(name, sizeof name, "%s", sb->form == F_PAD ? "pad" : "dense");
     tilec_ir_layout_t *l = tilec_ir_layout_new(c->a, TILEC_LAYOUT_SMEM, name, b->ndim);
@@ -118,11 +119,13 @@ static int make_layout(lower_ctx_t *c, sbuf_t *sb)
         if (sb->form == F_PAD) {
             in = OP(ADD, OPI(MUL, r, sb->pitch), col);
         } else {
-            /* e = r * W + (c % W); (c / W) * R * W + (e ^ (((e >> 6) & (W/8 - 1)) << 3)) */
-            int W = sb->W;
+            /* e = r * W + (c % W); (c / W) * R * W + (e ^ (((e >> L) & (W/C - 1)) << log2 C)):
+             * 16-byte chunks of C = 16 / es elements XORed by the 128-byte
+             * line (L = log2(128 / es)) within the swizzle's repeat */
+            int W = sb->W, C = 16 / es, L = es == 1 ? 7 : 6, lc = es == 1 ? 4 : 3;
             tilec_ir_expr_t *e = OP(ADD, OPI(MUL, r, W), OPI(FLOORMOD, col, W));
             tilec_ir_expr_t *e2 = OP(ADD, OPI(MUL, var(c, l, nd - 2), W), OPI(FLOORMOD, var(c, l, nd - 1), W));
-            tilec_ir_expr_t *sel = OPI(SHL, OPI(BITAND, OPI(SHR, e2, 6), W / 8 - 1), 3);
+            tilec_ir_expr_t *sel = OPI(SHL, OPI(BITAND, OPI(SHR, e2, L), W / C - 1), lc);
             in = OP(ADD, OPI(MUL, OPI(FLOORDIV, var(c, l, nd - 1), W), R * W), OP(BITXOR, e, sel));
         }
         addr = OP(ADD, OPI(MUL, lead, plane), in);

@@ -348,9 +348,54 @@ int lower_region_whole(const tilec_ir_region_t *r)
     return 1;
 }
 
+/* a store of every element of b: indices that are the nest's loop
+ * variables, each once, over b's whole dimensions */
+static int store_covers(const tilec_ir_stmt_t *st, const tilec_ir_buffer_t *b, const tilec_ir_stmt_t *const *lv, int n)
+{
+    if (!st || st->kind != TILEC_ST_STORE || st->u.store.buf != b || b->ndim != n)
+        return 0;
+    for (int d = 0; d < n; d++) {
+        const tilec_ir_expr_t *e = st->u.store.idx[d];
+        int hit = -1;
+        for (int i = 0; i < n && e && e->kind == TILEC_EX_VAR; i++)
+            if (lv[i]->u.loop.var == e->u.var)
+                hit = i;
+        int64_t x;
+        if (hit < 0 || !tilec_ir_is_const_int(lv[hit]->u.loop.extent, &x) || x != lower_dim(b, d))
+            return 0;
+        for (int d2 = 0; d2 < d; d2++)
+            if (st->u.store.idx[d2]->kind == TILEC_EX_VAR && st->u.store.idx[d2]->u.var == e->u.var)
+                return 0;
+    }
+    return 1;
+}
+
+/* T.Parallel nests that store all of b (a transposed copy, a gathered copy
+ * through a re-view, T.im2col): the store, or both arms of an if */
+static int nest_overwrite(tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
+{
+    const tilec_ir_stmt_t *lv[TILEC_IR_MAX_DIMS];
+    int n = 0;
+    const tilec_ir_stmt_t *p = s;
+    while (p && p->kind == TILEC_ST_FOR && p->u.loop.kind == TILEC_LOOP_PARALLEL && n < TILEC_IR_MAX_DIMS) {
+        lv[n++] = p;
+        p = p->u.loop.body;
+        if (!p || p->next)
+            return 0;
+    }
+    if (!n || !p || (lower_uses(s, b) & LOWER_READ))
+        return 0;
+    if (p->kind == TILEC_ST_IF)
+        return p->u.cond.then && !p->u.cond.then->next && p->u.cond.els && !p->u.cond.els->next &&
+               store_covers(p->u.cond.then, b, lv, n) && store_covers(p->u.cond.els, b, lv, n);
+    return store_covers(p, b, lv, n);
+}
+
 int lower_full_overwrite(tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
 {
     switch (s->kind) {
+    case TILEC_ST_FOR:
+        return nest_overwrite(s, b);
     case TILEC_ST_COPY:
         return s->u.copy.dst.buf == b && s->u.copy.src.buf != b && lower_region_whole(&s->u.copy.dst) &&
                !(lower_uses(s, b) & LOWER_READ);
@@ -383,13 +428,16 @@ const tilec_target_mma_t *lower_gemm_mma(const lower_ctx_t *c, const tilec_ir_st
 
 int lower_swizzle_width(const tilec_ir_buffer_t *b)
 {
-    if (b->ndim < 2 || tilec_dtype_size(b->dtype) != 2 ||
+    size_t es = tilec_dtype_size(b->dtype);
+    if (b->ndim < 2 || (es != 2 && es != 1) || b->dtype == TILEC_BOOL ||
         (b->scope != TILEC_SCOPE_SHARED && b->scope != TILEC_SCOPE_FRAGMENT))
         return 0;
     int64_t R = lower_dim(b, b->ndim - 2), C = lower_dim(b, b->ndim - 1);
     if (R <= 0 || R % 8 || C <= 0)
         return 0;
-    return C % 64 == 0 ? 64 : C == 32 ? 32 : C == 16 ? 16 : 0;
+    /* 128-, 64- and 32-byte swizzle rows */
+    int64_t w128 = 128 / (int64_t)es;
+    return C % w128 == 0 ? (int)w128 : C == w128 / 2 ? (int)(w128 / 2) : C == w128 / 4 ? (int)(w128 / 4) : 0;
 }
 
 static int dense_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)

@@ -14,6 +14,14 @@
  * that turns out misaligned at run time is the printer's to handle (a
  * scalar fallback), as at tensor edges.  The width is lower.vector; async
  * copies keep the width their async copy kind fixed.
+ *
+ * Gathered copies (lower_gather.c: T.Parallel nests filling a shared
+ * buffer from a tensor, T.im2col's and re-views') get lower.vector = W on
+ * their innermost loop when the shared layout keeps W elements together
+ * (an asynchronous one, from the pipeline pass, keeps its width or drops
+ * to 1, which the printer runs element by element, completing it early);
+ * only on targets with 16-byte async copies (whose printer the kit's
+ * gather path was written for).
  */
 #include <string.h>
 
@@ -86,6 +94,27 @@ static int side_ok(const tilec_ir_region_t *r, int v)
     return last < 0 ? 0 : last % v == 0; /* symbolic rows: unknown alignment */
 }
 
+/* a gathered copy: 1 when s is one (marked, or left scalar), 0 when not, -1 */
+static int vec_gather(lower_ctx_t *c, tilec_ir_stmt_t *s)
+{
+    lower_gather_form_t f;
+    tilec_ir_stmt_t *in = s->kind == TILEC_ST_FOR ? lower_gather_inner(s) : NULL;
+    if (!in || !(c->t->async_copy & TILEC_TARGET_ASYNC_CP16))
+        return 0;
+    int v = lower_gather_width(s, c->t->vector_bytes, &f);
+    const tilec_ir_attr_t *had = lower_sattr(in, "lower.vector");
+    if (!v)
+        return had ? (lower_sattr_int(c, in, "lower.vector", 1) ? -1 : 1) : 0;
+    if (had && had->i < v)
+        v = (int)had->i;
+    const tilec_ir_buffer_t *S = f.store->u.store.buf;
+    while (v > 1 && (!S->layout || !layout_keeps(S, v)))
+        v /= 2;
+    if ((v > 1 || had) && lower_sattr_int(c, in, "lower.vector", v))
+        return -1;
+    return 1;
+}
+
 static int vec_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
 {
     lower_ctx_t *c = w->user;
@@ -100,6 +129,9 @@ static int vec_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
     } else if (s->kind == TILEC_ST_FILL) {
         b = &s->u.fill.dst;
         dt = b->buf->dtype;
+    } else if (s->kind == TILEC_ST_FOR && s->u.loop.kind == TILEC_LOOP_PARALLEL) {
+        int g = vec_gather(c, s);
+        return g < 0 ? -1 : g ? TILEC_WALK_SKIP : TILEC_WALK_CONTINUE;
     } else {
         return TILEC_WALK_CONTINUE;
     }

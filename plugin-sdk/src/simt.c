@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lower_internal.h"
 #include "simt_internal.h"
 
 /* ---- context API ---------------------------------------------------------------- */
@@ -594,6 +595,15 @@ static void gen_parallel(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         else
             break;
     }
+    /* a gathered copy (lower_gather.c): the innermost loop in steps of gw */
+    int64_t gw = 1, gx = 0;
+    if (c->lowered && c->dl.vec_load && c->dl.vec_store) {
+        const tilec_ir_attr_t *va = tilec_ir_attr_get(lv[n - 1]->nattrs, lv[n - 1]->attrs, "lower.vector");
+        lower_gather_form_t gf;
+        if (va && va->kind == TILEC_ATTR_INT && va->i > 1 && tilec_ir_is_const_int(lv[n - 1]->u.loop.extent, &gx) &&
+            gx > 0 && gx % va->i == 0 && lower_gather_form(lv[n - 1]->u.loop.body, &gf))
+            gw = va->i;
+    }
     int t = tilec_simt_tmp(c);
     const char *I = c->dl.type_name[c->dl.index32 ? TILEC_INT32 : TILEC_INT64];
     tilec_simt_emit(c, "{ /* parallel over %d loop%s */", n, n > 1 ? "s" : "");
@@ -604,12 +614,15 @@ static void gen_parallel(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     for (int i = 0; i < n; i++) {
         int64_t v;
         if (tilec_ir_is_const_int(lv[i]->u.loop.extent, &v) && v >= 0 && v <= INT32_MAX && total <= INT32_MAX / (v ? v : 1)) {
+            if (i == n - 1)
+                v /= gw;
             ext[i] = simt_fmt(c, "%" PRId64, v);
             total *= v;
         } else {
             all_const = 0;
             ext[i] = simt_fmt(c, "tc_x%d_%d", t, i);
-            tilec_simt_emit(c, "const %s %s = %s;", I, ext[i], simt_cast(c, "(%s)(%s)", I, tilec_simt_expr(c, lv[i]->u.loop.extent)));
+            tilec_simt_emit(c, "const %s %s = %s%s;", I, ext[i], simt_cast(c, "(%s)(%s)", I, tilec_simt_expr(c, lv[i]->u.loop.extent)),
+                            i == n - 1 && gw > 1 ? simt_fmt(c, " / %" PRId64, gw) : "");
         }
     }
     const char *it = all_const ? c->dl.type_name[TILEC_INT32] : I;
@@ -628,19 +641,22 @@ static void gen_parallel(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     tilec_simt_emit(c, "%s tc_q%d = tc_i%d;", it, t, t);
     for (int i = n - 1; i >= 0; i--) {
         int id = lv[i]->u.loop.var->id;
+        const char *sc = i == n - 1 && gw > 1 ? simt_fmt(c, " * %" PRId64, gw) : "";
         if (i == 0)
-            tilec_simt_emit(c, "const int v%d = %s; /* %s */", id, simt_cast(c, "(%s)%s", "int", simt_fmt(c, "tc_q%d", t)),
+            tilec_simt_emit(c, "const int v%d = %s%s; /* %s */", id,
+                            simt_cast(c, "(%s)%s", "int", simt_fmt(c, "tc_q%d", t)), sc,
                             lv[i]->u.loop.var->name ? lv[i]->u.loop.var->name : "");
         else
-            tilec_simt_emit(c, "const int v%d = %s; tc_q%d /= %s; /* %s */", id,
-                            simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "tc_q%d %% %s", t, ext[i])), t, ext[i],
+            tilec_simt_emit(c, "const int v%d = %s%s; tc_q%d /= %s; /* %s */", id,
+                            simt_cast(c, "(%s)(%s)", "int", simt_fmt(c, "tc_q%d %% %s", t, ext[i])), sc, t, ext[i],
                             lv[i]->u.loop.var->name ? lv[i]->u.loop.var->name : "");
     }
     if (!c->dl.bool_type)
         tilec_simt_emit(c, "(void)tc_q%d;", t);
     int saved = c->per_thread;
     c->per_thread = 1;
-    gen_stmts(c, lv[n - 1]->u.loop.body);
+    if (gw < 2 || !simt_gen_gather(c, lv[n - 1], gw))
+        gen_stmts(c, lv[n - 1]->u.loop.body);
     c->per_thread = saved;
     close_block(c);
     close_block(c);

@@ -5,12 +5,17 @@
  * loop that moves W elements at a time (16 bytes on GPUs, also into padded
  * and swizzled shared rows, as asynchronous copies where the dialect has
  * them), whose threads compute their row and column once when a step of
- * the loop covers whole rows.  Split from simt.c, which dispatches here.
+ * the loop covers whole rows.  Also the groups of a gathered copy
+ * (lower_gather.c): a T.Parallel nest whose innermost loop says
+ * lower.vector = W moves each group of W elements as one vector, or one
+ * cp.async, and stores zeros where the padding test fails.  Split from
+ * simt.c, which dispatches here.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lower_internal.h"
 #include "simt_internal.h"
 
 /* Index strings of element e (flat, row-major over the region) of r. */
@@ -317,4 +322,71 @@ void simt_gen_fill(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         tilec_simt_emit(c, "%s", st);
     simt_close_block(c);
     simt_close_block(c);
+}
+
+/* One group of a gathered copy: the loop variables name its first element
+ * (simt.c's gen_parallel steps the innermost one by w).  The body of the
+ * innermost loop (lower_gather_form) becomes one w-element vector move,
+ * an asynchronous copy when the loop says lower.async = 1 and the dialect
+ * has them (the pipeline's commit and wait complete it), or w zeros when
+ * the conditions fail.  Returns 0 when body is not a gather. */
+int simt_gen_gather(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *inner, int64_t w)
+{
+    lower_gather_form_t f;
+    if (!lower_gather_form(inner->u.loop.body, &f))
+        return 0;
+    const tilec_ir_buffer_t *S = f.store->u.store.buf, *G = f.load->u.load.buf;
+    if (!simt_buf_ok(c, S) || !simt_buf_ok(c, G))
+        return 1;
+    const tilec_ir_attr_t *aa = tilec_ir_attr_get(inner->nattrs, inner->attrs, "lower.async");
+    const char *is[TILEC_IR_MAX_DIMS], *ig[TILEC_IR_MAX_DIMS], *iz[TILEC_IR_MAX_DIMS];
+    for (int d = 0; d < S->ndim; d++)
+        is[d] = iz[d] = tilec_simt_expr(c, f.store->u.store.idx[d]);
+    for (int d = 0; d < G->ndim; d++)
+        ig[d] = tilec_simt_expr(c, f.load->u.load.idx[d]);
+    const char *cond = NULL;
+    if (f.cond)
+        cond = simt_fmt(c, "(%s)", simt_cond(c, tilec_simt_expr(c, f.cond)));
+    for (int i = 0; i < f.nsel; i++) {
+        const char *c2 = simt_fmt(c, "(%s)", simt_cond(c, tilec_simt_expr(c, f.sel[i])));
+        cond = cond ? simt_fmt(c, "%s && %s", cond, c2) : c2;
+    }
+    const char *vts, *vtd;
+    const char *ps = vec_ptr(c, G, ig, &vts), *pd = vec_ptr(c, S, is, &vtd);
+    size_t bytes = (size_t)w * tilec_dtype_size(S->dtype);
+    const char *mv;
+    if (aa && aa->kind == TILEC_ATTR_INT && aa->i == 1 && c->dl.async_copy && simt_place(c, S) == SIMT_P_SHARED &&
+        (bytes == 4 || bytes == 8 || bytes == 16)) {
+        const char *ak[] = {"d", "s", "n"}, *av[] = {pd, ps, simt_fmt(c, "%zu", bytes)};
+        mv = simt_subst(c, c->dl.async_copy, 3, ak, av);
+    } else {
+        const char *wn = simt_fmt(c, "%" PRId64, w);
+        const char *lk[] = {"n", "t", "p"}, *lv[] = {wn, vts, ps};
+        const char *ld = simt_subst(c, c->dl.vec_load, 3, lk, lv);
+        const char *sk[] = {"n", "t", "p", "v"}, *sv[] = {wn, vtd, pd, ld};
+        mv = simt_subst(c, c->dl.vec_store, 4, sk, sv);
+    }
+    size_t n = strlen(mv);
+    const char *semi = n && mv[n - 1] == ';' ? "" : ";";
+    tilec_simt_emit(c, "/* gathered copy %s -> %s, %" PRId64 " elements at a time */", G->name ? G->name : "?",
+                    S->name ? S->name : "?", w);
+    if (!cond) {
+        tilec_simt_emit(c, "%s%s", mv, semi);
+        return 1;
+    }
+    tilec_simt_emit(c, "if (%s) {", cond);
+    c->ind++;
+    tilec_simt_emit(c, "%s%s", mv, semi);
+    c->ind--;
+    tilec_simt_emit(c, "} else {");
+    c->ind++;
+    tilec_dtype_t t = S->dtype;
+    tilec_simt_emit(c, "const %s tc_z = %s;", tilec_simt_ctype(c, t), simt_zero(c, t));
+    int last = S->ndim - 1;
+    for (int64_t r = 0; r < w; r++) {
+        iz[last] = simt_fmt(c, "(%s + %" PRId64 ")", is[last], r);
+        tilec_simt_emit(c, "%s", tilec_simt_store(c, S, simt_offset_str(c, S, iz), simt_store_conv(c, "tc_z", t, t)));
+    }
+    simt_close_block(c);
+    return 1;
 }

@@ -134,7 +134,7 @@ int simt_buf_ok(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
         tilec_simt_fail(c, "reference to a buffer not declared by the kernel");
         return 0;
     }
-    if (tilec_dtype_is_float8(b->dtype) && !c->dl.type_name[b->dtype]) {
+    if (tilec_dtype_is_float8(b->dtype) && !c->dl.type_name[TILEC_UINT8]) {
         tilec_simt_fail(c, "unsupported dtype %s (buffer %s) on the %s dialect", tilec_dtype_name(b->dtype), b->name,
                         c->dl.name);
         return 0;
@@ -164,6 +164,8 @@ const char *simt_st_type_dt(tilec_simt_ctx_t *c, tilec_dtype_t t, int global)
             return h->half_type;
         return c->dl.type_name[TILEC_UINT16];
     }
+    if (tilec_dtype_is_float8(t))
+        return c->dl.type_name[TILEC_UINT8]; /* bits (simt_f8.c) */
     return c->dl.type_name[t];
 }
 
@@ -179,7 +181,7 @@ const char *tilec_simt_ctype(tilec_simt_ctx_t *c, tilec_dtype_t t)
     note_dtype(c, t);
     if (t == TILEC_BOOL)
         return c->dl.type_name[TILEC_INT32];
-    if (simt_is_half(t))
+    if (simt_is_half(t) || tilec_dtype_is_float8(t))
         return c->dl.type_name[TILEC_FLOAT32];
     return c->dl.type_name[t];
 }
@@ -287,8 +289,13 @@ const char *tilec_simt_convert(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t
         if (s == TILEC_FLOAT32 || simt_is_half(s))
             return half_round(c, t, v);
         return half_round(c, t, simt_cast(c, "((%s)(%s))", c->dl.type_name[TILEC_FLOAT32], v));
+    case TILEC_FLOAT8_E4M3FN:
+    case TILEC_FLOAT8_E5M2:
+        if (s == TILEC_FLOAT32 || simt_is_half(s) || tilec_dtype_is_float8(s))
+            return simt_f8_round(c, t, v);
+        return simt_f8_round(c, t, simt_cast(c, "((%s)(%s))", c->dl.type_name[TILEC_FLOAT32], v));
     case TILEC_FLOAT32:
-        if (simt_is_half(s))
+        if (simt_is_half(s) || tilec_dtype_is_float8(s))
             return v;
         return simt_cast(c, "((%s)(%s))", c->dl.type_name[TILEC_FLOAT32], v);
     default:
@@ -330,6 +337,8 @@ const char *tilec_simt_load(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, con
         }
         return simt_half_from_bits(c, t, simt_elem(c, nm, off));
     }
+    if (tilec_dtype_is_float8(t))
+        return simt_f8_from_bits(c, t, simt_elem(c, nm, off));
     if (t == TILEC_BOOL)
         return simt_cast(c, "((%s)(%s))", c->dl.type_name[TILEC_INT32], simt_fmt(c, "%s != 0", simt_elem(c, nm, off)));
     return simt_elem(c, nm, off);
@@ -341,7 +350,8 @@ const char *tilec_simt_store(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, co
     tilec_dtype_t t = b->dtype;
     if (c->lowered)
         off = simt_lowered_phys(c, b, off);
-    if (c->lowered && simt_place(c, b) == SIMT_P_REGS && !simt_is_half(t) && c->bi[b->id].rm->scalar)
+    if (c->lowered && simt_place(c, b) == SIMT_P_REGS && !simt_is_half(t) && !tilec_dtype_is_float8(t) &&
+        c->bi[b->id].rm->scalar)
         return simt_regs_ref(c, b, off,
                              t == TILEC_BOOL ? simt_fmt(c, "(%s)((%s) != 0)", c->dl.type_name[TILEC_BOOL], v) : v);
     if (simt_is_half(t)) {
@@ -358,6 +368,8 @@ const char *tilec_simt_store(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, co
         }
         return simt_fmt(c, "%s = %s;", simt_elem(c, nm, off), simt_half_bits(c, t, v));
     }
+    if (tilec_dtype_is_float8(t))
+        return simt_fmt(c, "%s = %s;", simt_elem(c, nm, off), simt_f8_bits(c, t, v));
     if (t == TILEC_BOOL)
         return simt_fmt(c, "%s = %s;", simt_elem(c, nm, off),
                         simt_cast(c, "(%s)(%s)", c->dl.type_name[TILEC_BOOL], simt_fmt(c, "(%s) != 0", v)));
@@ -575,6 +587,8 @@ void simt_emit_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o)
             simt_cast(c, "(%s)%s", U32, "h"), F, simt_cast(c, "(%s)%s", F, "m"), strict ? "s != 0u" : "s", ba, ba);
         tilec_sdk_str_printf(o, "%s %s tc_rh(%s f) { return tc_h2f(tc_f2h(f)); }\n", q, F, F);
     }
+    if (c->helpers & SH_F8)
+        simt_f8_helpers(c, o);
     if (c->helpers & SH_BF16) {
         tilec_sdk_str_printf(o,
             "%s %s tc_f2b(%s f) {\n"

@@ -74,7 +74,8 @@ enum {
     SH_F16 = 1u << 0,      /* tc_h2f, tc_f2h, tc_rh */
     SH_BF16 = 1u << 1,     /* tc_b2f, tc_f2b, tc_rb */
     SH_FLT = 1u << 2,      /* tc_minf tc_maxf tc_fmodf tc_sigmoidf */
-    SH_DBL = 1u << 3       /* the double twins */
+    SH_DBL = 1u << 3,      /* the double twins */
+    SH_F8 = 1u << 4        /* tc_f_e4m3 tc_e4m3_f tc_f_e5m2 tc_e5m2_f (simt_f8.c) */
 };
 
 struct tilec_simt_ctx {
@@ -146,6 +147,12 @@ const char *simt_flag(tilec_simt_ctx_t *c);
 const char *simt_true(tilec_simt_ctx_t *c);
 const char *simt_elem(tilec_simt_ctx_t *c, const char *name, const char *off);
 
+/* simt_f8.c: 8-bit floats, stored as bits, computed as float32 */
+const char *simt_f8_from_bits(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *bits);
+const char *simt_f8_bits(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *v);
+const char *simt_f8_round(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *v);
+void simt_f8_helpers(tilec_simt_ctx_t *c, tilec_sdk_str_t *o);
+
 /* simt.c, for the other statement printers and the lowered-IR printer */
 void simt_gen_stmts(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
 void simt_close_block(tilec_simt_ctx_t *c);
@@ -169,6 +176,9 @@ const char *simt_offset_str(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, con
 /* simt_copy.c: copy and fill statements */
 void simt_gen_copy(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
 void simt_gen_fill(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
+/* One group of w elements of a gathered copy whose innermost loop is
+ * inner (lower.vector = w); 0 when its body is not a gather. */
+int simt_gen_gather(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *inner, int64_t w);
 /* Declares tc_in<t>: region t of r lies wholly inside its buffer; returns the name. */
 const char *simt_region_inside(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t);
 /* A gemm operand (side 0: A, 1: B) whose leading ring indices select a

@@ -50,6 +50,9 @@ typedef struct tilec_target_mode {
 #define TILEC_TARGET_MMA_SMEM_ROWS16 (1u << 1)
 /* The instruction completes asynchronously (a wait follows it). */
 #define TILEC_TARGET_MMA_ASYNC (1u << 2)
+/* Both operands must be K-major in shared memory: A stored [M, K] (not
+ * transposed) and B stored [N, K] (transpose_B); wgmma on 8-bit floats. */
+#define TILEC_TARGET_MMA_KMAJOR (1u << 3)
 
 /* A matrix instruction: D[m,n] += A[m,k] * B[k,n], issued by `threads`
  * threads together (a warp, or a warpgroup of four). */
