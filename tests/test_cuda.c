@@ -512,6 +512,47 @@ Test(cuda, gemm_loads_by_tma_on_mbarriers_when_asked)
     tilec_context_destroy(ctx);
 }
 
+/* sm_90a with TILEC_CUDA_WS=1 (opt-in): the warpspec pass's producer
+ * warpgroup (threads 256..383 issue the ring's bulk copies after waiting
+ * for the consumers' release of the stage), the consumer warps' per-warp
+ * release, setmaxnreg moving registers to the consumers and back; NVRTC
+ * compiles it.  Without the variable the plain TMA ring stays. */
+Test(cuda, gemm_warp_specialized_when_asked)
+{
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_define_kv_t defs[] = {{"M", "2048"}, {"N", "2048"}, {"K", "512"}, {"block_M", "128"}, {"block_N", "256"},
+                                {"block_K", "64"}, {"threads", "256"}, {"num_stages", "4"}};
+    setenv("TILEC_CUDA_WS", "1", 1);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/gemm.py", defs, 8, NULL, &p), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    tilec_status_t st = tilec_program_compile_for(ctx, p, "sm_90a", &e);
+    unsetenv("TILEC_CUDA_WS");
+    if (st != TILEC_OK && strstr(tilec_context_message(ctx), "NVRTC not found"))
+        no_nvrtc(tilec_context_message(ctx));
+    cr_assert_eq(st, TILEC_OK, "%s", tilec_context_message(ctx));
+    const char *src = tilec_executable_source(e, NULL);
+    cr_expect(strstr(src, "__launch_bounds__(384)"), "the producer warpgroup is not in the block");
+    cr_expect(strstr(src, "if (tc_tid >= 256) { /* warp specialization"), "no producer branch");
+    cr_expect(strstr(src, "tl_reg_dec<40>();") && strstr(src, "tl_reg_inc<232>();") && strstr(src, "tl_reg_inc<168>();"),
+              "no setmaxnreg");
+    cr_expect(strstr(src, "const int tl_tid = tc_tid - 256;"), "the producer's copies not from its first thread");
+    cr_expect(strstr(src, "if ((tl_tid & 31) == 0) tl_mbar_arrive("), "no per-warp release");
+    cr_expect(strstr(src, "tl_mbar_init(tl_tma_sa(tc_smem) + 196640u + 8u * tl_b, 8u)"), "empty barriers not for 8 warps");
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    /* the default: no producer */
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/gemm.py", defs, 8, NULL, &p), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    cr_assert_eq(tilec_program_compile_for(ctx, p, "sm_90a", &e), TILEC_OK, "%s", tilec_context_message(ctx));
+    src = tilec_executable_source(e, NULL);
+    cr_expect(strstr(src, "__launch_bounds__(256)") && !strstr(src, "tl_reg_dec<"), "warp specialization by default");
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
 /* sm_90a: P goes to wgmma as register A operand; V joins K's ring (the
  * pipeline pass's late copy): by the tensor copy engine (its second
  * tensor map, in the prologue and in the loop) and with TILEC_CUDA_TMA=0

@@ -158,6 +158,9 @@ typedef struct cuda_kinfo {
     uint64_t mbar_off;     /* shared-memory offset of the kernel's mbarriers (8 bytes each) */
     int ntmap;             /* tensor maps passed after the symbols (TMA) */
     cuda_tmap_spec_t tmap[CUDA_MAX_TMAPS];
+    /* the block the printed kernel runs on: the lowered kernel's threads,
+     * which warp specialization makes more than the program's */
+    uint32_t threads[3];
 } cuda_kinfo_t;
 
 /* ---- barrier objects and the tensor copy engine (cuda_tma.c) -------------
@@ -181,6 +184,11 @@ typedef struct cuda_tma_out {
     void *user;
     const tilec_ir_kernel_t *k;
     const cuda_kinfo_t *info;
+    /* mbarriers (bit = id) whose plain arrivals every warp of the
+     * consumers makes (warp specialization's releases): initialized for
+     * arrive x arrive_warps arrivals, arrived on by each warp's lane 0 */
+    uint32_t warp_arrive;
+    int arrive_warps;
 } cuda_tma_out_t;
 /* barrier_init/arrive/wait and a copy_async on an mbarrier: 1 printed, 0
  * not such a statement, -1 a copy the plan has no tensor map for. */

@@ -103,6 +103,13 @@ typedef struct kit {
     const tilec_ir_kernel_t *k;
     tilec_simt_ctx_t *ctx;           /* while cuda_tma_stmt prints */
     tilec_sdk_str_t *tma_o;
+    /* warp specialization (lower.warpspec): the loop being printed for
+     * the producer (tid_base: its first thread, which issues the copies)
+     * or for the consumers (consumers: their count) */
+    int tid_base, consumers;
+    int ws;                          /* the kernel has a warpspec loop (setmaxnreg helpers) */
+    uint32_t warp_arrive;            /* mbarriers the consumer warps arrive on */
+    int arrive_warps;
 } kit_t;
 
 /* accumulator register i of the gemm being printed: C's own, or tc_acc */
@@ -338,7 +345,7 @@ static int gemm_hook(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
      * the compiler cannot prove uniform loses the uniform datapath for its
      * descriptors and the zero-fill folded into the first MMA */
     const int *kt = g->k->threads;
-    if (p.gm * p.gn * T == (int64_t)kt[0] * kt[1] * kt[2])
+    if (p.gm * p.gn * T == (g->consumers ? g->consumers : (int64_t)kt[0] * kt[1] * kt[2]))
         tilec_simt_emit(c, "{");
     else
         tilec_simt_emit(c, "if (tc_grp < %" PRId64 ") {", p.gm * p.gn);
@@ -516,12 +523,15 @@ static void tma_expr(void *user, const tilec_ir_expr_t *e)
 static int tma_stmt(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     tilec_sdk_str_t o = {0};
-    cuda_tma_out_t t = {&o, 0, "tc_smem", tma_expr, g, g->k, g->info};
+    cuda_tma_out_t t = {&o, 0, "tc_smem", tma_expr, g, g->k, g->info, g->warp_arrive, g->arrive_warps};
     g->ctx = c;
     g->tma_o = &o;
     int rc = cuda_tma_stmt(&t, s);
     if (rc > 0) {
-        tilec_simt_emit(c, "{ const int tl_tid = tc_tid; (void)tl_tid;");
+        if (g->tid_base)
+            tilec_simt_emit(c, "{ const int tl_tid = tc_tid - %d; (void)tl_tid;", g->tid_base);
+        else
+            tilec_simt_emit(c, "{ const int tl_tid = tc_tid; (void)tl_tid;");
         tilec_simt_indent(c, 1);
         emit_lines(c, o.s);
         tilec_simt_indent(c, -1);
@@ -573,6 +583,140 @@ static int kit_after(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     return 0;
 }
 
+/* ---- warp specialization ------------------------------------------------------
+ * A loop of the warpspec pass (lower.warpspec = (T, P)) runs twice: the
+ * producer warpgroup, threads [T, T + P), runs it with only the
+ * statements marked lower.producer (its thread T issues the arrivals and
+ * the bulk copies), the consumers [0, T) without them; the two then go
+ * on together.  With 384 threads or more, setmaxnreg moves registers from
+ * the producer (40 each) to the consumers for the loop, and back after
+ * it (the consumers give theirs back first, so the producer's increase
+ * never waits on a warp that waits on it).  The consumers' releases of
+ * the "empty" barriers are one arrival per warp, each after that warp's
+ * own wgmma wait. */
+
+#define WS_PRODUCER_REGS 40
+
+/* the plain arrivals in the consumers' statements of warpspec loops */
+static void ws_scan_arrivals(kit_t *g, const tilec_ir_stmt_t *s, int depth)
+{
+    for (; s && depth < 600; s = s->next) {
+        if (s->kind == TILEC_ST_MBAR_ARRIVE && !s->u.mbar.tx && s->u.mbar.bar && s->u.mbar.bar->id < 32)
+            g->warp_arrive |= 1u << s->u.mbar.bar->id;
+        if (s->kind == TILEC_ST_IF) {
+            ws_scan_arrivals(g, s->u.cond.then, depth + 1);
+            ws_scan_arrivals(g, s->u.cond.els, depth + 1);
+        }
+        if (s->kind == TILEC_ST_FOR)
+            ws_scan_arrivals(g, s->u.loop.body, depth + 1);
+    }
+}
+
+static const tilec_ir_attr_t *ws_attr(const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_attr_t *a =
+        s->kind == TILEC_ST_FOR ? tilec_ir_attr_get(s->nattrs, s->attrs, "lower.warpspec") : NULL;
+    return a && a->kind == TILEC_ATTR_TUPLE && a->n == 2 && a->tuple[0] > 0 && a->tuple[1] > 0 ? a : NULL;
+}
+
+static void ws_scan(kit_t *g, const tilec_ir_kernel_t *k)
+{
+    for (const tilec_ir_stmt_t *s = k->body; s; s = s->next) {
+        const tilec_ir_attr_t *a = ws_attr(s);
+        if (!a)
+            continue;
+        g->ws = 1;
+        g->arrive_warps = (int)(a->tuple[0] / 32);
+        for (const tilec_ir_stmt_t *t = s->u.loop.body; t; t = t->next)
+            if (!tilec_ir_attr_get(t->nattrs, t->attrs, "lower.producer")) {
+                tilec_ir_stmt_t one = *t;
+                one.next = NULL;
+                ws_scan_arrivals(g, &one, 0);
+            }
+    }
+}
+
+/* the statements of body that role (1 producer, 0 consumers) runs, as a
+ * new list in cells (body's length) */
+static tilec_ir_stmt_t *ws_role(const tilec_ir_stmt_t *body, int producer, tilec_ir_stmt_t *cells)
+{
+    tilec_ir_stmt_t *head = NULL, **tail = &head;
+    int n = 0;
+    for (const tilec_ir_stmt_t *t = body; t; t = t->next)
+        if ((tilec_ir_attr_get(t->nattrs, t->attrs, "lower.producer") != NULL) == producer) {
+            cells[n] = *t;
+            cells[n].next = NULL;
+            *tail = &cells[n];
+            tail = &cells[n].next;
+            n++;
+        }
+    return head;
+}
+
+static int kit_loop(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    kit_t *g = user;
+    const tilec_ir_attr_t *a = ws_attr(s);
+    if (!a)
+        return 0;
+    int T = (int)a->tuple[0], P = (int)a->tuple[1], n = 0;
+    int nt = g->k->threads[0] * g->k->threads[1] * g->k->threads[2];
+    if (T + P != nt || T % 128 || P % 128) {
+        tilec_simt_fail(c, "lower.warpspec = (%d, %d) does not split the block's %d threads into warpgroups", T, P, nt);
+        return -1;
+    }
+    for (const tilec_ir_stmt_t *t = s->u.loop.body; t; t = t->next)
+        n++;
+    tilec_ir_stmt_t *cells = calloc((size_t)(2 * n + 1), sizeof *cells);
+    if (!cells) {
+        tilec_simt_fail(c, "out of memory");
+        return -1;
+    }
+    tilec_ir_stmt_t lp = *s, lc = *s;
+    lp.next = lc.next = NULL;
+    lp.u.loop.body = ws_role(s->u.loop.body, 1, cells);
+    lc.u.loop.body = ws_role(s->u.loop.body, 0, cells + n);
+    /* registers: the launch's share (__launch_bounds__), the producer's, the consumers' */
+    int r0 = (65536 / nt) & ~7, hi = ((65536 - P * WS_PRODUCER_REGS) / T) & ~7;
+    if (r0 > 248)
+        r0 = 248;
+    if (hi > 240)
+        hi = 240;
+    int regs = r0 < 232 && hi > r0;
+    tilec_simt_emit(c, "if (tc_tid >= %d) { /* warp specialization: the producer warpgroup loads the ring */", T);
+    tilec_simt_indent(c, 1);
+    if (regs)
+        tilec_simt_emit(c, "tl_reg_dec<%d>();", WS_PRODUCER_REGS);
+    g->tid_base = T;
+    tilec_simt_gen_loop(c, &lp);
+    g->tid_base = 0;
+    if (regs)
+        tilec_simt_emit(c, "tl_reg_inc<%d>();", r0);
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "} else { /* the consumers: wgmma on what lands */");
+    tilec_simt_indent(c, 1);
+    if (regs)
+        tilec_simt_emit(c, "tl_reg_inc<%d>();", hi);
+    g->consumers = T;
+    tilec_simt_gen_loop(c, &lc);
+    g->consumers = 0;
+    if (g->deferred) {
+        tilec_simt_emit(c, "tl_wg_wait<0>(); /* the deferred wgmma of %s */", g->deferred_c->name);
+        keep_acc(c, &g->deferred_p, g->deferred_c);
+        g->deferred = NULL;
+    }
+    if (regs)
+        tilec_simt_emit(c, "tl_reg_dec<%d>();", r0);
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    free(cells);
+    return 1;
+}
+
+static const char kit_prelude_ws[] =
+    "template <int N> TL_INLINE void tl_reg_dec(void) { asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" :: \"n\"(N)); }\n"
+    "template <int N> TL_INLINE void tl_reg_inc(void) { asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\" :: \"n\"(N)); }\n";
+
 static int kit_prelude_hook(void *user, tilec_simt_ctx_t *c)
 {
     kit_t *g = user;
@@ -580,6 +724,8 @@ static int kit_prelude_hook(void *user, tilec_simt_ctx_t *c)
     tilec_simt_emit(c, "%s", kit_prelude);
     if (g->wgmma)
         tilec_simt_emit(c, "%s", kit_prelude_wgmma);
+    if (g->ws)
+        tilec_simt_emit(c, "%s", kit_prelude_ws);
     tilec_sdk_str_t o = {0};
     cuda_tma_prelude(&o, g->k);
     if (o.s)
@@ -638,6 +784,7 @@ static void kit_dialect(kit_t *g, int sm, tilec_simt_dialect_t *d)
         d->async_wait = "tl_cp_wait<$n>();";
     }
     d->stmt_after = kit_after;
+    d->loop_hook = kit_loop;
 }
 
 int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str_t *out, cuda_kinfo_t *info,
@@ -657,6 +804,7 @@ int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str
     g.wgmma = any_wgmma(k->body, g.desc, 0);
     g.body = k->body;
     g.k = k;
+    ws_scan(&g, k);
     tilec_simt_dialect_t d;
     kit_dialect(&g, sm, &d);
     /* the mbarriers of copies on them go after the shared-memory plan */
@@ -690,6 +838,8 @@ int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str
     }
     tilec_sdk_str_putn(out, res.source, res.source_len);
     info->smem_bytes = res.shared_bytes;
+    for (int i = 0; i < 3; i++)
+        info->threads[i] = res.threads[i];
     tilec_simt_result_free(&res);
     return out->oom ? (snprintf(err, errlen, "out of memory"), -1) : 0;
 }

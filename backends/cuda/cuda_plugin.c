@@ -493,8 +493,8 @@ static tilec_pstatus_t cu_launch(void *state, tilec_shell_module_t *sm, const ti
     }
     if (st == TILEC_PS_OK) {
         r = d->LaunchKernel(mod->fn, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2],
-                            (unsigned)k->threads[0], (unsigned)k->threads[1],
-                            (unsigned)k->threads[2], (unsigned)mod->info.smem_bytes, stream, params,
+                            mod->info.threads[0], mod->info.threads[1], mod->info.threads[2],
+                            (unsigned)mod->info.smem_bytes, stream, params,
                             NULL);
         if (r != CUDA_SUCCESS)
             st = cuda_fail("cuLaunchKernel", r, TILEC_PS_LAUNCH_ERROR);
@@ -524,7 +524,7 @@ static tilec_pstatus_t cu_launch(void *state, tilec_shell_module_t *sm, const ti
     if (st == TILEC_PS_OK)
         tilec_shell_log("launch", "cuda: grid %lld x %lld x %lld, block %d x %d x %d, %llu bytes of "
                  "shared memory", (long long)grid[0], (long long)grid[1], (long long)grid[2],
-                 k->threads[0], k->threads[1], k->threads[2],
+                 (int)mod->info.threads[0], (int)mod->info.threads[1], (int)mod->info.threads[2],
                  (unsigned long long)mod->info.smem_bytes);
     return st;
 }

@@ -61,11 +61,13 @@ static const tilec_target_mma_t mma_sm90a[] = {
     WGMMA8("wgmma.m64nNk32.e5m2.f32", TILEC_FLOAT8_E5M2),
 };
 
-#define COMMON \
+#define COMMON_FLAGS (TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_SIMT_ACC_SHARED)
+#define COMMON COMMON_F(COMMON_FLAGS)
+#define COMMON_F(fl) \
     .struct_size = sizeof(tilec_target_desc_t), .version = TILEC_TARGET_DESC_VERSION, \
     .subgroup_size = 32, .max_threads = 1024, .smem_default = 48 * 1024, .smem_banks = 32, \
     .bank_bytes = 4, .smem_align = 128, .regs_per_thread = 255, .frag_regs = 128, \
-    .vector_bytes = 16, .flags = TILEC_TARGET_SUBGROUP_SHUFFLE | TILEC_TARGET_SIMT_ACC_SHARED, \
+    .vector_bytes = 16, .flags = (fl), \
     .frag_dtypes = 1u << TILEC_FLOAT32
 
 /* before sm_80: no cp.async; T.gemm on the CUDA cores */
@@ -84,16 +86,24 @@ static const tilec_target_desc_t desc_sm80 = {AMPERE("cuda sm_80", 163 * 1024)};
 static const tilec_target_desc_t desc_sm86 = {AMPERE("cuda sm_86", 99 * 1024)};
 
 #define CP_ASYNC (TILEC_TARGET_ASYNC_CP4 | TILEC_TARGET_ASYNC_CP8 | TILEC_TARGET_ASYNC_CP16)
-#define HOPPER(nm, async) \
-    COMMON, .name = nm, .smem_optin = 227 * 1024, .async_copy = async, \
+#define HOPPER(nm, async) HOPPER_F(nm, async, COMMON_FLAGS)
+#define HOPPER_F(nm, async, fl) \
+    COMMON_F(fl), .name = nm, .smem_optin = 227 * 1024, .async_copy = async, \
     .max_stages = 8, \
     .barriers = TILEC_TARGET_BARRIER_BLOCK | TILEC_TARGET_BARRIER_SUBGROUP | \
                 TILEC_TARGET_BARRIER_OBJECT
 
 static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90", CP_ASYNC | TILEC_TARGET_ASYNC_BULK), .nmma = 2,
                                               .mma = mma_sm80};
-static const tilec_target_desc_t desc_sm90a = {HOPPER("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK), .nmma = 6,
-                                               .mma = mma_sm90a};
+/* sm_90a: what it can do (cuda_target_desc, which the lowering tests use),
+ * and what the backend lowers for unless TILEC_CUDA_WS=1: warp
+ * specialization was slower than the plain TMA ring on the H200 for the
+ * fp16 GEMM 8192^3 (0.791 of cuBLAS against 0.816,
+ * bench/results/hopper_session6.md). */
+#define SM90A(fl) \
+    {HOPPER_F("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK, COMMON_FLAGS | (fl)), .nmma = 6, .mma = mma_sm90a}
+static const tilec_target_desc_t desc_sm90a_v[2] = {SM90A(0), SM90A(TILEC_TARGET_WARP_SPECIALIZE)};
+#define SM90A_ALL (&desc_sm90a_v[1])
 /* the same without the tensor copy engine: what the backend lowers for
  * with TILEC_CUDA_TMA=0, and for sm_90 unless TILEC_CUDA_TMA=1 (TMA was
  * measured on sm_90a's schedules: GEMM 8192^3 0.728 -> 0.785 of cuBLAS,
@@ -133,7 +143,7 @@ const tilec_target_desc_t *cuda_target_desc(const char *arch)
     if (sm < 0)
         return NULL;
     if (sm >= 90)
-        return cuda_arch_has_wgmma(arch) ? &desc_sm90a : &desc_sm90;
+        return cuda_arch_has_wgmma(arch) ? SM90A_ALL : &desc_sm90;
     if (sm >= 86)
         return &desc_sm86;
     if (sm >= 80)
@@ -141,12 +151,20 @@ const tilec_target_desc_t *cuda_target_desc(const char *arch)
     return &desc_sm70;
 }
 
+static int env_on(const char *name)
+{
+    const char *v = secure_getenv(name);
+    return v && *v && atoi(v) > 0;
+}
+
 const tilec_target_desc_t *cuda_lower_desc(const char *arch)
 {
     const tilec_target_desc_t *t = cuda_target_desc(arch);
     const char *e = secure_getenv("TILEC_CUDA_TMA");
-    int on = e && *e ? atoi(e) > 0 : t == &desc_sm90a;
+    int on = e && *e ? atoi(e) > 0 : t == SM90A_ALL;
+    if (on && t == SM90A_ALL)
+        return &desc_sm90a_v[env_on("TILEC_CUDA_WS")];
     if (on)
         return t;
-    return t == &desc_sm90a ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;
+    return t == SM90A_ALL ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;
 }

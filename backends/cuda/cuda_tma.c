@@ -225,6 +225,12 @@ static int tma_copy(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s)
     return 1;
 }
 
+/* the barrier's plain arrivals are one per consumer warp */
+static int per_warp(const cuda_tma_out_t *t, const tilec_ir_mbarrier_t *bar)
+{
+    return bar->id >= 0 && bar->id < 32 && (t->warp_arrive >> bar->id & 1u) && t->arrive_warps > 0;
+}
+
 int cuda_tma_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_mbarrier_t *bar = s->u.mbar.bar;
@@ -236,14 +242,17 @@ int cuda_tma_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s)
         tilec_sdk_str_printf(t->o, "if (tl_tid == 0) { for (int tl_b = 0; tl_b < %d; tl_b++) tl_mbar_init(",
                              bar->size);
         bar_addr(t, bar, NULL);
-        tilec_sdk_str_printf(t->o, " + 8u * tl_b, %du); tl_mbar_init_fence(); } /* %s */\n", bar->arrive, bar->name);
+        tilec_sdk_str_printf(t->o, " + 8u * tl_b, %du); tl_mbar_init_fence(); } /* %s */\n",
+                             bar->arrive * (per_warp(t, bar) ? t->arrive_warps : 1), bar->name);
         /* each thread's earlier ordinary stores before the copy engine's writes */
         line_start(t);
         tilec_sdk_str_puts(t->o, "tl_proxy_fence();\n");
         return 1;
     case TILEC_ST_MBAR_ARRIVE:
         line_start(t);
-        tilec_sdk_str_puts(t->o, s->u.mbar.tx ? "if (tl_tid == 0) tl_mbar_expect(" : "if (tl_tid == 0) tl_mbar_arrive(");
+        tilec_sdk_str_puts(t->o, s->u.mbar.tx         ? "if (tl_tid == 0) tl_mbar_expect("
+                                 : per_warp(t, bar) ? "if ((tl_tid & 31) == 0) tl_mbar_arrive("
+                                                    : "if (tl_tid == 0) tl_mbar_arrive(");
         bar_addr(t, bar, s->u.mbar.idx);
         if (s->u.mbar.tx) {
             tilec_sdk_str_puts(t->o, ", (unsigned)(");

@@ -2,6 +2,7 @@
 # conform: tol=auto covers=gemm,use_swizzle,annotate_layout,GemmWarpPolicy
 # conform-params: -D M=64 -D N=64 -D K=32
 # conform-params: -D M=36 -D N=52 -D K=20
+# conform-params: -D M=224 -D N=96 -D K=32
 import tilelang
 import tilelang.language as T
 

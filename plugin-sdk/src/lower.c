@@ -10,7 +10,9 @@
  * inference distributes; layouts decide which fragments stay on chip in
  * shared memory; pipelines turn shared buffers into rings before the
  * shared-memory plan places them; vector widths read the final layouts;
- * barriers come last, once every access and async copy is known.
+ * barriers come last, once every access and async copy is known; warp
+ * specialization after them (its producer's waits replace the refill's
+ * block barrier), after arith so that the earlier passes keep their numbers.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +36,7 @@ static const pass_def_t passes[TILEC_LOWER_NPASSES] = {
     [TILEC_LOWER_TMA] = {"tma", lower_tma},
     [TILEC_LOWER_BARRIER] = {"barrier", lower_barrier},
     [TILEC_LOWER_ARITH] = {"arith", lower_arith},
+    [TILEC_LOWER_WARPSPEC] = {"warpspec", lower_warpspec},
 };
 
 const char *tilec_lower_pass_name(int pass)

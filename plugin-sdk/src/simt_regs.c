@@ -617,13 +617,15 @@ static void region_at(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t, co
  * dimension, starting at a multiple of the run in every thread, with no
  * guard; ro is a global or dense shared buffer whose last dimension is
  * the fragment's.  The run (a power of two, at most the dialect's vector
- * width and shared_align bytes), or 1. */
+ * width and shared_align bytes), or 1.  A map over fewer threads than the
+ * block's (warp specialization's producer holds none) is fine: the access
+ * stands inside the register's thread guard (slot_open). */
 static int vec_run(tilec_simt_ctx_t *c, const simt_regmap_t *m, int l, const tilec_ir_region_t *ro)
 {
     const tilec_simt_dialect_t *d = &c->dl;
     const tilec_ir_buffer_t *b = ro->buf;
     int nd = m->nd, last = nd - 2, lr = b->ndim - 1, p = simt_place(c, b);
-    if (d->vec_width < 2 || !d->vec_load || !d->vec_store || !m->fitted || m->R != 1 || m->T != c->nthreads ||
+    if (d->vec_width < 2 || !d->vec_load || !d->vec_store || !m->fitted || m->R != 1 || m->T > c->nthreads ||
         b->dtype == TILEC_BOOL || (p != SIMT_P_GLOBAL && !(p == SIMT_P_SHARED && c->bi[b->id].dense)) || lr < 0 ||
         ro->extent[lr] != m->ext[last] || m->ext[last] == 1)
         return 1;

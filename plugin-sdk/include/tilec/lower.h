@@ -51,6 +51,7 @@ typedef enum tilec_lower_pass {
     TILEC_LOWER_TMA,            /* lower_tma.c */
     TILEC_LOWER_BARRIER,        /* lower_barrier.c */
     TILEC_LOWER_ARITH,          /* lower_arith.c */
+    TILEC_LOWER_WARPSPEC,       /* lower_warpspec.c (after arith: the pass numbers stay) */
     TILEC_LOWER_NPASSES
 } tilec_lower_pass_t;
 

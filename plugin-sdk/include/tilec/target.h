@@ -111,6 +111,13 @@ typedef struct tilec_target_mma {
  * register fragments load and store element by element, so that the
  * lanes of one access read consecutive elements (Vulkan's GLSL). */
 #define TILEC_TARGET_ROWS_INTERLEAVED (1u << 5)
+/* Warp specialization (the warpspec pass): a warpgroup of 128 threads
+ * added to the block may issue the bulk copies of a ring on barrier
+ * objects while the block's threads compute, the two meeting only at
+ * barrier objects (a "full" and an "empty" one per stage).  The dialect
+ * runs the producer's statements on the added threads and may move
+ * registers from them to the consumers (sm_90's setmaxnreg). */
+#define TILEC_TARGET_WARP_SPECIALIZE  (1u << 6)
 
 typedef struct tilec_target_desc {
     uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */
