@@ -35,8 +35,8 @@ static void setup(void)
 }
 
 /* The compile-every-example tests run hiprtc over every example and
- * language program for one arch: about 100 s on a quiet 2-core machine,
- * over 300 s when it is shared.  The limit catches a hang, not a slow box. */
+ * language program for one arch; on a 2-core machine shared with other
+ * builds that passed 300 s.  The limit is there to catch a hang. */
 TestSuite(hip, .init = setup, .timeout = 900);
 
 static tilec_context_t *hip_ctx(int *has_device)
