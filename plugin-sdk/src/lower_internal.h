@@ -32,6 +32,9 @@ int lower_fail(lower_ctx_t *c, tilec_lower_code_t code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Out of memory: lower_fail(c, NOMEM); returns -1. */
 int lower_oom(lower_ctx_t *c);
+int64_t lower_smem_end(const tilec_ir_kernel_t *k);
+int64_t lower_mbar_bytes(const tilec_ir_kernel_t *k);
+tilec_ir_mbarrier_t *lower_mbar_new(lower_ctx_t *c, const char *base, const char *suffix, int size);
 
 /* The passes, in order (each in its own lower_*.c).  0 or -1 (c says why). */
 int lower_gemm_warp(lower_ctx_t *c);

@@ -216,37 +216,6 @@ static int refill_on(lower_ctx_t *c, tilec_ir_stmt_t *s, tilec_ir_mbarrier_t *ba
     return 0;
 }
 
-/* the end of the shared-memory plan */
-static int64_t smem_end(const tilec_ir_kernel_t *k)
-{
-    int64_t end = 0;
-    for (int i = 0; i < k->nbufs; i++) {
-        const tilec_ir_layout_t *L = k->bufs[i]->layout;
-        if (L && L->kind == TILEC_LAYOUT_SMEM && L->offset + L->size > end)
-            end = L->offset + L->size;
-    }
-    return end;
-}
-
-static tilec_ir_mbarrier_t *new_mbar(lower_ctx_t *c, const char *base, int size)
-{
-    char name[96];
-    for (int i = 0; i < 1000; i++) {
-        snprintf(name, sizeof name, i ? "%s_full%d" : "%s_full", base, i);
-        int clash = 0;
-        for (int j = 0; j < c->k->nmbars && !clash; j++)
-            clash = strcmp(c->k->mbars[j]->name, name) == 0;
-        if (!clash) {
-            tilec_ir_mbarrier_t *b = tilec_ir_mbarrier_add(c->a, c->k, name, size, 1);
-            if (!b)
-                lower_oom(c);
-            return b;
-        }
-    }
-    lower_fail(c, TILEC_LOWER_E_PASS, "no free mbarrier name for loop '%s'", base);
-    return NULL;
-}
-
 /* *link is a pipeline pass prologue: moves it, its loop and its epilogue
  * onto mbarriers when every ring copy is marked; 1 done, 0 left, -1 */
 static int on_mbarriers(lower_ctx_t *c, tilec_ir_stmt_t **link, int64_t *end)
@@ -281,7 +250,7 @@ static int on_mbarriers(lower_ctx_t *c, tilec_ir_stmt_t **link, int64_t *end)
         if (t != sif && t != sif->next &&
             (t->kind == TILEC_ST_COPY_ASYNC || t->kind == TILEC_ST_ASYNC_COMMIT || t->kind == TILEC_ST_ASYNC_WAIT))
             return 0;
-    tilec_ir_mbarrier_t *bar = new_mbar(c, loop->u.loop.var->name, S);
+    tilec_ir_mbarrier_t *bar = lower_mbar_new(c, loop->u.loop.var->name, "full", S);
     if (!bar)
         return -1;
     *end += 8 * (int64_t)S;
@@ -324,7 +293,7 @@ int lower_tma(lower_ctx_t *c)
         return -1;
     if (!(c->t->barriers & TILEC_TARGET_BARRIER_OBJECT))
         return 0;
-    int64_t end = smem_end(c->k);
+    int64_t end = lower_smem_end(c->k);
     for (tilec_ir_stmt_t **link = &c->k->body; *link; link = &(*link)->next) {
         int rc = on_mbarriers(c, link, &end);
         if (rc < 0)

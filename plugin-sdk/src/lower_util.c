@@ -482,3 +482,46 @@ tilec_ir_var_t *lower_new_loop_var(lower_ctx_t *c, const char *suffix, const cha
     lower_fail(c, TILEC_LOWER_E_PASS, "no free name for a loop variable from '%s'", base);
     return NULL;
 }
+
+/* The end of the shared-memory plan: the highest offset + size of a buffer
+ * placed in shared memory. */
+int64_t lower_smem_end(const tilec_ir_kernel_t *k)
+{
+    int64_t end = 0;
+    for (int i = 0; i < k->nbufs; i++) {
+        const tilec_ir_layout_t *L = k->bufs[i]->layout;
+        if (L && L->kind == TILEC_LAYOUT_SMEM && L->offset + L->size > end)
+            end = L->offset + L->size;
+    }
+    return end;
+}
+
+/* The shared memory the kernel's mbarriers take (8 bytes each). */
+int64_t lower_mbar_bytes(const tilec_ir_kernel_t *k)
+{
+    int64_t n = 0;
+    for (int i = 0; i < k->nmbars; i++)
+        n += 8 * (int64_t)k->mbars[i]->size;
+    return n;
+}
+
+/* A new array of size mbarriers named BASE_SUFFIX (BASE_SUFFIXn when that
+ * name is taken); NULL with the failure set. */
+tilec_ir_mbarrier_t *lower_mbar_new(lower_ctx_t *c, const char *base, const char *suffix, int size)
+{
+    char name[96];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(name, sizeof name, i ? "%s_%s%d" : "%s_%s", base, suffix, i);
+        int clash = 0;
+        for (int j = 0; j < c->k->nmbars && !clash; j++)
+            clash = strcmp(c->k->mbars[j]->name, name) == 0;
+        if (!clash) {
+            tilec_ir_mbarrier_t *b = tilec_ir_mbarrier_add(c->a, c->k, name, size, 1);
+            if (!b)
+                lower_oom(c);
+            return b;
+        }
+    }
+    lower_fail(c, TILEC_LOWER_E_PASS, "no free mbarrier name for loop '%s'", base);
+    return NULL;
+}

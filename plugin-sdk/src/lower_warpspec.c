@@ -203,45 +203,12 @@ static tilec_ir_stmt_t *after_first(lower_ctx_t *c, const tilec_ir_var_t *k, til
     return g;
 }
 
-/* the end of the shared memory the plan and the barriers take */
-static int64_t smem_used(const tilec_ir_kernel_t *k)
-{
-    int64_t end = 0;
-    for (int i = 0; i < k->nbufs; i++) {
-        const tilec_ir_layout_t *L = k->bufs[i]->layout;
-        if (L && L->kind == TILEC_LAYOUT_SMEM && L->offset + L->size > end)
-            end = L->offset + L->size;
-    }
-    for (int i = 0; i < k->nmbars; i++)
-        end += 8 * (int64_t)k->mbars[i]->size;
-    return end;
-}
-
-static tilec_ir_mbarrier_t *new_empty(lower_ctx_t *c, const char *base, int size)
-{
-    char name[96];
-    for (int i = 0; i < 1000; i++) {
-        snprintf(name, sizeof name, i ? "%s_empty%d" : "%s_empty", base, i);
-        int clash = 0;
-        for (int j = 0; j < c->k->nmbars && !clash; j++)
-            clash = strcmp(c->k->mbars[j]->name, name) == 0;
-        if (!clash) {
-            tilec_ir_mbarrier_t *b = tilec_ir_mbarrier_add(c->a, c->k, name, size, 1);
-            if (!b)
-                lower_oom(c);
-            return b;
-        }
-    }
-    lower_fail(c, TILEC_LOWER_E_PASS, "no free mbarrier name for loop '%s'", base);
-    return NULL;
-}
-
 static int rewrite(lower_ctx_t *c, ws_loop_t *w, tilec_ir_stmt_t *init_f)
 {
     tilec_ir_stmt_t *L = w->loop;
     const tilec_ir_var_t *k = L->u.loop.var;
     int S = w->S;
-    tilec_ir_mbarrier_t *E = new_empty(c, k->name, S);
+    tilec_ir_mbarrier_t *E = lower_mbar_new(c, k->name, "empty", S);
     if (!E)
         return -1;
     /* barrier_init E beside F's */
@@ -316,7 +283,7 @@ int lower_warpspec(lower_ctx_t *c)
         for (tilec_ir_stmt_t *u = k->body; u != s && !init_f; u = u->next)
             if (u->kind == TILEC_ST_MBAR_INIT && u->u.mbar.bar == w.full)
                 init_f = u;
-        if (!init_f || smem_used(k) + 8 * (int64_t)w.S > (int64_t)t->smem_optin)
+        if (!init_f || lower_smem_end(k) + lower_mbar_bytes(k) + 8 * (int64_t)w.S > (int64_t)t->smem_optin)
             continue;
         /* one loop per kernel: the block grows once */
         return rewrite(c, &w, init_f);
