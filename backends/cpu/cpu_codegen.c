@@ -524,7 +524,10 @@ static void group_copies(cg_t *g, const char *ext, int staged)
         cg_line(g, "for (int64_t tc_j = 0; tc_j < tc_n%c; ++tc_j) { /* the %c tiles of the group */", "yx"[c], "AB"[c]);
         g->ind++;
         member_scope(g, c ? "tc_j" : "0", c ? "0" : "tc_j", 0);
-        if (gr->loop->u.loop.kind == TILEC_LOOP_PIPELINED)
+        /* the next step's tiles into L2; not the A tiles read in place by
+         * merged steps: the whole chunk's (up to 1 MiB) would be fetched
+         * just before its GEMMs, evicting their C and B tiles from L2 */
+        if (gr->loop->u.loop.kind == TILEC_LOOP_PIPELINED && !(staged && c == 0 && gr->a_direct))
             cg_prefetch_next(g, gr->loop, ext, copies[c]);
         if (staged && c == 1) {
             int id = gr->gemm->u.gemm.b->id;
