@@ -490,7 +490,7 @@ static void group_each(cg_t *g, const tilec_ir_stmt_t *s, const tilec_ir_stmt_t 
  * With step (merged K steps, step tc_u of the chunk), a tile also stays
  * in place only while each step's tile follows the first one's in its
  * rows (step tc_u at column tc_u * bk), as the GEMM reads them. */
-static void a_in_place(cg_t *g, const char *j, const char *step)
+static void a_tile_at(cg_t *g, const char *j, const char *step)
 {
     const cpu_group_t *gr = &g->grp;
     const char *off, *in;
@@ -537,7 +537,7 @@ static void group_copies(cg_t *g, const char *ext, int staged)
                     T, id, T, kt * gr->bn, gr->bk * gr->bn, id);
         }
         if (c == 0 && gr->a_direct && !staged)
-            a_in_place(g, "tc_j", NULL);
+            a_tile_at(g, "tc_j", NULL);
         if (c == 0 && gr->a_direct) {
             cg_line(g, "if (!tc_ad[tc_j]) {");
             g->ind++;
@@ -599,7 +599,7 @@ static void group_merged_steps(cg_t *g, const char *ext)
         cg_line(g, "for (int64_t tc_j = 0; tc_j < tc_ny; ++tc_j) {");
         g->ind++;
         member_scope(g, "0", "tc_j", 0);
-        a_in_place(g, "tc_j", "tc_u");
+        a_tile_at(g, "tc_j", "tc_u");
         g->ind--;
         cg_line(g, "}");
         g->ind--;
