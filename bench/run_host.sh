@@ -14,6 +14,12 @@
 # pinned with taskset to the last allowed CPU, for both tilec and OpenBLAS
 # (less sensitive to other load).  SIZES (default "1024 2048 4096") are the
 # GEMM sizes, each at the example's default tiles and at 64x128x64.
+# OPENBLAS_THREAD_TIMEOUT=4: OpenBLAS's worker threads otherwise spin for
+# about 2^28 cycles (~70 ms) after each call, so in the interleaved runs
+# they took a core from tilec's next launch (2 threads, 1024^3: tilec at
+# half speed in some processes, 22 ms of CPU for 11 ms wall; both builds).
+# With the shortest timeout they sleep at once; OpenBLAS's own times did
+# not change (5.2-5.8 ms at 1024^3, 2 threads).
 O=${1:-build}
 RUNS=${TILEC_BENCH_RUNS:-7}
 export TILEC_BENCH_RUNS=$RUNS TILEC_CACHE=0
@@ -34,7 +40,7 @@ for t in ${THREADS:-1 $ncpu}; do
     pin=
     [ "$t" = 1 ] && [ -n "$last" ] && pin="taskset -c $last"
     echo "== $t thread(s) ${pin:+(pinned: $pin)}"
-    run() { env TILEC_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t ${core:+OPENBLAS_CORETYPE=$core} \
+    run() { env TILEC_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t OPENBLAS_THREAD_TIMEOUT=4 ${core:+OPENBLAS_CORETYPE=$core} \
         OPENBLAS_VERBOSE=2 $pin "$O/bench/host_bench" "$@"; }
     run memcpy 256 || exit 1
     for n in ${SIZES:-1024 2048 4096}; do
