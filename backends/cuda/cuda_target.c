@@ -36,8 +36,8 @@
 #define WGMMA(nm, ab) \
     {.struct_size = sizeof(tilec_target_mma_t), .name = nm, .m = 64, .n = 256, .k = 16, \
      .n_step = 8, .a_dtype = ab, .b_dtype = ab, .acc_dtype = TILEC_FLOAT32, .threads = 128, \
-     .flags = TILEC_TARGET_MMA_SMEM_SWIZZLED | TILEC_TARGET_MMA_ASYNC, .max_acc_regs = 128, \
-     MODES_M64}
+     .flags = TILEC_TARGET_MMA_SMEM_SWIZZLED | TILEC_TARGET_MMA_ASYNC | TILEC_TARGET_MMA_A_REGS, \
+     .max_acc_regs = 128, MODES_M64}
 
 /* fp8: k = 32, both operands K-major (the PTX ISA allows no transpose for
  * 8-bit types) */
