@@ -1,0 +1,60 @@
+#!/bin/sh
+# bench/hopper_s7.sh — one H200 call for issue 17, session 7 (helper hopper):
+# builds A (the tree at the repository root: main) and B (this tree, run
+# from its own directory), runs B's CUDA checks (examples, conformance cases,
+# tests/lang/pipelined_let_extent.py, flash attention at the benchmark's
+# blocks against the CPU backend), compute-sanitizer memcheck/racecheck/
+# synccheck on the kernels the change touches, then flash attention A/B in
+# one run (alternating, 2 rounds) and B beside cuDNN (bench/cuda_bench.py).
+# Usage (on the device, from B's directory): sh bench/hopper_s7.sh ROOT_OF_A
+A_DIR=${1:?usage: hopper_s7.sh ROOT_OF_A}
+R=${OUT:-/tmp}/r
+mkdir -p "$R"
+export TILEC_CACHE_DIR=/tmp/tilec-cache-b
+( cd "$A_DIR" && make -j8 WERROR= build/tilec build/libtilec-cuda.so > "$R/build_a.log" 2>&1; echo "A build rc=$?" ) &
+make -j8 WERROR= build/tilec build/libtilec-cuda.so > "$R/build_b.log" 2>&1; echo "B build rc=$?"
+wait
+B=build/tilec
+A=$A_DIR/build/tilec
+nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv | tee "$R/gpu.txt"
+FA="examples/flash_attention.py -D block_M=128 -D block_N=128 -D threads=256 -D num_stages=2 -D dim=128"
+# correctness of B
+{
+  for cz in False True; do
+    timeout 120 $B run $FA -D batch=1 -D heads=4 -D seq_len=2048 -D causal=$cz --backend cuda --check --reference cpu 2>&1 | tail -1
+    timeout 120 $B run $FA -D batch=1 -D heads=1 -D seq_len=300 -D causal=$cz --backend cuda --check 2>&1 | tail -1
+  done
+  timeout 60 $B run tests/lang/pipelined_let_extent.py --backend cuda --check 2>&1 | tail -1
+  timeout 60 $B run tests/lang/pipelined_let_extent.py -D M=512 -D N=256 -D K=1024 -D bm=128 -D bn=128 -D bk=64 --backend cuda --check 2>&1 | tail -1
+} > "$R/checks.txt" 2>&1
+cat "$R/checks.txt"
+# sanitizers on the changed kernels
+for tool in memcheck racecheck synccheck; do
+  for spec in "$FA -D batch=1 -D heads=1 -D seq_len=256 -D causal=False" "$FA -D batch=1 -D heads=1 -D seq_len=384 -D causal=True" \
+              "tests/lang/pipelined_let_extent.py"; do
+    echo "$tool|$spec"
+  done
+done > "$R/san_specs.txt"
+while IFS='|' read -r tool spec; do
+  ( r=$(TILEC_CACHE=0 timeout 120 compute-sanitizer --tool $tool --error-exitcode 99 $B run $spec --check --backend cuda 2>&1); \
+    echo "$tool rc=$? $spec :: $(printf '%s\n' "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL' | tr '\n' ' ')" >> "$R/sanitizer.txt" ) &
+done < "$R/san_specs.txt"
+wait
+cat "$R/sanitizer.txt"
+# flash A/B, alternating, 2 rounds
+BIG="$FA -D batch=4 -D heads=16 -D seq_len=8192"
+for round in 1 2; do
+  for cz in False True; do
+    for side in A B; do
+      if [ $side = A ]; then t=$A; export TILEC_CACHE_DIR=/tmp/tilec-cache-a; else t=$B; export TILEC_CACHE_DIR=/tmp/tilec-cache-b; fi
+      ms=$(timeout 120 $t run $BIG -D causal=$cz --bench --backend cuda 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | head -n 1)
+      echo "flash causal=$cz $side round $round median_ms=${ms:-FAILED}"
+    done
+  done
+done | tee "$R/ab.txt"
+# B beside cuDNN / FA2 in one process
+export TILEC_CACHE_DIR=/tmp/tilec-cache-b
+BENCH_ONLY=flash TILEC=$B OUT=$R PYTHONUNBUFFERED=1 timeout 150 python3 bench/cuda_bench.py 2>&1 | tee "$R/bench_b.txt"
+# B's examples and conformance cases (test-cuda without sanitizers and bench)
+O=build OUT=$R/gpu SANITIZE=0 RUNJOBS=8 timeout 220 sh tests/gpu/run_cuda.sh > "$R/test_cuda.txt" 2>&1
+echo "test-cuda rc=$?"; grep "==" "$R/test_cuda.txt"
