@@ -46,6 +46,7 @@ int lower_tma(lower_ctx_t *c);
 int lower_barrier(lower_ctx_t *c);
 int lower_arith(lower_ctx_t *c);
 int lower_warpspec(lower_ctx_t *c);
+int lower_split(lower_ctx_t *c);
 
 /* ---- helpers (lower_util.c) ---------------------------------------------------- */
 
