@@ -591,9 +591,10 @@ static int kit_after(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 
 /* ---- warp specialization ------------------------------------------------------
  * A loop of the warpspec pass (lower.warpspec = (T, P)) runs twice: the
- * producer warpgroup, threads [T, T + P), runs it with only the
- * statements marked lower.producer (its thread T issues the arrivals and
- * the bulk copies), the consumers [0, T) without them; the two then go
+ * producer warpgroup's first warp, threads [T, T + 32), runs it with only
+ * the statements marked lower.producer (its thread T issues the arrivals
+ * and the bulk copies; the warpgroup's other warps skip it and wait for
+ * it at a named barrier), the consumers [0, T) without them; the two then go
  * on together.  With 384 threads or more, setmaxnreg moves registers from
  * the producer (40 each) to the consumers for the loop, and back after
  * it (the consumers give theirs back first, so the producer's increase
@@ -693,9 +694,19 @@ static int kit_loop(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     tilec_simt_indent(c, 1);
     if (regs)
         tilec_simt_emit(c, "tl_reg_dec<%d>();", WS_PRODUCER_REGS);
+    /* one warp runs the producer's loop (its thread T issues, the warp
+     * waits for the releases); the other warps of the warpgroup go straight
+     * to the named barrier after it instead of spinning on the releases */
+    tilec_simt_emit(c, "if (tc_tid < %d) {", T + 32);
+    tilec_simt_indent(c, 1);
     g->tid_base = T;
     tilec_simt_gen_loop(c, &lp);
     g->tid_base = 0;
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    /* the warpgroup meets again (named barrier 1, its 128 threads) before
+     * its next setmaxnreg, as the PTX ISA asks between two of them */
+    tilec_simt_emit(c, "asm volatile(\"bar.sync 1, %d;\" ::: \"memory\");", P);
     if (regs)
         tilec_simt_emit(c, "tl_reg_inc<%d>();", r0);
     tilec_simt_indent(c, -1);
