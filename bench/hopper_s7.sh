@@ -31,13 +31,14 @@ cat "$R/checks.txt"
 # sanitizers on the changed kernels
 for tool in memcheck racecheck synccheck; do
   for spec in "$FA -D batch=1 -D heads=1 -D seq_len=256 -D causal=False" "$FA -D batch=1 -D heads=1 -D seq_len=384 -D causal=True" \
-              "tests/lang/pipelined_let_extent.py"; do
+              "tests/lang/pipelined_let_extent.py" "WS examples/gemm.py -D M=512 -D N=512 -D K=512 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256"; do
     echo "$tool|$spec"
   done
 done > "$R/san_specs.txt"
 while IFS='|' read -r tool spec; do
-  ( r=$(TILEC_CACHE=0 timeout 120 compute-sanitizer --tool $tool --error-exitcode 99 $B run $spec --check --backend cuda 2>&1); \
-    echo "$tool rc=$? $spec :: $(printf '%s\n' "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL' | tr '\n' ' ')" >> "$R/sanitizer.txt" ) &
+  ws=0; case $spec in "WS "*) ws=1; spec=${spec#WS } ;; esac
+  ( r=$(TILEC_CUDA_WS=$ws TILEC_CACHE=0 timeout 120 compute-sanitizer --tool $tool --error-exitcode 99 $B run $spec --check --backend cuda 2>&1); \
+    echo "$tool rc=$? ws=$ws $spec :: $(printf '%s\n' "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL' | tr '\n' ' ')" >> "$R/sanitizer.txt" ) &
 done < "$R/san_specs.txt"
 wait
 cat "$R/sanitizer.txt"
@@ -52,9 +53,21 @@ for round in 1 2; do
     done
   done
 done | tee "$R/ab.txt"
+# GEMM 8192^3: B's default (TMA ring) against B's warp-specialized loop, and A's default
+G="examples/gemm.py -D M=8192 -D N=8192 -D K=8192 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256"
+if [ "${GEMM:-1}" = 1 ]; then
+for round in 1 2; do
+  for side in A B BWS; do
+    case $side in A) t=$A; ws=0; export TILEC_CACHE_DIR=/tmp/tilec-cache-a ;; B) t=$B; ws=0; export TILEC_CACHE_DIR=/tmp/tilec-cache-b ;; BWS) t=$B; ws=1; export TILEC_CACHE_DIR=/tmp/tilec-cache-b ;; esac
+    ms=$(TILEC_CUDA_WS=$ws timeout 120 $t run $G --bench --backend cuda 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | head -n 1)
+    echo "gemm8192 $side round $round median_ms=${ms:-FAILED}"
+  done
+done | tee "$R/ab_gemm.txt"
+TILEC_CUDA_WS=1 timeout 120 $B run examples/gemm.py -D M=1024 -D N=768 -D K=2048 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 --backend cuda --check --reference cpu 2>&1 | tail -1 | tee -a "$R/checks.txt"
+fi
 # B beside cuDNN / FA2 in one process
 export TILEC_CACHE_DIR=/tmp/tilec-cache-b
-BENCH_ONLY=flash TILEC=$B OUT=$R PYTHONUNBUFFERED=1 timeout 150 python3 bench/cuda_bench.py 2>&1 | tee "$R/bench_b.txt"
+BENCH_ONLY=${BENCH_ONLY:-flash} TILEC=$B OUT=$R PYTHONUNBUFFERED=1 timeout 150 python3 bench/cuda_bench.py 2>&1 | tee "$R/bench_b.txt"
 # B's examples and conformance cases (test-cuda without sanitizers and bench)
 [ "${TESTCUDA:-1}" = 1 ] || exit 0
 O=build OUT=$R/gpu SANITIZE=0 RUNJOBS=8 timeout 220 sh tests/gpu/run_cuda.sh > "$R/test_cuda.txt" 2>&1
