@@ -17,7 +17,8 @@ wait
 B=build/tilec
 A=$A_DIR/build/tilec
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv | tee "$R/gpu.txt"
-FA="examples/flash_attention.py -D block_M=128 -D block_N=128 -D threads=256 -D num_stages=2 -D dim=128"
+FA0="examples/flash_attention.py -D block_M=128 -D block_N=128 -D threads=256 -D dim=128"
+FA="$FA0 -D num_stages=2"
 # correctness of B
 {
   for cz in False True; do
@@ -43,12 +44,13 @@ done < "$R/san_specs.txt"
 wait
 cat "$R/sanitizer.txt"
 # flash A/B, alternating, 2 rounds
-BIG="$FA -D batch=4 -D heads=16 -D seq_len=8192"
+BIG="$FA0 -D batch=4 -D heads=16 -D seq_len=8192"
 for round in 1 2; do
   for cz in False True; do
     for side in A B; do
       if [ $side = A ]; then t=$A; export TILEC_CACHE_DIR=/tmp/tilec-cache-a; else t=$B; export TILEC_CACHE_DIR=/tmp/tilec-cache-b; fi
-      ms=$(timeout 120 $t run $BIG -D causal=$cz --bench --backend cuda 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | head -n 1)
+      ex="-D num_stages=2"
+      ms=$(timeout 120 $t run $BIG -D causal=$cz $ex --bench --backend cuda 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | head -n 1)
       echo "flash causal=$cz $side round $round median_ms=${ms:-FAILED}"
     done
   done
@@ -56,11 +58,15 @@ done | tee "$R/ab.txt"
 # GEMM 8192^3: B's default (TMA ring) against B's warp-specialized loop, and A's default
 G="examples/gemm.py -D M=8192 -D N=8192 -D K=8192 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256"
 if [ "${GEMM:-1}" = 1 ]; then
+G4=$(echo "$G" | sed 's/=8192/=4096/g')
 for round in 1 2; do
-  for side in A B BWS; do
-    case $side in A) t=$A; ws=0; export TILEC_CACHE_DIR=/tmp/tilec-cache-a ;; B) t=$B; ws=0; export TILEC_CACHE_DIR=/tmp/tilec-cache-b ;; BWS) t=$B; ws=1; export TILEC_CACHE_DIR=/tmp/tilec-cache-b ;; esac
-    ms=$(TILEC_CUDA_WS=$ws timeout 120 $t run $G --bench --backend cuda 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | head -n 1)
-    echo "gemm8192 $side round $round median_ms=${ms:-FAILED}"
+  for spec in "g8192 A 0|$G" "g8192 B 0|$G" "g8192 BWS 1|$G" "g8192 B-sw8 0|$G -D swizzle=8" \
+              "g8192 B-sw16 0|$G -D swizzle=16" "g8192 BWS-sw8 1|$G -D swizzle=8" \
+              "g4096 A 0|$G4" "g4096 B 0|$G4" "g4096 B-sw8 0|$G4 -D swizzle=8"; do
+    name=${spec%%|*}; args=${spec#*|}; ws=${name##* }; side=${name#* }; side=${side% *}
+    case $side in A) t=$A; export TILEC_CACHE_DIR=/tmp/tilec-cache-a ;; *) t=$B; export TILEC_CACHE_DIR=/tmp/tilec-cache-b ;; esac
+    ms=$(TILEC_CUDA_WS=$ws timeout 120 $t run $args --bench --backend cuda 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | head -n 1)
+    echo "${name% *} round $round median_ms=${ms:-FAILED}"
   done
 done | tee "$R/ab_gemm.txt"
 TILEC_CUDA_WS=1 timeout 120 $B run examples/gemm.py -D M=1024 -D N=768 -D K=2048 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 --backend cuda --check --reference cpu 2>&1 | tail -1 | tee -a "$R/checks.txt"
