@@ -13,6 +13,8 @@
  *     if (k < s) { the nest with the select replaced by a }
  *     else       { the nest as it was }
  *
+ * (or, when the nest without the select only stores back what it loads,
+ * as in x[i, j] = select(cond, x[i, j], -inf), just `if (k >= s) nest`),
  * where s is computed from each comparison written as e >= 0 with
  * e = ck k + sum cp p + g (p the nest's variables over [0, extent), g the
  * uniform rest): for ck < 0 it holds for every p exactly when
@@ -331,6 +333,39 @@ static tilec_ir_stmt_t *clone(lower_ctx_t *c, const tilec_ir_stmt_t *s, const ti
     return head;
 }
 
+static int same(const tilec_ir_expr_t *a, const tilec_ir_expr_t *b, int depth)
+{
+    if (depth > 64 || a->kind != b->kind || a->dtype != b->dtype)
+        return 0;
+    switch (a->kind) {
+    case TILEC_EX_INT: return a->u.i == b->u.i;
+    case TILEC_EX_VAR: return a->u.var == b->u.var;
+    case TILEC_EX_BINARY:
+        return a->u.bin.op == b->u.bin.op && same(a->u.bin.a, b->u.bin.a, depth + 1) &&
+               same(a->u.bin.b, b->u.bin.b, depth + 1);
+    default: return 0;
+    }
+}
+
+/* every store of the nest writes back the element it stores to */
+static int only_identity(const tilec_ir_stmt_t *s)
+{
+    for (; s; s = s->next) {
+        if (s->kind == TILEC_ST_FOR) {
+            if (!only_identity(s->u.loop.body))
+                return 0;
+            continue;
+        }
+        const tilec_ir_expr_t *v = s->u.store.value;
+        if (v->kind != TILEC_EX_LOAD || v->u.load.buf != s->u.store.buf)
+            return 0;
+        for (int d = 0; d < s->u.store.buf->ndim; d++)
+            if (!same(v->u.load.idx[d], s->u.store.idx[d], 0))
+                return 0;
+    }
+    return 1;
+}
+
 /* nest *link inside the serial loop over k: split it when it can be */
 static int split_nest(lower_ctx_t *c, tilec_ir_stmt_t **link, const tilec_ir_var_t *k)
 {
@@ -362,10 +397,15 @@ static int split_nest(lower_ctx_t *c, tilec_ir_stmt_t **link, const tilec_ir_var
         return lower_oom(c);
     cond->line = nest->line;
     cond->col = nest->col;
-    cond->u.cond.then = fast;
     cond->next = nest->next;
     nest->next = NULL;
-    cond->u.cond.els = nest;
+    if (only_identity(fast)) { /* select(cond, x[i], y) into x[i]: nothing to do below s */
+        cond->u.cond.cond->u.bin.op = TILEC_BIN_GE;
+        cond->u.cond.then = nest;
+    } else {
+        cond->u.cond.then = fast;
+        cond->u.cond.els = nest;
+    }
     *link = cond;
     return 1;
 }
