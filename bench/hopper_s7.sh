@@ -54,6 +54,11 @@ for round in 1 2; do
       echo "flash causal=$cz $side round $round median_ms=${ms:-FAILED}"
     done
   done
+  # causal with the query blocks in reverse (the heaviest first), if the variant file is there
+  if [ -f bench/flash_rev_variant.py ]; then
+    ms=$(timeout 120 $B run $(echo "$BIG" | sed 's|examples/flash_attention.py|bench/flash_rev_variant.py|') -D causal=True -D num_stages=2 --bench --backend cuda 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | head -n 1)
+    echo "flash causal=True B-rev round $round median_ms=${ms:-FAILED}"
+  fi
 done | tee "$R/ab.txt"
 # GEMM 8192^3: B's default (TMA ring) against B's warp-specialized loop, and A's default
 G="examples/gemm.py -D M=8192 -D N=8192 -D K=8192 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256"
