@@ -994,8 +994,13 @@ int lower_layout(lower_ctx_t *c)
         w.stmt_pre = seed_aop_stmt;
         w.user = &L;
         tilec_ir_walk_block(&w, &k->body);
-        while (check_list(&L, k->body, 0) + aop_check(&L) > 0)
-            ;
+        /* register A operands first: one that some other statement
+         * mentions goes to shared memory before that statement's checks
+         * could demote the accumulators beside it */
+        for (int n = 1; n > 0;) {
+            n = aop_check(&L);
+            n += check_list(&L, k->body, 0);
+        }
     }
     int any_acc = 0;
     for (int i = k->nparams; i < L.nb; i++)
