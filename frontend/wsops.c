@@ -1,7 +1,7 @@
 /*
  * frontend/wsops.c — TileLang's Hopper/Blackwell objects that keep a
  * meaning at tilec's block level: warp-specialized regions, mbarriers,
- * TMA copies and tensor-memory accumulators.
+ * TMA copies, warpgroup and tensor-memory MMAs.
  *
  * In TileLang, `with T.ws(k):` runs its body on warp group k only, and the
  * groups hand tiles to each other through mbarriers (`T.barrier_arrive`,
@@ -17,8 +17,9 @@
  * barriers themselves are compile-time tokens (V_BARRIER): they can be
  * indexed (`mbars[k % stages]`) and passed, and nothing else.
  *
- * Thread-level objects (T.get_thread_binding, clusters, warpgroup MMA
- * intrinsics) stay outside the subset (builtins.c names them).
+ * `if tx < 128: ... else: ...` roles that meet only at these barriers are
+ * ordered by wsroles.c.  Clusters and the T.ptx_* intrinsics stay outside
+ * the subset (builtins.c names them).
  */
 #include "eval_internal.h"
 
@@ -29,7 +30,8 @@ static const struct { const char *name; int id; } ws_members[] = {
     {"mbarrier_arrive", BI_MBARRIER_ARRIVE}, {"barrier_wait", BI_BARRIER_WAIT},
     {"mbarrier_wait_parity", BI_MBARRIER_WAIT}, {"mbarrier_arrive_expect_tx", BI_MBARRIER_EXPECT_TX},
     {"fence_proxy_async", BI_FENCE_ASYNC}, {"tma_store_wait", BI_TMA_STORE_WAIT}, {"tma_copy", BI_TMA_COPY},
-    {"alloc_tmem", BI_ALLOC_TMEM}, {"tcgen05_gemm", BI_TCGEN05_GEMM}, {NULL, 0}
+    {"alloc_tmem", BI_ALLOC_TMEM}, {"tcgen05_gemm", BI_TCGEN05_GEMM}, {"wgmma_gemm", BI_WGMMA_GEMM},
+    {"wait_wgmma", BI_WAIT_WGMMA}, {"cp_async_barrier_noinc", BI_CP_ASYNC_BAR}, {NULL, 0}
 };
 
 value_t *ws_member(ev_t *ev, const char *name)
@@ -53,11 +55,17 @@ const char *ws_name(int id)
     return NULL;
 }
 
-/* An mbarrier argument: a barrier token, or an element of a barrier list. */
+/* An mbarrier argument: a barrier token, or an element of a barrier list.
+ * Inside warp roles (wsroles.c) the schedule itself runs every barrier
+ * operation it sees; one it does not see (in a macro or a helper's body)
+ * would go unscheduled, so it is refused there. */
 static void want_barrier(ev_t *ev, value_t *v, ast_loc_t loc, const char *fname)
 {
     if (!v || v->kind != V_BARRIER)
         ev_fail(ev, loc, "T.%s takes a barrier from T.alloc_barrier, got %s", fname, v ? v_kind_name(v) : "nothing");
+    if (ev->wr_plain)
+        ev_fail(ev, loc, "T.%s inside a call in warp-role code is outside the subset tilec supports: tilec orders the "
+                "roles by the barrier operations written in the roles themselves; write it there", fname);
 }
 
 /* A parity or phase: an integer, at compile time or at run time (only checked). */
@@ -104,7 +112,10 @@ value_t *ws_call(ev_t *ev, int id, args_t *ar_)
         }
         ev_require_kernel(ev, at, "T.alloc_barrier");
         v = v_new(ev, V_BARRIER);
-        v->u.i = n;
+        v->u.bar.n = n;
+        v->u.bar.idx = -1;
+        v->u.bar.counts = ev_alloc(ev, sizeof *v->u.bar.counts * (size_t)n);
+        for (i = 0; i < n; i++) v->u.bar.counts[i] = v_want_int(ev, c->kind == V_SEQ ? c->u.seq.items[i] : c, l_[0], "an arrive count");
         return v;
     }
     case BI_BARRIER_ARRIVE: case BI_MBARRIER_ARRIVE: {
@@ -124,6 +135,18 @@ value_t *ws_call(ev_t *ev, int id, args_t *ar_)
         BIND("T.mbarrier_arrive_expect_tx", 2, "mbarrier", "tx");
         want_barrier(ev, a_[0], l_[0], ws_name(id));
         want_index(ev, a_[1], l_[1], "the transaction count");
+        ev_require_kernel(ev, at, ws_name(id));
+        return ev->none;
+    }
+    case BI_CP_ASYNC_BAR: {
+        BIND("T.cp_async_barrier_noinc", 1, "mbarrier");
+        want_barrier(ev, a_[0], l_[0], ws_name(id));
+        ev_require_kernel(ev, at, ws_name(id));
+        return ev->none;
+    }
+    case BI_WAIT_WGMMA: {
+        BIND("T.wait_wgmma", 1, "id");
+        (void)v_want_int(ev, a_[0], l_[0], "the number of warpgroup MMAs left in flight");
         ev_require_kernel(ev, at, ws_name(id));
         return ev->none;
     }
@@ -148,7 +171,15 @@ value_t *ws_call(ev_t *ev, int id, args_t *ar_)
             shape = v_seq(ev, 1, 0);
             shape->u.seq.items[0] = a_[0];
         }
-        return op_alloc(ev, TILEC_SCOPE_FRAGMENT, shape, a_[1], NULL, ev->name_hint, at);
+        shape = op_alloc(ev, TILEC_SCOPE_FRAGMENT, shape, a_[1], NULL, ev->name_hint, at);
+        if (ev->ntmem == ev->cap_tmem) {   /* block-wide memory: warp roles may share it (wsroles.c) */
+            tilec_ir_buffer_t **nt = ev_alloc(ev, sizeof *nt * (size_t)(ev->cap_tmem * 2 + 8));
+            if (ev->ntmem) memcpy(nt, ev->tmem, sizeof *nt * (size_t)ev->ntmem);
+            ev->tmem = nt;
+            ev->cap_tmem = ev->cap_tmem * 2 + 8;
+        }
+        ev->tmem[ev->ntmem++] = shape->u.buf;
+        return shape;
     }
     case BI_TCGEN05_GEMM: {
         BIND("T.tcgen05_gemm", 3, "A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum", "mbar",
@@ -164,6 +195,20 @@ value_t *ws_call(ev_t *ev, int id, args_t *ar_)
         for (i = 0; i < 10; i++) {
             g[i] = i < 7 ? a_[i] : NULL;
             gl[i] = i < 7 ? l_[i] : at;
+        }
+        op_gemm(ev, g, gl, at);
+        return ev->none;
+    }
+    case BI_WGMMA_GEMM: {
+        /* a warpgroup MMA is a T.gemm whose result is complete at T.wait_wgmma; read in program
+         * order, it is complete at once */
+        BIND("T.wgmma_gemm", 3, "A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum");
+        value_t *g[10];
+        ast_loc_t gl[10];
+        int i;
+        for (i = 0; i < 10; i++) {
+            g[i] = i < NN_ ? a_[i] : NULL;
+            gl[i] = i < NN_ ? l_[i] : at;
         }
         op_gemm(ev, g, gl, at);
         return ev->none;
