@@ -188,6 +188,9 @@ void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)
     static const char *const dflt[3] = {"tx", "ty", "tz"};
     int i = first, d;
     ast_loc_t loc = b->s[first]->loc;
+    if (ev->wr)
+        ev_fail(ev, loc, "a thread index bound again inside warp roles is outside the subset tilec supports; use the "
+                "one bound before the roles");
     if (ev->lk.on && !ev->lk.inloop) {   /* the index again in lock-step code (a macro): this thread's */
         th_rebind(ev, b->s[first]);
         for (i = first + 1; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);

@@ -31,7 +31,8 @@ static const struct { const char *name; int id; } ws_members[] = {
     {"mbarrier_wait_parity", BI_MBARRIER_WAIT}, {"mbarrier_arrive_expect_tx", BI_MBARRIER_EXPECT_TX},
     {"fence_proxy_async", BI_FENCE_ASYNC}, {"tma_store_wait", BI_TMA_STORE_WAIT}, {"tma_copy", BI_TMA_COPY},
     {"alloc_tmem", BI_ALLOC_TMEM}, {"tcgen05_gemm", BI_TCGEN05_GEMM}, {"wgmma_gemm", BI_WGMMA_GEMM},
-    {"wait_wgmma", BI_WAIT_WGMMA}, {"cp_async_barrier_noinc", BI_CP_ASYNC_BAR}, {NULL, 0}
+    {"wait_wgmma", BI_WAIT_WGMMA}, {"cp_async_barrier_noinc", BI_CP_ASYNC_BAR}, {"access_ptr", BI_ACCESS_PTR},
+    {"ptx_cp_async", BI_PTX_CP_ASYNC}, {NULL, 0}
 };
 
 value_t *ws_member(ev_t *ev, const char *name)
@@ -78,6 +79,61 @@ static void want_index(ev_t *ev, value_t *v, ast_loc_t loc, const char *what)
         return;
     }
     (void)v_want_int(ev, v, loc, what);
+}
+
+/* T.ptx_cp_async(dst, src, n) of two T.access_ptr runs: one thread's copy of
+ * n contiguous elements, complete where it stands (its barrier is the
+ * thread's T.cp_async_barrier_noinc, which warp roles order). */
+static void cp_async(ev_t *ev, value_t *d, value_t *s, value_t *n, ast_loc_t at, ast_loc_t dl, ast_loc_t sl,
+                     ast_loc_t nl)
+{
+    region_t *rd, *rs;
+    int64_t len, cnt;
+    tilec_ir_stmt_t *loop, *st, **saved;
+    tilec_ir_var_t *e;
+    tilec_ir_expr_t **di, **si;
+    int i;
+    if (d->kind != V_REGION || s->kind != V_REGION || !d->u.rg->ext || !s->u.rg->ext)
+        ev_fail(ev, at, "T.ptx_cp_async copies between two T.access_ptr(element, mode, extent) runs");
+    rd = d->u.rg;
+    rs = s->u.rg;
+    len = rd->ext[rd->buf->ndim - 1];
+    if (rs->ext[rs->buf->ndim - 1] != len)
+        ev_fail(ev, at, "T.ptx_cp_async: the runs have %lld and %lld elements", (long long)len,
+                (long long)rs->ext[rs->buf->ndim - 1]);
+    if (rd->buf->dtype != rs->buf->dtype)
+        ev_fail(ev, at, "T.ptx_cp_async copies bytes: '%s' is %s and '%s' %s", rd->buf->name,
+                tilec_dtype_name(rd->buf->dtype), rs->buf->name, tilec_dtype_name(rs->buf->dtype));
+    if (rd->buf->scope != TILEC_SCOPE_SHARED) ev_fail(ev, dl, "T.ptx_cp_async writes shared memory");
+    if (rs->buf->scope != TILEC_SCOPE_GLOBAL) ev_fail(ev, sl, "T.ptx_cp_async reads a kernel tensor");
+    cnt = v_want_int(ev, n, nl, "the size of the copy");
+    if (cnt != len && cnt != len * (int64_t)tilec_dtype_size(rd->buf->dtype))
+        ev_fail(ev, nl, "T.ptx_cp_async of %lld: the runs are %lld elements (%lld bytes)", (long long)cnt,
+                (long long)len, (long long)(len * (int64_t)tilec_dtype_size(rd->buf->dtype)));
+    loop = ev_stmt(ev, TILEC_ST_FOR, at);
+    loop->u.loop.kind = TILEC_LOOP_SERIAL;
+    loop->u.loop.num_stages = 1;
+    loop->u.loop.extent = ex_int32(ev, len);
+    e = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, "e"), TILEC_INT32, TILEC_VAR_LOOP));
+    loop->u.loop.var = e;
+    ev_set_loop_extent(ev, e, loop->u.loop.extent);
+    di = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *di * (size_t)rd->buf->ndim));   /* IR: the kernel's arena */
+    si = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *si * (size_t)rs->buf->ndim));
+    for (i = 0; i < rd->buf->ndim; i++) di[i] = rd->base[i];
+    for (i = 0; i < rs->buf->ndim; i++) si[i] = rs->base[i];
+    di[rd->buf->ndim - 1] = ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_ADD, di[rd->buf->ndim - 1],
+                                                       ev_chk(ev, tilec_ir_varref(ev->a, e))));
+    si[rs->buf->ndim - 1] = ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_ADD, si[rs->buf->ndim - 1],
+                                                       ev_chk(ev, tilec_ir_varref(ev->a, e))));
+    saved = ev->tail;
+    ev->tail = &loop->u.loop.body;
+    st = ev_stmt(ev, TILEC_ST_STORE, at);
+    st->u.store.buf = rd->buf;
+    st->u.store.idx = di;
+    st->u.store.value = ev_chk(ev, tilec_ir_load(ev->a, rs->buf, si));
+    ev_emit(ev, st, at);
+    ev->tail = saved;
+    ev_emit(ev, loop, at);
 }
 
 value_t *ws_call(ev_t *ev, int id, args_t *ar_)
@@ -142,6 +198,32 @@ value_t *ws_call(ev_t *ev, int id, args_t *ar_)
         BIND("T.cp_async_barrier_noinc", 1, "mbarrier");
         want_barrier(ev, a_[0], l_[0], ws_name(id));
         ev_require_kernel(ev, at, ws_name(id));
+        return ev->none;
+    }
+    case BI_ACCESS_PTR: {
+        BIND("T.access_ptr", 3, "ptr", "access_mask", "extent");
+        value_t *r;
+        region_t *rg;
+        int64_t n;
+        int i;
+        if (a_[1]->kind != V_STR || (strcmp(a_[1]->u.s.s, "r") && strcmp(a_[1]->u.s.s, "w") && strcmp(a_[1]->u.s.s, "rw")))
+            ev_fail(ev, l_[1], "T.access_ptr's mode is \"r\", \"w\" or \"rw\"");
+        if (!(a_[0]->kind == V_EXPR && a_[0]->u.ex->kind == TILEC_EX_LOAD))
+            ev_fail(ev, l_[0], "T.access_ptr takes one element of a buffer (buf[i, j])");
+        n = v_want_int(ev, a_[2], l_[2], "the extent");
+        rg = rg_of(ev, a_[0], l_[0], "T.access_ptr");
+        if (view_is(rg->buf)) ev_fail(ev, l_[0], "T.access_ptr of a re-view (T.view, T.reshape) is outside the subset");
+        if (n < 1 || n > (int64_t)1 << 20) ev_fail(ev, l_[2], "T.access_ptr's extent must be 1 to 1048576");
+        rg->corner = 0;
+        for (i = 0; i < rg->buf->ndim; i++) rg->ext[i] = i == rg->buf->ndim - 1 ? n : 1;
+        r = v_new(ev, V_REGION);
+        r->u.rg = rg;
+        return r;
+    }
+    case BI_PTX_CP_ASYNC: {
+        BIND("T.ptx_cp_async", 3, "dst", "src", "bytes");
+        ev_require_kernel(ev, at, ws_name(id));
+        cp_async(ev, a_[0], a_[1], a_[2], at, l_[0], l_[1], l_[2]);
         return ev->none;
     }
     case BI_WAIT_WGMMA: {

@@ -112,9 +112,13 @@ static int is_bar_stmt(const ast_stmt_t *s)
     return s->kind == AST_S_EXPR && wr_is_bar_call(s->u.expr);
 }
 
+static int pure_expr(const ast_expr_t *e, int depth);
+
+/* An `if` that picks a role: its condition reads the thread index and scalar arithmetic
+ * only (a condition that reads memory is the per-thread code of a role). */
 static int is_split(const char *tx, const ast_stmt_t *s)
 {
-    return s->kind == AST_S_IF && th_uses_e(tx, s->u.cond.cond);
+    return s->kind == AST_S_IF && th_uses_e(tx, s->u.cond.cond) && pure_expr(s->u.cond.cond, 0);
 }
 
 /* A statement with barrier operations or role `if`s inside, which the schedule takes apart. */
@@ -142,27 +146,39 @@ static int structured(const char *tx, const ast_stmt_t *s, int depth)
     }
 }
 
-/* tx read only in the conditions of role `if`s; *bar set when a barrier operation is there. */
-static int roles_only(const char *tx, const ast_block_t *b, int *bar, int *splits, int depth)
+/* tx read only in the conditions of role `if`s and, inside a role, in statements free of
+ * barrier operations (that role's per-thread code); *bar set when a barrier operation is there. */
+static int roles_only(const char *tx, const ast_block_t *b, int in_role, int *bar, int *splits, int depth)
 {
     int i;
     if (depth > 100) return 0;
     for (i = 0; i < b->n; i++) {
         const ast_stmt_t *s = b->s[i];
+        if (is_split(tx, s)) {
+            (*splits)++;
+            if (!roles_only(tx, &s->u.cond.body, 1, bar, splits, depth + 1) ||
+                !roles_only(tx, &s->u.cond.orelse, 1, bar, splits, depth + 1))
+                return 0;
+            continue;
+        }
+        if (!structured(tx, s, 0)) {
+            if (th_uses_s(tx, s) && !in_role) return 0;
+            continue;
+        }
         switch (s->kind) {
         case AST_S_IF:
-            if (is_split(tx, s)) (*splits)++;
-            if (!roles_only(tx, &s->u.cond.body, bar, splits, depth + 1) ||
-                !roles_only(tx, &s->u.cond.orelse, bar, splits, depth + 1))
+            if (th_uses_e(tx, s->u.cond.cond) || !roles_only(tx, &s->u.cond.body, in_role, bar, splits, depth + 1) ||
+                !roles_only(tx, &s->u.cond.orelse, in_role, bar, splits, depth + 1))
                 return 0;
             break;
         case AST_S_FOR:
             if (th_uses_e(tx, s->u.loop.iter) || th_uses_e(tx, s->u.loop.target) ||
-                !roles_only(tx, &s->u.loop.body, bar, splits, depth + 1))
+                !roles_only(tx, &s->u.loop.body, in_role, bar, splits, depth + 1))
                 return 0;
             break;
         case AST_S_WITH:
-            if (th_uses_e(tx, s->u.with.ctx) || !roles_only(tx, &s->u.with.body, bar, splits, depth + 1)) return 0;
+            if (th_uses_e(tx, s->u.with.ctx) || !roles_only(tx, &s->u.with.body, in_role, bar, splits, depth + 1))
+                return 0;
             break;
         default:
             if (th_uses_s(tx, s)) return 0;
@@ -182,7 +198,7 @@ int wr_applies(ev_t *ev, const ast_block_t *b, int first)
     if (first + 1 < b->n && th_is_binding(b->s[first + 1])) return 0;
     rest.n = b->n - first - 1;
     rest.s = b->s + first + 1;
-    return roles_only(s->u.assign.targets[0]->u.name, &rest, &bar, &splits, 0) && bar && splits;
+    return roles_only(s->u.assign.targets[0]->u.name, &rest, 0, &bar, &splits, 0) && bar && splits;
 }
 
 /* ---- the roles ------------------------------------------------------------ */
@@ -490,6 +506,216 @@ static int guards_now(ev_t *ev, const atom_t *a, value_t **out)
     return r;
 }
 
+/* ---- a role's per-thread code ------------------------------------------------------ */
+
+/* A statement of a role that reads the thread index runs once per thread of
+ * the role, as a parallel loop over them.  Its threads may not exchange
+ * values inside it (that needs lock step, which warp roles do not have):
+ * shared or fragment memory it reads is an element the thread itself wrote
+ * earlier in the statement, at the same index written the same way. */
+typedef struct pt {
+    ev_t *ev;
+    const ast_expr_t *w[64]; int nw;      /* on-chip elements written so far */
+    const char *names[64]; int nnames;    /* names assigned: per-thread values */
+} pt_t;
+
+static int ast_eq(const ast_expr_t *a, const ast_expr_t *b, int depth)
+{
+    int i;
+    if (!a || !b) return a == b;
+    if (a->kind != b->kind || depth > 50) return 0;
+    switch (a->kind) {
+    case AST_NAME: return !strcmp(a->u.name, b->u.name);
+    case AST_INT: case AST_BOOL: return a->u.ival == b->u.ival;
+    case AST_BINOP: case AST_BOOLOP:
+        return a->u.bin.op == b->u.bin.op && ast_eq(a->u.bin.a, b->u.bin.a, depth + 1) && ast_eq(a->u.bin.b, b->u.bin.b, depth + 1);
+    case AST_UNARY: return a->u.un.op == b->u.un.op && ast_eq(a->u.un.a, b->u.un.a, depth + 1);
+    case AST_SUBSCRIPT:
+        if (a->u.sub.n != b->u.sub.n || !ast_eq(a->u.sub.value, b->u.sub.value, depth + 1)) return 0;
+        for (i = 0; i < a->u.sub.n; i++)
+            if (!ast_eq(a->u.sub.items[i], b->u.sub.items[i], depth + 1)) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
+static int onchip(ev_t *ev, const ast_expr_t *e)
+{
+    value_t *b;
+    if (e->kind != AST_SUBSCRIPT || e->u.sub.value->kind != AST_NAME) return 0;
+    b = env_get(ev->env, e->u.sub.value->u.name);
+    return b && b->kind == V_BUF && (b->u.buf->scope == TILEC_SCOPE_SHARED || b->u.buf->scope == TILEC_SCOPE_FRAGMENT);
+}
+
+static void pt_expr(pt_t *p, const ast_expr_t *e, int depth);
+
+static void pt_write(pt_t *p, const ast_expr_t *e, int depth)
+{
+    int i;
+    for (i = 0; i < e->u.sub.n; i++) pt_expr(p, e->u.sub.items[i], depth + 1);
+    if (p->nw == 64) ev_fail(p->ev, e->loc, "too many shared-memory writes in one per-thread statement of a warp role");
+    p->w[p->nw++] = e;
+}
+
+static void pt_expr(pt_t *p, const ast_expr_t *e, int depth)
+{
+    int i;
+    if (!e) return;
+    if (depth > 100) ev_fail(p->ev, e->loc, "expression nests too deeply");
+    switch (e->kind) {
+    case AST_SUBSCRIPT:
+        if (onchip(p->ev, e)) {
+            for (i = 0; i < p->nw && !ast_eq(p->w[i], e, 0); i++) {}
+            if (i == p->nw)
+                ev_fail(p->ev, e->loc, "this per-thread code of a warp role reads shared or fragment memory it did not "
+                        "write itself just before (same element, same index); threads that exchange values within a "
+                        "role's per-thread code are outside the subset tilec supports");
+        }
+        pt_expr(p, e->u.sub.value, depth + 1);
+        for (i = 0; i < e->u.sub.n; i++) pt_expr(p, e->u.sub.items[i], depth + 1);
+        return;
+    case AST_CALL: {
+        const char *n = call_name(e);
+        if (e->u.call.func->kind == AST_NAME) {
+            value_t *f = env_get(p->ev->env, e->u.call.func->u.name);
+            if (f && f->kind == V_FUNC)
+                ev_fail(p->ev, e->loc, "a call of '%s' in a warp role's per-thread code is outside the subset tilec "
+                        "supports; write its statements there", e->u.call.func->u.name);
+        }
+        if (n && !strcmp(n, "access_ptr") && e->u.call.nargs >= 2 && e->u.call.args[1]->kind == AST_STR &&
+            e->u.call.args[1]->u.str.len == 1 && e->u.call.args[1]->u.str.s[0] == 'w' &&
+            e->u.call.args[0]->kind == AST_SUBSCRIPT) {
+            pt_write(p, e->u.call.args[0], depth + 1);
+            for (i = 2; i < e->u.call.nargs; i++) pt_expr(p, e->u.call.args[i], depth + 1);
+            return;
+        }
+        for (i = 0; i < e->u.call.nargs; i++) pt_expr(p, e->u.call.args[i], depth + 1);
+        for (i = 0; i < e->u.call.nkw; i++) pt_expr(p, e->u.call.kw[i].value, depth + 1);
+        return;
+    }
+    case AST_BINOP: case AST_BOOLOP: pt_expr(p, e->u.bin.a, depth + 1); pt_expr(p, e->u.bin.b, depth + 1); return;
+    case AST_UNARY: pt_expr(p, e->u.un.a, depth + 1); return;
+    case AST_COMPARE:
+        for (i = 0; i < e->u.cmp.n; i++) pt_expr(p, e->u.cmp.operands[i], depth + 1);
+        return;
+    case AST_IFEXP:
+        pt_expr(p, e->u.ifexp.cond, depth + 1);
+        pt_expr(p, e->u.ifexp.a, depth + 1);
+        pt_expr(p, e->u.ifexp.b, depth + 1);
+        return;
+    case AST_ATTR: pt_expr(p, e->u.attr.value, depth + 1); return;
+    case AST_SLICE:
+        pt_expr(p, e->u.slice.lo, depth + 1);
+        pt_expr(p, e->u.slice.hi, depth + 1);
+        pt_expr(p, e->u.slice.step, depth + 1);
+        return;
+    case AST_TUPLE: case AST_LIST:
+        for (i = 0; i < e->u.seq.n; i++) pt_expr(p, e->u.seq.items[i], depth + 1);
+        return;
+    default: return;
+    }
+}
+
+static void pt_target(pt_t *p, const ast_expr_t *t, int depth)
+{
+    int i;
+    if (t->kind == AST_SUBSCRIPT && onchip(p->ev, t)) pt_write(p, t, depth);
+    else if (t->kind == AST_SUBSCRIPT) pt_expr(p, t, depth);
+    else if (t->kind == AST_NAME && p->nnames < 64) p->names[p->nnames++] = t->u.name;
+    else if (t->kind == AST_TUPLE || t->kind == AST_LIST)
+        for (i = 0; i < t->u.seq.n; i++) pt_target(p, t->u.seq.items[i], depth + 1);
+}
+
+static void pt_stmt(pt_t *p, const ast_stmt_t *s, int depth);
+
+static void pt_block(pt_t *p, const ast_block_t *b, int depth)
+{
+    int i;
+    for (i = 0; i < b->n; i++) pt_stmt(p, b->s[i], depth + 1);
+}
+
+static void pt_stmt(pt_t *p, const ast_stmt_t *s, int depth)
+{
+    int i;
+    if (depth > 100) ev_fail(p->ev, s->loc, "statements nest too deeply");
+    switch (s->kind) {
+    case AST_S_EXPR: pt_expr(p, s->u.expr, depth); break;
+    case AST_S_ASSIGN:
+        pt_expr(p, s->u.assign.value, depth);
+        for (i = 0; i < s->u.assign.ntargets; i++) pt_target(p, s->u.assign.targets[i], depth);
+        break;
+    case AST_S_AUGASSIGN:
+        pt_expr(p, s->u.aug.value, depth);
+        pt_target(p, s->u.aug.target, depth);
+        break;
+    case AST_S_ANNASSIGN:
+        pt_expr(p, s->u.ann.value, depth);
+        pt_target(p, s->u.ann.target, depth);
+        break;
+    case AST_S_FOR:
+        pt_expr(p, s->u.loop.iter, depth);
+        pt_target(p, s->u.loop.target, depth);
+        pt_block(p, &s->u.loop.body, depth);
+        break;
+    case AST_S_IF:
+        pt_expr(p, s->u.cond.cond, depth);
+        pt_block(p, &s->u.cond.body, depth);
+        pt_block(p, &s->u.cond.orelse, depth);
+        break;
+    case AST_S_PASS: case AST_S_ASSERT: break;
+    default:
+        ev_fail(p->ev, s->loc, "this statement in a warp role's per-thread code is outside the subset tilec supports");
+    }
+}
+
+/* Runs statement s of role as a parallel loop over the role's threads. */
+static void per_thread(ev_t *ev, wr_t *w, int role, ast_stmt_t *s)
+{
+    tilec_ir_stmt_t *st, **saved;
+    tilec_ir_var_t *var;
+    value_t *v;
+    pt_t p;
+    int i;
+    if (role < 0 || w->hi[role] - w->lo[role] + 1 != w->nthr[role])
+        ev_fail(ev, s->loc, "this per-thread code belongs to threads that are not one range; warp roles with per-thread "
+                "code need consecutive thread indices");
+    memset(&p, 0, sizeof p);
+    p.ev = ev;
+    pt_stmt(&p, s, 0);
+    st = ev_stmt(ev, TILEC_ST_FOR, s->loc);
+    st->u.loop.kind = TILEC_LOOP_PARALLEL;
+    st->u.loop.num_stages = 1;
+    st->u.loop.extent = ex_int32(ev, w->nthr[role]);
+    var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, w->tx), TILEC_INT32, TILEC_VAR_LOOP));
+    st->u.loop.var = var;
+    ev_set_loop_extent(ev, var, st->u.loop.extent);
+    v = v_expr(ev, ev_chk(ev, tilec_ir_varref(ev->a, var)));
+    if (w->lo[role]) v = v_binop(ev, '+', v, v_int(ev, w->lo[role]), s->loc);
+    env_set(ev, ev->env, w->tx, v);
+    saved = ev->tail;
+    ev->tail = &st->u.loop.body;
+    ev->rt_depth++;
+    ev->in_rt_loop++;
+    ev->thread_wrap = 1;
+    ev->thread_vars[0] = var;
+    ev_exec_stmt(ev, s);
+    ev->thread_wrap = 0;
+    ev->thread_vars[0] = NULL;
+    ev->in_rt_loop--;
+    ev->rt_depth--;
+    ev->tail = saved;
+    ev_emit(ev, st, s->loc);
+    env_set(ev, ev->env, w->tx, v_new(ev, V_DEADLOOP));
+    for (i = 0; i < p.nnames; i++) {   /* the threads' own values end with the loop */
+        value_t *x = env_get(ev->env, p.names[i]);
+        if (x && x->kind != V_BUF) {
+            value_t *d = v_new(ev, V_DEADLOOP);
+            d->u.i = 3;
+            env_set(ev, ev->env, p.names[i], d);
+        }
+    }
+}
+
 /* ---- emitting ----------------------------------------------------------------- */
 
 typedef struct own_walk { ev_t *ev; wr_t *w; int role; } own_walk_t;
@@ -594,7 +820,8 @@ static void emit_group(ev_t *ev, wr_t *w, int role, atom_t **a, int n)
         tilec_ir_stmt_t **start = ev->tail;
         enter(ev, a[i]);
         ev->wr_plain = a[i]->kind == A_PLAIN;
-        ev_exec_stmt(ev, a[i]->s);
+        if (a[i]->kind == A_PLAIN && th_uses_s(w->tx, a[i]->s)) per_thread(ev, w, role, a[i]->s);
+        else ev_exec_stmt(ev, a[i]->s);
         ev->wr_plain = 0;
         if (*start) own_check(ev, w, role, *start);
     }
@@ -657,12 +884,12 @@ static void unknown_targets(ev_t *ev, const ast_expr_t *t)
 
 /* A plain atom while planning: scalar arithmetic runs (the schedule reads it), other
  * assignments leave their names unknown. */
-static void plan_plain(ev_t *ev, const atom_t *a)
+static void plan_plain(ev_t *ev, const wr_t *w, const atom_t *a)
 {
     ast_stmt_t *s = a->s;
     int i;
     if (s->kind == AST_S_ASSIGN) {
-        if (s->u.assign.ntargets == 1 && s->u.assign.targets[0]->kind == AST_NAME && pure_expr(s->u.assign.value, 0)) {
+        if (s->u.assign.ntargets == 1 && !th_uses_e(w->tx, s->u.assign.value) && s->u.assign.targets[0]->kind == AST_NAME && pure_expr(s->u.assign.value, 0)) {
             value_t *v = ev_eval(ev, s->u.assign.value);
             if (!v_is_rt(v)) {
                 env_set(ev, ev->env, s->u.assign.targets[0]->u.name, v);
@@ -689,7 +916,7 @@ static int sim_atom(ev_t *ev, wr_t *w, int role, const atom_t *a)
                 "needs it at compile time (conditions on the loops' counters and constants)");
     if (g <= 0) return 1;
     if (a->kind == A_PLAIN) {
-        plan_plain(ev, a);
+        plan_plain(ev, w, a);
         return 1;
     }
     bar_eval(ev, w, a, role, &o);

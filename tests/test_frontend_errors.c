@@ -456,6 +456,20 @@ Test(frontend_errors, warp_roles)
                "    with T.Kernel(1, threads=128) as bx:\n        g = T.alloc_barrier(64)\n"
                "        tx = T.get_thread_binding()\n        if tx < 64:\n            T.barrier_wait(g, 0)\n"
                "        else:\n            arrive(g)\n", 6, "inside a call in warp-role code");
+    /* per-thread code of a role: threads may not exchange values inside it */
+    expect_err(ROLES_HEAD "        s = T.alloc_shared((64,), \"float32\")\n        if tx < 64:\n"
+               "            T.barrier_wait(g, 0)\n        else:\n            for u in T.serial(1):\n"
+               "                s[tx - 64] = 1.0\n                B[tx - 64] = s[127 - tx]\n"
+               "            T.barrier_arrive(g)\n", 16, "did not write itself");
+    /* T.ptx_cp_async: the size must be the runs' */
+    expect_err(ROLES_HEAD "        s = T.alloc_shared((64, 8), \"float16\")\n        if tx < 64:\n"
+               "            T.barrier_wait(g, 0)\n        else:\n"
+               "            T.ptx_cp_async(T.access_ptr(s[tx - 64, 0], \"w\", 8), T.access_ptr(A[tx - 64, 0], \"r\", 8), 4)\n"
+               "            T.cp_async_barrier_noinc(g)\n", 14, "the runs are 8 elements (16 bytes)");
+    expect_err(ROLES_HEAD "        s = T.alloc_shared((64, 8), \"float16\")\n        if tx < 64:\n"
+               "            T.barrier_wait(g, 0)\n        else:\n"
+               "            T.ptx_cp_async(T.access_ptr(s[tx - 64, 0], \"w\", 8), T.access_ptr(A[tx - 64, 0], \"x\", 8), 8)\n"
+               "            T.cp_async_barrier_noinc(g)\n", 14, "mode is \"r\", \"w\" or \"rw\"");
 }
 
 Test(frontend_errors, runtime_bit_operations)

@@ -1270,7 +1270,8 @@ Test(lang, warp_specialized_program_at_block_level)
 /* Warp roles ordered by their mbarriers (tests/lang/ws_roles.py): the
  * consumer role is written first; C through each role's own loop over a
  * two-stage ring, D through one loop around the roles with a value handed
- * back through shared memory from step 1 on. */
+ * back through shared memory from step 1 on, E from a producer role whose
+ * code is per-thread. */
 Test(lang, warp_roles_ordered_by_their_barriers)
 {
     run_t r;
@@ -1285,6 +1286,12 @@ Test(lang, warp_roles_ordered_by_their_barriers)
             }
             EXPECT_NEAR(F(r, 1)[i * 16 + j], c, "C[%d,%d] (the roles' loops fused)", i, j);
             EXPECT_NEAR(F(r, 2)[i * 16 + j], d, "D[%d,%d] (roles in one loop, a value handed back)", i, j);
+        }
+    for (i = 0; i < 16; i++)
+        for (j = 0; j < 16; j++) {
+            int f = (8 * i + j / 2) % 3;
+            EXPECT_NEAR(F(r, 3)[i * 16 + j], 3 * (f ? pattern(0, i * 16 + j) : 0.0) + f,
+                        "E[%d,%d] (a per-thread producer role, T.ptx_cp_async)", i, j);
         }
     run_free(&r);
 }

@@ -9,6 +9,11 @@
 #    sum back through shared memory, which the producer adds in the next
 #    step: D[i, j] = sum_k (k + 1) * (A[4 k + i, j] + [k > 0] * 1.0), with
 #    the hand-back S = 1.0 read by the producer from step 1 on.
+# E: a producer role whose code is per-thread (one parallel loop over its
+#    128 threads): thread t copies A[t // 8, t % 8 * 2 : +2] with
+#    T.ptx_cp_async when its flag t % 3 is not 0, zeros otherwise, and
+#    arrives with T.cp_async_barrier_noinc:
+#    E[i, j] = 3 * (A[i, j] if f else 0) + f, f = (8 i + j // 2) % 3.
 # tilec-test:
 import tilelang
 import tilelang.language as T
@@ -17,7 +22,8 @@ NK = 6
 
 
 @T.prim_func
-def main(A: T.Tensor((4 * NK, 16), "float32"), C: T.Tensor((4, 16), "float32"), D: T.Tensor((4, 16), "float32")):
+def main(A: T.Tensor((4 * NK, 16), "float32"), C: T.Tensor((4, 16), "float32"), D: T.Tensor((4, 16), "float32"),
+         E: T.Tensor((16, 16), "float32")):
     with T.Kernel(1, threads=256) as bx:
         ring = T.alloc_shared((2, 4, 16), "float32")
         acc = T.alloc_fragment((4, 16), "float32")
@@ -27,6 +33,9 @@ def main(A: T.Tensor((4 * NK, 16), "float32"), C: T.Tensor((4, 16), "float32"), 
         empty = T.alloc_barrier([128] * 2)
         f2 = T.alloc_barrier(128)
         e2 = T.alloc_barrier(128)
+        ring2 = T.alloc_shared((16, 16), "float32")
+        flag = T.alloc_shared((128,), "float32")
+        r2 = T.alloc_barrier(128)
         tx = T.get_thread_binding()
         T.clear(acc)
         T.clear(acc2)
@@ -60,3 +69,17 @@ def main(A: T.Tensor((4 * NK, 16), "float32"), C: T.Tensor((4, 16), "float32"), 
                         ring[0, i, j] += S[0]
                 T.mbarrier_arrive(f2)
         T.copy(acc2, D)
+        if tx < 128:
+            T.mbarrier_wait_parity(r2, 0)
+            for i, j in T.Parallel(16, 16):
+                E[i, j] = ring2[i, j] * 3.0 + flag[i * 8 + j // 2]
+        else:
+            for u in T.serial(1):
+                flag[tx - 128] = T.cast((tx - 128) % 3, "float32")
+                if flag[tx - 128] > 0.5:
+                    T.ptx_cp_async(T.access_ptr(ring2[(tx - 128) // 8, (tx - 128) % 8 * 2], "w", 2),
+                                   T.access_ptr(A[(tx - 128) // 8, (tx - 128) % 8 * 2], "r", 2), 8)
+                else:
+                    ring2[(tx - 128) // 8, (tx - 128) % 8 * 2] = 0.0
+                    ring2[(tx - 128) // 8, (tx - 128) % 8 * 2 + 1] = 0.0
+            T.cp_async_barrier_noinc(r2)
