@@ -457,6 +457,7 @@ int th_is_binding(const ast_stmt_t *s);               /* `tx = T.get_thread_bind
 int th_skip_unused(ev_t *ev, const ast_block_t *b, int first);
 int th_uses_e(const char *name, const ast_expr_t *e);   /* uses of name in e (threads.c) */
 int th_uses_s(const char *name, const ast_stmt_t *s);
+int th_binding_dim(ev_t *ev, const ast_stmt_t *s, value_t **lo); /* a binding statement's dimension and start */
 void th_exec_rest(ev_t *ev, const ast_block_t *b, int first); /* b->s[first..] once per thread */
 void th_reject(ev_t *ev, const char *what, ast_loc_t loc); /* what may not run in per-thread code */
 
@@ -464,6 +465,9 @@ void th_reject(ev_t *ev, const char *what, ast_loc_t loc); /* what may not run i
 int wr_applies(ev_t *ev, const ast_block_t *b, int first); /* b->s[first] a binding read only by role `if`s */
 void wr_run(ev_t *ev, const ast_block_t *b, int first);     /* the rest, the roles in a barrier-true order */
 int wr_is_bar_call(const ast_expr_t *call);                  /* a call of an mbarrier operation */
+const char *wr_call_name(const ast_expr_t *call);            /* the called attribute or name, or NULL */
+/* ---- wsthread.c ---- */
+void wr_per_thread(ev_t *ev, const char *tx, int lo, int n, ast_stmt_t *s); /* s for threads lo..lo+n-1 */
 
 /* ---- wsops.c ---- */
 value_t *ws_member(ev_t *ev, const char *name);       /* T.ws, T.alloc_barrier, ...; NULL when not one */

@@ -153,6 +153,11 @@ static int other_uses_b(const char *name, const ast_block_t *b, int depth)
     return r;
 }
 
+int th_binding_dim(ev_t *ev, const ast_stmt_t *s, value_t **lo)
+{
+    return binding_dim(ev, binding_call(s), lo);
+}
+
 int th_uses_e(const char *name, const ast_expr_t *e)
 {
     return other_uses_e(name, e, 0);

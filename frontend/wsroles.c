@@ -31,6 +31,8 @@
  * condition around a barrier operation, roles' loops of different trip
  * counts, a register buffer (fragment, local, var) used by two roles,
  * whose values do not pass between the threads of different roles.
+ * A role's statements that read the thread index are its per-thread code
+ * (wsthread.c).
  */
 #include "eval_internal.h"
 
@@ -77,7 +79,7 @@ static void *grow(ev_t *ev, void *p, int n, int *cap, size_t sz)
 
 /* ---- what the source says ------------------------------------------------ */
 
-static const char *call_name(const ast_expr_t *e)
+const char *wr_call_name(const ast_expr_t *e)
 {
     if (!e || e->kind != AST_CALL) return NULL;
     if (e->u.call.func->kind == AST_ATTR) return e->u.call.func->u.attr.name;
@@ -97,7 +99,7 @@ int wr_is_bar_call(const ast_expr_t *e)
 {
     static const char *const ops[] = {"barrier_arrive", "mbarrier_arrive", "barrier_wait", "mbarrier_wait_parity",
                                       "mbarrier_arrive_expect_tx", "cp_async_barrier_noinc", NULL};
-    const char *n = call_name(e);
+    const char *n = wr_call_name(e);
     int i;
     if (!n) return 0;
     for (i = 0; ops[i]; i++)
@@ -318,7 +320,7 @@ static void enter(ev_t *ev, const atom_t *a)
 
 static const char *loop_kind(const ast_stmt_t *s)
 {
-    const char *n = call_name(s->u.loop.iter);
+    const char *n = wr_call_name(s->u.loop.iter);
     return n ? n : "";
 }
 
@@ -446,13 +448,14 @@ static bstate_t *bstate(ev_t *ev, wr_t *w, value_t *v, ast_loc_t loc)
 static void bar_eval(ev_t *ev, wr_t *w, const atom_t *a, int role, barop_t *o)
 {
     ast_expr_t *call = a->s->u.expr;
-    const char *n = call_name(call);
+    const char *n = wr_call_name(call);
     args_t ar;
     value_t *b, *p;
     int threads = role < 0 ? w->total : w->nthr[role];
-    ev_eval_args(ev, call, &ar);
     o->op = OP_NONE;
     o->loc = call->loc;
+    if (!strcmp(n, "tma_copy")) return;   /* tilec's copy is complete where it stands; the arrivals are the threads' */
+    ev_eval_args(ev, call, &ar);
     if (!strcmp(n, "barrier_wait") || !strcmp(n, "mbarrier_wait_parity")) {
         b = arg(&ar, 0, "mbarrier");
         p = arg(&ar, 1, "parity");
@@ -462,8 +465,6 @@ static void bar_eval(ev_t *ev, wr_t *w, const atom_t *a, int role, barop_t *o)
                     "(a parity from the loops' counters and constants)");
         o->op = OP_WAIT;
         o->parity = v_want_int(ev, p, call->loc, "the parity") & 1;
-    } else if (!strcmp(n, "tma_copy")) {
-        return;   /* tilec's copy is complete where it stands; the arrivals are the threads' */
     } else if (!strcmp(n, "tcgen05_gemm")) {
         b = arg(&ar, 7, "mbar");
         if (!b || b->kind == V_NONE) return;
@@ -504,216 +505,6 @@ static int guards_now(ev_t *ev, const atom_t *a, value_t **out)
         else if (!v_truth(ev, c, a->g[i]->loc)) return 0;
     }
     return r;
-}
-
-/* ---- a role's per-thread code ------------------------------------------------------ */
-
-/* A statement of a role that reads the thread index runs once per thread of
- * the role, as a parallel loop over them.  Its threads may not exchange
- * values inside it (that needs lock step, which warp roles do not have):
- * shared or fragment memory it reads is an element the thread itself wrote
- * earlier in the statement, at the same index written the same way. */
-typedef struct pt {
-    ev_t *ev;
-    const ast_expr_t *w[64]; int nw;      /* on-chip elements written so far */
-    const char *names[64]; int nnames;    /* names assigned: per-thread values */
-} pt_t;
-
-static int ast_eq(const ast_expr_t *a, const ast_expr_t *b, int depth)
-{
-    int i;
-    if (!a || !b) return a == b;
-    if (a->kind != b->kind || depth > 50) return 0;
-    switch (a->kind) {
-    case AST_NAME: return !strcmp(a->u.name, b->u.name);
-    case AST_INT: case AST_BOOL: return a->u.ival == b->u.ival;
-    case AST_BINOP: case AST_BOOLOP:
-        return a->u.bin.op == b->u.bin.op && ast_eq(a->u.bin.a, b->u.bin.a, depth + 1) && ast_eq(a->u.bin.b, b->u.bin.b, depth + 1);
-    case AST_UNARY: return a->u.un.op == b->u.un.op && ast_eq(a->u.un.a, b->u.un.a, depth + 1);
-    case AST_SUBSCRIPT:
-        if (a->u.sub.n != b->u.sub.n || !ast_eq(a->u.sub.value, b->u.sub.value, depth + 1)) return 0;
-        for (i = 0; i < a->u.sub.n; i++)
-            if (!ast_eq(a->u.sub.items[i], b->u.sub.items[i], depth + 1)) return 0;
-        return 1;
-    default: return 0;
-    }
-}
-
-static int onchip(ev_t *ev, const ast_expr_t *e)
-{
-    value_t *b;
-    if (e->kind != AST_SUBSCRIPT || e->u.sub.value->kind != AST_NAME) return 0;
-    b = env_get(ev->env, e->u.sub.value->u.name);
-    return b && b->kind == V_BUF && (b->u.buf->scope == TILEC_SCOPE_SHARED || b->u.buf->scope == TILEC_SCOPE_FRAGMENT);
-}
-
-static void pt_expr(pt_t *p, const ast_expr_t *e, int depth);
-
-static void pt_write(pt_t *p, const ast_expr_t *e, int depth)
-{
-    int i;
-    for (i = 0; i < e->u.sub.n; i++) pt_expr(p, e->u.sub.items[i], depth + 1);
-    if (p->nw == 64) ev_fail(p->ev, e->loc, "too many shared-memory writes in one per-thread statement of a warp role");
-    p->w[p->nw++] = e;
-}
-
-static void pt_expr(pt_t *p, const ast_expr_t *e, int depth)
-{
-    int i;
-    if (!e) return;
-    if (depth > 100) ev_fail(p->ev, e->loc, "expression nests too deeply");
-    switch (e->kind) {
-    case AST_SUBSCRIPT:
-        if (onchip(p->ev, e)) {
-            for (i = 0; i < p->nw && !ast_eq(p->w[i], e, 0); i++) {}
-            if (i == p->nw)
-                ev_fail(p->ev, e->loc, "this per-thread code of a warp role reads shared or fragment memory it did not "
-                        "write itself just before (same element, same index); threads that exchange values within a "
-                        "role's per-thread code are outside the subset tilec supports");
-        }
-        pt_expr(p, e->u.sub.value, depth + 1);
-        for (i = 0; i < e->u.sub.n; i++) pt_expr(p, e->u.sub.items[i], depth + 1);
-        return;
-    case AST_CALL: {
-        const char *n = call_name(e);
-        if (e->u.call.func->kind == AST_NAME) {
-            value_t *f = env_get(p->ev->env, e->u.call.func->u.name);
-            if (f && f->kind == V_FUNC)
-                ev_fail(p->ev, e->loc, "a call of '%s' in a warp role's per-thread code is outside the subset tilec "
-                        "supports; write its statements there", e->u.call.func->u.name);
-        }
-        if (n && !strcmp(n, "access_ptr") && e->u.call.nargs >= 2 && e->u.call.args[1]->kind == AST_STR &&
-            e->u.call.args[1]->u.str.len == 1 && e->u.call.args[1]->u.str.s[0] == 'w' &&
-            e->u.call.args[0]->kind == AST_SUBSCRIPT) {
-            pt_write(p, e->u.call.args[0], depth + 1);
-            for (i = 2; i < e->u.call.nargs; i++) pt_expr(p, e->u.call.args[i], depth + 1);
-            return;
-        }
-        for (i = 0; i < e->u.call.nargs; i++) pt_expr(p, e->u.call.args[i], depth + 1);
-        for (i = 0; i < e->u.call.nkw; i++) pt_expr(p, e->u.call.kw[i].value, depth + 1);
-        return;
-    }
-    case AST_BINOP: case AST_BOOLOP: pt_expr(p, e->u.bin.a, depth + 1); pt_expr(p, e->u.bin.b, depth + 1); return;
-    case AST_UNARY: pt_expr(p, e->u.un.a, depth + 1); return;
-    case AST_COMPARE:
-        for (i = 0; i < e->u.cmp.n; i++) pt_expr(p, e->u.cmp.operands[i], depth + 1);
-        return;
-    case AST_IFEXP:
-        pt_expr(p, e->u.ifexp.cond, depth + 1);
-        pt_expr(p, e->u.ifexp.a, depth + 1);
-        pt_expr(p, e->u.ifexp.b, depth + 1);
-        return;
-    case AST_ATTR: pt_expr(p, e->u.attr.value, depth + 1); return;
-    case AST_SLICE:
-        pt_expr(p, e->u.slice.lo, depth + 1);
-        pt_expr(p, e->u.slice.hi, depth + 1);
-        pt_expr(p, e->u.slice.step, depth + 1);
-        return;
-    case AST_TUPLE: case AST_LIST:
-        for (i = 0; i < e->u.seq.n; i++) pt_expr(p, e->u.seq.items[i], depth + 1);
-        return;
-    default: return;
-    }
-}
-
-static void pt_target(pt_t *p, const ast_expr_t *t, int depth)
-{
-    int i;
-    if (t->kind == AST_SUBSCRIPT && onchip(p->ev, t)) pt_write(p, t, depth);
-    else if (t->kind == AST_SUBSCRIPT) pt_expr(p, t, depth);
-    else if (t->kind == AST_NAME && p->nnames < 64) p->names[p->nnames++] = t->u.name;
-    else if (t->kind == AST_TUPLE || t->kind == AST_LIST)
-        for (i = 0; i < t->u.seq.n; i++) pt_target(p, t->u.seq.items[i], depth + 1);
-}
-
-static void pt_stmt(pt_t *p, const ast_stmt_t *s, int depth);
-
-static void pt_block(pt_t *p, const ast_block_t *b, int depth)
-{
-    int i;
-    for (i = 0; i < b->n; i++) pt_stmt(p, b->s[i], depth + 1);
-}
-
-static void pt_stmt(pt_t *p, const ast_stmt_t *s, int depth)
-{
-    int i;
-    if (depth > 100) ev_fail(p->ev, s->loc, "statements nest too deeply");
-    switch (s->kind) {
-    case AST_S_EXPR: pt_expr(p, s->u.expr, depth); break;
-    case AST_S_ASSIGN:
-        pt_expr(p, s->u.assign.value, depth);
-        for (i = 0; i < s->u.assign.ntargets; i++) pt_target(p, s->u.assign.targets[i], depth);
-        break;
-    case AST_S_AUGASSIGN:
-        pt_expr(p, s->u.aug.value, depth);
-        pt_target(p, s->u.aug.target, depth);
-        break;
-    case AST_S_ANNASSIGN:
-        pt_expr(p, s->u.ann.value, depth);
-        pt_target(p, s->u.ann.target, depth);
-        break;
-    case AST_S_FOR:
-        pt_expr(p, s->u.loop.iter, depth);
-        pt_target(p, s->u.loop.target, depth);
-        pt_block(p, &s->u.loop.body, depth);
-        break;
-    case AST_S_IF:
-        pt_expr(p, s->u.cond.cond, depth);
-        pt_block(p, &s->u.cond.body, depth);
-        pt_block(p, &s->u.cond.orelse, depth);
-        break;
-    case AST_S_PASS: case AST_S_ASSERT: break;
-    default:
-        ev_fail(p->ev, s->loc, "this statement in a warp role's per-thread code is outside the subset tilec supports");
-    }
-}
-
-/* Runs statement s of role as a parallel loop over the role's threads. */
-static void per_thread(ev_t *ev, wr_t *w, int role, ast_stmt_t *s)
-{
-    tilec_ir_stmt_t *st, **saved;
-    tilec_ir_var_t *var;
-    value_t *v;
-    pt_t p;
-    int i;
-    if (role < 0 || w->hi[role] - w->lo[role] + 1 != w->nthr[role])
-        ev_fail(ev, s->loc, "this per-thread code belongs to threads that are not one range; warp roles with per-thread "
-                "code need consecutive thread indices");
-    memset(&p, 0, sizeof p);
-    p.ev = ev;
-    pt_stmt(&p, s, 0);
-    st = ev_stmt(ev, TILEC_ST_FOR, s->loc);
-    st->u.loop.kind = TILEC_LOOP_PARALLEL;
-    st->u.loop.num_stages = 1;
-    st->u.loop.extent = ex_int32(ev, w->nthr[role]);
-    var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, w->tx), TILEC_INT32, TILEC_VAR_LOOP));
-    st->u.loop.var = var;
-    ev_set_loop_extent(ev, var, st->u.loop.extent);
-    v = v_expr(ev, ev_chk(ev, tilec_ir_varref(ev->a, var)));
-    if (w->lo[role]) v = v_binop(ev, '+', v, v_int(ev, w->lo[role]), s->loc);
-    env_set(ev, ev->env, w->tx, v);
-    saved = ev->tail;
-    ev->tail = &st->u.loop.body;
-    ev->rt_depth++;
-    ev->in_rt_loop++;
-    ev->thread_wrap = 1;
-    ev->thread_vars[0] = var;
-    ev_exec_stmt(ev, s);
-    ev->thread_wrap = 0;
-    ev->thread_vars[0] = NULL;
-    ev->in_rt_loop--;
-    ev->rt_depth--;
-    ev->tail = saved;
-    ev_emit(ev, st, s->loc);
-    env_set(ev, ev->env, w->tx, v_new(ev, V_DEADLOOP));
-    for (i = 0; i < p.nnames; i++) {   /* the threads' own values end with the loop */
-        value_t *x = env_get(ev->env, p.names[i]);
-        if (x && x->kind != V_BUF) {
-            value_t *d = v_new(ev, V_DEADLOOP);
-            d->u.i = 3;
-            env_set(ev, ev->env, p.names[i], d);
-        }
-    }
 }
 
 /* ---- emitting ----------------------------------------------------------------- */
@@ -820,7 +611,12 @@ static void emit_group(ev_t *ev, wr_t *w, int role, atom_t **a, int n)
         tilec_ir_stmt_t **start = ev->tail;
         enter(ev, a[i]);
         ev->wr_plain = a[i]->kind == A_PLAIN;
-        if (a[i]->kind == A_PLAIN && th_uses_s(w->tx, a[i]->s)) per_thread(ev, w, role, a[i]->s);
+        if (a[i]->kind == A_PLAIN && th_uses_s(w->tx, a[i]->s)) {
+            if (role < 0 || w->hi[role] - w->lo[role] + 1 != w->nthr[role])
+                ev_fail(ev, a[i]->s->loc, "this per-thread code belongs to threads that are not one range; warp roles "
+                        "with per-thread code need consecutive thread indices");
+            wr_per_thread(ev, w->tx, w->lo[role], w->nthr[role], a[i]->s);
+        }
         else ev_exec_stmt(ev, a[i]->s);
         ev->wr_plain = 0;
         if (*start) own_check(ev, w, role, *start);
@@ -860,7 +656,7 @@ static int pure_expr(const ast_expr_t *e, int depth)
         return pure_expr(e->u.ifexp.cond, depth + 1) && pure_expr(e->u.ifexp.a, depth + 1) &&
                pure_expr(e->u.ifexp.b, depth + 1);
     case AST_CALL: {
-        const char *n = call_name(e);
+        const char *n = wr_call_name(e);
         if (!n || (strcmp(n, "min") && strcmp(n, "max") && strcmp(n, "ceildiv")) || e->u.call.nkw) return 0;
         for (i = 0; i < e->u.call.nargs; i++)
             if (!pure_expr(e->u.call.args[i], depth + 1)) return 0;
@@ -1200,17 +996,9 @@ void wr_run(ev_t *ev, const ast_block_t *b, int first)
     rest.n = b->n - first - 1;
     rest.s = b->s + first + 1;
     {
-        /* still a valid binding (T.thread_binding over the block's threads from 0) */
-        ast_expr_t *c = bs->u.assign.value;
-        if (!strcmp(c->u.call.func->u.attr.name, "thread_binding") && c->u.call.nargs >= 1) {
-            value_t *lo = ev_eval(ev, c->u.call.args[0]);
-            if (v_is_rt(lo) || v_want_int(ev, lo, c->loc, "a thread range's start") != 0)
-                ev_fail(ev, c->loc, "warp roles need a thread index from 0");
-        } else if (c->u.call.nargs >= 1) {
-            value_t *d = ev_eval(ev, c->u.call.args[0]);
-            if (v_is_rt(d) || v_want_int(ev, d, c->loc, "a thread dimension") != 0)
-                ev_fail(ev, c->loc, "warp roles split threadIdx.x");
-        }
+        value_t *lo;
+        if (th_binding_dim(ev, bs, &lo) != 0 || lo)
+            ev_fail(ev, bs->loc, "warp roles split threadIdx.x from 0; bind that index");
     }
     collect_splits(ev, &w, &rest);
     find_roles(ev, &w);

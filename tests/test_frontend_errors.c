@@ -456,6 +456,10 @@ Test(frontend_errors, warp_roles)
                "    with T.Kernel(1, threads=128) as bx:\n        g = T.alloc_barrier(64)\n"
                "        tx = T.get_thread_binding()\n        if tx < 64:\n            T.barrier_wait(g, 0)\n"
                "        else:\n            arrive(g)\n", 6, "inside a call in warp-role code");
+    /* the index that splits the roles is still checked */
+    expect_err(KERNEL_HEAD "        g = T.alloc_barrier(64)\n        tx = T.thread_binding(0, 64, thread=\"threadIdx.x\")\n"
+               "        if tx < 32:\n            T.barrier_wait(g, 0)\n        else:\n            T.barrier_arrive(g)\n", 8,
+               "must cover the block's 128 threads");
     /* per-thread code of a role: threads may not exchange values inside it */
     expect_err(ROLES_HEAD "        s = T.alloc_shared((64,), \"float32\")\n        if tx < 64:\n"
                "            T.barrier_wait(g, 0)\n        else:\n            for u in T.serial(1):\n"
