@@ -872,7 +872,7 @@ static int replay(ev_t *ev, wr_t *w, const step_t *ord, int nord)
 static void restore(wr_t *w, const bstate_t *s0, int n0)
 {
     int i;
-    memcpy(w->bs, s0, sizeof *s0 * (size_t)n0);
+    if (n0) memcpy(w->bs, s0, sizeof *s0 * (size_t)n0);
     for (i = n0; i < w->nbs; i++) w->bs[i].pending = w->bs[i].phase = 0;
 }
 
@@ -924,7 +924,7 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
     /* the order: found at iteration kp, checked at every iteration from the state before the loop */
     nbs0 = w->nbs;
     s0 = ev_alloc(ev, sizeof *s0 * (size_t)(nbs0 + 1));
-    memcpy(s0, w->bs, sizeof *s0 * (size_t)nbs0);
+    if (nbs0) memcpy(s0, w->bs, sizeof *s0 * (size_t)nbs0);
     for (attempt = 0; attempt < 4 && !ok; attempt++) {
         restore(w, s0, nbs0);
         for (k = 0; k < kp; k++) {
