@@ -741,6 +741,16 @@ static conform_status_t run_case(const conform_run_t *run, const conform_item_t 
         snprintf(msg, msglen, "suite error: IR does not read back: %s", err);
         goto out;
     }
+    /* a case in a newer tile IR than the plugin reads (float8 is 1.2) is
+     * refused by the host before any plugin sees it: not-supported, as the
+     * loader's version range says */
+    uint32_t needs_ir = TILEC_IR_MAKE(1, (uint32_t)tilec_ir_module_minor_needed(m));
+    if (needs_ir > t->ir_max) {
+        snprintf(msg, msglen, "needs tile IR 1.%d, which the plugin does not read (it reads up to %u.%u)",
+                 tilec_ir_module_minor_needed(m), TILEC_ABI_MAJOR(t->ir_max), TILEC_ABI_MINOR(t->ir_max));
+        res = CONFORM_NOT_SUPPORTED;
+        goto out;
+    }
     uint64_t need = module_caps(m) | it->caps;
     uint64_t missing = need & ~run->info.caps;
     if (missing) {
