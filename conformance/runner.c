@@ -745,9 +745,10 @@ static conform_status_t run_case(const conform_run_t *run, const conform_item_t 
      * refused by the host before any plugin sees it: not-supported, as the
      * loader's version range says */
     uint32_t needs_ir = TILEC_IR_MAKE(1, (uint32_t)tilec_ir_module_minor_needed(m));
-    if (needs_ir > t->ir_max) {
+    uint32_t ir_max = run->abi >= TILEC_ABI_MAKE(1, 1) ? t->ir_max : TILEC_IR_MAKE(1, 0); /* ABI 1.0: IR 1.0 */
+    if (needs_ir > ir_max) {
         snprintf(msg, msglen, "needs tile IR 1.%d, which the plugin does not read (it reads up to %u.%u)",
-                 tilec_ir_module_minor_needed(m), TILEC_ABI_MAJOR(t->ir_max), TILEC_ABI_MINOR(t->ir_max));
+                 tilec_ir_module_minor_needed(m), TILEC_ABI_MAJOR(ir_max), TILEC_ABI_MINOR(ir_max));
         res = CONFORM_NOT_SUPPORTED;
         goto out;
     }
