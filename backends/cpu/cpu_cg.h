@@ -22,6 +22,7 @@ enum { PLACE_PARAM = 0, PLACE_SCRATCH, PLACE_LOCAL };
 typedef struct cpu_group {
     int gx, gy;                    /* members per group; 1 x 1: no groups */
     int ku;                        /* K steps merged into one GEMM call (>= 1) */
+    int a_direct;                  /* the GEMM reads an in-bounds A tile from the tensor (no copy) */
     int64_t bm, bn, bk;            /* the tiles, when ku > 1 */
     const tilec_ir_stmt_t *loop;   /* the K loop (top level) */
     const tilec_ir_stmt_t *copy_a, *copy_b, *gemm; /* its body */
@@ -64,6 +65,9 @@ typedef struct cg {
     cpu_group_t grp;
     cpu_rows_t rows;
     const tilec_ir_stmt_t *row_stmt; /* the top-level statement being generated for row tc_r */
+    /* set while a block group's GEMM is generated with its A tile read in
+     * place: the C names of A's first element and of its row stride */
+    const char *gemm_a, *gemm_lda;
 } cg_t;
 
 /* ---- helpers (cpu_cg.c) ---- */
@@ -116,6 +120,9 @@ void cg_print(cg_t *g, const tilec_ir_stmt_t *s);
  * global regions the top-level copies (only that one when only != NULL)
  * read in the next iteration. */
 void cg_prefetch_next(cg_t *g, const tilec_ir_stmt_t *loop, const char *ext, const tilec_ir_stmt_t *only);
+/* A global region read in place: declares its bases, sets *off to the
+ * offset of its first element, returns the C condition "inside its buffer". */
+const char *cg_region_at(cg_t *g, const tilec_ir_region_t *r, const char **off);
 
 /* ---- uses (cpu_uses.c) ---- */
 

@@ -484,6 +484,31 @@ static void group_each(cg_t *g, const tilec_ir_stmt_t *s, const tilec_ir_stmt_t 
     cg_line(g, "}");
 }
 
+/* Block groups whose GEMM reads A tiles in place (cpu_group.c): sets
+ * tc_ad[j] (j: the C name of the member row) to A's tile in the tensor
+ * when the copy's region lies inside it, else NULL (the tile is copied).
+ * With step (merged K steps, step tc_u of the chunk), a tile also stays
+ * in place only while each step's tile follows the first one's in its
+ * rows (step tc_u at column tc_u * bk), as the GEMM reads them. */
+static void a_tile_at(cg_t *g, const char *j, const char *step)
+{
+    const cpu_group_t *gr = &g->grp;
+    const char *off, *in;
+    cg_line(g, "{ /* is the A tile inside its tensor? then the GEMM reads it there */");
+    g->ind++;
+    in = cg_region_at(g, &gr->copy_a->u.copy.src, &off);
+    const char *at = cg_fmt(g, "b%d + (%s)", gr->copy_a->u.copy.src.buf->id, off);
+    if (!step)
+        cg_line(g, "tc_ad[%s] = (%s) ? %s : NULL;", j, in, at);
+    else {
+        cg_line(g, "if (%s == 0) tc_ad[%s] = (%s) ? %s : NULL;", step, j, in, at);
+        cg_line(g, "else if (tc_ad[%s] && (!(%s) || %s != tc_ad[%s] + %s * %" PRId64 ")) tc_ad[%s] = NULL;", j, in, at,
+                j, step, gr->bk, j);
+    }
+    g->ind--;
+    cg_line(g, "}");
+}
+
 /* One K step's tile copies of a group (its gy A tiles, its gx B tiles),
  * each preceded by the prefetch of the next step's in a pipelined loop.
  * staged (merged K steps, step tc_u of the chunk): the A tile's rows go
@@ -499,7 +524,10 @@ static void group_copies(cg_t *g, const char *ext, int staged)
         cg_line(g, "for (int64_t tc_j = 0; tc_j < tc_n%c; ++tc_j) { /* the %c tiles of the group */", "yx"[c], "AB"[c]);
         g->ind++;
         member_scope(g, c ? "tc_j" : "0", c ? "0" : "tc_j", 0);
-        if (gr->loop->u.loop.kind == TILEC_LOOP_PIPELINED)
+        /* the next step's tiles into L2; not the A tiles read in place by
+         * merged steps: the whole chunk's (up to 1 MiB) would be fetched
+         * just before its GEMMs, evicting their C and B tiles from L2 */
+        if (gr->loop->u.loop.kind == TILEC_LOOP_PIPELINED && !(staged && c == 0 && gr->a_direct))
             cg_prefetch_next(g, gr->loop, ext, copies[c]);
         if (staged && c == 1) {
             int id = gr->gemm->u.gemm.b->id;
@@ -507,6 +535,12 @@ static void group_copies(cg_t *g, const char *ext, int staged)
             g->ind++;
             cg_line(g, "%s *restrict b%d = (%s *)((char *)scratch + tc_sb) + tc_j * %" PRId64 " + tc_u * %" PRId64 "; (void)b%d;",
                     T, id, T, kt * gr->bn, gr->bk * gr->bn, id);
+        }
+        if (c == 0 && gr->a_direct && !staged)
+            a_tile_at(g, "tc_j", NULL);
+        if (c == 0 && gr->a_direct) {
+            cg_line(g, "if (!tc_ad[tc_j]) {");
+            g->ind++;
         }
         gen_stmt(g, copies[c]);
         if (staged && c == 1) {
@@ -518,6 +552,10 @@ static void group_copies(cg_t *g, const char *ext, int staged)
                     T, T, gr->bm * kt, gr->bk);
             cg_line(g, "for (int64_t r = 0; r < %" PRId64 "; ++r) memcpy(tc_d + r * %" PRId64 ", b%d + r * %" PRId64
                     ", %" PRId64 " * sizeof(%s));", gr->bm, kt, gr->gemm->u.gemm.a->id, gr->bk, gr->bk, T);
+        }
+        if (c == 0 && gr->a_direct) {
+            g->ind--;
+            cg_line(g, "}");
         }
         g->ind--;
         cg_line(g, "}");
@@ -554,6 +592,19 @@ static void group_merged_steps(cg_t *g, const char *ext)
     cg_line(g, "for (int64_t tc_k0 = 0; tc_k0 < %s; tc_k0 += %d) { /* %d K steps per GEMM call */", ext, gr->ku, gr->ku);
     g->ind++;
     cg_line(g, "const int64_t tc_nu = TC_MIN64(%d, %s - tc_k0);", gr->ku, ext);
+    if (gr->a_direct) {
+        cg_line(g, "for (int64_t tc_u = 0; tc_u < tc_nu; ++tc_u) { /* which A tiles stay in place */");
+        g->ind++;
+        cg_line(g, "%s v%d = (%s)(tc_k0 + tc_u);", cg_ct_type(v->dtype), v->id, cg_ct_type(v->dtype));
+        cg_line(g, "for (int64_t tc_j = 0; tc_j < tc_ny; ++tc_j) {");
+        g->ind++;
+        member_scope(g, "0", "tc_j", 0);
+        a_tile_at(g, "tc_j", "tc_u");
+        g->ind--;
+        cg_line(g, "}");
+        g->ind--;
+        cg_line(g, "}");
+    }
     cg_line(g, "for (int64_t tc_u = 0; tc_u < tc_nu; ++tc_u) {");
     g->ind++;
     cg_line(g, "%s v%d = (%s)(tc_k0 + tc_u);", cg_ct_type(v->dtype), v->id, cg_ct_type(v->dtype));
@@ -563,10 +614,15 @@ static void group_merged_steps(cg_t *g, const char *ext)
     cg_line(g, "for (int64_t tc_m = 0; tc_m < tc_nx * tc_ny; ++tc_m) { /* C += A[:, staged] B[staged, :] */");
     g->ind++;
     member_scope(g, "tc_m % tc_nx", "tc_m / tc_nx", 0);
-    cg_line(g, "tc_mk_%s(%" PRId64 ", %" PRId64 ", tc_nu * %" PRId64 ", (%s *)((char *)scratch + tc_sa) + tc_my * %" PRId64
-            ", %" PRId64 ", 1, TC_MR * %" PRId64 ", (%s *)((char *)scratch + tc_sb) + tc_mx * %" PRId64 ", %" PRId64
+    cg_line(g, "const %s *tc_ap = (%s *)((char *)scratch + tc_sa) + tc_my * %" PRId64 "; int64_t tc_lda = %" PRId64 ";", T, T,
+            gr->bm * kt, kt);
+    if (gr->a_direct) {
+        const tilec_ir_buffer_t *S = gr->copy_a->u.copy.src.buf;
+        cg_line(g, "if (tc_ad[tc_my]) { tc_ap = tc_ad[tc_my]; tc_lda = %s; }", cg_dim(g, S, S->ndim - 1));
+    }
+    cg_line(g, "tc_mk_%s(%" PRId64 ", %" PRId64 ", tc_nu * %" PRId64 ", tc_ap, tc_lda, 1, TC_MR * tc_lda, (%s *)((char *)scratch + tc_sb) + tc_mx * %" PRId64 ", %" PRId64
             ", TC_NR_%s, b%d, %" PRId64 ", (%s *)((char *)scratch + tc_se), (%s *)((char *)scratch + tc_sf));",
-            sfx, gr->bm, gr->bn, gr->bk, T, gr->bm * kt, kt, kt, T, kt * gr->bn, gr->bn, sfx, C->id, gr->bn, T, T);
+            sfx, gr->bm, gr->bn, gr->bk, T, kt * gr->bn, gr->bn, sfx, C->id, gr->bn, T, T);
     g->ind--;
     cg_line(g, "}");
     g->ind--;
@@ -632,6 +688,9 @@ static void gen_group_block(cg_t *g)
     cg_line(g, "{");
     g->ind++;
     const char *ext = cg_fmt(g, "(int64_t)(%s)", cg_expr(g, gr->loop->u.loop.extent));
+    const tilec_ir_buffer_t *A = gr->gemm->u.gemm.a, *S = gr->copy_a->u.copy.src.buf;
+    if (gr->a_direct)
+        cg_line(g, "const %s *tc_ad[%d]; /* the A tiles read in place (NULL: copied) */", cg_ct_type(A->dtype), gr->gy);
     if (gr->ku > 1) {
         group_merged_steps(g, ext);
         g->ind--;
@@ -647,7 +706,14 @@ static void gen_group_block(cg_t *g)
     cg_line(g, "for (int64_t tc_m = 0; tc_m < tc_nx * tc_ny; ++tc_m) {");
     g->ind++;
     member_scope(g, "tc_m % tc_nx", "tc_m / tc_nx", 1);
+    if (gr->a_direct) {
+        cg_line(g, "const %s *tc_ap = tc_ad[tc_my] ? tc_ad[tc_my] : b%d;", cg_ct_type(A->dtype), A->id);
+        cg_line(g, "const int64_t tc_lda = tc_ad[tc_my] ? %s : %s;", cg_dim(g, S, S->ndim - 1), cg_dim(g, A, 1));
+        g->gemm_a = "tc_ap";
+        g->gemm_lda = "tc_lda";
+    }
     gen_stmt(g, gr->gemm);
+    g->gemm_a = g->gemm_lda = NULL;
     g->ind--;
     cg_line(g, "}");
     g->ind--;

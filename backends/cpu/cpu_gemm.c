@@ -318,8 +318,10 @@ void cpu_gemm_gen(cg_t *g, const tilec_ir_stmt_t *s)
         cg_line(g, "}");
         cg_line(g, "tc_mk_%s(mc, nc, kc, pa, 1, MR, kc * MR, bp, ldb, pbs, gc + ic * N + jc, N, ea, eb);", sfx);
     } else {
-        cg_line(g, "tc_mk_%s(mc, nc, kc, %s + ic * K + pc, K, 1, MR * K, bp, ldb, pbs, gc + ic * N + jc, N, ea, eb);",
-             sfx, abuf);
+        /* in a block group, A may be read in place (g->gemm_a, row stride g->gemm_lda) */
+        const char *ap = g->gemm_a ? g->gemm_a : abuf, *lda = g->gemm_a ? g->gemm_lda : "K";
+        cg_line(g, "tc_mk_%s(mc, nc, kc, %s + ic * %s + pc, %s, 1, MR * %s, bp, ldb, pbs, gc + ic * N + jc, N, ea, eb);",
+             sfx, ap, lda, lda, lda);
     }
     g->ind--;
     cg_line(g, "}");

@@ -29,7 +29,7 @@
 
 #define GROUP_X 2
 #define GROUP_Y 4
-#define GROUP_KC 128 /* K of one GEMM call when K steps of at most GROUP_KC/4 are merged */
+#define GROUP_KC 512 /* K of one GEMM call when K steps of at most GROUP_KC/4 are merged */
 
 /* Does e mention variable v (any: any variable but a shape symbol), or load? */
 static int uses(const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int any, int depth)
@@ -83,6 +83,30 @@ static int mentions(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
     case TILEC_ST_HINT: return s->u.hint.buf == b;
     default: return 0;
     }
+}
+
+/* Can the GEMM read its A tile straight from the tensor when the copy's
+ * region lies inside it (cpu_codegen.c)?  When A is the compute type
+ * (float32 or float64, as C), not transposed, the copy fills all of A
+ * from the last two dimensions of a tensor of the same dtype (so a tile
+ * row is contiguous there): the GEMM then sees the same values, with the
+ * tensor's row stride.  Saves the copy of every A tile at every K step. */
+static int a_in_place(const tilec_ir_stmt_t *ca, const tilec_ir_stmt_t *gemm)
+{
+    const tilec_ir_buffer_t *A = gemm->u.gemm.a, *C = gemm->u.gemm.c, *S = ca->u.copy.src.buf;
+    int64_t v;
+    if (gemm->u.gemm.trans_a || A->ndim != 2 || A->dtype != C->dtype || S->dtype != A->dtype ||
+        (A->dtype != TILEC_FLOAT32 && A->dtype != TILEC_FLOAT64) || S->ndim < 2)
+        return 0;
+    for (int d = 0; d < 2; d++)
+        if (!tilec_ir_is_const_int(A->shape[d], &v) || ca->u.copy.dst.extent[d] != v ||
+            !tilec_ir_is_const_int(ca->u.copy.dst.base[d], &v) || v != 0 ||
+            ca->u.copy.src.extent[S->ndim - 2 + d] != ca->u.copy.dst.extent[d])
+            return 0;
+    for (int d = 0; d < S->ndim - 2; d++)
+        if (ca->u.copy.src.extent[d] != 1)
+            return 0;
+    return 1;
 }
 
 int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *out)
@@ -141,8 +165,10 @@ int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *ou
     for (const tilec_ir_stmt_t *s = k->body; s; s = s->next)
         if (s != loop && (mentions(s, A) || mentions(s, B)))
             return 0;
-    /* small tiles: more members, so a group still covers about 256 x 256
-     * of C and each copied tile serves as many GEMMs as at 64x128 tiles */
+    /* more members while a group covers less than 256 columns x 512 rows
+     * of C: every copied B tile then serves 512 rows of GEMMs (the A
+     * tiles, read in place, cost no copy) and the members' C tiles
+     * (512 KiB of float32) stay in a 1 MiB L2 */
     int64_t tm, tn;
     out->gx = GROUP_X;
     out->gy = GROUP_Y;
@@ -150,12 +176,14 @@ int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *ou
         tilec_ir_is_const_int(B->shape[gemm->u.gemm.trans_b ? 0 : 1], &tn) && tm > 0 && tn > 0) {
         while (out->gx < 4 * GROUP_X && out->gx * tn < 256 && gx >= 2 * 2 * out->gx)
             out->gx *= 2;
-        while (out->gy < 4 * GROUP_Y && out->gy * tm < 256 && gy >= 2 * 2 * out->gy)
+        while (out->gy < 4 * GROUP_Y && out->gy * tm < 512 && gy >= 2 * 2 * out->gy)
             out->gy *= 2;
     }
     out->ku = 1;
-    /* Small K steps (block_K <= 32): every step's GEMM loads and stores its
-     * C tile around only block_K multiply-adds per element.  Where the
+    /* K steps of at most GROUP_KC / 4 (block_K <= 128): every step's GEMM
+     * loads and stores its C tile around only block_K multiply-adds per
+     * element (at 64 a tenth of the micro-kernel's speed on AVX-512, next
+     * to 512 per call).  Where the
      * GEMM accumulates (no clear_accum) untransposed operands of its
      * compute type (float32, ...), ku steps' tiles are staged side by side
      * and multiplied by one call: the same products, summed in the same
@@ -172,6 +200,7 @@ int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *ou
         out->bn = bn;
         out->bk = ak;
     }
+    out->a_direct = a_in_place(ca, gemm);
     out->loop = loop;
     out->copy_a = ca;
     out->copy_b = cb;

@@ -51,6 +51,23 @@ static const char *region_inside(cg_t *g, const tilec_ir_region_t *r, int t)
     return c;
 }
 
+/* A global region read in place (block groups' A tiles, cpu_codegen.c):
+ * declares its bases, sets *off to the row-major offset of its first
+ * element and returns the C condition that it lies inside its buffer. */
+const char *cg_region_at(cg_t *g, const tilec_ir_region_t *r, const char **off)
+{
+    int t = region_bases(g, r, 0);
+    if (t < 0) {
+        *off = "0";
+        return "0";
+    }
+    const char *idx[TILEC_IR_MAX_DIMS];
+    for (int d = 0; d < r->buf->ndim; d++)
+        idx[d] = cg_fmt(g, "r%d_%d", t, d);
+    *off = cg_offset(g, r->buf, idx);
+    return region_inside(g, r, t);
+}
+
 /* Index expressions of the region's element for loop variables lv[] where
  * dims[] maps region dimensions to loop levels (-1: extent-1 dimension). */
 static void region_index(cg_t *g, const tilec_ir_region_t *r, int t, const int *map,
