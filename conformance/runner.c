@@ -741,6 +741,17 @@ static conform_status_t run_case(const conform_run_t *run, const conform_item_t 
         snprintf(msg, msglen, "suite error: IR does not read back: %s", err);
         goto out;
     }
+    /* a case in a newer tile IR than the plugin reads (float8 is 1.2) is
+     * refused by the host before any plugin sees it: not-supported, as the
+     * loader's version range says */
+    uint32_t needs_ir = TILEC_IR_MAKE(1, (uint32_t)tilec_ir_module_minor_needed(m));
+    uint32_t ir_max = run->abi >= TILEC_ABI_MAKE(1, 1) ? t->ir_max : TILEC_IR_MAKE(1, 0); /* ABI 1.0: IR 1.0 */
+    if (needs_ir > ir_max) {
+        snprintf(msg, msglen, "needs tile IR 1.%d, which the plugin does not read (it reads up to %u.%u)",
+                 tilec_ir_module_minor_needed(m), TILEC_ABI_MAJOR(ir_max), TILEC_ABI_MINOR(ir_max));
+        res = CONFORM_NOT_SUPPORTED;
+        goto out;
+    }
     uint64_t need = module_caps(m) | it->caps;
     uint64_t missing = need & ~run->info.caps;
     if (missing) {

@@ -94,14 +94,26 @@ int tilec_interp_oob(tilec_ictx_t *c, const char *what, const tilec_ibuf_t *b, c
 
 /* ---- values --------------------------------------------------------------- */
 
+/* tilec_dtype_is_float, inline: the interpreter asks it for every operand */
+static inline int is_float_t(tilec_dtype_t t)
+{
+    switch (t) {
+    case TILEC_FLOAT16: case TILEC_BFLOAT16: case TILEC_FLOAT32: case TILEC_FLOAT64:
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int tilec_interp_is_float(tilec_dtype_t t)
 {
-    return tilec_dtype_is_float(t);
+    return is_float_t(t);
 }
 
 tilec_dtype_t tilec_interp_wide(tilec_dtype_t t)
 {
-    if (tilec_interp_is_float(t)) {
+    if (is_float_t(t)) {
         return TILEC_FLOAT64;
     }
     return t == TILEC_UINT64 ? TILEC_UINT64 : TILEC_INT64;
@@ -109,7 +121,7 @@ tilec_dtype_t tilec_interp_wide(tilec_dtype_t t)
 
 int tilec_interp_truth(tilec_ival_t v, tilec_dtype_t t)
 {
-    return tilec_interp_is_float(t) ? v.f != 0.0 : v.i != 0;
+    return is_float_t(t) ? v.f != 0.0 : v.i != 0;
 }
 
 /* Rounds a double to the precision of float dtype t. */
@@ -132,7 +144,7 @@ static double round_to(double d, tilec_dtype_t t)
 }
 
 /* Wraps an integer to the width of integer dtype t (two's complement). */
-static int64_t wrap_int(int64_t v, tilec_dtype_t t)
+static inline int64_t wrap_int(int64_t v, tilec_dtype_t t)
 {
     switch (t) {
     case TILEC_BOOL:   return v != 0;
@@ -178,7 +190,10 @@ static tilec_ival_t float_to_int(double d, tilec_dtype_t t)
 tilec_ival_t tilec_interp_cvt(tilec_ival_t v, tilec_dtype_t from, tilec_dtype_t to)
 {
     tilec_ival_t r;
-    int ff = tilec_interp_is_float(from), tf = tilec_interp_is_float(to);
+    int ff = is_float_t(from), tf = is_float_t(to);
+    if (!ff && !tf && (to == TILEC_INT64 || to == TILEC_UINT64)) {
+        return v;   /* wrap_int's identity: the bits as they are */
+    }
     if (ff && tf) {
         r.f = round_to(v.f, to);
     } else if (ff) {
@@ -195,7 +210,7 @@ tilec_ival_t tilec_interp_cvt(tilec_ival_t v, tilec_dtype_t from, tilec_dtype_t 
  * where the IR's dtypes agree in class, e.g. a LET var read back). */
 static tilec_ival_t retag(tilec_ival_t v, tilec_dtype_t from, tilec_dtype_t to)
 {
-    if (from == to || (tilec_interp_is_float(from) && tilec_interp_is_float(to))) {
+    if (from == to || (is_float_t(from) && is_float_t(to))) {
         return v;
     }
     return tilec_interp_cvt(v, from, to);
@@ -309,7 +324,7 @@ int tilec_interp_index(tilec_ictx_t *c, tilec_ibuf_t *b, tilec_ir_expr_t *const 
  * expression's dtype t: floats stay unrounded, integers wrap to t. */
 static tilec_ival_t finish(tilec_ival_t r, tilec_dtype_t wide, tilec_dtype_t t)
 {
-    if (wide == TILEC_FLOAT64 && tilec_interp_is_float(t)) {
+    if (wide == TILEC_FLOAT64 && is_float_t(t)) {
         return r;
     }
     return tilec_interp_cvt(r, wide, t);
@@ -564,7 +579,7 @@ static int eval_binary(tilec_ictx_t *c, const tilec_ir_expr_t *e, tilec_ival_t *
     }
     /* Common class of the operands (they are equal in valid IR). */
     tilec_dtype_t wide;
-    if (tilec_interp_is_float(ea->dtype) || tilec_interp_is_float(eb->dtype)) {
+    if (is_float_t(ea->dtype) || is_float_t(eb->dtype)) {
         wide = TILEC_FLOAT64;
     } else if (ea->dtype == TILEC_UINT64 || eb->dtype == TILEC_UINT64) {
         wide = TILEC_UINT64;
@@ -625,7 +640,7 @@ static int eval_node(tilec_ictx_t *c, const tilec_ir_expr_t *e, tilec_ival_t *ou
         return 0;
     }
     case TILEC_EX_FLOAT:
-        if (tilec_interp_is_float(e->dtype)) {
+        if (is_float_t(e->dtype)) {
             out->f = e->u.f;
         } else {
             *out = float_to_int(e->u.f, e->dtype);
@@ -931,7 +946,7 @@ static int bind_symbols(tilec_ictx_t *c, const int64_t *syms)
         }
         tilec_ival_t val;
         val.i = x;
-        c->vars[i] = tilec_interp_is_float(v->dtype) ? tilec_interp_cvt(val, TILEC_INT64, v->dtype) : val;
+        c->vars[i] = is_float_t(v->dtype) ? tilec_interp_cvt(val, TILEC_INT64, v->dtype) : val;
     }
     return 0;
 }

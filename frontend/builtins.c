@@ -534,7 +534,8 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         if (id == BI_METHOD) return py_method_call(ev, fnv->u.bi.self, fnv->u.bi.meth, &ar);
         if (id >= BI_MMA_FIRST) return mma_call(ev, id, fnv->u.bi.self, &ar);
         if (id >= BI_WS_FIRST) {
-            if (ev->thread_wrap) th_reject(ev, ws_name(id), at);
+            /* one thread's cp.async is per-thread code; the rest of wsops.c is block-level */
+            if (ev->thread_wrap && id != BI_ACCESS_PTR && id != BI_PTX_CP_ASYNC) th_reject(ev, ws_name(id), at);
             return ws_call(ev, id, &ar);
         }
         return id >= BI_PY_FIRST ? py_call(ev, id, &ar) : mod_call(ev, id, &ar);

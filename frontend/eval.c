@@ -124,6 +124,12 @@ value_t *ev_lookup(ev_t *ev, const char *name, ast_loc_t loc)
     if (v && v->kind == V_DEADLOOP && v->u.i == 1)
         ev_fail(ev, loc, "'%s' is a run-time value of the kernel before T.sync_grid(); it cannot be used after it "
                 "(compute it again)", name);
+    if (v && v->kind == V_DEADLOOP && v->u.i == 3)
+        ev_fail(ev, loc, "'%s' is a per-thread value of a warp role's statement; it exists only in that statement",
+                name);
+    if (v && v->kind == V_DEADLOOP && v->u.i == 2)
+        ev_fail(ev, loc, "'%s' is a run-time value inside a loop of warp roles; ordering the roles' barrier "
+                "operations needs their indices, parities and conditions at compile time", name);
     if (v && v->kind == V_DEADLOOP)
         ev_fail(ev, loc, "'%s' is the variable of a kernel loop that has ended; it exists only inside its loop",
                 name);

@@ -50,7 +50,7 @@ typedef enum vkind {
     V_DEADLOOP,              /* a kernel loop's variable after its loop, or (u.i = 1) a run-time value
                               * before T.sync_grid(): reading it is an error */
     V_OPAQUE,                /* something imported that tilec does not evaluate (modules.c) */
-    V_BARRIER,               /* T.alloc_barrier's mbarrier(s): a compile-time token, u.i = count (wsops.c) */
+    V_BARRIER,               /* T.alloc_barrier's mbarrier(s): a compile-time token, u.bar (wsops.c) */
     V_WSCOPE,                /* T.ws(k): a warp-specialized region, run by the block (wsops.c) */
     V_CLASS, V_OBJECT,       /* a compile-time class and an instance of one (classes.c) */
     V_REDUCER                /* T.comm_reducer(fn, identity): u.seq = (fn, identity) (lockstep.c) */
@@ -139,6 +139,9 @@ struct value {
         loopiter_t *it;                                        /* LOOPITER */
         const char *opq;                                       /* OPAQUE: dotted name */
         struct { const char *name; env_t *attrs; value_t *cls; } obj; /* CLASS (cls NULL), OBJECT */
+        struct { int64_t n; int64_t idx; value_t *base; int64_t *counts; } bar; /* BARRIER: n barriers with
+                              * counts[n] arrivals a phase; one of them (idx >= 0, base the list; idx -1: a
+                              * run-time index, or the whole list when base is NULL) */
     } u;
 };
 
@@ -237,6 +240,10 @@ typedef struct ev {
         tilec_ir_stmt_t *loop, **saved_tail;
         struct lkmap { tilec_ir_buffer_t *b, *x; } *map; int nmap, cap; /* per-thread buffer -> [threads, ...] */
     } lk;
+    /* wsroles.c: warp roles scheduled at block level */
+    struct wr *wr;             /* the running schedule, or NULL */
+    int wr_plain;              /* running a role statement the schedule took for barrier-free */
+    tilec_ir_buffer_t **tmem; int ntmem, cap_tmem; /* T.alloc_tmem buffers: block-wide, not registers */
     value_t *none, *vtrue, *vfalse;
 } ev_t;
 
@@ -369,7 +376,7 @@ enum {
     BI_WS_FIRST = 500,
     BI_WS = BI_WS_FIRST, BI_ALLOC_BARRIER, BI_BARRIER_ARRIVE, BI_MBARRIER_ARRIVE, BI_BARRIER_WAIT,
     BI_MBARRIER_WAIT, BI_MBARRIER_EXPECT_TX, BI_FENCE_ASYNC, BI_TMA_STORE_WAIT, BI_TMA_COPY, BI_ALLOC_TMEM,
-    BI_TCGEN05_GEMM
+    BI_TCGEN05_GEMM, BI_WGMMA_GEMM, BI_WAIT_WGMMA, BI_CP_ASYNC_BAR, BI_ACCESS_PTR, BI_PTX_CP_ASYNC
 };
 /* methods of the MMA emitter object of mma_emitter.c (>= BI_MMA_FIRST) */
 enum { BI_MMA_FIRST = 600, BI_MMA_LDA = BI_MMA_FIRST, BI_MMA_LDB, BI_MMA_MMA, BI_MMA_STMATRIX };
@@ -448,8 +455,19 @@ int th_is_binding(const ast_stmt_t *s);               /* `tx = T.get_thread_bind
 /* b->s[first] is a binding whose name the rest of b does not use, or only hands to the MMA emitter
  * (thread_bindings=tx): checked, bound to None, and 1 (the block stays block-level) */
 int th_skip_unused(ev_t *ev, const ast_block_t *b, int first);
+int th_uses_e(const char *name, const ast_expr_t *e);   /* uses of name in e (threads.c) */
+int th_uses_s(const char *name, const ast_stmt_t *s);
+int th_binding_dim(ev_t *ev, const ast_stmt_t *s, value_t **lo); /* a binding statement's dimension and start */
 void th_exec_rest(ev_t *ev, const ast_block_t *b, int first); /* b->s[first..] once per thread */
 void th_reject(ev_t *ev, const char *what, ast_loc_t loc); /* what may not run in per-thread code */
+
+/* ---- wsroles.c ---- */
+int wr_applies(ev_t *ev, const ast_block_t *b, int first); /* b->s[first] a binding read only by role `if`s */
+void wr_run(ev_t *ev, const ast_block_t *b, int first);     /* the rest, the roles in a barrier-true order */
+int wr_is_bar_call(const ast_expr_t *call);                  /* a call of an mbarrier operation */
+const char *wr_call_name(const ast_expr_t *call);            /* the called attribute or name, or NULL */
+/* ---- wsthread.c ---- */
+void wr_per_thread(ev_t *ev, const char *tx, int lo, int n, ast_stmt_t *s); /* s for threads lo..lo+n-1 */
 
 /* ---- wsops.c ---- */
 value_t *ws_member(ev_t *ev, const char *name);       /* T.ws, T.alloc_barrier, ...; NULL when not one */

@@ -245,18 +245,25 @@ value_t *v_subscript(ev_t *ev, value_t *v, ast_expr_t *e)
     if (v->kind == V_BUILTIN) return bi_subscript(ev, v, e);
     if (v->kind == V_OPAQUE) return v; /* typing.Optional[str] in an annotation: still opaque, fails where used */
     if (v->kind == V_BARRIER) { /* mbars[k % stages]: one barrier of the list, still a token */
-        value_t *k;
+        value_t *k, *r;
+        int64_t i = -1;
         if (e->u.sub.n != 1 || e->u.sub.items[0]->kind == AST_SLICE) ev_fail(ev, e->loc, "a barrier list takes one index");
+        if (v->u.bar.base) ev_fail(ev, e->loc, "this is one barrier, not a list of them");
         k = ev_eval(ev, e->u.sub.items[0]);
         if (!v_is_rt(k)) {
-            int64_t i = v_want_int(ev, k, e->u.sub.items[0]->loc, "a barrier index");
-            if (i < -v->u.i || i >= v->u.i)
+            i = v_want_int(ev, k, e->u.sub.items[0]->loc, "a barrier index");
+            if (i < -v->u.bar.n || i >= v->u.bar.n)
                 ev_fail(ev, e->u.sub.items[0]->loc, "barrier index %lld is out of range for %lld barriers",
-                        (long long)i, (long long)v->u.i);
+                        (long long)i, (long long)v->u.bar.n);
+            if (i < 0) i += v->u.bar.n;
         } else if (!tilec_dtype_is_int(ex_of(ev, k, e->loc)->dtype)) {
             ev_fail(ev, e->u.sub.items[0]->loc, "a barrier index must be an integer");
         }
-        return v;
+        r = v_new(ev, V_BARRIER);
+        r->u.bar = v->u.bar;
+        r->u.bar.base = v;
+        r->u.bar.idx = i;
+        return r;
     }
     if (v->kind == V_RANGE) {
         int64_t len = 0, s = v->u.range.start, st = v->u.range.step, k;

@@ -153,6 +153,21 @@ static int other_uses_b(const char *name, const ast_block_t *b, int depth)
     return r;
 }
 
+int th_binding_dim(ev_t *ev, const ast_stmt_t *s, value_t **lo)
+{
+    return binding_dim(ev, binding_call(s), lo);
+}
+
+int th_uses_e(const char *name, const ast_expr_t *e)
+{
+    return other_uses_e(name, e, 0);
+}
+
+int th_uses_s(const char *name, const ast_stmt_t *s)
+{
+    return other_uses_s(name, s, 0);
+}
+
 /* `tx = T.thread_binding(...)` whose name the rest of the block does not
  * use, or only hands to the MMA emitter (thread_bindings=tx), which runs at
  * block level and ignores it: no per-thread code, the binding still checked. */
@@ -178,6 +193,9 @@ void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)
     static const char *const dflt[3] = {"tx", "ty", "tz"};
     int i = first, d;
     ast_loc_t loc = b->s[first]->loc;
+    if (ev->wr)
+        ev_fail(ev, loc, "a thread index bound again inside warp roles is outside the subset tilec supports; use the "
+                "one bound before the roles");
     if (ev->lk.on && !ev->lk.inloop) {   /* the index again in lock-step code (a macro): this thread's */
         th_rebind(ev, b->s[first]);
         for (i = first + 1; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);
@@ -203,6 +221,10 @@ void th_exec_rest(ev_t *ev, const ast_block_t *b, int first)
             env_set(ev, ev->env, s->u.assign.targets[0]->u.name, lo ? lo : v_int(ev, 0));
         }
         for (; i < b->n && ev->ctl == CTL_NONE; i++) ev_exec_stmt(ev, b->s[i]);
+        return;
+    }
+    if (wr_applies(ev, b, first)) {   /* warp roles that meet only at mbarriers (wsroles.c) */
+        wr_run(ev, b, first);
         return;
     }
     if (lk_needed(ev, b, first + 1)) {   /* the threads exchange values: lock step (lockstep.c) */

@@ -1,7 +1,7 @@
 /*
  * frontend/wsops.c — TileLang's Hopper/Blackwell objects that keep a
  * meaning at tilec's block level: warp-specialized regions, mbarriers,
- * TMA copies and tensor-memory accumulators.
+ * TMA copies, warpgroup and tensor-memory MMAs.
  *
  * In TileLang, `with T.ws(k):` runs its body on warp group k only, and the
  * groups hand tiles to each other through mbarriers (`T.barrier_arrive`,
@@ -17,8 +17,9 @@
  * barriers themselves are compile-time tokens (V_BARRIER): they can be
  * indexed (`mbars[k % stages]`) and passed, and nothing else.
  *
- * Thread-level objects (T.get_thread_binding, clusters, warpgroup MMA
- * intrinsics) stay outside the subset (builtins.c names them).
+ * `if tx < 128: ... else: ...` roles that meet only at these barriers are
+ * ordered by wsroles.c.  Clusters and the T.ptx_* intrinsics stay outside
+ * the subset (builtins.c names them).
  */
 #include "eval_internal.h"
 
@@ -29,7 +30,9 @@ static const struct { const char *name; int id; } ws_members[] = {
     {"mbarrier_arrive", BI_MBARRIER_ARRIVE}, {"barrier_wait", BI_BARRIER_WAIT},
     {"mbarrier_wait_parity", BI_MBARRIER_WAIT}, {"mbarrier_arrive_expect_tx", BI_MBARRIER_EXPECT_TX},
     {"fence_proxy_async", BI_FENCE_ASYNC}, {"tma_store_wait", BI_TMA_STORE_WAIT}, {"tma_copy", BI_TMA_COPY},
-    {"alloc_tmem", BI_ALLOC_TMEM}, {"tcgen05_gemm", BI_TCGEN05_GEMM}, {NULL, 0}
+    {"alloc_tmem", BI_ALLOC_TMEM}, {"tcgen05_gemm", BI_TCGEN05_GEMM}, {"wgmma_gemm", BI_WGMMA_GEMM},
+    {"wait_wgmma", BI_WAIT_WGMMA}, {"cp_async_barrier_noinc", BI_CP_ASYNC_BAR}, {"access_ptr", BI_ACCESS_PTR},
+    {"ptx_cp_async", BI_PTX_CP_ASYNC}, {NULL, 0}
 };
 
 value_t *ws_member(ev_t *ev, const char *name)
@@ -53,11 +56,17 @@ const char *ws_name(int id)
     return NULL;
 }
 
-/* An mbarrier argument: a barrier token, or an element of a barrier list. */
+/* An mbarrier argument: a barrier token, or an element of a barrier list.
+ * Inside warp roles (wsroles.c) the schedule itself runs every barrier
+ * operation it sees; one it does not see (in a macro or a helper's body)
+ * would go unscheduled, so it is refused there. */
 static void want_barrier(ev_t *ev, value_t *v, ast_loc_t loc, const char *fname)
 {
     if (!v || v->kind != V_BARRIER)
         ev_fail(ev, loc, "T.%s takes a barrier from T.alloc_barrier, got %s", fname, v ? v_kind_name(v) : "nothing");
+    if (ev->wr_plain)
+        ev_fail(ev, loc, "T.%s inside a call in warp-role code is outside the subset tilec supports: tilec orders the "
+                "roles by the barrier operations written in the roles themselves; write it there", fname);
 }
 
 /* A parity or phase: an integer, at compile time or at run time (only checked). */
@@ -70,6 +79,61 @@ static void want_index(ev_t *ev, value_t *v, ast_loc_t loc, const char *what)
         return;
     }
     (void)v_want_int(ev, v, loc, what);
+}
+
+/* T.ptx_cp_async(dst, src, n) of two T.access_ptr runs: one thread's copy of
+ * n contiguous elements, complete where it stands (its barrier is the
+ * thread's T.cp_async_barrier_noinc, which warp roles order). */
+static void cp_async(ev_t *ev, value_t *d, value_t *s, value_t *n, ast_loc_t at, ast_loc_t dl, ast_loc_t sl,
+                     ast_loc_t nl)
+{
+    region_t *rd, *rs;
+    int64_t len, cnt;
+    tilec_ir_stmt_t *loop, *st, **saved;
+    tilec_ir_var_t *e;
+    tilec_ir_expr_t **di, **si;
+    int i;
+    if (d->kind != V_REGION || s->kind != V_REGION || !d->u.rg->ext || !s->u.rg->ext)
+        ev_fail(ev, at, "T.ptx_cp_async copies between two T.access_ptr(element, mode, extent) runs");
+    rd = d->u.rg;
+    rs = s->u.rg;
+    len = rd->ext[rd->buf->ndim - 1];
+    if (rs->ext[rs->buf->ndim - 1] != len)
+        ev_fail(ev, at, "T.ptx_cp_async: the runs have %lld and %lld elements", (long long)len,
+                (long long)rs->ext[rs->buf->ndim - 1]);
+    if (rd->buf->dtype != rs->buf->dtype)
+        ev_fail(ev, at, "T.ptx_cp_async copies bytes: '%s' is %s and '%s' %s", rd->buf->name,
+                tilec_dtype_name(rd->buf->dtype), rs->buf->name, tilec_dtype_name(rs->buf->dtype));
+    if (rd->buf->scope != TILEC_SCOPE_SHARED) ev_fail(ev, dl, "T.ptx_cp_async writes shared memory");
+    if (rs->buf->scope != TILEC_SCOPE_GLOBAL) ev_fail(ev, sl, "T.ptx_cp_async reads a kernel tensor");
+    cnt = v_want_int(ev, n, nl, "the size of the copy");
+    if (cnt != len && cnt != len * (int64_t)tilec_dtype_size(rd->buf->dtype))
+        ev_fail(ev, nl, "T.ptx_cp_async of %lld: the runs are %lld elements (%lld bytes)", (long long)cnt,
+                (long long)len, (long long)(len * (int64_t)tilec_dtype_size(rd->buf->dtype)));
+    loop = ev_stmt(ev, TILEC_ST_FOR, at);
+    loop->u.loop.kind = TILEC_LOOP_SERIAL;
+    loop->u.loop.num_stages = 1;
+    loop->u.loop.extent = ex_int32(ev, len);
+    e = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, "e"), TILEC_INT32, TILEC_VAR_LOOP));
+    loop->u.loop.var = e;
+    ev_set_loop_extent(ev, e, loop->u.loop.extent);
+    di = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *di * (size_t)rd->buf->ndim));   /* IR: the kernel's arena */
+    si = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *si * (size_t)rs->buf->ndim));
+    for (i = 0; i < rd->buf->ndim; i++) di[i] = rd->base[i];
+    for (i = 0; i < rs->buf->ndim; i++) si[i] = rs->base[i];
+    di[rd->buf->ndim - 1] = ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_ADD, di[rd->buf->ndim - 1],
+                                                       ev_chk(ev, tilec_ir_varref(ev->a, e))));
+    si[rs->buf->ndim - 1] = ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_ADD, si[rs->buf->ndim - 1],
+                                                       ev_chk(ev, tilec_ir_varref(ev->a, e))));
+    saved = ev->tail;
+    ev->tail = &loop->u.loop.body;
+    st = ev_stmt(ev, TILEC_ST_STORE, at);
+    st->u.store.buf = rd->buf;
+    st->u.store.idx = di;
+    st->u.store.value = ev_chk(ev, tilec_ir_load(ev->a, rs->buf, si));
+    ev_emit(ev, st, at);
+    ev->tail = saved;
+    ev_emit(ev, loop, at);
 }
 
 value_t *ws_call(ev_t *ev, int id, args_t *ar_)
@@ -104,7 +168,10 @@ value_t *ws_call(ev_t *ev, int id, args_t *ar_)
         }
         ev_require_kernel(ev, at, "T.alloc_barrier");
         v = v_new(ev, V_BARRIER);
-        v->u.i = n;
+        v->u.bar.n = n;
+        v->u.bar.idx = -1;
+        v->u.bar.counts = ev_alloc(ev, sizeof *v->u.bar.counts * (size_t)n);
+        for (i = 0; i < n; i++) v->u.bar.counts[i] = v_want_int(ev, c->kind == V_SEQ ? c->u.seq.items[i] : c, l_[0], "an arrive count");
         return v;
     }
     case BI_BARRIER_ARRIVE: case BI_MBARRIER_ARRIVE: {
@@ -124,6 +191,44 @@ value_t *ws_call(ev_t *ev, int id, args_t *ar_)
         BIND("T.mbarrier_arrive_expect_tx", 2, "mbarrier", "tx");
         want_barrier(ev, a_[0], l_[0], ws_name(id));
         want_index(ev, a_[1], l_[1], "the transaction count");
+        ev_require_kernel(ev, at, ws_name(id));
+        return ev->none;
+    }
+    case BI_CP_ASYNC_BAR: {
+        BIND("T.cp_async_barrier_noinc", 1, "mbarrier");
+        want_barrier(ev, a_[0], l_[0], ws_name(id));
+        ev_require_kernel(ev, at, ws_name(id));
+        return ev->none;
+    }
+    case BI_ACCESS_PTR: {
+        BIND("T.access_ptr", 3, "ptr", "access_mask", "extent");
+        value_t *r;
+        region_t *rg;
+        int64_t n;
+        int i;
+        if (a_[1]->kind != V_STR || (strcmp(a_[1]->u.s.s, "r") && strcmp(a_[1]->u.s.s, "w") && strcmp(a_[1]->u.s.s, "rw")))
+            ev_fail(ev, l_[1], "T.access_ptr's mode is \"r\", \"w\" or \"rw\"");
+        if (!(a_[0]->kind == V_EXPR && a_[0]->u.ex->kind == TILEC_EX_LOAD))
+            ev_fail(ev, l_[0], "T.access_ptr takes one element of a buffer (buf[i, j])");
+        n = v_want_int(ev, a_[2], l_[2], "the extent");
+        rg = rg_of(ev, a_[0], l_[0], "T.access_ptr");
+        if (view_is(rg->buf)) ev_fail(ev, l_[0], "T.access_ptr of a re-view (T.view, T.reshape) is outside the subset");
+        if (n < 1 || n > (int64_t)1 << 20) ev_fail(ev, l_[2], "T.access_ptr's extent must be 1 to 1048576");
+        rg->corner = 0;
+        for (i = 0; i < rg->buf->ndim; i++) rg->ext[i] = i == rg->buf->ndim - 1 ? n : 1;
+        r = v_new(ev, V_REGION);
+        r->u.rg = rg;
+        return r;
+    }
+    case BI_PTX_CP_ASYNC: {
+        BIND("T.ptx_cp_async", 3, "dst", "src", "bytes");
+        ev_require_kernel(ev, at, ws_name(id));
+        cp_async(ev, a_[0], a_[1], a_[2], at, l_[0], l_[1], l_[2]);
+        return ev->none;
+    }
+    case BI_WAIT_WGMMA: {
+        BIND("T.wait_wgmma", 1, "id");
+        (void)v_want_int(ev, a_[0], l_[0], "the number of warpgroup MMAs left in flight");
         ev_require_kernel(ev, at, ws_name(id));
         return ev->none;
     }
@@ -148,7 +253,15 @@ value_t *ws_call(ev_t *ev, int id, args_t *ar_)
             shape = v_seq(ev, 1, 0);
             shape->u.seq.items[0] = a_[0];
         }
-        return op_alloc(ev, TILEC_SCOPE_FRAGMENT, shape, a_[1], NULL, ev->name_hint, at);
+        shape = op_alloc(ev, TILEC_SCOPE_FRAGMENT, shape, a_[1], NULL, ev->name_hint, at);
+        if (ev->ntmem == ev->cap_tmem) {   /* block-wide memory: warp roles may share it (wsroles.c) */
+            tilec_ir_buffer_t **nt = ev_alloc(ev, sizeof *nt * (size_t)(ev->cap_tmem * 2 + 8));
+            if (ev->ntmem) memcpy(nt, ev->tmem, sizeof *nt * (size_t)ev->ntmem);
+            ev->tmem = nt;
+            ev->cap_tmem = ev->cap_tmem * 2 + 8;
+        }
+        ev->tmem[ev->ntmem++] = shape->u.buf;
+        return shape;
     }
     case BI_TCGEN05_GEMM: {
         BIND("T.tcgen05_gemm", 3, "A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum", "mbar",
@@ -164,6 +277,20 @@ value_t *ws_call(ev_t *ev, int id, args_t *ar_)
         for (i = 0; i < 10; i++) {
             g[i] = i < 7 ? a_[i] : NULL;
             gl[i] = i < 7 ? l_[i] : at;
+        }
+        op_gemm(ev, g, gl, at);
+        return ev->none;
+    }
+    case BI_WGMMA_GEMM: {
+        /* a warpgroup MMA is a T.gemm whose result is complete at T.wait_wgmma; read in program
+         * order, it is complete at once */
+        BIND("T.wgmma_gemm", 3, "A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum");
+        value_t *g[10];
+        ast_loc_t gl[10];
+        int i;
+        for (i = 0; i < 10; i++) {
+            g[i] = i < NN_ ? a_[i] : NULL;
+            gl[i] = i < NN_ ? l_[i] : at;
         }
         op_gemm(ev, g, gl, at);
         return ev->none;

@@ -431,6 +431,51 @@ Test(frontend_errors, warp_specialized_objects)
                "        T.tcgen05_gemm(a, a, c, mbar=None, use_2cta=True)\n", 9, "clusters are outside the subset");
 }
 
+/* Warp roles (wsroles.c): what cannot be put in one barrier-true order, or
+ * would not compute what the GPU computes, is named. */
+#define ROLES_HEAD KERNEL_HEAD "        f = T.alloc_barrier(128)\n        g = T.alloc_barrier(64)\n" \
+    "        tx = T.get_thread_binding()\n"
+Test(frontend_errors, warp_roles)
+{
+    /* the consumer waits for a phase no role completes */
+    expect_err(ROLES_HEAD "        if tx < 64:\n            T.barrier_wait(f, 0)\n        else:\n"
+               "            T.barrier_arrive(g)\n", 11, "would wait for ever");
+    /* a register buffer of one role read by the other */
+    expect_err(ROLES_HEAD "        r = T.alloc_fragment((64,), \"float32\")\n        if tx < 64:\n"
+               "            T.fill(r, 1.0)\n            T.barrier_arrive(g)\n        else:\n"
+               "            T.barrier_wait(g, 0)\n            T.copy(r, B)\n", 16, "register memory used by two warp roles");
+    /* a run-time parity */
+    expect_err(ROLES_HEAD "        if tx < 64:\n            T.barrier_wait(g, bx)\n        else:\n"
+               "            T.barrier_arrive(g)\n", 11, "parity is a run-time value");
+    /* roles' loops of different trip counts */
+    expect_err(ROLES_HEAD "        if tx < 64:\n            for k in T.serial(3):\n                T.barrier_wait(g, k % 2)\n"
+               "        else:\n            for k in T.serial(4):\n                T.barrier_arrive(g)\n", 14,
+               "runs 4 times and the one at line 11 3 times");
+    /* a barrier operation hidden in a macro called from a role */
+    expect_err(HDR "@T.macro\ndef arrive(b):\n    T.barrier_arrive(b)\n" "@T.prim_func\ndef main(B: T.Tensor((64,), \"float32\")):\n"
+               "    with T.Kernel(1, threads=128) as bx:\n        g = T.alloc_barrier(64)\n"
+               "        tx = T.get_thread_binding()\n        if tx < 64:\n            T.barrier_wait(g, 0)\n"
+               "        else:\n            arrive(g)\n", 6, "inside a call in warp-role code");
+    /* the index that splits the roles is still checked */
+    expect_err(KERNEL_HEAD "        g = T.alloc_barrier(64)\n        tx = T.thread_binding(0, 64, thread=\"threadIdx.x\")\n"
+               "        if tx < 32:\n            T.barrier_wait(g, 0)\n        else:\n            T.barrier_arrive(g)\n", 8,
+               "must cover the block's 128 threads");
+    /* per-thread code of a role: threads may not exchange values inside it */
+    expect_err(ROLES_HEAD "        s = T.alloc_shared((64,), \"float32\")\n        if tx < 64:\n"
+               "            T.barrier_wait(g, 0)\n        else:\n            for u in T.serial(1):\n"
+               "                s[tx - 64] = 1.0\n                B[tx - 64] = s[127 - tx]\n"
+               "            T.barrier_arrive(g)\n", 16, "did not write itself");
+    /* T.ptx_cp_async: the size must be the runs' */
+    expect_err(ROLES_HEAD "        s = T.alloc_shared((64, 8), \"float16\")\n        if tx < 64:\n"
+               "            T.barrier_wait(g, 0)\n        else:\n"
+               "            T.ptx_cp_async(T.access_ptr(s[tx - 64, 0], \"w\", 8), T.access_ptr(A[tx - 64, 0], \"r\", 8), 4)\n"
+               "            T.cp_async_barrier_noinc(g)\n", 14, "the runs are 8 elements (16 bytes)");
+    expect_err(ROLES_HEAD "        s = T.alloc_shared((64, 8), \"float16\")\n        if tx < 64:\n"
+               "            T.barrier_wait(g, 0)\n        else:\n"
+               "            T.ptx_cp_async(T.access_ptr(s[tx - 64, 0], \"w\", 8), T.access_ptr(A[tx - 64, 0], \"x\", 8), 8)\n"
+               "            T.cp_async_barrier_noinc(g)\n", 14, "mode is \"r\", \"w\" or \"rw\"");
+}
+
 Test(frontend_errors, runtime_bit_operations)
 {
     expect_err(KERNEL_HEAD "        for i in T.Parallel(64):\n            B[i] = T.cast(i << 40, \"float32\")\n", 8,

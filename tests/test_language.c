@@ -1267,6 +1267,35 @@ Test(lang, warp_specialized_program_at_block_level)
     run_free(&r);
 }
 
+/* Warp roles ordered by their mbarriers (tests/lang/ws_roles.py): the
+ * consumer role is written first; C through each role's own loop over a
+ * two-stage ring, D through one loop around the roles with a value handed
+ * back through shared memory from step 1 on, E from a producer role whose
+ * code is per-thread. */
+Test(lang, warp_roles_ordered_by_their_barriers)
+{
+    run_t r;
+    int i, j, k;
+    run_file(&r, "tests/lang/ws_roles.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 16; j++) {
+            double c = 0, d = 0;
+            for (k = 0; k < 6; k++) {
+                c += (k + 1) * pattern(0, (4 * k + i) * 16 + j);
+                d += (k + 1) * (pattern(0, (4 * k + i) * 16 + j) + (k > 0 ? 1.0 : 0.0));
+            }
+            EXPECT_NEAR(F(r, 1)[i * 16 + j], c, "C[%d,%d] (the roles' loops fused)", i, j);
+            EXPECT_NEAR(F(r, 2)[i * 16 + j], d, "D[%d,%d] (roles in one loop, a value handed back)", i, j);
+        }
+    for (i = 0; i < 16; i++)
+        for (j = 0; j < 16; j++) {
+            int f = (8 * i + j / 2) % 3;
+            EXPECT_NEAR(F(r, 3)[i * 16 + j], 3 * (f ? pattern(0, i * 16 + j) : 0.0) + f,
+                        "E[%d,%d] (a per-thread producer role, T.ptx_cp_async)", i, j);
+        }
+    run_free(&r);
+}
+
 Test(lang, reviews_and_im2col)
 {
     run_t r;

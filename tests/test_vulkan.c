@@ -359,16 +359,11 @@ static int run(const char *cmd, char *out, size_t outlen)
 }
 
 /* A refusal for the device's block-wide memory: the one failure a program
- * of this repository may have here (exit status 3, both sizes named); and
- * the host's refusal of a kernel that needs a newer tile IR than the plugin
- * reads (tests/lang/float8.py: float8 dtypes are IR 1.2; tests/lang/bit_ops.py:
- * run-time bit operations are IR 1.1). */
+ * of this repository may have here (exit status 3, both sizes named). */
 static int shared_limit(int rc, const char *out)
 {
     return rc == 3 && ((strstr(out, "bytes of shared/fragment memory per block") && strstr(out, "(use smaller tiles)")) ||
-                       (strstr(out, "lower: smem: shared memory: the kernel needs") && strstr(out, "the target allows")) ||
-                       (strstr(out, "backend 'vulkan' reads tile IR") &&
-                        (strstr(out, "needs tile IR 1.1") || strstr(out, "needs tile IR 1.2"))));
+                       (strstr(out, "lower: smem: shared memory: the kernel needs") && strstr(out, "the target allows")));
 }
 
 /* spirv-val's environment for a module's SPIR-V version (header word 1). */

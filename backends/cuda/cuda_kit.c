@@ -329,7 +329,11 @@ static int gemm_hook(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         return rc; /* 0: the kit's FMA tiles ("simt") */
     const tilec_ir_buffer_t *A = s->u.gemm.a, *B = s->u.gemm.b, *C = s->u.gemm.c;
     int wg = (p.e->flags & TILEC_TARGET_MMA_ASYNC) != 0, T = p.e->threads, n = (int)(p.mt * p.nt) * p.rpt;
-    if (tilec_simt_place_of(c, A) == TILEC_SIMT_PLACE_PRIVATE || tilec_simt_place_of(c, B) == TILEC_SIMT_PLACE_PRIVATE ||
+    int rs = 0;
+    for (int i = 0; i < g->nrs; i++)
+        rs |= g->rs[i] == A;
+    if ((tilec_simt_place_of(c, A) == TILEC_SIMT_PLACE_PRIVATE && !rs) ||
+        tilec_simt_place_of(c, B) == TILEC_SIMT_PLACE_PRIVATE ||
         A->scope == TILEC_SCOPE_GLOBAL || B->scope == TILEC_SCOPE_GLOBAL) {
         tilec_simt_fail(c, "gemm %s, %s on %s: the operands must be in shared memory", A->name, B->name, p.e->name);
         return -1;
@@ -373,9 +377,6 @@ static int gemm_hook(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     }
     /* A's registers must stay as they are until the wgmma completes: no
      * deferred wait for a register A */
-    int rs = 0;
-    for (int i = 0; i < g->nrs; i++)
-        rs |= g->rs[i] == A;
     int defer = wg && p.regs && !rs && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_wait");
     if (wg)
         wgmma_kloop(g, c, s, &p, C, rs, defer);
@@ -439,45 +440,50 @@ static int whole(const tilec_ir_region_t *r)
     return 1;
 }
 
-/* wgmma with A in registers, as FlashAttention-3 keeps P: copy s of a
- * whole register accumulator R into a 16-bit fragment A that only a
- * later wgmma of the same list reads (nothing else uses A, nothing
- * between writes R) packs R's registers, converted, into that wgmma's
- * A-operand registers tc_pa<A>[mt][K/16][4] instead of writing A.  It
- * needs R's layout to be the accumulators of an m64nK wgmma over the same
- * warpgroup rows: then the registers of columns 16kk..16kk+15 are, pair
- * by pair, the A fragment of k-step kk, and no value moves between
- * threads.  1 printed, 0 not such a copy, -1 error. */
+/* wgmma with A in registers, as FlashAttention-3 keeps P: the layout
+ * pass gave the 16-bit fragment A the register layout "mma.a" (the
+ * accumulator layout of an m64nK wgmma over the gemm's warpgroup rows,
+ * TILEC_TARGET_MMA_A_REGS), written only by this whole copy from a
+ * register accumulator R and read only by the later wgmma of the same
+ * list.  The copy packs R's registers, converted, into that wgmma's
+ * A-operand registers tc_pa<A>[mt][K/16][4]: the registers of columns
+ * 16kk..16kk+15 are, pair by pair, the A fragment of k-step kk, and no
+ * value moves between threads.  1 printed, 0 not such a copy, -1 error. */
 static int rs_copy(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_buffer_t *R = s->u.copy.src.buf, *A = s->u.copy.dst.buf;
-    if (!g->wgmma || tilec_simt_per_thread(c) || g->nrs == KIT_MAX_RS || A->scope != TILEC_SCOPE_FRAGMENT ||
-        (A->dtype != TILEC_FLOAT16 && A->dtype != TILEC_BFLOAT16) || A->ndim != 2 || R->ndim != 2 ||
-        R->dtype != TILEC_FLOAT32 || !R->layout || R->layout->kind != TILEC_LAYOUT_REGS || !whole(&s->u.copy.src) ||
-        !whole(&s->u.copy.dst))
+    if (tilec_simt_per_thread(c) || !A->layout || A->layout->kind != TILEC_LAYOUT_REGS || !A->layout->name ||
+        strcmp(A->layout->name, "mma.a") != 0)
         return 0;
     const tilec_ir_stmt_t *gm = NULL;
-    for (const tilec_ir_stmt_t *t = s->next; t && !gm; t = t->next) {
+    for (const tilec_ir_stmt_t *t = s->next; t && !gm; t = t->next)
         if (t->kind == TILEC_ST_GEMM && t->u.gemm.a == A)
             gm = t;
-        else if (tilec_lower_uses(t, A) || (tilec_lower_uses(t, R) & TILEC_LOWER_USE_WRITE))
-            return 0;
-    }
-    if (!gm || gm->u.gemm.trans_a || gm->u.gemm.a_lead || gm->u.gemm.b->dtype != A->dtype ||
-        other_uses(g->body, A, s, gm, 0))
-        return 0;
     tilec_simt_mma_plan_t p, rp;
-    int rc = tilec_simt_mma_plan(c, g->desc, gm, &p);
-    if (rc <= 0 || !(p.e->flags & TILEC_TARGET_MMA_ASYNC) || p.gn != 1 || p.K % 16 || p.K > p.e->n ||
-        (p.e->n_step && p.K % p.e->n_step))
-        return rc < 0 ? -1 : 0;
-    /* R as the C of an m64nK wgmma on the same warpgroup rows */
-    rp = p;
-    rp.N = rp.WN = rp.in = p.K;
-    rp.nt = 1;
-    rp.rpt = (int)(rp.im * rp.in / p.e->threads);
-    if (!tilec_simt_mma_regs_match(R, &rp))
-        return 0;
+    int rc = gm && g->wgmma && g->nrs < KIT_MAX_RS && (A->dtype == TILEC_FLOAT16 || A->dtype == TILEC_BFLOAT16) &&
+                     R->dtype == TILEC_FLOAT32 && R->layout && R->layout->kind == TILEC_LAYOUT_REGS &&
+                     whole(&s->u.copy.src) && whole(&s->u.copy.dst) && !gm->u.gemm.trans_a && !gm->u.gemm.a_lead &&
+                     gm->u.gemm.b->dtype == A->dtype && !other_uses(g->body, A, s, gm, 0)
+                 ? tilec_simt_mma_plan(c, g->desc, gm, &p)
+                 : 0;
+    if (rc > 0 && (!(p.e->flags & TILEC_TARGET_MMA_ASYNC) || p.gn != 1 || p.K % 16 || p.K > p.e->n ||
+                   (p.e->n_step && p.K % p.e->n_step)))
+        rc = 0;
+    if (rc > 0) {
+        /* R as the C of an m64nK wgmma on the same warpgroup rows */
+        rp = p;
+        rp.N = rp.WN = rp.in = p.K;
+        rp.nt = 1;
+        rp.rpt = (int)(rp.im * rp.in / p.e->threads);
+        if (!tilec_simt_mma_regs_match(R, &rp))
+            rc = 0;
+    }
+    if (rc <= 0) {
+        if (rc == 0)
+            tilec_simt_fail(c, "copy %s -> %s: '%s' is a register A operand (\"mma.a\") but the copy and its wgmma "
+                            "are not the pair the layout pass requires", R->name, A->name, A->name);
+        return -1;
+    }
     const char *cv = A->dtype == TILEC_BFLOAT16 ? "tl_f2b" : "tl_f2h";
     int ks = (int)(p.K / 16);
     tilec_simt_emit(c, "/* copy %s -> %s: packed into wgmma A-operand registers (tc_pa%d) */", R->name, A->name, A->id);
@@ -585,9 +591,10 @@ static int kit_after(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 
 /* ---- warp specialization ------------------------------------------------------
  * A loop of the warpspec pass (lower.warpspec = (T, P)) runs twice: the
- * producer warpgroup, threads [T, T + P), runs it with only the
- * statements marked lower.producer (its thread T issues the arrivals and
- * the bulk copies), the consumers [0, T) without them; the two then go
+ * producer warpgroup's first warp, threads [T, T + 32), runs it with only
+ * the statements marked lower.producer (its thread T issues the arrivals
+ * and the bulk copies; the warpgroup's other warps skip it and wait for
+ * it at a named barrier), the consumers [0, T) without them; the two then go
  * on together.  With 384 threads or more, setmaxnreg moves registers from
  * the producer (40 each) to the consumers for the loop, and back after
  * it (the consumers give theirs back first, so the producer's increase
@@ -687,9 +694,19 @@ static int kit_loop(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     tilec_simt_indent(c, 1);
     if (regs)
         tilec_simt_emit(c, "tl_reg_dec<%d>();", WS_PRODUCER_REGS);
+    /* one warp runs the producer's loop (its thread T issues, the warp
+     * waits for the releases); the other warps of the warpgroup go straight
+     * to the named barrier after it instead of spinning on the releases */
+    tilec_simt_emit(c, "if (tc_tid < %d) {", T + 32);
+    tilec_simt_indent(c, 1);
     g->tid_base = T;
     tilec_simt_gen_loop(c, &lp);
     g->tid_base = 0;
+    tilec_simt_indent(c, -1);
+    tilec_simt_emit(c, "}");
+    /* the warpgroup meets again (named barrier 1, its 128 threads) before
+     * its next setmaxnreg, as the PTX ISA asks between two of them */
+    tilec_simt_emit(c, "asm volatile(\"bar.sync 1, %d;\" ::: \"memory\");", P);
     if (regs)
         tilec_simt_emit(c, "tl_reg_inc<%d>();", r0);
     tilec_simt_indent(c, -1);

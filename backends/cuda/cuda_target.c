@@ -36,8 +36,8 @@
 #define WGMMA(nm, ab) \
     {.struct_size = sizeof(tilec_target_mma_t), .name = nm, .m = 64, .n = 256, .k = 16, \
      .n_step = 8, .a_dtype = ab, .b_dtype = ab, .acc_dtype = TILEC_FLOAT32, .threads = 128, \
-     .flags = TILEC_TARGET_MMA_SMEM_SWIZZLED | TILEC_TARGET_MMA_ASYNC, .max_acc_regs = 128, \
-     MODES_M64}
+     .flags = TILEC_TARGET_MMA_SMEM_SWIZZLED | TILEC_TARGET_MMA_ASYNC | TILEC_TARGET_MMA_A_REGS, \
+     .max_acc_regs = 128, MODES_M64}
 
 /* fp8: k = 32, both operands K-major (the PTX ISA allows no transpose for
  * 8-bit types) */
@@ -99,7 +99,8 @@ static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90", CP_ASYNC | TI
  * and what the backend lowers for unless TILEC_CUDA_WS=1: warp
  * specialization was slower than the plain TMA ring on the H200 for the
  * fp16 GEMM 8192^3 (0.791 of cuBLAS against 0.816,
- * bench/results/hopper_session6.md). */
+ * bench/results/hopper_session6.md; with a one-warp producer 1.849 ms
+ * against 1.837, bench/results/hopper_session7.md). */
 #define SM90A(fl) \
     {HOPPER_F("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK, COMMON_FLAGS | (fl)), .nmma = 6, .mma = mma_sm90a}
 static const tilec_target_desc_t desc_sm90a_v[2] = {SM90A(0), SM90A(TILEC_TARGET_WARP_SPECIALIZE)};

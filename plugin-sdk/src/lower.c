@@ -37,6 +37,7 @@ static const pass_def_t passes[TILEC_LOWER_NPASSES] = {
     [TILEC_LOWER_BARRIER] = {"barrier", lower_barrier},
     [TILEC_LOWER_ARITH] = {"arith", lower_arith},
     [TILEC_LOWER_WARPSPEC] = {"warpspec", lower_warpspec},
+    [TILEC_LOWER_SPLIT] = {"split", lower_split},
 };
 
 const char *tilec_lower_pass_name(int pass)

@@ -46,6 +46,7 @@ int lower_tma(lower_ctx_t *c);
 int lower_barrier(lower_ctx_t *c);
 int lower_arith(lower_ctx_t *c);
 int lower_warpspec(lower_ctx_t *c);
+int lower_split(lower_ctx_t *c);
 
 /* ---- helpers (lower_util.c) ---------------------------------------------------- */
 
@@ -67,6 +68,9 @@ tilec_ir_expr_t *lower_subst(lower_ctx_t *c, const tilec_ir_expr_t *e, const til
 tilec_ir_var_t *lower_new_loop_var(lower_ctx_t *c, const char *suffix, const char *base);
 /* e has no loads and no let variables (it can be evaluated anywhere) */
 int lower_expr_pure(const tilec_ir_expr_t *e);
+/* e has no loads and no let variable that the statements of body (a loop's)
+ * assign: evaluated just before the loop, it is the loop's value of e */
+int lower_expr_invariant(const tilec_ir_expr_t *e, tilec_ir_stmt_t *body);
 /* Walks the kernel body with statement callback pre (w->user is c): 0, or
  * -1 with the failure recorded (a callback's, or too deep: out of memory). */
 int lower_walk_stmts(lower_ctx_t *c, int (*pre)(tilec_ir_walk_t *w, tilec_ir_stmt_t *s));

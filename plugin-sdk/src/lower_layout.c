@@ -31,6 +31,18 @@
  * generator made in its own arrays (rf_* / plan_regfrags), now written
  * into the IR where the verifier checks the maps are one to one.
  *
+ * Register A operands.  Where the target's instruction takes A from
+ * registers (TILEC_TARGET_MMA_A_REGS: wgmma), a 16-bit fragment P that
+ * exactly two statements touch — a whole copy from a register accumulator
+ * R, then, later in the same statement list with nothing between
+ * mentioning P or writing R, one gemm reading P as its untransposed A with
+ * one group across N — lives in registers too ("mma.a": the layout R has,
+ * which is the accumulator layout of the instruction with n = P's
+ * columns, so its registers are the A fragments of the gemm's k-steps and
+ * the copy moves nothing between threads).  Flash attention's P then
+ * never goes through shared memory, and the barrier pass, which only sees
+ * shared buffers, puts no barriers around it.  Any other use demotes it.
+ *
  * Attributes: reduce gets lower.reduce ("shuffle", "thread" or "block")
  * and lower.width (lanes combined); T.Parallel nests whose iterations run
  * on the threads owning register elements get lower.dist = "regs".
@@ -40,7 +52,7 @@
 
 #include "lower_internal.h"
 
-enum { RF_NONE = 0, RF_ACC, RF_ROW };
+enum { RF_NONE = 0, RF_ACC, RF_ROW, RF_AOP };
 enum { FORM_MMA = 1, FORM_SIMT, FORM_WARPROWS };
 
 typedef struct fplan {
@@ -180,6 +192,108 @@ static int warprows_plan(lay_t *L, const tilec_ir_buffer_t *b, fplan_t *p)
     return 1;
 }
 
+/* The plan of fragment a as the register A operand of gemm s: the
+ * accumulator plan of s's instruction with n = a's columns; 0 when the
+ * instruction or the gemm cannot take it so. */
+static int aop_plan(lay_t *L, const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *a, fplan_t *q)
+{
+    fplan_t p;
+    if (s->kind != TILEC_ST_GEMM || s->u.gemm.a != a || s->u.gemm.b == a || s->u.gemm.c == a || s->u.gemm.trans_a ||
+        s->u.gemm.a_lead || a->scope != TILEC_SCOPE_FRAGMENT || a->ndim != 2 || !gemm_plan(L, s, &p) ||
+        p.form != FORM_MMA || !(p.mma->flags & TILEC_TARGET_MMA_A_REGS) || p.gn != 1 || (int)a->dtype != (int)p.mma->a_dtype ||
+        tilec_dtype_size(a->dtype) != 2)
+        return 0;
+    int64_t K = lower_dim(a, 1);
+    if (lower_dim(a, 0) != p.M || K <= 0 || K % p.mma->k || K > p.mma->n || (p.mma->n_step && K % p.mma->n_step))
+        return 0;
+    *q = p;
+    q->N = q->inst_n = K;
+    q->nt = 1;
+    return 1;
+}
+
+typedef struct aq {
+    const tilec_ir_buffer_t *b;
+    int n;
+} aq_t;
+
+static void count_cb(void *user, tilec_ir_stmt_t *s, tilec_ir_buffer_t *b, int how)
+{
+    aq_t *q = user;
+    (void)s;
+    (void)how;
+    q->n += b == q->b;
+}
+
+static int count_in(tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
+{
+    aq_t q = {b, 0};
+    lower_accesses(s, count_cb, &q);
+    return q.n;
+}
+
+/* is there, in list (or a list nested in it), the whole copy from a
+ * register accumulator of b's plan into b, then the gemm reading b as A
+ * in that plan, with nothing between mentioning b or writing the source? */
+static int aop_pair(lay_t *L, tilec_ir_stmt_t *list, const tilec_ir_buffer_t *b, int depth)
+{
+    if (depth > TILEC_IR_MAX_DEPTH)
+        return 0;
+    for (tilec_ir_stmt_t *s = list; s; s = s->next) {
+        if (s->kind == TILEC_ST_FOR && aop_pair(L, s->u.loop.body, b, depth + 1))
+            return 1;
+        if (s->kind == TILEC_ST_IF &&
+            (aop_pair(L, s->u.cond.then, b, depth + 1) || aop_pair(L, s->u.cond.els, b, depth + 1)))
+            return 1;
+        if (s->kind != TILEC_ST_COPY || s->u.copy.dst.buf != b)
+            continue;
+        const tilec_ir_buffer_t *r = s->u.copy.src.buf;
+        if (L->rf[r->id] != RF_ACC || !plan_eq(&L->plan[r->id], &L->plan[b->id]) ||
+            !lower_region_whole(&s->u.copy.src) || !lower_region_whole(&s->u.copy.dst))
+            return 0;
+        for (tilec_ir_stmt_t *t = s->next; t; t = t->next) {
+            fplan_t q;
+            if (t->kind == TILEC_ST_GEMM && t->u.gemm.a == b)
+                return aop_plan(L, t, b, &q) && plan_eq(&q, &L->plan[b->id]);
+            if (count_in(t, b) || (lower_uses(t, r) & LOWER_WRITE))
+                return 0;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* demotes the register A operands that are no longer such a pair */
+static int aop_check(lay_t *L)
+{
+    tilec_ir_kernel_t *k = L->c->k;
+    int n = 0;
+    for (int i = k->nparams; i < L->nb; i++) {
+        if (L->rf[i] != RF_AOP)
+            continue;
+        int uses = 0;
+        for (tilec_ir_stmt_t *s = k->body; s; s = s->next)
+            uses += count_in(s, k->bufs[i]);
+        if (uses != 2 || !aop_pair(L, k->body, k->bufs[i], 0))
+            L->rf[i] = RF_NONE, n++;
+    }
+    return n;
+}
+
+static int seed_aop_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
+{
+    lay_t *L = w->user;
+    fplan_t q;
+    if (s->kind == TILEC_ST_FOR && s->u.loop.kind == TILEC_LOOP_PARALLEL)
+        return TILEC_WALK_SKIP;
+    if (s->kind == TILEC_ST_GEMM && L->rf[s->u.gemm.a->id] == RF_NONE && aop_plan(L, s, s->u.gemm.a, &q) &&
+        rows_eq(&q, &L->rows)) {
+        L->rf[s->u.gemm.a->id] = RF_AOP;
+        L->plan[s->u.gemm.a->id] = q;
+    }
+    return TILEC_WALK_CONTINUE;
+}
+
 /* ---- demotion ----------------------------------------------------------------- */
 
 static int demote(lay_t *L, const tilec_ir_buffer_t *b)
@@ -265,6 +379,10 @@ static void nest_access(nest_t *nn, const tilec_ir_buffer_t *b, tilec_ir_expr_t 
     if (!k)
         return;
     nn->mentions = 1;
+    if (k == RF_AOP) {
+        nn->bad = 1; /* only its copy and its gemm touch a register A operand */
+        return;
+    }
     if (k == RF_ROW) {
         if (!is_var(idx[0], nn->loop[0]->u.loop.var))
             nn->bad = 1;
@@ -516,6 +634,8 @@ static int check_list(lay_t *L, tilec_ir_stmt_t *s, int depth)
             const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
             n += demote_region_bases(L, src) + demote_region_bases(L, dst);
             int rs = L->rf[src->buf->id], rd = L->rf[dst->buf->id], ok = 1;
+            if (rd == RF_AOP && rs == RF_ACC)
+                break; /* aop_check decides */
             if (rs && rd) {
                 /* registers to registers only between row vectors; else
                  * the destination goes to shared memory first (a copy
@@ -539,7 +659,9 @@ static int check_list(lay_t *L, tilec_ir_stmt_t *s, int depth)
         case TILEC_ST_GEMM: {
             const tilec_ir_buffer_t *cb = s->u.gemm.c;
             fplan_t p;
-            n += demote(L, s->u.gemm.a) + demote(L, s->u.gemm.b);
+            if (L->rf[s->u.gemm.a->id] != RF_AOP) /* aop_check decides */
+                n += demote(L, s->u.gemm.a);
+            n += demote(L, s->u.gemm.b);
             if (L->rf[cb->id] &&
                 (L->rf[cb->id] != RF_ACC || !gemm_plan(L, s, &p) || !plan_eq(&p, &L->plan[cb->id])))
                 n += demote(L, cb);
@@ -719,7 +841,7 @@ static int regs_layout(lower_ctx_t *c, tilec_ir_buffer_t *b, const char *name, i
     return 0;
 }
 
-static void acc_layout(lay_t *L, tilec_ir_buffer_t *b, const fplan_t *p)
+static void acc_layout(lay_t *L, tilec_ir_buffer_t *b, const fplan_t *p, const char *mma_name)
 {
     lower_ctx_t *c = L->c;
     int T = c->nthreads;
@@ -727,7 +849,7 @@ static void acc_layout(lay_t *L, tilec_ir_buffer_t *b, const fplan_t *p)
     if (p->form == FORM_MMA) {
         const tilec_target_mma_t *mm = p->mma;
         int64_t WM = p->M / p->gm, WN = p->N / p->gn, rpt = mm->m * p->inst_n / mm->threads;
-        if (regs_layout(c, b, "mma.acc", T, (int64_t)p->mt * p->nt * rpt, 1, &B))
+        if (regs_layout(c, b, mma_name, T, (int64_t)p->mt * p->nt * rpt, 1, &B))
             return;
         tilec_ir_expr_t *i0 = iv(&B, 0), *i1 = iv(&B, 1);
         tilec_ir_expr_t *grp = OP(ADD, OPI(MUL, lower_divb(c, i0, WM, p->M), p->gn), lower_divb(c, i1, WN, p->N));
@@ -866,9 +988,20 @@ int lower_layout(lower_ctx_t *c)
         return lower_oom(c);
     }
     seed(&L);
-    if (L.have_rows)
-        while (check_list(&L, k->body, 0) > 0)
-            ;
+    if (L.have_rows) {
+        tilec_ir_walk_t w;
+        memset(&w, 0, sizeof w);
+        w.stmt_pre = seed_aop_stmt;
+        w.user = &L;
+        tilec_ir_walk_block(&w, &k->body);
+        /* register A operands first: one that some other statement
+         * mentions goes to shared memory before that statement's checks
+         * could demote the accumulators beside it */
+        for (int n = 1; n > 0;) {
+            n = aop_check(&L);
+            n += check_list(&L, k->body, 0);
+        }
+    }
     int any_acc = 0;
     for (int i = k->nparams; i < L.nb; i++)
         any_acc |= L.rf[i] == RF_ACC;
@@ -876,8 +1009,8 @@ int lower_layout(lower_ctx_t *c)
         tilec_ir_buffer_t *b = k->bufs[i];
         if (b->layout)
             continue; /* decided before (a .tir input): keep */
-        if (L.rf[i] == RF_ACC)
-            acc_layout(&L, b, &L.plan[i]);
+        if (L.rf[i] == RF_ACC || L.rf[i] == RF_AOP)
+            acc_layout(&L, b, &L.plan[i], L.rf[i] == RF_AOP ? "mma.a" : "mma.acc");
         else if (L.rf[i] == RF_ROW && any_acc)
             row_layout(&L, b);
         else if (b->scope == TILEC_SCOPE_LOCAL)

@@ -47,6 +47,11 @@
  * (the barrier pass then puts a barrier before the gemm and one before
  * the refill), and the dialect waits for every MMA group after the loop.
  *
+ * The trip count n may be computed at run time (causal attention's
+ * min(blocks, diagonal block + 1) held in a let variable): it must only
+ * not depend on anything the loop changes (no loads, no let variable the
+ * body assigns), as the prologue and the refills compare against it.
+ *
  * S is capped by the target's max_stages and lowered while the rings
  * would not fit its shared memory.
  * The interpreter executes the copies as pending until their wait, so a
@@ -382,7 +387,7 @@ static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, tilec_ir_stmt_t *con
         ring_bytes += tilec_ir_buffer_const_size(fill_dst(cps[i])) * (int64_t)tilec_dtype_size(fill_dst(cps[i])->dtype);
     while (S >= 2 && total + (S - 1) * ring_bytes > (int64_t)c->t->smem_optin)
         S--;
-    if (S < 2 || !lower_expr_pure(loop->u.loop.extent))
+    if (S < 2 || !lower_expr_invariant(loop->u.loop.extent, loop->u.loop.body))
         return 0;
     tilec_ir_buffer_t *rings[MAX_RING];
     int chunks[MAX_RING];

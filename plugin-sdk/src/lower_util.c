@@ -181,6 +181,42 @@ int lower_expr_pure(const tilec_ir_expr_t *e)
     return e && tilec_ir_walk_expr(&w, &slot) == 0;
 }
 
+/* ---- loop invariance: no loads, no let variable the loop assigns ----------- */
+
+static int assigns_pre(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
+{
+    const tilec_ir_var_t *v = w->user;
+    return s->kind == TILEC_ST_ASSIGN && s->u.assign.var == v ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
+}
+
+static int assigned_in(tilec_ir_stmt_t *body, const tilec_ir_var_t *v)
+{
+    tilec_ir_walk_t w;
+    memset(&w, 0, sizeof w);
+    w.stmt_pre = assigns_pre;
+    w.user = (void *)v;
+    tilec_ir_stmt_t *list = body;
+    return tilec_ir_walk_block(&w, &list) != 0;
+}
+
+static int inv_pre(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
+{
+    if (e->kind == TILEC_EX_LOAD ||
+        (e->kind == TILEC_EX_VAR && e->u.var->kind == TILEC_VAR_LET && assigned_in(w->user, e->u.var)))
+        return TILEC_WALK_STOP;
+    return TILEC_WALK_CONTINUE;
+}
+
+int lower_expr_invariant(const tilec_ir_expr_t *e, tilec_ir_stmt_t *body)
+{
+    tilec_ir_walk_t w;
+    memset(&w, 0, sizeof w);
+    w.expr_pre = inv_pre;
+    w.user = body;
+    tilec_ir_expr_t *slot = (tilec_ir_expr_t *)e;
+    return e && tilec_ir_walk_expr(&w, &slot) == 0;
+}
+
 int lower_walk_stmts(lower_ctx_t *c, int (*pre)(tilec_ir_walk_t *w, tilec_ir_stmt_t *s))
 {
     tilec_ir_walk_t w;

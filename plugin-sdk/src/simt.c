@@ -297,6 +297,12 @@ static const char *region_inside(tilec_simt_ctx_t *c, const tilec_ir_region_t *r
 {
     const char *cond = NULL;
     for (int d = 0; d < r->buf->ndim; d++) {
+        int64_t b0, n;
+        /* a constant base inside a constant dimension needs no test (and a
+         * C compiler warns about a constant operand of &&) */
+        if (r->base && tilec_ir_is_const_int(r->base[d], &b0) && tilec_ir_is_const_int(r->buf->shape[d], &n) &&
+            b0 >= 0 && b0 <= n - r->extent[d])
+            continue;
         const char *x = simt_fmt(c, "tc_r%d_%d >= 0 && tc_r%d_%d + %" PRId64 " <= %s", t, d, t, d, r->extent[d],
                                  tilec_simt_dim(c, r->buf, d));
         cond = cond ? simt_fmt(c, "%s && %s", cond, x) : x;

@@ -53,6 +53,12 @@ typedef struct tilec_target_mode {
 /* Both operands must be K-major in shared memory: A stored [M, K] (not
  * transposed) and B stored [N, K] (transpose_B); wgmma on 8-bit floats. */
 #define TILEC_TARGET_MMA_KMAJOR (1u << 3)
+/* A may come from registers: a 16-bit fragment in the accumulator layout
+ * this instruction would have with n = A's columns (wgmma's register A:
+ * FlashAttention's P).  The layout pass gives such a layout ("mma.a") to a
+ * fragment that one whole copy of an accumulator in that layout writes and
+ * one later gemm of the same statement list reads as A. */
+#define TILEC_TARGET_MMA_A_REGS (1u << 4)
 
 /* A matrix instruction: D[m,n] += A[m,k] * B[k,n], issued by `threads`
  * threads together (a warp, or a warpgroup of four). */
