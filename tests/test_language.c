@@ -11,187 +11,12 @@
  * checks the interpreter's results against values computed here in plain C
  * (prefix sums, transposed matrix products, Python's floor division, ...).
  * It also checks T.print's output and that compile-time folding happens.
- * Run from the repository root.
+ * The thread-level programs are test_language_threads.c's; the harness is
+ * lang_harness.h.  Run from the repository root.
  */
-#include <criterion/criterion.h>
+#include "lang_harness.h"
+
 #include <criterion/redirect.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "tilec/tilec.h"
-
-#define MAXP 16
-
-typedef struct run {
-    int n;                        /* tensor parameters */
-    tilec_elem_t elem[MAXP];
-    int ndim[MAXP];
-    int64_t shape[MAXP][8];
-    int64_t count[MAXP];
-    size_t bytes[MAXP];
-    void *ref[MAXP];              /* after the interpreter */
-    void *dev[MAXP];              /* after the CPU backend */
-} run_t;
-
-/* Fills parameter i (count elements of its type) before the launch. */
-typedef void (*fill_fn)(int i, void *data, int64_t count, tilec_elem_t e);
-
-static size_t elem_size(tilec_elem_t e)
-{
-    switch (e) {
-    case TILEC_ELEM_BOOL: case TILEC_ELEM_INT8: case TILEC_ELEM_UINT8: return 1;
-    case TILEC_ELEM_FLOAT8_E4M3FN: case TILEC_ELEM_FLOAT8_E5M2: return 1;
-    case TILEC_ELEM_INT16: case TILEC_ELEM_UINT16: case TILEC_ELEM_FLOAT16: case TILEC_ELEM_BFLOAT16: return 2;
-    case TILEC_ELEM_INT32: case TILEC_ELEM_UINT32: case TILEC_ELEM_FLOAT32: return 4;
-    default: return 8;
-    }
-}
-
-/* Load `path`, fill every tensor with fill(), run the interpreter and the
- * CPU backend on identical copies, and require that they agree (exactly
- * for integers, within 1e-5 relative for floats). */
-static void run_entry(run_t *r, const char *path, const char *entry, const tilec_define_kv_t *defs, int ndefs,
-                      fill_fn fill)
-{
-    tilec_context_t *ctx = NULL;
-    tilec_program_t *p = NULL;
-    tilec_executable_t *exe = NULL;
-    tilec_buffer_t *bufs[MAXP];
-    int64_t syms[8];
-    int i, nsyms;
-
-    setenv("TILEC_CACHE", "0", 1);
-    memset(r, 0, sizeof *r);
-    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK, "%s", ctx ? tilec_context_message(ctx) : "");
-    cr_assert_eq(tilec_program_load_file(ctx, path, defs, ndefs, entry, &p), TILEC_OK, "%s",
-                 tilec_context_message(ctx));
-    r->n = tilec_program_num_params(p);
-    cr_assert(r->n > 0 && r->n <= MAXP);
-    nsyms = tilec_program_num_syms(p);
-    cr_assert(nsyms <= 8);
-    for (i = 0; i < nsyms; i++) {
-        const char *name;
-        cr_assert_eq(tilec_program_sym(p, i, &name, &syms[i]), TILEC_OK);
-        cr_assert(syms[i] >= 0, "symbol %s needs a -D value", name);
-    }
-    for (i = 0; i < r->n; i++) {
-        const char *name;
-        int d;
-        cr_assert_eq(tilec_program_param(p, i, &name, &r->elem[i], &r->ndim[i], r->shape[i]), TILEC_OK);
-        r->count[i] = 1;
-        for (d = 0; d < r->ndim[i]; d++) r->count[i] *= r->shape[i][d];
-        r->bytes[i] = (size_t)r->count[i] * elem_size(r->elem[i]);
-        r->ref[i] = calloc(1, r->bytes[i]);
-        r->dev[i] = calloc(1, r->bytes[i]);
-        cr_assert(r->ref[i] && r->dev[i]);
-        if (fill) fill(i, r->ref[i], r->count[i], r->elem[i]);
-        memcpy(r->dev[i], r->ref[i], r->bytes[i]);
-    }
-    cr_assert_eq(tilec_program_interpret(ctx, p, r->ref, nsyms ? syms : NULL), TILEC_OK, "%s",
-                 tilec_context_message(ctx));
-    cr_assert_eq(tilec_program_compile(ctx, p, &exe), TILEC_OK, "%s", tilec_context_message(ctx));
-    for (i = 0; i < r->n; i++) {
-        cr_assert_eq(tilec_buffer_create(ctx, r->elem[i], r->ndim[i], r->shape[i], &bufs[i]), TILEC_OK, "%s",
-                     tilec_context_message(ctx));
-        cr_assert_eq(tilec_buffer_write(bufs[i], r->dev[i], r->bytes[i]), TILEC_OK);
-    }
-    cr_assert_eq(tilec_launch(ctx, exe, bufs, r->n, NULL), TILEC_OK, "%s", tilec_context_message(ctx));
-    for (i = 0; i < r->n; i++) {
-        cr_assert_eq(tilec_buffer_read(bufs[i], r->dev[i], r->bytes[i]), TILEC_OK);
-        tilec_buffer_free(bufs[i]);
-    }
-    tilec_executable_free(exe);
-    tilec_program_free(p);
-    tilec_context_destroy(ctx);
-    /* backend == interpreter */
-    for (i = 0; i < r->n; i++) {
-        int64_t k;
-        if (r->elem[i] == TILEC_ELEM_FLOAT16 || r->elem[i] == TILEC_ELEM_BFLOAT16) {
-            continue;
-        }
-        if (r->elem[i] != TILEC_ELEM_FLOAT32 && r->elem[i] != TILEC_ELEM_FLOAT64) {
-            cr_assert(memcmp(r->ref[i], r->dev[i], r->bytes[i]) == 0, "%s: parameter %d differs", path, i);
-            continue;
-        }
-        for (k = 0; k < r->count[i]; k++) {
-            double a, b;
-            if (r->elem[i] == TILEC_ELEM_FLOAT32) {
-                a = ((float *)r->ref[i])[k];
-                b = ((float *)r->dev[i])[k];
-            } else {
-                a = ((double *)r->ref[i])[k];
-                b = ((double *)r->dev[i])[k];
-            }
-            cr_assert(a == b || fabs(a - b) <= 1e-5 * fmax(1.0, fabs(a)) || (isinf(a) && a == b) ||
-                          (isnan(a) && isnan(b)),
-                      "%s: parameter %d element %lld: interpreter %g, backend %g", path, i, (long long)k, a, b);
-        }
-    }
-}
-
-static void run_file(run_t *r, const char *path, const tilec_define_kv_t *defs, int ndefs, fill_fn fill)
-{
-    run_entry(r, path, NULL, defs, ndefs, fill);
-}
-
-static void run_free(run_t *r)
-{
-    int i;
-    for (i = 0; i < r->n; i++) {
-        free(r->ref[i]);
-        free(r->dev[i]);
-    }
-}
-
-/* Known inputs: element k of a float parameter is a small exact value that
- * depends on k and the parameter (not symmetric, with negatives); ints
- * likewise; outputs get the same pattern, so a missing write shows too. */
-static double pattern(int i, int64_t k)
-{
-    return (double)((k * 7 + i * 3) % 11) * 0.25 - 1.25;
-}
-
-static void fill_pattern(int i, void *data, int64_t count, tilec_elem_t e)
-{
-    int64_t k;
-    for (k = 0; k < count; k++) {
-        double v = pattern(i, k);
-        switch (e) {
-        case TILEC_ELEM_FLOAT32: ((float *)data)[k] = (float)v; break;
-        case TILEC_ELEM_FLOAT64: ((double *)data)[k] = v; break;
-        case TILEC_ELEM_INT32: ((int32_t *)data)[k] = (int32_t)((k * 13 + i * 5) % 41) - 20; break;
-        case TILEC_ELEM_BOOL: ((uint8_t *)data)[k] = (uint8_t)(k % 3 == 0); break;
-        default: memset((char *)data + k * (int64_t)elem_size(e), 0, elem_size(e)); break;
-        }
-    }
-}
-
-static void fill_zero(int i, void *data, int64_t count, tilec_elem_t e)
-{
-    (void)i; (void)data; (void)count; (void)e; /* calloc'd already */
-}
-
-/* Python's floor division and modulo on ints. */
-static int64_t py_floordiv(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-
-static int64_t py_mod(int64_t a, int64_t b)
-{
-    return a - py_floordiv(a, b) * b;
-}
-
-#define F(r, p) ((float *)(r).ref[p])
-#define I32(r, p) ((int32_t *)(r).ref[p])
-#define EXPECT_NEAR(got, want, what, ...)                                                                 \
-    cr_expect(fabs((double)(got) - (double)(want)) <= 1e-5 * fmax(1.0, fabs((double)(want))),              \
-              what ": got %.9g, want %.9g", __VA_ARGS__, (double)(got), (double)(want))
 
 /* ---- T.cumsum ------------------------------------------------------------ */
 
@@ -1251,51 +1076,6 @@ Test(lang, bit_operations_on_runtime_integers)
     run_free(&r);
 }
 
-Test(lang, warp_specialized_program_at_block_level)
-{
-    run_t r;
-    int i, j, k;
-    run_file(&r, "tests/lang/ws_blocklevel.py", NULL, 0, fill_pattern);
-    for (i = 0; i < 32; i++)
-        for (j = 0; j < 16; j++) {
-            double s = 0;
-            for (k = 0; k < 32; k++) s += pattern(0, i * 32 + k) * pattern(1, k * 16 + j);
-            EXPECT_NEAR(F(r, 2)[i * 16 + j], s, "C[%d,%d]", i, j);
-            EXPECT_NEAR(F(r, 3)[i * 16 + j], s, "D[%d,%d] (tensor memory, cleared at k == 0)", i, j);
-            EXPECT_NEAR(F(r, 4)[i * 16 + j], pattern(4, i * 16 + j) + s, "E[%d,%d] (atomic_addx4)", i, j);
-        }
-    run_free(&r);
-}
-
-/* Warp roles ordered by their mbarriers (tests/lang/ws_roles.py): the
- * consumer role is written first; C through each role's own loop over a
- * two-stage ring, D through one loop around the roles with a value handed
- * back through shared memory from step 1 on, E from a producer role whose
- * code is per-thread. */
-Test(lang, warp_roles_ordered_by_their_barriers)
-{
-    run_t r;
-    int i, j, k;
-    run_file(&r, "tests/lang/ws_roles.py", NULL, 0, fill_pattern);
-    for (i = 0; i < 4; i++)
-        for (j = 0; j < 16; j++) {
-            double c = 0, d = 0;
-            for (k = 0; k < 6; k++) {
-                c += (k + 1) * pattern(0, (4 * k + i) * 16 + j);
-                d += (k + 1) * (pattern(0, (4 * k + i) * 16 + j) + (k > 0 ? 1.0 : 0.0));
-            }
-            EXPECT_NEAR(F(r, 1)[i * 16 + j], c, "C[%d,%d] (the roles' loops fused)", i, j);
-            EXPECT_NEAR(F(r, 2)[i * 16 + j], d, "D[%d,%d] (roles in one loop, a value handed back)", i, j);
-        }
-    for (i = 0; i < 16; i++)
-        for (j = 0; j < 16; j++) {
-            int f = (8 * i + j / 2) % 3;
-            EXPECT_NEAR(F(r, 3)[i * 16 + j], 3 * (f ? pattern(0, i * 16 + j) : 0.0) + f,
-                        "E[%d,%d] (a per-thread producer role, T.ptx_cp_async)", i, j);
-        }
-    run_free(&r);
-}
-
 Test(lang, reviews_and_im2col)
 {
     run_t r;
@@ -1345,23 +1125,6 @@ Test(lang, kernel_chain)
     run_free(&r);
 }
 
-/* Per-thread code after a thread index (tests/lang/thread_index.py). */
-Test(lang, thread_index)
-{
-    run_t r;
-    int b, t;
-    run_file(&r, "tests/lang/thread_index.py", NULL, 0, fill_pattern);
-    for (b = 0; b < 2; b++)
-        for (t = 0; t < 32; t++) {
-            double s = 0;
-            int k;
-            for (k = 0; k < 3; k++) s += (float)pattern(0, b * 96 + t * 3 + k);
-            EXPECT_NEAR(F(r, 1)[b * 32 + t], s * (t + 1), "Y[%d,%d]", b, t);
-            cr_expect_eq(I32(r, 2)[b * 32 + t], t % 16 - t / 16 + b, "Z[%d,%d]", b, t);
-        }
-    run_free(&r);
-}
-
 /* Host-side markers kept as their meaning (tests/lang/host_markers.py). */
 Test(lang, host_markers)
 {
@@ -1399,23 +1162,6 @@ Test(lang, ct_class)
     int i;
     run_file(&r, "tests/lang/ct_class.py", NULL, 0, fill_pattern);
     for (i = 0; i < 24; i++) EXPECT_NEAR(F(r, 1)[i], 3 * pattern(0, i) + 7, "Y[%d]", i);
-    run_free(&r);
-}
-
-/* T.sync_grid(): phase 2 reads what every block wrote in phase 1 (tests/lang/sync_grid.py). */
-Test(lang, sync_grid)
-{
-    run_t r;
-    int b, i;
-    double tot = 0;
-    run_file(&r, "tests/lang/sync_grid.py", NULL, 0, fill_pattern);
-    for (i = 0; i < 16; i++) tot += (float)pattern(0, i);
-    for (b = 0; b < 4; b++) {
-        double s = 0;
-        for (i = 0; i < 4; i++) s += (float)pattern(0, b * 4 + i);
-        EXPECT_NEAR(F(r, 1)[b], s, "P[%d]", b);
-        for (i = 0; i < 4; i++) EXPECT_NEAR(F(r, 2)[b * 4 + i], 2 * (float)pattern(0, b * 4 + i) + tot, "Y[%d]", b * 4 + i);
-    }
     run_free(&r);
 }
 
@@ -1473,42 +1219,5 @@ Test(lang, view_retype_scratch)
     for (i = 0; i < 2; i++)
         for (j = 0; j < 8; j++)
             EXPECT_NEAR(F(r, 2)[i * 8 + j], pattern(0, 2 * i * 8 + j) + pattern(0, (2 * i + 1) * 8 + j), "C[%d,%d]", i, j);
-    run_free(&r);
-}
-
-/* Lock-step per-thread code: shuffles and a shared exchange (tests/lang/lockstep.py). */
-Test(lang, lockstep_shuffles_and_shared_exchange)
-{
-    run_t r;
-    int t, k;
-    run_file(&r, "tests/lang/lockstep.py", NULL, 0, fill_pattern);
-    for (t = 0; t < 64; t++) {
-        double a = (float)pattern(0, t), sum = 0;
-        EXPECT_NEAR(F(r, 1)[t], (float)pattern(0, t ^ 1), "X[%d]", t);
-        EXPECT_NEAR(F(r, 2)[t], t % 16 + 4 < 16 ? (float)pattern(0, t + 4) : a, "D[%d]", t);
-        EXPECT_NEAR(F(r, 3)[t], t % 32 >= 3 ? (float)pattern(0, t - 3) : a, "U[%d]", t);
-        EXPECT_NEAR(F(r, 4)[t], (float)pattern(0, 63 - t), "S[%d]", t);
-        for (k = t / 8 * 8; k < t / 8 * 8 + 8; k++) sum += (float)pattern(0, k);
-        EXPECT_NEAR(F(r, 5)[t], sum, "R[%d]", t);
-    }
-    run_free(&r);
-}
-
-/* T.tvm_thread_allreduce over either thread dimension (tests/lang/thread_allreduce.py). */
-Test(lang, thread_allreduce_sum_and_max)
-{
-    run_t r;
-    int n, k, m;
-    run_file(&r, "tests/lang/thread_allreduce.py", NULL, 0, fill_pattern);
-    for (n = 0; n < 4; n++) {
-        double s = 0;
-        for (k = 0; k < 8; k++) s += 2 * (float)pattern(0, n * 8 + k);
-        EXPECT_NEAR(F(r, 1)[n], s, "S[%d]", n);
-        for (k = 0; k < 8; k++) {
-            double mx = -1e9;
-            for (m = 0; m < 4; m++) mx = fmax(mx, 2 * (float)pattern(0, m * 8 + k));
-            EXPECT_NEAR(F(r, 2)[n * 8 + k], mx, "M[%d,%d]", n, k);
-        }
-    }
     run_free(&r);
 }
