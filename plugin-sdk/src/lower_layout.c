@@ -225,10 +225,13 @@ static void count_cb(void *user, tilec_ir_stmt_t *s, tilec_ir_buffer_t *b, int h
     q->n += b == q->b;
 }
 
+/* accesses of b in s; a walk that fails counts as many (as lower_uses
+ * answers read and write), so a pair is never taken on a partial count */
 static int count_in(tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
 {
     aq_t q = {b, 0};
-    lower_accesses(s, count_cb, &q);
+    if (lower_accesses(s, count_cb, &q) != 0)
+        return 1 << 20;
     return q.n;
 }
 
