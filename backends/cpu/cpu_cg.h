@@ -68,6 +68,9 @@ typedef struct cg {
     /* set while a block group's GEMM is generated with its A tile read in
      * place: the C names of A's first element and of its row stride */
     const char *gemm_a, *gemm_lda;
+    /* set while a row copy is generated with a scale folded in (cpu_rows.c):
+     * the C name of the float each element read is multiplied by */
+    const char *copy_scale;
 } cg_t;
 
 /* ---- helpers (cpu_cg.c) ---- */
@@ -155,6 +158,10 @@ int cpu_vec_loop_head(cg_t *g, const tilec_ir_stmt_t *loop, int64_t extent);
 /* 1 with *out filled when kernel g->k (not in block groups) runs its
  * top-level statements one row of its tiles at a time, else 0. */
 int cpu_rows_plan(cg_t *g, cpu_rows_t *out);
+/* A row T.Parallel loop scaling a row buffer that the next, last statement
+ * copies out, to fold into that copy: the scale (and the rows' variable,
+ * and whether the scale divides), or NULL (cpu_rows.c) */
+const tilec_ir_expr_t *cpu_rows_scale_fold(const tilec_ir_stmt_t *s, const tilec_ir_var_t **i, int *div);
 
 /* ---- GEMM (cpu_gemm.c) ---- */
 

@@ -755,9 +755,27 @@ static void gen_rows(cg_t *g)
     for (const tilec_ir_stmt_t *s = g->k->body; s && !g->failed; s = s->next, i++) {
         if (g->rows.hoisted[i])
             continue;
+        const tilec_ir_var_t *sv;
+        int div;
+        const tilec_ir_expr_t *sc = cpu_rows_scale_fold(s, &sv, &div);
+        if (sc && !g->rows.hoisted[i + 1]) { /* s folded into the copy after it (cpu_rows.c) */
+            cg_line(g, "{ /* scale folded into the copy out */");
+            g->ind++;
+            cg_line(g, "const %s v%d = (%s)tc_r; (void)v%d;", cg_ct_type(sv->dtype), sv->id, cg_ct_type(sv->dtype), sv->id);
+            const char *e = cg_expr(g, sc);
+            cg_line(g, "const float tc_sc = %s;", div ? cg_fmt(g, "(0x1p+0f) / (%s)", e) : e);
+            s = s->next;
+            i++;
+            g->copy_scale = "tc_sc";
+        }
         g->row_stmt = s;
         gen_stmt(g, s);
         g->row_stmt = NULL;
+        if (g->copy_scale) {
+            g->copy_scale = NULL;
+            g->ind--;
+            cg_line(g, "}");
+        }
     }
     g->rows.in_rows = 0;
     g->ind--;

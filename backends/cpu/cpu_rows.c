@@ -362,3 +362,53 @@ int cpu_rows_plan(cg_t *g, cpu_rows_t *out)
     out->shadow = shadow;
     return 1;
 }
+
+/* The row statement s folded into the copy after it: s is a T.Parallel
+ * loop over the rows (variable i) whose body is one T.Parallel loop over
+ * all N columns (j) storing b[i, j] = b[i, j] * e or b[i, j] / e, b an
+ * on-chip float32 buffer of shape (R, N), e a float constant or a load
+ * of another buffer at indices free of j; s->next, the kernel's last
+ * statement, a row copy of b out to a global tensor.  Returns e (and i
+ * and whether e divides), or NULL.  The copy then multiplies each element
+ * it reads by e (by 1 / e, the reciprocal recip_loop would take) as it
+ * converts it: the same products, the same bits, one pass over the row
+ * fewer (softmax's x / row_sum before its float16 write-out). */
+const tilec_ir_expr_t *cpu_rows_scale_fold(const tilec_ir_stmt_t *s, const tilec_ir_var_t **i, int *div)
+{
+    const tilec_ir_stmt_t *c = s->next, *in = s->u.loop.body, *st;
+    if (s->kind != TILEC_ST_FOR || s->u.loop.kind != TILEC_LOOP_PARALLEL || !c || c->next ||
+        c->kind != TILEC_ST_COPY || !in || in->next || in->kind != TILEC_ST_FOR ||
+        (in->u.loop.kind != TILEC_LOOP_PARALLEL && in->u.loop.kind != TILEC_LOOP_VECTORIZED))
+        return NULL;
+    st = in->u.loop.body;
+    const tilec_ir_buffer_t *b = st ? st->u.store.buf : NULL;
+    int64_t n, ext;
+    if (!st || st->next || st->kind != TILEC_ST_STORE || !b || b->ndim != 2 || b->dtype != TILEC_FLOAT32 ||
+        !onchip(b) || c->u.copy.src.buf != b || !c->u.copy.dst.buf || !cg_is_global(c->u.copy.dst.buf) ||
+        !tilec_ir_is_const_int(b->shape[1], &n) || !tilec_ir_is_const_int(in->u.loop.extent, &ext) || ext != n)
+        return NULL;
+    const tilec_ir_var_t *vi = s->u.loop.var, *vj = in->u.loop.var;
+    tilec_ir_expr_t *const *x = st->u.store.idx;
+    const tilec_ir_expr_t *v = st->u.store.value;
+    if (!x[0] || x[0]->kind != TILEC_EX_VAR || x[0]->u.var != vi || !x[1] || x[1]->kind != TILEC_EX_VAR ||
+        x[1]->u.var != vj || !v || v->kind != TILEC_EX_BINARY || v->dtype != TILEC_FLOAT32 ||
+        (v->u.bin.op != TILEC_BIN_MUL && v->u.bin.op != TILEC_BIN_DIV))
+        return NULL;
+    const tilec_ir_expr_t *a = v->u.bin.a, *e = v->u.bin.b;
+    if (!a || a->kind != TILEC_EX_LOAD || a->u.load.buf != b || !a->u.load.idx[0] || !a->u.load.idx[1] ||
+        a->u.load.idx[0]->kind != TILEC_EX_VAR || a->u.load.idx[0]->u.var != vi ||
+        a->u.load.idx[1]->kind != TILEC_EX_VAR || a->u.load.idx[1]->u.var != vj || !e || e->dtype != TILEC_FLOAT32)
+        return NULL;
+    if (e->kind == TILEC_EX_LOAD) {
+        if (e->u.load.buf == b || !onchip(e->u.load.buf) || !e->u.load.idx)
+            return NULL;
+        for (int d = 0; d < e->u.load.buf->ndim; d++)
+            if (cg_varies(e->u.load.idx[d], vj, 0))
+                return NULL;
+    } else if (e->kind != TILEC_EX_FLOAT) {
+        return NULL;
+    }
+    *i = vi;
+    *div = v->u.bin.op == TILEC_BIN_DIV;
+    return e;
+}

@@ -140,7 +140,7 @@ static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int
         /* contiguous rows of the same storage type: memcpy the innermost */
         int contig = n > 0 && smap[sb->ndim - 1] == n - 1 && dmap[db->ndim - 1] == n - 1 &&
                      !guarded && strcmp(cg_st_type(sb->dtype), cg_st_type(db->dtype)) == 0 &&
-                     sb->dtype == db->dtype;
+                     sb->dtype == db->dtype && !g->copy_scale;
         if (contig && ext[n - 1] > 1) {
             open_loops(g, n - 1, ext, lv, 0);
             const char *lv2[TILEC_IR_MAX_DIMS];
@@ -158,7 +158,7 @@ static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int
          * converters (the hardware's instruction where there is one) */
         int f2h = sb->dtype == TILEC_FLOAT32 && db->dtype == TILEC_FLOAT16;
         int h2f = sb->dtype == TILEC_FLOAT16 && db->dtype == TILEC_FLOAT32;
-        if ((f2h || h2f) && !same && n > 0 && smap[sb->ndim - 1] == n - 1 && dmap[db->ndim - 1] == n - 1 &&
+        if ((f2h || (h2f && !g->copy_scale)) && !same && n > 0 && smap[sb->ndim - 1] == n - 1 && dmap[db->ndim - 1] == n - 1 &&
             !guarded && ext[n - 1] > 1) {
             open_loops(g, n - 1, ext, lv, 0);
             const char *lv2[TILEC_IR_MAX_DIMS];
@@ -166,14 +166,20 @@ static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int
             lv2[n - 1] = "0";
             region_index(g, src, ts, smap, lv2, sidx);
             region_index(g, dst, td, dmap, lv2, didx);
-            cg_line(g, "%s(&b%d[%s], &b%d[%s], %" PRId64 ");", f2h ? "tc_f2h_n" : "tc_h2f_n", db->id,
-                    cg_offset(g, db, didx), sb->id, cg_offset(g, sb, sidx), ext[n - 1]);
+            if (f2h && g->copy_scale)
+                cg_line(g, "tc_f2h_scale_n(&b%d[%s], &b%d[%s], %" PRId64 ", %s);", db->id, cg_offset(g, db, didx),
+                        sb->id, cg_offset(g, sb, sidx), ext[n - 1], g->copy_scale);
+            else
+                cg_line(g, "%s(&b%d[%s], &b%d[%s], %" PRId64 ");", f2h ? "tc_f2h_n" : "tc_h2f_n", db->id,
+                        cg_offset(g, db, didx), sb->id, cg_offset(g, sb, sidx), ext[n - 1]);
             close_loops(g, n - 1);
             return;
         }
         open_loops(g, n, ext, lv, !same);
     }
     const char *val = cg_from_store(g, cg_fmt(g, "b%d[%s]", sb->id, cg_offset(g, sb, sidx)), sb->dtype);
+    if (g->copy_scale) /* a float32 on-chip source (cpu_rows_scale_fold) */
+        val = cg_fmt(g, "((%s) * %s)", val, g->copy_scale);
     if (guarded && cg_is_global(sb))
         val = cg_fmt(g, "((%s) ? %s : (%s)0)", index_inside(g, sb, sidx), val, cg_ct_type(sb->dtype));
     const char *store = cg_fmt(g, "b%d[%s] = %s;", db->id, cg_offset(g, db, didx),
