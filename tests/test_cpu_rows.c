@@ -168,3 +168,52 @@ Test(cpu_rows, weight_row_converted_once)
     }
     tilec_context_destroy(ctx);
 }
+
+/* tests/lang/scale_rows.py: the scale loop before the last copy out is
+ * folded into the copy ("div"), not where another statement follows
+ * ("kept"), and Y is the same bits both ways, over 62 rows (the last
+ * block's two rows past the end take the guarded copy). */
+Test(cpu_rows, scale_folded_into_copy_out_same_bits)
+{
+    setenv("TILEC_CACHE", "0", 1);
+    tilec_context_t *ctx = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK, "%s", tilec_context_message(ctx));
+    enum { M = 62, N = 256 };
+    static uint16_t x[M * N], y[2][M * N];
+    srand(7);
+    for (int i = 0; i < M * N; i++)
+        x[i] = tilec_f32_to_f16((float)(rand() % 20001 - 10000) / 1000.0f);
+    int64_t shape[2] = {M, N};
+    for (int v = 0; v < 2; v++) {
+        tilec_define_kv_t defs[2] = {{"variant", v ? "kept" : "div"}, {"M", "62"}};
+        tilec_program_t *p = NULL;
+        cr_assert_eq(tilec_program_load_file(ctx, "tests/lang/scale_rows.py", defs, 2, NULL, &p), TILEC_OK, "%s",
+                     tilec_context_message(ctx));
+        tilec_executable_t *e = NULL;
+        cr_assert_eq(tilec_program_compile(ctx, p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
+        size_t len = 0;
+        const char *src = tilec_executable_source(e, &len);
+        cr_assert(src && strstr(src, "row by row (cpu_rows.c)"), "variant %d not row by row", v);
+        cr_expect_eq(strstr(src, "scale folded into the copy out") != NULL, !v, "variant %d: fold %d", v, !v);
+        tilec_buffer_t *b[3];
+        cr_assert_eq(tilec_buffer_create(ctx, TILEC_ELEM_FLOAT16, 2, shape, &b[0]), TILEC_OK);
+        cr_assert_eq(tilec_buffer_create(ctx, TILEC_ELEM_FLOAT16, 2, shape, &b[1]), TILEC_OK);
+        cr_assert_eq(tilec_buffer_create(ctx, TILEC_ELEM_FLOAT32, 2, shape, &b[2]), TILEC_OK);
+        cr_assert_eq(tilec_buffer_write(b[0], x, sizeof x), TILEC_OK);
+        cr_assert_eq(tilec_launch(ctx, e, b, 3, NULL), TILEC_OK, "%s", tilec_context_message(ctx));
+        cr_assert_eq(tilec_buffer_read(b[1], y[v], sizeof y[v]), TILEC_OK);
+        for (int i = 0; i < 3; i++)
+            tilec_buffer_free(b[i]);
+        tilec_executable_free(e);
+        tilec_program_free(p);
+    }
+    int bad = 0, nonzero = 0;
+    for (int i = 0; i < M * N; i++) {
+        nonzero += (y[0][i] & 0x7fff) != 0;
+        if (y[0][i] != y[1][i] && bad++ < 5)
+            cr_log_error("element %d: folded 0x%04x, kept 0x%04x", i, y[0][i], y[1][i]);
+    }
+    cr_expect_eq(bad, 0, "%d of %d elements differ", bad, M * N);
+    cr_expect_gt(nonzero, M * N / 2, "Y is mostly zero (%d nonzero)", nonzero);
+    tilec_context_destroy(ctx);
+}
