@@ -13,7 +13,8 @@
  * Policy: one pool per process, shared by every device handle and every
  * thread, and one launch at a time on it.  A launch takes the pool's run
  * lock, hands out block numbers x fastest from an atomic counter to the
- * pool and to itself, and waits for the last block; a launch from another
+ * pool and to itself in runs of about nblocks / (16 threads) consecutive
+ * blocks, and waits for the last block; a launch from another
  * thread (a second device handle, a tuner running candidates in threads)
  * waits for the lock.  So the process never runs more block threads than
  * the pool has, however many launches are in flight.  Separate processes
@@ -55,6 +56,7 @@ typedef struct cpu_job {
     int64_t g[3];
     int64_t nblocks;
     int64_t next;         /* atomic: next block number to run */
+    int64_t chunk;        /* blocks taken at a time: runs of consecutive blocks */
     size_t scratch;       /* bytes each thread needs */
     int failed;           /* atomic: a thread could not get scratch memory */
 } cpu_job_t;
@@ -144,12 +146,15 @@ static void run_blocks(cpu_job_t *j, cpu_worker_t *w)
         return;
     }
     for (;;) {
-        int64_t b = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-        if (b >= j->nblocks || __atomic_load_n(&j->failed, __ATOMIC_RELAXED))
+        int64_t b0 = __atomic_fetch_add(&j->next, j->chunk, __ATOMIC_RELAXED);
+        if (b0 >= j->nblocks || __atomic_load_n(&j->failed, __ATOMIC_RELAXED))
             break;
-        int64_t bx = b % j->g[0], r = b / j->g[0];
-        int64_t by = r % j->g[1], bz = r / j->g[1];
-        j->mod->block((int32_t)bx, (int32_t)by, (int32_t)bz, j->args, j->syms, w->scratch);
+        int64_t end = b0 + j->chunk < j->nblocks ? b0 + j->chunk : j->nblocks;
+        for (int64_t b = b0; b < end; b++) {
+            int64_t bx = b % j->g[0], r = b / j->g[0];
+            int64_t by = r % j->g[1], bz = r / j->g[1];
+            j->mod->block((int32_t)bx, (int32_t)by, (int32_t)bz, j->args, j->syms, w->scratch);
+        }
     }
 }
 
@@ -251,6 +256,12 @@ tilec_pstatus_t cpu_pool_run(const cpu_module_t *mod, void *const *args, const i
     if (nblocks > 1)
         pool_start(n);
     int helpers = nblocks > 1 ? pool.nworkers : 0;
+    /* about 16 runs per thread: a thread's rows follow each other in memory
+     * (a row kernel's prefetch of the rows after its block's last hits its
+     * own next block), and the tail stays short */
+    j.chunk = nblocks / (16 * (int64_t)(helpers + 1));
+    if (j.chunk < 1)
+        j.chunk = 1;
     if (helpers > 0) {
         pthread_mutex_lock(&pool.m);
         pool.job = &j;
