@@ -22,21 +22,28 @@
  *     barrier_init F; barrier
  *     for p in serial(S - 1) { if (p < n) { REFILL(p) at tile(0) } }
  *     for t in serial((NT - pb + P - 1) // P) attrs {lower.persistent = (NT, P)} {
- *         PRE... at tile(t)
+ *         bx = X(t); by = Y(t)
+ *         PRE...
  *         for k in serial(n) {
  *             barrier_wait F[(t n + k) % S], ((t n + k) / S) % 2
  *             gemm ... (stage (t n + k) % S)
- *             if (k + S - 1 < n) { REFILL(k + S - 1) at tile(t), stage (t n + k + S - 1) % S }
- *             else { if (t + 1 < trips) { REFILL(k + S - 1 - n) at tile(t + 1), same stage } }
+ *             if (k + S - 1 < n) { REFILL(k + S - 1), stage (t n + k + S - 1) % S }
+ *             else { if (t + 1 < trips) {
+ *                 bx_next = X(t + 1); by_next = Y(t + 1)
+ *                 REFILL(k + S - 1 - n) at bx_next, by_next, the same stage } }
  *         }
- *         POST... at tile(t)
+ *         POST...
  *     }
  *
- * with the grid [pb = P]: block pb runs tiles pb, pb + P, ...  "at tile(t)"
- * replaces bx and by by the coordinates of tile pb + t P in the order the
- * blocks would have run: row-major over the grid (bx fastest), or, after a
- * T.use_swizzle(panel) at the top of the body, down panels of `panel`
- * block columns (the SIMT kit's rasterization, the last panel narrower).
+ * with the grid [pb = P]: block pb runs tiles pb, pb + P, ...; bx and by
+ * become let variables, X(t), Y(t) the coordinates of tile pb + t P in the
+ * order the blocks would have run: row-major over the grid (bx fastest),
+ * or, after a T.use_swizzle(panel) at the top of the body, down panels of
+ * `panel` block columns (the SIMT kit's rasterization, the last panel
+ * narrower).  "at tile(0)" substitutes X(0), Y(0).  The coordinates are
+ * computed once a tile, not in every refill: on the H200 the swizzled
+ * order's divisions in each refill's addresses (thread 0's, before the
+ * copies) made the GEMM 8192^3 9% slower than the one-tile kernel.
  * The ring's load counter runs on across tiles (load j of tile t is load
  * t n + j), so its stages and parities continue, and the last S - 1
  * iterations of tile t fetch the first S - 1 k-blocks of tile t + 1: the
@@ -380,41 +387,54 @@ static int tile_coords(lower_ctx_t *c, const tilec_ir_kernel_t *k, int64_t panel
     return *bx && *by ? 0 : -1;
 }
 
-/* the substitution bx, by := the coordinates of tile pb + t P (t NULL: tile pb) */
-static int at_tile(lower_ctx_t *c, const ps_kernel_t *p, tilec_ir_var_t *pb, const tilec_ir_var_t *bx,
-                   const tilec_ir_var_t *by, tilec_ir_expr_t *t, int64_t P, ps_sub_t *m)
+/* the coordinates of tile pb + t P (t NULL: tile pb), *y NULL for a 1-D grid */
+static int coords_at(lower_ctx_t *c, const ps_kernel_t *p, tilec_ir_var_t *pb, tilec_ir_expr_t *t, int64_t P,
+                     tilec_ir_expr_t **x, tilec_ir_expr_t **y)
 {
     tilec_ir_expr_t *lin = tilec_ir_varref(c->a, pb);
-    if (!lin)
-        return lower_oom(c);
-    if (t)
+    if (lin && t)
         lin = lower_op(c, TILEC_BIN_ADD, lin, lower_opi(c, TILEC_BIN_MUL, t, P));
-    tilec_ir_expr_t *x, *y;
-    if (!lin || tile_coords(c, c->k, p->panel, lin, &x, &y))
+    if (!lin || tile_coords(c, c->k, p->panel, lin, x, y))
         return lower_oom(c);
-    memset(m, 0, sizeof *m);
-    m->v[m->n] = bx;
-    m->by[m->n++] = x;
-    if (by) {
-        m->v[m->n] = by;
-        m->by[m->n++] = y;
-    }
     return 0;
 }
 
 /* ---- the rewrite --------------------------------------------------------------------- */
 
-static void drop_var(tilec_ir_kernel_t *k, const tilec_ir_var_t *v)
+static tilec_ir_stmt_t *assign(lower_ctx_t *c, tilec_ir_var_t *v, tilec_ir_expr_t *e, const tilec_ir_stmt_t *at)
 {
-    int j = 0;
-    for (int i = 0; i < k->nvars; i++) {
-        if (k->vars[i] == v)
-            continue;
-        k->vars[j] = k->vars[i];
-        k->vars[j]->id = j;
-        j++;
+    tilec_ir_stmt_t *s = e ? tilec_ir_stmt(c->a, TILEC_ST_ASSIGN) : NULL;
+    if (!s) {
+        lower_oom(c);
+        return NULL;
     }
-    k->nvars = j;
+    s->line = at->line;
+    s->col = at->col;
+    s->u.assign.var = v;
+    s->u.assign.value = e;
+    return s;
+}
+
+/* a new int32 let variable named after v */
+static tilec_ir_var_t *new_let(lower_ctx_t *c, const tilec_ir_var_t *v)
+{
+    tilec_ir_var_t *n = lower_new_loop_var(c, "_next", v->name);
+    if (n)
+        n->kind = TILEC_VAR_LET;
+    return n;
+}
+
+/* `x = X; y = Y` (y absent for a 1-D grid) before list */
+static tilec_ir_stmt_t *assign_xy(lower_ctx_t *c, tilec_ir_var_t *x, tilec_ir_expr_t *X, tilec_ir_var_t *y,
+                                  tilec_ir_expr_t *Y, tilec_ir_stmt_t *list, const tilec_ir_stmt_t *at)
+{
+    tilec_ir_stmt_t *ax = assign(c, x, X, at), *ay = y ? assign(c, y, Y, at) : NULL;
+    if (!ax || (y && !ay))
+        return NULL;
+    ax->next = y ? ay : list;
+    if (ay)
+        ay->next = list;
+    return ax;
 }
 
 static int rewrite(lower_ctx_t *c, ps_kernel_t *p, int64_t NT, int64_t P)
@@ -422,62 +442,51 @@ static int rewrite(lower_ctx_t *c, ps_kernel_t *p, int64_t NT, int64_t P)
     tilec_ir_kernel_t *k = c->k;
     tilec_ir_var_t *bx = k->block[0], *by = k->ngrid == 2 ? k->block[1] : NULL;
     tilec_ir_var_t *pb = lower_new_loop_var(c, "", "pb"), *t = lower_new_loop_var(c, "", "tile");
-    if (!pb || !t)
+    tilec_ir_var_t *nbx = new_let(c, bx), *nby = by ? new_let(c, by) : NULL;
+    if (!pb || !t || !nbx || (by && !nby))
         return -1;
     pb->kind = TILEC_VAR_BLOCK;
+    /* bx and by become the tile's coordinates, assigned at the top of each tile */
+    bx->kind = TILEC_VAR_LET;
+    if (by)
+        by->kind = TILEC_VAR_LET;
     tilec_ir_stmt_t *L = p->loop;
     const tilec_ir_var_t *kv = L->u.loop.var;
     int64_t n = p->n;
-    ps_sub_t m0, mt, mn, g;
     /* trips = (NT - pb + P - 1) // P; tile t + 1 exists when t + 1 < trips */
     tilec_ir_expr_t *trips = lower_opi(c, TILEC_BIN_FLOORDIV,
                                        lower_op(c, TILEC_BIN_SUB, lower_int(c, NT + P - 1), tilec_ir_varref(c->a, pb)), P);
     tilec_ir_expr_t *tv = tilec_ir_varref(c->a, t);
-    if (!trips || !tv || at_tile(c, p, pb, bx, by, NULL, P, &m0) || at_tile(c, p, pb, bx, by, tv, P, &mt) ||
-        at_tile(c, p, pb, bx, by, lower_opi(c, TILEC_BIN_ADD, lower_subst(c, tv, NULL, NULL), 1), P, &mn))
+    tilec_ir_expr_t *x0, *y0, *xt, *yt, *xn, *yn;
+    if (!trips || !tv || coords_at(c, p, pb, NULL, P, &x0, &y0) || coords_at(c, p, pb, tv, P, &xt, &yt) ||
+        coords_at(c, p, pb, lower_opi(c, TILEC_BIN_ADD, lower_subst(c, tv, NULL, NULL), 1), P, &xn, &yn))
         return lower_oom(c);
-    /* the global load counter g = t n + k */
-    memset(&g, 0, sizeof g);
-    g.v[0] = kv;
-    g.by[0] = lower_op(c, TILEC_BIN_ADD, lower_opi(c, TILEC_BIN_MUL, lower_subst(c, tv, NULL, NULL), n),
-                       tilec_ir_varref(c->a, (tilec_ir_var_t *)kv));
-    g.n = 1;
-    if (!g.by[0])
-        return lower_oom(c);
-    /* the prologue at tile pb; the tile's own statements at tile(t) */
+    /* the prologue loads tile pb's first k-blocks */
+    ps_sub_t m0 = {{bx, by}, {x0, y0}, by ? 2 : 1};
     if (sub_list(c, p->pro->u.loop.body, &m0, 0))
         return -1;
+    /* the global load counter g = t n + k names the stages and parities */
+    ps_sub_t g = {{kv}, {lower_op(c, TILEC_BIN_ADD, lower_opi(c, TILEC_BIN_MUL, lower_subst(c, tv, NULL, NULL), n),
+                                  tilec_ir_varref(c->a, (tilec_ir_var_t *)kv))}, 1};
+    if (!g.by[0])
+        return lower_oom(c);
     tilec_ir_stmt_t *refill = NULL;
     for (tilec_ir_stmt_t *s = L->u.loop.body; s; s = s->next)
         if (s->kind == TILEC_ST_IF)
             refill = s;
-    /* the next tile's refill: k := k - n in the copies' sources, at tile(t + 1) */
+    /* the next tile's refill: its copies' sources at k - n of tile t + 1 */
     tilec_ir_stmt_t *next = clone_refill(c, refill->u.cond.then);
     if (!next)
         return -1;
-    ps_sub_t back;
-    memset(&back, 0, sizeof back);
-    back.v[0] = kv;
-    back.by[0] = lower_opi(c, TILEC_BIN_SUB, tilec_ir_varref(c->a, (tilec_ir_var_t *)kv), n);
-    back.n = 1;
-    if (!back.by[0])
+    ps_sub_t back = {{kv, bx, by},
+                     {lower_opi(c, TILEC_BIN_SUB, tilec_ir_varref(c->a, (tilec_ir_var_t *)kv), n),
+                      tilec_ir_varref(c->a, nbx), by ? tilec_ir_varref(c->a, nby) : NULL},
+                     by ? 3 : 2};
+    if (!back.by[0] || !back.by[1] || (by && !back.by[2]))
         return lower_oom(c);
     for (tilec_ir_stmt_t *s = next; s; s = s->next)
-        if (s->kind == TILEC_ST_COPY_ASYNC &&
-            (sub_array(c, &s->u.copy.src.base, s->u.copy.src.buf->ndim, &back) ||
-             sub_array(c, &s->u.copy.src.base, s->u.copy.src.buf->ndim, &mn)))
-            return -1;
-    /* the tile's statements: PRE, the ring loop, POST at tile(t) */
-    for (tilec_ir_stmt_t *s = p->pre; s != p->pre_end; s = s->next) {
-        tilec_ir_stmt_t *keep = s->next;
-        s->next = NULL;
-        int rc = sub_list(c, s, &mt, 0);
-        s->next = keep;
-        if (rc)
-            return -1;
-    }
-    for (tilec_ir_stmt_t *s = refill->u.cond.then; s; s = s->next)
-        if (s->kind == TILEC_ST_COPY_ASYNC && sub_array(c, &s->u.copy.src.base, s->u.copy.src.buf->ndim, &mt))
+        if (sub_stage(c, s, &g) ||
+            (s->kind == TILEC_ST_COPY_ASYNC && sub_array(c, &s->u.copy.src.base, s->u.copy.src.buf->ndim, &back)))
             return -1;
     for (tilec_ir_stmt_t *s = L->u.loop.body; s; s = s->next) {
         if (s == refill) {
@@ -488,12 +497,7 @@ static int rewrite(lower_ctx_t *c, ps_kernel_t *p, int64_t NT, int64_t P)
             return -1;
         }
     }
-    for (tilec_ir_stmt_t *r = next; r; r = r->next)
-        if (sub_stage(c, r, &g))
-            return -1;
-    if (sub_list(c, L->next, &mt, 0))
-        return -1;
-    /* else { if (t + 1 < trips) { the next tile's refill } } */
+    /* else { if (t + 1 < trips) { nbx = ...; nby = ...; the next tile's refill } } */
     tilec_ir_stmt_t *gi = tilec_ir_stmt(c->a, TILEC_ST_IF);
     if (!gi)
         return lower_oom(c);
@@ -501,11 +505,10 @@ static int rewrite(lower_ctx_t *c, ps_kernel_t *p, int64_t NT, int64_t P)
     gi->col = refill->col;
     gi->u.cond.cond = tilec_ir_binary(c->a, TILEC_BIN_LT, lower_opi(c, TILEC_BIN_ADD, lower_subst(c, tv, NULL, NULL), 1),
                                       lower_subst(c, trips, NULL, NULL));
-    if (!gi->u.cond.cond)
+    if (!gi->u.cond.cond || !(gi->u.cond.then = assign_xy(c, nbx, xn, nby, yn, next, refill)))
         return lower_oom(c);
-    gi->u.cond.then = next;
     refill->u.cond.els = gi;
-    /* the tile loop: PRE (without its hints), the ring loop, POST */
+    /* the tile loop: bx = ...; by = ...; PRE (without its hints), the ring loop, POST */
     tilec_ir_stmt_t *T = tilec_ir_stmt(c->a, TILEC_ST_FOR);
     if (!T)
         return lower_oom(c);
@@ -521,24 +524,19 @@ static int rewrite(lower_ctx_t *c, ps_kernel_t *p, int64_t NT, int64_t P)
             tail = &s->next;
         }
     *tail = L; /* L->next is POST */
-    T->u.loop.body = body;
+    if (!(T->u.loop.body = assign_xy(c, bx, xt, by, yt, body, L)))
+        return -1;
     int64_t attr[2] = {NT, P};
     if (lower_sattr_tuple(c, T, "lower.persistent", attr, 2))
         return -1;
-    /* the kernel: init, barrier, prologue, tile loop */
+    /* the kernel: init, barrier, prologue, tile loop; the grid [pb = P] */
     p->pro->next = T;
     k->body = p->init;
-    /* the grid: [pb = P] */
     k->ngrid = 1;
     k->block[0] = pb;
     k->block[1] = k->block[2] = NULL;
     k->grid[1] = k->grid[2] = NULL;
-    if (!(k->grid[0] = lower_int(c, P)))
-        return -1;
-    drop_var(k, bx);
-    if (by)
-        drop_var(k, by);
-    return 0;
+    return (k->grid[0] = lower_int(c, P)) ? 0 : -1;
 }
 
 int lower_persist(lower_ctx_t *c)
