@@ -72,8 +72,22 @@ static const tilec_target_desc_t *vk_coopmat_desc(const char *arch)
     return &t;
 }
 
+/* sm_90a with persistent kernels on 3 blocks and no warp specialization
+ * (what the backend lowers for with TILEC_CUDA_PERSIST=1): the persist
+ * pass runs on every program of more than 3 tiles whose ring it can carry over */
+static const tilec_target_desc_t *persist3_desc(const char *arch)
+{
+    static tilec_target_desc_t t;
+    t = *cuda_target_desc(arch);
+    t.name = "cuda-sm_90a-persist3";
+    t.persistent_blocks = 3;
+    t.flags &= ~TILEC_TARGET_WARP_SPECIALIZE;
+    return &t;
+}
+
 static const tgt_t targets[] = {
     {"cuda-sm_90a", cuda_target_desc, "sm_90a"},
+    {"cuda-sm_90a-persist3", persist3_desc, "sm_90a"},
     {"cuda-sm_80", cuda_target_desc, "sm_80"},
     {"opencl", ocl_target_desc, ""},
     {"regs-like-acc", regs_like_acc_desc, ""},
@@ -506,6 +520,31 @@ Test(lower_decide, gemm_on_hopper_and_ampere)
     char *o = lowered_example("examples/gemm.py", NULL, 0, "opencl");
     cr_assert_null(strstr(o, "copy_async"), "OpenCL has no async copies:\n%s", o);
     free(o);
+}
+
+/* the GEMM examples at their defaults on 3 persistent blocks: the
+ * tile loop, the grid, the ring's counter across tiles, the next tile's
+ * refill (the lower_check tests interpret them against the originals) */
+Test(lower_decide, gemm_examples_persist)
+{
+    const char *files[] = {"examples/gemm.py", "examples/gemm_bias_relu.py", "examples/gemm_fp8.py"};
+    for (int i = 0; i < 3; i++) {
+        char *h = lowered_example(files[i], NULL, 0, "cuda-sm_90a-persist3");
+        cr_assert(strstr(h, "grid [pb = 3]"), "%s: %s", files[i], h);
+        /* 12 tiles (16 for fp8's blocks): block pb runs (NT + 2 - pb) // 3 of them */
+        const char *nt = i < 2 ? "12" : "16", *ext = i < 2 ? "((14 - pb) // 3)" : "((18 - pb) // 3)";
+        char want[160];
+        snprintf(want, sizeof want, "for tile in serial(%s) attrs {lower.persistent = (%s, 3)}", ext, nt);
+        cr_assert(strstr(h, want), "%s: %s", files[i], h);
+        snprintf(want, sizeof want, "if ((tile + 1) < %s)", ext);
+        cr_assert(strstr(h, want), "%s: %s", files[i], h);
+        cr_assert(strstr(h, "barrier_wait k_full[(((tile * "), "%s: %s", files[i], h);
+        free(h);
+        /* without the field: one block per tile */
+        h = lowered_example(files[i], NULL, 0, "cuda-sm_90a");
+        cr_assert_null(strstr(h, "lower.persistent"), "%s: %s", files[i], h);
+        free(h);
+    }
 }
 
 /* ---- layout pictures ------------------------------------------------------------------------ */

@@ -161,6 +161,10 @@ typedef struct cuda_kinfo {
     /* the block the printed kernel runs on: the lowered kernel's threads,
      * which warp specialization makes more than the program's */
     uint32_t threads[3];
+    /* > 0: the lowered kernel is persistent (the persist pass's tile loop,
+     * lower.persistent): launch exactly this many blocks, not the
+     * program's grid */
+    uint32_t persistent_blocks;
 } cuda_kinfo_t;
 
 /* ---- barrier objects and the tensor copy engine (cuda_tma.c) -------------

@@ -857,6 +857,14 @@ int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str
     info->smem_bytes = res.shared_bytes;
     for (int i = 0; i < 3; i++)
         info->threads[i] = res.threads[i];
+    for (const tilec_ir_stmt_t *s = k->body; s; s = s->next) {
+        const tilec_ir_attr_t *a =
+            s->kind == TILEC_ST_FOR ? tilec_ir_attr_get(s->nattrs, s->attrs, "lower.persistent") : NULL;
+        int64_t P;
+        if (a && a->kind == TILEC_ATTR_TUPLE && a->n == 2 && k->ngrid == 1 && tilec_ir_is_const_int(k->grid[0], &P) &&
+            P == a->tuple[1] && P > 0 && P <= 65535)
+            info->persistent_blocks = (uint32_t)P;
+    }
     tilec_simt_result_free(&res);
     return out->oom ? (snprintf(err, errlen, "out of memory"), -1) : 0;
 }

@@ -462,7 +462,9 @@ static tilec_pstatus_t cu_launch(void *state, tilec_shell_module_t *sm, const ti
         ptrs[i] = ((const cuda_mem_t *)a->args[i])->ptr;
         params[i] = &ptrs[i];
     }
-    const int64_t *grid = a->grid;
+    /* a persistent kernel runs its own grid: P blocks looping over the tiles */
+    const int64_t pgrid[3] = {mod->info.persistent_blocks, 1, 1};
+    const int64_t *grid = mod->info.persistent_blocks ? pgrid : a->grid;
     for (int dd = 1; dd < 3; dd++)
         if (grid[dd] > 65535) {
             tilec_sdk_error_set("cuda: launch: grid extent %d is %lld (CUDA allows up to 65535)", dd,

@@ -101,9 +101,16 @@ static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90", CP_ASYNC | TI
  * fp16 GEMM 8192^3 (0.791 of cuBLAS against 0.816,
  * bench/results/hopper_session6.md; with a one-warp producer 1.849 ms
  * against 1.837, bench/results/hopper_session7.md). */
-#define SM90A(fl) \
-    {HOPPER_F("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK, COMMON_FLAGS | (fl)), .nmma = 6, .mma = mma_sm90a}
-static const tilec_target_desc_t desc_sm90a_v[2] = {SM90A(0), SM90A(TILEC_TARGET_WARP_SPECIALIZE)};
+#define SM90A(fl, pb) \
+    {HOPPER_F("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK, COMMON_FLAGS | (fl)), .nmma = 6, .mma = mma_sm90a, \
+     .persistent_blocks = (pb)}
+/* [ws + 2 persist]: persistent kernels (the persist pass) with
+ * TILEC_CUDA_PERSIST=1, on CUDA_PERSIST_BLOCKS blocks: the SMs of an
+ * H100 SXM or H200, one block of a GEMM's size each */
+#define CUDA_PERSIST_BLOCKS 132
+static const tilec_target_desc_t desc_sm90a_v[4] = {SM90A(0, 0), SM90A(TILEC_TARGET_WARP_SPECIALIZE, 0),
+                                                    SM90A(0, CUDA_PERSIST_BLOCKS),
+                                                    SM90A(TILEC_TARGET_WARP_SPECIALIZE, CUDA_PERSIST_BLOCKS)};
 #define SM90A_ALL (&desc_sm90a_v[1])
 /* the same without the tensor copy engine: what the backend lowers for
  * with TILEC_CUDA_TMA=0, and for sm_90 unless TILEC_CUDA_TMA=1 (TMA was
@@ -164,7 +171,7 @@ const tilec_target_desc_t *cuda_lower_desc(const char *arch)
     const char *e = secure_getenv("TILEC_CUDA_TMA");
     int on = e && *e ? atoi(e) > 0 : t == SM90A_ALL;
     if (on && t == SM90A_ALL)
-        return &desc_sm90a_v[env_on("TILEC_CUDA_WS")];
+        return &desc_sm90a_v[env_on("TILEC_CUDA_WS") + 2 * env_on("TILEC_CUDA_PERSIST")];
     if (on)
         return t;
     return t == SM90A_ALL ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;

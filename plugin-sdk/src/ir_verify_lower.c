@@ -41,6 +41,7 @@ static const struct lower_key {
     {"lower.tma", TILEC_ATTR_TUPLE, 3, 0},       /* copy: bulk tensor box (rows, cols, swizzle bytes) */
     {"lower.warpspec", TILEC_ATTR_TUPLE, 2, 1},  /* loop: (consumer threads, producer threads after them) */
     {"lower.producer", TILEC_ATTR_INT, 0, 1},    /* statement of a warpspec loop: the producer's */
+    {"lower.persistent", TILEC_ATTR_TUPLE, 2, 1}, /* loop: (tiles, blocks) of a persistent kernel's tile loop */
     {"lower.async", TILEC_ATTR_INT, 0, 1},       /* gather's innermost loop: its vectors are async copies */
 };
 

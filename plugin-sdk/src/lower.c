@@ -12,7 +12,8 @@
  * shared-memory plan places them; vector widths read the final layouts;
  * barriers come last, once every access and async copy is known; warp
  * specialization after them (its producer's waits replace the refill's
- * block barrier), after arith so that the earlier passes keep their numbers.
+ * block barrier), after arith so that the earlier passes keep their numbers;
+ * persistence last (every decision before it is made on the one-tile kernel).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@ static const pass_def_t passes[TILEC_LOWER_NPASSES] = {
     [TILEC_LOWER_ARITH] = {"arith", lower_arith},
     [TILEC_LOWER_WARPSPEC] = {"warpspec", lower_warpspec},
     [TILEC_LOWER_SPLIT] = {"split", lower_split},
+    [TILEC_LOWER_PERSIST] = {"persist", lower_persist},
 };
 
 const char *tilec_lower_pass_name(int pass)

@@ -52,7 +52,8 @@ typedef enum tilec_lower_pass {
     TILEC_LOWER_BARRIER,        /* lower_barrier.c */
     TILEC_LOWER_ARITH,          /* lower_arith.c */
     TILEC_LOWER_WARPSPEC,       /* lower_warpspec.c (after arith: the pass numbers stay) */
-    TILEC_LOWER_SPLIT,          /* lower_split.c (last: the barriers placed before still hold) */
+    TILEC_LOWER_SPLIT,          /* lower_split.c (the barriers placed before still hold) */
+    TILEC_LOWER_PERSIST,        /* lower_persist.c (last: the tile loop of a persistent kernel) */
     TILEC_LOWER_NPASSES
 } tilec_lower_pass_t;
 

@@ -148,6 +148,10 @@ typedef struct tilec_target_desc {
     /* dtypes a register fragment may hold, bits (1u << tilec_dtype_t);
      * 0 (or a description without the field): any of at most 4 bytes */
     uint32_t frag_dtypes;
+    /* > 0: a kernel of more tiles than this may run as that many blocks,
+     * each looping over tiles (the persist pass, lowering.md); 0 (or a
+     * description without the field): one block per tile */
+    int32_t persistent_blocks;
 } tilec_target_desc_t;
 
 /* 1 when description t (of struct_size bytes) holds field f. */
