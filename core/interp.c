@@ -952,7 +952,11 @@ static int bind_symbols(tilec_ictx_t *c, const int64_t *syms)
 }
 
 /* Fresh block: on-chip buffers and LET/loop variables back to zero, no
- * async copy queued, every mbarrier uninitialized. */
+ * async copy queued, every mbarrier uninitialized.  A ring the lowering
+ * says is written whole, stage by stage, before it is read
+ * (lower.stage_fill: the dialect does not zero it) starts as all-ones
+ * bytes instead (NaN, -1), so a read before its write shows in the
+ * results. */
 static void reset_block(tilec_ictx_t *c)
 {
     tilec_interp_async_reset(c);
@@ -962,7 +966,9 @@ static void reset_block(tilec_ictx_t *c)
     for (int i = 0; i < c->k->nbufs; i++) {
         tilec_ibuf_t *b = &c->bufs[i];
         if (b->owned && !b->global) {
-            memset(b->data, 0, (size_t)b->size * b->esize);
+            const tilec_ir_buffer_t *ib = c->k->bufs[i];
+            int poison = tilec_ir_attr_get(ib->nattrs, ib->attrs, "lower.stage_fill") != NULL;
+            memset(b->data, poison ? 0xff : 0, (size_t)b->size * b->esize);
         }
     }
     for (int i = 0; i < c->k->nvars; i++) {

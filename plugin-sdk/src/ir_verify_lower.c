@@ -38,6 +38,7 @@ static const struct lower_key {
     {"lower.stages", TILEC_ATTR_INT, 0, 1},      /* pipelined loop / ring buffer: stages */
     {"lower.mma_wait", TILEC_ATTR_INT, 0, 1},    /* async-MMA gemm: MMA groups left in flight after it */
     {"lower.zero", TILEC_ATTR_INT, 0, 1},        /* shared buffer: zeroed at kernel entry */
+    {"lower.stage_fill", TILEC_ATTR_INT, 0, 1},  /* ring buffer: each stage written whole before it is read */
     {"lower.tma", TILEC_ATTR_TUPLE, 3, 0},       /* copy: bulk tensor box (rows, cols, swizzle bytes) */
     {"lower.warpspec", TILEC_ATTR_TUPLE, 2, 1},  /* loop: (consumer threads, producer threads after them) */
     {"lower.producer", TILEC_ATTR_INT, 0, 1},    /* statement of a warpspec loop: the producer's */

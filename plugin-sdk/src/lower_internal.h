@@ -111,6 +111,11 @@ int lower_swizzle_width(const tilec_ir_buffer_t *b);
  * touches: the printers walk those rows with plain strides, so such a
  * buffer is neither swizzled nor padded.  0, or -1 when out of memory. */
 int lower_dense_uses(tilec_ir_kernel_t *k, int *dense);
+/* Sets col[id] for every on-chip buffer of 2+ dimensions that a T.Parallel
+ * nest run by the block's threads indexes with its innermost loop's
+ * variable in the row dimension and not in the last one (lanes one row
+ * apart: lower_bank.c).  0, or -1 when out of memory. */
+int lower_column_uses(tilec_ir_kernel_t *k, int *col);
 
 /* ---- gathered copies (lower_gather.c) ------------------------------------------- */
 

@@ -52,6 +52,11 @@
  * not depend on anything the loop changes (no loads, no let variable the
  * body assigns), as the prologue and the refills compare against it.
  *
+ * A ring whose copy wrote all of its buffer says lower.stage_fill = 1:
+ * every stage is written whole before the iteration that reads it, so
+ * the smem pass need not zero it at kernel entry (the copy's buffer was
+ * private to the loop and first touched by the copy in each iteration).
+ *
  * S is capped by the target's max_stages and lowered while the rings
  * would not fit its shared memory.
  * The interpreter executes the copies as pending until their wait, so a
@@ -397,12 +402,15 @@ static int pipeline(lower_ctx_t *c, tilec_ir_stmt_t **link, tilec_ir_stmt_t *con
         lower_gather_form_t f;
         chunks[i] = cps[i]->kind == TILEC_ST_FOR ? gather_chunk(c, cps[i], &f) : chunk_bytes(c, cps[i]);
         rings[i] = b;
+        /* the copy wrote all of b before anything in iteration k read it:
+         * each stage is then written whole before its iteration reads it */
+        int whole = lower_full_overwrite(cps[i], b);
         tilec_ir_expr_t **shape = prepend(c, lower_int(c, S), b->shape, b->ndim);
         if (!shape)
             return -1;
         b->shape = shape;
         b->ndim++;
-        if (lower_battr_int(c, b, "lower.stages", S))
+        if (lower_battr_int(c, b, "lower.stages", S) || (whole && lower_battr_int(c, b, "lower.stage_fill", 1)))
             return -1;
     }
     const tilec_ir_var_t *k = loop->u.loop.var;

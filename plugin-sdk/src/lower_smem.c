@@ -14,6 +14,12 @@
  * rows padded by 16 bytes so those rows fall in distinct banks ("pad"),
  * as do operands of gemms without an MMA entry on a target that says
  * TILEC_TARGET_SIMT_PAD_ROWS (its dialect's own matrix loads).
+ * A buffer that some T.Parallel nest walks down a column (the lanes one
+ * row apart, lower_bank.c) with rows of an even number of 4-byte words
+ * gets one word of padding per row ("pad", pitch = row + 4 bytes): the
+ * lanes' elements then fall in distinct banks instead of all in one (a
+ * transpose's 32-way conflict), at the price of copies into it moving 4
+ * bytes a thread instead of 16.
  * Anything else, and any buffer a reduce, cumsum or print touches, is
  * dense row-major ("dense").  Leading (ring) dimensions
  * stack whole copies of the 2-D form.
@@ -27,7 +33,11 @@
  *
  * Start values: a buffer whose first use does not overwrite all of it
  * reads the zeros on-chip memory starts with (as in the interpreter); it
- * gets lower.zero = 1, and the dialect zeroes it at kernel entry.
+ * gets lower.zero = 1, and the dialect zeroes it at kernel entry.  A ring
+ * the pipeline pass marks lower.stage_fill (each stage written whole
+ * before the iteration that reads it) is not zeroed, though its first
+ * statement, the prologue, fills only S - 1 stages; it still shares
+ * bytes with no other buffer.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,13 +54,14 @@ typedef struct sbuf {
     int64_t bytes, align;
     int first, last;          /* top-level statements that mention it */
     int overwrite_first;      /* its first use overwrites all of it */
+    int stage_fill;           /* a ring whose stages are written whole before read (lower.stage_fill) */
     int64_t off;
     int placed, reuse;        /* reuse: index of the buffer it shares bytes with, -1 */
 } sbuf_t;
 
 typedef struct sm {
     lower_ctx_t *c;
-    int *swz, *pad, *noswz, *nopad;
+    int *swz, *pad, *noswz, *nopad, *col;
 } sm_t;
 
 static int gemm_wants(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
@@ -195,10 +206,11 @@ int lower_smem(lower_ctx_t *c)
     tilec_ir_kernel_t *k = c->k;
     int nb = k->nbufs, rc = 0;
     sm_t q = {c, calloc((size_t)nb + 1, sizeof(int)), calloc((size_t)nb + 1, sizeof(int)),
-              calloc((size_t)nb + 1, sizeof(int)), calloc((size_t)nb + 1, sizeof(int))};
+              calloc((size_t)nb + 1, sizeof(int)), calloc((size_t)nb + 1, sizeof(int)),
+              calloc((size_t)nb + 1, sizeof(int))};
     sbuf_t *v = calloc((size_t)nb + 1, sizeof *v);
     int n = 0;
-    if (!q.swz || !q.pad || !q.noswz || !q.nopad || !v) {
+    if (!q.swz || !q.pad || !q.noswz || !q.nopad || !q.col || !v) {
         rc = lower_oom(c);
         goto done;
     }
@@ -207,7 +219,7 @@ int lower_smem(lower_ctx_t *c)
     w.stmt_pre = gemm_wants;
     w.user = &q;
     tilec_ir_walk_block(&w, &k->body);
-    if (lower_dense_uses(k, q.noswz) < 0 || lower_dense_uses(k, q.nopad) < 0) {
+    if (lower_dense_uses(k, q.noswz) < 0 || lower_dense_uses(k, q.nopad) < 0 || lower_column_uses(k, q.col) < 0) {
         rc = lower_oom(c);
         goto done;
     }
@@ -235,11 +247,17 @@ int lower_smem(lower_ctx_t *c)
             sb->form = F_PAD;
             sb->pitch = last + 16 / (int64_t)es;
             elems = elems / last * sb->pitch;
+        } else if (q.col[i] && !q.swz[i] && !q.pad[i] && !q.nopad[i] && es <= 4 && last > 0 &&
+                   (last * (int64_t)es) % 8 == 0) {
+            sb->form = F_PAD;
+            sb->pitch = last + 4 / (int64_t)es;
+            elems = elems / last * sb->pitch;
         }
         sb->bytes = elems * (int64_t)es;
         if (sb->bytes < 1)
             sb->bytes = 1;
         sb->first = sb->last = -1;
+        sb->stage_fill = lower_battr(b, "lower.stage_fill") != NULL;
         int idx = 0;
         for (tilec_ir_stmt_t *s = k->body; s; s = s->next, idx++) {
             if (!lower_uses(s, b))
@@ -279,7 +297,7 @@ int lower_smem(lower_ctx_t *c)
             rc = lower_battr_str(c, v[i].b, "lower.reuse_of", v[v[i].reuse].b->name);
         /* the program reads the zero start of on-chip memory (the
          * interpreter's): the dialect zeroes the buffer at kernel entry */
-        if (rc == 0 && v[i].first >= 0 && !v[i].overwrite_first)
+        if (rc == 0 && v[i].first >= 0 && !v[i].overwrite_first && !v[i].stage_fill)
             rc = lower_battr_int(c, v[i].b, "lower.zero", 1);
     }
 done:
@@ -287,6 +305,7 @@ done:
     free(q.pad);
     free(q.noswz);
     free(q.nopad);
+    free(q.col);
     free(v);
     return rc;
 }
