@@ -365,13 +365,43 @@ static void expr_children(sm_t *s, tilec_ir_expr_t *e, int depth)
     }
 }
 
+/* e reads memory (a buffer element) */
+static int reads_mem(const tilec_ir_expr_t *e, int depth)
+{
+    if (!e || depth > 2000) return 0;
+    switch (e->kind) {
+    case TILEC_EX_LOAD: return 1;
+    case TILEC_EX_BINARY: return reads_mem(e->u.bin.a, depth + 1) || reads_mem(e->u.bin.b, depth + 1);
+    case TILEC_EX_UNARY: return reads_mem(e->u.un.a, depth + 1);
+    case TILEC_EX_SELECT:
+        return reads_mem(e->u.sel.cond, depth + 1) || reads_mem(e->u.sel.a, depth + 1) ||
+               reads_mem(e->u.sel.b, depth + 1);
+    case TILEC_EX_CAST: return reads_mem(e->u.cast.a, depth + 1);
+    default: return 0;
+    }
+}
+
+/* Accesses the pass guards: global tensors, and a thread's own array
+ * (T.alloc_local) indexed by a value read from memory (`nz_idx[nz_count]`,
+ * a data-dependent position: past the end CUDA writes whatever lies
+ * beyond, tilec skips the store and reads 0). */
+static int guarded_buf(const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *idx)
+{
+    int i;
+    if (b->scope == TILEC_SCOPE_GLOBAL) return 1;
+    if (b->scope != TILEC_SCOPE_LOCAL) return 0;
+    for (i = 0; i < b->ndim; i++)
+        if (reads_mem(idx[i], 0)) return 1;
+    return 0;
+}
+
 static void expr(sm_t *s, tilec_ir_expr_t **slot, int depth)
 {
     tilec_ir_expr_t *e = *slot, *cond, **cl, *ld;
     tilec_ir_buffer_t *b;
     if (!e || depth > 2000 || s->oom) return;
     expr_children(s, e, depth);
-    if (e->kind != TILEC_EX_LOAD || e->u.load.buf->scope != TILEC_SCOPE_GLOBAL) return;
+    if (e->kind != TILEC_EX_LOAD || !guarded_buf(e->u.load.buf, e->u.load.idx)) return;
     b = e->u.load.buf;
     cl = chk(s, tilec_arena_alloc(s->a, sizeof *cl * (size_t)b->ndim));
     if (!cl) return;
@@ -407,7 +437,7 @@ static void stmt(sm_t *s, tilec_ir_stmt_t **link, int depth)
     case TILEC_ST_STORE:
         for (i = 0; i < st->u.store.buf->ndim; i++) expr(s, &st->u.store.idx[i], depth);
         expr(s, &st->u.store.value, depth);
-        if (st->u.store.buf->scope == TILEC_SCOPE_GLOBAL) cond = guard_of(s, st->u.store.buf, st->u.store.idx, NULL);
+        if (guarded_buf(st->u.store.buf, st->u.store.idx)) cond = guard_of(s, st->u.store.buf, st->u.store.idx, NULL);
         break;
     case TILEC_ST_ATOMIC:
         for (i = 0; i < st->u.atomic.buf->ndim; i++) expr(s, &st->u.atomic.idx[i], depth);

@@ -17,7 +17,7 @@
 typedef struct ast_expr ast_expr_t;
 typedef struct ast_stmt ast_stmt_t;
 
-typedef struct ast_loc { int line, col; } ast_loc_t; /* 1-based */
+typedef struct ast_loc { int line, col, file; } ast_loc_t; /* 1-based; file: 0 the program, k the k-th imported sibling file (siblings.c) */
 
 typedef enum ast_expr_kind {
     AST_NAME,       /* name */
@@ -160,6 +160,9 @@ int tilec_parse(tilec_arena_t *a, tilec_diag_t *d, const char *path,
 #else
 #define TILEC_FRONTEND_MAX_BYTES ((size_t)256 << 20)
 #endif
+/* tilec_parse for an imported sibling file: every location it records carries file. */
+int tilec_parse_file(tilec_arena_t *a, tilec_diag_t *d, const char *path, const char *src, size_t len, int file,
+                     ast_module_t **out);
 int tilec_parse_limited(tilec_arena_t *a, tilec_diag_t *d, const char *path,
                         const char *src, size_t len, size_t max_bytes, ast_module_t **out);
 

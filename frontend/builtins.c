@@ -28,7 +28,7 @@ enum {
     BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP, BI_ATOMIC_ADDX2,
     BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL, BI_PERSISTENT, BI_SYNC_GRID, BI_REINTERPRET,
     BI_RNG_INIT, BI_RNG_RAND, BI_SHFL, BI_SHFL_DOWN, BI_SHFL_UP, BI_ALLREDUCE, BI_ATTR, BI_COMM_REDUCER,
-    BI_EVALUATE,
+    BI_EVALUATE, BI_GEMM_SP, BI_DEVICE_ASSERT, BI_SHIFT_LEFT, BI_SHIFT_RIGHT,
     /* python */
     BI_RANGE = 200, BI_LEN, BI_PMIN, BI_PMAX, BI_PABS, BI_INT, BI_FLOAT, BI_BOOL, BI_STR, BI_TUPLE,
     BI_LIST, BI_ISINSTANCE
@@ -61,7 +61,9 @@ static const bientry_t t_members[] = {
     {"rng_init", BI_RNG_INIT}, {"rng_rand", BI_RNG_RAND}, {"tvm_warp_shuffle", BI_SHFL},
     {"tvm_warp_shuffle_down", BI_SHFL_DOWN}, {"tvm_warp_shuffle_up", BI_SHFL_UP},
     {"tvm_thread_allreduce", BI_ALLREDUCE}, {"attr", BI_ATTR}, {"comm_reducer", BI_COMM_REDUCER},
-    {"evaluate", BI_EVALUATE}, {NULL, 0}
+    {"evaluate", BI_EVALUATE}, {"gemm_sp", BI_GEMM_SP},
+    {"device_assert", BI_DEVICE_ASSERT}, {"shift_left", BI_SHIFT_LEFT}, {"shift_right", BI_SHIFT_RIGHT},
+    {NULL, 0}
 };
 
 static const bientry_t tilelang_members[] = {
@@ -86,7 +88,6 @@ static const struct { const char *name, *why; } t_unsupported[] = {
     {"alloc_reducer", "T.alloc_reducer is not in the subset yet"},
     {"call_extern", "external device functions cannot be called on every backend"},
     {"import_source", "external device sources cannot be compiled on every backend"},
-    {"gemm_sp", "sparse GEMMs are not in the subset"},
     {"float8_e4m3fnuz", "AMD's fnuz 8-bit floats are not in tilec's IR (float8_e4m3fn and float8_e5m2 are)"},
     {"float8_e5m2fnuz", "AMD's fnuz 8-bit floats are not in tilec's IR (float8_e4m3fn and float8_e5m2 are)"},
     {"float4_e2m1fn", "4-bit float dtypes are not in tilec's IR yet"},
@@ -546,6 +547,8 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     if (ev->thread_wrap && (id == BI_CLEAR || id == BI_FILL) && ar.n >= 1 && ar.v[0]->kind == V_BUF &&
         (ar.v[0]->u.buf->scope == TILEC_SCOPE_LOCAL || ar.v[0]->u.buf->scope == TILEC_SCOPE_VAR)) {
         /* this thread's own buffer: per-thread stores (lockstep.c: lk_fill_local) */
+    } else if (ev->thread_wrap && id == BI_COPY && ar.n >= 2 && (op_copy_is_own(ar.v[0]) || op_copy_is_own(ar.v[1]))) {
+        /* to or from this thread's own buffer: its own element copy (tileops.c) */
     } else if (ev->thread_wrap) {
         switch (id) {   /* block-collective: not in one thread's code */
         case BI_COPY: case BI_CLEAR: case BI_FILL: case BI_GEMM: case BI_REDUCE_MAX: case BI_REDUCE_MIN:
@@ -608,8 +611,12 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         static const char *const names[] = {"threads", "prelude", "is_cpu", "is_npu"};
         value_t *v = v_new(ev, V_KERNEL);
         int i, j;
-        if (ar.n < 1 || ar.n > 3) ev_fail(ev, at, "T.Kernel takes 1 to 3 grid extents, %d given", ar.n);
-        v->u.kern.ngrid = ar.n;
+        if (ar.n > 3) ev_fail(ev, at, "T.Kernel takes at most 3 grid extents, %d given", ar.n);
+        /* T.Kernel() with no extents is one block, as in TileLang (its launch
+         * has no block index frames): it binds no block index (eval_stmt.c) */
+        v->u.kern.ngrid = ar.n ? ar.n : 1;
+        v->u.kern.nogrid = ar.n == 0;
+        if (ar.n == 0) v->u.kern.grid[0] = v_int(ev, 1);
         for (i = 0; i < ar.n; i++) {
             check_extent_value(ev, ar.v[i], ar.loc[i], "a grid extent");
             if ((ar.v[i]->kind == V_INT || ar.v[i]->kind == V_BOOL) && (ar.v[i]->u.i < 1 || ar.v[i]->u.i > INT32_MAX))
@@ -754,6 +761,12 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         BIND("T.gemm", 3, "A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum", "k_pack",
              "wg_wait", "mbar");
         op_gemm(ev, a_, l_, at);
+        return ev->none;
+    }
+    case BI_GEMM_SP: {   /* sparse.c: the A tile decompressed, then T.gemm */
+        BIND("T.gemm_sp", 4, "A_sparse", "E", "B", "C", "transpose_A", "transpose_E", "transpose_B", "policy",
+             "clear_accum", "k_pack", "wg_wait", "annotations");
+        op_gemm_sp(ev, a_, l_, at);
         return ev->none;
     }
     case BI_REDUCE_MAX: case BI_REDUCE_MIN: case BI_REDUCE_SUM: case BI_REDUCE_ABSSUM: case BI_REDUCE_ABSMAX: {
@@ -991,6 +1004,21 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         value_t *v = v_new(ev, V_DTYPE);
         v->u.dt = v_want_dtype(ev, a_[0], l_[0]);
         return v;
+    }
+    case BI_SHIFT_LEFT: case BI_SHIFT_RIGHT: {   /* x << y, x >> y */
+        BIND(bi_name(id), 2, "x", "y");
+        return v_binop(ev, id == BI_SHIFT_LEFT ? AST_OP_LSHIFT : AST_OP_RSHIFT, a_[0], a_[1], at);
+    }
+    case BI_DEVICE_ASSERT: {
+        /* T.device_assert(cond, msg): a debug check of the device.  False at
+         * compile time, it is the diagnostic; a run-time condition is not
+         * checked (as a CUDA assert built with NDEBUG): it does not change
+         * what the kernel computes when it holds */
+        BIND("T.device_assert", 1, "cond", "msg");
+        if (!v_is_rt(a_[0]) && !v_truth(ev, a_[0], l_[0]))
+            ev_fail(ev, at, "T.device_assert fails at compile time%s%s", a_[1] && a_[1]->kind == V_STR ? ": " : "",
+                    a_[1] && a_[1]->kind == V_STR ? a_[1]->u.s.s : "");
+        return ev->none;
     }
     case BI_NOOP_HINT:
         /* register-allocation hints of warp-specialized kernels: no effect on results */

@@ -67,6 +67,22 @@ value_t *v_parse_define(ev_t *ev, const char *text, const char **why)
         if (why) *why = hex ? "not a hexadecimal integer" : "not a number";
         return NULL;
     }
+    {
+        /* -D policy=T.GemmWarpPolicy.Square: the policy value */
+        const char *q = !strncmp(text, "T.", 2) ? text + 2 : !strncmp(text, "tilelang.language.", 18) ? text + 18 : text;
+        if (!strncmp(q, "GemmWarpPolicy.", 15)) {
+            static const char *const pol[] = {"Square", "FullRow", "FullCol"};
+            int i;
+            for (i = 0; i < 3; i++) {
+                if (strcmp(q + 15, pol[i])) continue;
+                value_t *v = v_new(ev, V_POLICY);
+                v->u.policy = i;
+                return v;
+            }
+            if (why) *why = "T.GemmWarpPolicy is Square, FullRow or FullCol";
+            return NULL;
+        }
+    }
     if (!strncmp(text, "T.", 2)) return v_str(ev, text + 2, n - 2);
     if (!strncmp(text, "tilelang.language.", 18)) return v_str(ev, text + 18, n - 18);
     return v_str(ev, text, n);

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ast_loc_t NOLOC = {0, 0};
+static const ast_loc_t NOLOC = {0, 0, 0};
 
 /* ---- errors, memory ------------------------------------------------------- */
 
@@ -28,7 +28,21 @@ _Noreturn void ev_fail(ev_t *ev, ast_loc_t loc, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    tilec_diag_error(ev->d, loc.line, loc.col, "%s", msg);
+    if (loc.file > 0 && loc.file <= ev->nsibs) {
+        /* in an imported sibling file: its name and source line */
+        const struct sib *f = &ev->sibs[loc.file - 1];
+        const char *p = ev->d->path, *s = ev->d->src;
+        size_t n = ev->d->src_len;
+        ev->d->path = f->path;
+        ev->d->src = f->src;
+        ev->d->src_len = f->len;
+        tilec_diag_error(ev->d, loc.line, loc.col, "%s", msg);
+        ev->d->path = p;
+        ev->d->src = s;
+        ev->d->src_len = n;
+    } else {
+        tilec_diag_error(ev->d, loc.line, loc.col, "%s", msg);
+    }
     longjmp(ev->jb, 1);
 }
 

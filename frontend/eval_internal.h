@@ -135,7 +135,7 @@ struct value {
         int policy;                                            /* POLICY */
         struct { value_t *shape; tilec_dtype_t dt; } tt;       /* TENSORTYPE */
         struct { int nout; int64_t *out_idx; value_t *pass_configs; ast_loc_t pc_loc; } jit; /* JIT */
-        struct { int ngrid; value_t *grid[3]; int threads[3]; } kern; /* KERNEL */
+        struct { int ngrid, nogrid; value_t *grid[3]; int threads[3]; } kern; /* KERNEL; nogrid: T.Kernel() */
         loopiter_t *it;                                        /* LOOPITER */
         const char *opq;                                       /* OPAQUE: dotted name */
         struct { const char *name; env_t *attrs; value_t *cls; } obj; /* CLASS (cls NULL), OBJECT */
@@ -174,6 +174,10 @@ typedef struct ev {
     tilec_diag_t *d;
     jmp_buf jb;
     ast_module_t *mod;
+    const char *path;          /* the program's file name (NULL when none) */
+    /* sibling files imported (siblings.c); ast_loc_t.file k is sibs[k - 1] */
+    struct sib { const char *name, *path, *src; size_t len; env_t *env; int loading; } *sibs;
+    int nsibs;
     env_t *genv;
     env_t *env;                /* environment of the running frame */
     int at_module;             /* running module-level statements */
@@ -362,7 +366,8 @@ enum {
     BI_M_TRUNC, BI_M_FABS, BI_M_GCD, BI_M_LCM, BI_M_ISQRT, BI_M_PROD, BI_M_LOG1P, BI_M_TANH, BI_M_ISCLOSE,
     BI_M_ISINF, BI_M_ISNAN, BI_PRODUCT, BI_NEXT_POW2, BI_NUM_SMS, BI_TIRX_CONST,
     BI_IDENTITY_DEC, BI_REQUIRES_PKG, BI_FP8_TYPE, BI_IKET_MARK, BI_IKET_RANGE, BI_IKET_PAYLOAD,
-    BI_DEV_AVAILABLE, BI_DEV_NAME, BI_DEV_CAP, BI_DEV_PROPS, BI_DEV_COUNT, BI_DEV_CURRENT, BI_MMA_NEW
+    BI_DEV_AVAILABLE, BI_DEV_NAME, BI_DEV_CAP, BI_DEV_PROPS, BI_DEV_COUNT, BI_DEV_CURRENT, BI_MMA_NEW,
+    BI_SP_E_FACTOR, BI_SP_E_REPL
 };
 /* ids of the Python builtins and methods of pyfuncs.c (>= BI_PY_FIRST) */
 enum {
@@ -496,6 +501,7 @@ value_t *mod_call(ev_t *ev, int id, args_t *ar);
 /* ---- tileops.c ---- */
 region_t *rg_of(ev_t *ev, value_t *v, ast_loc_t loc, const char *what);
 void op_copy(ev_t *ev, value_t *src, value_t *dst, ast_loc_t loc, ast_loc_t sloc, ast_loc_t dloc);
+int op_copy_is_own(const value_t *v);   /* a T.alloc_local / T.alloc_var operand (per-thread copies) */
 void op_fill(ev_t *ev, value_t *dst, value_t *val, ast_loc_t loc);
 void op_gemm(ev_t *ev, value_t **v, ast_loc_t *locs, ast_loc_t loc);
 void op_reduce(ev_t *ev, tilec_reduce_op_t op, value_t **v, ast_loc_t *locs, ast_loc_t loc);
@@ -508,5 +514,13 @@ void op_print(ev_t *ev, value_t *v, const char *msg, ast_loc_t loc);
 value_t *op_alloc(ev_t *ev, tilec_scope_t scope, value_t *shape, value_t *dt, value_t *init,
                   const char *name, ast_loc_t loc);
 void ev_require_kernel(ev_t *ev, ast_loc_t loc, const char *what);
+
+/* ---- siblings.c ---- */
+/* `from from import name` of a sibling file from.py: the value, or NULL when from is no sibling file */
+value_t *sib_import(ev_t *ev, const char *from, const char *name, ast_loc_t loc);
+
+/* ---- sparse.c ---- */
+void op_gemm_sp(ev_t *ev, value_t **v, ast_loc_t *locs, ast_loc_t loc);  /* T.gemm_sp: decompress, T.gemm */
+value_t *sp_call(ev_t *ev, int id, args_t *ar);   /* get_e_factor, get_e_replicate_factor */
 
 #endif

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ast_loc_t NOLOC = {0, 0};
+static const ast_loc_t NOLOC = {0, 0, 0};
 
 /* ---- the prim_func -------------------------------------------------------- */
 
@@ -635,6 +635,7 @@ static void run(ev_t *ev, const char *path, const char *src, size_t len, const c
     func_t *fn, *factory = NULL, *prim;
     value_t *pv, **args = NULL;
     int i;
+    ev->path = path;
     if (tilec_parse(&ev->s, ev->d, path, src, len, &ev->mod) < 0 || !ev->mod) longjmp(ev->jb, 1);
     ev->k = ev_chk(ev, tilec_ir_kernel_new(ev->a, "kernel"));
     ev->genv = ev->env = ev_env_new(ev, NULL);

@@ -649,6 +649,9 @@ static void exec_with(ev_t *ev, ast_stmt_t *s)
     }
     k = ev->k;
     ng = kv->u.kern.ngrid;
+    if (s->u.with.target && kv->u.kern.nogrid)
+        ev_fail(ev, s->u.with.target->loc, "T.Kernel() with no grid extents is one block and has no block index to "
+                "bind; drop the `as` target or give the grid");
     if (s->u.with.target) {
         ast_expr_t *t = s->u.with.target;
         if (t->kind == AST_NAME) {
@@ -754,9 +757,11 @@ static void exec_def(ev_t *ev, ast_stmt_t *s)
  * submodule, or an opaque stand-in (modules.c). */
 static value_t *import_member(ev_t *ev, const char *from, ast_import_name_t *in)
 {
-    value_t *m = mod_lookup(ev, from), *v = NULL;
+    value_t *m, *v = sib_import(ev, from, in->name, in->loc);
     size_t n;
     char *path;
+    if (v) return v;
+    m = mod_lookup(ev, from);
     if (m->kind == V_NS) {
         v = bi_lookup_ns(ev, m->u.ns, in->name);
         if (!v && m->u.ns == NS_T && bi_unsupported_reason(in->name))

@@ -38,6 +38,13 @@ static const struct { const char *path; int id; } known_fns[] = {
     {"tilelang.intrinsics.mma_macro_generator.TensorCoreIntrinEmitter", BI_MMA_NEW},
     {"tilelang.intrinsics.TensorCoreIntrinEmitter", BI_MMA_NEW},
     {"bitblas.tl.mma_macro_generator.TensorCoreIntrinEmitter", BI_MMA_NEW},
+    /* tilelang's 2:4 sparse-layout helpers (sparse.c) */
+    {"tilelang.cuda.intrinsics.sparse_layout.get_e_factor", BI_SP_E_FACTOR},
+    {"tilelang.cuda.intrinsics.sparse_layout.get_e_replicate_factor", BI_SP_E_REPL},
+    {"tilelang.intrinsics.sparse_layout.get_e_factor", BI_SP_E_FACTOR},
+    {"tilelang.intrinsics.sparse_layout.get_e_replicate_factor", BI_SP_E_REPL},
+    {"tilelang.utils.sparse.get_e_factor", BI_SP_E_FACTOR},
+    {"tilelang.utils.sparse.get_e_replicate_factor", BI_SP_E_REPL},
     {"torch.cuda.is_available", BI_DEV_AVAILABLE},
     {"torch.cuda.get_device_name", BI_DEV_NAME},
     {"torch.cuda.get_device_capability", BI_DEV_CAP},
@@ -338,6 +345,7 @@ value_t *mod_call(ev_t *ev, int id, args_t *ar)
     if (id == BI_PRODUCT) return product(ev, ar);
     if (id >= BI_DEV_AVAILABLE && id <= BI_DEV_CURRENT) return device_probe(ev, id, ar);
     if (id == BI_MMA_NEW) return mma_new(ev, ar);
+    if (id == BI_SP_E_FACTOR || id == BI_SP_E_REPL) return sp_call(ev, id, ar);
     if (id == BI_REQUIRES_PKG) {   /* a test's skip marker: the kernel is compiled all the same */
         value_t *v = v_new(ev, V_BUILTIN);
         v->u.bi.id = BI_IDENTITY_DEC;

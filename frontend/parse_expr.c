@@ -205,6 +205,7 @@ static ast_expr_t *fstring_expr(parser_t *p, size_t from, size_t to, int line, s
     q->lx.prev_end_line = line;
     q->lx.prev_end_col = (int)(from - line_start) + 1;
     q->stmt_col = p->stmt_col;
+    q->file = p->file;
     if (ps_advance(q) < 0 || parse_test_or_fail(q, &e) < 0)
         return NULL;
     if (q->tok.kind != TILEC_TOK_NEWLINE && q->tok.kind != TILEC_TOK_EOF)
@@ -218,7 +219,7 @@ static int fstring_token(parser_t *p, const tilec_token_t *t, fparts_t *f)
     const char *src = p->lx.src, *s = t->text, *end = t->text + t->len;
     int raw = 0, line = t->line;
     size_t line_start = (size_t)(t->text - src) - (size_t)(t->col - 1);
-    ast_loc_t loc = { t->line, t->col };
+    ast_loc_t loc = { t->line, t->col, p->file };
     char q;
     size_t qlen;
     while (*s != '\'' && *s != '"') {

@@ -141,7 +141,7 @@ int ps_expect_op(parser_t *p, int op, const char *what)
 
 ast_loc_t ps_here(const parser_t *p)
 {
-    ast_loc_t l = { p->tok.line, p->tok.col };
+    ast_loc_t l = { p->tok.line, p->tok.col, p->file };
     return l;
 }
 
@@ -900,14 +900,31 @@ int tilec_parse(tilec_arena_t *a, tilec_diag_t *d, const char *path,
     return tilec_parse_limited(a, d, path, src, len, TILEC_FRONTEND_MAX_BYTES, out);
 }
 
+static int parse_any(tilec_arena_t *a, tilec_diag_t *d, const char *path, const char *src, size_t len,
+                     size_t max_bytes, int file, ast_module_t **out);
+
 int tilec_parse_limited(tilec_arena_t *a, tilec_diag_t *d, const char *path,
                         const char *src, size_t len, size_t max_bytes, ast_module_t **out)
+{
+    return parse_any(a, d, path, src, len, max_bytes, 0, out);
+}
+
+int tilec_parse_file(tilec_arena_t *a, tilec_diag_t *d, const char *path, const char *src, size_t len, int file,
+                     ast_module_t **out)
+{
+    return parse_any(a, d, path, src, len, TILEC_FRONTEND_MAX_BYTES, file, out);
+}
+
+static int parse_any(tilec_arena_t *a, tilec_diag_t *d, const char *path, const char *src, size_t len,
+                     size_t max_bytes, int file, ast_module_t **out)
 {
     if (out)
         *out = NULL;
     parser_t *p = tilec_arena_alloc(a, sizeof *p);
     if (!p)
         return tilec_diag_error(d, 0, 0, "out of memory");
+    memset(p, 0, sizeof *p);
+    p->file = file;
     p->a = a;
     p->d = d;
     p->src_len = len;

@@ -24,6 +24,7 @@ typedef struct parser {
     int depth;
     size_t src_len, max_bytes; /* the file's size; the arena's budget */
     int over;                  /* the budget was exceeded (reported once) */
+    int file;                  /* ast_loc_t.file of what it parses */
 } parser_t;
 
 typedef struct expr_vec { ast_expr_t **v; int n, cap; } expr_vec_t;

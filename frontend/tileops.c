@@ -148,6 +148,59 @@ static tilec_ir_region_t ir_region(ev_t *ev, region_t *r)
     return o;
 }
 
+static int own_mem(const tilec_ir_buffer_t *b)
+{
+    return b->scope == TILEC_SCOPE_LOCAL || b->scope == TILEC_SCOPE_VAR;
+}
+
+/* The operand's buffer is this thread's own (T.alloc_local / T.alloc_var):
+ * in per-thread code such a T.copy is the thread's own element copy. */
+int op_copy_is_own(const value_t *v)
+{
+    if (!v) return 0;
+    if (v->kind == V_BUF) return own_mem(v->u.buf);
+    if (v->kind == V_REGION) return own_mem(v->u.rg->buf);
+    return 0;
+}
+
+/* T.copy in per-thread code (threads.c) with one side the thread's own
+ * memory: element k of the source region (row-major over its extents)
+ * goes to element k of the destination, unrolled, as the thread's own
+ * loads and stores (lockstep.c's lk_load places its memory). */
+static void thread_copy(ev_t *ev, region_t *s, region_t *d, ast_loc_t loc)
+{
+    int64_t n = 1, k;
+    int i;
+    for (i = 0; i < d->buf->ndim; i++) n *= d->ext[i];
+    if (n > 4096)
+        ev_fail(ev, loc, "T.copy of %lld elements in per-thread code (after a thread index) is outside the subset: "
+                "a thread's own copy is unrolled, at most 4096 elements", (long long)n);
+    for (k = 0; k < n; k++) {
+        tilec_ir_expr_t *si[TILEC_IR_MAX_DIMS], *di[TILEC_IR_MAX_DIMS], *ld, *sv;
+        tilec_ir_stmt_t *st;
+        int64_t r = k;
+        const region_t *rr[2] = {s, d};
+        int w;
+        for (w = 0; w < 2; w++) {
+            const region_t *g = rr[w];
+            tilec_ir_expr_t **ix = w ? di : si;
+            int64_t q = r;
+            for (i = g->buf->ndim - 1; i >= 0; i--) {
+                ix[i] = g->ext[i] == 1 ? g->base[i]
+                        : ev_chk(ev, tilec_ir_binary(ev->a, TILEC_BIN_ADD, g->base[i], ex_int32(ev, q % g->ext[i])));
+                q /= g->ext[i];
+            }
+        }
+        sv = lk_load(ev, s->buf, si);
+        ld = lk_load(ev, d->buf, di);
+        st = ev_stmt(ev, TILEC_ST_STORE, loc);
+        st->u.store.buf = ld->u.load.buf;
+        st->u.store.idx = ld->u.load.idx;
+        st->u.store.value = sv->dtype == ld->dtype ? sv : ev_chk(ev, tilec_ir_cast(ev->a, ld->dtype, sv));
+        ev_emit(ev, st, loc);
+    }
+}
+
 void op_copy(ev_t *ev, value_t *src, value_t *dst, ast_loc_t loc, ast_loc_t sloc, ast_loc_t dloc)
 {
     region_t *s, *d;
@@ -165,6 +218,12 @@ void op_copy(ev_t *ev, value_t *src, value_t *dst, ast_loc_t loc, ast_loc_t sloc
     match_regions(ev, s, d, loc, "T.copy");
     check_bounds(ev, s, sloc);
     check_bounds(ev, d, dloc);
+    if (ev->thread_wrap) {
+        if (!(own_mem(s->buf) || own_mem(d->buf)) || view_is(s->buf) || view_is(d->buf))
+            th_reject(ev, "T.copy between buffers that are not the thread's own (T.alloc_local)", loc);
+        thread_copy(ev, s, d, loc);
+        return;
+    }
     if (view_is(s->buf) || view_is(d->buf)) {
         view_copy(ev, s, d, loc);
         return;

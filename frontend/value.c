@@ -1107,6 +1107,12 @@ value_t *v_getattr(ev_t *ev, value_t *v, const char *name, ast_loc_t loc)
     case V_DTYPE:
         if (!strcmp(name, "bits")) return v_int(ev, (int64_t)tilec_dtype_size(v->u.dt) * 8);
         break;
+    case V_STR: {
+        /* a dtype given as its name (-D dtype=float16 binds the string): TileLang's dtype object has .bits */
+        tilec_dtype_t t;
+        if (!strcmp(name, "bits") && v_as_dtype(v, &t)) return v_int(ev, (int64_t)tilec_dtype_size(t) * 8);
+        break;
+    }
     default:
         break;
     }

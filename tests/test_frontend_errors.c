@@ -560,3 +560,38 @@ Test(frontend_errors, lockstep)
                "T.tvm_thread_allreduce of more than one value is outside the subset");
 #undef TX
 }
+
+Test(frontend_errors, kernel_with_no_grid_binds_no_block_index)
+{
+    expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((8,), \"float32\")):\n"
+               "    with T.Kernel(threads=32) as bx:\n"
+               "        A[0] = 1.0\n", 6, "T.Kernel() with no grid extents is one block and has no block index");
+}
+
+Test(frontend_errors, gemm_sp_metadata_shape)
+{
+    expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((8,), \"float32\")):\n"
+               "    with T.Kernel(1, threads=32) as bx:\n"
+               "        a = T.alloc_shared((16, 16), \"float16\")\n"
+               "        e = T.alloc_shared((16, 4), \"int16\")\n"
+               "        b = T.alloc_shared((32, 16), \"float16\")\n"
+               "        c = T.alloc_fragment((16, 16), \"float32\")\n"
+               "        T.gemm_sp(a, e, b, c)\n", 11, "the metadata E ('e') is 16 x 4");
+}
+
+Test(frontend_errors, per_thread_copy_between_shared_tiles)
+{
+    expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((8,), \"float32\")):\n"
+               "    with T.Kernel(1, threads=32) as bx:\n"
+               "        s = T.alloc_shared((8,), \"float32\")\n"
+               "        tx = T.get_thread_binding()\n"
+               "        A[tx] = 1.0\n"
+               "        T.copy(A[0:8], s)\n", 10, "T.copy after a thread index");
+}
+
+Test(frontend_errors, device_assert_false_at_compile_time)
+{
+    expect_err(HDR "@T.prim_func\ndef main(A: T.Tensor((8,), \"float32\")):\n"
+               "    with T.Kernel(1, threads=32) as bx:\n"
+               "        T.device_assert(1 > 2, \"never\")\n", 7, "T.device_assert fails at compile time: never");
+}

@@ -151,6 +151,11 @@ def literal(node):
         return True, node.value
     if isinstance(node, ast.Attribute) and DTYPE_ATTR.match(node.attr):
         return True, node.attr
+    if isinstance(node, ast.Attribute) and node.attr == "float" and isinstance(node.value, ast.Name):
+        return True, "float32"   # T.float
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
+            and node.value.attr == "GemmWarpPolicy" and node.attr in ("Square", "FullRow", "FullCol"):
+        return True, "T.GemmWarpPolicy." + node.attr
     return False, None
 
 
@@ -239,6 +244,8 @@ def pick(name, host):
             # a plain `dtype` keyword of the host code is often an index tensor's (torch.int32)
             if name == "dtype" and isinstance(v, str) and not re.match(r"b?float", v):
                 v = None
+        if re.match(r"(?i)^(meta|e)_dtype$", name) and not (isinstance(v, str) and re.match(r"u?int", v)):
+            return "int16"   # a sparse GEMM's metadata: TileLang's default (sparse_utils' _DEFAULT_META_DTYPE)
         return v if isinstance(v, str) and v else "float16"
     for rx, dflt, cap, least in SMALL:
         if rx.search(name):
@@ -286,6 +293,10 @@ def fit(defs):
     if seq and bn:
         most = max(1, max(seq) // max(bn))
         defs = [(n, min(v, most) if re.match(r"(?i)^num_?splits?$", n) and type(v) is int else v) for n, v in defs]
+    # a block over K no larger than the K it blocks once that is capped (the host's block_k = min(_BLOCK_K, D))
+    ks = [v for n, v in defs if type(v) is int and n in ("K", "D") and v >= 16]
+    if ks:
+        defs = [(n, min(v, max(ks)) if re.match(r"(?i)^_?block_?k$", n) and type(v) is int else v) for n, v in defs]
     if {"N", "C", "H", "W", "F"} <= {n for n, _ in defs}:
         # a convolution (batch N, channels C, image H x W, filters F): N*H*W*F*C*K*K multiply-adds
         # in the interpreter, so small images and few channels
@@ -464,6 +475,44 @@ def write_npy(path, dtype, shape, values):
         f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
 
 
+SPARSE_META_BITS = {"int8": 8, "uint8": 8, "int16": 16, "uint16": 16, "int32": 32, "uint32": 32}
+
+
+def semi_sparse_values(shape, dt, seed):
+    """A 2:4 sparse matrix along the last dimension (1:2 for float32), as the host code's
+    randn_semi_sparse builds the dense input of the 2:4 compressor."""
+    import random
+    rnd = random.Random(seed)
+    keep, group = (1, 2) if dt == "float32" else (2, 4)
+    n = 1
+    for d in shape:
+        n *= d
+    vals = []
+    while len(vals) < n:
+        nz = set(rnd.sample(range(group), keep))
+        vals += [rnd.uniform(-1, 1) if i in nz else 0.0 for i in range(group)]
+    return vals[:n]
+
+
+def sparse_meta_values(shape, dt, a_is_f32):
+    """Valid 2:4 metadata for T.gemm_sp's E, as the compressor writes it: each 4-bit field names two
+    distinct positions of its group of four, first < second (0b0100 or 0b1110 for float32's pairs)."""
+    bits = SPARSE_META_BITS[dt]
+    fields = [0x4, 0xE] if a_is_f32 else [a | (b << 2) for a in range(4) for b in range(a + 1, 4)]
+    n = 1
+    for d in shape:
+        n *= d
+    vals = []
+    for i in range(n):
+        v = 0
+        for j in range(bits // 4):
+            v |= fields[(i * 7 + j * 5) % len(fields)] << (4 * j)
+        if dt.startswith("int") and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        vals.append(v)
+    return vals
+
+
 def index_values(name, shape, defs):
     """Valid contents for an integer or boolean kernel tensor, by TileLang's
     naming conventions (host code builds them like this), or None to keep the
@@ -514,15 +563,22 @@ def inputs(p, tilec, defs):
             dv[k] = int(v)
     out = []
     unit = open(p + ".unit").read().split() if os.path.exists(p + ".unit") else []
-    for name, dt, shp in PARAM.findall(r.stdout if r.returncode == 0 else ""):
+    src = open(p).read()
+    found = PARAM.findall(r.stdout if r.returncode == 0 else "")
+    adt = {name: dt for name, dt, _ in found}
+    for name, dt, shp in found:
         if dt not in NPY:
             continue
         try:  # a T.dynamic size takes its -D value
             shape = [dv[x.strip()] if x.strip() in dv else int(x) for x in shp.split(",") if x.strip()]
         except ValueError:
             continue  # a symbol without a value: keep the random fill
-        if dt.startswith("float"):
+        if dt.startswith("float") and name == "dense" and "semi_sparse" in src and shape:
+            vals = semi_sparse_values(shape, dt, len(out))
+        elif dt.startswith("float"):
             vals = unit_values(shape, len(out)) if name in unit and shape else None
+        elif name in ("E", "meta", "e") and "T.gemm_sp" in src and dt in SPARSE_META_BITS:
+            vals = sparse_meta_values(shape, dt, "float32" in adt.get("A_sparse", "") or "float32" in adt.get("A", ""))
         else:
             vals = index_values(name, shape, dv)
         if vals is None:

@@ -1,0 +1,164 @@
+/*
+ * tests/test_language_compat.c — constructs of TileLang's example files
+ * (docs/tilelang-compat.md): T.Kernel with no grid, T.gemm_sp with
+ * tilelang's get_e_factor, per-thread work on a thread's own arrays
+ * (T.copy, shifts, T.device_assert, data-dependent local indices), and
+ * `from SIBLING import ...` of a file beside the program, checked against
+ * hand-computed results like test_language.c (lang_harness.h), and the
+ * diagnostics of the sibling import.  Run from the repository root.
+ */
+#include "lang_harness.h"
+
+Test(lang, kernel_with_no_grid_is_one_block)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/kernel_nogrid.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 24; i++) EXPECT_NEAR(F(r, 1)[i], 2 * pattern(0, i) + 1, "Y[%d]", i);
+    run_free(&r);
+}
+
+/* ---- T.gemm_sp ------------------------------------------------------------ */
+
+static const int pairs[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+
+static uint16_t to_bf16(double v) /* exact for the pattern's quarters */
+{
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)(u >> 16);
+}
+
+/* bf16 program: A_sparse (16 x 32), E (16 x 4), B (64 x 8); field f of E's
+ * element k is pair (k * 4 + f) % 6 */
+static void fill_sp_bf16(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    int64_t k;
+    int f;
+    if (i == 1) {
+        for (k = 0; k < count; k++) {
+            uint16_t w = 0;
+            for (f = 0; f < 4; f++) {
+                const int *p = pairs[(k * 4 + f) % 6];
+                w |= (uint16_t)((p[0] | p[1] << 2) << (4 * f));
+            }
+            ((int16_t *)data)[k] = (int16_t)w;
+        }
+        return;
+    }
+    if (e == TILEC_ELEM_BFLOAT16) {
+        for (k = 0; k < count; k++) ((uint16_t *)data)[k] = to_bf16(pattern(i, k));
+        return;
+    }
+    fill_pattern(i, data, count, e);
+}
+
+Test(lang, sparse_gemm_bf16_two_of_four)
+{
+    run_t r;
+    int m, n, k, M = 16, N = 8, K = 64;
+    run_entry(&r, "tests/lang/gemm_sp.py", "sp_bf16", NULL, 0, fill_sp_bf16);
+    for (m = 0; m < M; m++)
+        for (n = 0; n < N; n++) {
+            double s = 0;
+            for (k = 0; k < K; k++) {
+                int g = k / 4, el = m * (K / 16) + g / 4, f = g % 4;   /* the group, its E element and field */
+                const int *p = pairs[(el * 4 + f) % 6];
+                double a = k % 4 == p[0] ? pattern(0, m * (K / 2) + 2 * g)
+                         : k % 4 == p[1] ? pattern(0, m * (K / 2) + 2 * g + 1) : 0.0;
+                s += a * pattern(2, k * N + n);
+            }
+            EXPECT_NEAR(F(r, 3)[m * N + n], s, "C[%d,%d]", m, n);
+        }
+    run_free(&r);
+}
+
+/* f32 program: A_sparse (8 x 8, read as K/2 x M), E (2 x 8, K/8 x M),
+ * B (4 x 16, N x K); field f of E[j, m] is position (m + j + f) % 2 */
+static void fill_sp_f32(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    int64_t k;
+    int f;
+    if (i == 1) {
+        for (k = 0; k < count; k++) {
+            int j = (int)(k / 8), m = (int)(k % 8);
+            uint16_t w = 0;
+            for (f = 0; f < 4; f++) w |= (uint16_t)(((m + j + f) % 2 ? 0xE : 0x4) << (4 * f));
+            ((int16_t *)data)[k] = (int16_t)w;
+        }
+        return;
+    }
+    fill_pattern(i, data, count, e);
+}
+
+Test(lang, sparse_gemm_f32_one_of_two_transposed)
+{
+    run_t r;
+    int m, n, k, M = 8, N = 4, K = 16;
+    run_entry(&r, "tests/lang/gemm_sp.py", "sp_f32", NULL, 0, fill_sp_f32);
+    for (m = 0; m < M; m++)
+        for (n = 0; n < N; n++) {
+            double s = 0;
+            for (k = 0; k < K; k++) {
+                int g = k / 2, j = g / 4, f = g % 4;
+                int pos = (m + j + f) % 2;
+                double a = k % 2 == pos ? pattern(0, g * M + m) : 0.0;
+                s += a * pattern(2, n * K + k);
+            }
+            EXPECT_NEAR(F(r, 3)[m * N + n], s, "C[%d,%d] (C cleared: clear_accum)", m, n);
+        }
+    run_free(&r);
+}
+
+/* ---- per-thread code on the thread's own arrays ------------------------------ */
+
+Test(lang, thread_own_arrays_copies_shifts_and_data_dependent_indices)
+{
+    run_t r;
+    int t, i;
+    run_file(&r, "tests/lang/thread_own.py", NULL, 0, fill_pattern);
+    for (t = 0; t < 4; t++) {
+        int pos[2] = {0, 0}, cnt = 0;
+        for (i = 0; i < 8; i++) {
+            float x = (float)pattern(0, t * 8 + i);
+            EXPECT_NEAR(F(r, 1)[t * 8 + i], 2 * x, "Y[%d,%d]", t, i);
+            if (x > 0) {
+                if (cnt < 2) pos[cnt] = i;   /* past the end: the store is skipped */
+                cnt++;
+            }
+        }
+        cr_expect_eq(I32(r, 2)[t], (pos[0] << 8) | pos[1], "S[%d] = %d", t, I32(r, 2)[t]);
+        cr_expect_eq(I32(r, 3)[t], cnt >> 1, "R[%d] = %d", t, I32(r, 3)[t]);
+    }
+    run_free(&r);
+}
+
+/* ---- sibling imports ------------------------------------------------------ */
+
+Test(lang, import_from_a_sibling_file)
+{
+    run_t r;
+    int i;
+    run_file(&r, "tests/lang/imports_sibling.py", NULL, 0, fill_pattern);
+    for (i = 0; i < 8; i++) EXPECT_NEAR(F(r, 1)[i], 3 * pattern(0, i) + 5 + 6, "Y[%d]", i);
+    run_free(&r);
+}
+
+static void expect_load_error(const char *path, const char *want)
+{
+    tilec_context_t *ctx = NULL;
+    tilec_program_t *p = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
+    cr_assert_neq(tilec_program_load_file(ctx, path, NULL, 0, NULL, &p), TILEC_OK, "%s loaded", path);
+    cr_expect(strstr(tilec_context_message(ctx), want) != NULL, "%s: want '%s' in: %s", path, want,
+              tilec_context_message(ctx));
+    tilec_context_destroy(ctx);
+}
+
+Test(lang, sibling_file_errors_name_the_sibling)
+{
+    expect_load_error("tests/siblings/bad_main.py",
+                      "tests/siblings/bad_helper.py:3:5: error: assertion failed: block 48 must be a multiple of 32");
+    expect_load_error("tests/siblings/uses_host.py", "'bad_helper.host_only(...)' is outside the subset");
+}
