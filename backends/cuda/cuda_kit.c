@@ -96,6 +96,17 @@ typedef struct kit {
     /* fragments held as wgmma A-operand registers (tc_pa<id>), not in shared memory */
     const tilec_ir_buffer_t *rs[KIT_MAX_RS];
     int nrs;
+    /* of those, the ones declared before a loop of the overlap pass (the
+     * copy that packs them and the wgmma that reads them are in different
+     * iterations), with the plan of that wgmma */
+    const tilec_ir_buffer_t *hoist[KIT_MAX_RS];
+    tilec_simt_mma_plan_t hoist_p[KIT_MAX_RS];
+    int nhoist;
+    /* wgmma GEMMs left in flight (lower.mma_nowait): their accumulators are
+     * fenced at every hint "mma_wait" */
+    const tilec_ir_buffer_t *pend_c[KIT_MAX_RS];
+    tilec_simt_mma_plan_t pend_p[KIT_MAX_RS];
+    int npend;
     int wgmma;                       /* the kernel has wgmma GEMMs (their prelude, the proxy fence) */
     const tilec_ir_stmt_t *deferred; /* a wgmma GEMM whose last group stays pending until its loop ends */
     const tilec_ir_buffer_t *deferred_c;
@@ -317,7 +328,10 @@ static void wgmma_kloop(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s,
     tilec_simt_indent(c, -1);
     tilec_simt_emit(c, "}");
     tilec_simt_emit(c, "tl_wg_commit();");
-    tilec_simt_emit(c, "tl_wg_wait<%d>();", defer);
+    if (defer >= 0)
+        tilec_simt_emit(c, "tl_wg_wait<%d>();", defer);
+    else
+        tilec_simt_emit(c, "/* left in flight until a hint mma_wait */");
     keep_acc(c, p, C);
 }
 
@@ -378,6 +392,21 @@ static int gemm_hook(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     /* A's registers must stay as they are until the wgmma completes: no
      * deferred wait for a register A */
     int defer = wg && p.regs && !rs && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_wait");
+    /* the overlap pass's: issued here, waited for by a later hint "mma_wait" */
+    if (wg && p.regs && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_nowait")) {
+        int i = 0;
+        while (i < g->npend && g->pend_c[i] != C)
+            i++;
+        if (i == KIT_MAX_RS) {
+            tilec_simt_fail(c, "too many wgmma GEMMs left in flight");
+            return -1;
+        }
+        if (i == g->npend)
+            g->npend++;
+        g->pend_c[i] = C;
+        g->pend_p[i] = p;
+        defer = -1;
+    }
     if (wg)
         wgmma_kloop(g, c, s, &p, C, rs, defer);
     else
@@ -404,12 +433,31 @@ static int gemm_hook(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     return 1;
 }
 
-/* Does list (and what it nests) use b in a statement other than x and y? */
+/* the first gemm of list (at any depth) whose A is b */
+static const tilec_ir_stmt_t *first_gemm_of(const tilec_ir_stmt_t *list, const tilec_ir_buffer_t *b, int depth)
+{
+    for (const tilec_ir_stmt_t *s = list; s && depth < 600; s = s->next) {
+        const tilec_ir_stmt_t *r = NULL;
+        if (s->kind == TILEC_ST_GEMM && s->u.gemm.a == b)
+            return s;
+        if (s->kind == TILEC_ST_FOR)
+            r = first_gemm_of(s->u.loop.body, b, depth + 1);
+        else if (s->kind == TILEC_ST_IF && !(r = first_gemm_of(s->u.cond.then, b, depth + 1)))
+            r = first_gemm_of(s->u.cond.els, b, depth + 1);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+/* Does list (and what it nests) use b in a statement other than x and y
+ * (y NULL: other than x and gemms reading b as their A)? */
 static int other_uses(const tilec_ir_stmt_t *list, const tilec_ir_buffer_t *b, const tilec_ir_stmt_t *x,
                       const tilec_ir_stmt_t *y, int depth)
 {
     for (const tilec_ir_stmt_t *s = list; s; s = s->next) {
-        if (s == x || s == y)
+        if (s == x || s == y || (!y && s->kind == TILEC_ST_GEMM && s->u.gemm.a == b && s->u.gemm.b != b &&
+                                 s->u.gemm.c != b && !s->u.gemm.trans_a))
             continue;
         tilec_ir_stmt_t one = *s;
         one.next = NULL;
@@ -459,11 +507,17 @@ static int rs_copy(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     for (const tilec_ir_stmt_t *t = s->next; t && !gm; t = t->next)
         if (t->kind == TILEC_ST_GEMM && t->u.gemm.a == A)
             gm = t;
+    int hoisted = -1;
+    for (int i = 0; i < g->nhoist; i++)
+        if (g->hoist[i] == A)
+            hoisted = i;
+    if (!gm && hoisted >= 0)
+        gm = first_gemm_of(g->body, A, 0);
     tilec_simt_mma_plan_t p, rp;
     int rc = gm && g->wgmma && g->nrs < KIT_MAX_RS && (A->dtype == TILEC_FLOAT16 || A->dtype == TILEC_BFLOAT16) &&
                      R->dtype == TILEC_FLOAT32 && R->layout && R->layout->kind == TILEC_LAYOUT_REGS &&
                      whole(&s->u.copy.src) && whole(&s->u.copy.dst) && !gm->u.gemm.trans_a && !gm->u.gemm.a_lead &&
-                     gm->u.gemm.b->dtype == A->dtype && !other_uses(g->body, A, s, gm, 0)
+                     gm->u.gemm.b->dtype == A->dtype && !other_uses(g->body, A, s, hoisted >= 0 ? NULL : gm, 0)
                  ? tilec_simt_mma_plan(c, g->desc, gm, &p)
                  : 0;
     if (rc > 0 && (!(p.e->flags & TILEC_TARGET_MMA_ASYNC) || p.gn != 1 || p.K % 16 || p.K > p.e->n ||
@@ -487,7 +541,8 @@ static int rs_copy(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     const char *cv = A->dtype == TILEC_BFLOAT16 ? "tl_f2b" : "tl_f2h";
     int ks = (int)(p.K / 16);
     tilec_simt_emit(c, "/* copy %s -> %s: packed into wgmma A-operand registers (tc_pa%d) */", R->name, A->name, A->id);
-    tilec_simt_emit(c, "tl_u32 tc_pa%d[%d][%d][4];", A->id, (int)p.mt, ks);
+    if (hoisted < 0)
+        tilec_simt_emit(c, "tl_u32 tc_pa%d[%d][%d][4];", A->id, (int)p.mt, ks);
     for (int mi = 0; mi < (int)p.mt; mi++)
         for (int kk = 0; kk < ks; kk++)
             for (int q = 0; q < 4; q++) {
@@ -500,7 +555,8 @@ static int rs_copy(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
                 tilec_simt_emit(c, "tc_pa%d[%d][%d][%d] = (tl_u32)%s(%s) | ((tl_u32)%s(%s) << 16);", A->id, mi, kk, q, cv,
                                 x0, cv, x1);
             }
-    g->rs[g->nrs++] = A;
+    if (hoisted < 0)
+        g->rs[g->nrs++] = A;
     return 1;
 }
 
@@ -550,8 +606,69 @@ static int tma_stmt(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     return rc;
 }
 
+/* hint "mma_wait" (N) of the overlap pass: wait until N wgmma groups are
+ * left, then fence the registers of the GEMMs left in flight (their
+ * accumulators and register A operands) so that no access moves above it */
+static int mma_wait_hint(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    int64_t n;
+    if (s->u.hint.nargs != 1 || !tilec_ir_is_const_int(s->u.hint.args[0], &n) || n < 0 || n > 7) {
+        tilec_simt_fail(c, "hint mma_wait needs one count of 0..7");
+        return -1;
+    }
+    tilec_simt_emit(c, "tl_wg_wait<%d>(); /* hint mma_wait */", (int)n);
+    for (int i = 0; i < g->npend; i++)
+        keep_acc(c, &g->pend_p[i], g->pend_c[i]);
+    for (int i = 0; i < g->nhoist; i++) {
+        const tilec_simt_mma_plan_t *p = &g->hoist_p[i];
+        int id = g->hoist[i]->id, ks = (int)(p->K / 16);
+        for (int mi = 0; mi < (int)p->mt; mi++)
+            for (int kk = 0; kk < ks; kk++)
+                tilec_simt_emit(c, "asm volatile(\"\" : \"+r\"(tc_pa%d[%d][%d][0]), \"+r\"(tc_pa%d[%d][%d][1]), "
+                                "\"+r\"(tc_pa%d[%d][%d][2]), \"+r\"(tc_pa%d[%d][%d][3]) :: \"memory\");",
+                                id, mi, kk, id, mi, kk, id, mi, kk, id, mi, kk);
+    }
+    return 1;
+}
+
+/* Before a loop holding a wgmma left in flight (lower.mma_nowait) whose A
+ * is a register fragment ("mma.a"): its registers tc_pa<id>, which an
+ * iteration packs and the next one's wgmma reads, are declared here. */
+static int hoist_rs(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *list, int depth)
+{
+    for (const tilec_ir_stmt_t *s = list; s && depth < 600; s = s->next) {
+        if (s->kind == TILEC_ST_FOR && hoist_rs(g, c, s->u.loop.body, depth + 1) < 0)
+            return -1;
+        if (s->kind == TILEC_ST_IF &&
+            (hoist_rs(g, c, s->u.cond.then, depth + 1) < 0 || hoist_rs(g, c, s->u.cond.els, depth + 1) < 0))
+            return -1;
+        const tilec_ir_buffer_t *A = s->kind == TILEC_ST_GEMM ? s->u.gemm.a : NULL;
+        if (!A || !tilec_ir_attr_get(s->nattrs, s->attrs, "lower.mma_nowait") || !A->layout ||
+            A->layout->kind != TILEC_LAYOUT_REGS || !A->layout->name || strcmp(A->layout->name, "mma.a") != 0)
+            continue;
+        int known = 0;
+        for (int i = 0; i < g->nhoist; i++)
+            known |= g->hoist[i] == A;
+        if (known)
+            continue;
+        tilec_simt_mma_plan_t p;
+        if (g->nhoist >= KIT_MAX_RS || g->nrs >= KIT_MAX_RS || tilec_simt_mma_plan(c, g->desc, s, &p) <= 0) {
+            tilec_simt_fail(c, "gemm %s: no register A operand plan", A->name);
+            return -1;
+        }
+        tilec_simt_emit(c, "tl_u32 tc_pa%d[%d][%d][4]; /* %s: packed in one iteration, read in the next */", A->id,
+                        (int)p.mt, (int)(p.K / 16), A->name);
+        g->hoist_p[g->nhoist] = p;
+        g->hoist[g->nhoist++] = A;
+        g->rs[g->nrs++] = A;
+    }
+    return 0;
+}
+
 static int kit_stmt(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
+    if (s->kind == TILEC_ST_HINT && s->u.hint.name && strcmp(s->u.hint.name, "mma_wait") == 0)
+        return mma_wait_hint(user, c, s);
     if (!tilec_simt_per_thread(c)) {
         int rc = tma_stmt(user, c, s);
         if (rc)
@@ -663,6 +780,8 @@ static tilec_ir_stmt_t *ws_role(const tilec_ir_stmt_t *body, int producer, tilec
 static int kit_loop(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     kit_t *g = user;
+    if (hoist_rs(g, c, s->u.loop.body, 0) < 0)
+        return -1;
     const tilec_ir_attr_t *a = ws_attr(s);
     if (!a)
         return 0;

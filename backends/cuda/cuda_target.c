@@ -108,10 +108,16 @@ static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90", CP_ASYNC | TI
  * TILEC_CUDA_PERSIST=1, on CUDA_PERSIST_BLOCKS blocks: the SMs of an
  * H100 SXM or H200, one block of a GEMM's size each */
 #define CUDA_PERSIST_BLOCKS 132
-static const tilec_target_desc_t desc_sm90a_v[4] = {SM90A(0, 0), SM90A(TILEC_TARGET_WARP_SPECIALIZE, 0),
-                                                    SM90A(0, CUDA_PERSIST_BLOCKS),
-                                                    SM90A(TILEC_TARGET_WARP_SPECIALIZE, CUDA_PERSIST_BLOCKS)};
-#define SM90A_ALL (&desc_sm90a_v[1])
+/* [+ 4 overlap]: the overlap pass (an attention loop's second wgmma under
+ * the next iteration's softmax) with TILEC_CUDA_OVERLAP=1 */
+#define WS TILEC_TARGET_WARP_SPECIALIZE
+#define OV TILEC_TARGET_MMA_OVERLAP
+static const tilec_target_desc_t desc_sm90a_v[8] = {
+    SM90A(0, 0), SM90A(WS, 0), SM90A(0, CUDA_PERSIST_BLOCKS), SM90A(WS, CUDA_PERSIST_BLOCKS),
+    SM90A(OV, 0), SM90A(WS | OV, 0), SM90A(OV, CUDA_PERSIST_BLOCKS), SM90A(WS | OV, CUDA_PERSIST_BLOCKS)};
+#undef WS
+#undef OV
+#define SM90A_ALL (&desc_sm90a_v[5])
 /* the same without the tensor copy engine: what the backend lowers for
  * with TILEC_CUDA_TMA=0, and for sm_90 unless TILEC_CUDA_TMA=1 (TMA was
  * measured on sm_90a's schedules: GEMM 8192^3 0.728 -> 0.785 of cuBLAS,
@@ -171,7 +177,7 @@ const tilec_target_desc_t *cuda_lower_desc(const char *arch)
     const char *e = secure_getenv("TILEC_CUDA_TMA");
     int on = e && *e ? atoi(e) > 0 : t == SM90A_ALL;
     if (on && t == SM90A_ALL)
-        return &desc_sm90a_v[env_on("TILEC_CUDA_WS") + 2 * env_on("TILEC_CUDA_PERSIST")];
+        return &desc_sm90a_v[env_on("TILEC_CUDA_WS") + 2 * env_on("TILEC_CUDA_PERSIST") + 4 * env_on("TILEC_CUDA_OVERLAP")];
     if (on)
         return t;
     return t == SM90A_ALL ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;

@@ -44,6 +44,7 @@ static const struct lower_key {
     {"lower.producer", TILEC_ATTR_INT, 0, 1},    /* statement of a warpspec loop: the producer's */
     {"lower.persistent", TILEC_ATTR_TUPLE, 2, 1}, /* loop: (tiles, blocks) of a persistent kernel's tile loop */
     {"lower.async", TILEC_ATTR_INT, 0, 1},       /* gather's innermost loop: its vectors are async copies */
+    {"lower.mma_nowait", TILEC_ATTR_INT, 0, 1},  /* async-MMA gemm: issued, completed by a later hint "mma_wait" */
 };
 
 static const char *const attr_kind_names[] = {"int", "float", "string", "tuple"};

@@ -13,7 +13,9 @@
  * barriers come last, once every access and async copy is known; warp
  * specialization after them (its producer's waits replace the refill's
  * block barrier), after arith so that the earlier passes keep their numbers;
- * persistence last (every decision before it is made on the one-tile kernel).
+ * persistence (every decision before it is made on the one-tile kernel),
+ * then the overlap of an attention loop's second gemm with the next
+ * iteration's softmax (it reorders the finished ring).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,6 +42,7 @@ static const pass_def_t passes[TILEC_LOWER_NPASSES] = {
     [TILEC_LOWER_WARPSPEC] = {"warpspec", lower_warpspec},
     [TILEC_LOWER_SPLIT] = {"split", lower_split},
     [TILEC_LOWER_PERSIST] = {"persist", lower_persist},
+    [TILEC_LOWER_OVERLAP] = {"overlap", lower_overlap},
 };
 
 const char *tilec_lower_pass_name(int pass)

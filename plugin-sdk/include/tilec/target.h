@@ -124,6 +124,10 @@ typedef struct tilec_target_mma {
  * runs the producer's statements on the added threads and may move
  * registers from them to the consumers (sm_90's setmaxnreg). */
 #define TILEC_TARGET_WARP_SPECIALIZE  (1u << 6)
+/* Asynchronous MMAs may stay in flight across other statements (the
+ * overlap pass): the dialect prints a gemm with lower.mma_nowait without
+ * its wait and hint "mma_wait" (N) as a wait until N MMA groups are left. */
+#define TILEC_TARGET_MMA_OVERLAP      (1u << 7)
 
 typedef struct tilec_target_desc {
     uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */
