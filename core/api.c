@@ -116,7 +116,7 @@ tilec_status_t tilec_api_need_backend(tilec_context_t *ctx)
 
 size_t tilec_api_elem_size(tilec_elem_t e)
 {
-    static const size_t sz[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 1, 1};
+    static const size_t sz[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 1, 1, 1, 1, 1};
     return (unsigned)e < sizeof sz / sizeof sz[0] ? sz[e] : 0;
 }
 
@@ -124,7 +124,8 @@ const char *tilec_api_elem_name(tilec_elem_t e)
 {
     static const char *const n[] = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
                                     "uint32", "uint64", "float16", "bfloat16", "float32", "float64",
-                                    "float8_e4m3fn", "float8_e5m2"};
+                                    "float8_e4m3fn", "float8_e5m2", "int4", "uint4",
+                                    "float4_e2m1fn"};
     return (unsigned)e < sizeof n / sizeof n[0] ? n[e] : "?";
 }
 

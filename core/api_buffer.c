@@ -41,7 +41,8 @@ int tilec_api_shape_bytes(tilec_context_t *ctx, tilec_elem_t elem, int ndim, con
         }
         n *= (size_t)shape[d];
     }
-    *out = n;
+    /* n is the elements' bytes at one byte or more each; 4-bit ones pack two per byte */
+    *out = tilec_dtype_tensor_bytes((tilec_dtype_t)elem, n / tilec_api_elem_size(elem));
     return 0;
 }
 

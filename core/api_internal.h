@@ -135,7 +135,7 @@ int tilec_api_eval_int(const tilec_program_t *p, const tilec_ir_expr_t *e, const
 int tilec_api_dim_symbol(const tilec_program_t *p, const tilec_ir_expr_t *e);
 void tilec_api_program_unref(tilec_program_t *p);
 double tilec_api_now_ms(void);   /* CLOCK_MONOTONIC */
-size_t tilec_api_elem_size(tilec_elem_t e);
+size_t tilec_api_elem_size(tilec_elem_t e); /* bytes of one element; 1 for the packed 4-bit ones */
 /* Total bytes of elem x shape into *out; -1 (message set) on a bad shape or
  * overflow. */
 int tilec_api_shape_bytes(tilec_context_t *ctx, tilec_elem_t elem, int ndim, const int64_t *shape,

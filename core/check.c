@@ -40,8 +40,32 @@ int64_t check_rng_int(check_rng_t *r, int64_t lo, int64_t hi)
     return lo + (int64_t)(rng_next(r) % (uint64_t)(hi - lo + 1));
 }
 
+/* Element i of a packed 4-bit tensor: its code 0..15 (the even element in
+ * the low nibble), and the same nibble set. */
+static unsigned nib_get(const void *p, size_t i)
+{
+    return (((const uint8_t *)p)[i / 2] >> (4 * (i % 2))) & 15u;
+}
+
+static void nib_set(void *p, size_t i, unsigned v)
+{
+    uint8_t *b = (uint8_t *)p + i / 2;
+    unsigned sh = 4 * (unsigned)(i % 2);
+    *b = (uint8_t)((*b & ~(15u << sh)) | (v & 15u) << sh);
+}
+
 void check_fill(check_rng_t *r, int dtype, void *data, size_t n)
 {
+    if (tilec_dtype_is_4bit((tilec_dtype_t)dtype)) {
+        /* int4 over its whole range, uint4 too, float4_e2m1fn from [-6, 6] */
+        memset(data, 0, tilec_dtype_tensor_bytes((tilec_dtype_t)dtype, n));
+        for (size_t i = 0; i < n; i++) {
+            unsigned v = dtype == TILEC_FLOAT4_E2M1FN ? tilec_f64_to_f4e2m1fn(6.0 * rng_unit(r))
+                                                      : (unsigned)check_rng_int(r, 0, 15);
+            nib_set(data, i, v);
+        }
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         switch ((tilec_dtype_t)dtype) {
         case TILEC_FLOAT16: ((uint16_t *)data)[i] = tilec_f64_to_f16(rng_unit(r)); break;
@@ -84,6 +108,9 @@ static double elem(int dtype, const void *p, size_t i)
     case TILEC_UINT16: return ((const uint16_t *)p)[i];
     case TILEC_UINT32: return ((const uint32_t *)p)[i];
     case TILEC_UINT64: return (double)((const uint64_t *)p)[i];
+    case TILEC_INT4: return (double)(((int)nib_get(p, i) ^ 8) - 8);
+    case TILEC_UINT4: return nib_get(p, i);
+    case TILEC_FLOAT4_E2M1FN: return tilec_f4e2m1fn_to_f32((uint8_t)nib_get(p, i));
     default: return 0.0;
     }
 }
@@ -127,9 +154,13 @@ static int any_nan(int dtype, const void *p, size_t n)
     return nan;
 }
 
-/* Element i of a and b differ in their bits. */
-static int bits_differ(size_t esize, const void *a, const void *b, size_t i)
+/* Element i of a and b (of dtype t) differ in their bits. */
+static int bits_differ(tilec_dtype_t t, const void *a, const void *b, size_t i)
 {
+    size_t esize = tilec_dtype_size(t);
+    if (tilec_dtype_is_4bit(t)) {
+        return nib_get(a, i) != nib_get(b, i);
+    }
     switch (esize) {
     case 1: return ((const uint8_t *)a)[i] != ((const uint8_t *)b)[i];
     case 2: return ((const uint16_t *)a)[i] != ((const uint16_t *)b)[i];
@@ -141,12 +172,11 @@ static int bits_differ(size_t esize, const void *a, const void *b, size_t i)
 
 void check_compare(int dtype, const void *out, const void *ref, size_t n, check_stats_t *s)
 {
-    size_t esize = tilec_dtype_size((tilec_dtype_t)dtype);
     double diff2 = 0.0, ref2 = 0.0;
     memset(s, 0, sizeof *s);
     /* Bit for bit the reference (every input the kernel leaves alone): no
      * error, and a NaN only where the reference has one (no NaN passes). */
-    if (memcmp(out, ref, n * esize) == 0) {
+    if (memcmp(out, ref, tilec_dtype_tensor_bytes((tilec_dtype_t)dtype, n)) == 0) {
         if (any_nan(dtype, ref, n)) {
             s->has_nan = 1;
         }
@@ -170,7 +200,7 @@ void check_compare(int dtype, const void *out, const void *ref, size_t n, check_
             continue;
         }
         double d = fabs(o - r);
-        s->mismatches += (size_t)bits_differ(esize, out, ref, i);
+        s->mismatches += (size_t)bits_differ((tilec_dtype_t)dtype, out, ref, i);
         if (d > s->max_abs) {
             s->max_abs = d;
         }
@@ -320,6 +350,7 @@ check_rc_t check_set_make_like(const tilec_program_t *p, const char *file, uint6
             check_set_free(set);
             return CHECK_E_NOMEM;
         }
+        t->bytes = tilec_dtype_tensor_bytes((tilec_dtype_t)t->elem, t->count); /* 4-bit: packed */
     }
     set->borrowed = same_tensors(src, set);
     for (int i = 0; i < set->n; i++) {

@@ -18,10 +18,12 @@
 #include <string.h>
 
 /* Not in DLPack 0.6; later versions define kDLBool = 6 (one byte each)
- * and, from 1.1, the 8-bit float codes (bits 8, lanes 1). */
+ * and, from 1.1, the 8-bit float codes (bits 8, lanes 1) and the packed
+ * 4-bit float (bits 4: two per byte, as kDLInt/kDLUInt with bits 4). */
 #define TILEC_KDLBOOL 6
 #define TILEC_KDLFLOAT8_E4M3FN 10
 #define TILEC_KDLFLOAT8_E5M2 12
+#define TILEC_KDLFLOAT4_E2M1FN 17
 
 static int elem_from_dl(DLDataType t, tilec_elem_t *out)
 {
@@ -43,13 +45,18 @@ static int elem_from_dl(DLDataType t, tilec_elem_t *out)
     case TILEC_KDLFLOAT8_E5M2:
         if (t.bits == 8) { *out = TILEC_ELEM_FLOAT8_E5M2; return 0; }
         return -1;
+    case TILEC_KDLFLOAT4_E2M1FN:
+        if (t.bits == 4) { *out = TILEC_ELEM_FLOAT4_E2M1FN; return 0; }
+        return -1;
     case kDLInt:
+        if (t.bits == 4) { *out = TILEC_ELEM_INT4; return 0; }
         if (t.bits == 8) { *out = TILEC_ELEM_INT8; return 0; }
         if (t.bits == 16) { *out = TILEC_ELEM_INT16; return 0; }
         if (t.bits == 32) { *out = TILEC_ELEM_INT32; return 0; }
         if (t.bits == 64) { *out = TILEC_ELEM_INT64; return 0; }
         return -1;
     case kDLUInt:
+        if (t.bits == 4) { *out = TILEC_ELEM_UINT4; return 0; }
         if (t.bits == 8) { *out = TILEC_ELEM_UINT8; return 0; }
         if (t.bits == 16) { *out = TILEC_ELEM_UINT16; return 0; }
         if (t.bits == 32) { *out = TILEC_ELEM_UINT32; return 0; }
@@ -67,15 +74,18 @@ static DLDataType elem_to_dl(tilec_elem_t e)
 {
     DLDataType t;
     t.lanes = 1;
-    t.bits = (uint8_t)(tilec_api_elem_size(e) * 8);
+    t.bits = (uint8_t)tilec_dtype_bits((tilec_dtype_t)e);
     switch (e) {
     case TILEC_ELEM_BOOL: t.code = TILEC_KDLBOOL; break;
     case TILEC_ELEM_INT8: case TILEC_ELEM_INT16: case TILEC_ELEM_INT32: case TILEC_ELEM_INT64:
+    case TILEC_ELEM_INT4:
         t.code = kDLInt;
         break;
     case TILEC_ELEM_UINT8: case TILEC_ELEM_UINT16: case TILEC_ELEM_UINT32: case TILEC_ELEM_UINT64:
+    case TILEC_ELEM_UINT4:
         t.code = kDLUInt;
         break;
+    case TILEC_ELEM_FLOAT4_E2M1FN: t.code = TILEC_KDLFLOAT4_E2M1FN; break;
     case TILEC_ELEM_BFLOAT16: t.code = kDLBfloat; break;
     case TILEC_ELEM_FLOAT8_E4M3FN: t.code = TILEC_KDLFLOAT8_E4M3FN; break;
     case TILEC_ELEM_FLOAT8_E5M2: t.code = TILEC_KDLFLOAT8_E5M2; break;

@@ -99,7 +99,7 @@ static inline int is_float_t(tilec_dtype_t t)
 {
     switch (t) {
     case TILEC_FLOAT16: case TILEC_BFLOAT16: case TILEC_FLOAT32: case TILEC_FLOAT64:
-    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2:
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: case TILEC_FLOAT4_E2M1FN:
         return 1;
     default:
         return 0;
@@ -138,6 +138,8 @@ static double round_to(double d, tilec_dtype_t t)
         return tilec_f8e4m3fn_to_f32(tilec_f64_to_f8e4m3fn(d));
     case TILEC_FLOAT8_E5M2:
         return tilec_f8e5m2_to_f32(tilec_f64_to_f8e5m2(d));
+    case TILEC_FLOAT4_E2M1FN:
+        return tilec_f4e2m1fn_to_f32(tilec_f64_to_f4e2m1fn(d));
     default:
         return d;
     }
@@ -154,6 +156,8 @@ static inline int64_t wrap_int(int64_t v, tilec_dtype_t t)
     case TILEC_UINT8:  return (uint8_t)v;
     case TILEC_UINT16: return (uint16_t)v;
     case TILEC_UINT32: return (uint32_t)v;
+    case TILEC_INT4:   return ((v & 15) ^ 8) - 8;
+    case TILEC_UINT4:  return v & 15;
     default:           return v; /* INT64, UINT64: the bits as they are */
     }
 }
@@ -237,6 +241,10 @@ tilec_ival_t tilec_interp_load_raw(const tilec_ibuf_t *b, int64_t off)
     case TILEC_FLOAT64: { double x;   memcpy(&x, p, 8); v.f = x; break; }
     case TILEC_FLOAT8_E4M3FN: v.f = tilec_f8e4m3fn_to_f32(*p); break;
     case TILEC_FLOAT8_E5M2:   v.f = tilec_f8e5m2_to_f32(*p); break;
+    /* 4-bit (1.3): one value per byte here (kernel tensors unpacked at entry) */
+    case TILEC_INT4:          v.i = (int8_t)*p; break;
+    case TILEC_UINT4:         v.i = *p; break;
+    case TILEC_FLOAT4_E2M1FN: v.f = tilec_f4e2m1fn_to_f32(*p); break;
     default: break;
     }
     return v;
@@ -261,6 +269,9 @@ void tilec_interp_store_raw(tilec_ibuf_t *b, int64_t off, tilec_ival_t v)
     case TILEC_FLOAT64: { double x = v.f;              memcpy(p, &x, 8); break; }
     case TILEC_FLOAT8_E4M3FN: *p = tilec_f64_to_f8e4m3fn(v.f); break;
     case TILEC_FLOAT8_E5M2:   *p = tilec_f64_to_f8e5m2(v.f); break;
+    case TILEC_INT4:          *p = (uint8_t)wrap_int(v.i, TILEC_INT4); break;
+    case TILEC_UINT4:         *p = (uint8_t)wrap_int(v.i, TILEC_UINT4); break;
+    case TILEC_FLOAT4_E2M1FN: *p = tilec_f64_to_f4e2m1fn(v.f); break;
     default: break;
     }
 }
@@ -882,6 +893,16 @@ static int setup_buffer(tilec_ictx_t *c, int i, void *const *args)
         if (!b->data && size > 0) {
             return tilec_interp_fail(c, "no data for parameter %s", ir->name);
         }
+        if (tilec_dtype_is_4bit(ir->dtype) && size > 0) {
+            /* a packed 4-bit tensor: run on one value per byte, packed back at the end */
+            b->packed = b->data;
+            b->data = malloc((size_t)size);
+            if (!b->data) {
+                return tilec_interp_fail(c, "out of memory unpacking %s", ir->name);
+            }
+            b->owned = 1;
+            tilec_unpack4(ir->dtype, b->packed, b->data, (size_t)size);
+        }
     } else {
         if ((uint64_t)size > SIZE_MAX / b->esize) {
             return tilec_interp_fail(c, "buffer %s is too large", ir->name);
@@ -1064,6 +1085,9 @@ done:
     free(c.asyncs);
     if (c.bufs) {
         for (int i = 0; i < k->nbufs; i++) {
+            if (c.bufs[i].packed && rc == 0) {
+                tilec_pack4(c.bufs[i].data, c.bufs[i].packed, (size_t)c.bufs[i].size);
+            }
             if (c.bufs[i].owned) {
                 free(c.bufs[i].data);
             }

@@ -28,6 +28,7 @@ typedef union tilec_ival {
 typedef struct tilec_ibuf {
     const tilec_ir_buffer_t *ir;
     unsigned char *data;       /* owned when .owned */
+    unsigned char *packed;     /* a 4-bit parameter's tensor: data is its unpacked copy (one per byte) */
     int owned;
     int global;                /* scope GLOBAL: copies are boundary-safe */
     int ready;                 /* set up; a shape may not read a buffer */

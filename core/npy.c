@@ -37,7 +37,8 @@ static const char *const *descrs(tilec_elem_t e)
                              *i4[] = {"<i4", NULL}, *i8[] = {"<i8", NULL}, *u1[] = {"|u1", NULL},
                              *u2[] = {"<u2", NULL}, *u4[] = {"<u4", NULL}, *u8[] = {"<u8", NULL},
                              *f2[] = {"<f2", NULL}, *bf[] = {"<u2", "<V2", "|V2", NULL},
-                             *f4[] = {"<f4", NULL}, *f8[] = {"<f8", NULL}, *q[] = {"|u1", "|V1", NULL};
+                             *f4[] = {"<f4", NULL}, *f8[] = {"<f8", NULL}, *q[] = {"|u1", "|V1", NULL},
+                             *p4[] = {"|u1", "|i1", "|V1", NULL}, *s4[] = {"|i1", "|u1", "|V1", NULL};
     switch (e) {
     case TILEC_ELEM_BOOL: return b1;
     case TILEC_ELEM_INT8: return i1;
@@ -53,6 +54,8 @@ static const char *const *descrs(tilec_elem_t e)
     case TILEC_ELEM_FLOAT32: return f4;
     case TILEC_ELEM_FLOAT64: return f8;
     case TILEC_ELEM_FLOAT8_E4M3FN: case TILEC_ELEM_FLOAT8_E5M2: return q;
+    case TILEC_ELEM_INT4: return s4; /* packed, as PyTorch's int8 */
+    case TILEC_ELEM_UINT4: case TILEC_ELEM_FLOAT4_E2M1FN: return p4;
     default: return NULL;
     }
 }
@@ -137,6 +140,26 @@ static int parse_header(const char *p, const char *end, hdr_t *h, char *err, siz
     return 0;
 }
 
+/* The shape a file of the tensor has: its own, or for a packed 4-bit
+ * tensor (two per byte) its last dimension halved when even (PyTorch's
+ * int8 / float4_e2m1fn_x2 view), else one dimension of its bytes.
+ * Returns the file's rank. */
+static int file_shape(tilec_elem_t e, int ndim, const int64_t *shape, int64_t *out)
+{
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        out[i] = shape[i];
+        n *= shape[i];
+    }
+    if (!tilec_dtype_is_4bit((tilec_dtype_t)e)) return ndim;
+    if (ndim > 0 && shape[ndim - 1] % 2 == 0) {
+        out[ndim - 1] = shape[ndim - 1] / 2;
+        return ndim;
+    }
+    out[0] = n / 2 + n % 2;
+    return 1;
+}
+
 static void shape_text(char *buf, size_t n, int ndim, const int64_t *shape)
 {
     size_t k = (size_t)snprintf(buf, n, "(");
@@ -151,11 +174,14 @@ int tilec_npy_read(const char *path, tilec_elem_t elem, int ndim, const int64_t 
     unsigned char pre[12];
     char *hdr = NULL, want[256], got[256];
     const char *const *ok = descrs(elem);
+    int64_t fshape[16];
     FILE *f;
     size_t hlen, nread;
     hdr_t h;
     int i, rc = -1;
-    if (!ok) return fail(err, errlen, "%s: unknown element type %d", path, (int)elem);
+    if (!ok || ndim > 16) return fail(err, errlen, "%s: unknown element type %d", path, (int)elem);
+    ndim = file_shape(elem, ndim, shape, fshape);
+    shape = fshape;
     if (!(f = fopen(path, "rb"))) return fail(err, errlen, "%s: %s", path, strerror(errno));
     if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6)) {
         fail(err, errlen, "%s: not a .npy file", path);
@@ -208,10 +234,13 @@ int tilec_npy_write(const char *path, tilec_elem_t elem, int ndim, const int64_t
 {
     const char *const *ok = descrs(elem);
     char dict[512], shp[400];
+    int64_t fshape[16];
     size_t n, total;
     FILE *f;
     int i, rc = 0;
-    if (!ok) return fail(err, errlen, "%s: unknown element type %d", path, (int)elem);
+    if (!ok || ndim > 16) return fail(err, errlen, "%s: unknown element type %d", path, (int)elem);
+    ndim = file_shape(elem, ndim, shape, fshape);
+    shape = fshape;
     n = (size_t)snprintf(shp, sizeof shp, "(");
     for (i = 0; i < ndim && n < sizeof shp; i++)
         n += (size_t)snprintf(shp + n, sizeof shp - n, "%lld,%s", (long long)shape[i], i + 1 < ndim ? " " : "");

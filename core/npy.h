@@ -7,7 +7,11 @@
  * '<u8', '<f2' '<f4' '<f8'; numpy has no bfloat16 or float8, so those are
  * raw bit patterns: '<V2' / '|V2' (bfloat16, what np.save writes for
  * ml_dtypes.bfloat16 viewed as void) or '<u2' holding the bits, and '|V1' /
- * '|u1' for float8_e4m3fn / float8_e5m2.  A read checks the header, dtype,
+ * '|u1' for float8_e4m3fn / float8_e5m2.  The 4-bit dtypes are stored
+ * packed, two per byte as in memory ('|i1' for int4, '|u1' for uint4 and
+ * float4_e2m1fn, '|V1' or the other one accepted too), the file's last
+ * dimension half the tensor's (PyTorch's packed view) or, when that is
+ * odd, one dimension of the packed bytes.  A read checks the header, dtype,
  * shape and file size and never trusts a length it did not check.
  */
 #ifndef TILEC_CORE_NPY_H

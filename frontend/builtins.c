@@ -90,9 +90,6 @@ static const struct { const char *name, *why; } t_unsupported[] = {
     {"import_source", "external device sources cannot be compiled on every backend"},
     {"float8_e4m3fnuz", "AMD's fnuz 8-bit floats are not in tilec's IR (float8_e4m3fn and float8_e5m2 are)"},
     {"float8_e5m2fnuz", "AMD's fnuz 8-bit floats are not in tilec's IR (float8_e4m3fn and float8_e5m2 are)"},
-    {"float4_e2m1fn", "4-bit float dtypes are not in tilec's IR yet"},
-    {"int4", "4-bit integer dtypes are not in tilec's IR yet"},
-    {"uint4", "4-bit integer dtypes are not in tilec's IR yet"},
     {NULL, NULL}
 };
 

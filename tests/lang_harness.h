@@ -78,6 +78,7 @@ static __attribute__((unused)) void run_entry(run_t *r, const char *path, const 
         r->count[i] = 1;
         for (d = 0; d < r->ndim[i]; d++) r->count[i] *= r->shape[i][d];
         r->bytes[i] = (size_t)r->count[i] * elem_size(r->elem[i]);
+        if (r->elem[i] >= TILEC_ELEM_INT4) r->bytes[i] = (size_t)(r->count[i] + 1) / 2; /* packed 4-bit */
         r->ref[i] = calloc(1, r->bytes[i]);
         r->dev[i] = calloc(1, r->bytes[i]);
         cr_assert(r->ref[i] && r->dev[i]);

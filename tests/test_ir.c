@@ -1736,3 +1736,55 @@ Test(ir, float8_dtypes_1_2)
                   "dtype float8_e5m2 needs tileir 1.2 (the header says 1.1)", 1);
     expect_reject("    store X[0, 0] = float32(float8_e4m3fn(1.0))", "dtype float8_e4m3fn needs tileir 1.2", 0);
 }
+
+/* IR 1.3: the 4-bit dtypes.  float4_e2m1fn conversions by hand (the codes
+ * ml_dtypes gives), int4/uint4 wrapping, the packed storage, the version
+ * rule and the reader refusing a 4-bit dtype under an older header. */
+Test(ir, four_bit_dtypes_1_3)
+{
+    static const char *t = "tileir 1.3\nkernel k {\n  var bx int32 block\n  var i int32 loop\n"
+                           "  param X global int4 [4]\n  param Y global float4_e2m1fn [4] out\n"
+                           "  grid [bx = 1]\n  threads 32 1 1\n  body {\n"
+                           "    for i in parallel(4) {\n      store Y[i] = float4_e2m1fn((float32(X[i]) * 0.5))\n"
+                           "    }\n  }\n}\n";
+    static const struct { double in; uint8_t code; } f4[] = {
+        {0.0, 0}, {0.25, 0}, {0.26, 1}, {0.75, 2}, {1.25, 2}, {1.75, 4}, {2.5, 4}, {3.5, 6}, {5.0, 6},
+        {5.01, 7}, {6.5, 7}, {100.0, 7}, {INFINITY, 7}, {-INFINITY, 15}, {-0.0, 8}, {-7.0, 15}, {-1e-9, 8},
+        {-0.3, 9}, {NAN, 8}, {-NAN, 0}};
+    tilec_ir_module_t *m = NULL;
+    char err[256], *text;
+    uint8_t packed[3] = {0, 0, 0xa0}, bytes[5];
+    for (size_t k = 0; k < sizeof f4 / sizeof f4[0]; k++)
+        cr_expect_eq(tilec_f64_to_f4e2m1fn(f4[k].in), f4[k].code, "e2m1fn(%g): %u, want %u", f4[k].in,
+                     tilec_f64_to_f4e2m1fn(f4[k].in), f4[k].code);
+    cr_expect(tilec_f4e2m1fn_to_f32(7) == 6.0f && tilec_f4e2m1fn_to_f32(9) == -0.5f);
+    cr_expect(tilec_f4e2m1fn_to_f32(8) == 0.0f && signbit(tilec_f4e2m1fn_to_f32(8)));
+    cr_expect_eq(tilec_ir_wrap_int(8, TILEC_INT4), -8);
+    cr_expect_eq(tilec_ir_wrap_int((uint64_t)-9, TILEC_INT4), 7);
+    cr_expect_eq(tilec_ir_wrap_int(16, TILEC_INT4), 0);
+    cr_expect_eq(tilec_ir_wrap_int((uint64_t)-1, TILEC_UINT4), 15);
+    cr_expect_eq(tilec_dtype_bits(TILEC_INT4), 4);
+    cr_expect_eq(tilec_dtype_size(TILEC_UINT4), 1, "one per byte on chip");
+    cr_expect_eq(tilec_dtype_tensor_bytes(TILEC_FLOAT4_E2M1FN, 5), 3, "two per byte in a tensor");
+    cr_expect(tilec_dtype_is_float(TILEC_FLOAT4_E2M1FN) && tilec_dtype_is_signed(TILEC_INT4));
+    cr_expect(tilec_dtype_is_int(TILEC_UINT4) && !tilec_dtype_is_signed(TILEC_UINT4));
+    /* int4 -8, 7, -1, 0, 1: the even element in the low nibble; the last
+     * byte's unused high nibble (0xa) is kept */
+    bytes[0] = (uint8_t)-8; bytes[1] = 7; bytes[2] = (uint8_t)-1; bytes[3] = 0; bytes[4] = 1;
+    tilec_pack4(bytes, packed, 5);
+    cr_expect(packed[0] == 0x78 && packed[1] == 0x0f && packed[2] == 0xa1, "%02x %02x %02x", packed[0],
+              packed[1], packed[2]);
+    memset(bytes, 0, sizeof bytes);
+    tilec_unpack4(TILEC_INT4, packed, bytes, 5);
+    cr_expect((int8_t)bytes[0] == -8 && bytes[1] == 7 && (int8_t)bytes[2] == -1 && bytes[3] == 0 && bytes[4] == 1);
+    tilec_unpack4(TILEC_UINT4, packed, bytes, 5);
+    cr_expect(bytes[0] == 8 && bytes[2] == 15, "uint4 is not sign-extended");
+    cr_assert_eq(tilec_ir_read(&A, t, strlen(t), &m, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tilec_ir_verify(m, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(tilec_ir_module_minor_needed(m), 3);
+    text = round_trip(m);
+    cr_expect_str_eq(text, t);
+    free(text);
+    expect_reject("tileir 1.2\nkernel k {\n  param X global uint4 [4]\n",
+                  "dtype uint4 needs tileir 1.3 (the header says 1.2)", 1);
+}

@@ -1005,6 +1005,75 @@ Test(lang, float8_gemm_accumulates_in_float32)
     run_free(&r);
 }
 
+/* ---- 4-bit dtypes (tile IR 1.3) ------------------------------------------ */
+
+/* inputs of int4.py's convert: float32 values with the float4_e2m1fn codes
+ * ml_dtypes gives them (ties to even, saturation at 6, -0 and a tiny
+ * negative keep their sign), and int32 values with their int4 wrap */
+static const float f4_in[16] = {0.25f, 0.26f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f,
+                                6.5f, 7.0f, 100.0f, INFINITY, -INFINITY, -0.0f, -7.0f, -1e-9f};
+static const uint8_t f4_code[16] = {0, 1, 2, 2, 4, 4, 6, 6, 7, 7, 7, 7, 15, 8, 15, 8};
+static const float f4_back[16] = {0, 0.5f, 1, 1, 2, 2, 4, 4, 6, 6, 6, 6, -6, -0.0f, -6, -0.0f};
+static const int32_t i4_in[16] = {0, 1, 7, 8, -1, -8, -9, 15, 16, 17, -16, 100, -100, 3, -3, 1000};
+static const int32_t i4_back[16] = {0, 1, 7, -8, -1, -8, 7, -1, 0, 1, 0, 4, -4, 3, -3, -8};
+
+static void fill_f4_inputs(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    if (i == 0 && e == TILEC_ELEM_FLOAT32 && count == 16) memcpy(data, f4_in, sizeof f4_in);
+    if (i == 1 && e == TILEC_ELEM_INT32 && count == 16) memcpy(data, i4_in, sizeof i4_in);
+}
+
+static unsigned nibble(const void *p, int k) { return (((const uint8_t *)p)[k / 2] >> (4 * (k % 2))) & 15u; }
+
+Test(lang, four_bit_conversions_and_packing)
+{
+    run_t r;
+    int k;
+    run_entry(&r, "tests/lang/int4.py", "convert", NULL, 0, fill_f4_inputs);
+    cr_assert_eq(r.elem[2], TILEC_ELEM_FLOAT4_E2M1FN);
+    cr_assert_eq(r.elem[3], TILEC_ELEM_INT4);
+    cr_assert_eq(r.elem[4], TILEC_ELEM_UINT4);
+    cr_assert_eq(r.bytes[2], 8, "16 float4 values take 8 bytes");
+    for (k = 0; k < 16; k++) {
+        cr_expect_eq(nibble(r.ref[2], k), f4_code[k], "e2m1fn(%a): got %u, want %u", (double)f4_in[k],
+                     nibble(r.ref[2], k), f4_code[k]);
+        cr_expect_eq(nibble(r.ref[3], k), (unsigned)i4_back[k] & 15u, "int4(%d) nibble", i4_in[k]);
+        cr_expect_eq(nibble(r.ref[4], k), (unsigned)i4_in[k] & 15u, "uint4(%d) nibble", i4_in[k]);
+        EXPECT_NEAR(F(r, 5)[k], f4_back[k], "Back[0,%d]", k);
+        cr_expect(signbit(F(r, 5)[k]) == signbit(f4_back[k]), "Back[0,%d] keeps the sign of %g", k, f4_back[k]);
+        EXPECT_NEAR(F(r, 5)[16 + k], i4_back[k], "Back[1,%d]", k);
+        EXPECT_NEAR(F(r, 5)[32 + k], (unsigned)i4_in[k] & 15u, "Back[2,%d]", k);
+    }
+    /* the even element in the low nibble: int4 0 then 1 is the byte 0x10 */
+    cr_expect_eq(((uint8_t *)r.ref[3])[0], 0x10);
+    run_free(&r);
+}
+
+/* int4 operands, element k of parameter i: k * (i + 3) mod 16 - 8 */
+static int i4_pattern(int i, int64_t k) { return (int)((k * (i + 3)) % 16) - 8; }
+
+static void fill_i4_pattern(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    int64_t k;
+    if (e != TILEC_ELEM_INT4) return fill_zero(i, data, count, e);
+    for (k = 0; k < count; k++)
+        ((uint8_t *)data)[k / 2] |= (uint8_t)(((unsigned)i4_pattern(i, k) & 15u) << (4 * (k % 2)));
+}
+
+Test(lang, int4_gemm_accumulates_in_int32)
+{
+    run_t r;
+    int i, j, k;
+    run_entry(&r, "tests/lang/int4.py", "gemm", NULL, 0, fill_i4_pattern);
+    for (i = 0; i < 32; i++)
+        for (j = 0; j < 16; j++) {
+            int32_t want = 0;
+            for (k = 0; k < 64; k++) want += i4_pattern(0, i * 64 + k) * i4_pattern(1, j * 64 + k);
+            cr_expect_eq(I32(r, 2)[i * 16 + j], want, "C[%d,%d]: %d, want %d", i, j, I32(r, 2)[i * 16 + j], want);
+        }
+    run_free(&r);
+}
+
 Test(lang, clamp_and_loop_spellings)
 {
     run_t r;

@@ -129,3 +129,29 @@ Test(npy, damaged_or_mismatching_files_are_refused)
     cr_expect_eq(tilec_npy_read("/nonexistent/x.npy", TILEC_ELEM_INT32, 1, s4, v, 16, err, sizeof err), -1);
     cr_expect(strstr(err, "No such file"), "%s", err);
 }
+
+/* 4-bit tensors (tile IR 1.3) are files of their packed bytes: PyTorch's
+ * int8 view of packed int4 (last dimension halved), or one dimension of
+ * the bytes when the last dimension is odd. */
+Test(npy, four_bit_tensors_are_their_packed_bytes)
+{
+    unsigned char buf[256], packed[6] = {0x78, 0x0f, 0x21, 0x43, 0x65, 0x87}, got[6] = {0};
+    int64_t shape[2] = {2, 6}, odd[2] = {3, 3};
+    char err[256];
+    put(buf, numpy_file(buf, "|i1", "(2, 3)", packed, 6));
+    cr_assert_eq(tilec_npy_read(path, TILEC_ELEM_INT4, 2, shape, got, 6, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(memcmp(got, packed, 6), 0);
+    put(buf, numpy_file(buf, "|u1", "(2, 6)", packed, 6));
+    cr_expect_eq(tilec_npy_read(path, TILEC_ELEM_FLOAT4_E2M1FN, 2, shape, got, 6, err, sizeof err), -1);
+    cr_expect(strstr(err, "shape (2, 6) does not match the tensor's (2, 3)") != NULL, "%s", err);
+    cr_assert_eq(tilec_npy_write(path, TILEC_ELEM_UINT4, 2, odd, packed, 5, err, sizeof err), 0, "%s", err);
+    memset(got, 0, sizeof got);
+    cr_assert_eq(tilec_npy_read(path, TILEC_ELEM_UINT4, 2, odd, got, 5, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(memcmp(got, packed, 5), 0);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f);
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    cr_assert(n % 64 == 5 && memcmp(buf + n - 5, packed, 5) == 0, "%zu bytes: the header, then the 5 packed", n);
+    cr_expect(memmem(buf, n, "'shape': (5,)", 13) != NULL, "odd last dimension: one dimension of 5 bytes");
+}

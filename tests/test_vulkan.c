@@ -407,6 +407,10 @@ ParameterizedTest(prog_case_t *c, vulkan_programs, glsl_valid_and_run_check)
     int rc = run(cmd, out, sizeof out);
     if (rc != 0) {
         unlink(spv);
+        if (strstr(out, "needs tile IR 1.3")) { /* the 4-bit dtypes: the plugin reads up to 1.2 (shown) */
+            fprintf(stderr, "not supported on vulkan (tile IR 1.3): %s%s\n", c->file, c->args);
+            return;
+        }
         cr_assert(shared_limit(rc, out), "%s%s: exit %d\n%s", c->file, c->args, rc, out);
         return;
     }

@@ -83,6 +83,10 @@ const char *cg_st_type(tilec_dtype_t t) /* storage */
     case TILEC_FLOAT32: return "float";
     case TILEC_FLOAT64: return "double";
     case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return "uint8_t";
+    /* 4-bit (1.3): one per byte, int4 sign-extended, float4 as its code
+     * (cpu_plugin.c unpacks kernel tensors around a launch) */
+    case TILEC_INT4: return "int8_t";
+    case TILEC_UINT4: case TILEC_FLOAT4_E2M1FN: return "uint8_t";
     default: return "int";
     }
 }
@@ -94,7 +98,8 @@ const char *cg_ct_type(tilec_dtype_t t) /* compute */
     case TILEC_FLOAT16:
     case TILEC_BFLOAT16:
     case TILEC_FLOAT8_E4M3FN:
-    case TILEC_FLOAT8_E5M2: return "float";
+    case TILEC_FLOAT8_E5M2:
+    case TILEC_FLOAT4_E2M1FN: return "float";
     default: return cg_st_type(t);
     }
 }
@@ -103,15 +108,24 @@ size_t cg_st_size(tilec_dtype_t t)
 {
     switch (t) {
     case TILEC_BOOL: case TILEC_INT8: case TILEC_UINT8: case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return 1;
+    case TILEC_INT4: case TILEC_UINT4: case TILEC_FLOAT4_E2M1FN: return 1;
     case TILEC_INT16: case TILEC_UINT16: case TILEC_FLOAT16: case TILEC_BFLOAT16: return 2;
     case TILEC_INT32: case TILEC_UINT32: case TILEC_FLOAT32: return 4;
     default: return 8;
     }
 }
 
-/* 8-bit floats: compute in float, store one byte through the prelude's converters */
-static const char *f8_from(tilec_dtype_t t) { return t == TILEC_FLOAT8_E4M3FN ? "tc_e42f" : "tc_e52f"; }
-static const char *f8_to(tilec_dtype_t t) { return t == TILEC_FLOAT8_E4M3FN ? "tc_d2e4" : "tc_d2e5"; }
+/* 8-bit floats and float4_e2m1fn: compute in float, store one byte (a
+ * code) through the prelude's converters */
+static int small_flt(tilec_dtype_t t) { return tilec_dtype_is_float8(t) || t == TILEC_FLOAT4_E2M1FN; }
+static const char *f8_from(tilec_dtype_t t)
+{
+    return t == TILEC_FLOAT8_E4M3FN ? "tc_e42f" : t == TILEC_FLOAT8_E5M2 ? "tc_e52f" : "tc_m42f";
+}
+static const char *f8_to(tilec_dtype_t t)
+{
+    return t == TILEC_FLOAT8_E4M3FN ? "tc_d2e4" : t == TILEC_FLOAT8_E5M2 ? "tc_d2e5" : "tc_d2m4";
+}
 
 /* ---- conversions between representations ------------------------------------ */
 
@@ -131,11 +145,15 @@ const char *cg_conv(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t)
             return cg_fmt(g, "tc_b2f(tc_d2b((double)(%s)))", v);
         return cg_fmt(g, "tc_rb(%s)", v);
     case TILEC_FLOAT32:
-        if (s == TILEC_FLOAT16 || s == TILEC_BFLOAT16 || tilec_dtype_is_float8(s))
+        if (s == TILEC_FLOAT16 || s == TILEC_BFLOAT16 || small_flt(s))
             return v; /* already a float holding a representable value */
         return cg_fmt(g, "((float)(%s))", v);
-    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2:
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: case TILEC_FLOAT4_E2M1FN:
         return cg_fmt(g, "%s(%s((double)(%s)))", f8_from(t), f8_to(t), v);
+    case TILEC_INT4: /* wrapped to 4 bits, as ir_eval's conversions */
+        return cg_fmt(g, "((int8_t)(((int)(((uint32_t)(int64_t)(%s) & 15u) ^ 8u)) - 8))", v);
+    case TILEC_UINT4:
+        return cg_fmt(g, "((uint8_t)((uint32_t)(int64_t)(%s) & 15u))", v);
     default:
         return cg_fmt(g, "((%s)(%s))", cg_ct_type(t), v);
     }
@@ -154,7 +172,8 @@ const char *cg_to_store(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t
             return cg_fmt(g, "tc_d2b((double)(%s))", v);
         return cg_fmt(g, "tc_f2b(%s)", v);
     case TILEC_BOOL: return cg_fmt(g, "((uint8_t)((%s) != 0))", v);
-    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return cg_fmt(g, "%s((double)(%s))", f8_to(t), v);
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: case TILEC_FLOAT4_E2M1FN:
+        return cg_fmt(g, "%s((double)(%s))", f8_to(t), v);
     default: return cg_conv(g, v, s, t);
     }
 }
@@ -165,7 +184,8 @@ const char *cg_from_store(cg_t *g, const char *v, tilec_dtype_t t)
     switch (t) {
     case TILEC_FLOAT16: return cg_fmt(g, "tc_h2f(%s)", v);
     case TILEC_BFLOAT16: return cg_fmt(g, "tc_b2f(%s)", v);
-    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return cg_fmt(g, "%s(%s)", f8_from(t), v);
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: case TILEC_FLOAT4_E2M1FN:
+        return cg_fmt(g, "%s(%s)", f8_from(t), v);
     case TILEC_BOOL: return cg_fmt(g, "((int)((%s) != 0))", v);
     default: return v;
     }
@@ -191,6 +211,8 @@ static const char *flt_lit(cg_t *g, double v, tilec_dtype_t t)
         v = tilec_f8e4m3fn_to_f32(tilec_f64_to_f8e4m3fn(v));
     else if (t == TILEC_FLOAT8_E5M2)
         v = tilec_f8e5m2_to_f32(tilec_f64_to_f8e5m2(v));
+    else if (t == TILEC_FLOAT4_E2M1FN)
+        v = tilec_f4e2m1fn_to_f32(tilec_f64_to_f4e2m1fn(v));
     else if (t == TILEC_FLOAT32)
         v = (float)v;
     if (isnan(v))

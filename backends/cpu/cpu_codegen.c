@@ -822,10 +822,26 @@ static void gen_kernel(cg_t *g)
         for (int d = 0; d < b->ndim; d++)
             cg_line(g, "  d = (int64_t)(%s); if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;",
                  cg_expr(g, b->shape[d]));
-        cg_line(g, "  if (__builtin_mul_overflow(n, (int64_t)%zu, &n)) return -1;", cg_st_size(b->dtype));
-        cg_line(g, "  return n;");
+        if (tilec_dtype_is_4bit(b->dtype))
+            cg_line(g, "  return n / 2 + n %% 2; /* packed, two per byte */");
+        else
+            cg_line(g, "  if (__builtin_mul_overflow(n, (int64_t)%zu, &n)) return -1;\n  return n;",
+                    cg_st_size(b->dtype));
     }
     cg_line(g, "default: (void)d; return -1;");
+    cg_line(g, "}");
+    g->ind--;
+    cg_line(g, "}");
+
+    /* 4-bit parameters (IR 1.3): the launcher unpacks them to one value per
+     * byte, the form the block function reads, and packs them back after */
+    cg_line(g, "TC_EXPORT int tilec_param_packed4(uint32_t i) {");
+    g->ind++;
+    cg_line(g, "switch (i) {");
+    for (int i = 0; i < k->nparams; i++)
+        if (tilec_dtype_is_4bit(k->bufs[i]->dtype))
+            cg_line(g, "case %d: return %d;", i, (int)k->bufs[i]->dtype);
+    cg_line(g, "default: return 0;");
     cg_line(g, "}");
     g->ind--;
     cg_line(g, "}");

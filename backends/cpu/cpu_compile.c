@@ -293,13 +293,14 @@ static int module_bind(cpu_module_t *mod, const char *path)
     mod->grid = (cpu_grid_fn)dlsym(dl, "tilec_grid");
     mod->scratch_size = (cpu_scratch_fn)dlsym(dl, "tilec_scratch_size");
     mod->param_bytes = (cpu_param_bytes_fn)dlsym(dl, "tilec_param_bytes");
+    mod->packed4 = (cpu_packed4_fn)dlsym(dl, "tilec_param_packed4");
     mod->block = (cpu_block_fn)dlsym(dl, "tilec_block");
     cpu_group_fn grp = (cpu_group_fn)dlsym(dl, "tilec_group");
     mod->group[0] = mod->group[1] = 1;
     if (grp)
         grp(mod->group);
     if (!abi || !np || !ns || !mod->grid || !mod->scratch_size || !mod->param_bytes ||
-        !mod->block || abi() != TILEC_CPU_MODULE_ABI || !grp || mod->group[0] < 1 || mod->group[1] < 1 ||
+        !mod->packed4 || !mod->block || abi() != TILEC_CPU_MODULE_ABI || !grp || mod->group[0] < 1 || mod->group[1] < 1 ||
         mod->group[0] > 64 || mod->group[1] > 64) {
         dlclose(dl);
         tilec_sdk_error_set("cpu: %s is not a kernel of this plugin version", path);

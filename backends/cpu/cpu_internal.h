@@ -29,13 +29,15 @@
  *   uint32_t tilec_nparams(void), tilec_nsyms(void)
  *   void tilec_grid(const int64_t *syms, int64_t g[3])
  *   int64_t tilec_scratch_size(const int64_t *syms)
- *   int64_t tilec_param_bytes(uint32_t i, const int64_t *syms)  (-1: bad shape)
+ *   int64_t tilec_param_bytes(uint32_t i, const int64_t *syms)  (-1: bad shape; 4-bit: packed)
+ *   int tilec_param_packed4(uint32_t i)   its 4-bit dtype, else 0 (ABI 4)
  *   void tilec_group(int32_t gs[2])   blocks per tilec_block call in x, y (ABI 3)
  *   void tilec_block(int32_t bx, int32_t by, int32_t bz, void *const *args,
  *                    const int64_t *syms, void *scratch)
  * tilec_block runs the group (bx, by) of gs[0] x gs[1] blocks, those of it
  * inside the grid; the launcher walks the grid of groups. */
-#define TILEC_CPU_MODULE_ABI 3 /* 2: tilec_block zeroes its on-chip buffers; 3: tilec_group */
+#define TILEC_CPU_MODULE_ABI 4 /* 2: tilec_block zeroes its on-chip buffers; 3: tilec_group;
+                                  4: tilec_param_packed4 (IR 1.3) */
 
 typedef int (*cpu_abi_fn)(void);
 typedef uint32_t (*cpu_count_fn)(void);
@@ -43,6 +45,7 @@ typedef void (*cpu_grid_fn)(const int64_t *syms, int64_t g[3]);
 typedef int64_t (*cpu_scratch_fn)(const int64_t *syms);
 typedef int64_t (*cpu_param_bytes_fn)(uint32_t i, const int64_t *syms);
 typedef void (*cpu_group_fn)(int32_t gs[2]);
+typedef int (*cpu_packed4_fn)(uint32_t i);
 typedef void (*cpu_block_fn)(int32_t bx, int32_t by, int32_t bz, void *const *args,
                              const int64_t *syms, void *scratch);
 
@@ -60,6 +63,7 @@ typedef struct cpu_module {
     cpu_grid_fn grid;
     cpu_scratch_fn scratch_size;
     cpu_param_bytes_fn param_bytes;
+    cpu_packed4_fn packed4;
     cpu_block_fn block;
 } cpu_module_t;
 

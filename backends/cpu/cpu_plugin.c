@@ -244,6 +244,46 @@ static tilec_pstatus_t cpu_mem_address(void *dev, void *mem, int *dl_type, int *
     return TILEC_PS_OK;
 }
 
+/* The 4-bit parameters (IR 1.3) as the block function reads them: each
+ * tensor's packed bytes unpacked to one value per byte in a copy that
+ * ptrs[i] points to (its padding nibble too, so packing restores it). */
+static tilec_pstatus_t unpack_params(const cpu_module_t *mod, const tilec_shell_launch_t *a, void **ptrs)
+{
+    for (uint32_t i = 0; i < a->nargs; i++) {
+        int t = mod->packed4(i);
+        if (!t)
+            continue;
+        int64_t bytes = mod->param_bytes(i, a->syms);
+        if (bytes < 0 || (uint64_t)bytes > SIZE_MAX / 4) {
+            tilec_sdk_error_set("cpu: launch: bad size of 4-bit parameter %u", i);
+            ptrs[i] = NULL;
+            return TILEC_PS_INVALID_ARGUMENT;
+        }
+        uint8_t *u = malloc((size_t)bytes * 2 + 1);
+        if (!u) {
+            tilec_sdk_error_set("cpu: out of memory unpacking 4-bit parameter %u", i);
+            ptrs[i] = NULL;
+            return TILEC_PS_OUT_OF_MEMORY;
+        }
+        tilec_unpack4((tilec_dtype_t)t, ptrs[i], u, (size_t)bytes * 2);
+        ptrs[i] = u;
+    }
+    return TILEC_PS_OK;
+}
+
+/* Packs the unpacked copies back into the tensors (when the run succeeded)
+ * and frees them; ptrs[i] NULL where unpacking stopped. */
+static void pack_params(const cpu_module_t *mod, const tilec_shell_launch_t *a, void **ptrs, int ok)
+{
+    for (uint32_t i = 0; i < a->nargs; i++) {
+        if (!mod->packed4(i) || ptrs[i] == ((cpu_mem_t *)a->args[i])->data)
+            continue;
+        if (ptrs[i] && ok)
+            tilec_pack4(ptrs[i], ((cpu_mem_t *)a->args[i])->data, (size_t)mod->param_bytes(i, a->syms) * 2);
+        free(ptrs[i]);
+    }
+}
+
 static tilec_pstatus_t cpu_launch(void *dev, tilec_shell_module_t *sm, const tilec_shell_launch_t *a)
 {
     (void)dev;
@@ -256,6 +296,13 @@ static tilec_pstatus_t cpu_launch(void *dev, tilec_shell_module_t *sm, const til
     }
     for (uint32_t i = 0; i < a->nargs; i++)
         ptrs[i] = ((cpu_mem_t *)a->args[i])->data;
+    tilec_pstatus_t st = unpack_params(mod, a, ptrs);
+    if (st != TILEC_PS_OK) {
+        pack_params(mod, a, ptrs, 0);
+        if (ptrs != stackargs)
+            free(ptrs);
+        return st;
+    }
     /* the pool walks the grid of block groups (tilec_group) */
     int64_t grid[3] = {a->grid[0], a->grid[1], a->grid[2]}, nblocks = 1;
     for (int d = 0; d < 2; d++)
@@ -263,7 +310,6 @@ static tilec_pstatus_t cpu_launch(void *dev, tilec_shell_module_t *sm, const til
     for (int d = 0; d < 3; d++)
         nblocks = nblocks > INT64_MAX / grid[d] ? INT64_MAX : nblocks * grid[d];
     int64_t scratch = mod->scratch_size(a->syms);
-    tilec_pstatus_t st = TILEC_PS_OK;
     double ms = 0;
     if (scratch < 0 || (uint64_t)scratch > SIZE_MAX / 2) {
         tilec_sdk_error_set("cpu: launch: bad on-chip buffer size %lld", (long long)scratch);
@@ -271,6 +317,7 @@ static tilec_pstatus_t cpu_launch(void *dev, tilec_shell_module_t *sm, const til
     } else {
         st = cpu_pool_run(mod, ptrs, a->syms, grid, nblocks, (size_t)scratch, &ms);
     }
+    pack_params(mod, a, ptrs, st == TILEC_PS_OK);
     if (ptrs != stackargs)
         free(ptrs);
     if (st != TILEC_PS_OK)
@@ -291,7 +338,8 @@ static const tilec_shell_backend_t cpu_backend = {
     .caps = CPU_CAPS,
     .abi_max = TILEC_PLUGIN_ABI_VERSION,
     .ir_min = TILEC_IR_MAKE(1, 0),
-    .ir_max = TILEC_IR_MAKE(1, 2), /* 1.1: layouts/attrs ignored, async copies done at once; 1.2: float8 (cpu_codegen.c) */
+    .ir_max = TILEC_IR_MAKE(1, 3), /* 1.1: layouts/attrs ignored, async copies done at once; 1.2: float8;
+                                      1.3: 4-bit dtypes (cpu_codegen.c) */
     .mem_size = sizeof(cpu_mem_t),
     .module_size = sizeof(cpu_module_t),
     .device_count = cpu_device_count,

@@ -175,6 +175,20 @@ static const char cpu_prelude[] =
 "  return tc_u2f(tc_f2u(v) | ((uint32_t)(x & 0x80u) << 24));\n"
 "}\n"
 "TC_INLINE float tc_e52f(uint8_t x) { return tc_h2f((uint16_t)((uint16_t)x << 8)); }\n"
+/* float4_e2m1fn (tile IR 1.3), the SDK's tilec_f64_to_f4e2m1fn: to nearest
+ * even among 0, 0.5, 1, 1.5, 2, 3, 4, 6, saturating (infinities too); NaN
+ * gives a zero of the other sign; a code in the low nibble */
+"static __attribute__((unused)) uint8_t tc_d2m4(double d) {\n"
+"  uint8_t s = signbit(d) ? 8 : 0; double a = fabs(d);\n"
+"  if (a != a) return (uint8_t)(s ^ 8);\n"
+"  uint8_t c = a < 0.75 ? (a > 0.25) : a <= 1.25 ? 2 : a < 1.75 ? 3 : a <= 2.5 ? 4\n"
+"            : a < 3.5 ? 5 : a <= 5.0 ? 6 : 7;\n"
+"  return (uint8_t)(s | c);\n"
+"}\n"
+"TC_INLINE float tc_m42f(uint8_t x) {\n"
+"  static const float m[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};\n"
+"  return x & 8u ? -m[x & 7u] : m[x & 7u];\n"
+"}\n"
 /* ---- float helpers ---- */
 "TC_INLINE float tc_minf(float a, float b) { return a < b ? a : b; }\n"
 "TC_INLINE float tc_maxf(float a, float b) { return a > b ? a : b; }\n"

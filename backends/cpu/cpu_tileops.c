@@ -393,7 +393,8 @@ static const char *type_min(tilec_dtype_t t)
     case TILEC_INT64: return "INT64_MIN";
     case TILEC_FLOAT64: return "(-(double)INFINITY)";
     case TILEC_FLOAT16: case TILEC_BFLOAT16: case TILEC_FLOAT32:
-    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: return "(-(float)INFINITY)";
+    case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: case TILEC_FLOAT4_E2M1FN: return "(-(float)INFINITY)";
+    case TILEC_INT4: return "((int8_t)-8)";
     default: return "0";
     }
 }
@@ -607,7 +608,7 @@ void cg_atomic(cg_t *g, const tilec_ir_stmt_t *s)
     const char *off = cg_offset_exprs(g, b, s->u.atomic.idx);
     const tilec_ir_expr_t *v = s->u.atomic.value;
     tilec_dtype_t t = b->dtype;
-    if (tilec_dtype_is_float8(t)) {
+    if (tilec_dtype_is_float8(t) || tilec_dtype_is_4bit(t)) {
         cg_fail(g, "cpu: atomics on %s are not supported (unsupported dtype)", tilec_dtype_name(t));
         return;
     }

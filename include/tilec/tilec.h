@@ -60,7 +60,11 @@ typedef enum tilec_elem {
     TILEC_ELEM_INT8, TILEC_ELEM_INT16, TILEC_ELEM_INT32, TILEC_ELEM_INT64,
     TILEC_ELEM_UINT8, TILEC_ELEM_UINT16, TILEC_ELEM_UINT32, TILEC_ELEM_UINT64,
     TILEC_ELEM_FLOAT16, TILEC_ELEM_BFLOAT16, TILEC_ELEM_FLOAT32, TILEC_ELEM_FLOAT64,
-    TILEC_ELEM_FLOAT8_E4M3FN, TILEC_ELEM_FLOAT8_E5M2   /* one byte each (tile IR 1.2) */
+    TILEC_ELEM_FLOAT8_E4M3FN, TILEC_ELEM_FLOAT8_E5M2,  /* one byte each (tile IR 1.2) */
+    /* tile IR 1.3: two elements per byte, the even one in the low nibble
+     * (PyTorch's packed int4 and float4_e2m1fn_x2 layout); a buffer of n
+     * elements holds (n + 1) / 2 bytes */
+    TILEC_ELEM_INT4, TILEC_ELEM_UINT4, TILEC_ELEM_FLOAT4_E2M1FN
 } tilec_elem_t;
 
 /* ---- contexts ---------------------------------------------------------- */

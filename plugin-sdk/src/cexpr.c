@@ -111,15 +111,28 @@ static void use_flt(const tilec_cexpr_t *x, int dbl)
         x->use_flt_helpers(x->u, dbl);
 }
 
-/* Call of integer helper tc_<op>_<sfx>; bool uses the int32 family. */
+/* An integer result r of 4-bit dtype t (IR 1.3, held one per byte)
+ * wrapped to its 4 bits: int4 sign-extended, uint4 masked; r as it is for
+ * every other dtype. */
+static const char *wrap4(const tilec_cexpr_t *x, tilec_dtype_t t, const char *r)
+{
+    if (!tilec_dtype_is_4bit(t) || t == TILEC_FLOAT4_E2M1FN)
+        return r;
+    const char *low = xfmt(x, "(%s & 15u)", xcast(x, "((%s)(%s))", x->uint32_name, r));
+    if (t == TILEC_INT4) /* (low ^ 8) - 8: the nibble's sign bit extended */
+        low = xfmt(x, "(%s - 8)", xcast(x, "((%s)(%s))", "int", xfmt(x, "(%s ^ 8u)", low)));
+    return xcast(x, "((%s)(%s))", x->ctype(x->u, t), low);
+}
+
+/* Call of integer helper tc_<op>_<sfx>; bool uses the int32 family, and
+ * so do the 4-bit integers (their result wrapped). */
 static const char *ihelper(const tilec_cexpr_t *x, const char *op, tilec_dtype_t t, const char *a, const char *b)
 {
-    if (t == TILEC_BOOL)
-        t = TILEC_INT32;
+    tilec_dtype_t h = t == TILEC_BOOL || tilec_dtype_is_4bit(t) ? TILEC_INT32 : t;
     if (x->use_int_helpers)
-        x->use_int_helpers(x->u, t);
-    const char *s = tilec_cexpr_isfx(t);
-    return b ? xfmt(x, "tc_%s_%s(%s, %s)", op, s, a, b) : xfmt(x, "tc_%s_%s(%s)", op, s, a);
+        x->use_int_helpers(x->u, h);
+    const char *s = tilec_cexpr_isfx(h);
+    return wrap4(x, t, b ? xfmt(x, "tc_%s_%s(%s, %s)", op, s, a, b) : xfmt(x, "tc_%s_%s(%s)", op, s, a));
 }
 
 static int wide_int(tilec_dtype_t t)
@@ -136,6 +149,7 @@ const char *tilec_cexpr_arith(const tilec_cexpr_t *x, const char *o, tilec_dtype
     const char *r = x->cast ? xcast(x, "", x->ctype(x->u, t),
                                     xfmt(x, "%s %s %s", xcast(x, "", u, a), o, xcast(x, "", u, b)))
                             : xfmt(x, "((%s)((%s)(%s) %s (%s)(%s)))", x->ctype(x->u, t), u, a, o, u, b);
+    r = wrap4(x, t, r);
     if (t == TILEC_BOOL)
         r = xtruth(x, xfmt(x, "((%s) != 0)", r));
     return r;
@@ -183,8 +197,8 @@ static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const
         if (t == TILEC_BOOL)
             return xtruth(x, xfmt(x, "((%s) != 0)", a));
         if (x->cast)
-            return xcast(x, "", x->ctype(x->u, t), xfmt(x, "0 - %s", xcast(x, "", x->uint64_name, a)));
-        return xfmt(x, "((%s)(0 - (%s)(%s)))", x->ctype(x->u, t), x->uint64_name, a);
+            return wrap4(x, t, xcast(x, "", x->ctype(x->u, t), xfmt(x, "0 - %s", xcast(x, "", x->uint64_name, a))));
+        return wrap4(x, t, xfmt(x, "((%s)(0 - (%s)(%s)))", x->ctype(x->u, t), x->uint64_name, a));
     case TILEC_UN_NOT: return xtruth(x, xfmt(x, "(!(%s))", xcond(x, a)));
     case TILEC_UN_ABS: return tilec_cexpr_abs(x, t, a);
     case TILEC_UN_FLOOR:
@@ -228,7 +242,7 @@ static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const
         return "0";
     }
     if (!isf)
-        r = xcast(x, "((%s)(%s))", x->ctype(x->u, t), r);
+        r = wrap4(x, t, xcast(x, "((%s)(%s))", x->ctype(x->u, t), r));
     return fres(x, r, t);
 }
 
@@ -277,7 +291,7 @@ static const char *binary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, cons
         case TILEC_BIN_BITXOR: r = tilec_cexpr_arith(x, "^", t, a, b); break;
         case TILEC_BIN_SHL: r = tilec_cexpr_arith(x, "<<", t, a, b); break;
         case TILEC_BIN_SHR: /* promotion keeps the sign: arithmetic on signed, logical on unsigned */
-            r = xcast(x, "((%s)(%s))", x->ctype(x->u, t), xfmt(x, "(%s) >> (%s)", a, b));
+            r = wrap4(x, t, xcast(x, "((%s)(%s))", x->ctype(x->u, t), xfmt(x, "(%s) >> (%s)", a, b)));
             break;
         default: break;
         }

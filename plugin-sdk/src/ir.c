@@ -121,8 +121,9 @@ char *tilec_arena_strdup(tilec_arena_t *a, const char *s)
 static const char *const dtype_names[TILEC_DTYPE_COUNT] = {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2",
+    "int4", "uint4", "float4_e2m1fn",
 };
-static const unsigned char dtype_sizes[TILEC_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 1, 1};
+static const unsigned char dtype_sizes[TILEC_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 1, 1, 1, 1, 1};
 
 const char *tilec_dtype_name(tilec_dtype_t t)
 {
@@ -160,10 +161,25 @@ size_t tilec_dtype_size(tilec_dtype_t t)
     return dtype_sizes[t];
 }
 
+unsigned tilec_dtype_bits(tilec_dtype_t t)
+{
+    return tilec_dtype_is_4bit(t) ? 4u : (unsigned)tilec_dtype_size(t) * 8u;
+}
+
+int tilec_dtype_is_4bit(tilec_dtype_t t)
+{
+    return t == TILEC_INT4 || t == TILEC_UINT4 || t == TILEC_FLOAT4_E2M1FN;
+}
+
+size_t tilec_dtype_tensor_bytes(tilec_dtype_t t, size_t n)
+{
+    return tilec_dtype_is_4bit(t) ? n / 2 + n % 2 : n * tilec_dtype_size(t);
+}
+
 int tilec_dtype_is_float(tilec_dtype_t t)
 {
     return t == TILEC_FLOAT16 || t == TILEC_BFLOAT16 || t == TILEC_FLOAT32 || t == TILEC_FLOAT64 ||
-           tilec_dtype_is_float8(t);
+           tilec_dtype_is_float8(t) || t == TILEC_FLOAT4_E2M1FN;
 }
 
 int tilec_dtype_is_float8(tilec_dtype_t t)
@@ -173,12 +189,12 @@ int tilec_dtype_is_float8(tilec_dtype_t t)
 
 int tilec_dtype_is_int(tilec_dtype_t t)
 {
-    return t >= TILEC_INT8 && t <= TILEC_UINT64;
+    return (t >= TILEC_INT8 && t <= TILEC_UINT64) || t == TILEC_INT4 || t == TILEC_UINT4;
 }
 
 int tilec_dtype_is_signed(tilec_dtype_t t)
 {
-    return (t >= TILEC_INT8 && t <= TILEC_INT64) || tilec_dtype_is_float(t);
+    return (t >= TILEC_INT8 && t <= TILEC_INT64) || t == TILEC_INT4 || tilec_dtype_is_float(t);
 }
 
 /* ---- 16-bit floats ---------------------------------------------------- */
@@ -944,6 +960,33 @@ static int needs_12_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
     return tilec_dtype_is_float8(e->dtype) ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
 }
 
+static int needs_13_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
+{
+    (void)w;
+    return tilec_dtype_is_4bit(e->dtype) ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
+}
+
+/* The kernel uses a dtype for which is() holds (a buffer, a variable or an
+ * expression node). */
+static int uses_dtype(tilec_ir_kernel_t *k, int (*is)(tilec_dtype_t), int (*expr)(tilec_ir_walk_t *, tilec_ir_expr_t *))
+{
+    tilec_ir_walk_t w;
+    int i;
+    for (i = 0; i < k->nbufs; i++) {
+        if (k->bufs[i] && is(k->bufs[i]->dtype)) {
+            return 1;
+        }
+    }
+    for (i = 0; i < k->nvars; i++) {
+        if (k->vars[i] && is(k->vars[i]->dtype)) {
+            return 1;
+        }
+    }
+    memset(&w, 0, sizeof w);
+    w.expr_pre = expr;
+    return tilec_ir_walk_kernel(&w, k) == 1;
+}
+
 int tilec_ir_module_minor_needed(const tilec_ir_module_t *m)
 {
     tilec_ir_kernel_t *k = m ? m->kernel : NULL;
@@ -952,21 +995,11 @@ int tilec_ir_module_minor_needed(const tilec_ir_module_t *m)
     if (!k) {
         return 0;
     }
-    /* 1.2: a float8 dtype anywhere */
-    for (i = 0; i < k->nbufs; i++) {
-        if (k->bufs[i] && tilec_dtype_is_float8(k->bufs[i]->dtype)) {
-            return 2;
-        }
+    if (uses_dtype(k, tilec_dtype_is_4bit, needs_13_expr)) {
+        return 3; /* 1.3: a 4-bit dtype anywhere */
     }
-    for (i = 0; i < k->nvars; i++) {
-        if (k->vars[i] && tilec_dtype_is_float8(k->vars[i]->dtype)) {
-            return 2;
-        }
-    }
-    memset(&w, 0, sizeof w);
-    w.expr_pre = needs_12_expr;
-    if (tilec_ir_walk_kernel(&w, k) == 1) {
-        return 2;
+    if (uses_dtype(k, tilec_dtype_is_float8, needs_12_expr)) {
+        return 2; /* 1.2: a float8 dtype anywhere */
     }
     if (k->nmbars > 0) {
         return 1;

@@ -23,13 +23,15 @@ int64_t tilec_ir_wrap_int(uint64_t v, tilec_dtype_t t)
     case TILEC_UINT8: return (uint8_t)v;
     case TILEC_UINT16: return (uint16_t)v;
     case TILEC_UINT32: return (uint32_t)v;
+    case TILEC_INT4: return (int64_t)((v & 15) ^ 8) - 8;
+    case TILEC_UINT4: return (int64_t)(v & 15);
     default: return (int64_t)v;
     }
 }
 
-static int is_uns(tilec_dtype_t t) { return t >= TILEC_UINT8 && t <= TILEC_UINT64; }
+static int is_uns(tilec_dtype_t t) { return (t >= TILEC_UINT8 && t <= TILEC_UINT64) || t == TILEC_UINT4; }
 
-static int bits_of(tilec_dtype_t t) { return (int)tilec_dtype_size(t) * 8; }
+static int bits_of(tilec_dtype_t t) { return (int)tilec_dtype_bits(t); }
 
 static int binop(tilec_binop_t op, tilec_dtype_t t, int64_t a, int64_t b, int64_t *out)
 {

@@ -390,6 +390,17 @@ int irr_read_attr(reader_t *r, const char *name, int *out)
     return irr_read_int32(r, out, name);
 }
 
+/* A dtype newer than the header: float8 needs 1.2, the 4-bit ones 1.3. */
+static int dtype_too_new(reader_t *r, tilec_dtype_t t, const char *name)
+{
+    int need = tilec_dtype_is_4bit(t) ? 3 : tilec_dtype_is_float8(t) ? 2 : 0;
+    if (r->minor < need) {
+        FAIL(r, "dtype %s needs tileir 1.%d (the header says %d.%d)", name, need, TILEC_IR_VERSION_MAJOR, r->minor);
+        return 1;
+    }
+    return 0;
+}
+
 static int read_dtype(reader_t *r, tilec_dtype_t *out)
 {
     char buf[32];
@@ -402,8 +413,7 @@ static int read_dtype(reader_t *r, tilec_dtype_t *out)
         FAIL(r, "unknown dtype '%s'", buf);
         return -1;
     }
-    if (tilec_dtype_is_float8((tilec_dtype_t)t) && r->minor < 2) {
-        FAIL(r, "dtype %s needs tileir 1.2 (the header says %d.%d)", buf, TILEC_IR_VERSION_MAJOR, r->minor);
+    if (dtype_too_new(r, (tilec_dtype_t)t, buf)) {
         return -1;
     }
     *out = (tilec_dtype_t)t;
@@ -799,9 +809,7 @@ static tilec_ir_expr_t *read_primary(reader_t *r, int depth)
                 e = tilec_ir_select(r->a, args[0], args[1], args[2]);
             } else if ((op = tilec_dtype_from_name(name)) >= 0 && strcmp(name, "float") != 0 &&
                        strcmp(name, "float8_e4m3") != 0) {
-                if (tilec_dtype_is_float8((tilec_dtype_t)op) && r->minor < 2) {
-                    FAIL(r, "dtype %s needs tileir 1.2 (the header says %d.%d)", name, TILEC_IR_VERSION_MAJOR,
-                         r->minor);
+                if (dtype_too_new(r, (tilec_dtype_t)op, name)) {
                     return NULL;
                 }
                 if (read_call_args(r, args, 1, name, depth) < 0) {

@@ -930,8 +930,9 @@ static int load_dialect(tilec_simt_ctx_t *c, const tilec_simt_dialect_t *d)
     if (!x->shared_align)
         x->shared_align = 16;
     for (int t = 0; t < TILEC_DTYPE_COUNT; t++) {
-        /* float8 (IR 1.2) needs no name: a dialect's plugin that reads 1.2 handles it itself */
-        if (simt_is_half((tilec_dtype_t)t) || tilec_dtype_is_float8((tilec_dtype_t)t))
+        /* float8 (IR 1.2) and the 4-bit dtypes (1.3) need no name: a dialect's plugin that reads them handles them */
+        if (simt_is_half((tilec_dtype_t)t) || tilec_dtype_is_float8((tilec_dtype_t)t) ||
+            tilec_dtype_is_4bit((tilec_dtype_t)t))
             continue;
         if (!x->type_name[t]) {
             tilec_simt_fail(c, "dialect %s: no type name for %s", x->name, tilec_dtype_name((tilec_dtype_t)t));

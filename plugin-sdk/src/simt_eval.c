@@ -168,6 +168,6 @@ int tilec_simt_param_bytes(const tilec_ir_kernel_t *k, int i, const int64_t *sym
             return -1;
         n *= (uint64_t)v;
     }
-    *bytes = n;
+    *bytes = tilec_dtype_is_4bit(b->dtype) ? n / 2 + n % 2 : n; /* 4-bit: two per byte */
     return 0;
 }

@@ -134,7 +134,8 @@ int simt_buf_ok(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b)
         tilec_simt_fail(c, "reference to a buffer not declared by the kernel");
         return 0;
     }
-    if (tilec_dtype_is_float8(b->dtype) && !c->dl.type_name[TILEC_UINT8]) {
+    if (tilec_dtype_is_4bit(b->dtype) || (tilec_dtype_is_float8(b->dtype) && !c->dl.type_name[TILEC_UINT8])) {
+        /* 4-bit (IR 1.3): no SIMT dialect reads them yet */
         tilec_simt_fail(c, "unsupported dtype %s (buffer %s) on the %s dialect", tilec_dtype_name(b->dtype), b->name,
                         c->dl.name);
         return 0;

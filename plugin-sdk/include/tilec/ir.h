@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 #define TILEC_IR_VERSION_MAJOR 1
-#define TILEC_IR_VERSION_MINOR 2   /* newest minor version this SDK reads and writes */
+#define TILEC_IR_VERSION_MINOR 3   /* newest minor version this SDK reads and writes */
 #define TILEC_IR_MAX_DIMS 8
 /* Deepest expression nesting and statement nesting the text form allows;
  * the reader rejects deeper input, the verifier rejects deeper IR. */
@@ -72,13 +72,26 @@ typedef enum tilec_dtype {
     /* 1.2: 8-bit float storage formats (OCP FP8, as ml_dtypes/PyTorch):
      * e4m3fn has no infinity (max 448, S.1111.111 is NaN), e5m2 is IEEE-like */
     TILEC_FLOAT8_E4M3FN, TILEC_FLOAT8_E5M2,
+    /* 1.3: 4-bit storage formats (as ml_dtypes): int4 and uint4 integers and
+     * float4_e2m1fn (OCP MX FP4: values 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their
+     * negatives, no infinity or NaN).  A kernel tensor of one packs two
+     * elements in each byte, the even element in the low nibble (PyTorch's
+     * packed int8 and float4_e2m1fn_x2 layout); on-chip storage is the
+     * backend's (subbyte.c) */
+    TILEC_INT4, TILEC_UINT4, TILEC_FLOAT4_E2M1FN,
     TILEC_DTYPE_COUNT
 } tilec_dtype_t;
 
 const char *tilec_dtype_name(tilec_dtype_t t);         /* "float16" ... */
 /* Accepts every name of docs/language.md ("float" is float32); -1 if unknown. */
 int tilec_dtype_from_name(const char *name);
-size_t tilec_dtype_size(tilec_dtype_t t);              /* bytes */
+/* bytes of one element on chip; 1 for the 4-bit dtypes, whose kernel
+ * tensors hold two per byte (tilec_dtype_bits, tilec_dtype_tensor_bytes) */
+size_t tilec_dtype_size(tilec_dtype_t t);
+unsigned tilec_dtype_bits(tilec_dtype_t t);            /* 1..64: the width of its values (bool 8) */
+int tilec_dtype_is_4bit(tilec_dtype_t t);              /* int4, uint4, float4_e2m1fn (1.3) */
+/* Bytes that n elements of a kernel tensor of dtype t occupy (4-bit: packed). */
+size_t tilec_dtype_tensor_bytes(tilec_dtype_t t, size_t n);
 int tilec_dtype_is_float(tilec_dtype_t t);
 int tilec_dtype_is_int(tilec_dtype_t t);               /* signed or not, not bool */
 int tilec_dtype_is_signed(tilec_dtype_t t);
@@ -98,6 +111,18 @@ uint8_t tilec_f64_to_f8e5m2(double d);
 float tilec_f8e4m3fn_to_f32(uint8_t x);
 float tilec_f8e5m2_to_f32(uint8_t x);
 int tilec_dtype_is_float8(tilec_dtype_t t);
+/* 4-bit values (1.3, subbyte.c).  float4_e2m1fn from double rounds to
+ * nearest even and saturates at +-6 (infinities too); NaN gives a zero of
+ * the opposite sign, bit for bit as ml_dtypes converts.  The code is the
+ * low nibble. */
+uint8_t tilec_f64_to_f4e2m1fn(double d);
+float tilec_f4e2m1fn_to_f32(uint8_t code);
+/* Packed kernel-tensor storage and the one-value-per-byte form backends
+ * compute on: int4 sign-extended to int8, uint4 and float4_e2m1fn as their
+ * code 0..15.  unpack reads n elements from packed (ceil(n/2) bytes), pack
+ * writes them back (a last odd element keeps the byte's high nibble). */
+void tilec_unpack4(tilec_dtype_t t, const uint8_t *packed, uint8_t *bytes, size_t n);
+void tilec_pack4(const uint8_t *bytes, uint8_t *packed, size_t n);
 
 typedef enum tilec_scope {
     TILEC_SCOPE_GLOBAL = 0, /* kernel parameter, device memory */
@@ -468,8 +493,8 @@ int64_t tilec_ir_wrap_int(uint64_t v, tilec_dtype_t t);
 int tilec_ir_is_const_int(const tilec_ir_expr_t *e, int64_t *out);
 /* Product of a buffer's shape when all constant; -1 otherwise. */
 int64_t tilec_ir_buffer_const_size(const tilec_ir_buffer_t *b);
-/* The lowest minor version (0, 1 or 2) whose vocabulary covers the module:
- * 2 when it uses a float8 dtype, else 1 when it uses any 1.1 construct
+/* The lowest minor version (0..3) whose vocabulary covers the module:
+ * 3 when it uses a 4-bit dtype, else 2 when it uses a float8 dtype, else 1 when it uses any 1.1 construct
  * (attributes, layouts, mbarriers, the 1.1 statements and binary operators,
  * gemm leading indices). */
 int tilec_ir_module_minor_needed(const tilec_ir_module_t *m);
