@@ -377,11 +377,29 @@ static int ipow(tilec_ictx_t *c, int64_t base, int64_t ex, int64_t *out)
     return 0;
 }
 
+/* v of dtype from, its bits read as dtype to (same width: the verifier) */
+static tilec_ival_t bitcast(tilec_ival_t v, tilec_dtype_t from, tilec_dtype_t to)
+{
+    unsigned char bits[8] = {0};
+    tilec_ibuf_t b;
+    memset(&b, 0, sizeof b);
+    b.data = bits;
+    b.dtype = from;
+    b.esize = tilec_dtype_size(from);
+    tilec_interp_store_raw(&b, 0, v);
+    b.dtype = to;
+    return tilec_interp_load_raw(&b, 0);
+}
+
 static int eval_unary(tilec_ictx_t *c, const tilec_ir_expr_t *e, tilec_ival_t *out)
 {
     tilec_ival_t a, r;
     if (tilec_interp_eval(c, e->u.un.a, &a)) {
         return -1;
+    }
+    if (e->u.un.op == TILEC_UN_BITCAST) {
+        *out = bitcast(a, e->u.un.a->dtype, e->dtype);
+        return 0;
     }
     tilec_dtype_t ta = e->u.un.a->dtype;
     tilec_dtype_t wide = tilec_interp_wide(ta);

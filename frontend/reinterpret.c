@@ -4,9 +4,10 @@
  *
  * TileLang's dequantizing kernels build a float16 or bfloat16 from packed
  * 4-bit fields (`reinterpret(T.float16, (e << 10 | m << 9).astype(uint16))`)
- * and reinterpret uint8 bits as int8.  The tile IR has no bit casts, and
- * every backend already runs its integer and float arithmetic, so the
- * frontend rebuilds the value from the bits exactly: for an IEEE-style
+ * and reinterpret uint8 bits as int8.  Every backend runs integer and
+ * float arithmetic, while only tile IR 1.4 has bit casts (the CPU backend
+ * and the interpreter read it; the GPU plugins read up to 1.2), so the
+ * frontend rebuilds a value from integer bits exactly: for an IEEE-style
  * float with E exponent and M mantissa bits (sign s, exponent e, mantissa
  * m, bias b)
  *     e == 0:            (-1)^s * (m * 2^-M) * 2^(1-b)          (subnormal)
@@ -17,7 +18,7 @@
  * exact: 2^k is a product of constant powers 2^(+-2^i) chosen by k's bits.
  * Integer to integer is the two's-complement wrap.  NaN payloads are not
  * kept (any NaN bits give a quiet NaN).  The other direction, a float's
- * bits as an integer, is a diagnostic.
+ * bits as an integer or another float, is a 1.4 bit cast (bitcast(x):T).
  */
 #include "eval_internal.h"
 
@@ -78,10 +79,11 @@ value_t *v_reinterpret(ev_t *ev, value_t *x, tilec_dtype_t to, ast_loc_t loc)
     if (n != tilec_dtype_size(to) || from == TILEC_BOOL || to == TILEC_BOOL)
         ev_fail(ev, loc, "T.reinterpret needs dtypes of the same size (%s is %zu bytes, %s %zu)", tilec_dtype_name(from),
                 n, tilec_dtype_name(to), tilec_dtype_size(to));
-    if (!tilec_dtype_is_int(from))
-        ev_fail(ev, loc, "T.reinterpret of a %s's bits as %s is outside the subset tilec supports: the tile IR has no "
-                "bit casts, and the frontend rebuilds only integer bits as a float or integer", tilec_dtype_name(from),
-                tilec_dtype_name(to));
+    if (tilec_dtype_is_4bit(from) || tilec_dtype_is_4bit(to))
+        ev_fail(ev, loc, "T.reinterpret of %s as %s: the 4-bit dtypes are read through T.cast and packed tensors, "
+                "not reinterpreted", tilec_dtype_name(from), tilec_dtype_name(to));
+    if (!tilec_dtype_is_int(from)) /* a float's bits: a bit cast (tile IR 1.4) */
+        return v_expr(ev, ev_chk(ev, tilec_ir_bitcast(ev->a, to, e)));
     /* the bits, as a non-negative integer of a type wide enough */
     w = n <= 2 ? TILEC_INT32 : n == 4 ? TILEC_UINT32 : TILEC_UINT64;
     u = ex_cast(ev, e, w);

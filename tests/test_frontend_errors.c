@@ -332,8 +332,8 @@ Test(frontend_errors, named_outside_subset)
 
 Test(frontend_errors, reinterpret)
 {
-    expect_err(KERNEL_HEAD "        B[0] = T.reinterpret(A[0, 0], \"int16\")\n", 7,
-               "T.reinterpret of a float16's bits as int16 is outside the subset tilec supports");
+    expect_err(KERNEL_HEAD "        B[0] = T.reinterpret(T.Cast(\"int8\", B[1]), \"int4\")\n", 7,
+               "T.reinterpret of int8 as int4: the 4-bit dtypes are read through T.cast");
     expect_err(KERNEL_HEAD "        B[0] = T.reinterpret(B[1], \"int16\")\n", 7, "T.reinterpret needs dtypes of the same size");
     expect_err(KERNEL_HEAD "        B[0] = T.reinterpret(B[1], 3)\n", 7, "T.reinterpret needs a dtype");
 }

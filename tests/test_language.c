@@ -1290,3 +1290,54 @@ Test(lang, view_retype_scratch)
             EXPECT_NEAR(F(r, 2)[i * 8 + j], pattern(0, 2 * i * 8 + j) + pattern(0, (2 * i + 1) * 8 + j), "C[%d,%d]", i, j);
     run_free(&r);
 }
+
+/* ---- bit casts (tile IR 1.4) ---------------------------------------------- */
+
+/* bitcast.py's inputs and their bits, by hand: float32 1, -2, 0, -0, inf,
+ * 2^-149 (the least subnormal), 0.1f (0x3dcccccd), 3; float16 1, -2, 65504,
+ * 2^-24, 0.5, -inf, 0, -0; bfloat16 1, -2, 3, -0.5, inf, 2^-133 (least
+ * subnormal), 0, 1.5; float8_e4m3fn 1, -2, 448, 2^-9, 0.5, -448, 0, -0 */
+static const uint32_t bc_f32[8] = {0x3f800000u, 0xc0000000u, 0, 0x80000000u, 0x7f800000u, 1, 0x3dcccccdu, 0x40400000u};
+static const int32_t bc_exp[8] = {127, 128, 0, 0, 255, 0, 123, 128};
+static const uint16_t bc_f16[8] = {0x3c00, 0xc000, 0x7bff, 0x0001, 0x3800, 0xfc00, 0, 0x8000};
+static const uint16_t bc_bf16[8] = {0x3f80, 0xc000, 0x4040, 0xbf00, 0x7f80, 0x0001, 0, 0x3fc0};
+static const uint8_t bc_f8[8] = {0x38, 0xc0, 0x7e, 0x01, 0x30, 0xfe, 0, 0x80};
+
+static void fill_bitcast(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    (void)e;
+    if (count != 8) return;
+    if (i == 0) {
+        const float f[8] = {1.0f, -2.0f, 0.0f, -0.0f, INFINITY, 0x1p-149f, 0.1f, 3.0f};
+        memcpy(data, f, sizeof f);
+    }
+    if (i == 1) memcpy(data, bc_f16, sizeof bc_f16);
+    if (i == 2) memcpy(data, bc_bf16, sizeof bc_bf16);
+    if (i == 3) memcpy(data, bc_f8, sizeof bc_f8);
+}
+
+Test(lang, bitcast_reads_a_floats_bits)
+{
+    run_t r;
+    int k;
+    run_entry(&r, "tests/lang/bitcast.py", "bits", NULL, 0, fill_bitcast);
+    for (k = 0; k < 8; k++) {
+        float back;
+        cr_expect_eq(((uint32_t *)r.ref[4])[k], bc_f32[k], "FU[%d] = %#x, want %#x", k, ((uint32_t *)r.ref[4])[k],
+                     bc_f32[k]);
+        cr_expect_eq(I32(r, 5)[k], (int32_t)bc_f32[k], "FI[%d]", k);
+        cr_expect_eq(((uint16_t *)r.ref[6])[k], bc_f16[k], "HU[%d] = %#x, want %#x", k, ((uint16_t *)r.ref[6])[k],
+                     bc_f16[k]);
+        cr_expect_eq(((int16_t *)r.ref[7])[k], (int16_t)bc_f16[k], "HI[%d] is signed", k);
+        cr_expect_eq(((uint16_t *)r.ref[8])[k], bc_bf16[k], "BU[%d] = %#x, want %#x", k, ((uint16_t *)r.ref[8])[k],
+                     bc_bf16[k]);
+        cr_expect_eq(((uint8_t *)r.ref[9])[k], bc_f8[k], "EU[%d] = %#x, want %#x", k, ((uint8_t *)r.ref[9])[k],
+                     bc_f8[k]);
+        cr_expect_eq(I32(r, 10)[k], bc_exp[k], "Exp[%d] = %d, want %d", k, I32(r, 10)[k], bc_exp[k]);
+        memcpy(&back, (float *)r.ref[11] + k, 4);
+        uint32_t bb;
+        memcpy(&bb, &back, 4);
+        cr_expect_eq(bb, bc_f32[k], "Back[%d] has bits %#x, want %#x", k, bb, bc_f32[k]);
+    }
+    run_free(&r);
+}

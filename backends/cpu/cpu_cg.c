@@ -306,6 +306,26 @@ static const char *cx_load(void *u, const tilec_ir_buffer_t *b, tilec_ir_expr_t 
 
 static const char *cx_conv(void *u, const char *v, tilec_dtype_t s, tilec_dtype_t t) { return cg_conv(u, v, s, t); }
 
+/* bit cast (tile IR 1.4): v's stored bits, as an unsigned integer of the
+ * width, read as t's storage type */
+static const char *cx_bitcast(void *u, const char *v, tilec_dtype_t s, tilec_dtype_t t)
+{
+    cg_t *g = u;
+    const char *bits = cg_to_store(g, v, s, s);
+    if (s == TILEC_FLOAT32)
+        bits = cg_fmt(g, "tc_f2u(%s)", bits);
+    else if (s == TILEC_FLOAT64)
+        bits = cg_fmt(g, "tc_d2u(%s)", bits);
+    const char *r;
+    if (t == TILEC_FLOAT32)
+        r = cg_fmt(g, "tc_u2f((uint32_t)(%s))", bits);
+    else if (t == TILEC_FLOAT64)
+        r = cg_fmt(g, "tc_u2d((uint64_t)(%s))", bits);
+    else
+        r = cg_fmt(g, "((%s)(%s))", cg_st_type(t), bits);
+    return cg_from_store(g, r, t);
+}
+
 /* float exp/exp2/log/log2/tanh: the prelude's vectorizable versions */
 static const char *cx_math_name(void *u, const char *base, int dbl)
 {
@@ -327,7 +347,7 @@ static tilec_cexpr_t cx_of(cg_t *g)
     const tilec_cexpr_t x = {
         .u = g, .k = g->k, .failed = &g->failed, .depth = &g->depth, .max_depth = CG_MAX_DEPTH * 4,
         .vfmt = vfmt, .fail = cx_fail, .ctype = cx_ctype, .int_lit = cx_int_lit, .flt_lit = cx_flt_lit,
-        .load = cx_load, .conv = cx_conv, .math_name = cx_math_name,
+        .load = cx_load, .conv = cx_conv, .math_name = cx_math_name, .bitcast = cx_bitcast,
         .uint32_name = "uint32_t", .uint64_name = "uint64_t", .float32_name = "float",
         .float_lit_via = TILEC_FLOAT64, .int_math_via_double = 1, .bool_minmax_ne0 = 1,
         .msg_missing = "missing expression", .msg_bad_dtype = "expression with an invalid dtype",

@@ -338,8 +338,8 @@ static const tilec_shell_backend_t cpu_backend = {
     .caps = CPU_CAPS,
     .abi_max = TILEC_PLUGIN_ABI_VERSION,
     .ir_min = TILEC_IR_MAKE(1, 0),
-    .ir_max = TILEC_IR_MAKE(1, 3), /* 1.1: layouts/attrs ignored, async copies done at once; 1.2: float8;
-                                      1.3: 4-bit dtypes (cpu_codegen.c) */
+    .ir_max = TILEC_IR_MAKE(1, 4), /* 1.1: layouts/attrs ignored, async copies done at once; 1.2: float8;
+                                      1.3: 4-bit dtypes (cpu_codegen.c); 1.4: bit casts (cpu_cg.c) */
     .mem_size = sizeof(cpu_mem_t),
     .module_size = sizeof(cpu_module_t),
     .device_count = cpu_device_count,

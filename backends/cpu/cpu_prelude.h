@@ -40,6 +40,8 @@ static const char cpu_prelude[] =
  * the right one selected. */
 "TC_INLINE float tc_u2f(uint32_t x) { float f; memcpy(&f, &x, 4); return f; }\n"
 "TC_INLINE uint32_t tc_f2u(float f) { uint32_t x; memcpy(&x, &f, 4); return x; }\n"
+"TC_INLINE double tc_u2d(uint64_t x) { double d; memcpy(&d, &x, 8); return d; }\n"
+"TC_INLINE uint64_t tc_d2u(double d) { uint64_t x; memcpy(&x, &d, 8); return x; }\n"
 "TC_INLINE float tc_h2f(uint16_t h) {\n"
 "  uint32_t em = (uint32_t)h & 0x7fffu;\n"
 "  uint32_t r = tc_f2u(tc_u2f(em << 13) * 0x1p112f);\n"

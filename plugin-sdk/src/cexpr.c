@@ -198,6 +198,12 @@ static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const
         return tilec_cexpr_wrap4(x, t, xfmt(x, "((%s)(0 - (%s)(%s)))", x->ctype(x->u, t), x->uint64_name, a));
     case TILEC_UN_NOT: return xtruth(x, xfmt(x, "(!(%s))", xcond(x, a)));
     case TILEC_UN_ABS: return tilec_cexpr_abs(x, t, a);
+    case TILEC_UN_BITCAST:
+        if (!x->bitcast) {
+            xfail(x, "bit casts (tile IR 1.4) are not supported by this backend");
+            return "0";
+        }
+        return x->bitcast(x->u, a, t, e->dtype);
     case TILEC_UN_FLOOR:
     case TILEC_UN_CEIL:
         if (!isf)

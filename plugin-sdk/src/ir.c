@@ -351,6 +351,7 @@ static int find_name(const char *const *tab, int n, const char *name)
 static const char *const scope_names[] = {"global", "shared", "fragment", "local", "var"};
 static const char *const unop_names[] = {
     "neg", "not", "abs", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "sigmoid", "floor", "ceil",
+    "bitcast",
 };
 static const char *const binop_names[] = {
     "add", "sub", "mul", "div", "floordiv", "floormod", "pow", "min", "max",
@@ -674,6 +675,15 @@ tilec_ir_expr_t *tilec_ir_load(tilec_arena_t *a, tilec_ir_buffer_t *b, tilec_ir_
     return e;
 }
 
+tilec_ir_expr_t *tilec_ir_bitcast(tilec_arena_t *a, tilec_dtype_t t, tilec_ir_expr_t *x)
+{
+    tilec_ir_expr_t *e = tilec_ir_unary(a, TILEC_UN_BITCAST, x);
+    if (e) {
+        e->dtype = t;
+    }
+    return e;
+}
+
 tilec_ir_expr_t *tilec_ir_unary(tilec_arena_t *a, tilec_unop_t op, tilec_ir_expr_t *x)
 {
     tilec_ir_expr_t *e;
@@ -966,6 +976,12 @@ static int needs_13_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
     return tilec_dtype_is_4bit(e->dtype) ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
 }
 
+static int needs_14_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
+{
+    (void)w;
+    return e->kind == TILEC_EX_UNARY && e->u.un.op == TILEC_UN_BITCAST ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
+}
+
 /* The kernel uses a dtype for which is() holds (a buffer, a variable or an
  * expression node). */
 static int uses_dtype(tilec_ir_kernel_t *k, int (*is)(tilec_dtype_t), int (*expr)(tilec_ir_walk_t *, tilec_ir_expr_t *))
@@ -994,6 +1010,12 @@ int tilec_ir_module_minor_needed(const tilec_ir_module_t *m)
     int i;
     if (!k) {
         return 0;
+    }
+    memset(&w, 0, sizeof w);
+    w.expr_pre = needs_14_expr;
+    w.layouts = 1;
+    if (tilec_ir_walk_kernel(&w, k) == 1) {
+        return 4; /* 1.4: a bit cast */
     }
     if (uses_dtype(k, tilec_dtype_is_4bit, needs_13_expr)) {
         return 3; /* 1.3: a 4-bit dtype anywhere */

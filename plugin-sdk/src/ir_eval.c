@@ -136,6 +136,12 @@ static int eval(const tilec_ir_expr_t *e, tilec_ir_bind_fn bind, void *ctx, int 
         case TILEC_UN_NEG: *out = tilec_ir_wrap_int(0 - (uint64_t)a, e->dtype); return 0;
         case TILEC_UN_NOT: *out = a == 0; return 0;
         case TILEC_UN_ABS: *out = tilec_ir_wrap_int(is_uns(e->dtype) || a >= 0 ? (uint64_t)a : 0 - (uint64_t)a, e->dtype); return 0;
+        case TILEC_UN_BITCAST: /* integer to integer of one width: the two's-complement wrap */
+            if (!tilec_dtype_is_int(e->u.un.a->dtype) || !tilec_dtype_is_int(e->dtype)) {
+                return -1;
+            }
+            *out = tilec_ir_wrap_int((uint64_t)a, e->dtype);
+            return 0;
         default: return -1;
         }
     case TILEC_EX_BINARY: {

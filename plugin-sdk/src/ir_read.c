@@ -793,6 +793,10 @@ static tilec_ir_expr_t *read_primary(reader_t *r, int depth)
             }
             irr_next_tok(r);
             if ((op = tilec_unop_from_name(name)) >= 0) {
+                if (op == TILEC_UN_BITCAST && r->minor < 4) {
+                    FAIL(r, "bitcast needs tileir 1.4 (the header says %d.%d)", TILEC_IR_VERSION_MAJOR, r->minor);
+                    return NULL;
+                }
                 if (read_call_args(r, args, 1, name, depth) < 0) {
                     return NULL;
                 }

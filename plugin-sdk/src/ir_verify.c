@@ -252,6 +252,15 @@ int irv_check_expr(verifier_t *v, const tilec_ir_expr_t *e, int ctx, int depth)
             }
             return 0;
         }
+        if (op == TILEC_UN_BITCAST) {
+            if (a->dtype == TILEC_BOOL || e->dtype == TILEC_BOOL || tilec_dtype_is_4bit(a->dtype) ||
+                tilec_dtype_is_4bit(e->dtype) || tilec_dtype_bits(a->dtype) != tilec_dtype_bits(e->dtype)) {
+                irv_fail(v, "'bitcast' from %s to %s: both must be numeric dtypes of 8, 16, 32 or 64 bits, the same width",
+                         tilec_dtype_name(a->dtype), tilec_dtype_name(e->dtype));
+                return -1;
+            }
+            return 0;
+        }
         if (op == TILEC_UN_NEG || op == TILEC_UN_ABS) {
             if (!is_numeric(a->dtype)) {
                 irv_fail(v, "'%s' of a %s operand", tilec_unop_name(op), tilec_dtype_name(a->dtype));

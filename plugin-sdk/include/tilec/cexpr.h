@@ -75,6 +75,10 @@ struct tilec_cexpr {
      * conditions are converted to bool_name first. */
     const char *(*cast)(void *u, const char *tname, const char *v);
     const char *bool_name;
+    /* Added later (tile IR 1.4; NULL: bit casts fail with a message):
+     * compute value v of dtype s whose bits, read as dtype t of the same
+     * width, are the result (a compute value of t). */
+    const char *(*bitcast)(void *u, const char *v, tilec_dtype_t s, tilec_dtype_t t);
 };
 
 /* Float dtypes (float16, bfloat16, float32, float64). */

@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 #define TILEC_IR_VERSION_MAJOR 1
-#define TILEC_IR_VERSION_MINOR 3   /* newest minor version this SDK reads and writes */
+#define TILEC_IR_VERSION_MINOR 4   /* newest minor version this SDK reads and writes */
 #define TILEC_IR_MAX_DIMS 8
 /* Deepest expression nesting and statement nesting the text form allows;
  * the reader rejects deeper input, the verifier rejects deeper IR. */
@@ -258,6 +258,10 @@ typedef enum tilec_unop {
     TILEC_UN_EXP, TILEC_UN_EXP2, TILEC_UN_LOG, TILEC_UN_LOG2,
     TILEC_UN_SQRT, TILEC_UN_RSQRT, TILEC_UN_TANH, TILEC_UN_SIGMOID,
     TILEC_UN_FLOOR, TILEC_UN_CEIL,
+    /* 1.4: the operand's bits read as the node's dtype, of the same width
+     * (8, 16, 32 or 64 bits; not bool, not a 4-bit dtype); text form
+     * bitcast(a):DTYPE.  Made with tilec_ir_bitcast. */
+    TILEC_UN_BITCAST,
     TILEC_UN_COUNT
 } tilec_unop_t;
 
@@ -481,6 +485,8 @@ tilec_ir_expr_t *tilec_ir_unary(tilec_arena_t *a, tilec_unop_t op, tilec_ir_expr
 tilec_ir_expr_t *tilec_ir_binary(tilec_arena_t *a, tilec_binop_t op, tilec_ir_expr_t *x, tilec_ir_expr_t *y);
 tilec_ir_expr_t *tilec_ir_select(tilec_arena_t *a, tilec_ir_expr_t *c, tilec_ir_expr_t *x, tilec_ir_expr_t *y);
 tilec_ir_expr_t *tilec_ir_cast(tilec_arena_t *a, tilec_dtype_t t, tilec_ir_expr_t *x);
+/* 1.4: x's bits as dtype t (TILEC_UN_BITCAST; the verifier checks the widths) */
+tilec_ir_expr_t *tilec_ir_bitcast(tilec_arena_t *a, tilec_dtype_t t, tilec_ir_expr_t *x);
 tilec_ir_stmt_t *tilec_ir_stmt(tilec_arena_t *a, tilec_stmt_kind_t kind);
 /* 1.1: appends an mbarrier array to the kernel. */
 tilec_ir_mbarrier_t *tilec_ir_mbarrier_add(tilec_arena_t *a, tilec_ir_kernel_t *k, const char *name, int size,
