@@ -298,8 +298,14 @@ Test(opencl_plugin, binary_cache)
         run_scale(d, m4, 64, 0);
         P->module_free(m4);
         cr_assert_eq(tilec_sdk_cache_load(path, key, &data, &len, why, sizeof why), TILEC_SDK_CACHE_HIT, "%s", why);
-        cr_expect_eq(len, n1);
+        /* not compared with the first binary: PoCL's program binary is the
+         * driver's to vary (its length differed once on a loaded machine) */
+        cr_expect_gt(len, 0u);
         free(data);
+        tilec_pmodule_t *m5 = NULL; /* served from the rebuilt entry */
+        cr_assert_eq(P->compile(d, IR_SCALE, strlen(IR_SCALE), NULL, &m5), TILEC_PS_OK, "%s", P->last_error());
+        run_scale(d, m5, 64, 0);
+        P->module_free(m5);
     }
     P->module_free(m1);
     P->module_free(m2);
