@@ -561,8 +561,9 @@ static const tilec_shell_backend_t cuda_backend = {
     .caps = CUDA_CAPS,
     .abi_max = TILEC_PLUGIN_ABI_VERSION,
     .ir_min = TILEC_IR_MAKE(1, 0),
-    .ir_max = TILEC_IR_MAKE(1, 2), /* lowered input too: layouts, async copies, rings, barriers; 1.2: float8 */
-    .flags = TILEC_SHELL_COMPILE_WITHOUT_DEVICE,
+    .ir_max = TILEC_IR_MAKE(1, 4), /* lowered input too: layouts, async copies, rings, barriers; 1.2: float8;
+                                      1.4: bit casts (the SIMT kit); 1.3's 4-bit dtypes refused (TILEC_SHELL_NO_4BIT) */
+    .flags = TILEC_SHELL_COMPILE_WITHOUT_DEVICE | TILEC_SHELL_NO_4BIT,
     .device_size = sizeof(cuda_dev_t),
     .mem_size = sizeof(cuda_mem_t),
     .module_size = sizeof(cuda_module_t),

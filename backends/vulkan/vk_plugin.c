@@ -794,8 +794,9 @@ static const tilec_shell_backend_t vk_backend = {
     .caps = VK_CAPS,
     .abi_max = TILEC_PLUGIN_ABI_VERSION,
     .ir_min = TILEC_IR_MAKE(1, 0),
-    .ir_max = TILEC_IR_MAKE(1, 2), /* high-level IR is lowered here; a lowered .tir is printed as it is; 1.2: float8 */
-    .flags = TILEC_SHELL_MODULE_ON_ITS_DEVICE,
+    .ir_max = TILEC_IR_MAKE(1, 4), /* high-level IR is lowered here; a lowered .tir is printed as it is; 1.2: float8;
+                                      1.4: bit casts (the SIMT kit); 1.3's 4-bit dtypes refused (TILEC_SHELL_NO_4BIT) */
+    .flags = TILEC_SHELL_MODULE_ON_ITS_DEVICE | TILEC_SHELL_NO_4BIT,
     .device_size = sizeof(vk_devh_t),
     .mem_size = sizeof(vk_mem_t),
     .module_size = sizeof(vk_module_t),

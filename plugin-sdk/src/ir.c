@@ -964,16 +964,14 @@ static int needs_11_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
     return TILEC_WALK_CONTINUE;
 }
 
-static int needs_12_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
-{
-    (void)w;
-    return tilec_dtype_is_float8(e->dtype) ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
-}
+typedef struct dtype_pred {
+    int (*is)(tilec_dtype_t);
+} dtype_pred_t;
 
-static int needs_13_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
+static int expr_has_dtype(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
 {
-    (void)w;
-    return tilec_dtype_is_4bit(e->dtype) ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
+    const dtype_pred_t *p = w->user;
+    return p->is(e->dtype) ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
 }
 
 static int needs_14_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
@@ -982,12 +980,14 @@ static int needs_14_expr(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
     return e->kind == TILEC_EX_UNARY && e->u.un.op == TILEC_UN_BITCAST ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
 }
 
-/* The kernel uses a dtype for which is() holds (a buffer, a variable or an
- * expression node). */
-static int uses_dtype(tilec_ir_kernel_t *k, int (*is)(tilec_dtype_t), int (*expr)(tilec_ir_walk_t *, tilec_ir_expr_t *))
+int tilec_ir_kernel_uses_dtype(const tilec_ir_kernel_t *k, int (*is)(tilec_dtype_t))
 {
     tilec_ir_walk_t w;
+    dtype_pred_t p = {is};
     int i;
+    if (!k) {
+        return 0;
+    }
     for (i = 0; i < k->nbufs; i++) {
         if (k->bufs[i] && is(k->bufs[i]->dtype)) {
             return 1;
@@ -999,8 +999,10 @@ static int uses_dtype(tilec_ir_kernel_t *k, int (*is)(tilec_dtype_t), int (*expr
         }
     }
     memset(&w, 0, sizeof w);
-    w.expr_pre = expr;
-    return tilec_ir_walk_kernel(&w, k) == 1;
+    w.expr_pre = expr_has_dtype;
+    w.user = &p;
+    /* the walk only reads; the cast drops const for the walker's signature */
+    return tilec_ir_walk_kernel(&w, (tilec_ir_kernel_t *)k) == 1;
 }
 
 int tilec_ir_module_minor_needed(const tilec_ir_module_t *m)
@@ -1017,10 +1019,10 @@ int tilec_ir_module_minor_needed(const tilec_ir_module_t *m)
     if (tilec_ir_walk_kernel(&w, k) == 1) {
         return 4; /* 1.4: a bit cast */
     }
-    if (uses_dtype(k, tilec_dtype_is_4bit, needs_13_expr)) {
+    if (tilec_ir_kernel_uses_dtype(k, tilec_dtype_is_4bit)) {
         return 3; /* 1.3: a 4-bit dtype anywhere */
     }
-    if (uses_dtype(k, tilec_dtype_is_float8, needs_12_expr)) {
+    if (tilec_ir_kernel_uses_dtype(k, tilec_dtype_is_float8)) {
         return 2; /* 1.2: a float8 dtype anywhere */
     }
     if (k->nmbars > 0) {

@@ -476,6 +476,13 @@ static tilec_pstatus_t module_begin(const char *what, tilec_pdevice_t *dev, cons
         module_destroy(m);
         return TILEC_PS_UNSUPPORTED;
     }
+    if ((be->flags & TILEC_SHELL_NO_4BIT) && tilec_ir_kernel_uses_dtype(irm->kernel, tilec_dtype_is_4bit)) {
+        tilec_sdk_error_set("%s: %s: kernel '%s' uses a 4-bit dtype (int4, uint4, float4_e2m1fn: tile IR 1.3), "
+                            "which this backend does not support yet; run it on the cpu backend",
+                            be->name, what, irm->kernel->name ? irm->kernel->name : "?");
+        module_destroy(m);
+        return TILEC_PS_UNSUPPORTED;
+    }
     m->m.ir = irm;
     m->m.kernel = irm->kernel;
     m->m.ir_text = ir;

@@ -454,6 +454,40 @@ static const char *cx_conv(void *u, const char *v, tilec_dtype_t s, tilec_dtype_
 }
 
 static const char *cx_cast(void *u, const char *tname, const char *v) { return simt_cast(u, "", tname, v); }
+
+/* bit cast (tile IR 1.4): v's bits as the unsigned integer of their width
+ * (through the dialect's float/bits functions and the kit's 16-bit and
+ * float8 encoders), read as t */
+static const char *cx_bitcast(void *u, const char *v, tilec_dtype_t s, tilec_dtype_t t)
+{
+    tilec_simt_ctx_t *c = u;
+    unsigned w = tilec_dtype_bits(s);
+    tilec_dtype_t ut = w == 8 ? TILEC_UINT8 : w == 16 ? TILEC_UINT16 : w == 32 ? TILEC_UINT32 : TILEC_UINT64;
+    const char *bits;
+    if ((s == TILEC_FLOAT64 || t == TILEC_FLOAT64) && (!c->dl.f64_as_bits || !c->dl.bits_as_f64)) {
+        tilec_simt_fail(c, "dialect %s lacks f64_as_bits/bits_as_f64 (a bit cast of a float64)", c->dl.name);
+        return "0";
+    }
+    if (simt_is_half(s))
+        bits = tilec_simt_convert(c, simt_half_bits(c, s, v), TILEC_UINT32, ut);
+    else if (tilec_dtype_is_float8(s))
+        bits = tilec_simt_convert(c, simt_f8_bits(c, s, v), TILEC_UINT32, ut);
+    else if (s == TILEC_FLOAT32)
+        bits = simt_fmt(c, "%s(%s)", c->dl.f32_as_bits, v);
+    else if (s == TILEC_FLOAT64)
+        bits = simt_fmt(c, "%s(%s)", c->dl.f64_as_bits, v);
+    else
+        bits = tilec_simt_convert(c, v, s, ut);
+    if (simt_is_half(t))
+        return simt_half_from_bits(c, t, tilec_simt_convert(c, bits, ut, TILEC_UINT32));
+    if (tilec_dtype_is_float8(t))
+        return simt_f8_from_bits(c, t, tilec_simt_convert(c, bits, ut, TILEC_UINT32));
+    if (t == TILEC_FLOAT32)
+        return simt_fmt(c, "%s(%s)", c->dl.bits_as_f32, bits);
+    if (t == TILEC_FLOAT64)
+        return simt_fmt(c, "%s(%s)", c->dl.bits_as_f64, bits);
+    return tilec_simt_convert(c, bits, ut, t);
+}
 static const char *cx_math_name(void *u, const char *base, int dbl)
 {
     tilec_simt_ctx_t *c = u;
@@ -475,7 +509,7 @@ static tilec_cexpr_t cx_of(tilec_simt_ctx_t *c)
         .math_generic = c->dl.math_generic, .has_rsqrt = c->dl.has_rsqrt,
         .msg_missing = "missing or ill-typed expression", .msg_bad_dtype = "missing or ill-typed expression",
         .cast = c->dl.cast ? cx_cast : NULL, .bool_name = c->dl.cast ? c->dl.bool_type : NULL,
-        .math_name = c->dl.math_name ? cx_math_name : NULL,
+        .math_name = c->dl.math_name ? cx_math_name : NULL, .bitcast = cx_bitcast,
     };
     return x;
 }

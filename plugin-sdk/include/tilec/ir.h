@@ -504,6 +504,9 @@ int64_t tilec_ir_buffer_const_size(const tilec_ir_buffer_t *b);
  * (attributes, layouts, mbarriers, the 1.1 statements and binary operators,
  * gemm leading indices). */
 int tilec_ir_module_minor_needed(const tilec_ir_module_t *m);
+/* Kernel k uses a dtype for which is() holds (a buffer, a variable or an
+ * expression node): tilec_ir_kernel_uses_dtype(k, tilec_dtype_is_4bit). */
+int tilec_ir_kernel_uses_dtype(const tilec_ir_kernel_t *k, int (*is)(tilec_dtype_t));
 
 /* ---- integer evaluation (ir_eval.c) -------------------------------------
  * The one evaluator of integer expressions (grids, shapes, layout maps) for

@@ -85,6 +85,9 @@ typedef struct tilec_shell_launch {
 /* Backend flags. */
 #define TILEC_SHELL_COMPILE_WITHOUT_DEVICE (1u << 0) /* compile/lower(NULL dev) with an arch */
 #define TILEC_SHELL_MODULE_ON_ITS_DEVICE   (1u << 1) /* launch only on the device it was compiled on */
+/* reads tile IR 1.3 and later but not 1.3's 4-bit dtypes: a kernel that
+ * uses one is refused as unsupported, with a message that says so */
+#define TILEC_SHELL_NO_4BIT                (1u << 2)
 
 /* A device as a backend's device_describe reports it: what device_info
  * returns, and the value of each property key the device reports (set
