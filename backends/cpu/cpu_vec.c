@@ -9,8 +9,8 @@
  * spends about half of its time in its exp2 loop, so a loop whose body is
  * one store of a float32 expression built from float32 loads at [..., v]
  * (contiguous in the loop variable v, the other indices fixed), the loop's
- * hoisted invariant loads, float constants, + - * / and exp2, with at least
- * one exp2, is written with the prelude's 16-float vector type where the
+ * hoisted invariant loads, float constants, + - * / and exp2 of values
+ * that vary with v, with at least one exp2, is written with the prelude's 16-float vector type where the
  * prelude provides tc_exp2f_v (gcc with AVX-512F; TC_VEXP): the same
  * operations in the same order per element, exp2 bit-identical to
  * tc_exp2f, 16 iterations at a time, the rest by the scalar loop.
@@ -42,6 +42,19 @@ static int hoisted(const cg_t *g, tilec_ir_expr_t *const *idx)
     return 0;
 }
 
+/* e (in the subset) reads a vector: a load that is not hoisted */
+static int vector_valued(const cg_t *g, const tilec_ir_expr_t *e, int depth)
+{
+    if (!e || depth > CG_MAX_DEPTH * 4)
+        return 0;
+    switch (e->kind) {
+    case TILEC_EX_LOAD: return !hoisted(g, e->u.load.idx);
+    case TILEC_EX_UNARY: return vector_valued(g, e->u.un.a, depth + 1);
+    case TILEC_EX_BINARY: return vector_valued(g, e->u.bin.a, depth + 1) || vector_valued(g, e->u.bin.b, depth + 1);
+    default: return 0;
+    }
+}
+
 /* e is in the subset above; *nexp counts its exp2s, g->vload its loads */
 static int vec_ok(cg_t *g, const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int *nexp, int depth)
 {
@@ -57,8 +70,11 @@ static int vec_ok(cg_t *g, const tilec_ir_expr_t *e, const tilec_ir_var_t *v, in
         g->vload[g->nvload++].idx = e->u.load.idx;
         return 1;
     case TILEC_EX_UNARY:
-        *nexp += e->u.un.op == TILEC_UN_EXP2;
-        return e->u.un.op == TILEC_UN_EXP2 && vec_ok(g, e->u.un.a, v, nexp, depth + 1);
+        /* an exp2 of a loop-invariant value is a scalar: tc_exp2f_v takes vectors only */
+        if (e->u.un.op != TILEC_UN_EXP2 || !vector_valued(g, e->u.un.a, 0))
+            return 0;
+        *nexp += 1;
+        return vec_ok(g, e->u.un.a, v, nexp, depth + 1);
     case TILEC_EX_BINARY:
         return (e->u.bin.op == TILEC_BIN_ADD || e->u.bin.op == TILEC_BIN_SUB || e->u.bin.op == TILEC_BIN_MUL ||
                 e->u.bin.op == TILEC_BIN_DIV) &&
