@@ -968,6 +968,11 @@ static void exec_rt_while(ev_t *ev, ast_stmt_t *s, value_t *c)
  * condition it is a counted kernel loop (exec_rt_while). */
 static void exec_while(ev_t *ev, ast_stmt_t *s)
 {
+    value_t *sched = ts_of_while(ev, s);
+    if (sched) {   /* `while sched.valid():` of a persistent tile scheduler (tilesched.c) */
+        ts_exec_while(ev, s, sched);
+        return;
+    }
     ev->ct_loops++;
     for (;;) {
         value_t *c = ev_eval(ev, s->u.wloop.cond);

@@ -40,6 +40,8 @@
 
 #include <string.h>
 
+#define WR_MAX_INNER 64   /* iterations of a loop unrolled inside a loop of warp roles */
+
 enum { A_PLAIN, A_BAR, A_LOOP, A_CLOOP };   /* a step; a role's loop; a block-level loop */
 
 typedef struct atom {
@@ -63,9 +65,29 @@ typedef struct wr {
     bstate_t *bs; int nbs, capbs;
     struct owner { const tilec_ir_buffer_t *b; int role; } *own; int nown, capown;
     ast_loc_t at;
+    const ast_stmt_t *persisted;          /* a persistent tile loop ran: the barriers' phases are each block's own */
+    env_t *base, **renv;                  /* the block's names; each role's own (what its statements assign) */
 } wr_t;
 
 typedef struct step { int role; const atom_t *a; } step_t;   /* role -1: a block-level atom */
+
+/* Each role's statements assign names of their own (every thread has its own `phase = ...`): they
+ * run in the role's environment, whose parent holds the block's names.  Returns the one to restore. */
+static env_t *in_role(ev_t *ev, const wr_t *w, int role)
+{
+    env_t *e = ev->env;
+    ev->env = role >= 0 ? w->renv[role] : w->base;
+    return e;
+}
+
+/* A loop's variable, the same for the block and every role. */
+static void bind_all(ev_t *ev, const wr_t *w, const char *name, value_t *v)
+{
+    int r;
+    env_set(ev, w->base, name, v);
+    for (r = 0; r < w->nroles; r++)
+        if (ev_env_find(w->renv[r], name) >= 0) env_set(ev, w->renv[r], name, v);
+}
 
 static void *grow(ev_t *ev, void *p, int n, int *cap, size_t sz)
 {
@@ -98,7 +120,7 @@ static int has_kw(const ast_expr_t *call, const char *name)
 int wr_is_bar_call(const ast_expr_t *e)
 {
     static const char *const ops[] = {"barrier_arrive", "mbarrier_arrive", "barrier_wait", "mbarrier_wait_parity",
-                                      "mbarrier_arrive_expect_tx", "cp_async_barrier_noinc", NULL};
+                                      "mbarrier_arrive_expect_tx", "cp_async_barrier_noinc", "tcgen05_mma_arrive", NULL};
     const char *n = wr_call_name(e);
     int i;
     if (!n) return 0;
@@ -180,6 +202,10 @@ static int roles_only(const char *tx, const ast_block_t *b, int in_role, int *ba
             break;
         case AST_S_WITH:
             if (th_uses_e(tx, s->u.with.ctx) || !roles_only(tx, &s->u.with.body, in_role, bar, splits, depth + 1))
+                return 0;
+            break;
+        case AST_S_WHILE:
+            if (th_uses_e(tx, s->u.wloop.cond) || !roles_only(tx, &s->u.wloop.body, in_role, bar, splits, depth + 1))
                 return 0;
             break;
         default:
@@ -359,7 +385,10 @@ static void project_stmt(ev_t *ev, wr_t *w, ast_stmt_t *s, int role, int in_role
         return;
     case AST_S_FOR: {
         const char *k = loop_kind(s);
-        if (!strcmp(k, "unroll") || !strcmp(k, "range")) {   /* unrolled at compile time */
+        /* unrolled at compile time: T.unroll and range, and a counted loop inside a loop of warp roles
+         * (tilec fuses the roles' loops one level deep; the inner loops' steps are ordered one by one) */
+        int inner = in_loop && (!strcmp(k, "serial") || !strcmp(k, "Pipelined"));
+        if (!strcmp(k, "unroll") || !strcmp(k, "range") || inner) {
             value_t *it = ev_eval(ev, s->u.loop.iter);
             int64_t lo = 0, hi, st = 1, x;
             if (s->u.loop.target->kind != AST_NAME) ev_fail(ev, s->u.loop.target->loc, "unrolled loops around barrier operations take one name");
@@ -373,10 +402,15 @@ static void project_stmt(ev_t *ev, wr_t *w, ast_stmt_t *s, int role, int in_role
                 hi = v_want_int(ev, it->u.it->hi[0], s->u.loop.iter->loc, "a loop end");
                 st = it->u.it->step ? it->u.it->step : 1;
             } else {
-                ev_fail(ev, s->u.loop.iter->loc, "an unrolled loop around barrier operations in warp-specialized code "
-                        "needs a compile-time range");
+                ev_fail(ev, s->u.loop.iter->loc, inner ? "a loop with barrier operations inside a loop of warp roles "
+                        "needs a compile-time trip count (tilec unrolls it to order its steps)" :
+                        "an unrolled loop around barrier operations in warp-specialized code needs a compile-time range");
             }
             if (st <= 0) ev_fail(ev, s->u.loop.iter->loc, "an unrolled loop around barrier operations needs a positive step");
+            if (inner && hi > lo && (hi - lo + st - 1) / st > WR_MAX_INNER)
+                ev_fail(ev, s->u.loop.iter->loc, "this loop with barrier operations inside a loop of warp roles runs "
+                        "%lld times; tilec unrolls such loops to order their steps, up to %d iterations",
+                        (long long)((hi - lo + st - 1) / st), WR_MAX_INNER);
             if (c->nb >= 16) ev_fail(ev, s->loc, "unrolled loops nest too deeply around barrier operations");
             c->bn[c->nb++] = s->u.loop.target->u.name;
             for (x = lo; x < hi; x += st) {
@@ -395,6 +429,14 @@ static void project_stmt(ev_t *ev, wr_t *w, ast_stmt_t *s, int role, int in_role
         push_atom(ev, q, s, in_role ? A_LOOP : A_CLOOP, !in_role, c);
         return;
     }
+    case AST_S_WHILE:   /* `while sched.valid():` of a persistent tile scheduler: a loop over its waves */
+        if (!ts_is_valid_syntax(s->u.wloop.cond))
+            ev_fail(ev, s->loc, "a while loop around barrier operations or warp roles is outside the subset tilec "
+                    "supports, other than a persistent tile scheduler's `while sched.valid():`");
+        if (in_loop)
+            ev_fail(ev, s->loc, "a persistent tile loop inside a loop of warp roles is outside the subset tilec supports");
+        push_atom(ev, q, s, in_role ? A_LOOP : A_CLOOP, !in_role, c);
+        return;
     default:
         ev_fail(ev, s->loc, "this statement around barrier operations or warp roles is outside the subset tilec "
                 "supports; barrier operations may sit in `if`s and T.serial / T.unroll loops");
@@ -454,6 +496,10 @@ static void bar_eval(ev_t *ev, wr_t *w, const atom_t *a, int role, barop_t *o)
     int threads = role < 0 ? w->total : w->nthr[role];
     o->op = OP_NONE;
     o->loc = call->loc;
+    if (w->persisted)
+        ev_fail(ev, call->loc, "a barrier operation after the persistent tile loop at line %d is outside the subset "
+                "tilec supports: each block runs that loop for its own number of tiles, so the barriers' phases "
+                "after it differ between blocks", w->persisted->loc.line);
     if (!strcmp(n, "tma_copy")) return;   /* tilec's copy is complete where it stands; the arrivals are the threads' */
     ev_eval_args(ev, call, &ar);
     if (!strcmp(n, "barrier_wait") || !strcmp(n, "mbarrier_wait_parity")) {
@@ -465,8 +511,8 @@ static void bar_eval(ev_t *ev, wr_t *w, const atom_t *a, int role, barop_t *o)
                     "(a parity from the loops' counters and constants)");
         o->op = OP_WAIT;
         o->parity = v_want_int(ev, p, call->loc, "the parity") & 1;
-    } else if (!strcmp(n, "tcgen05_gemm")) {
-        b = arg(&ar, 7, "mbar");
+    } else if (!strcmp(n, "tcgen05_gemm") || !strcmp(n, "tcgen05_mma_arrive")) {
+        b = !strcmp(n, "tcgen05_gemm") ? arg(&ar, 7, "mbar") : arg(&ar, 0, "mbar");
         if (!b || b->kind == V_NONE) return;
         o->op = OP_ARRIVE;
         o->n = 1;   /* the MMA's commit */
@@ -586,7 +632,7 @@ static int same_ctx(const atom_t *a, const atom_t *b)
 }
 
 /* Emits atoms a[0..n-1] (one role, one context) under their conditions. */
-static void emit_group(ev_t *ev, wr_t *w, int role, atom_t **a, int n)
+static void emit_group_in(ev_t *ev, wr_t *w, int role, atom_t **a, int n)
 {
     value_t *c[32];
     tilec_ir_stmt_t *outer = NULL, **link = NULL, **saved = ev->tail, *list = NULL;
@@ -636,6 +682,13 @@ static void emit_group(ev_t *ev, wr_t *w, int role, atom_t **a, int n)
     }
 }
 
+static void emit_group(ev_t *ev, wr_t *w, int role, atom_t **a, int n)
+{
+    env_t *e = in_role(ev, w, role);
+    emit_group_in(ev, w, role, a, n);
+    ev->env = e;
+}
+
 /* ---- scheduling ------------------------------------------------------------------ */
 
 enum { M_RUN, M_PLAN, M_CHECK };
@@ -646,6 +699,7 @@ static int pure_expr(const ast_expr_t *e, int depth)
     if (!e || depth > 50) return !e;
     switch (e->kind) {
     case AST_NAME: case AST_INT: case AST_BOOL: case AST_FLOAT: return 1;
+    case AST_ATTR: return e->u.attr.value->kind == AST_NAME;   /* sched.current_iter: a value, no memory read */
     case AST_BINOP: case AST_BOOLOP: return pure_expr(e->u.bin.a, depth + 1) && pure_expr(e->u.bin.b, depth + 1);
     case AST_UNARY: return pure_expr(e->u.un.a, depth + 1);
     case AST_COMPARE:
@@ -701,7 +755,7 @@ static void plan_plain(ev_t *ev, const wr_t *w, const atom_t *a)
 }
 
 /* One atom in a planning mode: 1 done, 0 a wait that does not pass. */
-static int sim_atom(ev_t *ev, wr_t *w, int role, const atom_t *a)
+static int sim_atom_in(ev_t *ev, wr_t *w, int role, const atom_t *a)
 {
     barop_t o;
     int g;
@@ -719,6 +773,14 @@ static int sim_atom(ev_t *ev, wr_t *w, int role, const atom_t *a)
     if (!bar_passes(&o)) return 0;
     bar_apply(&o);
     return 1;
+}
+
+static int sim_atom(ev_t *ev, wr_t *w, int role, const atom_t *a)
+{
+    env_t *e = in_role(ev, w, role);
+    int r = sim_atom_in(ev, w, role, a);
+    ev->env = e;
+    return r;
 }
 
 static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll);
@@ -757,6 +819,7 @@ static void schedule(ev_t *ev, wr_t *w, seq_t *q, int *pc, int mode, step_t **or
                     if (a->kind == A_BAR) {
                         barop_t o;
                         int g;
+                        env_t *e = in_role(ev, w, r);
                         enter(ev, a);
                         g = guards_now(ev, a, NULL);
                         if (g < 0)
@@ -764,9 +827,11 @@ static void schedule(ev_t *ev, wr_t *w, seq_t *q, int *pc, int mode, step_t **or
                                     "ordering warp roles needs it at compile time");
                         if (g) {
                             bar_eval(ev, w, a, r, &o);
+                            ev->env = e;
                             if (!bar_passes(&o)) break;
                             bar_apply(&o);
                         }
+                        ev->env = e;
                     }
                     emit_group(ev, w, r, &a, 1);
                 } else {
@@ -853,10 +918,29 @@ static lspec_t loop_spec(ev_t *ev, const ast_stmt_t *s)
     return l;
 }
 
-static void bind_iter(ev_t *ev, const char **names, int nn, int64_t v)
+/* The iteration: the loops' names, or a persistent tile scheduler's state (sched.current_iter). */
+static void bind_iter(ev_t *ev, const wr_t *w, const char **names, int nn, value_t *sched, int64_t v, ast_loc_t loc)
 {
     int i;
-    for (i = 0; i < nn; i++) env_set(ev, ev->env, names[i], v_int(ev, v));
+    for (i = 0; i < nn; i++) bind_all(ev, w, names[i], v_int(ev, v));
+    if (sched) ts_loop_begin(ev, sched, v_int(ev, v), loc);
+}
+
+/* A role's `while sched.valid():` loop: its scheduler's waves, its body less the final next_tile(). */
+static lspec_t while_spec(ev_t *ev, const ast_stmt_t *s, value_t **sched)
+{
+    lspec_t l = {0, 0, 1};
+    value_t *o = ts_of_while(ev, s);
+    if (!o)
+        ev_fail(ev, s->u.wloop.cond->loc, "this while loop of warp roles is outside the subset tilec supports; a "
+                "loop of warp roles is T.serial, T.Pipelined or a persistent tile scheduler's `while sched.valid():`");
+    if (!*sched) ts_loop_check(ev, o, s->loc);
+    if (*sched && *sched != o)
+        ev_fail(ev, s->loc, "the warp roles' persistent tile loops use different schedulers; tilec runs the roles' "
+                "loops as one");
+    *sched = o;
+    l.n = ts_waves(ev, o);
+    return l;
 }
 
 /* Replays order ord at the iteration the names are bound to. */
@@ -890,21 +974,25 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
     int64_t k, kp = 0;
     tilec_ir_stmt_t *st, **saved;
     tilec_ir_var_t *var;
-    value_t *vv;
-    int ok = 0;
+    value_t *vv, *sched = NULL;
+    tilec_ir_stmt_t *guard = NULL;
+    int ok = 0, nwhile = 0;
     for (r = 0; r < w->nroles; r++) {
         atom_t *a = pc[r] < q[r].n ? &q[r].a[pc[r]] : NULL;
         ctx_t c;
+        env_t *e;
         memset(&body[r], 0, sizeof body[r]);
         if (!a) continue;
         if (a->ng)
             ev_fail(ev, a->s->loc, "a loop of warp roles under a condition is outside the subset tilec supports");
+        e = in_role(ev, w, coll ? -1 : r);
         enter(ev, a);
+        nwhile += a->s->kind == AST_S_WHILE;
         if (!ls) {
             ls = a->s;
-            l = loop_spec(ev, a->s);
+            l = a->s->kind == AST_S_WHILE ? while_spec(ev, a->s, &sched) : loop_spec(ev, a->s);
         } else if (a->s != ls) {
-            lspec_t m = loop_spec(ev, a->s);
+            lspec_t m = a->s->kind == AST_S_WHILE ? while_spec(ev, a->s, &sched) : loop_spec(ev, a->s);
             if (m.n != l.n)
                 ev_fail(ev, a->s->loc, "this warp role's loop runs %lld times and the one at line %d %lld times; tilec "
                         "runs the roles' loops as one and needs the same trip count", (long long)m.n, ls->loc.line,
@@ -913,14 +1001,23 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
                 ev_fail(ev, a->s->loc, "this warp role's loop counts differently from the one at line %d; tilec runs "
                         "the roles' loops as one", ls->loc.line);
         }
-        for (i = 0; i < nn && strcmp(names[i], a->s->u.loop.target->u.name); i++) {}
-        if (i == nn) names[nn++] = a->s->u.loop.target->u.name;
         memset(&c, 0, sizeof c);
         c.nb = a->nb;
         memcpy(c.bn, a->bn, sizeof *c.bn * (size_t)a->nb);
         memcpy(c.bv, a->bv, sizeof *c.bv * (size_t)a->nb);
-        project(ev, w, &a->s->u.loop.body, r, !coll, 1, &c, &body[r]);
+        if (a->s->kind == AST_S_WHILE) {
+            ast_block_t wb = ts_body(ev, a->s);
+            project(ev, w, &wb, r, !coll, 1, &c, &body[r]);
+        } else {
+            for (i = 0; i < nn && strcmp(names[i], a->s->u.loop.target->u.name); i++) {}
+            if (i == nn) names[nn++] = a->s->u.loop.target->u.name;
+            project(ev, w, &a->s->u.loop.body, r, !coll, 1, &c, &body[r]);
+        }
+        ev->env = e;
     }
+    if (nwhile && nn)
+        ev_fail(ev, ls->loc, "the warp roles' loops here are a persistent tile loop and a counted loop; tilec runs "
+                "the roles' loops as one and needs the same kind of loop");
     /* the order: found at iteration kp, checked at every iteration from the state before the loop */
     nbs0 = w->nbs;
     s0 = ev_alloc(ev, sizeof *s0 * (size_t)(nbs0 + 1));
@@ -928,17 +1025,17 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
     for (attempt = 0; attempt < 4 && !ok; attempt++) {
         restore(w, s0, nbs0);
         for (k = 0; k < kp; k++) {
-            bind_iter(ev, names, nn, l.lo + k * l.step);
+            bind_iter(ev, w, names, nn, sched, l.lo + k * l.step, ls->loc);
             replay(ev, w, ord, nord);
         }
-        bind_iter(ev, names, nn, l.lo + kp * l.step);
+        bind_iter(ev, w, names, nn, sched, l.lo + kp * l.step, ls->loc);
         nord = 0;
         memset(bpc, 0, sizeof *bpc * (size_t)w->nroles);
         schedule(ev, w, body, bpc, M_PLAN, &ord, &nord, &cap);
         restore(w, s0, nbs0);
         ok = 1;
         for (k = 0; k < l.n; k++) {
-            bind_iter(ev, names, nn, l.lo + k * l.step);
+            bind_iter(ev, w, names, nn, sched, l.lo + k * l.step, ls->loc);
             if (!replay(ev, w, ord, nord)) {
                 ok = 0;
                 kp = k;
@@ -954,7 +1051,8 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
     st->u.loop.kind = TILEC_LOOP_SERIAL;
     st->u.loop.num_stages = 1;
     st->u.loop.extent = ex_int32(ev, l.n);
-    var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, names[0]), TILEC_INT32, TILEC_VAR_LOOP));
+    var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, nn ? names[0] : "wave"), TILEC_INT32,
+                                      TILEC_VAR_LOOP));
     st->u.loop.var = var;
     ev_set_loop_extent(ev, var, st->u.loop.extent);
     vv = v_expr(ev, tilec_ir_varref(ev->a, var));
@@ -962,11 +1060,21 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
         vv = v_binop(ev, '+', v_int(ev, l.lo), v_binop(ev, '*', vv, v_int(ev, l.step), ls->loc), ls->loc);
         vv = v_expr(ev, ex_index(ev, vv, ls->loc));
     }
-    for (i = 0; i < nn; i++) env_set(ev, ev->env, names[i], vv);
+    for (i = 0; i < nn; i++) bind_all(ev, w, names[i], vv);
     saved = ev->tail;
     ev->tail = &st->u.loop.body;
     ev->rt_depth++;
     ev->in_rt_loop++;
+    if (sched) {
+        /* the waves past this block's last tile: skipped by every role at once (valid() only turns false),
+         * so each block runs a prefix of the order checked above */
+        ts_loop_begin(ev, sched, vv, ls->loc);
+        guard = ev_stmt(ev, TILEC_ST_IF, ls->loc);
+        guard->u.cond.cond = ex_bool(ev, ex_of(ev, ts_valid_at(ev, sched, vv, ls->loc), ls->loc));
+        ev->tail = &guard->u.cond.then;
+        ev->rt_depth++;
+        ev->guarded++;
+    }
     for (i = 0; i < nord;) {
         int role = ord[i].role, j = i + 1, n = 1;
         atom_t *grp[256];
@@ -975,11 +1083,18 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
         emit_group(ev, w, role, grp, n);
         i = j;
     }
+    if (sched) {
+        ev->guarded--;
+        ev->rt_depth--;
+        st->u.loop.body = guard;
+        ts_unbind(ev, sched);
+        w->persisted = ls;
+    }
     ev->in_rt_loop--;
     ev->rt_depth--;
     ev->tail = saved;
     ev_emit(ev, st, ls->loc);
-    for (i = 0; i < nn; i++) env_set(ev, ev->env, names[i], v_new(ev, V_DEADLOOP));
+    for (i = 0; i < nn; i++) bind_all(ev, w, names[i], v_new(ev, V_DEADLOOP));
 }
 
 void wr_run(ev_t *ev, const ast_block_t *b, int first)
@@ -1004,14 +1119,20 @@ void wr_run(ev_t *ev, const ast_block_t *b, int first)
     find_roles(ev, &w);
     q = ev_alloc(ev, sizeof *q * (size_t)w.nroles);
     pc = ev_alloc(ev, sizeof *pc * (size_t)w.nroles);
+    w.base = ev->env;
+    w.renv = ev_alloc(ev, sizeof *w.renv * (size_t)w.nroles);
+    for (r = 0; r < w.nroles; r++) w.renv[r] = ev_env_new(ev, w.base);
     for (r = 0; r < w.nroles; r++) {
         ctx_t c;
         memset(&c, 0, sizeof c);
         memset(&q[r], 0, sizeof q[r]);
+        ev->env = w.renv[r];
         project(ev, &w, &rest, r, 0, 0, &c, &q[r]);
+        ev->env = w.base;
         pc[r] = 0;
     }
     ev->wr = &w;
     schedule(ev, &w, q, pc, M_RUN, NULL, NULL, NULL);
     ev->wr = NULL;
+    ev->env = w.base;
 }

@@ -2,8 +2,9 @@
  * tests/test_language_compat.c — constructs of TileLang's example files
  * (docs/tilelang-compat.md): T.Kernel with no grid, T.gemm_sp with
  * tilelang's get_e_factor, per-thread work on a thread's own arrays
- * (T.copy, shifts, T.device_assert, data-dependent local indices), and
- * `from SIBLING import ...` of a file beside the program, checked against
+ * (T.copy, shifts, T.device_assert, data-dependent local indices),
+ * `from SIBLING import ...` of a file beside the program, and
+ * T.PersistentTileScheduler (plain and in warp roles), checked against
  * hand-computed results like test_language.c (lang_harness.h), and the
  * diagnostics of the sibling import.  Run from the repository root.
  */
@@ -161,4 +162,48 @@ Test(lang, sibling_file_errors_name_the_sibling)
     expect_load_error("tests/siblings/bad_main.py",
                       "tests/siblings/bad_helper.py:3:5: error: assertion failed: block 48 must be a multiple of 32");
     expect_load_error("tests/siblings/uses_host.py", "'bad_helper.host_only(...)' is outside the subset");
+}
+
+/* ---- T.PersistentTileScheduler (tests/lang/tile_scheduler.py) -------------------- */
+
+/* Linear tile t of the 4 x 5 grid, TileLang's swizzle of panel 2 (M fastest), by hand. */
+static const int sched_tile[20][2] = {
+    {0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {3, 1},   /* panel n 0-1 */
+    {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 2}, {2, 3}, {3, 2}, {3, 3},   /* panel n 2-3 */
+    {0, 4}, {1, 4}, {2, 4}, {3, 4}                                    /* the narrow last panel */
+};
+
+Test(lang, persistent_tile_scheduler_swizzled_ragged)
+{
+    run_t r;
+    int t, u, v;
+    run_entry(&r, "tests/lang/tile_scheduler.py", "sched_plain", NULL, 0, fill_pattern);
+    for (t = 0; t < 20; t++) {
+        int m = sched_tile[t][0], n = sched_tile[t][1], e = m * 5 + n;
+        int32_t c0 = (int32_t)((e * 13 + 5 * 5) % 41) - 20;
+        cr_expect_eq(I32(r, 2)[e], t, "Lin[%d,%d] = %d: linear tile %d", m, n, I32(r, 2)[e], t);
+        cr_expect_eq(I32(r, 3)[e], t / 3, "Wav[%d,%d] = %d: wave %d", m, n, I32(r, 3)[e], t / 3);
+        cr_expect_eq(I32(r, 4)[e], t % 3, "Who[%d,%d] = %d: worker %d", m, n, I32(r, 4)[e], t % 3);
+        cr_expect_eq(I32(r, 5)[e], c0 + 1, "Cnt[%d,%d]: each tile once", m, n);
+        for (u = 0; u < 2; u++)
+            for (v = 0; v < 2; v++) {
+                int k = (m * 2 + u) * 10 + n * 2 + v;
+                EXPECT_NEAR(F(r, 1)[k], (float)pattern(0, k) + 10 * m + n, "Out[%d,%d]", m * 2 + u, n * 2 + v);
+            }
+    }
+    run_free(&r);
+}
+
+Test(lang, persistent_tile_scheduler_in_warp_roles)
+{
+    run_t r;
+    int i, j, k;
+    run_entry(&r, "tests/lang/tile_scheduler.py", "sched_roles", NULL, 0, fill_pattern);
+    for (i = 0; i < 12; i++)
+        for (j = 0; j < 8; j++) {
+            double c = 0;
+            for (k = 0; k < 3; k++) c += (k + 1) * (float)pattern(0, i * 24 + 8 * k + j);
+            EXPECT_NEAR(F(r, 1)[i * 8 + j], c, "C[%d,%d] (tile %d of worker %d)", i, j, i / 4, i / 4 % 2);
+        }
+    run_free(&r);
 }

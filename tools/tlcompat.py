@@ -176,6 +176,13 @@ def host_values(src):
             if ok:
                 strong.setdefault(s.targets[0].id, v)
     for n in ast.walk(tree):
+        # `dtype, accum_dtype = T.bfloat16, T.float` in the host code: a weak value for each name
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple) \
+                and isinstance(n.value, ast.Tuple) and len(n.targets[0].elts) == len(n.value.elts):
+            for t, v in zip(n.targets[0].elts, n.value.elts):
+                ok, v = literal(v)
+                if ok and isinstance(t, ast.Name):
+                    weak.setdefault(t.id, v)
         if isinstance(n, ast.Call):
             f = ast.unparse(n.func)
             if f.endswith("add_argument") and n.args and isinstance(n.args[0], ast.Constant):
@@ -592,14 +599,36 @@ def inputs(p, tilec, defs):
 SIZE = re.compile(r"^(M|N|K)$")
 
 
+def reads_through(src, names, depth=4):
+    """names and what they are computed from by the file's assignments
+    (`n_blocks = T.ceildiv(N, block_N)`: n_blocks reads N and block_N), a few levels deep."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return set(names)
+    deps = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            deps.setdefault(n.targets[0].id, set()).update(names_in(n.value))
+    out = set(names)
+    for _ in range(depth):
+        more = set().union(*[deps.get(x, set()) for x in out]) - out
+        if not more:
+            break
+        out |= more
+    return out
+
+
 def fit_asserts(p, tilec, defs):
     """Sizes that satisfy the kernel's own compile-time assertions: while
     `tilec compile` stops on a failed `assert`, change the -D values the
     assertion's line names (`assert hc_mult3 <= 32`: halved, and if that line
     still fails, doubled from where they were, up to 8 times), else (or when
-    that does not help) double the GEMM sizes M, N, K (`assert n_blocks % (2 * group_size) == 0`), a few times at most;
-    the kernel code is not touched."""
+    that does not help) double the GEMM sizes M, N, K the assertion reads through the file's
+    assignments (`assert n_blocks % (2 * group_size) == 0` with `n_blocks = T.ceildiv(N, block_N)`: N),
+    or all three when it reads none of them, a few times at most; the kernel code is not touched."""
     tried = {}
+    src_text = open(p).read()
     for _ in range(12):
         try:
             r = subprocess.run(["nice", tilec, "compile", p, "--emit", "ir", "-o", "/dev/null"] + defs,
@@ -625,9 +654,10 @@ def fit_asserts(p, tilec, defs):
         if not changed:
             defs = base if n == 4 else defs
             out = []
+            sizes = {x for x in reads_through(src_text, named) if SIZE.match(x)}
             for d in defs:
                 k, _, v = d[2:].partition("=")
-                if v.isdigit() and SIZE.match(k) and int(v) < 4096:
+                if v.isdigit() and SIZE.match(k) and (not sizes or k in sizes) and int(v) < 4096:
                     d, changed = "-D%s=%d" % (k, int(v) * 2), True
                 out.append(d)
         if not changed:
