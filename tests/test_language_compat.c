@@ -10,6 +10,8 @@
  */
 #include "lang_harness.h"
 
+#include <unistd.h>
+
 Test(lang, kernel_with_no_grid_is_one_block)
 {
     run_t r;
@@ -206,4 +208,56 @@ Test(lang, persistent_tile_scheduler_in_warp_roles)
             EXPECT_NEAR(F(r, 1)[i * 8 + j], c, "C[%d,%d] (tile %d of worker %d)", i, j, i / 4, i / 4 % 2);
         }
     run_free(&r);
+}
+
+/* The scheduler's forms outside the subset name themselves. */
+static void expect_src_error(const char *src, const char *want)
+{
+    char path[] = "/tmp/tilec-sched-XXXXXX.py";
+    int fd = mkstemps(path, 3);
+    FILE *f;
+    cr_assert(fd >= 0);
+    f = fdopen(fd, "w");
+    cr_assert(f);
+    fputs(src, f);
+    fclose(f);
+    expect_load_error(path, want);
+    unlink(path);
+}
+
+#define SCHED_HEAD "import tilelang\nimport tilelang.language as T\n\n\n@T.prim_func\n" \
+    "def main(A: T.Tensor((8, 8), \"float32\")):\n    with T.Kernel(2, threads=256) as b:\n"
+
+Test(lang, persistent_tile_scheduler_diagnostics)
+{
+    expect_src_error(SCHED_HEAD
+                     "        s = T.PersistentTileScheduler(2, 2, num_workers=2)\n"
+                     "        s.init(b)\n"
+                     "        while s.valid():\n"
+                     "            A[s.m_idx, s.n_idx] = 1.0\n",
+                     ":11:13: error: a `while sched.valid():` loop ends with sched.next_tile()");
+    expect_src_error(SCHED_HEAD
+                     "        s = T.PersistentTileScheduler(2, 2, cluster_size=2)\n",
+                     "cluster_size=2) schedules thread-block clusters; clusters are outside the subset");
+    expect_src_error(SCHED_HEAD
+                     "        s = T.PersistentTileScheduler(2, 2, num_workers=2)\n"
+                     "        while s.valid():\n"
+                     "            s.next_tile()\n",
+                     "needs sched.init(worker_id) before it");
+    expect_src_error(SCHED_HEAD
+                     "        bar = T.alloc_barrier([128])\n"
+                     "        s = T.PersistentTileScheduler(3, 1, num_workers=2)\n"
+                     "        s.init(b)\n"
+                     "        tx = T.get_thread_binding()\n"
+                     "        if tx < 128:\n"
+                     "            while s.valid():\n"
+                     "                T.mbarrier_wait_parity(bar, s.current_iter & 1)\n"
+                     "                s.next_tile()\n"
+                     "            T.mbarrier_wait_parity(bar, 1)\n"
+                     "        else:\n"
+                     "            while s.valid():\n"
+                     "                A[s.m_idx, 0] = 1.0\n"
+                     "                T.mbarrier_arrive(bar)\n"
+                     "                s.next_tile()\n",
+                     ":16:13: error: a barrier operation after the persistent tile loop at line");
 }
