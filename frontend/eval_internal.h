@@ -487,6 +487,7 @@ void th_reject(ev_t *ev, const char *what, ast_loc_t loc); /* what may not run i
 /* ---- wsroles.c ---- */
 int wr_applies(ev_t *ev, const ast_block_t *b, int first); /* b->s[first] a binding read only by role `if`s */
 void wr_run(ev_t *ev, const ast_block_t *b, int first);     /* the rest, the roles in a barrier-true order */
+env_t *wr_scope_of(ev_t *ev, const char *name);             /* where an assignment in a role binds name */
 int wr_is_bar_call(const ast_expr_t *call);                  /* a call of an mbarrier operation */
 const char *wr_call_name(const ast_expr_t *call);            /* the called attribute or name, or NULL */
 /* ---- wsthread.c ---- */

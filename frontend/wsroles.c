@@ -80,6 +80,19 @@ static env_t *in_role(ev_t *ev, const wr_t *w, int role)
     return e;
 }
 
+/* Where an assignment to name binds: a warp role's statements rebind a name of the block (a
+ * T.alloc_var is stored to, as before the roles); a name they introduce is the role's own. */
+env_t *wr_scope_of(ev_t *ev, const char *name)
+{
+    const wr_t *w = ev->wr;
+    int r;
+    if (!w || !w->renv || ev->env == w->base || ev_env_find(ev->env, name) >= 0 || ev_env_find(w->base, name) < 0)
+        return ev->env;
+    for (r = 0; r < w->nroles; r++)
+        if (ev->env == w->renv[r]) return w->base;
+    return ev->env;
+}
+
 /* A loop's variable, the same for the block and every role. */
 static void bind_all(ev_t *ev, const wr_t *w, const char *name, value_t *v)
 {

@@ -176,12 +176,12 @@ def host_values(src):
             if ok:
                 strong.setdefault(s.targets[0].id, v)
     for n in ast.walk(tree):
-        # `dtype, accum_dtype = T.bfloat16, T.float` in the host code: a weak value for each name
+        # `dtype, accum_dtype = T.bfloat16, T.float` in the host code: the dtypes, weak values
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple) \
                 and isinstance(n.value, ast.Tuple) and len(n.targets[0].elts) == len(n.value.elts):
             for t, v in zip(n.targets[0].elts, n.value.elts):
-                ok, v = literal(v)
-                if ok and isinstance(t, ast.Name):
+                ok, v = literal(v) if isinstance(v, ast.Attribute) else (False, None)
+                if ok and isinstance(t, ast.Name) and "dtype" in t.id.lower():
                     weak.setdefault(t.id, v)
         if isinstance(n, ast.Call):
             f = ast.unparse(n.func)
