@@ -54,6 +54,7 @@ static const bientry_t t_members[] = {
     {"max_value", BI_MAX_VALUE}, {"min_value", BI_MIN_VALUE}, {"const", BI_CONST}, {"empty", BI_EMPTY},
     {"annotate_safe_value", BI_SAFE_VALUE}, {"disable_warp_group_reg_alloc", BI_NOOP_HINT},
     {"set_max_nreg", BI_NOOP_HINT}, {"no_set_max_nreg", BI_NOOP_HINT}, {"dtype", BI_DTYPE_OF},
+    {"annotate_producer_reg_dealloc", BI_NOOP_HINT}, {"annotate_consumer_reg_alloc", BI_NOOP_HINT},
     {"clamp", BI_CLAMP}, {"parallel", BI_PARALLEL}, {"Serial", BI_SERIAL}, {"atomic_addx2", BI_ATOMIC_ADDX2},
     {"atomic_addx4", BI_ATOMIC_ADDX4}, {"reshape", BI_RESHAPE}, {"view", BI_VIEW}, {"im2col", BI_IM2COL},
     {"alloc_global", BI_ALLOC_GLOBAL}, {"Persistent", BI_PERSISTENT},
@@ -826,7 +827,10 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         value_t *v;
         int i, j;
         for (j = 0; j < ar.nkw; j++)
-            if (strcmp(ar.kwn[j], "coalesced_width") && strcmp(ar.kwn[j], "loop_layout"))
+            /* hints: prefer_async (stores to shared by cp.async, complete where the loop stands in tilec) and
+             * annotations do not change results */
+            if (strcmp(ar.kwn[j], "coalesced_width") && strcmp(ar.kwn[j], "loop_layout") &&
+                strcmp(ar.kwn[j], "prefer_async") && strcmp(ar.kwn[j], "annotations"))
                 ev_fail(ev, ar.kwloc[j], "T.Parallel has no keyword argument '%s'", ar.kwn[j]);
         if (ar.n < 1 || ar.n > TILEC_IR_MAX_DIMS) ev_fail(ev, at, "T.Parallel takes 1 to %d extents", TILEC_IR_MAX_DIMS);
         ev_require_kernel(ev, at, "T.Parallel");

@@ -382,7 +382,7 @@ enum {
     BI_WS = BI_WS_FIRST, BI_ALLOC_BARRIER, BI_BARRIER_ARRIVE, BI_MBARRIER_ARRIVE, BI_BARRIER_WAIT,
     BI_MBARRIER_WAIT, BI_MBARRIER_EXPECT_TX, BI_FENCE_ASYNC, BI_TMA_STORE_WAIT, BI_TMA_COPY, BI_ALLOC_TMEM,
     BI_TCGEN05_GEMM, BI_WGMMA_GEMM, BI_WAIT_WGMMA, BI_CP_ASYNC_BAR, BI_ACCESS_PTR, BI_PTX_CP_ASYNC,
-    BI_TCGEN05_ARRIVE
+    BI_TCGEN05_ARRIVE, BI_PTX_COMMIT, BI_PTX_WAIT
 };
 /* methods of the MMA emitter object of mma_emitter.c (>= BI_MMA_FIRST) */
 enum { BI_MMA_FIRST = 600, BI_MMA_LDA = BI_MMA_FIRST, BI_MMA_LDB, BI_MMA_MMA, BI_MMA_STMATRIX };
@@ -443,6 +443,9 @@ value_t *view_src(ev_t *ev, value_t *v, ast_loc_t loc); /* a whole view read: an
 void op_im2col(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc);
 /* value.c: the range of an index over its enclosing loops */
 int v_index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi);
+/* subscript.c: two int expressions the same tree; e loads an element of b */
+int ev_ex_same(const tilec_ir_expr_t *x, const tilec_ir_expr_t *y);
+int ev_ex_reads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b);
 
 /* ---- reinterpret.c ---- */
 value_t *v_reinterpret(ev_t *ev, value_t *x, tilec_dtype_t to, ast_loc_t loc); /* x's bits as dtype to */

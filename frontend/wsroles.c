@@ -510,9 +510,10 @@ static void bar_eval(ev_t *ev, wr_t *w, const atom_t *a, int role, barop_t *o)
     o->op = OP_NONE;
     o->loc = call->loc;
     if (w->persisted)
-        ev_fail(ev, call->loc, "a barrier operation after the persistent tile loop at line %d is outside the subset "
-                "tilec supports: each block runs that loop for its own number of tiles, so the barriers' phases "
-                "after it differ between blocks", w->persisted->loc.line);
+        ev_fail(ev, call->loc, "a barrier operation after the %s loop at line %d is outside the subset tilec "
+                "supports: each block runs that loop its own number of times, so the barriers' phases after it "
+                "differ between blocks", w->persisted->kind == AST_S_WHILE ? "persistent tile" : "run-time",
+                w->persisted->loc.line);
     if (!strcmp(n, "tma_copy")) return;   /* tilec's copy is complete where it stands; the arrivals are the threads' */
     ev_eval_args(ev, call, &ar);
     if (!strcmp(n, "barrier_wait") || !strcmp(n, "mbarrier_wait_parity")) {
@@ -909,20 +910,28 @@ static void schedule(ev_t *ev, wr_t *w, seq_t *q, int *pc, int mode, step_t **or
     }
 }
 
-typedef struct lspec { int64_t lo, n, step; } lspec_t;
+typedef struct lspec { int64_t lo, n, step; tilec_ir_expr_t *rt; } lspec_t;   /* rt: a run-time trip count */
 
 static lspec_t loop_spec(ev_t *ev, const ast_stmt_t *s)
 {
     value_t *it = ev_eval(ev, s->u.loop.iter);
-    lspec_t l = {0, 0, 1};
+    lspec_t l = {0, 0, 1, NULL};
     int64_t hi;
     if (s->u.loop.target->kind != AST_NAME)
         ev_fail(ev, s->u.loop.target->loc, "a loop of warp roles takes one name");
     if (it->kind != V_LOOPITER || it->u.it->n != 1)
         ev_fail(ev, s->u.loop.iter->loc, "a loop of warp roles takes one extent");
-    if (v_is_rt(it->u.it->hi[0]) || (it->u.it->lo && it->u.it->lo[0] && v_is_rt(it->u.it->lo[0])))
-        ev_fail(ev, s->u.loop.iter->loc, "this loop of warp roles runs a run-time number of times; ordering the roles' "
-                "barrier operations needs the trip count at compile time");
+    if (it->u.it->lo && it->u.it->lo[0] && v_is_rt(it->u.it->lo[0]))
+        ev_fail(ev, s->u.loop.iter->loc, "this loop of warp roles starts at a run-time value; ordering the roles' "
+                "barrier operations needs a loop from a compile-time start");
+    if (v_is_rt(it->u.it->hi[0])) {   /* from 0 (or lo) by one, a run-time number of times (periodic_check) */
+        if (it->u.it->lo && it->u.it->lo[0] && v_want_int(ev, it->u.it->lo[0], s->u.loop.iter->loc, "a loop start"))
+            ev_fail(ev, s->u.loop.iter->loc, "a loop of warp roles with a run-time trip count runs from 0");
+        if (it->u.it->step && it->u.it->step != 1)
+            ev_fail(ev, s->u.loop.iter->loc, "a loop of warp roles with a run-time trip count steps by 1");
+        l.rt = ex_index(ev, it->u.it->hi[0], s->u.loop.iter->loc);
+        return l;
+    }
     if (it->u.it->lo && it->u.it->lo[0]) l.lo = v_want_int(ev, it->u.it->lo[0], s->u.loop.iter->loc, "a loop start");
     hi = v_want_int(ev, it->u.it->hi[0], s->u.loop.iter->loc, "a loop end");
     l.step = it->u.it->step ? it->u.it->step : 1;
@@ -932,6 +941,189 @@ static lspec_t loop_spec(ev_t *ev, const ast_stmt_t *s)
 }
 
 /* The iteration: the loops' names, or a persistent tile scheduler's state (sched.current_iter). */
+/* ---- loops of a run-time trip count ------------------------------------------------ */
+
+/* The names a fused body computes from its loop variables (and the variables themselves). */
+static int in_names(const char **v, int n, const char *x)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (!strcmp(v[i], x)) return 1;
+    return 0;
+}
+
+static int mentions(const ast_expr_t *e, const char **v, int n, int depth);
+
+static int mentions_args(const ast_expr_t *e, const char **v, int n, int depth)
+{
+    int i;
+    for (i = 0; i < e->u.call.nargs; i++)
+        if (mentions(e->u.call.args[i], v, n, depth + 1)) return 1;
+    for (i = 0; i < e->u.call.nkw; i++)
+        if (mentions(e->u.call.kw[i].value, v, n, depth + 1)) return 1;
+    return mentions(e->u.call.func, v, n, depth + 1);
+}
+
+static int mentions(const ast_expr_t *e, const char **v, int n, int depth)
+{
+    int i;
+    if (!e) return 0;
+    if (depth > 60) return 1;
+    switch (e->kind) {
+    case AST_NAME: return in_names(v, n, e->u.name);
+    case AST_ATTR: return mentions(e->u.attr.value, v, n, depth + 1);
+    case AST_BINOP: case AST_BOOLOP: return mentions(e->u.bin.a, v, n, depth + 1) || mentions(e->u.bin.b, v, n, depth + 1);
+    case AST_UNARY: return mentions(e->u.un.a, v, n, depth + 1);
+    case AST_COMPARE:
+        for (i = 0; i < e->u.cmp.n; i++)
+            if (mentions(e->u.cmp.operands[i], v, n, depth + 1)) return 1;
+        return 0;
+    case AST_IFEXP:
+        return mentions(e->u.ifexp.cond, v, n, depth + 1) || mentions(e->u.ifexp.a, v, n, depth + 1) ||
+               mentions(e->u.ifexp.b, v, n, depth + 1);
+    case AST_CALL: return mentions_args(e, v, n, depth);
+    case AST_SUBSCRIPT:
+        for (i = 0; i < e->u.sub.n; i++)
+            if (mentions(e->u.sub.items[i], v, n, depth + 1)) return 1;
+        return mentions(e->u.sub.value, v, n, depth + 1);
+    case AST_INT: case AST_FLOAT: case AST_BOOL: case AST_STR: case AST_NONE: return 0;
+    default: return 1;   /* anything else: assume it does */
+    }
+}
+
+typedef struct period { ev_t *ev; const char **loopv; int nl; const char **der; int nd; int64_t L; ast_loc_t bad; int ok; } period_t;
+
+static int64_t gcd64(int64_t a, int64_t b) { while (b) { int64_t t = a % b; a = b; b = t; } return a; }
+
+/* e reads the loop variables only as `i % c` or `i & (2^j - 1)` (c compile-time): a function of
+ * i mod L; other names computed from them are not allowed. */
+static void periodic_expr(period_t *p, const ast_expr_t *e, int depth)
+{
+    int i;
+    if (!e || !p->ok) return;
+    if (depth > 60) { p->ok = 0; p->bad = e->loc; return; }
+    if (e->kind == AST_BINOP && (e->u.bin.op == '%' || e->u.bin.op == AST_OP_BITAND) && e->u.bin.a->kind == AST_NAME &&
+        in_names(p->loopv, p->nl, e->u.bin.a->u.name) && !mentions(e->u.bin.b, p->der, p->nd, 0)) {
+        value_t *c = ev_eval(p->ev, e->u.bin.b);
+        int64_t m;
+        if (!v_is_rt(c) && (c->kind == V_INT || c->kind == V_BOOL)) {
+            m = c->u.i;
+            if (e->u.bin.op == AST_OP_BITAND) m = (m >= 0 && !((m + 1) & m)) ? m + 1 : 0;   /* a mask of low bits */
+            if (m > 0 && m <= 1024) {
+                p->L = p->L / gcd64(p->L, m) * m;
+                if (p->L > 4096) { p->ok = 0; p->bad = e->loc; }
+                return;
+            }
+        }
+    }
+    switch (e->kind) {
+    case AST_NAME:
+        if (in_names(p->der, p->nd, e->u.name)) { p->ok = 0; p->bad = e->loc; }
+        return;
+    case AST_ATTR: periodic_expr(p, e->u.attr.value, depth + 1); return;
+    case AST_BINOP: case AST_BOOLOP: periodic_expr(p, e->u.bin.a, depth + 1); periodic_expr(p, e->u.bin.b, depth + 1); return;
+    case AST_UNARY: periodic_expr(p, e->u.un.a, depth + 1); return;
+    case AST_COMPARE:
+        for (i = 0; i < e->u.cmp.n; i++) periodic_expr(p, e->u.cmp.operands[i], depth + 1);
+        return;
+    case AST_IFEXP:
+        periodic_expr(p, e->u.ifexp.cond, depth + 1);
+        periodic_expr(p, e->u.ifexp.a, depth + 1);
+        periodic_expr(p, e->u.ifexp.b, depth + 1);
+        return;
+    case AST_SUBSCRIPT:
+        periodic_expr(p, e->u.sub.value, depth + 1);
+        for (i = 0; i < e->u.sub.n; i++) periodic_expr(p, e->u.sub.items[i], depth + 1);
+        return;
+    case AST_CALL:
+        periodic_expr(p, e->u.call.func, depth + 1);
+        for (i = 0; i < e->u.call.nargs; i++) periodic_expr(p, e->u.call.args[i], depth + 1);
+        for (i = 0; i < e->u.call.nkw; i++) periodic_expr(p, e->u.call.kw[i].value, depth + 1);
+        return;
+    case AST_INT: case AST_FLOAT: case AST_BOOL: case AST_STR: case AST_NONE: return;
+    default: p->ok = 0; p->bad = e->loc; return;
+    }
+}
+
+/* The argument of a barrier call that bar_eval reads (position pos or keyword kw), or NULL. */
+static const ast_expr_t *call_arg(const ast_expr_t *c, int pos, const char *kw)
+{
+    int i;
+    for (i = 0; i < c->u.call.nkw; i++)
+        if (c->u.call.kw[i].name && !strcmp(c->u.call.kw[i].name, kw)) return c->u.call.kw[i].value;
+    return pos < c->u.call.nargs ? c->u.call.args[pos] : NULL;
+}
+
+/* A fused loop of a run-time trip count: the period L of what its barrier operations read (their
+ * barriers, parities and conditions depend on the iteration i only through i mod L), or a diagnostic. */
+static int64_t loop_period(ev_t *ev, wr_t *w, seq_t *body, const char **names, int nn, ast_loc_t at)
+{
+    period_t p;
+    int r, i, grew = 1, cap = 16;
+    memset(&p, 0, sizeof p);
+    p.ev = ev;
+    p.loopv = names;
+    p.nl = nn;
+    p.der = ev_alloc(ev, sizeof *p.der * (size_t)cap);
+    for (i = 0; i < nn; i++) p.der[p.nd++] = names[i];
+    while (grew) {   /* the names assigned from the loop variables, to a fixed point */
+        grew = 0;
+        for (r = 0; r < w->nroles; r++)
+            for (i = 0; i < body[r].n; i++) {
+                const ast_stmt_t *s = body[r].a[i].s;
+                const ast_expr_t *t = NULL, *v = NULL;
+                if (body[r].a[i].kind != A_PLAIN) continue;
+                if (s->kind == AST_S_ASSIGN && s->u.assign.ntargets == 1) { t = s->u.assign.targets[0]; v = s->u.assign.value; }
+                else if (s->kind == AST_S_AUGASSIGN) { t = s->u.aug.target; v = s->u.aug.value; }
+                if (!t || t->kind != AST_NAME || in_names(p.der, p.nd, t->u.name) || !mentions(v, p.der, p.nd, 0)) continue;
+                if (p.nd == cap) {
+                    const char **nd = ev_alloc(ev, sizeof *nd * (size_t)(cap * 2));
+                    memcpy(nd, p.der, sizeof *nd * (size_t)p.nd);
+                    p.der = nd;
+                    cap *= 2;
+                }
+                p.der[p.nd++] = t->u.name;
+                grew = 1;
+            }
+    }
+    p.L = 1;
+    p.ok = 1;
+    for (r = 0; r < w->nroles && p.ok; r++)
+        for (i = 0; i < body[r].n && p.ok; i++) {
+            const atom_t *a = &body[r].a[i];
+            const ast_expr_t *c = a->s->kind == AST_S_EXPR ? a->s->u.expr : NULL;
+            const char *n;
+            int g;
+            if (a->kind != A_BAR || !c) continue;
+            enter(ev, a);
+            for (g = 0; g < a->ng; g++) periodic_expr(&p, a->g[g], 0);
+            n = wr_call_name(c);
+            if (!strcmp(n, "tma_copy")) continue;
+            if (!strcmp(n, "tcgen05_gemm")) periodic_expr(&p, call_arg(c, 7, "mbar"), 0);
+            else if (!strcmp(n, "tcgen05_mma_arrive")) periodic_expr(&p, call_arg(c, 0, "mbar"), 0);
+            else periodic_expr(&p, call_arg(c, 0, "mbarrier"), 0);
+            if (!strcmp(n, "barrier_wait") || !strcmp(n, "mbarrier_wait_parity")) periodic_expr(&p, call_arg(c, 1, "parity"), 0);
+        }
+    if (!p.ok)
+        ev_fail(ev, p.bad.line ? p.bad : at, "this loop of warp roles runs a run-time number of times, and a barrier, "
+                "parity or condition of its barrier operations depends on the iteration otherwise than through "
+                "`i %% c` or `i & (2^j - 1)` (of the loop variable itself); tilec orders such a loop by the period "
+                "of what its barriers read, and finds none here");
+    return p.L;
+}
+
+/* The barriers' parities and pending arrivals equal those before the loop (s0; the barriers first
+ * seen in it start fresh): the protocol repeats from here. */
+static int same_state(const wr_t *w, const bstate_t *s0, int n0)
+{
+    int i;
+    for (i = 0; i < w->nbs; i++) {
+        int64_t ph = i < n0 ? s0[i].phase : 0, pe = i < n0 ? s0[i].pending : 0;
+        if ((w->bs[i].phase & 1) != (ph & 1) || w->bs[i].pending != pe) return 0;
+    }
+    return 1;
+}
+
 static void bind_iter(ev_t *ev, const wr_t *w, const char **names, int nn, value_t *sched, int64_t v, ast_loc_t loc)
 {
     int i;
@@ -942,7 +1134,7 @@ static void bind_iter(ev_t *ev, const wr_t *w, const char **names, int nn, value
 /* A role's `while sched.valid():` loop: its scheduler's waves, its body less the final next_tile(). */
 static lspec_t while_spec(ev_t *ev, const ast_stmt_t *s, value_t **sched)
 {
-    lspec_t l = {0, 0, 1};
+    lspec_t l = {0, 0, 1, NULL};
     value_t *o = ts_of_while(ev, s);
     if (!o)
         ev_fail(ev, s->u.wloop.cond->loc, "this while loop of warp roles is outside the subset tilec supports; a "
@@ -982,9 +1174,9 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
     bstate_t *s0;
     step_t *ord = NULL;
     int nord = 0, cap = 0, nn = 0, nbs0, r, attempt, i, *bpc = ev_alloc(ev, sizeof *bpc * (size_t)w->nroles);
-    lspec_t l = {0, 0, 1};
+    lspec_t l = {0, 0, 1, NULL};
     const ast_stmt_t *ls = NULL;
-    int64_t k, kp = 0;
+    int64_t k, kp = 0, period = 0, reps = 0;
     tilec_ir_stmt_t *st, **saved;
     tilec_ir_var_t *var;
     value_t *vv, *sched = NULL;
@@ -1006,7 +1198,13 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
             l = a->s->kind == AST_S_WHILE ? while_spec(ev, a->s, &sched) : loop_spec(ev, a->s);
         } else if (a->s != ls) {
             lspec_t m = a->s->kind == AST_S_WHILE ? while_spec(ev, a->s, &sched) : loop_spec(ev, a->s);
-            if (m.n != l.n)
+            if (m.rt || l.rt) {
+                if (!m.rt || !l.rt || !ev_ex_same(m.rt, l.rt))
+                    ev_fail(ev, a->s->loc, "this warp role's loop and the one at line %d run different numbers of "
+                            "times (%s); tilec runs the roles' loops as one and needs the same trip count",
+                            ls->loc.line, m.rt && l.rt ? "two run-time trip counts" : "a run-time trip count and a "
+                            "compile-time one");
+            } else if (m.n != l.n)
                 ev_fail(ev, a->s->loc, "this warp role's loop runs %lld times and the one at line %d %lld times; tilec "
                         "runs the roles' loops as one and needs the same trip count", (long long)m.n, ls->loc.line,
                         (long long)l.n);
@@ -1031,6 +1229,19 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
     if (nwhile && nn)
         ev_fail(ev, ls->loc, "the warp roles' loops here are a persistent tile loop and a counted loop; tilec runs "
                 "the roles' loops as one and needs the same kind of loop");
+    if (l.rt) {
+        /* a run-time trip count n, the same for every role (evaluated once, where the fused loop starts, so no
+         * role may have written what it reads): the barriers read the iteration i only through i mod L, so
+         * once the protocol's state after m L iterations is the state before the loop, the order checked on
+         * those m L iterations holds for every n (each block runs a prefix of the repeating sequence) */
+        for (i = 0; i < w->nown; i++)
+            if (ev_ex_reads(l.rt, w->own[i].b))
+                ev_fail(ev, ls->loc, "this loop's trip count reads '%s', which a warp role's code uses; a loop of "
+                        "warp roles with a run-time trip count reads only what the block set before the roles",
+                        w->own[i].b->name);
+        period = loop_period(ev, w, body, names, nn, ls->loc);
+        l.n = 4 * period;
+    }
     /* the order: found at iteration kp, checked at every iteration from the state before the loop */
     nbs0 = w->nbs;
     s0 = ev_alloc(ev, sizeof *s0 * (size_t)(nbs0 + 1));
@@ -1047,6 +1258,7 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
         schedule(ev, w, body, bpc, M_PLAN, &ord, &nord, &cap);
         restore(w, s0, nbs0);
         ok = 1;
+        reps = 0;
         for (k = 0; k < l.n; k++) {
             bind_iter(ev, w, names, nn, sched, l.lo + k * l.step, ls->loc);
             if (!replay(ev, w, ord, nord)) {
@@ -1054,16 +1266,21 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
                 kp = k;
                 break;
             }
+            if (period && !reps && (k + 1) % period == 0 && same_state(w, s0, nbs0)) reps = (k + 1) / period;
         }
     }
     if (!ok)
         ev_fail(ev, ls->loc, "the warp roles in this loop cannot be put in one order that every iteration's barriers "
                 "allow; tilec runs the roles' loops as one loop with one order of their statements");
+    if (period && !reps)
+        ev_fail(ev, ls->loc, "this loop of warp roles runs a run-time number of times, and its barriers' state does not "
+                "come back to where it started within %lld iterations (4 periods of what they read); tilec orders "
+                "such a loop only when its barrier protocol repeats", (long long)l.n);
     /* the loop itself */
     st = ev_stmt(ev, TILEC_ST_FOR, ls->loc);
     st->u.loop.kind = TILEC_LOOP_SERIAL;
     st->u.loop.num_stages = 1;
-    st->u.loop.extent = ex_int32(ev, l.n);
+    st->u.loop.extent = l.rt ? l.rt : ex_int32(ev, l.n);
     var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, nn ? names[0] : "wave"), TILEC_INT32,
                                       TILEC_VAR_LOOP));
     st->u.loop.var = var;
@@ -1103,6 +1320,7 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
         ts_unbind(ev, sched);
         w->persisted = ls;
     }
+    if (l.rt) w->persisted = ls;
     ev->in_rt_loop--;
     ev->rt_depth--;
     ev->tail = saved;

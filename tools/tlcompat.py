@@ -346,7 +346,9 @@ def entry_params(stripped):
             consts += [x.strip() for x in n.args[0].value.replace(",", " ").split()]
     # scalar kernel parameters (`max_seqlen_q: T.int32`) take -D values too
     for n in ast.walk(last):
-        if isinstance(n, ast.FunctionDef) and n is not last:
+        # (a T.macro's parameters are its call's arguments, not the kernel's)
+        if isinstance(n, ast.FunctionDef) and n is not last and \
+                not any(ast.unparse(d).endswith("macro") for d in n.decorator_list):
             for p in n.args.args:
                 if p.annotation is not None and re.match(r"^(T\.)?(u?int\d+|float\d+|bfloat16)$",
                                                          ast.unparse(p.annotation)):
@@ -523,7 +525,8 @@ def sparse_meta_values(shape, dt, a_is_f32):
 def index_values(name, shape, defs):
     """Valid contents for an integer or boolean kernel tensor, by TileLang's
     naming conventions (host code builds them like this), or None to keep the
-    random fill: masks all true; offsets / cu_seqlens [0, total, total, ...]; token_indices (sequence, position) pairs; lengths the largest
+    random fill: masks all true; offsets / cu_seqlens [0, total, total, ...], per-block offsets 0;
+    token_indices (sequence, position) pairs; lengths the largest
     -D length; counts 1; block tables and index lists 0, 1, 2, ... along the
     last dimension (distinct, sorted, each inside any dimension they index
     that is at least as long)."""
@@ -538,6 +541,10 @@ def index_values(name, shape, defs):
         # one sequence of every token (the others empty), which token_indices below agrees with
         total = max([v for k, v in defs.items() if re.search(r"(?i)seq|len|total|tokens", k)] or [n - 1])
         return [0] + [total] * (n - 1)
+    if "offset" in low and len(shape) > 1:
+        # per-block offsets (minference's BlockOffset: the start token of each key block a query block
+        # reads): 0, the first block, which every query block may read
+        return [0] * n
     if "token_ind" in low and len(shape) == 2 and last == 2:
         return [x for t in range(shape[0]) for x in (0, t)]
     if re.search(r"seqlen|seq_len|lens$|lengths", low):
