@@ -261,3 +261,77 @@ Test(lang, persistent_tile_scheduler_diagnostics)
                      "                s.next_tile()\n",
                      ":16:13: error: a barrier operation after the persistent tile loop at line");
 }
+
+/* ---- warp roles' loops of a run-time trip count (tests/lang/ws_rt_loop.py) ------- */
+
+static void fill_rt_counts(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    if (i == 1) {   /* Cnt: 5 steps in block 0, 2 in block 1 */
+        ((int32_t *)data)[0] = 5;
+        ((int32_t *)data)[1] = 2;
+        return;
+    }
+    fill_pattern(i, data, count, e);
+}
+
+Test(lang, warp_roles_loop_of_a_run_time_trip_count)
+{
+    run_t r;
+    int b, i, j, k;
+    const int cnt[2] = {5, 2};
+    run_file(&r, "tests/lang/ws_rt_loop.py", NULL, 0, fill_rt_counts);
+    for (b = 0; b < 2; b++)
+        for (i = 0; i < 4; i++)
+            for (j = 0; j < 8; j++) {
+                double c = 0;
+                for (k = 0; k < cnt[b]; k++) c += (k + 1) * (float)pattern(0, (b * 32 + 4 * k + i) * 8 + j);
+                EXPECT_NEAR(F(r, 2)[(b * 4 + i) * 8 + j], c, "C[%d,%d,%d] (%d steps)", b, i, j, cnt[b]);
+            }
+    run_free(&r);
+}
+
+Test(lang, warp_roles_run_time_loop_diagnostics)
+{
+    /* a parity that is not a function of k mod a constant */
+    expect_src_error(SCHED_HEAD
+                     "        bar = T.alloc_barrier([128])\n"
+                     "        n = T.alloc_var(\"int32\")\n"
+                     "        n = T.cast(A[0, 0], \"int32\")\n"
+                     "        tx = T.get_thread_binding()\n"
+                     "        if tx < 128:\n"
+                     "            for k in T.serial(n):\n"
+                     "                T.mbarrier_wait_parity(bar, (k // 2) & 1)\n"
+                     "        else:\n"
+                     "            for k in T.serial(n):\n"
+                     "                T.mbarrier_arrive(bar)\n",
+                     ":14:46: error: this loop of warp roles runs a run-time number of times, and a barrier, parity or "
+                     "condition of its barrier operations depends on the iteration otherwise than through `i % c`");
+    /* the roles' loops of different run-time trip counts */
+    expect_src_error(SCHED_HEAD
+                     "        bar = T.alloc_barrier([128])\n"
+                     "        n = T.alloc_var(\"int32\")\n"
+                     "        n = T.cast(A[0, 0], \"int32\")\n"
+                     "        tx = T.get_thread_binding()\n"
+                     "        if tx < 128:\n"
+                     "            for k in T.serial(n):\n"
+                     "                T.mbarrier_wait_parity(bar, k & 1)\n"
+                     "        else:\n"
+                     "            for k in T.serial(n + 1):\n"
+                     "                T.mbarrier_arrive(bar)\n",
+                     "run different numbers of times (two run-time trip counts)");
+    /* the state does not repeat within 4 periods (2 steps): bar2 completes a phase every 5 steps */
+    expect_src_error(SCHED_HEAD
+                     "        bar = T.alloc_barrier([128])\n"
+                     "        bar2 = T.alloc_barrier([640])\n"
+                     "        n = T.alloc_var(\"int32\")\n"
+                     "        n = T.cast(A[0, 0], \"int32\")\n"
+                     "        tx = T.get_thread_binding()\n"
+                     "        if tx < 128:\n"
+                     "            for k in T.serial(n):\n"
+                     "                T.mbarrier_wait_parity(bar, k & 1)\n"
+                     "        else:\n"
+                     "            for k in T.serial(n):\n"
+                     "                T.mbarrier_arrive(bar)\n"
+                     "                T.mbarrier_arrive(bar2)\n",
+                     "does not come back to where it started");
+}
