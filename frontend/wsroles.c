@@ -26,7 +26,14 @@
  * (or one block-level loop around the roles) become one loop whose body
  * takes the roles' steps in one order, found at one iteration and checked
  * against every iteration (compile-time trip count, parities, indices and
- * conditions).  What cannot be ordered so, or leaves the reading unproven,
+ * conditions).  A persistent tile scheduler's `while sched.valid():` loops
+ * (tilesched.c) are loops over its waves, each wave guarded by valid() in
+ * every role at once; loops with barrier operations inside a fused loop are
+ * unrolled; roles' loops of one run-time trip count are ordered when their
+ * barriers read the iteration only modulo a period and the protocol's
+ * state repeats (loop_period, same_state), each block then running a
+ * prefix of the checked sequence.  A name a role's statement introduces is
+ * the role's own.  What cannot be ordered so, or leaves the reading unproven,
  * is a diagnostic: a wait that would wait forever, a run-time parity or
  * condition around a barrier operation, roles' loops of different trip
  * counts, a register buffer (fragment, local, var) used by two roles,
@@ -65,7 +72,8 @@ typedef struct wr {
     bstate_t *bs; int nbs, capbs;
     struct owner { const tilec_ir_buffer_t *b; int role; } *own; int nown, capown;
     ast_loc_t at;
-    const ast_stmt_t *persisted;          /* a persistent tile loop ran: the barriers' phases are each block's own */
+    const ast_stmt_t *ragged;             /* a loop whose trip count is each block's own ran (a persistent tile
+                                           * loop, a run-time one): the barriers' phases after it are too */
     env_t *base, **renv;                  /* the block's names; each role's own (what its statements assign) */
 } wr_t;
 
@@ -509,12 +517,12 @@ static void bar_eval(ev_t *ev, wr_t *w, const atom_t *a, int role, barop_t *o)
     int threads = role < 0 ? w->total : w->nthr[role];
     o->op = OP_NONE;
     o->loc = call->loc;
-    if (w->persisted)
+    if (!strcmp(n, "tma_copy")) return;   /* tilec's copy is complete where it stands; the arrivals are the threads' */
+    if (w->ragged)
         ev_fail(ev, call->loc, "a barrier operation after the %s loop at line %d is outside the subset tilec "
                 "supports: each block runs that loop its own number of times, so the barriers' phases after it "
-                "differ between blocks", w->persisted->kind == AST_S_WHILE ? "persistent tile" : "run-time",
-                w->persisted->loc.line);
-    if (!strcmp(n, "tma_copy")) return;   /* tilec's copy is complete where it stands; the arrivals are the threads' */
+                "differ between blocks", w->ragged->kind == AST_S_WHILE ? "persistent tile" : "run-time",
+                w->ragged->loc.line);
     ev_eval_args(ev, call, &ar);
     if (!strcmp(n, "barrier_wait") || !strcmp(n, "mbarrier_wait_parity")) {
         b = arg(&ar, 0, "mbarrier");
@@ -1318,9 +1326,9 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
         ev->rt_depth--;
         st->u.loop.body = guard;
         ts_unbind(ev, sched);
-        w->persisted = ls;
+        w->ragged = ls;
     }
-    if (l.rt) w->persisted = ls;
+    if (l.rt) w->ragged = ls;
     ev->in_rt_loop--;
     ev->rt_depth--;
     ev->tail = saved;
