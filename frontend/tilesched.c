@@ -285,8 +285,12 @@ ast_block_t ts_body(ev_t *ev, const ast_stmt_t *s)
 void ts_loop_check(ev_t *ev, value_t *o, ast_loc_t loc)
 {
     if (attr_int(ev, o, "@looping")) ev_fail(ev, loc, "a persistent tile loop inside a loop of the same scheduler");
+    value_t *it = attr(o, "current_iter");
     if (attr_int(ev, o, "@after") || !attr(o, "@worker"))
         ev_fail(ev, loc, "`while sched.valid():` needs sched.init(worker_id) before it, once per loop");
+    if (!it || it->kind != V_INT || it->u.i != 0)
+        ev_fail(ev, loc, "a persistent tile loop starts at the worker's first tile; sched.next_tile() between "
+                "sched.init and the loop is outside the subset tilec supports");
 }
 
 void ts_loop_begin(ev_t *ev, value_t *o, value_t *it, ast_loc_t loc)
