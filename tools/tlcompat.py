@@ -312,12 +312,17 @@ def fit(defs):
     return defs
 
 
-def entry_params(stripped):
-    tree = ast.parse(stripped)
+def entry_node(stripped):
+    """The entry: the last kernel factory of the adapted file (tilec's default)."""
     last = None
-    for s in tree.body:
+    for s in ast.parse(stripped).body:
         if isinstance(s, ast.FunctionDef) and (KERNEL_MARK.search(ast.unparse(s)) or s.decorator_list):
             last = s
+    return last
+
+
+def entry_params(stripped):
+    last = entry_node(stripped)
     if not last:
         return None, []
     a = last.args
@@ -430,6 +435,9 @@ def cmd_strip(src_dir, out_dir, listfile=None):
                 defs = [(n, v) for n, v in defs if n != "topk"] + [("topk", most)]
         open(p + ".defs", "w").write(" ".join("-D%s=%s" % (n, fmt(v)) for n, v in fit(defs)))
         unit = unit_rows(src)
+        stoch = sinkhorn_params(src, entry_node(s))
+        if stoch:
+            open(p + ".dstoch", "w").write(" ".join(sorted(stoch)))
         if unit:
             open(p + ".unit", "w").write(" ".join(sorted(unit)))
     print("%d files adapted into %s" % (len(files), out_dir))
@@ -453,6 +461,87 @@ def unit_rows(src):
                         and k.value.operand.value == 1 for k in n.value.keywords):
             out.add(n.targets[0].id)
     return out
+
+
+def _sum_dim(call):
+    """The dimension of `X.sum(d, ...)` (or sum(dim=d)), or None."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "sum"):
+        return None
+    a = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dim"), None)
+    if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub) and isinstance(a.operand, ast.Constant):
+        return -a.operand.value
+    return None
+
+
+def sinkhorn_params(src, entry):
+    """Kernel tensors the host code fills with doubly stochastic matrices: the result of a file
+    function that divides a tensor by its sums over the last two dimensions in turn (Sinkhorn:
+    `R = R / R.sum(-2, keepdim=True)`, `R = R / R.sum(-1, keepdim=True)`), passed to the kernel
+    (`kernel = ENTRY.compile(...)` or ENTRY itself) at a position: the entry's parameter there."""
+    tree = ast.parse(src)
+    funcs = {}
+    for f in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+        dims = {}
+        for n in ast.walk(f):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                    and isinstance(n.value, ast.BinOp) and isinstance(n.value.op, ast.Div) \
+                    and isinstance(n.value.left, ast.Name) and n.value.left.id == n.targets[0].id:
+                d = _sum_dim(n.value.right)
+                if d is not None:
+                    dims.setdefault(n.targets[0].id, set()).add(d)
+        for name, ds in dims.items():
+            if {-1, -2} <= ds:
+                for r in [n for n in ast.walk(f) if isinstance(n, ast.Return) and n.value is not None]:
+                    items = r.value.elts if isinstance(r.value, ast.Tuple) else [r.value]
+                    for i, it in enumerate(items):
+                        if isinstance(it, ast.Name) and it.id == name:
+                            funcs[f.name] = (i, isinstance(r.value, ast.Tuple))
+    if not funcs or not entry:
+        return set()
+    ds, kern = set(), {entry.name}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Call) \
+                and isinstance(n.value.func, ast.Name) and n.value.func.id in funcs:
+            i, tup = funcs[n.value.func.id]
+            t = n.targets[0]
+            if tup and isinstance(t, ast.Tuple) and i < len(t.elts) and isinstance(t.elts[i], ast.Name):
+                ds.add(t.elts[i].id)
+            elif not tup and isinstance(t, ast.Name):
+                ds.add(t.id)
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, ast.Call) and ast.unparse(n.value.func) in (entry.name, entry.name + ".compile"):
+            kern.add(n.targets[0].id)
+    params = [a.arg for a in entry.args.args]
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in kern:
+            for i, a in enumerate(n.args):
+                if isinstance(a, ast.Name) and a.id in ds and i < len(params):
+                    out.add(params[i])
+    return out
+
+
+def doubly_stochastic_values(shape, seed):
+    """Seeded doubly stochastic matrices over the last two dimensions, as the host code builds them
+    (exp of uniform(0, 4) values, then 100 rounds of column and row normalization)."""
+    import random
+    rnd = random.Random(seed)
+    n, r, c = 1, shape[-2], shape[-1]
+    for d in shape:
+        n *= d
+    vals = []
+    for _ in range(n // (r * c)):
+        m = [[math.exp(rnd.uniform(0, 4)) for _ in range(c)] for _ in range(r)]
+        for _ in range(100):
+            for j in range(c):
+                t = sum(m[i][j] for i in range(r))
+                for i in range(r):
+                    m[i][j] /= t
+            for i in range(r):
+                t = sum(m[i])
+                m[i] = [x / t for x in m[i]]
+        vals += [x for row in m for x in row]
+    return vals
 
 
 def unit_values(shape, seed):
@@ -577,6 +666,7 @@ def inputs(p, tilec, defs):
             dv[k] = int(v)
     out = []
     unit = open(p + ".unit").read().split() if os.path.exists(p + ".unit") else []
+    stoch = open(p + ".dstoch").read().split() if os.path.exists(p + ".dstoch") else []
     src = open(p).read()
     found = PARAM.findall(r.stdout if r.returncode == 0 else "")
     adt = {name: dt for name, dt, _ in found}
@@ -589,6 +679,8 @@ def inputs(p, tilec, defs):
             continue  # a symbol without a value: keep the random fill
         if dt.startswith("float") and name == "dense" and "semi_sparse" in src and shape:
             vals = semi_sparse_values(shape, dt, len(out))
+        elif dt.startswith("float") and name in stoch and len(shape) >= 2:
+            vals = doubly_stochastic_values(shape, len(out))
         elif dt.startswith("float"):
             vals = unit_values(shape, len(out)) if name in unit and shape else None
         elif name in ("E", "meta", "e") and "T.gemm_sp" in src and dt in SPARSE_META_BITS:
