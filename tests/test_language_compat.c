@@ -334,4 +334,15 @@ Test(lang, warp_roles_run_time_loop_diagnostics)
                      "                T.mbarrier_arrive(bar)\n"
                      "                T.mbarrier_arrive(bar2)\n",
                      "does not come back to where it started");
+    /* a warp vote in a role's per-thread code */
+    expect_src_error(SCHED_HEAD
+                     "        S = T.alloc_shared((128,), \"float32\")\n"
+                     "        bar = T.alloc_barrier([128])\n"
+                     "        tx = T.get_thread_binding()\n"
+                     "        if tx < 128:\n"
+                     "            T.mbarrier_wait_parity(bar, 0)\n"
+                     "            v = T.any_sync(S[tx] < 1.0)\n"
+                     "        else:\n"
+                     "            T.mbarrier_arrive(bar)\n",
+                     ":13:17: error: T.any_sync, a warp vote, in a warp role's per-thread code is outside the subset");
 }
