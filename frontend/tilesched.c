@@ -249,11 +249,11 @@ value_t *ts_call(ev_t *ev, int id, value_t *o, args_t *ar)
     ev_fail(ev, at, "internal error: unknown scheduler method %d", id);
 }
 
-/* `X.valid()` written as a while condition */
+/* `NAME.valid()` written as a while condition (a name: looking it up twice changes nothing) */
 int ts_is_valid_syntax(const ast_expr_t *c)
 {
     return c && c->kind == AST_CALL && c->u.call.func->kind == AST_ATTR && !c->u.call.nargs && !c->u.call.nkw &&
-           !strcmp(c->u.call.func->u.attr.name, "valid");
+           !strcmp(c->u.call.func->u.attr.name, "valid") && c->u.call.func->u.attr.value->kind == AST_NAME;
 }
 
 /* The scheduler of `while sched.valid():`, or NULL when the condition is something else. */
@@ -272,8 +272,7 @@ ast_block_t ts_body(ev_t *ev, const ast_stmt_t *s)
     const ast_stmt_t *last = b.n ? b.s[b.n - 1] : NULL;
     const ast_expr_t *c = last && last->kind == AST_S_EXPR ? last->u.expr : NULL;
     if (!c || c->kind != AST_CALL || c->u.call.func->kind != AST_ATTR ||
-        strcmp(c->u.call.func->u.attr.name, "next_tile") ||
-        c->u.call.func->u.attr.value->kind != AST_NAME || s->u.wloop.cond->u.call.func->u.attr.value->kind != AST_NAME ||
+        strcmp(c->u.call.func->u.attr.name, "next_tile") || c->u.call.func->u.attr.value->kind != AST_NAME ||
         strcmp(c->u.call.func->u.attr.value->u.name, s->u.wloop.cond->u.call.func->u.attr.value->u.name))
         ev_fail(ev, last ? last->loc : s->loc, "a `while sched.valid():` loop ends with sched.next_tile() (tilec "
                 "reads it as a loop over the scheduler's waves)");
