@@ -26,7 +26,7 @@ enum {
     BI_LOG, BI_LOG2, BI_SQRT, BI_RSQRT, BI_TANH, BI_SIGMOID, BI_FLOOR, BI_CEIL, BI_IF_THEN_ELSE,
     BI_INFINITY, BI_CAST, BI_POW, BI_FLOORDIV, BI_FLOORMOD, BI_TRUNCDIV, BI_MAX_VALUE, BI_MIN_VALUE,
     BI_CONST, BI_EMPTY, BI_SAFE_VALUE, BI_NOOP_HINT, BI_TCAST, BI_DTYPE_OF, BI_CLAMP, BI_ATOMIC_ADDX2,
-    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL, BI_PERSISTENT, BI_SYNC_GRID, BI_REINTERPRET,
+    BI_ATOMIC_ADDX4, BI_RESHAPE, BI_VIEW, BI_IM2COL, BI_ALLOC_GLOBAL, BI_PERSISTENT, BI_TILE_SCHED, BI_SYNC_GRID, BI_REINTERPRET,
     BI_RNG_INIT, BI_RNG_RAND, BI_SHFL, BI_SHFL_DOWN, BI_SHFL_UP, BI_ALLREDUCE, BI_ATTR, BI_COMM_REDUCER,
     BI_EVALUATE, BI_GEMM_SP, BI_DEVICE_ASSERT, BI_SHIFT_LEFT, BI_SHIFT_RIGHT,
     /* python */
@@ -54,9 +54,11 @@ static const bientry_t t_members[] = {
     {"max_value", BI_MAX_VALUE}, {"min_value", BI_MIN_VALUE}, {"const", BI_CONST}, {"empty", BI_EMPTY},
     {"annotate_safe_value", BI_SAFE_VALUE}, {"disable_warp_group_reg_alloc", BI_NOOP_HINT},
     {"set_max_nreg", BI_NOOP_HINT}, {"no_set_max_nreg", BI_NOOP_HINT}, {"dtype", BI_DTYPE_OF},
+    {"annotate_producer_reg_dealloc", BI_NOOP_HINT}, {"annotate_consumer_reg_alloc", BI_NOOP_HINT},
     {"clamp", BI_CLAMP}, {"parallel", BI_PARALLEL}, {"Serial", BI_SERIAL}, {"atomic_addx2", BI_ATOMIC_ADDX2},
     {"atomic_addx4", BI_ATOMIC_ADDX4}, {"reshape", BI_RESHAPE}, {"view", BI_VIEW}, {"im2col", BI_IM2COL},
     {"alloc_global", BI_ALLOC_GLOBAL}, {"Persistent", BI_PERSISTENT},
+    {"PersistentTileScheduler", BI_TILE_SCHED},
     {"sync_grid", BI_SYNC_GRID}, {"reinterpret", BI_REINTERPRET},
     {"rng_init", BI_RNG_INIT}, {"rng_rand", BI_RNG_RAND}, {"tvm_warp_shuffle", BI_SHFL},
     {"tvm_warp_shuffle_down", BI_SHFL_DOWN}, {"tvm_warp_shuffle_up", BI_SHFL_UP},
@@ -83,8 +85,10 @@ static const struct { const char *name, *why; } t_unsupported[] = {
     {"thread_binding", "a thread index is only read as a statement `tx = T.thread_binding(0, threads, "
      "thread=\"threadIdx.x\")` in a kernel body, where the rest of that block runs once per thread"},
     {"ClusterKernel", "thread-block clusters are not in the subset"},
-    {"PersistentTileScheduler", "the persistent tile scheduler object is not in the subset; T.Persistent is"},
     {"ptr", "raw pointers (T.ptr, pointer tables) are not in the subset; pass tensors"},
+    {"any_sync", "warp votes (T.any_sync, T.all_sync, T.ballot_sync) exchange values between the threads of a warp"},
+    {"all_sync", "warp votes (T.any_sync, T.all_sync, T.ballot_sync) exchange values between the threads of a warp"},
+    {"ballot_sync", "warp votes (T.any_sync, T.all_sync, T.ballot_sync) exchange values between the threads of a warp"},
     {"alloc_reducer", "T.alloc_reducer is not in the subset yet"},
     {"call_extern", "external device functions cannot be called on every backend"},
     {"import_source", "external device sources cannot be compiled on every backend"},
@@ -530,6 +534,7 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
     if (id >= BI_MODULE_FIRST) {
         ev_eval_args(ev, call, &ar);
         if (id == BI_METHOD) return py_method_call(ev, fnv->u.bi.self, fnv->u.bi.meth, &ar);
+        if (id >= BI_TS_FIRST) return ts_call(ev, id, fnv->u.bi.self, &ar);
         if (id >= BI_MMA_FIRST) return mma_call(ev, id, fnv->u.bi.self, &ar);
         if (id >= BI_WS_FIRST) {
             /* one thread's cp.async is per-thread code; the rest of wsops.c is block-level */
@@ -825,7 +830,10 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         value_t *v;
         int i, j;
         for (j = 0; j < ar.nkw; j++)
-            if (strcmp(ar.kwn[j], "coalesced_width") && strcmp(ar.kwn[j], "loop_layout"))
+            /* hints: prefer_async (stores to shared by cp.async, complete where the loop stands in tilec) and
+             * annotations do not change results */
+            if (strcmp(ar.kwn[j], "coalesced_width") && strcmp(ar.kwn[j], "loop_layout") &&
+                strcmp(ar.kwn[j], "prefer_async") && strcmp(ar.kwn[j], "annotations"))
                 ev_fail(ev, ar.kwloc[j], "T.Parallel has no keyword argument '%s'", ar.kwn[j]);
         if (ar.n < 1 || ar.n > TILEC_IR_MAX_DIMS) ev_fail(ev, at, "T.Parallel takes 1 to %d extents", TILEC_IR_MAX_DIMS);
         ev_require_kernel(ev, at, "T.Parallel");
@@ -840,6 +848,7 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         if (ar.n || ar.nkw) ev_fail(ev, at, "T.sync_grid() takes no arguments");
         ev_grid_sync(ev, at);
         return ev->none;
+    case BI_TILE_SCHED: return ts_new(ev, &ar);
     case BI_PERSISTENT: {
         /* for bx, by in T.Persistent([m, n], wave_size, index): the tiles index, index + wave_size, ...
          * of the m x n domain (eval_stmt.c: exec_persistent) */

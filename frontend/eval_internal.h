@@ -381,10 +381,13 @@ enum {
     BI_WS_FIRST = 500,
     BI_WS = BI_WS_FIRST, BI_ALLOC_BARRIER, BI_BARRIER_ARRIVE, BI_MBARRIER_ARRIVE, BI_BARRIER_WAIT,
     BI_MBARRIER_WAIT, BI_MBARRIER_EXPECT_TX, BI_FENCE_ASYNC, BI_TMA_STORE_WAIT, BI_TMA_COPY, BI_ALLOC_TMEM,
-    BI_TCGEN05_GEMM, BI_WGMMA_GEMM, BI_WAIT_WGMMA, BI_CP_ASYNC_BAR, BI_ACCESS_PTR, BI_PTX_CP_ASYNC
+    BI_TCGEN05_GEMM, BI_WGMMA_GEMM, BI_WAIT_WGMMA, BI_CP_ASYNC_BAR, BI_ACCESS_PTR, BI_PTX_CP_ASYNC,
+    BI_TCGEN05_ARRIVE, BI_PTX_COMMIT, BI_PTX_WAIT
 };
 /* methods of the MMA emitter object of mma_emitter.c (>= BI_MMA_FIRST) */
 enum { BI_MMA_FIRST = 600, BI_MMA_LDA = BI_MMA_FIRST, BI_MMA_LDB, BI_MMA_MMA, BI_MMA_STMATRIX };
+/* methods of the persistent tile scheduler of tilesched.c (>= BI_TS_FIRST) */
+enum { BI_TS_FIRST = 700, BI_TS_INIT = BI_TS_FIRST, BI_TS_VALID, BI_TS_NEXT, BI_TS_COORD };
 /* the items of a compile-time iterable (tuple, list, range, str, dict keys) as a tuple */
 value_t *v_iter_items(ev_t *ev, value_t *v, ast_loc_t loc);
 
@@ -440,6 +443,9 @@ value_t *view_src(ev_t *ev, value_t *v, ast_loc_t loc); /* a whole view read: an
 void op_im2col(ev_t *ev, value_t **v, ast_loc_t *l, ast_loc_t loc);
 /* value.c: the range of an index over its enclosing loops */
 int v_index_range(ev_t *ev, tilec_ir_expr_t *e, int64_t *lo, int64_t *hi);
+/* subscript.c: two int expressions the same tree; e loads an element of b */
+int ev_ex_same(const tilec_ir_expr_t *x, const tilec_ir_expr_t *y);
+int ev_ex_reads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b);
 
 /* ---- reinterpret.c ---- */
 value_t *v_reinterpret(ev_t *ev, value_t *x, tilec_dtype_t to, ast_loc_t loc); /* x's bits as dtype to */
@@ -448,6 +454,21 @@ value_t *v_reinterpret(ev_t *ev, value_t *x, tilec_dtype_t to, ast_loc_t loc); /
 value_t *mma_new(ev_t *ev, args_t *ar);                          /* TensorCoreIntrinEmitter(...) */
 value_t *mma_call(ev_t *ev, int id, value_t *self, args_t *ar);   /* its ldmatrix_a/_b, mma, stmatrix */
 void mma_check(ev_t *ev);   /* at a kernel's end: the register buffers it took are not used otherwise */
+
+/* ---- tilesched.c ---- */
+int ts_is(const value_t *v);                                       /* a T.PersistentTileScheduler */
+value_t *ts_new(ev_t *ev, args_t *ar);                             /* T.PersistentTileScheduler(...) */
+value_t *ts_call(ev_t *ev, int id, value_t *self, args_t *ar);     /* its init, valid, next_tile, coord */
+int ts_is_valid_syntax(const ast_expr_t *c);                       /* c is `X.valid()` */
+value_t *ts_of_while(ev_t *ev, const ast_stmt_t *s);               /* `while sched.valid():`'s scheduler */
+ast_block_t ts_body(ev_t *ev, const ast_stmt_t *s);                /* its body less the final next_tile() */
+int64_t ts_waves(ev_t *ev, value_t *o);                            /* the loop's bound: ceildiv(tiles, W) */
+value_t *ts_valid_at(ev_t *ev, value_t *o, value_t *it, ast_loc_t loc); /* valid() at iteration it */
+void ts_bind(ev_t *ev, value_t *o, value_t *it, ast_loc_t loc);    /* the state at iteration it */
+void ts_loop_check(ev_t *ev, value_t *o, ast_loc_t loc);          /* a loop may start: after init, once */
+void ts_loop_begin(ev_t *ev, value_t *o, value_t *it, ast_loc_t loc);
+void ts_unbind(ev_t *ev, value_t *o);                              /* after the loop */
+void ts_exec_while(ev_t *ev, ast_stmt_t *s, value_t *o);           /* the loop outside warp roles */
 
 /* ---- classes.c ---- */
 void cls_exec(ev_t *ev, ast_stmt_t *s);                 /* a class statement */
@@ -469,6 +490,7 @@ void th_reject(ev_t *ev, const char *what, ast_loc_t loc); /* what may not run i
 /* ---- wsroles.c ---- */
 int wr_applies(ev_t *ev, const ast_block_t *b, int first); /* b->s[first] a binding read only by role `if`s */
 void wr_run(ev_t *ev, const ast_block_t *b, int first);     /* the rest, the roles in a barrier-true order */
+env_t *wr_scope_of(ev_t *ev, const char *name);             /* where an assignment in a role binds name */
 int wr_is_bar_call(const ast_expr_t *call);                  /* a call of an mbarrier operation */
 const char *wr_call_name(const ast_expr_t *call);            /* the called attribute or name, or NULL */
 /* ---- wsthread.c ---- */

@@ -82,8 +82,9 @@ static void store_elem(ev_t *ev, tilec_ir_expr_t *load, value_t *v, ast_loc_t lo
 
 static void assign_name(ev_t *ev, const char *name, value_t *v, ast_loc_t loc)
 {
-    int i = ev_env_find(ev->env, name);
-    value_t *cur = i >= 0 ? ev->env->vals[i] : NULL;
+    env_t *e = wr_scope_of(ev, name);   /* a warp role's code: the block's name, or the role's own */
+    int i = ev_env_find(e, name);
+    value_t *cur = i >= 0 ? e->vals[i] : NULL;
     if (cur && cur->kind == V_BUF && cur->u.buf->scope == TILEC_SCOPE_VAR && v->kind != V_BUF &&
         (v_is_rt(v) || v_is_num(v))) {
         tilec_ir_expr_t *z = ex_int32(ev, 0);
@@ -93,7 +94,7 @@ static void assign_name(ev_t *ev, const char *name, value_t *v, ast_loc_t loc)
     if (v->kind == V_SYM) {
         if (!v->u.sym->alias) v->u.sym->alias = name;
         ev_sym_define(ev, v->u.sym, name, loc);
-        env_set(ev, ev->env, name, v);
+        env_set(ev, e, name, v);
         return;
     }
     if (is_let(cur) && ev->tail && (v_is_rt(v) || v_is_num(v))) {
@@ -113,10 +114,10 @@ static void assign_name(ev_t *ev, const char *name, value_t *v, ast_loc_t loc)
         st->u.assign.value = v->u.ex;
         ev_emit(ev, st, loc);
         note_let(ev, var, v->u.ex);
-        env_set(ev, ev->env, name, v_expr(ev, tilec_ir_varref(ev->a, var)));
+        env_set(ev, e, name, v_expr(ev, tilec_ir_varref(ev->a, var)));
         return;
     }
-    env_set(ev, ev->env, name, v);
+    env_set(ev, e, name, v);
 }
 
 
@@ -968,6 +969,11 @@ static void exec_rt_while(ev_t *ev, ast_stmt_t *s, value_t *c)
  * condition it is a counted kernel loop (exec_rt_while). */
 static void exec_while(ev_t *ev, ast_stmt_t *s)
 {
+    value_t *sched = ts_of_while(ev, s);
+    if (sched) {   /* `while sched.valid():` of a persistent tile scheduler (tilesched.c) */
+        ts_exec_while(ev, s, sched);
+        return;
+    }
     ev->ct_loops++;
     for (;;) {
         value_t *c = ev_eval(ev, s->u.wloop.cond);

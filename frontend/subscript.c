@@ -127,6 +127,36 @@ static int ex_same(const tilec_ir_expr_t *x, const tilec_ir_expr_t *y, int depth
     return 0;
 }
 
+int ev_ex_same(const tilec_ir_expr_t *x, const tilec_ir_expr_t *y)
+{
+    return ex_same(x, y, 0);
+}
+
+static int ex_reads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b, int depth)
+{
+    int i;
+    if (depth > 64) return 1;
+    switch (e->kind) {
+    case TILEC_EX_LOAD:
+        if (e->u.load.buf == b) return 1;
+        for (i = 0; i < e->u.load.buf->ndim; i++)
+            if (ex_reads(e->u.load.idx[i], b, depth + 1)) return 1;
+        return 0;
+    case TILEC_EX_UNARY: return ex_reads(e->u.un.a, b, depth + 1);
+    case TILEC_EX_BINARY: return ex_reads(e->u.bin.a, b, depth + 1) || ex_reads(e->u.bin.b, b, depth + 1);
+    case TILEC_EX_SELECT:
+        return ex_reads(e->u.sel.cond, b, depth + 1) || ex_reads(e->u.sel.a, b, depth + 1) ||
+               ex_reads(e->u.sel.b, b, depth + 1);
+    case TILEC_EX_CAST: return ex_reads(e->u.cast.a, b, depth + 1);
+    default: return 0;
+    }
+}
+
+int ev_ex_reads(const tilec_ir_expr_t *e, const tilec_ir_buffer_t *b)
+{
+    return ex_reads(e, b, 0);
+}
+
 static void lin_add_atom(lin_t *l, tilec_ir_expr_t *e, int64_t k)
 {
     int i;

@@ -32,7 +32,8 @@ static const struct { const char *name; int id; } ws_members[] = {
     {"fence_proxy_async", BI_FENCE_ASYNC}, {"tma_store_wait", BI_TMA_STORE_WAIT}, {"tma_copy", BI_TMA_COPY},
     {"alloc_tmem", BI_ALLOC_TMEM}, {"tcgen05_gemm", BI_TCGEN05_GEMM}, {"wgmma_gemm", BI_WGMMA_GEMM},
     {"wait_wgmma", BI_WAIT_WGMMA}, {"cp_async_barrier_noinc", BI_CP_ASYNC_BAR}, {"access_ptr", BI_ACCESS_PTR},
-    {"ptx_cp_async", BI_PTX_CP_ASYNC}, {NULL, 0}
+    {"ptx_cp_async", BI_PTX_CP_ASYNC}, {"tcgen05_mma_arrive", BI_TCGEN05_ARRIVE},
+    {"ptx_commit_group", BI_PTX_COMMIT}, {"ptx_wait_group", BI_PTX_WAIT}, {NULL, 0}
 };
 
 value_t *ws_member(ev_t *ev, const char *name)
@@ -194,6 +195,17 @@ value_t *ws_call(ev_t *ev, int id, args_t *ar_)
         ev_require_kernel(ev, at, ws_name(id));
         return ev->none;
     }
+    case BI_TCGEN05_ARRIVE: {
+        /* the MMAs issued before it signal the barrier once they complete: one arrival (tilec's MMA is
+         * complete where it stands) */
+        BIND("T.tcgen05_mma_arrive", 1, "mbar", "arrive_2cta");
+        want_barrier(ev, a_[0], l_[0], ws_name(id));
+        if (a_[1] && a_[1]->kind != V_NONE && v_truth(ev, a_[1], l_[1]))
+            ev_fail(ev, l_[1], "T.tcgen05_mma_arrive(arrive_2cta=True) also signals the peer block of a cluster; "
+                    "clusters are outside the subset tilec supports");
+        ev_require_kernel(ev, at, ws_name(id));
+        return ev->none;
+    }
     case BI_CP_ASYNC_BAR: {
         BIND("T.cp_async_barrier_noinc", 1, "mbarrier");
         want_barrier(ev, a_[0], l_[0], ws_name(id));
@@ -232,6 +244,15 @@ value_t *ws_call(ev_t *ev, int id, args_t *ar_)
         ev_require_kernel(ev, at, ws_name(id));
         return ev->none;
     }
+    case BI_PTX_COMMIT: case BI_PTX_WAIT:
+        /* cp.async groups: tilec's copies (a T.Parallel with prefer_async=True too) are complete where they
+         * stand, so committing and waiting for groups have nothing left to order */
+        if (id == BI_PTX_COMMIT ? ar.n || ar.nkw : ar.n != 1 || ar.nkw)
+            ev_fail(ev, at, id == BI_PTX_COMMIT ? "T.ptx_commit_group() takes no arguments"
+                                                : "T.ptx_wait_group takes the number of groups left in flight");
+        if (id == BI_PTX_WAIT) (void)v_want_int(ev, ar.v[0], ar.loc[0], "the number of groups left in flight");
+        ev_require_kernel(ev, at, ws_name(id));
+        return ev->none;
     case BI_FENCE_ASYNC: case BI_TMA_STORE_WAIT:
         if (ar.n || ar.nkw) ev_fail(ev, at, "T.%s takes no arguments", ws_name(id));
         ev_require_kernel(ev, at, ws_name(id));

@@ -26,7 +26,14 @@
  * (or one block-level loop around the roles) become one loop whose body
  * takes the roles' steps in one order, found at one iteration and checked
  * against every iteration (compile-time trip count, parities, indices and
- * conditions).  What cannot be ordered so, or leaves the reading unproven,
+ * conditions).  A persistent tile scheduler's `while sched.valid():` loops
+ * (tilesched.c) are loops over its waves, each wave guarded by valid() in
+ * every role at once; loops with barrier operations inside a fused loop are
+ * unrolled; roles' loops of one run-time trip count are ordered when their
+ * barriers read the iteration only modulo a period and the protocol's
+ * state repeats (loop_period, same_state), each block then running a
+ * prefix of the checked sequence.  A name a role's statement introduces is
+ * the role's own.  What cannot be ordered so, or leaves the reading unproven,
  * is a diagnostic: a wait that would wait forever, a run-time parity or
  * condition around a barrier operation, roles' loops of different trip
  * counts, a register buffer (fragment, local, var) used by two roles,
@@ -39,6 +46,8 @@
 #include "tilec/ir_walk.h"
 
 #include <string.h>
+
+#define WR_MAX_INNER 64   /* iterations of a loop unrolled inside a loop of warp roles */
 
 enum { A_PLAIN, A_BAR, A_LOOP, A_CLOOP };   /* a step; a role's loop; a block-level loop */
 
@@ -63,9 +72,43 @@ typedef struct wr {
     bstate_t *bs; int nbs, capbs;
     struct owner { const tilec_ir_buffer_t *b; int role; } *own; int nown, capown;
     ast_loc_t at;
+    const ast_stmt_t *ragged;             /* a loop whose trip count is each block's own ran (a persistent tile
+                                           * loop, a run-time one): the barriers' phases after it are too */
+    env_t *base, **renv;                  /* the block's names; each role's own (what its statements assign) */
 } wr_t;
 
 typedef struct step { int role; const atom_t *a; } step_t;   /* role -1: a block-level atom */
+
+/* Each role's statements assign names of their own (every thread has its own `phase = ...`): they
+ * run in the role's environment, whose parent holds the block's names.  Returns the one to restore. */
+static env_t *in_role(ev_t *ev, const wr_t *w, int role)
+{
+    env_t *e = ev->env;
+    ev->env = role >= 0 ? w->renv[role] : w->base;
+    return e;
+}
+
+/* Where an assignment to name binds: a warp role's statements rebind a name of the block (a
+ * T.alloc_var is stored to, as before the roles); a name they introduce is the role's own. */
+env_t *wr_scope_of(ev_t *ev, const char *name)
+{
+    const wr_t *w = ev->wr;
+    int r;
+    if (!w || !w->renv || ev->env == w->base || ev_env_find(ev->env, name) >= 0 || ev_env_find(w->base, name) < 0)
+        return ev->env;
+    for (r = 0; r < w->nroles; r++)
+        if (ev->env == w->renv[r]) return w->base;
+    return ev->env;
+}
+
+/* A loop's variable, the same for the block and every role. */
+static void bind_all(ev_t *ev, const wr_t *w, const char *name, value_t *v)
+{
+    int r;
+    env_set(ev, w->base, name, v);
+    for (r = 0; r < w->nroles; r++)
+        if (ev_env_find(w->renv[r], name) >= 0) env_set(ev, w->renv[r], name, v);
+}
 
 static void *grow(ev_t *ev, void *p, int n, int *cap, size_t sz)
 {
@@ -98,7 +141,7 @@ static int has_kw(const ast_expr_t *call, const char *name)
 int wr_is_bar_call(const ast_expr_t *e)
 {
     static const char *const ops[] = {"barrier_arrive", "mbarrier_arrive", "barrier_wait", "mbarrier_wait_parity",
-                                      "mbarrier_arrive_expect_tx", "cp_async_barrier_noinc", NULL};
+                                      "mbarrier_arrive_expect_tx", "cp_async_barrier_noinc", "tcgen05_mma_arrive", NULL};
     const char *n = wr_call_name(e);
     int i;
     if (!n) return 0;
@@ -180,6 +223,10 @@ static int roles_only(const char *tx, const ast_block_t *b, int in_role, int *ba
             break;
         case AST_S_WITH:
             if (th_uses_e(tx, s->u.with.ctx) || !roles_only(tx, &s->u.with.body, in_role, bar, splits, depth + 1))
+                return 0;
+            break;
+        case AST_S_WHILE:
+            if (th_uses_e(tx, s->u.wloop.cond) || !roles_only(tx, &s->u.wloop.body, in_role, bar, splits, depth + 1))
                 return 0;
             break;
         default:
@@ -359,7 +406,10 @@ static void project_stmt(ev_t *ev, wr_t *w, ast_stmt_t *s, int role, int in_role
         return;
     case AST_S_FOR: {
         const char *k = loop_kind(s);
-        if (!strcmp(k, "unroll") || !strcmp(k, "range")) {   /* unrolled at compile time */
+        /* unrolled at compile time: T.unroll and range, and a counted loop inside a loop of warp roles
+         * (tilec fuses the roles' loops one level deep; the inner loops' steps are ordered one by one) */
+        int inner = in_loop && (!strcmp(k, "serial") || !strcmp(k, "Pipelined"));
+        if (!strcmp(k, "unroll") || !strcmp(k, "range") || inner) {
             value_t *it = ev_eval(ev, s->u.loop.iter);
             int64_t lo = 0, hi, st = 1, x;
             if (s->u.loop.target->kind != AST_NAME) ev_fail(ev, s->u.loop.target->loc, "unrolled loops around barrier operations take one name");
@@ -373,10 +423,15 @@ static void project_stmt(ev_t *ev, wr_t *w, ast_stmt_t *s, int role, int in_role
                 hi = v_want_int(ev, it->u.it->hi[0], s->u.loop.iter->loc, "a loop end");
                 st = it->u.it->step ? it->u.it->step : 1;
             } else {
-                ev_fail(ev, s->u.loop.iter->loc, "an unrolled loop around barrier operations in warp-specialized code "
-                        "needs a compile-time range");
+                ev_fail(ev, s->u.loop.iter->loc, inner ? "a loop with barrier operations inside a loop of warp roles "
+                        "needs a compile-time trip count (tilec unrolls it to order its steps)" :
+                        "an unrolled loop around barrier operations in warp-specialized code needs a compile-time range");
             }
             if (st <= 0) ev_fail(ev, s->u.loop.iter->loc, "an unrolled loop around barrier operations needs a positive step");
+            if (inner && hi > lo && (hi - lo + st - 1) / st > WR_MAX_INNER)
+                ev_fail(ev, s->u.loop.iter->loc, "this loop with barrier operations inside a loop of warp roles runs "
+                        "%lld times; tilec unrolls such loops to order their steps, up to %d iterations",
+                        (long long)((hi - lo + st - 1) / st), WR_MAX_INNER);
             if (c->nb >= 16) ev_fail(ev, s->loc, "unrolled loops nest too deeply around barrier operations");
             c->bn[c->nb++] = s->u.loop.target->u.name;
             for (x = lo; x < hi; x += st) {
@@ -395,6 +450,14 @@ static void project_stmt(ev_t *ev, wr_t *w, ast_stmt_t *s, int role, int in_role
         push_atom(ev, q, s, in_role ? A_LOOP : A_CLOOP, !in_role, c);
         return;
     }
+    case AST_S_WHILE:   /* `while sched.valid():` of a persistent tile scheduler: a loop over its waves */
+        if (!ts_is_valid_syntax(s->u.wloop.cond))
+            ev_fail(ev, s->loc, "a while loop around barrier operations or warp roles is outside the subset tilec "
+                    "supports, other than a persistent tile scheduler's `while sched.valid():`");
+        if (in_loop)
+            ev_fail(ev, s->loc, "a persistent tile loop inside a loop of warp roles is outside the subset tilec supports");
+        push_atom(ev, q, s, in_role ? A_LOOP : A_CLOOP, !in_role, c);
+        return;
     default:
         ev_fail(ev, s->loc, "this statement around barrier operations or warp roles is outside the subset tilec "
                 "supports; barrier operations may sit in `if`s and T.serial / T.unroll loops");
@@ -455,6 +518,11 @@ static void bar_eval(ev_t *ev, wr_t *w, const atom_t *a, int role, barop_t *o)
     o->op = OP_NONE;
     o->loc = call->loc;
     if (!strcmp(n, "tma_copy")) return;   /* tilec's copy is complete where it stands; the arrivals are the threads' */
+    if (w->ragged)
+        ev_fail(ev, call->loc, "a barrier operation after the %s loop at line %d is outside the subset tilec "
+                "supports: each block runs that loop its own number of times, so the barriers' phases after it "
+                "differ between blocks", w->ragged->kind == AST_S_WHILE ? "persistent tile" : "run-time",
+                w->ragged->loc.line);
     ev_eval_args(ev, call, &ar);
     if (!strcmp(n, "barrier_wait") || !strcmp(n, "mbarrier_wait_parity")) {
         b = arg(&ar, 0, "mbarrier");
@@ -465,8 +533,8 @@ static void bar_eval(ev_t *ev, wr_t *w, const atom_t *a, int role, barop_t *o)
                     "(a parity from the loops' counters and constants)");
         o->op = OP_WAIT;
         o->parity = v_want_int(ev, p, call->loc, "the parity") & 1;
-    } else if (!strcmp(n, "tcgen05_gemm")) {
-        b = arg(&ar, 7, "mbar");
+    } else if (!strcmp(n, "tcgen05_gemm") || !strcmp(n, "tcgen05_mma_arrive")) {
+        b = !strcmp(n, "tcgen05_gemm") ? arg(&ar, 7, "mbar") : arg(&ar, 0, "mbar");
         if (!b || b->kind == V_NONE) return;
         o->op = OP_ARRIVE;
         o->n = 1;   /* the MMA's commit */
@@ -586,7 +654,7 @@ static int same_ctx(const atom_t *a, const atom_t *b)
 }
 
 /* Emits atoms a[0..n-1] (one role, one context) under their conditions. */
-static void emit_group(ev_t *ev, wr_t *w, int role, atom_t **a, int n)
+static void emit_group_in(ev_t *ev, wr_t *w, int role, atom_t **a, int n)
 {
     value_t *c[32];
     tilec_ir_stmt_t *outer = NULL, **link = NULL, **saved = ev->tail, *list = NULL;
@@ -636,6 +704,13 @@ static void emit_group(ev_t *ev, wr_t *w, int role, atom_t **a, int n)
     }
 }
 
+static void emit_group(ev_t *ev, wr_t *w, int role, atom_t **a, int n)
+{
+    env_t *e = in_role(ev, w, role);
+    emit_group_in(ev, w, role, a, n);
+    ev->env = e;
+}
+
 /* ---- scheduling ------------------------------------------------------------------ */
 
 enum { M_RUN, M_PLAN, M_CHECK };
@@ -646,6 +721,7 @@ static int pure_expr(const ast_expr_t *e, int depth)
     if (!e || depth > 50) return !e;
     switch (e->kind) {
     case AST_NAME: case AST_INT: case AST_BOOL: case AST_FLOAT: return 1;
+    case AST_ATTR: return e->u.attr.value->kind == AST_NAME;   /* sched.current_iter: a value, no memory read */
     case AST_BINOP: case AST_BOOLOP: return pure_expr(e->u.bin.a, depth + 1) && pure_expr(e->u.bin.b, depth + 1);
     case AST_UNARY: return pure_expr(e->u.un.a, depth + 1);
     case AST_COMPARE:
@@ -701,7 +777,7 @@ static void plan_plain(ev_t *ev, const wr_t *w, const atom_t *a)
 }
 
 /* One atom in a planning mode: 1 done, 0 a wait that does not pass. */
-static int sim_atom(ev_t *ev, wr_t *w, int role, const atom_t *a)
+static int sim_atom_in(ev_t *ev, wr_t *w, int role, const atom_t *a)
 {
     barop_t o;
     int g;
@@ -719,6 +795,14 @@ static int sim_atom(ev_t *ev, wr_t *w, int role, const atom_t *a)
     if (!bar_passes(&o)) return 0;
     bar_apply(&o);
     return 1;
+}
+
+static int sim_atom(ev_t *ev, wr_t *w, int role, const atom_t *a)
+{
+    env_t *e = in_role(ev, w, role);
+    int r = sim_atom_in(ev, w, role, a);
+    ev->env = e;
+    return r;
 }
 
 static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll);
@@ -757,6 +841,7 @@ static void schedule(ev_t *ev, wr_t *w, seq_t *q, int *pc, int mode, step_t **or
                     if (a->kind == A_BAR) {
                         barop_t o;
                         int g;
+                        env_t *e = in_role(ev, w, r);
                         enter(ev, a);
                         g = guards_now(ev, a, NULL);
                         if (g < 0)
@@ -764,9 +849,11 @@ static void schedule(ev_t *ev, wr_t *w, seq_t *q, int *pc, int mode, step_t **or
                                     "ordering warp roles needs it at compile time");
                         if (g) {
                             bar_eval(ev, w, a, r, &o);
+                            ev->env = e;
                             if (!bar_passes(&o)) break;
                             bar_apply(&o);
                         }
+                        ev->env = e;
                     }
                     emit_group(ev, w, r, &a, 1);
                 } else {
@@ -831,20 +918,28 @@ static void schedule(ev_t *ev, wr_t *w, seq_t *q, int *pc, int mode, step_t **or
     }
 }
 
-typedef struct lspec { int64_t lo, n, step; } lspec_t;
+typedef struct lspec { int64_t lo, n, step; tilec_ir_expr_t *rt; } lspec_t;   /* rt: a run-time trip count */
 
 static lspec_t loop_spec(ev_t *ev, const ast_stmt_t *s)
 {
     value_t *it = ev_eval(ev, s->u.loop.iter);
-    lspec_t l = {0, 0, 1};
+    lspec_t l = {0, 0, 1, NULL};
     int64_t hi;
     if (s->u.loop.target->kind != AST_NAME)
         ev_fail(ev, s->u.loop.target->loc, "a loop of warp roles takes one name");
     if (it->kind != V_LOOPITER || it->u.it->n != 1)
         ev_fail(ev, s->u.loop.iter->loc, "a loop of warp roles takes one extent");
-    if (v_is_rt(it->u.it->hi[0]) || (it->u.it->lo && it->u.it->lo[0] && v_is_rt(it->u.it->lo[0])))
-        ev_fail(ev, s->u.loop.iter->loc, "this loop of warp roles runs a run-time number of times; ordering the roles' "
-                "barrier operations needs the trip count at compile time");
+    if (it->u.it->lo && it->u.it->lo[0] && v_is_rt(it->u.it->lo[0]))
+        ev_fail(ev, s->u.loop.iter->loc, "this loop of warp roles starts at a run-time value; ordering the roles' "
+                "barrier operations needs a loop from a compile-time start");
+    if (v_is_rt(it->u.it->hi[0])) {   /* from 0 (or lo) by one, a run-time number of times (periodic_check) */
+        if (it->u.it->lo && it->u.it->lo[0] && v_want_int(ev, it->u.it->lo[0], s->u.loop.iter->loc, "a loop start"))
+            ev_fail(ev, s->u.loop.iter->loc, "a loop of warp roles with a run-time trip count runs from 0");
+        if (it->u.it->step && it->u.it->step != 1)
+            ev_fail(ev, s->u.loop.iter->loc, "a loop of warp roles with a run-time trip count steps by 1");
+        l.rt = ex_index(ev, it->u.it->hi[0], s->u.loop.iter->loc);
+        return l;
+    }
     if (it->u.it->lo && it->u.it->lo[0]) l.lo = v_want_int(ev, it->u.it->lo[0], s->u.loop.iter->loc, "a loop start");
     hi = v_want_int(ev, it->u.it->hi[0], s->u.loop.iter->loc, "a loop end");
     l.step = it->u.it->step ? it->u.it->step : 1;
@@ -853,10 +948,212 @@ static lspec_t loop_spec(ev_t *ev, const ast_stmt_t *s)
     return l;
 }
 
-static void bind_iter(ev_t *ev, const char **names, int nn, int64_t v)
+/* The iteration: the loops' names, or a persistent tile scheduler's state (sched.current_iter). */
+/* ---- loops of a run-time trip count ------------------------------------------------ */
+
+/* The names a fused body computes from its loop variables (and the variables themselves). */
+static int in_names(const char **v, int n, const char *x)
 {
     int i;
-    for (i = 0; i < nn; i++) env_set(ev, ev->env, names[i], v_int(ev, v));
+    for (i = 0; i < n; i++)
+        if (!strcmp(v[i], x)) return 1;
+    return 0;
+}
+
+static int mentions(const ast_expr_t *e, const char **v, int n, int depth);
+
+static int mentions_args(const ast_expr_t *e, const char **v, int n, int depth)
+{
+    int i;
+    for (i = 0; i < e->u.call.nargs; i++)
+        if (mentions(e->u.call.args[i], v, n, depth + 1)) return 1;
+    for (i = 0; i < e->u.call.nkw; i++)
+        if (mentions(e->u.call.kw[i].value, v, n, depth + 1)) return 1;
+    return mentions(e->u.call.func, v, n, depth + 1);
+}
+
+static int mentions(const ast_expr_t *e, const char **v, int n, int depth)
+{
+    int i;
+    if (!e) return 0;
+    if (depth > 60) return 1;
+    switch (e->kind) {
+    case AST_NAME: return in_names(v, n, e->u.name);
+    case AST_ATTR: return mentions(e->u.attr.value, v, n, depth + 1);
+    case AST_BINOP: case AST_BOOLOP: return mentions(e->u.bin.a, v, n, depth + 1) || mentions(e->u.bin.b, v, n, depth + 1);
+    case AST_UNARY: return mentions(e->u.un.a, v, n, depth + 1);
+    case AST_COMPARE:
+        for (i = 0; i < e->u.cmp.n; i++)
+            if (mentions(e->u.cmp.operands[i], v, n, depth + 1)) return 1;
+        return 0;
+    case AST_IFEXP:
+        return mentions(e->u.ifexp.cond, v, n, depth + 1) || mentions(e->u.ifexp.a, v, n, depth + 1) ||
+               mentions(e->u.ifexp.b, v, n, depth + 1);
+    case AST_CALL: return mentions_args(e, v, n, depth);
+    case AST_SUBSCRIPT:
+        for (i = 0; i < e->u.sub.n; i++)
+            if (mentions(e->u.sub.items[i], v, n, depth + 1)) return 1;
+        return mentions(e->u.sub.value, v, n, depth + 1);
+    case AST_INT: case AST_FLOAT: case AST_BOOL: case AST_STR: case AST_NONE: return 0;
+    default: return 1;   /* anything else: assume it does */
+    }
+}
+
+typedef struct period { ev_t *ev; const char **loopv; int nl; const char **der; int nd; int64_t L; ast_loc_t bad; int ok; } period_t;
+
+static int64_t gcd64(int64_t a, int64_t b) { while (b) { int64_t t = a % b; a = b; b = t; } return a; }
+
+/* e reads the loop variables only as `i % c` or `i & (2^j - 1)` (c compile-time): a function of
+ * i mod L; other names computed from them are not allowed. */
+static void periodic_expr(period_t *p, const ast_expr_t *e, int depth)
+{
+    int i;
+    if (!e || !p->ok) return;
+    if (depth > 60) { p->ok = 0; p->bad = e->loc; return; }
+    if (e->kind == AST_BINOP && (e->u.bin.op == '%' || e->u.bin.op == AST_OP_BITAND) && e->u.bin.a->kind == AST_NAME &&
+        in_names(p->loopv, p->nl, e->u.bin.a->u.name) && !mentions(e->u.bin.b, p->der, p->nd, 0)) {
+        value_t *c = ev_eval(p->ev, e->u.bin.b);
+        int64_t m;
+        if (!v_is_rt(c) && (c->kind == V_INT || c->kind == V_BOOL)) {
+            m = c->u.i;
+            if (e->u.bin.op == AST_OP_BITAND) m = (m >= 0 && !((m + 1) & m)) ? m + 1 : 0;   /* a mask of low bits */
+            if (m > 0 && m <= 1024) {
+                p->L = p->L / gcd64(p->L, m) * m;
+                if (p->L > 4096) { p->ok = 0; p->bad = e->loc; }
+                return;
+            }
+        }
+    }
+    switch (e->kind) {
+    case AST_NAME:
+        if (in_names(p->der, p->nd, e->u.name)) { p->ok = 0; p->bad = e->loc; }
+        return;
+    case AST_ATTR: periodic_expr(p, e->u.attr.value, depth + 1); return;
+    case AST_BINOP: case AST_BOOLOP: periodic_expr(p, e->u.bin.a, depth + 1); periodic_expr(p, e->u.bin.b, depth + 1); return;
+    case AST_UNARY: periodic_expr(p, e->u.un.a, depth + 1); return;
+    case AST_COMPARE:
+        for (i = 0; i < e->u.cmp.n; i++) periodic_expr(p, e->u.cmp.operands[i], depth + 1);
+        return;
+    case AST_IFEXP:
+        periodic_expr(p, e->u.ifexp.cond, depth + 1);
+        periodic_expr(p, e->u.ifexp.a, depth + 1);
+        periodic_expr(p, e->u.ifexp.b, depth + 1);
+        return;
+    case AST_SUBSCRIPT:
+        periodic_expr(p, e->u.sub.value, depth + 1);
+        for (i = 0; i < e->u.sub.n; i++) periodic_expr(p, e->u.sub.items[i], depth + 1);
+        return;
+    case AST_CALL:
+        periodic_expr(p, e->u.call.func, depth + 1);
+        for (i = 0; i < e->u.call.nargs; i++) periodic_expr(p, e->u.call.args[i], depth + 1);
+        for (i = 0; i < e->u.call.nkw; i++) periodic_expr(p, e->u.call.kw[i].value, depth + 1);
+        return;
+    case AST_INT: case AST_FLOAT: case AST_BOOL: case AST_STR: case AST_NONE: return;
+    default: p->ok = 0; p->bad = e->loc; return;
+    }
+}
+
+/* The argument of a barrier call that bar_eval reads (position pos or keyword kw), or NULL. */
+static const ast_expr_t *call_arg(const ast_expr_t *c, int pos, const char *kw)
+{
+    int i;
+    for (i = 0; i < c->u.call.nkw; i++)
+        if (c->u.call.kw[i].name && !strcmp(c->u.call.kw[i].name, kw)) return c->u.call.kw[i].value;
+    return pos < c->u.call.nargs ? c->u.call.args[pos] : NULL;
+}
+
+/* A fused loop of a run-time trip count: the period L of what its barrier operations read (their
+ * barriers, parities and conditions depend on the iteration i only through i mod L), or a diagnostic. */
+static int64_t loop_period(ev_t *ev, wr_t *w, seq_t *body, const char **names, int nn, ast_loc_t at)
+{
+    period_t p;
+    int r, i, grew = 1, cap = 16;
+    memset(&p, 0, sizeof p);
+    p.ev = ev;
+    p.loopv = names;
+    p.nl = nn;
+    p.der = ev_alloc(ev, sizeof *p.der * (size_t)cap);
+    for (i = 0; i < nn; i++) p.der[p.nd++] = names[i];
+    while (grew) {   /* the names assigned from the loop variables, to a fixed point */
+        grew = 0;
+        for (r = 0; r < w->nroles; r++)
+            for (i = 0; i < body[r].n; i++) {
+                const ast_stmt_t *s = body[r].a[i].s;
+                const ast_expr_t *t = NULL, *v = NULL;
+                if (body[r].a[i].kind != A_PLAIN) continue;
+                if (s->kind == AST_S_ASSIGN && s->u.assign.ntargets == 1) { t = s->u.assign.targets[0]; v = s->u.assign.value; }
+                else if (s->kind == AST_S_AUGASSIGN) { t = s->u.aug.target; v = s->u.aug.value; }
+                if (!t || t->kind != AST_NAME || in_names(p.der, p.nd, t->u.name) || !mentions(v, p.der, p.nd, 0)) continue;
+                if (p.nd == cap) {
+                    const char **nd = ev_alloc(ev, sizeof *nd * (size_t)(cap * 2));
+                    memcpy(nd, p.der, sizeof *nd * (size_t)p.nd);
+                    p.der = nd;
+                    cap *= 2;
+                }
+                p.der[p.nd++] = t->u.name;
+                grew = 1;
+            }
+    }
+    p.L = 1;
+    p.ok = 1;
+    for (r = 0; r < w->nroles && p.ok; r++)
+        for (i = 0; i < body[r].n && p.ok; i++) {
+            const atom_t *a = &body[r].a[i];
+            const ast_expr_t *c = a->s->kind == AST_S_EXPR ? a->s->u.expr : NULL;
+            const char *n;
+            int g;
+            if (a->kind != A_BAR || !c) continue;
+            enter(ev, a);
+            for (g = 0; g < a->ng; g++) periodic_expr(&p, a->g[g], 0);
+            n = wr_call_name(c);
+            if (!strcmp(n, "tma_copy")) continue;
+            if (!strcmp(n, "tcgen05_gemm")) periodic_expr(&p, call_arg(c, 7, "mbar"), 0);
+            else if (!strcmp(n, "tcgen05_mma_arrive")) periodic_expr(&p, call_arg(c, 0, "mbar"), 0);
+            else periodic_expr(&p, call_arg(c, 0, "mbarrier"), 0);
+            if (!strcmp(n, "barrier_wait") || !strcmp(n, "mbarrier_wait_parity")) periodic_expr(&p, call_arg(c, 1, "parity"), 0);
+        }
+    if (!p.ok)
+        ev_fail(ev, p.bad.line ? p.bad : at, "this loop of warp roles runs a run-time number of times, and a barrier, "
+                "parity or condition of its barrier operations depends on the iteration otherwise than through "
+                "`i %% c` or `i & (2^j - 1)` (of the loop variable itself); tilec orders such a loop by the period "
+                "of what its barriers read, and finds none here");
+    return p.L;
+}
+
+/* The barriers' parities and pending arrivals equal those before the loop (s0; the barriers first
+ * seen in it start fresh): the protocol repeats from here. */
+static int same_state(const wr_t *w, const bstate_t *s0, int n0)
+{
+    int i;
+    for (i = 0; i < w->nbs; i++) {
+        int64_t ph = i < n0 ? s0[i].phase : 0, pe = i < n0 ? s0[i].pending : 0;
+        if ((w->bs[i].phase & 1) != (ph & 1) || w->bs[i].pending != pe) return 0;
+    }
+    return 1;
+}
+
+static void bind_iter(ev_t *ev, const wr_t *w, const char **names, int nn, value_t *sched, int64_t v, ast_loc_t loc)
+{
+    int i;
+    for (i = 0; i < nn; i++) bind_all(ev, w, names[i], v_int(ev, v));
+    if (sched) ts_loop_begin(ev, sched, v_int(ev, v), loc);
+}
+
+/* A role's `while sched.valid():` loop: its scheduler's waves, its body less the final next_tile(). */
+static lspec_t while_spec(ev_t *ev, const ast_stmt_t *s, value_t **sched)
+{
+    lspec_t l = {0, 0, 1, NULL};
+    value_t *o = ts_of_while(ev, s);
+    if (!o)
+        ev_fail(ev, s->u.wloop.cond->loc, "this while loop of warp roles is outside the subset tilec supports; a "
+                "loop of warp roles is T.serial, T.Pipelined or a persistent tile scheduler's `while sched.valid():`");
+    if (!*sched) ts_loop_check(ev, o, s->loc);
+    if (*sched && *sched != o)
+        ev_fail(ev, s->loc, "the warp roles' persistent tile loops use different schedulers; tilec runs the roles' "
+                "loops as one");
+    *sched = o;
+    l.n = ts_waves(ev, o);
+    return l;
 }
 
 /* Replays order ord at the iteration the names are bound to. */
@@ -885,27 +1182,37 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
     bstate_t *s0;
     step_t *ord = NULL;
     int nord = 0, cap = 0, nn = 0, nbs0, r, attempt, i, *bpc = ev_alloc(ev, sizeof *bpc * (size_t)w->nroles);
-    lspec_t l = {0, 0, 1};
+    lspec_t l = {0, 0, 1, NULL};
     const ast_stmt_t *ls = NULL;
-    int64_t k, kp = 0;
+    int64_t k, kp = 0, period = 0, reps = 0;
     tilec_ir_stmt_t *st, **saved;
     tilec_ir_var_t *var;
-    value_t *vv;
-    int ok = 0;
+    value_t *vv, *sched = NULL;
+    tilec_ir_stmt_t *guard = NULL;
+    int ok = 0, nwhile = 0;
     for (r = 0; r < w->nroles; r++) {
         atom_t *a = pc[r] < q[r].n ? &q[r].a[pc[r]] : NULL;
         ctx_t c;
+        env_t *e;
         memset(&body[r], 0, sizeof body[r]);
         if (!a) continue;
         if (a->ng)
             ev_fail(ev, a->s->loc, "a loop of warp roles under a condition is outside the subset tilec supports");
+        e = in_role(ev, w, coll ? -1 : r);
         enter(ev, a);
+        nwhile += a->s->kind == AST_S_WHILE;
         if (!ls) {
             ls = a->s;
-            l = loop_spec(ev, a->s);
+            l = a->s->kind == AST_S_WHILE ? while_spec(ev, a->s, &sched) : loop_spec(ev, a->s);
         } else if (a->s != ls) {
-            lspec_t m = loop_spec(ev, a->s);
-            if (m.n != l.n)
+            lspec_t m = a->s->kind == AST_S_WHILE ? while_spec(ev, a->s, &sched) : loop_spec(ev, a->s);
+            if (m.rt || l.rt) {
+                if (!m.rt || !l.rt || !ev_ex_same(m.rt, l.rt))
+                    ev_fail(ev, a->s->loc, "this warp role's loop and the one at line %d run different numbers of "
+                            "times (%s); tilec runs the roles' loops as one and needs the same trip count",
+                            ls->loc.line, m.rt && l.rt ? "two run-time trip counts" : "a run-time trip count and a "
+                            "compile-time one");
+            } else if (m.n != l.n)
                 ev_fail(ev, a->s->loc, "this warp role's loop runs %lld times and the one at line %d %lld times; tilec "
                         "runs the roles' loops as one and needs the same trip count", (long long)m.n, ls->loc.line,
                         (long long)l.n);
@@ -913,13 +1220,35 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
                 ev_fail(ev, a->s->loc, "this warp role's loop counts differently from the one at line %d; tilec runs "
                         "the roles' loops as one", ls->loc.line);
         }
-        for (i = 0; i < nn && strcmp(names[i], a->s->u.loop.target->u.name); i++) {}
-        if (i == nn) names[nn++] = a->s->u.loop.target->u.name;
         memset(&c, 0, sizeof c);
         c.nb = a->nb;
         memcpy(c.bn, a->bn, sizeof *c.bn * (size_t)a->nb);
         memcpy(c.bv, a->bv, sizeof *c.bv * (size_t)a->nb);
-        project(ev, w, &a->s->u.loop.body, r, !coll, 1, &c, &body[r]);
+        if (a->s->kind == AST_S_WHILE) {
+            ast_block_t wb = ts_body(ev, a->s);
+            project(ev, w, &wb, r, !coll, 1, &c, &body[r]);
+        } else {
+            for (i = 0; i < nn && strcmp(names[i], a->s->u.loop.target->u.name); i++) {}
+            if (i == nn) names[nn++] = a->s->u.loop.target->u.name;
+            project(ev, w, &a->s->u.loop.body, r, !coll, 1, &c, &body[r]);
+        }
+        ev->env = e;
+    }
+    if (nwhile && nn)
+        ev_fail(ev, ls->loc, "the warp roles' loops here are a persistent tile loop and a counted loop; tilec runs "
+                "the roles' loops as one and needs the same kind of loop");
+    if (l.rt) {
+        /* a run-time trip count n, the same for every role (evaluated once, where the fused loop starts, so no
+         * role may have written what it reads): the barriers read the iteration i only through i mod L, so
+         * once the protocol's state after m L iterations is the state before the loop, the order checked on
+         * those m L iterations holds for every n (each block runs a prefix of the repeating sequence) */
+        for (i = 0; i < w->nown; i++)
+            if (ev_ex_reads(l.rt, w->own[i].b))
+                ev_fail(ev, ls->loc, "this loop's trip count reads '%s', which a warp role's code uses; a loop of "
+                        "warp roles with a run-time trip count reads only what the block set before the roles",
+                        w->own[i].b->name);
+        period = loop_period(ev, w, body, names, nn, ls->loc);
+        l.n = 4 * period;
     }
     /* the order: found at iteration kp, checked at every iteration from the state before the loop */
     nbs0 = w->nbs;
@@ -928,33 +1257,40 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
     for (attempt = 0; attempt < 4 && !ok; attempt++) {
         restore(w, s0, nbs0);
         for (k = 0; k < kp; k++) {
-            bind_iter(ev, names, nn, l.lo + k * l.step);
+            bind_iter(ev, w, names, nn, sched, l.lo + k * l.step, ls->loc);
             replay(ev, w, ord, nord);
         }
-        bind_iter(ev, names, nn, l.lo + kp * l.step);
+        bind_iter(ev, w, names, nn, sched, l.lo + kp * l.step, ls->loc);
         nord = 0;
         memset(bpc, 0, sizeof *bpc * (size_t)w->nroles);
         schedule(ev, w, body, bpc, M_PLAN, &ord, &nord, &cap);
         restore(w, s0, nbs0);
         ok = 1;
+        reps = 0;
         for (k = 0; k < l.n; k++) {
-            bind_iter(ev, names, nn, l.lo + k * l.step);
+            bind_iter(ev, w, names, nn, sched, l.lo + k * l.step, ls->loc);
             if (!replay(ev, w, ord, nord)) {
                 ok = 0;
                 kp = k;
                 break;
             }
+            if (period && !reps && (k + 1) % period == 0 && same_state(w, s0, nbs0)) reps = (k + 1) / period;
         }
     }
     if (!ok)
         ev_fail(ev, ls->loc, "the warp roles in this loop cannot be put in one order that every iteration's barriers "
                 "allow; tilec runs the roles' loops as one loop with one order of their statements");
+    if (period && !reps)
+        ev_fail(ev, ls->loc, "this loop of warp roles runs a run-time number of times, and its barriers' state does not "
+                "come back to where it started within %lld iterations (4 periods of what they read); tilec orders "
+                "such a loop only when its barrier protocol repeats", (long long)l.n);
     /* the loop itself */
     st = ev_stmt(ev, TILEC_ST_FOR, ls->loc);
     st->u.loop.kind = TILEC_LOOP_SERIAL;
     st->u.loop.num_stages = 1;
-    st->u.loop.extent = ex_int32(ev, l.n);
-    var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, names[0]), TILEC_INT32, TILEC_VAR_LOOP));
+    st->u.loop.extent = l.rt ? l.rt : ex_int32(ev, l.n);
+    var = ev_chk(ev, tilec_ir_var_add(ev->a, ev->k, ev_unique_var(ev, nn ? names[0] : "wave"), TILEC_INT32,
+                                      TILEC_VAR_LOOP));
     st->u.loop.var = var;
     ev_set_loop_extent(ev, var, st->u.loop.extent);
     vv = v_expr(ev, tilec_ir_varref(ev->a, var));
@@ -962,11 +1298,21 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
         vv = v_binop(ev, '+', v_int(ev, l.lo), v_binop(ev, '*', vv, v_int(ev, l.step), ls->loc), ls->loc);
         vv = v_expr(ev, ex_index(ev, vv, ls->loc));
     }
-    for (i = 0; i < nn; i++) env_set(ev, ev->env, names[i], vv);
+    for (i = 0; i < nn; i++) bind_all(ev, w, names[i], vv);
     saved = ev->tail;
     ev->tail = &st->u.loop.body;
     ev->rt_depth++;
     ev->in_rt_loop++;
+    if (sched) {
+        /* the waves past this block's last tile: skipped by every role at once (valid() only turns false),
+         * so each block runs a prefix of the order checked above */
+        ts_loop_begin(ev, sched, vv, ls->loc);
+        guard = ev_stmt(ev, TILEC_ST_IF, ls->loc);
+        guard->u.cond.cond = ex_bool(ev, ex_of(ev, ts_valid_at(ev, sched, vv, ls->loc), ls->loc));
+        ev->tail = &guard->u.cond.then;
+        ev->rt_depth++;
+        ev->guarded++;
+    }
     for (i = 0; i < nord;) {
         int role = ord[i].role, j = i + 1, n = 1;
         atom_t *grp[256];
@@ -975,11 +1321,19 @@ static void fused_loop(ev_t *ev, wr_t *w, seq_t *q, int *pc, int coll)
         emit_group(ev, w, role, grp, n);
         i = j;
     }
+    if (sched) {
+        ev->guarded--;
+        ev->rt_depth--;
+        st->u.loop.body = guard;
+        ts_unbind(ev, sched);
+        w->ragged = ls;
+    }
+    if (l.rt) w->ragged = ls;
     ev->in_rt_loop--;
     ev->rt_depth--;
     ev->tail = saved;
     ev_emit(ev, st, ls->loc);
-    for (i = 0; i < nn; i++) env_set(ev, ev->env, names[i], v_new(ev, V_DEADLOOP));
+    for (i = 0; i < nn; i++) bind_all(ev, w, names[i], v_new(ev, V_DEADLOOP));
 }
 
 void wr_run(ev_t *ev, const ast_block_t *b, int first)
@@ -1004,14 +1358,20 @@ void wr_run(ev_t *ev, const ast_block_t *b, int first)
     find_roles(ev, &w);
     q = ev_alloc(ev, sizeof *q * (size_t)w.nroles);
     pc = ev_alloc(ev, sizeof *pc * (size_t)w.nroles);
+    w.base = ev->env;
+    w.renv = ev_alloc(ev, sizeof *w.renv * (size_t)w.nroles);
+    for (r = 0; r < w.nroles; r++) w.renv[r] = ev_env_new(ev, w.base);
     for (r = 0; r < w.nroles; r++) {
         ctx_t c;
         memset(&c, 0, sizeof c);
         memset(&q[r], 0, sizeof q[r]);
+        ev->env = w.renv[r];
         project(ev, &w, &rest, r, 0, 0, &c, &q[r]);
+        ev->env = w.base;
         pc[r] = 0;
     }
     ev->wr = &w;
     schedule(ev, &w, q, pc, M_RUN, NULL, NULL, NULL);
     ev->wr = NULL;
+    ev->env = w.base;
 }

@@ -80,6 +80,10 @@ static void pt_expr(pt_t *p, const ast_expr_t *e, int depth)
         return;
     case AST_CALL: {
         const char *n = wr_call_name(e);
+        if (n && (!strcmp(n, "any_sync") || !strcmp(n, "all_sync") || !strcmp(n, "ballot_sync")))
+            ev_fail(p->ev, e->loc, "T.%s, a warp vote, in a warp role's per-thread code is outside the subset tilec "
+                    "supports: its value is the warp's, and which elements a warp's threads cover in the role's tile "
+                    "operations is a layout a block-level reading does not have", n);
         if (e->u.call.func->kind == AST_NAME) {
             value_t *f = env_get(p->ev->env, e->u.call.func->u.name);
             if (f && f->kind == V_FUNC)

@@ -2,12 +2,15 @@
  * tests/test_language_compat.c — constructs of TileLang's example files
  * (docs/tilelang-compat.md): T.Kernel with no grid, T.gemm_sp with
  * tilelang's get_e_factor, per-thread work on a thread's own arrays
- * (T.copy, shifts, T.device_assert, data-dependent local indices), and
- * `from SIBLING import ...` of a file beside the program, checked against
+ * (T.copy, shifts, T.device_assert, data-dependent local indices),
+ * `from SIBLING import ...` of a file beside the program, and
+ * T.PersistentTileScheduler (plain and in warp roles), checked against
  * hand-computed results like test_language.c (lang_harness.h), and the
  * diagnostics of the sibling import.  Run from the repository root.
  */
 #include "lang_harness.h"
+
+#include <unistd.h>
 
 Test(lang, kernel_with_no_grid_is_one_block)
 {
@@ -161,4 +164,185 @@ Test(lang, sibling_file_errors_name_the_sibling)
     expect_load_error("tests/siblings/bad_main.py",
                       "tests/siblings/bad_helper.py:3:5: error: assertion failed: block 48 must be a multiple of 32");
     expect_load_error("tests/siblings/uses_host.py", "'bad_helper.host_only(...)' is outside the subset");
+}
+
+/* ---- T.PersistentTileScheduler (tests/lang/tile_scheduler.py) -------------------- */
+
+/* Linear tile t of the 4 x 5 grid, TileLang's swizzle of panel 2 (M fastest), by hand. */
+static const int sched_tile[20][2] = {
+    {0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {3, 1},   /* panel n 0-1 */
+    {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 2}, {2, 3}, {3, 2}, {3, 3},   /* panel n 2-3 */
+    {0, 4}, {1, 4}, {2, 4}, {3, 4}                                    /* the narrow last panel */
+};
+
+Test(lang, persistent_tile_scheduler_swizzled_ragged)
+{
+    run_t r;
+    int t, u, v;
+    run_entry(&r, "tests/lang/tile_scheduler.py", "sched_plain", NULL, 0, fill_pattern);
+    for (t = 0; t < 20; t++) {
+        int m = sched_tile[t][0], n = sched_tile[t][1], e = m * 5 + n;
+        int32_t c0 = (int32_t)((e * 13 + 5 * 5) % 41) - 20;
+        cr_expect_eq(I32(r, 2)[e], t, "Lin[%d,%d] = %d: linear tile %d", m, n, I32(r, 2)[e], t);
+        cr_expect_eq(I32(r, 3)[e], t / 3, "Wav[%d,%d] = %d: wave %d", m, n, I32(r, 3)[e], t / 3);
+        cr_expect_eq(I32(r, 4)[e], t % 3, "Who[%d,%d] = %d: worker %d", m, n, I32(r, 4)[e], t % 3);
+        cr_expect_eq(I32(r, 5)[e], c0 + 1, "Cnt[%d,%d]: each tile once", m, n);
+        for (u = 0; u < 2; u++)
+            for (v = 0; v < 2; v++) {
+                int k = (m * 2 + u) * 10 + n * 2 + v;
+                EXPECT_NEAR(F(r, 1)[k], (float)pattern(0, k) + 10 * m + n, "Out[%d,%d]", m * 2 + u, n * 2 + v);
+            }
+    }
+    run_free(&r);
+}
+
+Test(lang, persistent_tile_scheduler_in_warp_roles)
+{
+    run_t r;
+    int i, j, k;
+    run_entry(&r, "tests/lang/tile_scheduler.py", "sched_roles", NULL, 0, fill_pattern);
+    for (i = 0; i < 12; i++)
+        for (j = 0; j < 8; j++) {
+            double c = 0;
+            for (k = 0; k < 3; k++) c += (k + 1) * (float)pattern(0, i * 24 + 8 * k + j);
+            EXPECT_NEAR(F(r, 1)[i * 8 + j], c, "C[%d,%d] (tile %d of worker %d)", i, j, i / 4, i / 4 % 2);
+        }
+    run_free(&r);
+}
+
+/* The scheduler's forms outside the subset name themselves. */
+static void expect_src_error(const char *src, const char *want)
+{
+    char path[] = "/tmp/tilec-sched-XXXXXX.py";
+    int fd = mkstemps(path, 3);
+    FILE *f;
+    cr_assert(fd >= 0);
+    f = fdopen(fd, "w");
+    cr_assert(f);
+    fputs(src, f);
+    fclose(f);
+    expect_load_error(path, want);
+    unlink(path);
+}
+
+#define SCHED_HEAD "import tilelang\nimport tilelang.language as T\n\n\n@T.prim_func\n" \
+    "def main(A: T.Tensor((8, 8), \"float32\")):\n    with T.Kernel(2, threads=256) as b:\n"
+
+Test(lang, persistent_tile_scheduler_diagnostics)
+{
+    expect_src_error(SCHED_HEAD
+                     "        s = T.PersistentTileScheduler(2, 2, num_workers=2)\n"
+                     "        s.init(b)\n"
+                     "        while s.valid():\n"
+                     "            A[s.m_idx, s.n_idx] = 1.0\n",
+                     ":11:13: error: a `while sched.valid():` loop ends with sched.next_tile()");
+    expect_src_error(SCHED_HEAD
+                     "        s = T.PersistentTileScheduler(2, 2, cluster_size=2)\n",
+                     "cluster_size=2) schedules thread-block clusters; clusters are outside the subset");
+    expect_src_error(SCHED_HEAD
+                     "        s = T.PersistentTileScheduler(2, 2, num_workers=2)\n"
+                     "        while s.valid():\n"
+                     "            s.next_tile()\n",
+                     "needs sched.init(worker_id) before it");
+    expect_src_error(SCHED_HEAD
+                     "        bar = T.alloc_barrier([128])\n"
+                     "        s = T.PersistentTileScheduler(3, 1, num_workers=2)\n"
+                     "        s.init(b)\n"
+                     "        tx = T.get_thread_binding()\n"
+                     "        if tx < 128:\n"
+                     "            while s.valid():\n"
+                     "                T.mbarrier_wait_parity(bar, s.current_iter & 1)\n"
+                     "                s.next_tile()\n"
+                     "            T.mbarrier_wait_parity(bar, 1)\n"
+                     "        else:\n"
+                     "            while s.valid():\n"
+                     "                A[s.m_idx, 0] = 1.0\n"
+                     "                T.mbarrier_arrive(bar)\n"
+                     "                s.next_tile()\n",
+                     ":16:13: error: a barrier operation after the persistent tile loop at line");
+}
+
+/* ---- warp roles' loops of a run-time trip count (tests/lang/ws_rt_loop.py) ------- */
+
+static void fill_rt_counts(int i, void *data, int64_t count, tilec_elem_t e)
+{
+    if (i == 1) {   /* Cnt: 5 steps in block 0, 2 in block 1 */
+        ((int32_t *)data)[0] = 5;
+        ((int32_t *)data)[1] = 2;
+        return;
+    }
+    fill_pattern(i, data, count, e);
+}
+
+Test(lang, warp_roles_loop_of_a_run_time_trip_count)
+{
+    run_t r;
+    int b, i, j, k;
+    const int cnt[2] = {5, 2};
+    run_file(&r, "tests/lang/ws_rt_loop.py", NULL, 0, fill_rt_counts);
+    for (b = 0; b < 2; b++)
+        for (i = 0; i < 4; i++)
+            for (j = 0; j < 8; j++) {
+                double c = 0;
+                for (k = 0; k < cnt[b]; k++) c += (k + 1) * (float)pattern(0, (b * 32 + 4 * k + i) * 8 + j);
+                EXPECT_NEAR(F(r, 2)[(b * 4 + i) * 8 + j], c, "C[%d,%d,%d] (%d steps)", b, i, j, cnt[b]);
+            }
+    run_free(&r);
+}
+
+Test(lang, warp_roles_run_time_loop_diagnostics)
+{
+    /* a parity that is not a function of k mod a constant */
+    expect_src_error(SCHED_HEAD
+                     "        bar = T.alloc_barrier([128])\n"
+                     "        n = T.alloc_var(\"int32\")\n"
+                     "        n = T.cast(A[0, 0], \"int32\")\n"
+                     "        tx = T.get_thread_binding()\n"
+                     "        if tx < 128:\n"
+                     "            for k in T.serial(n):\n"
+                     "                T.mbarrier_wait_parity(bar, (k // 2) & 1)\n"
+                     "        else:\n"
+                     "            for k in T.serial(n):\n"
+                     "                T.mbarrier_arrive(bar)\n",
+                     ":14:46: error: this loop of warp roles runs a run-time number of times, and a barrier, parity or "
+                     "condition of its barrier operations depends on the iteration otherwise than through `i % c`");
+    /* the roles' loops of different run-time trip counts */
+    expect_src_error(SCHED_HEAD
+                     "        bar = T.alloc_barrier([128])\n"
+                     "        n = T.alloc_var(\"int32\")\n"
+                     "        n = T.cast(A[0, 0], \"int32\")\n"
+                     "        tx = T.get_thread_binding()\n"
+                     "        if tx < 128:\n"
+                     "            for k in T.serial(n):\n"
+                     "                T.mbarrier_wait_parity(bar, k & 1)\n"
+                     "        else:\n"
+                     "            for k in T.serial(n + 1):\n"
+                     "                T.mbarrier_arrive(bar)\n",
+                     "run different numbers of times (two run-time trip counts)");
+    /* the state does not repeat within 4 periods (2 steps): bar2 completes a phase every 5 steps */
+    expect_src_error(SCHED_HEAD
+                     "        bar = T.alloc_barrier([128])\n"
+                     "        bar2 = T.alloc_barrier([640])\n"
+                     "        n = T.alloc_var(\"int32\")\n"
+                     "        n = T.cast(A[0, 0], \"int32\")\n"
+                     "        tx = T.get_thread_binding()\n"
+                     "        if tx < 128:\n"
+                     "            for k in T.serial(n):\n"
+                     "                T.mbarrier_wait_parity(bar, k & 1)\n"
+                     "        else:\n"
+                     "            for k in T.serial(n):\n"
+                     "                T.mbarrier_arrive(bar)\n"
+                     "                T.mbarrier_arrive(bar2)\n",
+                     "does not come back to where it started");
+    /* a warp vote in a role's per-thread code */
+    expect_src_error(SCHED_HEAD
+                     "        S = T.alloc_shared((128,), \"float32\")\n"
+                     "        bar = T.alloc_barrier([128])\n"
+                     "        tx = T.get_thread_binding()\n"
+                     "        if tx < 128:\n"
+                     "            T.mbarrier_wait_parity(bar, 0)\n"
+                     "            v = T.any_sync(S[tx] < 1.0)\n"
+                     "        else:\n"
+                     "            T.mbarrier_arrive(bar)\n",
+                     ":13:17: error: T.any_sync, a warp vote, in a warp role's per-thread code is outside the subset");
 }

@@ -176,6 +176,13 @@ def host_values(src):
             if ok:
                 strong.setdefault(s.targets[0].id, v)
     for n in ast.walk(tree):
+        # `dtype, accum_dtype = T.bfloat16, T.float` in the host code: the dtypes, weak values
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple) \
+                and isinstance(n.value, ast.Tuple) and len(n.targets[0].elts) == len(n.value.elts):
+            for t, v in zip(n.targets[0].elts, n.value.elts):
+                ok, v = literal(v) if isinstance(v, ast.Attribute) else (False, None)
+                if ok and isinstance(t, ast.Name) and "dtype" in t.id.lower():
+                    weak.setdefault(t.id, v)
         if isinstance(n, ast.Call):
             f = ast.unparse(n.func)
             if f.endswith("add_argument") and n.args and isinstance(n.args[0], ast.Constant):
@@ -305,12 +312,17 @@ def fit(defs):
     return defs
 
 
-def entry_params(stripped):
-    tree = ast.parse(stripped)
+def entry_node(stripped):
+    """The entry: the last kernel factory of the adapted file (tilec's default)."""
     last = None
-    for s in tree.body:
+    for s in ast.parse(stripped).body:
         if isinstance(s, ast.FunctionDef) and (KERNEL_MARK.search(ast.unparse(s)) or s.decorator_list):
             last = s
+    return last
+
+
+def entry_params(stripped):
+    last = entry_node(stripped)
     if not last:
         return None, []
     a = last.args
@@ -339,7 +351,9 @@ def entry_params(stripped):
             consts += [x.strip() for x in n.args[0].value.replace(",", " ").split()]
     # scalar kernel parameters (`max_seqlen_q: T.int32`) take -D values too
     for n in ast.walk(last):
-        if isinstance(n, ast.FunctionDef) and n is not last:
+        # (a T.macro's parameters are its call's arguments, not the kernel's)
+        if isinstance(n, ast.FunctionDef) and n is not last and \
+                not any(ast.unparse(d).endswith("macro") for d in n.decorator_list):
             for p in n.args.args:
                 if p.annotation is not None and re.match(r"^(T\.)?(u?int\d+|float\d+|bfloat16)$",
                                                          ast.unparse(p.annotation)):
@@ -421,6 +435,9 @@ def cmd_strip(src_dir, out_dir, listfile=None):
                 defs = [(n, v) for n, v in defs if n != "topk"] + [("topk", most)]
         open(p + ".defs", "w").write(" ".join("-D%s=%s" % (n, fmt(v)) for n, v in fit(defs)))
         unit = unit_rows(src)
+        stoch = sinkhorn_params(src, entry_node(s))
+        if stoch:
+            open(p + ".dstoch", "w").write(" ".join(sorted(stoch)))
         if unit:
             open(p + ".unit", "w").write(" ".join(sorted(unit)))
     print("%d files adapted into %s" % (len(files), out_dir))
@@ -444,6 +461,87 @@ def unit_rows(src):
                         and k.value.operand.value == 1 for k in n.value.keywords):
             out.add(n.targets[0].id)
     return out
+
+
+def _sum_dim(call):
+    """The dimension of `X.sum(d, ...)` (or sum(dim=d)), or None."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "sum"):
+        return None
+    a = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dim"), None)
+    if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub) and isinstance(a.operand, ast.Constant):
+        return -a.operand.value
+    return None
+
+
+def sinkhorn_params(src, entry):
+    """Kernel tensors the host code fills with doubly stochastic matrices: the result of a file
+    function that divides a tensor by its sums over the last two dimensions in turn (Sinkhorn:
+    `R = R / R.sum(-2, keepdim=True)`, `R = R / R.sum(-1, keepdim=True)`), passed to the kernel
+    (`kernel = ENTRY.compile(...)` or ENTRY itself) at a position: the entry's parameter there."""
+    tree = ast.parse(src)
+    funcs = {}
+    for f in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+        dims = {}
+        for n in ast.walk(f):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                    and isinstance(n.value, ast.BinOp) and isinstance(n.value.op, ast.Div) \
+                    and isinstance(n.value.left, ast.Name) and n.value.left.id == n.targets[0].id:
+                d = _sum_dim(n.value.right)
+                if d is not None:
+                    dims.setdefault(n.targets[0].id, set()).add(d)
+        for name, ds in dims.items():
+            if {-1, -2} <= ds:
+                for r in [n for n in ast.walk(f) if isinstance(n, ast.Return) and n.value is not None]:
+                    items = r.value.elts if isinstance(r.value, ast.Tuple) else [r.value]
+                    for i, it in enumerate(items):
+                        if isinstance(it, ast.Name) and it.id == name:
+                            funcs[f.name] = (i, isinstance(r.value, ast.Tuple))
+    if not funcs or not entry:
+        return set()
+    ds, kern = set(), {entry.name}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Call) \
+                and isinstance(n.value.func, ast.Name) and n.value.func.id in funcs:
+            i, tup = funcs[n.value.func.id]
+            t = n.targets[0]
+            if tup and isinstance(t, ast.Tuple) and i < len(t.elts) and isinstance(t.elts[i], ast.Name):
+                ds.add(t.elts[i].id)
+            elif not tup and isinstance(t, ast.Name):
+                ds.add(t.id)
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, ast.Call) and ast.unparse(n.value.func) in (entry.name, entry.name + ".compile"):
+            kern.add(n.targets[0].id)
+    params = [a.arg for a in entry.args.args]
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in kern:
+            for i, a in enumerate(n.args):
+                if isinstance(a, ast.Name) and a.id in ds and i < len(params):
+                    out.add(params[i])
+    return out
+
+
+def doubly_stochastic_values(shape, seed):
+    """Seeded doubly stochastic matrices over the last two dimensions, as the host code builds them
+    (exp of uniform(0, 4) values, then 100 rounds of column and row normalization)."""
+    import random
+    rnd = random.Random(seed)
+    n, r, c = 1, shape[-2], shape[-1]
+    for d in shape:
+        n *= d
+    vals = []
+    for _ in range(n // (r * c)):
+        m = [[math.exp(rnd.uniform(0, 4)) for _ in range(c)] for _ in range(r)]
+        for _ in range(100):
+            for j in range(c):
+                t = sum(m[i][j] for i in range(r))
+                for i in range(r):
+                    m[i][j] /= t
+            for i in range(r):
+                t = sum(m[i])
+                m[i] = [x / t for x in m[i]]
+        vals += [x for row in m for x in row]
+    return vals
 
 
 def unit_values(shape, seed):
@@ -516,7 +614,8 @@ def sparse_meta_values(shape, dt, a_is_f32):
 def index_values(name, shape, defs):
     """Valid contents for an integer or boolean kernel tensor, by TileLang's
     naming conventions (host code builds them like this), or None to keep the
-    random fill: masks all true; offsets / cu_seqlens [0, total, total, ...]; token_indices (sequence, position) pairs; lengths the largest
+    random fill: masks all true; offsets / cu_seqlens [0, total, total, ...], per-block offsets 0;
+    token_indices (sequence, position) pairs; lengths the largest
     -D length; counts 1; block tables and index lists 0, 1, 2, ... along the
     last dimension (distinct, sorted, each inside any dimension they index
     that is at least as long)."""
@@ -531,6 +630,10 @@ def index_values(name, shape, defs):
         # one sequence of every token (the others empty), which token_indices below agrees with
         total = max([v for k, v in defs.items() if re.search(r"(?i)seq|len|total|tokens", k)] or [n - 1])
         return [0] + [total] * (n - 1)
+    if "offset" in low and len(shape) > 1:
+        # per-block offsets (minference's BlockOffset: the start token of each key block a query block
+        # reads): 0, the first block, which every query block may read
+        return [0] * n
     if "token_ind" in low and len(shape) == 2 and last == 2:
         return [x for t in range(shape[0]) for x in (0, t)]
     if re.search(r"seqlen|seq_len|lens$|lengths", low):
@@ -563,6 +666,7 @@ def inputs(p, tilec, defs):
             dv[k] = int(v)
     out = []
     unit = open(p + ".unit").read().split() if os.path.exists(p + ".unit") else []
+    stoch = open(p + ".dstoch").read().split() if os.path.exists(p + ".dstoch") else []
     src = open(p).read()
     found = PARAM.findall(r.stdout if r.returncode == 0 else "")
     adt = {name: dt for name, dt, _ in found}
@@ -575,6 +679,8 @@ def inputs(p, tilec, defs):
             continue  # a symbol without a value: keep the random fill
         if dt.startswith("float") and name == "dense" and "semi_sparse" in src and shape:
             vals = semi_sparse_values(shape, dt, len(out))
+        elif dt.startswith("float") and name in stoch and len(shape) >= 2:
+            vals = doubly_stochastic_values(shape, len(out))
         elif dt.startswith("float"):
             vals = unit_values(shape, len(out)) if name in unit and shape else None
         elif name in ("E", "meta", "e") and "T.gemm_sp" in src and dt in SPARSE_META_BITS:
@@ -592,14 +698,36 @@ def inputs(p, tilec, defs):
 SIZE = re.compile(r"^(M|N|K)$")
 
 
+def reads_through(src, names, depth=4):
+    """names and what they are computed from by the file's assignments
+    (`n_blocks = T.ceildiv(N, block_N)`: n_blocks reads N and block_N), a few levels deep."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return set(names)
+    deps = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            deps.setdefault(n.targets[0].id, set()).update(names_in(n.value))
+    out = set(names)
+    for _ in range(depth):
+        more = set().union(*[deps.get(x, set()) for x in out]) - out
+        if not more:
+            break
+        out |= more
+    return out
+
+
 def fit_asserts(p, tilec, defs):
     """Sizes that satisfy the kernel's own compile-time assertions: while
     `tilec compile` stops on a failed `assert`, change the -D values the
     assertion's line names (`assert hc_mult3 <= 32`: halved, and if that line
     still fails, doubled from where they were, up to 8 times), else (or when
-    that does not help) double the GEMM sizes M, N, K (`assert n_blocks % (2 * group_size) == 0`), a few times at most;
-    the kernel code is not touched."""
+    that does not help) double the GEMM sizes M, N, K the assertion reads through the file's
+    assignments (`assert n_blocks % (2 * group_size) == 0` with `n_blocks = T.ceildiv(N, block_N)`: N),
+    or all three when it reads none of them, a few times at most; the kernel code is not touched."""
     tried = {}
+    src_text = open(p).read()
     for _ in range(12):
         try:
             r = subprocess.run(["nice", tilec, "compile", p, "--emit", "ir", "-o", "/dev/null"] + defs,
@@ -625,9 +753,10 @@ def fit_asserts(p, tilec, defs):
         if not changed:
             defs = base if n == 4 else defs
             out = []
+            sizes = {x for x in reads_through(src_text, named) if SIZE.match(x)}
             for d in defs:
                 k, _, v = d[2:].partition("=")
-                if v.isdigit() and SIZE.match(k) and int(v) < 4096:
+                if v.isdigit() and SIZE.match(k) and (not sizes or k in sizes) and int(v) < 4096:
                     d, changed = "-D%s=%d" % (k, int(v) * 2), True
                 out.append(d)
         if not changed:
