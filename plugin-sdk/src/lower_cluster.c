@@ -159,6 +159,21 @@ static int find_ring(const lower_ctx_t *c, ring_t *r)
     return 0;
 }
 
+/* e is the same in both blocks of a cluster along d: no loads, no let
+ * variables, not that block index */
+static int same_in_cluster(const lower_ctx_t *c, tilec_ir_expr_t *e, int d)
+{
+    return lower_expr_pure(e) && !lower_mentions(e, c->k->block[d]);
+}
+
+/* both blocks run the same loads: the trip counts and refill conditions
+ * of the prologue and the ring loop agree */
+static int same_schedule(const lower_ctx_t *c, const ring_t *r, int d)
+{
+    return same_in_cluster(c, r->pro->u.loop.extent, d) && same_in_cluster(c, r->pro->u.loop.body->u.cond.cond, d) &&
+           same_in_cluster(c, r->loop->u.loop.extent, d) && same_in_cluster(c, r->refill->u.cond.cond, d);
+}
+
 /* bytes of copy s when it can be shared along grid dimension d, else 0:
  * a source that does not mention that block index, a box of an even
  * number of rows whose halves start on 1024-byte boundaries */
@@ -170,7 +185,7 @@ static int64_t shareable(const lower_ctx_t *c, const tilec_ir_stmt_t *s, int d)
     if (!box || box->kind != TILEC_ATTR_TUPLE || box->n != 3 || X->ndim < 3 || src->buf->ndim < 2)
         return 0;
     for (int i = 0; i < src->buf->ndim; i++)
-        if (lower_mentions(src->base[i], c->k->block[d]))
+        if (!same_in_cluster(c, src->base[i], d))
             return 0;
     int64_t R = box->tuple[0], bc = box->tuple[1], es = (int64_t)tilec_dtype_size(X->dtype), r0;
     if (R % 2 || (R / 2) * bc * es % 1024 || dst->extent[X->ndim - 2] != R ||
@@ -319,7 +334,8 @@ int lower_cluster(lower_ctx_t *c)
     const tilec_ir_buffer_t *X = NULL;
     for (int d = 0; d < k->ngrid && d < 2; d++) {
         int64_t g;
-        if (!tilec_ir_is_const_int(k->grid[d], &g) || g % CLUSTER || g > 65535 || (panel && (d != 0 || panel % 2)))
+        if (!tilec_ir_is_const_int(k->grid[d], &g) || g % CLUSTER || g > 65535 || (panel && (d != 0 || panel % 2)) ||
+            !same_schedule(c, &r, d))
             continue;
         for (const tilec_ir_stmt_t *s = r.refill->u.cond.then; s; s = s->next) {
             int64_t n = s->kind == TILEC_ST_COPY_ASYNC ? shareable(c, s, d) : 0;
