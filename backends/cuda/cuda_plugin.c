@@ -543,11 +543,14 @@ static tilec_pstatus_t cu_launch(void *state, tilec_shell_module_t *sm, const ti
     if (e1)
         d->EventDestroy(e1);
     ctx_pop(d);
+    char cls[64] = "";
+    if (cl[0])
+        snprintf(cls, sizeof cls, ", clusters of %u x %u x %u blocks", cl[0], cl[1], cl[2]);
     if (st == TILEC_PS_OK)
         tilec_shell_log("launch", "cuda: grid %lld x %lld x %lld, block %d x %d x %d, %llu bytes of "
-                 "shared memory", (long long)grid[0], (long long)grid[1], (long long)grid[2],
+                 "shared memory%s", (long long)grid[0], (long long)grid[1], (long long)grid[2],
                  (int)mod->info.threads[0], (int)mod->info.threads[1], (int)mod->info.threads[2],
-                 (unsigned long long)mod->info.smem_bytes);
+                 (unsigned long long)mod->info.smem_bytes, cls);
     return st;
 }
 
