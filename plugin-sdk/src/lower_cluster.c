@@ -76,11 +76,9 @@ typedef struct ring {
 /* the T.use_swizzle panel at the top of the body, 0 without one */
 static int64_t swizzle_panel(const tilec_ir_kernel_t *k)
 {
-    int64_t v;
     for (const tilec_ir_stmt_t *s = k->body; s; s = s->next)
-        if (s->kind == TILEC_ST_HINT && s->u.hint.name && strcmp(s->u.hint.name, "use_swizzle") == 0 &&
-            s->u.hint.nargs >= 1 && tilec_ir_is_const_int(s->u.hint.args[0], &v) && v > 0)
-            return v;
+        if (lower_swizzle_panel(s))
+            return lower_swizzle_panel(s);
     return 0;
 }
 
