@@ -97,10 +97,21 @@ static const tilec_target_desc_t *cluster2_desc(const char *arch)
     return &t;
 }
 
+/* and with warp specialization (TILEC_CUDA_WS=1 TILEC_CUDA_CLUSTER=1) */
+static const tilec_target_desc_t *cluster2_ws_desc(const char *arch)
+{
+    static tilec_target_desc_t t;
+    t = *cluster2_desc(arch);
+    t.name = "cuda-sm_90a-ws-cluster2";
+    t.flags |= TILEC_TARGET_WARP_SPECIALIZE;
+    return &t;
+}
+
 static const tgt_t targets[] = {
     {"cuda-sm_90a", cuda_target_desc, "sm_90a"},
     {"cuda-sm_90a-persist3", persist3_desc, "sm_90a"},
     {"cuda-sm_90a-cluster2", cluster2_desc, "sm_90a"},
+    {"cuda-sm_90a-ws-cluster2", cluster2_ws_desc, "sm_90a"},
     {"cuda-sm_80", cuda_target_desc, "sm_80"},
     {"opencl", ocl_target_desc, ""},
     {"regs-like-acc", regs_like_acc_desc, ""},
@@ -786,14 +797,31 @@ Test(lower_cli, ragged_rows_run_on_the_template, .timeout = 120)
 
 /* ---- clusters (the cluster pass) --------------------------------------------------------- */
 
-/* the refill `if` of the kernel's cluster ring loop, NULL without one */
+/* the refill `if` of the kernel's cluster ring loop (the one with the
+ * copies), NULL without one */
 static tilec_ir_stmt_t *cluster_refill(tilec_ir_kernel_t *k)
 {
     for (tilec_ir_stmt_t *s = k->body; s; s = s->next)
         if (s->kind == TILEC_ST_FOR && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.cluster"))
             for (tilec_ir_stmt_t *t = s->u.loop.body; t; t = t->next)
-                if (t->kind == TILEC_ST_IF)
-                    return t;
+                for (tilec_ir_stmt_t *u = t->kind == TILEC_ST_IF ? t->u.cond.then : NULL; u; u = u->next)
+                    if (u->kind == TILEC_ST_COPY_ASYNC)
+                        return t;
+    return NULL;
+}
+
+/* the release of the ring loop of k: the arrival with lower.cluster_arrive */
+static tilec_ir_stmt_t *cluster_release(tilec_ir_stmt_t *s, int depth)
+{
+    for (; s && depth < 5; s = s->next) {
+        if (s->kind == TILEC_ST_MBAR_ARRIVE && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.cluster_arrive"))
+            return s;
+        tilec_ir_stmt_t *r = s->kind == TILEC_ST_FOR  ? cluster_release(s->u.loop.body, depth + 1)
+                             : s->kind == TILEC_ST_IF ? cluster_release(s->u.cond.then, depth + 1)
+                                                      : NULL;
+        if (r)
+            return r;
+    }
     return NULL;
 }
 
@@ -804,6 +832,12 @@ static void break_cluster(tilec_arena_t *ar, tilec_ir_kernel_t *k, int how)
 {
     tilec_ir_stmt_t *r = cluster_refill(k);
     cr_assert_not_null(r);
+    if (how == 3) {
+        tilec_ir_stmt_t *rel = cluster_release(k->body, 0);
+        cr_assert_not_null(rel);
+        rel->nattrs = 0;
+        return;
+    }
     int done = 0;
     for (tilec_ir_stmt_t **l = &r->u.cond.then; *l && !done; l = &(*l)->next) {
         tilec_ir_stmt_t *s = *l;
@@ -816,11 +850,10 @@ static void break_cluster(tilec_arena_t *ar, tilec_ir_kernel_t *k, int how)
             for (int d = 0; d < s->u.copy.dst.buf->ndim; d++)
                 half *= s->u.copy.dst.extent[d];
             tilec_ir_stmt_t *arr = r->u.cond.then;
-            cr_assert(arr->kind == TILEC_ST_MBAR_ARRIVE && tilec_ir_is_const_int(arr->u.mbar.tx, &tx));
+            while (arr && !(arr->kind == TILEC_ST_MBAR_ARRIVE && arr->u.mbar.tx))
+                arr = arr->next;
+            cr_assert(arr && tilec_ir_is_const_int(arr->u.mbar.tx, &tx));
             arr->u.mbar.tx = tilec_ir_int(ar, tx - half, TILEC_INT32);
-            done = 1;
-        } else if (how == 3 && s->kind == TILEC_ST_IF && s->u.cond.then->kind == TILEC_ST_MBAR_ARRIVE) {
-            s->u.cond.then->nattrs = 0;
             done = 1;
         }
     }
@@ -829,24 +862,27 @@ static void break_cluster(tilec_arena_t *ar, tilec_ir_kernel_t *k, int how)
 
 /* The GEMM examples lowered for 2-block clusters: along by (B shared) or
  * bx (A shared, also with T.use_swizzle's even panels), fp16, bf16, fp8,
- * bias+ReLU; each interpreted against the original, and three broken
+ * bias+ReLU, warp-specialized or not; each interpreted against the original, and three broken
  * schedules (a multicast half dropped, expect_tx of the wrong size, a
  * release of one block only) must fail. */
 Test(lower_check, cluster_gemms_keep_their_meaning, .timeout = 300)
 {
     static const struct {
         const char *file, *defs[6], *shared;
+        int ws; /* warp-specialized (the consumers release, the producer waits) */
     } cases[] = {
-        {"examples/gemm.py", {NULL}, "B_shared"},                                   /* grid 3 x 4 */
-        {"examples/gemm.py", {"M=300", "N=512", "swizzle=2", NULL}, "A_shared"},    /* 8 x 5, even panels */
-        {"examples/gemm.py", {"dtype=bfloat16", "threads=256", "block_M=128", "block_N=128", NULL}, "A_shared"},
-        {"examples/gemm_bias_relu.py", {NULL}, "B_shared"},
-        {"examples/gemm_fp8.py", {NULL}, "A_shared"},
-        {"examples/gemm.py", {"M=300", "N=520", "swizzle=3", NULL}, NULL},          /* 9 x 5, odd panels: none */
+        {"examples/gemm.py", {NULL}, "B_shared", 0},                                /* grid 3 x 4 */
+        {"examples/gemm.py", {"M=300", "N=512", "swizzle=2", NULL}, "A_shared", 0}, /* 8 x 5, even panels */
+        {"examples/gemm.py", {NULL}, "B_shared", 1},
+        {"examples/gemm.py", {"M=300", "N=512", "swizzle=2", NULL}, "A_shared", 1},
+        {"examples/gemm.py", {"dtype=bfloat16", "threads=256", "block_M=128", "block_N=128", NULL}, "A_shared", 0},
+        {"examples/gemm_bias_relu.py", {NULL}, "B_shared", 0},
+        {"examples/gemm_fp8.py", {NULL}, "A_shared", 0},
+        {"examples/gemm_fp8.py", {NULL}, "A_shared", 1},
+        {"examples/gemm.py", {"M=300", "N=520", "swizzle=3", NULL}, NULL, 0},       /* 9 x 5, odd panels: none */
     };
     tilec_context_t *ctx = NULL;
     cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
-    const tilec_target_desc_t *t = cluster2_desc("sm_90a");
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         tilec_define_kv_t defs[6];
         char buf[6][32];
@@ -866,7 +902,8 @@ Test(lower_check, cluster_gemms_keep_their_meaning, .timeout = 300)
         char *msg = NULL, err[512];
         cr_assert_eq(check_set_make(p, cases[ci].file, 0, &set, &msg), CHECK_OK, "%s", msg ? msg : "");
         cr_assert_eq(interp_into(p->mod->kernel, &set, 0, err, sizeof err), 0, "%s", err);
-        for (int broken = 0; broken < (ci < 2 ? 4 : 1); broken++) {
+        const tilec_target_desc_t *t = cases[ci].ws ? cluster2_ws_desc("sm_90a") : cluster2_desc("sm_90a");
+        for (int broken = 0; broken < (ci < 4 ? 4 : 1); broken++) {
             tilec_arena_t ar;
             tilec_arena_init(&ar);
             tilec_lower_status_t st;
@@ -887,6 +924,7 @@ Test(lower_check, cluster_gemms_keep_their_meaning, .timeout = 300)
                 cr_assert(strstr(line, want) && strstr(line, want) < h, "case %zu: shares %s:\n%s", ci,
                           cases[ci].shared, txt);
                 cr_assert_not_null(strstr(txt, "lower.cluster_arrive = 2"), "case %zu", ci);
+                cr_assert_eq(strstr(txt, "lower.warpspec") != NULL, cases[ci].ws, "case %zu", ci);
                 cr_assert_not_null(strstr(txt, "barrier attrs {lower.cluster_sync = 1}\n  }"), "case %zu", ci);
             }
             free(txt);

@@ -9,9 +9,10 @@
  *  - barrier attrs {lower.cluster_sync = 1}: barrier.cluster arrive
  *    (release) and wait (acquire) by every thread of the cluster, after
  *    the proxy fence the block barrier has;
- *  - barrier_arrive B[i] attrs {lower.cluster_arrive = n}: thread 0 arrives
- *    on barrier B[i] of each block of the cluster (mapa to the block's
- *    address of it, mbarrier.arrive.release.cluster.shared::cluster);
+ *  - barrier_arrive B[i] attrs {lower.cluster_arrive = n}: thread 0 (each
+ *    consumer warp's lane 0 for warp specialization's releases) arrives on
+ *    barrier B[i] of each block of the cluster (mapa to the block's address
+ *    of it, mbarrier.arrive.release.cluster.shared::cluster);
  *  - barrier_wait ... attrs {lower.issuer = 1}: thread 0 alone, with
  *    cluster-scope acquire (the other block's readers released the stage);
  *  - copy_async ... attrs {lower.multicast = (q, n)}: cuda_tma.c prints it
@@ -93,7 +94,7 @@ int cuda_cluster_multicast(const tilec_ir_stmt_t *s, int *rank, int *n)
     return 1;
 }
 
-int cuda_cluster_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s,
+int cuda_cluster_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s, int per_warp,
                       void (*bar_addr)(const cuda_tma_out_t *, const tilec_ir_mbarrier_t *, const tilec_ir_expr_t *))
 {
     const tilec_ir_attr_t *a;
@@ -102,8 +103,8 @@ int cuda_cluster_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s,
         return 1;
     }
     if (s->kind == TILEC_ST_MBAR_ARRIVE && !s->u.mbar.tx && (a = int_attr(s, "lower.cluster_arrive"))) {
-        tilec_sdk_str_printf(t->o, "%*sif (tl_tid == 0) for (unsigned tl_r = 0; tl_r < %du; tl_r++) tl_mbar_arrive_cl(",
-                             t->indent, "", (int)a->i);
+        tilec_sdk_str_printf(t->o, "%*sif (%s == 0) for (unsigned tl_r = 0; tl_r < %du; tl_r++) tl_mbar_arrive_cl(",
+                             t->indent, "", per_warp ? "(tl_tid & 31)" : "tl_tid", (int)a->i);
         bar_addr(t, s->u.mbar.bar, s->u.mbar.idx);
         tilec_sdk_str_puts(t->o, ", tl_r);\n");
         return 1;

@@ -223,12 +223,13 @@ int cuda_tma_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s);
  * The device helpers (nothing when the kernel has no lower.cluster loop),
  * the cluster shape of the kernel into dims (0 when it has none), and the
  * statements: an arrival on a barrier of every block of the cluster
- * (lower.cluster_arrive), the issuer's wait (lower.issuer), the cluster
+ * (lower.cluster_arrive; by each warp's lane 0 where per_warp says the
+ * barrier's arrivals are the consumer warps'), the issuer's wait (lower.issuer), the cluster
  * barrier (lower.cluster_sync): 1 printed, 0 not such a statement.  A
  * multicast copy (lower.multicast) is cuda_tma.c's, with the two names below. */
 void cuda_cluster_prelude(tilec_sdk_str_t *o, const tilec_ir_kernel_t *k);
 int cuda_cluster_dims(const tilec_ir_kernel_t *k, uint32_t dims[3]);
-int cuda_cluster_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s,
+int cuda_cluster_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s, int per_warp,
                       void (*bar_addr)(const cuda_tma_out_t *, const tilec_ir_mbarrier_t *, const tilec_ir_expr_t *));
 /* a copy's (issuing rank, blocks) of lower.multicast: 1, or 0 when it has none */
 int cuda_cluster_multicast(const tilec_ir_stmt_t *s, int *rank, int *n);

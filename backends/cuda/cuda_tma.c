@@ -246,7 +246,7 @@ static int per_warp(const cuda_tma_out_t *t, const tilec_ir_mbarrier_t *bar)
 int cuda_tma_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_mbarrier_t *bar = s->u.mbar.bar;
-    int rc = cuda_cluster_stmt(t, s, bar_addr);
+    int rc = cuda_cluster_stmt(t, s, s->kind == TILEC_ST_MBAR_ARRIVE && bar && per_warp(t, bar), bar_addr);
     if (rc)
         return rc;
     switch (s->kind) {

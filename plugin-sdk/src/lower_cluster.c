@@ -69,7 +69,12 @@
 typedef struct ring {
     tilec_ir_stmt_t *init, *sync, *pro, *loop; /* top-level statements */
     tilec_ir_stmt_t *refill;                   /* the ring loop's refill `if` */
+    tilec_ir_stmt_t *fill;                     /* its expecting arrival on F */
     tilec_ir_mbarrier_t *full;
+    /* warp specialization's (lower_warpspec.c): the empty barriers, the
+     * producer's wait for a release, the consumers' release; else NULL */
+    tilec_ir_mbarrier_t *empty;
+    tilec_ir_stmt_t *pwait, *release;
     int S;
 } ring_t;
 
@@ -82,25 +87,39 @@ static int64_t swizzle_panel(const tilec_ir_kernel_t *k)
     return 0;
 }
 
-/* a refill's then-list: an expecting arrival on F, then (block barriers
- * and) copies on F; 1 when it is one */
-static int refill_on(const tilec_ir_stmt_t *s, const tilec_ir_mbarrier_t *F)
+/* `if (c) { x }` with x a single statement of kind kind: x, else NULL */
+static tilec_ir_stmt_t *guarded(const tilec_ir_stmt_t *s, tilec_stmt_kind_t kind)
+{
+    if (!s || s->kind != TILEC_ST_IF || s->u.cond.els || !s->u.cond.then || s->u.cond.then->next ||
+        s->u.cond.then->kind != kind)
+        return NULL;
+    return s->u.cond.then;
+}
+
+/* a refill's then-list: (the producer's guarded wait for a release,) an
+ * expecting arrival on F, then (block barriers and) copies on F: the
+ * arrival, else NULL */
+static tilec_ir_stmt_t *refill_on(const tilec_ir_stmt_t *s, const tilec_ir_mbarrier_t *F, tilec_ir_stmt_t **pwait)
 {
     if (!s || s->kind != TILEC_ST_IF || s->u.cond.els)
-        return 0;
-    const tilec_ir_stmt_t *t = s->u.cond.then;
+        return NULL;
+    tilec_ir_stmt_t *t = s->u.cond.then, *w = guarded(t, TILEC_ST_MBAR_WAIT);
+    if (w && w->u.mbar.bar != F) {
+        *pwait = w;
+        t = t->next;
+    }
     if (!t || t->kind != TILEC_ST_MBAR_ARRIVE || t->u.mbar.bar != F || !t->u.mbar.tx)
-        return 0;
+        return NULL;
     int n = 0;
-    for (t = t->next; t; t = t->next) {
-        if (t->kind == TILEC_ST_BARRIER && !t->nattrs)
+    for (const tilec_ir_stmt_t *u = t->next; u; u = u->next) {
+        if (u->kind == TILEC_ST_BARRIER && !u->nattrs)
             continue;
-        if (t->kind != TILEC_ST_COPY_ASYNC || t->u.copy.bar != F || !lower_sattr(t, "lower.tma") ||
-            lower_sattr(t, "lower.multicast"))
-            return 0;
+        if (u->kind != TILEC_ST_COPY_ASYNC || u->u.copy.bar != F || !lower_sattr(u, "lower.tma") ||
+            lower_sattr(u, "lower.multicast"))
+            return NULL;
         n++;
     }
-    return n > 0;
+    return n > 0 ? t : NULL;
 }
 
 static int has_attr_deep(const tilec_ir_stmt_t *s, const char *key, int depth)
@@ -116,6 +135,28 @@ static int has_attr_deep(const tilec_ir_stmt_t *s, const char *key, int depth)
     return 0;
 }
 
+/* the ring loop's statements: 1 with r's refill, wait count and (warp
+ * specialization) release filled, 0 when something else is there */
+static int ring_body(ring_t *r, int *nwait)
+{
+    for (tilec_ir_stmt_t *t = r->loop->u.loop.body; t; t = t->next) {
+        tilec_ir_stmt_t *pw = NULL, *fill = NULL, *rel = guarded(t, TILEC_ST_MBAR_ARRIVE);
+        if (t->kind == TILEC_ST_MBAR_WAIT && t->u.mbar.bar == r->full) {
+            (*nwait)++;
+        } else if (t->kind == TILEC_ST_IF && !r->refill && (fill = refill_on(t, r->full, &pw))) {
+            r->refill = t;
+            r->fill = fill;
+            r->pwait = pw;
+        } else if ((rel || t->kind == TILEC_ST_MBAR_ARRIVE) && !r->release) {
+            r->release = rel ? rel : t;
+        } else if (t->kind == TILEC_ST_IF || t->kind == TILEC_ST_MBAR_ARRIVE || t->kind == TILEC_ST_MBAR_WAIT ||
+                   t->kind == TILEC_ST_COPY_ASYNC) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* the ring at the top of the kernel body, 1 when found */
 static int find_ring(const lower_ctx_t *c, ring_t *r)
 {
@@ -125,34 +166,35 @@ static int find_ring(const lower_ctx_t *c, ring_t *r)
         const tilec_ir_attr_t *sa = L && L->kind == TILEC_ST_FOR ? lower_sattr(L, "lower.stages") : NULL;
         if (!L || s->kind != TILEC_ST_MBAR_INIT || b->kind != TILEC_ST_BARRIER || b->nattrs || p->kind != TILEC_ST_FOR ||
             !sa || sa->kind != TILEC_ATTR_INT || sa->i < 2 || L->u.loop.kind != TILEC_LOOP_SERIAL ||
-            lower_sattr(L, "lower.warpspec") || lower_sattr(L, "lower.cluster"))
+            lower_sattr(L, "lower.cluster"))
             continue;
-        tilec_ir_mbarrier_t *F = s->u.mbar.bar;
-        if (!p->u.loop.body || p->u.loop.body->next || !refill_on(p->u.loop.body, F))
-            continue;
-        tilec_ir_stmt_t *refill = NULL;
+        r->init = s;
+        r->sync = b;
+        r->pro = p;
+        r->loop = L;
+        r->S = (int)sa->i;
+        for (tilec_ir_stmt_t *t = L->u.loop.body; t && !r->full; t = t->next)
+            if (t->kind == TILEC_ST_MBAR_WAIT)
+                r->full = t->u.mbar.bar;
+        tilec_ir_stmt_t *pw = NULL;
         int nwait = 0;
-        for (tilec_ir_stmt_t *t = L->u.loop.body; t; t = t->next) {
-            if (t->kind == TILEC_ST_MBAR_WAIT && t->u.mbar.bar == F)
-                nwait++;
-            else if (t->kind == TILEC_ST_IF && refill_on(t, F) && !refill)
-                refill = t;
-            else if (t->kind == TILEC_ST_IF || t->kind == TILEC_ST_MBAR_ARRIVE || t->kind == TILEC_ST_MBAR_WAIT ||
-                     t->kind == TILEC_ST_COPY_ASYNC)
-                return 0;
-        }
-        int S = (int)sa->i;
-        const tilec_ir_var_t *k = L->u.loop.var;
-        if (nwait != 1 || !refill || !lower_is_fn_of_k(refill->u.cond.then->u.mbar.idx, k, S, lower_ring_ahead))
+        if (!r->full || !p->u.loop.body || p->u.loop.body->next || !refill_on(p->u.loop.body, r->full, &pw) || pw ||
+            !ring_body(r, &nwait) || nwait != 1 || !r->refill ||
+            !lower_is_fn_of_k(r->fill->u.mbar.idx, L->u.loop.var, r->S, lower_ring_ahead))
             return 0;
+        if (lower_sattr(L, "lower.warpspec")) {
+            /* the producer waits for the consumers' release on E */
+            if (!r->pwait || !r->release || r->release->u.mbar.tx || r->release->u.mbar.bar != r->pwait->u.mbar.bar ||
+                r->pwait->u.mbar.bar->arrive != 1)
+                return 0;
+            r->empty = r->pwait->u.mbar.bar;
+            return 1;
+        }
         /* a block barrier before the refill's copies: this block's readers are done */
         int bar = 0;
-        for (const tilec_ir_stmt_t *t = refill->u.cond.then; t && t->kind != TILEC_ST_COPY_ASYNC; t = t->next)
+        for (const tilec_ir_stmt_t *t = r->refill->u.cond.then; t && t->kind != TILEC_ST_COPY_ASYNC; t = t->next)
             bar |= t->kind == TILEC_ST_BARRIER;
-        if (!bar)
-            return 0;
-        *r = (ring_t){s, b, p, L, refill, F, S};
-        return 1;
+        return bar && !r->pwait && !r->release;
     }
     return 0;
 }
@@ -350,24 +392,35 @@ int lower_cluster(lower_ctx_t *c)
     for (const tilec_ir_stmt_t *s = r.pro->u.loop.body->u.cond.then; s; s = s->next)
         if (s->kind == TILEC_ST_COPY_ASYNC && s->u.copy.dst.buf == X && !shareable(c, s, bd))
             return 0;
-    if (lower_smem_end(k) + lower_mbar_bytes(k) + 8 * (int64_t)r.S > (int64_t)t->smem_optin)
-        return 0;
-    tilec_ir_mbarrier_t *E = lower_mbar_new(c, r.loop->u.loop.var->name, "empty", r.S);
-    if (!E)
+    if (r.empty) {
+        /* warp specialization's empty barriers: released by both blocks' consumers */
+        r.empty->arrive = CLUSTER;
+        if (lower_sattr_int(c, r.release, "lower.cluster_arrive", CLUSTER) ||
+            lower_sattr_int(c, r.pwait, "lower.issuer", 1))
+            return -1;
+    } else {
+        if (lower_smem_end(k) + lower_mbar_bytes(k) + 8 * (int64_t)r.S > (int64_t)t->smem_optin)
+            return 0;
+        tilec_ir_mbarrier_t *E = lower_mbar_new(c, r.loop->u.loop.var->name, "empty", r.S);
+        tilec_ir_stmt_t *init = mk(c, TILEC_ST_MBAR_INIT, r.init);
+        if (!E || !init)
+            return -1;
+        E->arrive = CLUSTER;
+        init->u.mbar.bar = E;
+        init->next = r.init->next;
+        r.init->next = init;
+        if (release(c, &r, E))
+            return -1;
+    }
+    tilec_ir_stmt_t *end = mk(c, TILEC_ST_BARRIER, r.loop);
+    if (!end)
         return -1;
-    E->arrive = CLUSTER;
-    tilec_ir_stmt_t *init = mk(c, TILEC_ST_MBAR_INIT, r.init), *end = mk(c, TILEC_ST_BARRIER, r.loop);
-    if (!init || !end)
-        return -1;
-    init->u.mbar.bar = E;
-    init->next = r.init->next;
-    r.init->next = init;
     int64_t dims[3] = {1, 1, 1};
     dims[bd] = CLUSTER;
     if (lower_sattr_int(c, r.sync, "lower.cluster_sync", 1) || lower_sattr_int(c, end, "lower.cluster_sync", 1) ||
         lower_sattr_tuple(c, r.loop, "lower.cluster", dims, 3))
         return -1;
-    if (split_in(c, r.pro->u.loop.body, X) || split_in(c, r.refill, X) || release(c, &r, E))
+    if (split_in(c, r.pro->u.loop.body, X) || split_in(c, r.refill, X))
         return -1;
     tilec_ir_stmt_t **l = &k->body;
     while (*l)
