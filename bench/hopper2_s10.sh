@@ -6,8 +6,9 @@
 # before the call with `tilec compile --emit source` of both trees), B with
 # TILEC_CUDA_CLUSTER=1 (W: B with TILEC_CUDA_WS=1).  Checks B against the interpreter and the CPU
 # backend at ragged sizes (fp16 along bx and by, bf16, bias+ReLU, fp8),
-# times A and B alternately, runs bench/cuda_bench.py's GEMM rows with B,
-# then compute-sanitizer memcheck/racecheck/synccheck on B's kernels.
+# runs compute-sanitizer memcheck/racecheck/synccheck on B's kernels, times
+# A and B alternately, the references (torch), then bench/cuda_bench.py's
+# GEMM rows with B.
 # Usage (on the device, from the tree's directory): sh bench/hopper2_s10.sh
 # CHECKS=0 / SAN=0 / TIME=0 / BENCH=0 skip parts.
 R=${OUT:-/tmp}/r
@@ -44,6 +45,18 @@ if [ "${CHECKS:-1}" = 1 ]; then
   done >> "$R/checks.txt" 2>&1
   cat "$R/checks.txt"
 fi
+if [ "${SAN:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
+  for tool in memcheck racecheck synccheck; do
+    for spec in "examples/gemm.py -D M=576 -D N=512 -D K=256 $G192 -D swizzle=2" "examples/gemm.py"; do
+      [ $tool != memcheck ] && [ "$spec" = examples/gemm.py ] && continue
+      r=$($CL TILEC_CACHE=0 timeout 90 compute-sanitizer --tool $tool --error-exitcode 99 $T run $spec --backend cuda 2>&1)
+      echo "$tool rc=$? $spec :: $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1) :: $(echo "$r" | tail -1)"
+    done
+    r=$($CL TILEC_CUDA_WS=1 TILEC_CACHE=0 timeout 90 compute-sanitizer --tool $tool --error-exitcode 99 $T run examples/gemm.py -D M=576 -D N=512 -D K=256 $G128 -D swizzle=2 --backend cuda 2>&1)
+    echo "$tool WS rc=$? 576x512x256 128x256 :: $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1) :: $(echo "$r" | tail -1)"
+  done > "$R/san.txt" 2>&1
+  cat "$R/san.txt"
+fi
 bench() { # env prefix, args...: median ms
   e=$1; shift
   $e timeout 60 $T run "$@" --backend cuda --bench 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | tail -1
@@ -67,20 +80,28 @@ if [ "${TIME:-1}" = 1 ]; then
   done > "$R/ab.txt" 2>&1
   cat "$R/ab.txt"
 fi
+if [ "${REFS:-1}" = 1 ]; then
+  PYTHONUNBUFFERED=1 timeout 60 python3 - > "$R/refs.txt" 2>&1 <<'PYEOF'
+import sys, torch
+sys.path.insert(0, "bench")
+from torch_timing import median_ms
+for n in (4096, 8192):
+    a = torch.rand(n, n, dtype=torch.float16, device="cuda") * 2 - 1
+    b = torch.rand(n, n, dtype=torch.float16, device="cuda") * 2 - 1
+    print(f"cublas fp16 {n} {median_ms(lambda: a @ b):.4f} ms")
+n = 8192
+a16, b16 = a.bfloat16(), b.bfloat16()
+print(f"cublas bf16 {n} {median_ms(lambda: a16 @ b16):.4f} ms")
+bias = torch.rand(n, dtype=torch.float16, device="cuda") - 0.5
+print(f"torch bias_relu {n} {median_ms(lambda: torch.relu(a @ b + bias)):.4f} ms")
+a8, b8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
+one = torch.tensor(1.0, device="cuda")
+print(f"cublaslt fp8 {n} {median_ms(lambda: torch._scaled_mm(a8, b8.t(), scale_a=one, scale_b=one, out_dtype=torch.float16)):.4f} ms")
+PYEOF
+  cat "$R/refs.txt"
+fi
 if [ "${BENCH:-1}" = 1 ]; then
   PYTHONUNBUFFERED=1 TILEC_CUDA_CLUSTER=1 BENCH_ONLY=gemm,bf16,bias_relu,fp8 timeout 150 python3 bench/cuda_bench.py \
       > "$R/cuda_bench.txt" 2>&1
   grep -E "^gemm|copy|device" "$R/cuda_bench.txt"
-fi
-if [ "${SAN:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
-  for tool in memcheck racecheck synccheck; do
-    for spec in "examples/gemm.py -D M=576 -D N=512 -D K=256 $G192 -D swizzle=2" "examples/gemm.py"; do
-      [ $tool != memcheck ] && [ "$spec" = examples/gemm.py ] && continue
-      r=$($CL TILEC_CACHE=0 timeout 90 compute-sanitizer --tool $tool --error-exitcode 99 $T run $spec --backend cuda 2>&1)
-      echo "$tool rc=$? $spec :: $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1) :: $(echo "$r" | tail -1)"
-    done
-    r=$($CL TILEC_CUDA_WS=1 TILEC_CACHE=0 timeout 90 compute-sanitizer --tool $tool --error-exitcode 99 $T run examples/gemm.py -D M=576 -D N=512 -D K=256 $G128 -D swizzle=2 --backend cuda 2>&1)
-    echo "$tool WS rc=$? 576x512x256 128x256 :: $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1) :: $(echo "$r" | tail -1)"
-  done > "$R/san.txt" 2>&1
-  cat "$R/san.txt"
 fi
