@@ -44,6 +44,11 @@
  * released its previous load (E: one arrival from each), and the rest of
  * the blocks' threads go on without waiting for the other block.
  *
+ * A warp-specialized ring (lower_warpspec.c) has its E already: the
+ * consumers' release `barrier_arrive E[...]` becomes a cluster arrival (E
+ * counts 2 a phase), the producer's wait for it the issuer's, and the
+ * copies are split the same way; the block barrier is the consumers'.
+ *
  * The interpreter runs a cluster as blocks of one grid, each on its own:
  * a multicast copy lands in the block that runs it (the other block's
  * copy of the same rows would bring the same bytes: this pass proves the
