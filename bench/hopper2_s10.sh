@@ -7,8 +7,8 @@
 # TILEC_CUDA_CLUSTER=1 (W: B with TILEC_CUDA_WS=1).  Checks B against the interpreter and the CPU
 # backend at ragged sizes (fp16 along bx and by, bf16, bias+ReLU, fp8),
 # runs compute-sanitizer memcheck/racecheck/synccheck on B's kernels, times
-# A and B alternately, the references (torch), then bench/cuda_bench.py's
-# GEMM rows with B.
+# A and B alternately, then bench/cuda_bench.py's GEMM rows with B
+# (cuBLAS, cuBLASLt and torch's unfused bias+ReLU in the same call).
 # Usage (on the device, from the tree's directory): sh bench/hopper2_s10.sh
 # CHECKS=0 / SAN=0 / TIME=0 / BENCH=0 skip parts.
 R=${OUT:-/tmp}/r
@@ -23,29 +23,31 @@ G128="-D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256
 S8="-D M=8192 -D N=8192 -D K=8192"
 CL="env TILEC_CUDA_CLUSTER=1"
 if [ "${CHECKS:-1}" = 1 ]; then
-  $CL TILEC_LOG=launch timeout 60 $T run examples/gemm.py --backend cuda --check 2>&1 | grep -E "launch|PASS|FAIL|rror" | tail -3
+  first=$($CL TILEC_LOG=launch timeout 45 $T run examples/gemm.py --backend cuda --check 2>&1 | grep -E "launch|PASS|FAIL|rror" | tail -3)
+  echo "$first"
+  # a cluster kernel that hangs or fails here: the rest runs without B
+  echo "$first" | grep -q PASS || NOB=1
   for spec in "examples/gemm.py" "examples/gemm_fp8.py" "examples/gemm_bias_relu.py" "examples/gemm.py -D dtype=bfloat16" \
               "examples/gemm.py -D M=576 -D N=512 -D K=256 $G192 -D swizzle=2" \
               "examples/gemm_fp8.py -D M=576 -D N=512 -D K=512 $F192 -D swizzle=2"; do
-    r=$($CL timeout 90 $T run $spec --backend cuda --check 2>&1 | tail -1)
+    r=$($CL timeout 45 $T run $spec --backend cuda --check 2>&1 | tail -1)
     echo "check $spec :: $r"
   done > "$R/checks.txt" 2>&1
   for spec in "examples/gemm.py -D M=3000 -D N=3000 -D K=1000 $G192 -D swizzle=8" \
               "examples/gemm.py -D M=3000 -D N=2600 -D K=1000 $G192" \
               "examples/gemm.py -D M=3000 -D N=3000 -D K=1000 $G192 -D swizzle=8 -D dtype=bfloat16" \
               "examples/gemm_bias_relu.py -D M=3000 -D N=3000 -D K=1000 $G192 -D swizzle=8" \
-              "examples/gemm_fp8.py -D M=3000 -D N=3000 -D K=1024 $F192 -D swizzle=8" \
-              "examples/gemm.py -D M=2000 -D N=3000 -D K=1000 $G128 -D swizzle=8"; do
-    r=$($CL timeout 90 $T run $spec --backend cuda --check --reference cpu 2>&1 | tail -1)
+              "examples/gemm_fp8.py -D M=3000 -D N=3000 -D K=1024 $F192 -D swizzle=8"; do
+    r=$($CL timeout 45 $T run $spec --backend cuda --check --reference cpu 2>&1 | tail -1)
     echo "check-cpu $spec :: $r"
   done >> "$R/checks.txt" 2>&1
-  for spec in "examples/gemm.py -D M=2000 -D N=3000 -D K=1000 $G128 -D swizzle=8" "examples/gemm.py" "examples/gemm_fp8.py"; do
-    r=$($CL TILEC_CUDA_WS=1 timeout 90 $T run $spec --backend cuda --check --reference cpu 2>&1 | tail -1)
+  for spec in "examples/gemm.py -D M=2000 -D N=3000 -D K=1000 $G128 -D swizzle=8"; do
+    r=$($CL TILEC_CUDA_WS=1 timeout 45 $T run $spec --backend cuda --check --reference cpu 2>&1 | tail -1)
     echo "check-cpu WS $spec :: $r"
   done >> "$R/checks.txt" 2>&1
   cat "$R/checks.txt"
 fi
-if [ "${SAN:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
+if [ "${SAN:-1}" = 1 ] && [ "${NOB:-0}" = 0 ] && command -v compute-sanitizer > /dev/null; then
   for tool in memcheck racecheck synccheck; do
     for spec in "examples/gemm.py -D M=576 -D N=512 -D K=256 $G192 -D swizzle=2" "examples/gemm.py"; do
       [ $tool != memcheck ] && [ "$spec" = examples/gemm.py ] && continue
@@ -66,10 +68,11 @@ if [ "${TIME:-1}" = 1 ]; then
   # at 192x256 a fourth warpgroup leaves 128 registers a thread, too few)
   for round in 1 2; do
     for side in A B W; do
+      [ "${NOB:-0}" = 1 ] && [ $side != A ] && continue
       e=env; [ $side = B ] && e="$CL"; [ $side = W ] && e="$CL TILEC_CUDA_WS=1"
       [ $side != W ] && echo "$side r$round fp16_8192_192x256_swz8 $(bench "$e" examples/gemm.py $S8 $G192 -D swizzle=8)"
-      echo "$side r$round fp16_4096_128x256_swz8 $(bench "$e" examples/gemm.py -D M=4096 -D N=4096 -D K=4096 $G128 -D swizzle=8)"
       [ $round = 2 ] && continue
+      echo "$side r$round fp16_4096_128x256_swz8 $(bench "$e" examples/gemm.py -D M=4096 -D N=4096 -D K=4096 $G128 -D swizzle=8)"
       echo "$side r$round fp16_8192_128x256_swz8 $(bench "$e" examples/gemm.py $S8 $G128 -D swizzle=8)"
       [ $side = W ] && continue
       echo "$side r$round bf16_8192_192x256_swz8 $(bench "$e" examples/gemm.py $S8 $G192 -D swizzle=8 -D dtype=bfloat16)"
@@ -79,26 +82,6 @@ if [ "${TIME:-1}" = 1 ]; then
     done
   done > "$R/ab.txt" 2>&1
   cat "$R/ab.txt"
-fi
-if [ "${REFS:-1}" = 1 ]; then
-  PYTHONUNBUFFERED=1 timeout 60 python3 - > "$R/refs.txt" 2>&1 <<'PYEOF'
-import sys, torch
-sys.path.insert(0, "bench")
-from torch_timing import median_ms
-for n in (4096, 8192):
-    a = torch.rand(n, n, dtype=torch.float16, device="cuda") * 2 - 1
-    b = torch.rand(n, n, dtype=torch.float16, device="cuda") * 2 - 1
-    print(f"cublas fp16 {n} {median_ms(lambda: a @ b):.4f} ms")
-n = 8192
-a16, b16 = a.bfloat16(), b.bfloat16()
-print(f"cublas bf16 {n} {median_ms(lambda: a16 @ b16):.4f} ms")
-bias = torch.rand(n, dtype=torch.float16, device="cuda") - 0.5
-print(f"torch bias_relu {n} {median_ms(lambda: torch.relu(a @ b + bias)):.4f} ms")
-a8, b8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
-one = torch.tensor(1.0, device="cuda")
-print(f"cublaslt fp8 {n} {median_ms(lambda: torch._scaled_mm(a8, b8.t(), scale_a=one, scale_b=one, out_dtype=torch.float16)):.4f} ms")
-PYEOF
-  cat "$R/refs.txt"
 fi
 if [ "${BENCH:-1}" = 1 ]; then
   PYTHONUNBUFFERED=1 TILEC_CUDA_CLUSTER=1 BENCH_ONLY=gemm,bf16,bias_relu,fp8 timeout 150 python3 bench/cuda_bench.py \
