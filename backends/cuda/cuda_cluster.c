@@ -14,12 +14,14 @@
  *    barrier B[i] of each block of the cluster (mapa to the block's address
  *    of it, mbarrier.arrive.release.cluster.shared::cluster);
  *  - barrier_wait ... attrs {lower.issuer = 1}: thread 0 alone, with
- *    cluster-scope acquire (the other block's readers released the stage);
+ *    cluster-scope acquire (the other block's readers released the stage;
+ *    TILEC_CUDA_CLUSTER=2 prints both with the default CTA scope instead);
  *  - copy_async ... attrs {lower.multicast = (q, n)}: cuda_tma.c prints it
  *    as a bulk tensor copy with .multicast::cluster to all n blocks, issued
  *    by the block of rank q (%cluster_ctarank) only.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_internal.h"
@@ -28,16 +30,9 @@ static const char cluster_prelude[] =
 "static __device__ __forceinline__ unsigned tl_cta_rank(void) { unsigned r; asm volatile(\"mov.u32 %0, %%cluster_ctarank;\" : \"=r\"(r)); return r; }\n"
 "static __device__ __forceinline__ void tl_cluster_sync(void) {\n"
 "  asm volatile(\"barrier.cluster.arrive.release.aligned;\\n\\tbarrier.cluster.wait.acquire.aligned;\" ::: \"memory\");\n"
-"}\n"
-"static __device__ __forceinline__ void tl_mbar_arrive_cl(unsigned bar, unsigned rank) {\n"
-"  asm volatile(\"{ .reg .b32 ra;\\n\\tmapa.shared::cluster.u32 ra, %0, %1;\\n\\t\"\n"
-"               \"mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }\" :: \"r\"(bar), \"r\"(rank) : \"memory\");\n"
-"}\n"
-"static __device__ __forceinline__ void tl_mbar_wait_cl(unsigned bar, unsigned parity) {\n"
-"  asm volatile(\"{ .reg .pred p;\\n\"\n"
-"               \"tl_again_cl: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\\n\"\n"
-"               \"@!p bra tl_again_cl; }\" :: \"r\"(bar), \"r\"(parity) : \"memory\");\n"
-"}\n"
+"}\n";
+
+static const char cluster_tma_prelude[] =
 "#define TL_TMA_MC(D, C) asm volatile(\"cp.async.bulk.tensor.\" #D \"d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {\" C \"}], [%2], %3;\"\n"
 "static __device__ __forceinline__ void tl_tma2_mc(unsigned dst, const tl_tmap_t *m, unsigned bar, unsigned short mask, int c0, int c1) {\n"
 "  TL_TMA_MC(2, \"%4, %5\") :: \"r\"(dst), \"l\"(m), \"r\"(bar), \"h\"(mask), \"r\"(c0), \"r\"(c1) : \"memory\");\n"
@@ -51,6 +46,28 @@ static const char cluster_prelude[] =
 "static __device__ __forceinline__ void tl_tma5_mc(unsigned dst, const tl_tmap_t *m, unsigned bar, unsigned short mask, int c0, int c1, int c2, int c3, int c4) {\n"
 "  TL_TMA_MC(5, \"%4, %5, %6, %7, %8\") :: \"r\"(dst), \"l\"(m), \"r\"(bar), \"h\"(mask), \"r\"(c0), \"r\"(c1), \"r\"(c2), \"r\"(c3), \"r\"(c4) : \"memory\");\n"
 "}\n";
+
+/* the stage releases: an arrival on a barrier of block `rank` (mapa), the
+ * issuer's wait for them; SEM is ".release.cluster" / ".acquire.cluster"
+ * (what was measured, bench/results/hopper2_session10.md) or nothing (the
+ * instructions' default .release.cta / .acquire.cta, CUTLASS's form for
+ * its pipelines' releases: TILEC_CUDA_CLUSTER=2, not yet timed) */
+static const char release_helpers[] =
+"static __device__ __forceinline__ void tl_mbar_arrive_cl(unsigned bar, unsigned rank) {\n"
+"  asm volatile(\"{ .reg .b32 ra;\\n\\tmapa.shared::cluster.u32 ra, %%0, %%1;\\n\\t\"\n"
+"               \"mbarrier.arrive%s.shared::cluster.b64 _, [ra]; }\" :: \"r\"(bar), \"r\"(rank) : \"memory\");\n"
+"}\n"
+"static __device__ __forceinline__ void tl_mbar_wait_cl(unsigned bar, unsigned parity) {\n"
+"  asm volatile(\"{ .reg .pred p;\\n\"\n"
+"               \"tl_again_cl: mbarrier.try_wait.parity%s.shared::cta.b64 p, [%%0], %%1;\\n\"\n"
+"               \"@!p bra tl_again_cl; }\" :: \"r\"(bar), \"r\"(parity) : \"memory\");\n"
+"}\n";
+
+static int cta_scope_releases(void)
+{
+    const char *v = secure_getenv("TILEC_CUDA_CLUSTER");
+    return v && atoi(v) == 2;
+}
 
 static const tilec_ir_attr_t *int_attr(const tilec_ir_stmt_t *s, const char *key)
 {
@@ -79,8 +96,12 @@ int cuda_cluster_dims(const tilec_ir_kernel_t *k, uint32_t dims[3])
 void cuda_cluster_prelude(tilec_sdk_str_t *o, const tilec_ir_kernel_t *k)
 {
     uint32_t dims[3];
-    if (cuda_cluster_dims(k, dims))
-        tilec_sdk_str_puts(o, cluster_prelude);
+    if (!cuda_cluster_dims(k, dims))
+        return;
+    int cta = cta_scope_releases();
+    tilec_sdk_str_puts(o, cluster_prelude);
+    tilec_sdk_str_printf(o, release_helpers, cta ? "" : ".release.cluster", cta ? "" : ".acquire.cluster");
+    tilec_sdk_str_puts(o, cluster_tma_prelude);
 }
 
 int cuda_cluster_multicast(const tilec_ir_stmt_t *s, int *rank, int *n)
