@@ -114,7 +114,8 @@ static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90", CP_ASYNC | TI
 #define WS TILEC_TARGET_WARP_SPECIALIZE
 #define OV TILEC_TARGET_MMA_OVERLAP
 /* [+ 8 cluster]: 2-block clusters multicasting a shared operand (the
- * cluster pass) with TILEC_CUDA_CLUSTER=1 */
+ * cluster pass) with TILEC_CUDA_CLUSTER=1 (or 2, cuda_cluster.c): opt-in,
+ * correct but 22-56% slower on the H200 (bench/results/hopper2_session10.md) */
 static const tilec_target_desc_t desc_sm90a_v[16] = {
     SM90A(0, 0), SM90A(WS, 0), SM90A(0, CUDA_PERSIST_BLOCKS), SM90A(WS, CUDA_PERSIST_BLOCKS),
     SM90A(OV, 0), SM90A(WS | OV, 0), SM90A(OV, CUDA_PERSIST_BLOCKS), SM90A(WS | OV, CUDA_PERSIST_BLOCKS),
