@@ -21,6 +21,9 @@
  *    so far have the other parity (the hardware's try_wait.parity rule);
  *    otherwise no arrival can come any more in program order, so the wait
  *    would hang: an error.
+ *  - a cluster of blocks (lower_cluster.c) runs as blocks of one grid, each
+ *    on its own: a multicast copy lands in the block that runs it, and an
+ *    arrival with lower.cluster_arrive = N counts N (each block makes it).
  *  - a copy_async bound to an mbarrier (copy_async ... mbarrier B[i]) joins
  *    no group: it stays pending until a wait on B[i] passes after the
  *    phase it was issued in has completed, so a reader that does not wait
@@ -359,8 +362,13 @@ int tilec_interp_mbar(tilec_ictx_t *c, const tilec_ir_stmt_t *s)
             return tilec_interp_fail(c, "barrier_arrive %s[%lld] expects %lld bytes", ir->name, (long long)i,
                                      (long long)tx);
         }
+        /* lower.cluster_arrive = N: the arrival on this barrier in each of
+         * the N blocks of a cluster; the other blocks make the same one,
+         * so this block's barrier receives N (lower_cluster.c) */
+        const tilec_ir_attr_t *ca = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.cluster_arrive");
+        int64_t n = ca && ca->kind == TILEC_ATTR_INT && ca->i >= 1 && ca->i <= 16 ? ca->i : 1;
         m->tx[i] += tx;
-        m->arrivals[i]++;
+        m->arrivals[i] += (int)n;
         mbar_settle(ir, m, i);
         return 0;
     }

@@ -85,9 +85,33 @@ static const tilec_target_desc_t *persist3_desc(const char *arch)
     return &t;
 }
 
+/* sm_90a with 2-block clusters and no warp specialization (what the
+ * backend lowers for with TILEC_CUDA_CLUSTER=1) */
+static const tilec_target_desc_t *cluster2_desc(const char *arch)
+{
+    static tilec_target_desc_t t;
+    t = *cuda_target_desc(arch);
+    t.name = "cuda-sm_90a-cluster2";
+    t.cluster_max = 2;
+    t.flags &= ~TILEC_TARGET_WARP_SPECIALIZE;
+    return &t;
+}
+
+/* and with warp specialization (TILEC_CUDA_WS=1 TILEC_CUDA_CLUSTER=1) */
+static const tilec_target_desc_t *cluster2_ws_desc(const char *arch)
+{
+    static tilec_target_desc_t t;
+    t = *cluster2_desc(arch);
+    t.name = "cuda-sm_90a-ws-cluster2";
+    t.flags |= TILEC_TARGET_WARP_SPECIALIZE;
+    return &t;
+}
+
 static const tgt_t targets[] = {
     {"cuda-sm_90a", cuda_target_desc, "sm_90a"},
     {"cuda-sm_90a-persist3", persist3_desc, "sm_90a"},
+    {"cuda-sm_90a-cluster2", cluster2_desc, "sm_90a"},
+    {"cuda-sm_90a-ws-cluster2", cluster2_ws_desc, "sm_90a"},
     {"cuda-sm_80", cuda_target_desc, "sm_80"},
     {"opencl", ocl_target_desc, ""},
     {"regs-like-acc", regs_like_acc_desc, ""},
@@ -769,4 +793,157 @@ Test(lower_cli, ragged_rows_run_on_the_template, .timeout = 120)
     char *r = run_cli("run examples/softmax.py -D M=20 -D N=100 --backend template --check");
     cr_assert(strstr(r, "PASS"), "%s", r);
     free(r);
+}
+
+/* ---- clusters (the cluster pass) --------------------------------------------------------- */
+
+/* the refill `if` of the kernel's cluster ring loop (the one with the
+ * copies), NULL without one */
+static tilec_ir_stmt_t *cluster_refill(tilec_ir_kernel_t *k)
+{
+    for (tilec_ir_stmt_t *s = k->body; s; s = s->next)
+        if (s->kind == TILEC_ST_FOR && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.cluster"))
+            for (tilec_ir_stmt_t *t = s->u.loop.body; t; t = t->next)
+                for (tilec_ir_stmt_t *u = t->kind == TILEC_ST_IF ? t->u.cond.then : NULL; u; u = u->next)
+                    if (u->kind == TILEC_ST_COPY_ASYNC)
+                        return t;
+    return NULL;
+}
+
+/* the release of the ring loop of k: the arrival with lower.cluster_arrive */
+static tilec_ir_stmt_t *cluster_release(tilec_ir_stmt_t *s, int depth)
+{
+    for (; s && depth < 5; s = s->next) {
+        if (s->kind == TILEC_ST_MBAR_ARRIVE && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.cluster_arrive"))
+            return s;
+        tilec_ir_stmt_t *r = s->kind == TILEC_ST_FOR  ? cluster_release(s->u.loop.body, depth + 1)
+                             : s->kind == TILEC_ST_IF ? cluster_release(s->u.cond.then, depth + 1)
+                                                      : NULL;
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+/* How each schedule is broken (0: not): 1 the second block's multicast half
+ * of the refill dropped, 2 the refill's expect_tx counting only what the
+ * block issues itself, 3 the release arriving on this block's barrier only */
+static void break_cluster(tilec_arena_t *ar, tilec_ir_kernel_t *k, int how)
+{
+    tilec_ir_stmt_t *r = cluster_refill(k);
+    cr_assert_not_null(r);
+    if (how == 3) {
+        tilec_ir_stmt_t *rel = cluster_release(k->body, 0);
+        cr_assert_not_null(rel);
+        rel->nattrs = 0;
+        return;
+    }
+    int done = 0;
+    for (tilec_ir_stmt_t **l = &r->u.cond.then; *l && !done; l = &(*l)->next) {
+        tilec_ir_stmt_t *s = *l;
+        const tilec_ir_attr_t *mc = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.multicast");
+        if (how == 1 && mc && mc->tuple[0] == 1) {
+            *l = s->next;
+            done = 1;
+        } else if (how == 2 && mc && mc->tuple[0] == 1) {
+            int64_t half = (int64_t)tilec_dtype_size(s->u.copy.dst.buf->dtype), tx;
+            for (int d = 0; d < s->u.copy.dst.buf->ndim; d++)
+                half *= s->u.copy.dst.extent[d];
+            tilec_ir_stmt_t *arr = r->u.cond.then;
+            while (arr && !(arr->kind == TILEC_ST_MBAR_ARRIVE && arr->u.mbar.tx))
+                arr = arr->next;
+            cr_assert(arr && tilec_ir_is_const_int(arr->u.mbar.tx, &tx));
+            arr->u.mbar.tx = tilec_ir_int(ar, tx - half, TILEC_INT32);
+            done = 1;
+        }
+    }
+    cr_assert(done, "break %d", how);
+}
+
+/* The GEMM examples lowered for 2-block clusters: along by (B shared) or
+ * bx (A shared, also with T.use_swizzle's even panels), fp16, bf16, fp8,
+ * bias+ReLU, warp-specialized or not; each interpreted against the original, and three broken
+ * schedules (a multicast half dropped, expect_tx of the wrong size, a
+ * release of one block only) must fail. */
+Test(lower_check, cluster_gemms_keep_their_meaning, .timeout = 300)
+{
+    static const struct {
+        const char *file, *defs[6], *shared;
+        int ws; /* warp-specialized (the consumers release, the producer waits) */
+    } cases[] = {
+        {"examples/gemm.py", {NULL}, "B_shared", 0},                                /* grid 3 x 4 */
+        {"examples/gemm.py", {"M=300", "N=512", "swizzle=2", NULL}, "A_shared", 0}, /* 8 x 5, even panels */
+        {"examples/gemm.py", {NULL}, "B_shared", 1},
+        {"examples/gemm.py", {"M=300", "N=512", "swizzle=2", NULL}, "A_shared", 1},
+        {"examples/gemm.py", {"dtype=bfloat16", "threads=256", "block_M=128", "block_N=128", NULL}, "A_shared", 0},
+        {"examples/gemm_bias_relu.py", {NULL}, "B_shared", 0},
+        {"examples/gemm_fp8.py", {NULL}, "A_shared", 0},
+        {"examples/gemm_fp8.py", {NULL}, "A_shared", 1},
+        {"examples/gemm.py", {"M=300", "N=520", "swizzle=3", NULL}, NULL, 0},       /* 9 x 5, odd panels: none */
+    };
+    tilec_context_t *ctx = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        tilec_define_kv_t defs[6];
+        char buf[6][32];
+        int nd = 0;
+        for (; cases[ci].defs[nd]; nd++) {
+            snprintf(buf[nd], sizeof buf[nd], "%s", cases[ci].defs[nd]);
+            char *eq = strchr(buf[nd], '=');
+            *eq = 0;
+            defs[nd].name = buf[nd];
+            defs[nd].value = eq + 1;
+        }
+        tilec_program_t *p = NULL;
+        cr_assert_eq(tilec_program_load_file(ctx, cases[ci].file, defs, nd, NULL, &p), TILEC_OK, "%s",
+                     tilec_context_message(ctx));
+        check_set_t set;
+        memset(&set, 0, sizeof set);
+        char *msg = NULL, err[512];
+        cr_assert_eq(check_set_make(p, cases[ci].file, 0, &set, &msg), CHECK_OK, "%s", msg ? msg : "");
+        cr_assert_eq(interp_into(p->mod->kernel, &set, 0, err, sizeof err), 0, "%s", err);
+        const tilec_target_desc_t *t = cases[ci].ws ? cluster2_ws_desc("sm_90a") : cluster2_desc("sm_90a");
+        for (int broken = 0; broken < (ci < 4 ? 4 : 1); broken++) {
+            tilec_arena_t ar;
+            tilec_arena_init(&ar);
+            tilec_lower_status_t st;
+            tilec_ir_module_t *m = lower_for(&ar, tilec_program_ir(p), t, 1, &st);
+            cr_assert_not_null(m, "case %zu: %s", ci, st.msg);
+            char *txt = tilec_ir_print(m);
+            cr_assert_not_null(txt);
+            if (!cases[ci].shared) {
+                cr_assert_null(strstr(txt, "lower.cluster"), "case %zu:\n%s", ci, txt);
+            } else {
+                char want[96];
+                snprintf(want, sizeof want, "copy_async %s[", cases[ci].shared);
+                const char *h = strstr(txt, "lower.multicast = (1, 2)");
+                cr_assert_not_null(h, "case %zu:\n%s", ci, txt);
+                const char *line = h;
+                while (line > txt && line[-1] != '\n')
+                    line--;
+                cr_assert(strstr(line, want) && strstr(line, want) < h, "case %zu: shares %s:\n%s", ci,
+                          cases[ci].shared, txt);
+                cr_assert_not_null(strstr(txt, "lower.cluster_arrive = 2"), "case %zu", ci);
+                cr_assert_eq(strstr(txt, "lower.warpspec") != NULL, cases[ci].ws, "case %zu", ci);
+                cr_assert_not_null(strstr(txt, "barrier attrs {lower.cluster_sync = 1}\n  }"), "case %zu", ci);
+            }
+            free(txt);
+            if (broken)
+                break_cluster(&ar, m->kernel, broken);
+            int rc = interp_into(m->kernel, &set, 1, err, sizeof err);
+            check_verdict_t v;
+            memset(&v, 0, sizeof v);
+            if (rc == 0)
+                check_set_judge(&set, CHECK_TOL_AUTO, &v);
+            if (!broken)
+                cr_assert(rc == 0 && v.ok, "case %zu: %s", ci, rc ? err : v.detail ? v.detail : "results differ");
+            else
+                cr_assert(rc != 0 || !v.ok, "case %zu: broken schedule %d passed", ci, broken);
+            free(v.detail);
+            tilec_arena_destroy(&ar);
+        }
+        check_set_free(&set);
+        tilec_program_free(p);
+    }
+    tilec_context_destroy(ctx);
 }

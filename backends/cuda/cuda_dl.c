@@ -126,6 +126,8 @@ static void drv_load(void)
     }
     void *enc = dlsym(h, "cuTensorMapEncodeTiled");
     memcpy(&a->TensorMapEncodeTiled, &enc, sizeof enc);
+    void *lex = dlsym(h, "cuLaunchKernelEx");
+    memcpy(&a->LaunchKernelEx, &lex, sizeof lex);
     CUresult r = a->Init(0);
     if (r != CUDA_SUCCESS) {
         const char *name = NULL, *text = NULL;

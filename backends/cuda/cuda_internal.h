@@ -57,6 +57,23 @@ typedef struct CUtensorMap {
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 #define CU_EVENT_DEFAULT 0
 
+/* cuLaunchKernelEx's configuration (CUDA 12), for a cluster launch */
+#define CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4
+typedef struct CUlaunchAttribute {
+    int id;
+    char pad[4];
+    union {
+        char pad[64];
+        struct { unsigned x, y, z; } clusterDim;
+    } value;
+} CUlaunchAttribute;
+typedef struct CUlaunchConfig {
+    unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute *attrs;
+    unsigned numAttrs;
+} CUlaunchConfig;
+
 typedef int nvrtcResult;       /* NVRTC_SUCCESS = 0 */
 typedef struct _nvrtcProgram *nvrtcProgram;
 #define NVRTC_SUCCESS 0
@@ -126,6 +143,8 @@ typedef struct cuda_driver_api {
      * only kernels on the tensor copy engine need it */
     CUresult (*TensorMapEncodeTiled)(CUtensorMap *, int, unsigned, void *, const uint64_t *, const uint64_t *,
                                      const uint32_t *, const uint32_t *, int, int, int, int);
+    /* optional likewise: only kernels of the cluster pass need it */
+    CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
 } cuda_driver_api_t;
 
 /* Loads NVRTC (once per process; thread-safe).  Returns the table, or NULL
@@ -165,6 +184,9 @@ typedef struct cuda_kinfo {
      * lower.persistent): launch exactly this many blocks, not the
      * program's grid */
     uint32_t persistent_blocks;
+    /* all 1 but one: the lowered kernel runs in clusters of blocks of this
+     * shape (the cluster pass's lower.cluster); all 0: no clusters */
+    uint32_t cluster[3];
 } cuda_kinfo_t;
 
 /* ---- barrier objects and the tensor copy engine (cuda_tma.c) -------------
@@ -197,6 +219,21 @@ typedef struct cuda_tma_out {
 /* barrier_init/arrive/wait and a copy_async on an mbarrier: 1 printed, 0
  * not such a statement, -1 a copy the plan has no tensor map for. */
 int cuda_tma_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s);
+/* ---- clusters (cuda_cluster.c): what the cluster pass wrote -------------
+ * The device helpers (nothing when the kernel has no lower.cluster loop),
+ * the cluster shape of the kernel into dims (0 when it has none), and the
+ * statements: an arrival on a barrier of every block of the cluster
+ * (lower.cluster_arrive; by each warp's lane 0 where per_warp says the
+ * barrier's arrivals are the consumer warps'), the issuer's wait (lower.issuer), the cluster
+ * barrier (lower.cluster_sync): 1 printed, 0 not such a statement.  A
+ * multicast copy (lower.multicast) is cuda_tma.c's, with the two names below. */
+void cuda_cluster_prelude(tilec_sdk_str_t *o, const tilec_ir_kernel_t *k);
+int cuda_cluster_dims(const tilec_ir_kernel_t *k, uint32_t dims[3]);
+int cuda_cluster_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s, int per_warp,
+                      void (*bar_addr)(const cuda_tma_out_t *, const tilec_ir_mbarrier_t *, const tilec_ir_expr_t *));
+/* a copy's (issuing rank, blocks) of lower.multicast: 1, or 0 when it has none */
+int cuda_cluster_multicast(const tilec_ir_stmt_t *s, int *rank, int *n);
+
 /* The tensor maps of info for the kernel's tensors at ptrs. */
 tilec_pstatus_t cuda_tma_encode(const cuda_driver_api_t *d, const cuda_kinfo_t *info, const tilec_ir_kernel_t *k,
                                 const CUdeviceptr *ptrs, CUtensorMap *maps);

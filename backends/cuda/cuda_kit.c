@@ -984,6 +984,7 @@ int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str
             P == a->tuple[1] && P > 0 && P <= 65535)
             info->persistent_blocks = (uint32_t)P;
     }
+    cuda_cluster_dims(k, info->cluster);
     tilec_simt_result_free(&res);
     return out->oom ? (snprintf(err, errlen, "out of memory"), -1) : 0;
 }

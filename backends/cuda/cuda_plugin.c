@@ -493,7 +493,27 @@ static tilec_pstatus_t cu_launch(void *state, tilec_shell_module_t *sm, const ti
         else if ((r = d->EventRecord(e0, stream)) != CUDA_SUCCESS)
             st = cuda_fail("cuEventRecord", r, TILEC_PS_LAUNCH_ERROR);
     }
-    if (st == TILEC_PS_OK) {
+    const uint32_t *cl = mod->info.cluster;
+    if (st == TILEC_PS_OK && cl[0]) {
+        /* the cluster pass's kernel: its grid in clusters of blocks (the
+         * pass made the clustered extent a multiple of the cluster's) */
+        CUlaunchAttribute at;
+        memset(&at, 0, sizeof at);
+        at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        at.value.clusterDim.x = cl[0];
+        at.value.clusterDim.y = cl[1];
+        at.value.clusterDim.z = cl[2];
+        CUlaunchConfig cfg = {(unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2], mod->info.threads[0],
+                              mod->info.threads[1], mod->info.threads[2], (unsigned)mod->info.smem_bytes, stream,
+                              &at, 1};
+        if (!d->LaunchKernelEx) {
+            tilec_sdk_error_set("cuda: launch: the driver has no cuLaunchKernelEx for a cluster launch "
+                                "(unset TILEC_CUDA_CLUSTER)");
+            st = TILEC_PS_UNAVAILABLE;
+        } else if ((r = d->LaunchKernelEx(&cfg, mod->fn, params, NULL)) != CUDA_SUCCESS) {
+            st = cuda_fail("cuLaunchKernelEx", r, TILEC_PS_LAUNCH_ERROR);
+        }
+    } else if (st == TILEC_PS_OK) {
         r = d->LaunchKernel(mod->fn, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2],
                             mod->info.threads[0], mod->info.threads[1], mod->info.threads[2],
                             (unsigned)mod->info.smem_bytes, stream, params,
@@ -523,11 +543,14 @@ static tilec_pstatus_t cu_launch(void *state, tilec_shell_module_t *sm, const ti
     if (e1)
         d->EventDestroy(e1);
     ctx_pop(d);
+    char cls[64] = "";
+    if (cl[0])
+        snprintf(cls, sizeof cls, ", clusters of %u x %u x %u blocks", cl[0], cl[1], cl[2]);
     if (st == TILEC_PS_OK)
         tilec_shell_log("launch", "cuda: grid %lld x %lld x %lld, block %d x %d x %d, %llu bytes of "
-                 "shared memory", (long long)grid[0], (long long)grid[1], (long long)grid[2],
+                 "shared memory%s", (long long)grid[0], (long long)grid[1], (long long)grid[2],
                  (int)mod->info.threads[0], (int)mod->info.threads[1], (int)mod->info.threads[2],
-                 (unsigned long long)mod->info.smem_bytes);
+                 (unsigned long long)mod->info.smem_bytes, cls);
     return st;
 }
 

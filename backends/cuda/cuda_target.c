@@ -101,9 +101,10 @@ static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90", CP_ASYNC | TI
  * fp16 GEMM 8192^3 (0.791 of cuBLAS against 0.816,
  * bench/results/hopper_session6.md; with a one-warp producer 1.849 ms
  * against 1.837, bench/results/hopper_session7.md). */
-#define SM90A(fl, pb) \
+#define SM90A(fl, pb) SM90A_C(fl, pb, 0)
+#define SM90A_C(fl, pb, cl) \
     {HOPPER_F("cuda sm_90a", CP_ASYNC | TILEC_TARGET_ASYNC_BULK, COMMON_FLAGS | (fl)), .nmma = 6, .mma = mma_sm90a, \
-     .persistent_blocks = (pb)}
+     .persistent_blocks = (pb), .cluster_max = (cl)}
 /* [ws + 2 persist]: persistent kernels (the persist pass) with
  * TILEC_CUDA_PERSIST=1, on CUDA_PERSIST_BLOCKS blocks: the SMs of an
  * H100 SXM or H200, one block of a GEMM's size each */
@@ -112,9 +113,15 @@ static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90", CP_ASYNC | TI
  * the next iteration's softmax) with TILEC_CUDA_OVERLAP=1 */
 #define WS TILEC_TARGET_WARP_SPECIALIZE
 #define OV TILEC_TARGET_MMA_OVERLAP
-static const tilec_target_desc_t desc_sm90a_v[8] = {
+/* [+ 8 cluster]: 2-block clusters multicasting a shared operand (the
+ * cluster pass) with TILEC_CUDA_CLUSTER=1 (or 2, cuda_cluster.c): opt-in,
+ * correct but 22-56% slower on the H200 (bench/results/hopper2_session10.md) */
+static const tilec_target_desc_t desc_sm90a_v[16] = {
     SM90A(0, 0), SM90A(WS, 0), SM90A(0, CUDA_PERSIST_BLOCKS), SM90A(WS, CUDA_PERSIST_BLOCKS),
-    SM90A(OV, 0), SM90A(WS | OV, 0), SM90A(OV, CUDA_PERSIST_BLOCKS), SM90A(WS | OV, CUDA_PERSIST_BLOCKS)};
+    SM90A(OV, 0), SM90A(WS | OV, 0), SM90A(OV, CUDA_PERSIST_BLOCKS), SM90A(WS | OV, CUDA_PERSIST_BLOCKS),
+    SM90A_C(0, 0, 2), SM90A_C(WS, 0, 2), SM90A_C(0, CUDA_PERSIST_BLOCKS, 2), SM90A_C(WS, CUDA_PERSIST_BLOCKS, 2),
+    SM90A_C(OV, 0, 2), SM90A_C(WS | OV, 0, 2), SM90A_C(OV, CUDA_PERSIST_BLOCKS, 2),
+    SM90A_C(WS | OV, CUDA_PERSIST_BLOCKS, 2)};
 #undef WS
 #undef OV
 #define SM90A_ALL (&desc_sm90a_v[5])
@@ -177,7 +184,8 @@ const tilec_target_desc_t *cuda_lower_desc(const char *arch)
     const char *e = secure_getenv("TILEC_CUDA_TMA");
     int on = e && *e ? atoi(e) > 0 : t == SM90A_ALL;
     if (on && t == SM90A_ALL)
-        return &desc_sm90a_v[env_on("TILEC_CUDA_WS") + 2 * env_on("TILEC_CUDA_PERSIST") + 4 * env_on("TILEC_CUDA_OVERLAP")];
+        return &desc_sm90a_v[env_on("TILEC_CUDA_WS") + 2 * env_on("TILEC_CUDA_PERSIST") + 4 * env_on("TILEC_CUDA_OVERLAP") +
+                             8 * env_on("TILEC_CUDA_CLUSTER")];
     if (on)
         return t;
     return t == SM90A_ALL ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;

@@ -146,8 +146,10 @@ int cuda_tma_plan(const tilec_ir_kernel_t *k, cuda_kinfo_t *info, uint64_t *smem
 
 void cuda_tma_prelude(tilec_sdk_str_t *o, const tilec_ir_kernel_t *k)
 {
-    if (k->nmbars > 0)
+    if (k->nmbars > 0) {
         tilec_sdk_str_puts(o, tma_prelude);
+        cuda_cluster_prelude(o, k);
+    }
 }
 
 void cuda_tma_params(tilec_sdk_str_t *o, const cuda_kinfo_t *info, int *first)
@@ -185,19 +187,27 @@ static int tma_copy(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s)
     const tilec_ir_region_t *src = &s->u.copy.src, *dst = &s->u.copy.dst;
     const tilec_ir_buffer_t *S = dst->buf;
     const tilec_ir_layout_t *L = S->layout;
-    int64_t box[3], R, C;
-    int mi = map_of(t->info, s);
+    int64_t box[3], R, C, r0 = 0;
+    int mi = map_of(t->info, s), q = 0, ncta = 0;
+    int mc = cuda_cluster_multicast(s, &q, &ncta);
     if (mi < 0 || !box_of(s, box) || !L || L->kind != TILEC_LAYOUT_SMEM || S->ndim < 2 ||
         !tilec_ir_is_const_int(S->shape[S->ndim - 2], &R) || !tilec_ir_is_const_int(S->shape[S->ndim - 1], &C) ||
-        R != box[0] || C % box[1])
+        C % box[1])
+        return -1;
+    /* the whole plane, or (a multicast half, lower_cluster.c) box rows from a constant row r0 */
+    if (R != box[0] && (!mc || dst->extent[S->ndim - 2] != box[0] ||
+                        !tilec_ir_is_const_int(dst->base[S->ndim - 2], &r0) || r0 < 0 || r0 + box[0] > R))
         return -1;
     int64_t es = (int64_t)tilec_dtype_size(S->dtype), plane = R * C;
     int nd = src->buf->ndim;
     line_start(t);
-    tilec_sdk_str_puts(t->o, "if (tl_tid == 0) {\n");
+    if (mc)
+        tilec_sdk_str_printf(t->o, "if (tl_tid == 0 && tl_cta_rank() == %du) { /* multicast to %d blocks */\n", q, ncta);
+    else
+        tilec_sdk_str_puts(t->o, "if (tl_tid == 0) {\n");
     for (int64_t j = 0; j < C / box[1]; j++) {
-        tilec_sdk_str_printf(t->o, "%*stl_tma%d(tl_tma_sa(%s) + %lldu", t->indent + 2, "", nd, t->smem,
-                             (long long)(L->offset + j * R * box[1] * es));
+        tilec_sdk_str_printf(t->o, "%*stl_tma%d%s(tl_tma_sa(%s) + %lldu", t->indent + 2, "", nd, mc ? "_mc" : "", t->smem,
+                             (long long)(L->offset + j * R * box[1] * es + r0 * box[1] * es));
         /* the plane: leading indices over the row-major leading dimensions */
         int64_t stride = plane * es;
         for (int d = S->ndim - 3; d >= 0; d--) {
@@ -211,6 +221,8 @@ static int tma_copy(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s)
         }
         tilec_sdk_str_printf(t->o, ", &tl_tm%d, ", mi);
         bar_addr(t, s->u.copy.bar, s->u.copy.bar_idx);
+        if (mc)
+            tilec_sdk_str_printf(t->o, ", (unsigned short)%uu", (1u << ncta) - 1u);
         for (int d = nd - 1; d >= 0; d--) {
             tilec_sdk_str_puts(t->o, ", (int)(");
             t->expr(t->user, src->base[d]);
@@ -234,6 +246,9 @@ static int per_warp(const cuda_tma_out_t *t, const tilec_ir_mbarrier_t *bar)
 int cuda_tma_stmt(const cuda_tma_out_t *t, const tilec_ir_stmt_t *s)
 {
     const tilec_ir_mbarrier_t *bar = s->u.mbar.bar;
+    int rc = cuda_cluster_stmt(t, s, s->kind == TILEC_ST_MBAR_ARRIVE && bar && per_warp(t, bar), bar_addr);
+    if (rc)
+        return rc;
     switch (s->kind) {
     case TILEC_ST_COPY_ASYNC:
         return s->u.copy.bar ? tma_copy(t, s) : 0;

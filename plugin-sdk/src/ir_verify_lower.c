@@ -45,6 +45,11 @@ static const struct lower_key {
     {"lower.persistent", TILEC_ATTR_TUPLE, 2, 1}, /* loop: (tiles, blocks) of a persistent kernel's tile loop */
     {"lower.async", TILEC_ATTR_INT, 0, 1},       /* gather's innermost loop: its vectors are async copies */
     {"lower.mma_nowait", TILEC_ATTR_INT, 0, 1},  /* async-MMA gemm: issued, completed by a later hint "mma_wait" */
+    {"lower.cluster", TILEC_ATTR_TUPLE, 3, 1},   /* ring loop: the blocks' cluster shape (x, y, z) */
+    {"lower.multicast", TILEC_ATTR_TUPLE, 2, 0}, /* copy on an mbarrier: (issuing rank, cluster size), lands in every block */
+    {"lower.cluster_arrive", TILEC_ATTR_INT, 0, 1}, /* barrier_arrive: on that barrier in each of the N blocks of the cluster */
+    {"lower.issuer", TILEC_ATTR_INT, 0, 1},      /* barrier_wait: only the thread issuing the copies waits */
+    {"lower.cluster_sync", TILEC_ATTR_INT, 0, 1}, /* barrier: of every thread of the cluster */
 };
 
 static const char *const attr_kind_names[] = {"int", "float", "string", "tuple"};

@@ -43,6 +43,7 @@ static const pass_def_t passes[TILEC_LOWER_NPASSES] = {
     [TILEC_LOWER_SPLIT] = {"split", lower_split},
     [TILEC_LOWER_PERSIST] = {"persist", lower_persist},
     [TILEC_LOWER_OVERLAP] = {"overlap", lower_overlap},
+    [TILEC_LOWER_CLUSTER] = {"cluster", lower_cluster},
 };
 
 const char *tilec_lower_pass_name(int pass)

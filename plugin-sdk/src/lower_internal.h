@@ -49,6 +49,7 @@ int lower_warpspec(lower_ctx_t *c);
 int lower_split(lower_ctx_t *c);
 int lower_persist(lower_ctx_t *c);
 int lower_overlap(lower_ctx_t *c);
+int lower_cluster(lower_ctx_t *c);
 
 /* ---- helpers (lower_util.c) ---------------------------------------------------- */
 
@@ -84,6 +85,9 @@ int64_t lower_ring_ahead(int64_t k, int S);
  * 0..3S (checked by evaluation: the patterns the pipeline pass writes) */
 int lower_is_fn_of_k(const tilec_ir_expr_t *e, const tilec_ir_var_t *k, int S,
                      int64_t (*f)(int64_t, int));
+/* s is T.use_swizzle(panel) with a constant panel in 1..2^20 (the SIMT
+ * kit's block rasterization): the panel, else 0 */
+int64_t lower_swizzle_panel(const tilec_ir_stmt_t *s);
 /* Walks the kernel body with statement callback pre (w->user is c): 0, or
  * -1 with the failure recorded (a callback's, or too deep: out of memory). */
 int lower_walk_stmts(lower_ctx_t *c, int (*pre)(tilec_ir_walk_t *w, tilec_ir_stmt_t *s));

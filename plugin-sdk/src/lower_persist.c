@@ -174,15 +174,6 @@ static int prologue(const tilec_ir_stmt_t *s, const ps_kernel_t *p)
            !s->u.loop.body->next && is_refill_if(s->u.loop.body, p->F);
 }
 
-static int64_t swizzle_panel(const tilec_ir_stmt_t *s)
-{
-    int64_t v;
-    if (s->kind == TILEC_ST_HINT && s->u.hint.name && strcmp(s->u.hint.name, "use_swizzle") == 0 &&
-        s->u.hint.nargs >= 1 && tilec_ir_is_const_int(s->u.hint.args[0], &v) && v > 0 && v < (1 << 20))
-        return v;
-    return 0;
-}
-
 static int fits(tilec_ir_kernel_t *k, ps_kernel_t *p)
 {
     memset(p, 0, sizeof *p);
@@ -191,7 +182,7 @@ static int fits(tilec_ir_kernel_t *k, ps_kernel_t *p)
     for (; s && s->kind != TILEC_ST_MBAR_INIT; s = s->next) {
         if (s->kind == TILEC_ST_HINT) {
             if (!p->panel)
-                p->panel = swizzle_panel(s);
+                p->panel = lower_swizzle_panel(s);
             continue;
         }
         if (!register_only(s))

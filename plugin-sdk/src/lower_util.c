@@ -607,3 +607,12 @@ tilec_ir_mbarrier_t *lower_mbar_new(lower_ctx_t *c, const char *base, const char
     lower_fail(c, TILEC_LOWER_E_PASS, "no free mbarrier name for loop '%s'", base);
     return NULL;
 }
+
+int64_t lower_swizzle_panel(const tilec_ir_stmt_t *s)
+{
+    int64_t v;
+    if (s && s->kind == TILEC_ST_HINT && s->u.hint.name && strcmp(s->u.hint.name, "use_swizzle") == 0 &&
+        s->u.hint.nargs >= 1 && tilec_ir_is_const_int(s->u.hint.args[0], &v) && v > 0 && v < (1 << 20))
+        return v;
+    return 0;
+}

@@ -827,7 +827,16 @@ static void gen_stmt1(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     }
     if (s->kind == TILEC_ST_SYNC || s->kind == TILEC_ST_BARRIER) {
         /* a barrier of lowered IR whose buffers have no layouts (none on
-         * chip): the same as T.sync_threads here */
+         * chip): the same as T.sync_threads here; one with attributes (a
+         * cluster's, lower.cluster_sync) the dialect's hook may print, as a
+         * barrier at least as wide */
+        if (s->kind == TILEC_ST_BARRIER && s->nattrs && c->dl.stmt_hook && c->dl.stmt_hook(c->dl.user, c, s) == 1) {
+            c->nbarriers++;
+            c->uses |= TILEC_SIMT_USES_BARRIER;
+            c->dirty_r = c->dirty_w = c->dirty_a = 0;
+            c->scratch_dirty = 0;
+            return;
+        }
         tilec_simt_barrier(c);
         return;
     }

@@ -156,6 +156,10 @@ typedef struct tilec_target_desc {
      * each looping over tiles (the persist pass, lowering.md); 0 (or a
      * description without the field): one block per tile */
     int32_t persistent_blocks;
+    /* >= 2: blocks may run in clusters of up to this many that share
+     * shared-memory barriers and multicast bulk copies (the cluster pass,
+     * lowering.md); 0, 1 (or a description without the field): none */
+    int32_t cluster_max;
 } tilec_target_desc_t;
 
 /* 1 when description t (of struct_size bytes) holds field f. */
