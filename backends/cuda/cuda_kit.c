@@ -121,7 +121,19 @@ typedef struct kit {
     int ws;                          /* the kernel has a warpspec loop (setmaxnreg helpers) */
     uint32_t warp_arrive;            /* mbarriers the consumer warps arrive on */
     int arrive_warps;
+    /* while a role of a warpspec loop prints: its statements are copies
+     * (ws_cells[i] of ws_orig[i]) */
+    const tilec_ir_stmt_t *ws_cells, *const *ws_orig;
+    int ws_n;
 } kit_t;
+
+/* the kernel's statement s is a copy of (itself outside a warpspec role) */
+static const tilec_ir_stmt_t *ws_orig_of(const kit_t *g, const tilec_ir_stmt_t *s)
+{
+    if (s && g->ws_cells && s >= g->ws_cells && s < g->ws_cells + g->ws_n)
+        return g->ws_orig[s - g->ws_cells];
+    return s;
+}
 
 /* accumulator register i of the gemm being printed: C's own, or tc_acc */
 static const char *acc(tilec_simt_ctx_t *c, const tilec_simt_mma_plan_t *p, const tilec_ir_buffer_t *C, int i,
@@ -517,7 +529,8 @@ static int rs_copy(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     int rc = gm && g->wgmma && g->nrs < KIT_MAX_RS && (A->dtype == TILEC_FLOAT16 || A->dtype == TILEC_BFLOAT16) &&
                      R->dtype == TILEC_FLOAT32 && R->layout && R->layout->kind == TILEC_LAYOUT_REGS &&
                      whole(&s->u.copy.src) && whole(&s->u.copy.dst) && !gm->u.gemm.trans_a && !gm->u.gemm.a_lead &&
-                     gm->u.gemm.b->dtype == A->dtype && !other_uses(g->body, A, s, hoisted >= 0 ? NULL : gm, 0)
+                     gm->u.gemm.b->dtype == A->dtype &&
+                     !other_uses(g->body, A, ws_orig_of(g, s), hoisted >= 0 ? NULL : ws_orig_of(g, gm), 0)
                  ? tilec_simt_mma_plan(c, g->desc, gm, &p)
                  : 0;
     if (rc > 0 && (!(p.e->flags & TILEC_TARGET_MMA_ASYNC) || p.gn != 1 || p.K % 16 || p.K > p.e->n ||
@@ -762,12 +775,14 @@ static void ws_scan(kit_t *g, const tilec_ir_kernel_t *k)
 
 /* the statements of body that role (1 producer, 0 consumers) runs, as a
  * new list in cells (body's length) */
-static tilec_ir_stmt_t *ws_role(const tilec_ir_stmt_t *body, int producer, tilec_ir_stmt_t *cells)
+static tilec_ir_stmt_t *ws_role(const tilec_ir_stmt_t *body, int producer, tilec_ir_stmt_t *cells,
+                                const tilec_ir_stmt_t **orig)
 {
     tilec_ir_stmt_t *head = NULL, **tail = &head;
     int n = 0;
     for (const tilec_ir_stmt_t *t = body; t; t = t->next)
         if ((tilec_ir_attr_get(t->nattrs, t->attrs, "lower.producer") != NULL) == producer) {
+            orig[n] = t;
             cells[n] = *t;
             cells[n].next = NULL;
             *tail = &cells[n];
@@ -794,14 +809,20 @@ static int kit_loop(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     for (const tilec_ir_stmt_t *t = s->u.loop.body; t; t = t->next)
         n++;
     tilec_ir_stmt_t *cells = calloc((size_t)(2 * n + 1), sizeof *cells);
-    if (!cells) {
+    const tilec_ir_stmt_t **orig = calloc((size_t)(2 * n + 1), sizeof *orig);
+    if (!cells || !orig) {
+        free(cells);
+        free(orig);
         tilec_simt_fail(c, "out of memory");
         return -1;
     }
     tilec_ir_stmt_t lp = *s, lc = *s;
     lp.next = lc.next = NULL;
-    lp.u.loop.body = ws_role(s->u.loop.body, 1, cells);
-    lc.u.loop.body = ws_role(s->u.loop.body, 0, cells + n);
+    lp.u.loop.body = ws_role(s->u.loop.body, 1, cells, orig);
+    lc.u.loop.body = ws_role(s->u.loop.body, 0, cells + n, orig + n);
+    g->ws_cells = cells;
+    g->ws_orig = orig;
+    g->ws_n = 2 * n;
     /* registers: the launch's share (__launch_bounds__), the producer's, the consumers' */
     int r0 = (65536 / nt) & ~7, hi = ((65536 - P * WS_PRODUCER_REGS) / T) & ~7;
     if (r0 > 248)
@@ -845,7 +866,11 @@ static int kit_loop(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         tilec_simt_emit(c, "tl_reg_dec<%d>();", r0);
     tilec_simt_indent(c, -1);
     tilec_simt_emit(c, "}");
+    g->ws_cells = NULL;
+    g->ws_orig = NULL;
+    g->ws_n = 0;
     free(cells);
+    free(orig);
     return 1;
 }
 

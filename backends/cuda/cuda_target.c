@@ -115,9 +115,17 @@ static const tilec_target_desc_t desc_sm90 = {HOPPER("cuda sm_90", CP_ASYNC | TI
 static const tilec_target_desc_t desc_sm90a_v[8] = {
     SM90A(0, 0), SM90A(WS, 0), SM90A(0, CUDA_PERSIST_BLOCKS), SM90A(WS, CUDA_PERSIST_BLOCKS),
     SM90A(OV, 0), SM90A(WS | OV, 0), SM90A(OV, CUDA_PERSIST_BLOCKS), SM90A(WS | OV, CUDA_PERSIST_BLOCKS)};
+/* the same with the warpspec pass on attention loops (a producer
+ * warpgroup fills the K/V ring, the consumers' softmax between the gemms)
+ * with TILEC_CUDA_WS_ATTN=1 */
+#define WA TILEC_TARGET_WARP_SPECIALIZE_REGS
+static const tilec_target_desc_t desc_sm90a_wa[8] = {
+    SM90A(WA, 0), SM90A(WS | WA, 0), SM90A(WA, CUDA_PERSIST_BLOCKS), SM90A(WS | WA, CUDA_PERSIST_BLOCKS),
+    SM90A(OV | WA, 0), SM90A(WS | OV | WA, 0), SM90A(OV | WA, CUDA_PERSIST_BLOCKS), SM90A(WS | OV | WA, CUDA_PERSIST_BLOCKS)};
 #undef WS
 #undef OV
-#define SM90A_ALL (&desc_sm90a_v[5])
+#undef WA
+#define SM90A_ALL (&desc_sm90a_wa[5])
 /* the same without the tensor copy engine: what the backend lowers for
  * with TILEC_CUDA_TMA=0, and for sm_90 unless TILEC_CUDA_TMA=1 (TMA was
  * measured on sm_90a's schedules: GEMM 8192^3 0.728 -> 0.785 of cuBLAS,
@@ -177,7 +185,8 @@ const tilec_target_desc_t *cuda_lower_desc(const char *arch)
     const char *e = secure_getenv("TILEC_CUDA_TMA");
     int on = e && *e ? atoi(e) > 0 : t == SM90A_ALL;
     if (on && t == SM90A_ALL)
-        return &desc_sm90a_v[env_on("TILEC_CUDA_WS") + 2 * env_on("TILEC_CUDA_PERSIST") + 4 * env_on("TILEC_CUDA_OVERLAP")];
+        return &(env_on("TILEC_CUDA_WS_ATTN") ? desc_sm90a_wa : desc_sm90a_v)
+            [env_on("TILEC_CUDA_WS") + 2 * env_on("TILEC_CUDA_PERSIST") + 4 * env_on("TILEC_CUDA_OVERLAP")];
     if (on)
         return t;
     return t == SM90A_ALL ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;
