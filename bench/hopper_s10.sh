@@ -8,11 +8,11 @@
 # A and B's variants alternately (2 rounds) at b4 h16 s8192 d128 (block_N
 # 128 and 64, causal and not) and bench/cuda_bench.py's flash rows on B.
 # Usage (on the device, from B's directory): sh bench/hopper_s10.sh ROOT_OF_A
-# VARIANTS="TILEC_CUDA_WS_ATTN=1 ..." (default below; "-" is B as main lowers);
+# VARIANTS="A=1,B=1 C=1 ..." (settings, one variant per word; default below; "-" is B as main lowers);
 # CHECKS=0 / SAN=0 / AB=0 / BENCH=0 skip parts; BENCH_ENV: B's setting for cuda_bench;
 # QUICK=1: the first two check sizes, one sanitizer size, racecheck and synccheck only.
 A_DIR=${1:?usage: hopper_s10.sh ROOT_OF_A}
-VARIANTS=${VARIANTS:-"TILEC_CUDA_WS_ATTN=1"}
+VARIANTS=${VARIANTS:-"TILEC_CUDA_WS_ATTN=1 TILEC_CUDA_WS_ATTN=1,TILEC_CUDA_OVERLAP=1"}
 R=${OUT:-/tmp}/r
 mkdir -p "$R"
 export TILEC_CACHE_DIR=/tmp/tilec-cache-h10

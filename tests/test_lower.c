@@ -1021,14 +1021,19 @@ Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
     };
     tilec_context_t *ctx = NULL;
     cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
-    const tilec_target_desc_t *t = target_named("cuda-sm_90a");
-    cr_assert(t->flags & TILEC_TARGET_WARP_SPECIALIZE_REGS);
-    for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
+    /* alone, and under the overlap pass (P V of block k - 1 under block k's softmax) */
+    static tilec_target_desc_t ws;
+    ws = *target_named("cuda-sm_90a");
+    ws.flags &= ~TILEC_TARGET_MMA_OVERLAP;
+    cr_assert(ws.flags & TILEC_TARGET_WARP_SPECIALIZE_REGS);
+    for (size_t si = 0; si < 2 * sizeof sets / sizeof sets[0]; si++) {
+        const tilec_target_desc_t *t = si % 2 ? target_named("cuda-sm_90a") : &ws;
+        cr_assert(si % 2 == 0 || (t->flags & TILEC_TARGET_MMA_OVERLAP));
         tilec_define_kv_t defs[8];
         char buf[8][32];
         int nd = 0;
-        for (; sets[si][nd]; nd++) {
-            snprintf(buf[nd], sizeof buf[nd], "%s", sets[si][nd]);
+        for (; sets[si / 2][nd]; nd++) {
+            snprintf(buf[nd], sizeof buf[nd], "%s", sets[si / 2][nd]);
             char *eq = strchr(buf[nd], '=');
             *eq = 0;
             defs[nd].name = buf[nd];
@@ -1052,6 +1057,7 @@ Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
             cr_assert_not_null(txt);
             cr_assert_not_null(strstr(txt, "lower.warpspec = ("), "set %zu:\n%s", si, txt);
             cr_assert_not_null(strstr(txt, "lower.producer = 1"), "set %zu", si);
+            cr_assert((si % 2 == 0) == !strstr(txt, "lower.mma_nowait = 1"), "set %zu: overlap %s", si, txt);
             free(txt);
             tilec_ir_stmt_t *L = NULL;
             for (tilec_ir_stmt_t *s = m->kernel->body; s; s = s->next)
@@ -1065,7 +1071,7 @@ Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
             for (tilec_ir_stmt_t **l = &L->u.loop.body; *l && !done; l = &(*l)->next) {
                 tilec_ir_stmt_t *s = *l;
                 if (broken == 1 && s->kind == TILEC_ST_IF && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.producer") &&
-                    s->u.cond.then->kind == TILEC_ST_IF) {
+                    (s->u.cond.then->kind == TILEC_ST_IF || s->u.cond.then->kind == TILEC_ST_MBAR_WAIT)) {
                     s->u.cond.then = s->u.cond.then->next; /* the refill no longer waits for the release */
                     done = 1;
                 } else if (broken == 2 && s->kind == TILEC_ST_MBAR_ARRIVE && !s->u.mbar.tx) {

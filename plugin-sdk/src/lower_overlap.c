@@ -51,6 +51,9 @@
 
 typedef struct ov {
     tilec_ir_stmt_t *pro, *loop, *refill, *wait, *g1, *g2;
+    tilec_ir_stmt_t *arr;     /* the refill's expecting arrival on F */
+    tilec_ir_stmt_t *ewait;   /* warpspec loop: the refill's wait on E (in an `if`), else NULL */
+    tilec_ir_stmt_t *rel;     /* warpspec loop: the consumers' release of E, last, else NULL */
     tilec_ir_stmt_t *pre_g2;  /* the statement before G2 */
     tilec_ir_stmt_t *x_last;  /* last statement of X (G1 when X is empty) */
     tilec_ir_mbarrier_t *F;
@@ -90,12 +93,20 @@ static int64_t f_parity(int64_t k, int S) { return (k / S) % 2; }
 static int64_t f_ahead(int64_t k, int S) { return (k + S - 1) % S; }
 
 /* an `if` (no else; its condition is rewritten) holding an expecting arrival on F,
- * block barriers (barriers = 1: allowed) and bulk copies on F */
-static int is_load(const tilec_ir_stmt_t *s, const tilec_ir_mbarrier_t *F, int barriers)
+ * block barriers (barriers = 1: allowed) and bulk copies on F; with ewait, the
+ * warpspec pass's refill: `if (k >= 1) { barrier_wait E[...] }` first (*ewait) */
+static int is_load(const tilec_ir_stmt_t *s, const tilec_ir_mbarrier_t *F, int barriers, tilec_ir_stmt_t **ewait)
 {
     if (!s || s->kind != TILEC_ST_IF || s->u.cond.els)
         return 0;
-    const tilec_ir_stmt_t *t = s->u.cond.then;
+    tilec_ir_stmt_t *t = s->u.cond.then;
+    if (ewait) {
+        if (!t || t->kind != TILEC_ST_IF || t->u.cond.els || !t->u.cond.then ||
+            t->u.cond.then->kind != TILEC_ST_MBAR_WAIT || t->u.cond.then->next)
+            return 0;
+        *ewait = t;
+        t = t->next;
+    }
     if (!t || t->kind != TILEC_ST_MBAR_ARRIVE || t->u.mbar.bar != F || !t->u.mbar.tx)
         return 0;
     int ncopies = 0;
@@ -163,30 +174,43 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
 {
     const tilec_ir_attr_t *sa = s->kind == TILEC_ST_FOR ? lower_sattr(s, "lower.stages") : NULL;
     if (!sa || sa->kind != TILEC_ATTR_INT || s->u.loop.kind != TILEC_LOOP_SERIAL || sa->i < 2 || sa->i > 64 ||
-        lower_sattr(s, "lower.warpspec") || lower_sattr(s, "lower.persistent") ||
-        !lower_expr_invariant(s->u.loop.extent, s->u.loop.body))
+        lower_sattr(s, "lower.persistent") || !lower_expr_invariant(s->u.loop.extent, s->u.loop.body))
         return 0;
     memset(o, 0, sizeof *o);
     o->loop = s;
     o->S = (int)sa->i;
     const tilec_ir_var_t *k = s->u.loop.var;
+    int ws = lower_sattr(s, "lower.warpspec") != NULL;
     /* the refill, then the wait */
     o->refill = s->u.loop.body;
     o->wait = o->refill ? o->refill->next : NULL;
-    if (!o->wait || o->wait->kind != TILEC_ST_MBAR_WAIT)
+    if (!o->wait || o->wait->kind != TILEC_ST_MBAR_WAIT || (ws && !lower_sattr(o->refill, "lower.producer")))
         return 0;
     o->F = o->wait->u.mbar.bar;
-    if (o->F->size != o->S || !is_load(o->refill, o->F, 1) || !is_fn_of_k(o->wait->u.mbar.idx, k, o->S, f_stage) ||
-        !is_fn_of_k(o->wait->u.mbar.parity, k, o->S, f_parity) ||
-        !is_fn_of_k(o->refill->u.cond.then->u.mbar.idx, k, o->S, f_ahead))
+    if (o->F->size != o->S || !is_load(o->refill, o->F, 1, ws ? &o->ewait : NULL))
         return 0;
-    for (const tilec_ir_stmt_t *t = o->refill->u.cond.then->next; t; t = t->next)
+    o->arr = ws ? o->ewait->next : o->refill->u.cond.then;
+    if (!is_fn_of_k(o->wait->u.mbar.idx, k, o->S, f_stage) || !is_fn_of_k(o->wait->u.mbar.parity, k, o->S, f_parity) ||
+        !is_fn_of_k(o->arr->u.mbar.idx, k, o->S, f_ahead))
+        return 0;
+    if (ws) {
+        /* the warpspec pass's release of stage k, last; its refill waits on the same array */
+        for (o->rel = o->wait; o->rel->next; o->rel = o->rel->next)
+            ;
+        if (o->rel->kind != TILEC_ST_MBAR_ARRIVE || o->rel->u.mbar.tx)
+            return 0;
+        const tilec_ir_mbarrier_t *E = o->rel->u.mbar.bar;
+        if (E == o->F || E->size != o->S || o->ewait->u.cond.then->u.mbar.bar != E ||
+            !is_fn_of_k(o->rel->u.mbar.idx, k, o->S, f_stage))
+            return 0;
+    }
+    for (const tilec_ir_stmt_t *t = o->arr->next; t; t = t->next)
         if (t->kind == TILEC_ST_COPY_ASYNC &&
             (!is_fn_of_k(t->u.copy.bar_idx, k, o->S, f_ahead) || !is_fn_of_k(t->u.copy.dst.base[0], k, o->S, f_ahead)))
             return 0;
     /* the rest: plain statements, two gemms, the second last */
     int ngemm = 0;
-    for (tilec_ir_stmt_t *t = o->wait->next; t; t = t->next) {
+    for (tilec_ir_stmt_t *t = o->wait->next; t != o->rel; t = t->next) {
         if (!plain(t, 0))
             return 0;
         if (t->kind == TILEC_ST_GEMM) {
@@ -200,7 +224,7 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
         if (t->next && t->next->kind == TILEC_ST_GEMM && ngemm == 1)
             o->pre_g2 = t;
     }
-    if (ngemm != 2 || o->g2->next || !o->pre_g2)
+    if (ngemm != 2 || o->g2->next != o->rel || !o->pre_g2)
         return 0;
     const tilec_ir_stmt_t *g2 = o->g2;
     const tilec_ir_buffer_t *A = g2->u.gemm.a, *B = g2->u.gemm.b;
@@ -210,7 +234,7 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
         return 0;
     /* the late ring (B) is loaded by the refill and the prologue, read by G2 only */
     int late = 0;
-    for (const tilec_ir_stmt_t *t = o->refill->u.cond.then->next; t; t = t->next)
+    for (const tilec_ir_stmt_t *t = o->arr->next; t; t = t->next)
         late += t->kind == TILEC_ST_COPY_ASYNC && t->u.copy.dst.buf == B;
     if (!late)
         return 0;
@@ -233,7 +257,7 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
     int64_t np;
     if (!pro || pro->kind != TILEC_ST_FOR || pro->u.loop.kind != TILEC_LOOP_SERIAL ||
         !tilec_ir_is_const_int(pro->u.loop.extent, &np) || np != o->S - 1 || !pro->u.loop.body ||
-        pro->u.loop.body->next || !is_load(pro->u.loop.body, o->F, 0))
+        pro->u.loop.body->next || !is_load(pro->u.loop.body, o->F, 0, NULL))
         return 0;
     const tilec_ir_var_t *kp = pro->u.loop.var;
     if (!is_fn_of_k(pro->u.loop.body->u.cond.then->u.mbar.idx, kp, o->S, f_stage))
@@ -324,9 +348,19 @@ static int rewrite(lower_ctx_t *c, ov_t *o)
     tilec_ir_expr_t *k1 = lower_opi(c, TILEC_BIN_ADD, vref(c, k), 1);
     if (!k1 || !(R->u.cond.cond = cmp(c, TILEC_BIN_LE, lower_opi(c, TILEC_BIN_ADD, vref(c, k), S), N())))
         return lower_oom(c);
-    tilec_ir_stmt_t *arr = R->u.cond.then;
+    tilec_ir_stmt_t *arr = o->arr;
     if (!(arr->u.mbar.idx = lower_opi(c, TILEC_BIN_FLOORMOD, vref(c, k), S)))
         return lower_oom(c);
+    if (o->ewait) {
+        /* the producer waits for the release of stage k % S (load k's) */
+        tilec_ir_stmt_t *ew = o->ewait->u.cond.then;
+        if (!(ew->u.mbar.idx = lower_opi(c, TILEC_BIN_FLOORMOD, vref(c, k), S)) ||
+            !(ew->u.mbar.parity =
+                  lower_opi(c, TILEC_BIN_FLOORMOD, lower_opi(c, TILEC_BIN_FLOORDIV, vref(c, k), S), 2)))
+            return lower_oom(c);
+        ew->next = arr;
+        R->u.cond.then = ew;
+    }
     for (tilec_ir_stmt_t *t = arr->next; t; t = t->next) {
         if (t->kind != TILEC_ST_COPY_ASYNC)
             continue;
@@ -387,6 +421,10 @@ static int rewrite(lower_ctx_t *c, ov_t *o)
     tilec_ir_stmt_t **tail = &wy->next;
     while (*tail)
         tail = &(*tail)->next;
+    if (o->rel) {
+        *tail = o->rel;
+        tail = &o->rel->next;
+    }
     *tail = R;
     R->next = NULL;
 #undef N
