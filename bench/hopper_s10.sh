@@ -8,11 +8,13 @@
 # A and B's variants alternately (2 rounds) at b4 h16 s8192 d128 (block_N
 # 128 and 64, causal and not) and bench/cuda_bench.py's flash rows on B.
 # Usage (on the device, from B's directory): sh bench/hopper_s10.sh ROOT_OF_A
-# VARIANTS="A=1,B=1 C=1 ..." (settings, one variant per word; default below; "-" is B as main lowers);
+# VARIANTS="A=1,B=1 C=1 ..." (settings, one variant per word; default below; "-" is B as main lowers),
+# CHECK_VARIANTS (default VARIANTS) the ones checked and sanitized;
 # CHECKS=0 / SAN=0 / AB=0 / BENCH=0 skip parts; BENCH_ENV: B's setting for cuda_bench;
 # QUICK=1: the first two check sizes, one sanitizer size, racecheck and synccheck only.
 A_DIR=${1:?usage: hopper_s10.sh ROOT_OF_A}
-VARIANTS=${VARIANTS:-"TILEC_CUDA_WS_ATTN=1 TILEC_CUDA_WS_ATTN=1,TILEC_CUDA_OVERLAP=1"}
+VARIANTS=${VARIANTS:-"TILEC_CUDA_WS_ATTN=1 TILEC_CUDA_WS_ATTN=1,TILEC_CUDA_OVERLAP=1 TILEC_CUDA_WS_ATTN=1,TILEC_CUDA_OVERLAP=1,TILEC_CUDA_PINGPONG=1"}
+CHECK_VARIANTS=${CHECK_VARIANTS:-$VARIANTS}
 R=${OUT:-/tmp}/r
 mkdir -p "$R"
 export TILEC_CACHE_DIR=/tmp/tilec-cache-h10
@@ -28,7 +30,7 @@ C64="-D block_M=128 -D block_N=64 -D threads=256 -D num_stages=2"
 BIG="-D batch=4 -D heads=16 -D seq_len=8192 -D dim=128"
 venv() { [ "$1" = "-" ] && echo "" || echo "$1" | tr ',' ' '; }
 if [ "${CHECKS:-1}" = 1 ]; then
-  for v in $VARIANTS; do
+  for v in $CHECK_VARIANTS; do
     n=0
     for spec in "$C2 -D batch=1 -D heads=3 -D seq_len=1000 -D dim=128" \
                 "$C64 -D batch=1 -D heads=3 -D seq_len=1000 -D dim=128" \
@@ -50,7 +52,7 @@ if [ "${CHECKS:-1}" = 1 ]; then
   cat "$R/checks.txt"
 fi
 if [ "${SAN:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
-  for v in $VARIANTS; do
+  for v in $CHECK_VARIANTS; do
     tools="memcheck racecheck synccheck"; [ "${QUICK:-0}" = 1 ] && tools="racecheck synccheck"
     for tool in $tools; do
       n=0

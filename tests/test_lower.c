@@ -789,7 +789,7 @@ Test(lower_cli, ragged_rows_run_on_the_template, .timeout = 120)
 
 #define WS_MAXEV 4096
 typedef struct ws_ev {
-    int kind; /* 0 wait, 1 arrive, 2 copy, 3 read */
+    int kind; /* 0 wait, 1 arrive, 2 copy, 3 read, 4 turn (hint "wg_turn": arg its mode) */
     const tilec_ir_buffer_t *buf;
     const tilec_ir_mbarrier_t *bar;
     int64_t idx, arg, stage, ver; /* wait: parity; arrive: tx bytes; copy: bytes */
@@ -884,6 +884,10 @@ static void ws_events(ws_env_t *e, const tilec_ir_stmt_t *list, int role, ws_lis
             if (s->u.gemm.b_lead)
                 v.kind = 3, v.buf = s->u.gemm.b, v.stage = ws_eval(e, s->u.gemm.b_lead[0]);
             break;
+        case TILEC_ST_HINT:
+            if (strcmp(s->u.hint.name, "wg_turn") == 0)
+                v.kind = 4, v.arg = ws_eval(e, s->u.hint.args[0]);
+            break;
         default:
             break;
         }
@@ -899,20 +903,41 @@ typedef struct ws_state {
     const tilec_ir_buffer_t *rb[8];
     int64_t ver[8][16];
     int nrb;
-    int64_t log[WS_MAXEV];
-    int nlog;
+    int64_t passes[8], syncs[8]; /* the pingpong pass's turns, per warpgroup */
+    int64_t log[8][WS_MAXEV];     /* the reads of each consumer warpgroup */
+    int nlog[8];
 } ws_state_t;
 
-/* runs event v: 0 done, 1 blocked (a wait whose phase has not completed) */
-static int ws_step(ws_state_t *st, const ws_ev_t *v)
+/* runs event v for warpgroup wg of nwg (the consumers' plain arrivals count
+ * once per warpgroup): 0 done, 1 blocked (a wait whose phase has not
+ * completed, a turn not passed yet), 2 a turn passed twice */
+static int ws_step(ws_state_t *st, const ws_ev_t *v, int wg, int nwg)
 {
     int b = v->bar ? v->bar->id : 0;
-    cr_assert(b < 16 && v->idx >= 0 && v->idx < 16 && v->stage >= 0 && v->stage < 16);
+    cr_assert(b < 16 && v->idx >= 0 && v->idx < 16 && v->stage >= 0 && v->stage < 16 && wg < 8);
+    if (v->kind == 4) {
+        int t = v->arg == 0 ? wg : v->arg == 1 ? (wg + 1) % nwg : 0;
+        if (nwg == 1)
+            return 0; /* program order: one warpgroup, no turns */
+        if (v->arg == 0 || v->arg == 3) {
+            if (st->passes[t] <= st->syncs[t])
+                return 1;
+            st->syncs[t]++;
+        } else {
+            if (st->passes[t] > st->syncs[t])
+                return 2;
+            st->passes[t]++;
+        }
+        return 0;
+    }
     if (v->kind == 0)
         return st->phase[b][v->idx] % 2 == v->arg;
+    int need = v->bar ? v->bar->arrive : 1;
     if (v->kind == 1) {
         st->arrived[b][v->idx]++;
         st->tx[b][v->idx] += v->arg;
+        if (!v->arg)
+            need *= nwg;
     } else {
         int r = 0;
         while (r < st->nrb && st->rb[r] != v->buf)
@@ -922,8 +947,8 @@ static int ws_step(ws_state_t *st, const ws_ev_t *v)
             st->rb[st->nrb++] = v->buf;
         }
         if (v->kind == 3) {
-            cr_assert_lt(st->nlog, WS_MAXEV);
-            st->log[st->nlog++] = st->ver[r][v->stage];
+            cr_assert_lt(st->nlog[wg], WS_MAXEV);
+            st->log[wg][st->nlog[wg]++] = st->ver[r][v->stage];
             return 0;
         }
         st->ver[r][v->stage] = v->ver;
@@ -931,36 +956,39 @@ static int ws_step(ws_state_t *st, const ws_ev_t *v)
             return 0;
         st->tx[b][v->idx] -= v->arg;
     }
-    if (st->arrived[b][v->idx] >= v->bar->arrive && st->tx[b][v->idx] == 0) {
+    if (st->arrived[b][v->idx] >= need && st->tx[b][v->idx] == 0) {
         st->phase[b][v->idx]++;
         st->arrived[b][v->idx] = 0;
     }
     return 0;
 }
 
-/* the reads the consumers see with the producer running ahead (ahead = 1) or in
- * program order (0): 0, or -1 when a role waits forever */
-static int ws_run(const tilec_ir_kernel_t *k, int ahead, ws_state_t *st)
+/* Runs the kernel's warpspec loop (and what is before it) with the producer
+ * as far ahead as its waits let it and each of the nwg consumer warpgroups
+ * one event at a time in turn (or everything in program order, turns
+ * ignored: ahead = 0), then the turn hints after the loop.  0; -1 when the roles wait
+ * for each other forever; -2 when a turn is passed twice. */
+static int ws_run(const tilec_ir_kernel_t *k, int ahead, int nwg, ws_state_t *st)
 {
-    static ws_list_t pre, role[2];
+    static ws_list_t pre, post, role[2];
     ws_env_t e;
     memset(&e, 0, sizeof e);
     memset(st, 0, sizeof *st);
     e.k = k;
-    pre.n = role[0].n = role[1].n = 0;
+    pre.n = post.n = role[0].n = role[1].n = 0;
     const tilec_ir_stmt_t *L = NULL;
-    for (const tilec_ir_stmt_t *s = k->body; s && !L; s = s->next) {
-        if (s->kind == TILEC_ST_FOR && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.warpspec"))
+    for (const tilec_ir_stmt_t *s = k->body; s; s = s->next) {
+        if (!L && s->kind == TILEC_ST_FOR && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.warpspec")) {
             L = s;
-        else {
+        } else if (!L || (s->kind == TILEC_ST_HINT && strcmp(s->u.hint.name, "wg_turn") == 0)) {
             tilec_ir_stmt_t one = *s;
             one.next = NULL;
-            ws_events(&e, &one, -1, &pre);
+            ws_events(&e, &one, -1, L ? &post : &pre);
         }
     }
     cr_assert_not_null(L, "no warpspec loop");
     for (int i = 0; i < pre.n; i++)
-        if (ws_step(st, &pre.ev[i]))
+        if (ws_step(st, &pre.ev[i], nwg - 1, nwg))
             return -1;
     int64_t n = ws_eval(&e, L->u.loop.extent);
     e.var[e.nv++] = L->u.loop.var;
@@ -973,36 +1001,53 @@ static int ws_run(const tilec_ir_kernel_t *k, int ahead, ws_state_t *st)
             ws_events(&e, L->u.loop.body, -1, &role[0]);
         }
     }
-    int pc[2] = {0, 0};
+    int pp = 0, pc[8] = {0};
+    cr_assert(nwg >= 1 && nwg <= 8);
     for (;;) {
-        int moved = 0;
-        while (pc[1] < role[1].n && !ws_step(st, &role[1].ev[pc[1]]))
-            pc[1]++, moved = 1;
-        if (pc[0] < role[0].n && !ws_step(st, &role[0].ev[pc[0]]))
-            pc[0]++, moved = 1;
-        if (pc[0] == role[0].n && pc[1] == role[1].n)
-            return 0;
+        int moved = 0, rc = 0, done;
+        while (pp < role[1].n && !(rc = ws_step(st, &role[1].ev[pp], 0, nwg)))
+            pp++, moved = 1;
+        for (int w = 0; w < nwg && rc < 2; w++)
+            if (pc[w] < role[0].n && !(rc = ws_step(st, &role[0].ev[pc[w]], w, nwg)))
+                pc[w]++, moved = 1;
+        if (rc == 2)
+            return -2;
+        done = pp == role[1].n;
+        for (int w = 0; w < nwg; w++)
+            done &= pc[w] == role[0].n;
+        if (done)
+            break;
         if (!moved)
             return -1;
     }
+    for (int i = 0; i < post.n; i++)
+        if (ws_step(st, &post.ev[i], 0, nwg))
+            return -1;
+    for (int w = 0; w < nwg; w++)
+        if (st->passes[w] != st->syncs[w])
+            return -2;
+    return 0;
 }
 
-/* 0: the loop is right run concurrently; else why not, in msg */
-static int ws_concurrent_ok(const tilec_ir_kernel_t *k, char *msg, size_t n)
+/* 0: the loop is right run concurrently by nwg consumer warpgroups; else why not, in msg */
+static int ws_concurrent_ok(const tilec_ir_kernel_t *k, int nwg, char *msg, size_t n)
 {
     static ws_state_t seq, conc;
-    if (ws_run(k, 0, &seq) != 0) {
+    if (ws_run(k, 0, 1, &seq) != 0) {
         snprintf(msg, n, "program order waits forever");
         return -1;
     }
-    if (ws_run(k, 1, &conc) != 0) {
-        snprintf(msg, n, "the roles wait for each other forever (%d reads done)", conc.nlog);
+    int rc = ws_run(k, 1, nwg, &conc);
+    if (rc != 0) {
+        snprintf(msg, n, rc == -2 ? "a warpgroup's turn is passed twice, or not waited for"
+                                  : "the roles wait for each other forever");
         return -1;
     }
-    if (conc.nlog != seq.nlog || memcmp(conc.log, seq.log, sizeof seq.log[0] * (size_t)seq.nlog) != 0) {
-        snprintf(msg, n, "a consumer read a stage the producer had refilled early");
-        return -1;
-    }
+    for (int w = 0; w < nwg; w++)
+        if (conc.nlog[w] != seq.nlog[0] || memcmp(conc.log[w], seq.log[0], sizeof seq.log[0][0] * (size_t)seq.nlog[0])) {
+            snprintf(msg, n, "warpgroup %d read a stage the producer had refilled early", w);
+            return -1;
+        }
     return 0;
 }
 
@@ -1015,13 +1060,14 @@ Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
 {
     static const char *const sets[][8] = {
         {"num_stages=2", "causal=False", "seq_len=256", "dim=64", NULL},
-        {"num_stages=2", "causal=True", "seq_len=200", "heads=1", NULL},
-        {"num_stages=3", "causal=False", "seq_len=400", "dim=32", "block_N=32", NULL},
-        {"num_stages=3", "causal=True", "seq_len=300", "heads=1", "block_N=32", NULL},
+        {"num_stages=2", "causal=True", "seq_len=300", "heads=1", "block_M=128", "threads=256", NULL},
+        {"num_stages=3", "causal=False", "seq_len=400", "dim=32", "block_N=32", "block_M=128", "threads=256", NULL},
+        {"num_stages=3", "causal=True", "seq_len=300", "heads=1", "block_N=32", "block_M=128", "threads=256", NULL},
     };
     tilec_context_t *ctx = NULL;
     cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
-    /* alone, and under the overlap pass (P V of block k - 1 under block k's softmax) */
+    /* alone, and under the overlap pass (P V of block k - 1 under block k's softmax)
+     * with the pingpong pass's turns */
     static tilec_target_desc_t ws;
     ws = *target_named("cuda-sm_90a");
     ws.flags &= ~TILEC_TARGET_MMA_OVERLAP;
@@ -1047,7 +1093,7 @@ Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
         char *msg = NULL, err[512];
         cr_assert_eq(check_set_make(p, "flash", 0, &set, &msg), CHECK_OK, "%s", msg ? msg : "");
         cr_assert_eq(interp_into(p->mod->kernel, &set, 0, err, sizeof err), 0, "%s", err);
-        for (int broken = 0; broken < 3; broken++) {
+        for (int broken = 0; broken < (si % 2 && si / 2 > 0 ? 4 : 3); broken++) {
             tilec_arena_t ar;
             tilec_arena_init(&ar);
             tilec_lower_status_t st;
@@ -1058,6 +1104,8 @@ Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
             cr_assert_not_null(strstr(txt, "lower.warpspec = ("), "set %zu:\n%s", si, txt);
             cr_assert_not_null(strstr(txt, "lower.producer = 1"), "set %zu", si);
             cr_assert((si % 2 == 0) == !strstr(txt, "lower.mma_nowait = 1"), "set %zu: overlap %s", si, txt);
+            int pingpong = si % 2 && si / 2 > 0; /* two consumer warpgroups */
+            cr_assert(pingpong == !!strstr(txt, "hint \"wg_turn\" (1, 2)"), "set %zu: pingpong %s", si, txt);
             free(txt);
             tilec_ir_stmt_t *L = NULL;
             for (tilec_ir_stmt_t *s = m->kernel->body; s; s = s->next)
@@ -1077,6 +1125,10 @@ Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
                 } else if (broken == 2 && s->kind == TILEC_ST_MBAR_ARRIVE && !s->u.mbar.tx) {
                     *l = s->next; /* the consumers' release dropped */
                     done = 1;
+                } else if (broken == 3 && s->kind == TILEC_ST_IF && s->u.cond.then->kind == TILEC_ST_GEMM &&
+                           s->u.cond.then->next->kind == TILEC_ST_HINT) {
+                    s->u.cond.then->next = s->u.cond.then->next->next; /* G2's warpgroup keeps its turn */
+                    done = 1;
                 }
             }
             cr_assert(done || !broken, "set %zu: broken schedule %d not made", si, broken);
@@ -1086,7 +1138,8 @@ Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
             if (rc == 0)
                 check_set_judge(&set, CHECK_TOL_AUTO, &v);
             char why[160] = "";
-            int conc = ws_concurrent_ok(m->kernel, why, sizeof why);
+            const tilec_ir_attr_t *wa = tilec_ir_attr_get(L->nattrs, L->attrs, "lower.warpspec");
+            int conc = ws_concurrent_ok(m->kernel, (int)(wa->tuple[0] / 128), why, sizeof why);
             if (!broken) {
                 cr_assert(rc == 0 && v.ok, "set %zu: %s", si, rc ? err : v.detail ? v.detail : "results differ");
                 cr_assert_eq(conc, 0, "set %zu: %s", si, why);

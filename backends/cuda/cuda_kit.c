@@ -678,10 +678,43 @@ static int hoist_rs(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *list, 
     return 0;
 }
 
+/* hint "wg_turn" (mode, W) of the pingpong pass: named barriers 2 .. 2 + W - 1
+ * (0 is __syncthreads', 1 the producer warpgroup's), barrier 2 + w
+ * warpgroup w's turn: mode 0 waits for it, 1 passes the turn to the next
+ * warpgroup, 2 (before the loop) is the last warpgroup's first pass, 3
+ * (after it) warpgroup 0's wait for the last pass.  Each barrier counts one
+ * warpgroup that waits and one that passes (2 x 128 threads). */
+static int wg_turn_hint(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    int64_t mode = -1, nwg = 0;
+    if (s->u.hint.nargs != 2 || !tilec_ir_is_const_int(s->u.hint.args[0], &mode) ||
+        !tilec_ir_is_const_int(s->u.hint.args[1], &nwg) || mode < 0 || mode > 3 || nwg < 2 || nwg > 8 ||
+        (mode < 2) != (g->consumers != 0) || (g->consumers && g->consumers != nwg * 128)) {
+        tilec_simt_fail(c, "hint \"wg_turn\" needs (mode 0-3, warpgroups), modes 0 and 1 in the consumers of a "
+                           "warpspec loop of that many warpgroups");
+        return -1;
+    }
+    static const char *const what[4] = {"wait for this warpgroup's turn", "pass the turn on",
+                                        "the last warpgroup lets warpgroup 0 start", "warpgroup 0 takes the last turn back"};
+    tilec_simt_emit(c, "/* wg_turn: %s */", what[mode]);
+    if (mode == 0)
+        tilec_simt_emit(c, "asm volatile(\"bar.sync %%0, 256;\" :: \"r\"(2 + tc_tid / 128) : \"memory\");");
+    else if (mode == 1)
+        tilec_simt_emit(c, "asm volatile(\"bar.arrive %%0, 256;\" :: \"r\"(2 + (tc_tid / 128 + 1) %% %d) : \"memory\");",
+                        (int)nwg);
+    else if (mode == 2)
+        tilec_simt_emit(c, "if (tc_tid / 128 == %d) asm volatile(\"bar.arrive 2, 256;\" ::: \"memory\");", (int)nwg - 1);
+    else
+        tilec_simt_emit(c, "if (tc_tid < 128) asm volatile(\"bar.sync 2, 256;\" ::: \"memory\");");
+    return 1;
+}
+
 static int kit_stmt(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     if (s->kind == TILEC_ST_HINT && s->u.hint.name && strcmp(s->u.hint.name, "mma_wait") == 0)
         return mma_wait_hint(user, c, s);
+    if (s->kind == TILEC_ST_HINT && s->u.hint.name && strcmp(s->u.hint.name, "wg_turn") == 0)
+        return wg_turn_hint(user, c, s);
     if (!tilec_simt_per_thread(c)) {
         int rc = tma_stmt(user, c, s);
         if (rc)

@@ -49,6 +49,7 @@ int lower_warpspec(lower_ctx_t *c);
 int lower_split(lower_ctx_t *c);
 int lower_persist(lower_ctx_t *c);
 int lower_overlap(lower_ctx_t *c);
+int lower_pingpong(lower_ctx_t *c);
 
 /* ---- helpers (lower_util.c) ---------------------------------------------------- */
 

@@ -54,7 +54,8 @@ typedef enum tilec_lower_pass {
     TILEC_LOWER_WARPSPEC,       /* lower_warpspec.c (after arith: the pass numbers stay) */
     TILEC_LOWER_SPLIT,          /* lower_split.c (the barriers placed before still hold) */
     TILEC_LOWER_PERSIST,        /* lower_persist.c (the tile loop of a persistent kernel) */
-    TILEC_LOWER_OVERLAP,        /* lower_overlap.c (last: an attention loop's second gemm under the next softmax) */
+    TILEC_LOWER_OVERLAP,        /* lower_overlap.c (an attention loop's second gemm under the next softmax) */
+    TILEC_LOWER_PINGPONG,       /* lower_pingpong.c (last: its consumer warpgroups take turns at the gemms) */
     TILEC_LOWER_NPASSES
 } tilec_lower_pass_t;
 

@@ -133,6 +133,10 @@ typedef struct tilec_target_mma {
  * consumers alone run; TILEC_TARGET_WARP_SPECIALIZE alone takes loops of
  * gemms only. */
 #define TILEC_TARGET_WARP_SPECIALIZE_REGS (1u << 8)
+/* The consumer warpgroups of a warp-specialized attention loop under the
+ * overlap pass take turns at issuing their gemms (the pingpong pass): the
+ * dialect prints hint "wg_turn" (mode, W) as named barriers between them. */
+#define TILEC_TARGET_WG_PINGPONG      (1u << 9)
 
 typedef struct tilec_target_desc {
     uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */
