@@ -11,7 +11,8 @@
 # VARIANTS="A=1,B=1 C=1 ..." (settings, one variant per word; default below; "-" is B as main lowers),
 # CHECK_VARIANTS (default VARIANTS) the ones checked and sanitized;
 # CHECKS=0 / SAN=0 / AB=0 / BENCH=0 skip parts; BENCH_ENV: B's setting for cuda_bench;
-# QUICK=1: the first two check sizes, one sanitizer size, racecheck and synccheck only.
+# QUICK=1: the first two check sizes, one sanitizer size;
+# AB64_VARIANTS: the variants timed at block_N 64 (default: the last of VARIANTS); REF=0: no cuDNN times.
 A_DIR=${1:?usage: hopper_s10.sh ROOT_OF_A}
 VARIANTS=${VARIANTS:-"TILEC_CUDA_WS_ATTN=1 TILEC_CUDA_WS_ATTN=1,TILEC_CUDA_OVERLAP=1 TILEC_CUDA_WS_ATTN=1,TILEC_CUDA_OVERLAP=1,TILEC_CUDA_PINGPONG=1"}
 CHECK_VARIANTS=${CHECK_VARIANTS:-$VARIANTS}
@@ -53,7 +54,7 @@ if [ "${CHECKS:-1}" = 1 ]; then
 fi
 if [ "${SAN:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
   for v in $CHECK_VARIANTS; do
-    tools="memcheck racecheck synccheck"; [ "${QUICK:-0}" = 1 ] && tools="racecheck synccheck"
+    tools="memcheck racecheck synccheck"
     for tool in $tools; do
       n=0
       for spec in "$C2 -D causal=True -D batch=1 -D heads=1 -D seq_len=384 -D dim=128" \
@@ -73,11 +74,30 @@ bench() { # env, tilec binary, args...: median ms
   e=$1; t=$2; shift 2
   env $(venv $e) timeout 120 $t run "$@" --backend cuda --bench 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | tail -1
 }
+if [ "${REF:-1}" = 1 ]; then
+  python3 - > "$R/refs.txt" 2>&1 <<'PYEOF'
+import sys, torch
+sys.path.insert(0, "bench")
+from torch_timing import median_ms
+from torch.nn.attention import SDPBackend, sdpa_kernel
+q = torch.randn(4, 16, 8192, 128, dtype=torch.float16, device="cuda")
+k = torch.randn_like(q); v = torch.randn_like(q)
+for causal in (False, True):
+    for name, be in (("SDPA-cuDNN", SDPBackend.CUDNN_ATTENTION), ("SDPA-flash", SDPBackend.FLASH_ATTENTION)):
+        with sdpa_kernel(be):
+            ms = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal))
+        fl = 4.0 * 4 * 16 * 8192 * 8192 * 128 * (0.5 if causal else 1.0)
+        print(f"ref {name} causal={causal} {ms:.4f} ms {fl / (ms * 1e-3) / 1e12:.1f} TFLOP/s")
+PYEOF
+  cat "$R/refs.txt"
+fi
+AB64_VARIANTS=${AB64_VARIANTS:-${VARIANTS##* }}
 if [ "${AB:-1}" = 1 ]; then
   for round in 1 2; do
     for cfg in "$C2 -D causal=False" "$C2 -D causal=True" "$C64 -D causal=False" "$C64 -D causal=True"; do
       echo "A r$round [$cfg] $(bench - $A $F $BIG $cfg)"
-      for v in $VARIANTS; do
+      vs=$VARIANTS; case "$cfg" in *block_N=64*) vs=$AB64_VARIANTS;; esac
+      for v in $vs; do
         echo "B r$round [$v] [$cfg] $(bench $v $B $F $BIG $cfg)"
       done
     done
