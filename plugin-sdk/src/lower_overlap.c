@@ -42,7 +42,14 @@
  * next block's scores) runs on the others.  Between the issue of G2 and
  * the wait for it, X does not touch G2's registers (checked here).
  *
- * Last of the passes: every earlier decision is the plain ring's.
+ * A loop of the warpspec pass (its refill the producer's, with its wait
+ * `if (k >= 1) { barrier_wait E[(k - 1) % S] }`, and the consumers'
+ * release `barrier_arrive E[k % S]` last) is rewritten the same way; the
+ * release then stands after Y (the wait for G2 is before it, so both
+ * gemms of the stage are done) and the refill of load k + S after it,
+ * waiting for that release, `barrier_wait E[k % S], (k / S) % 2`.
+ *
+ * After the warpspec pass: every earlier decision is the plain ring's.
  */
 #include <stdio.h>
 #include <string.h>

@@ -49,6 +49,15 @@
  * schedule is one interleaving of the two roles: every wait finds its
  * phase complete, and a wrong parity or a missing release fails there.
  *
+ * With TILEC_TARGET_WARP_SPECIALIZE_REGS the body may also hold
+ * statements on register fragments only between the gemms (attention's
+ * softmax: stores, copies, fills, reductions within a subgroup or a
+ * thread, T.Parallel nests run by the register owners), which the
+ * consumers alone hold and run; TILEC_TARGET_WARP_SPECIALIZE alone takes
+ * loops of gemms only.  The trip count and the refill's condition may
+ * read let variables assigned before the loop (causal attention's
+ * loop_range): every thread computes them.
+ *
  * The loop is left alone when anything else is in its body (another
  * statement could need all T + P threads, or a block barrier the
  * producer would never reach), when the block cannot grow by P threads,
