@@ -47,7 +47,11 @@
  * release `barrier_arrive E[k % S]` last) is rewritten the same way; the
  * release then stands after Y (the wait for G2 is before it, so both
  * gemms of the stage are done) and the refill of load k + S after it,
- * waiting for that release, `barrier_wait E[k % S], (k / S) % 2`.
+ * waiting for that release, `barrier_wait E[k % S], (k / S) % 2`; the
+ * epilogue's G2 ends the consumers' last iteration (`if (k + 1 == n)`)
+ * instead of following the loop, so that it runs under the consumers'
+ * register share (on CUDA the code after the loop has the block's, and
+ * P V's registers spilled there).
  *
  * After the warpspec pass: every earlier decision is the plain ring's.
  */
@@ -398,11 +402,21 @@ static int rewrite(lower_ctx_t *c, ov_t *o)
         return lower_oom(c);
     ew->next = eg;
     tilec_ir_stmt_t *eif = mk(c, TILEC_ST_IF, L);
-    if (!eif || !(eif->u.cond.cond = cmp(c, TILEC_BIN_GE, N(), lower_int(c, 1))))
+    if (!eif)
         return -1;
     eif->u.cond.then = ew;
-    eif->next = L->next;
-    L->next = eif;
+    if (o->rel) {
+        /* a warpspec loop: the consumers' last iteration ends with it (after
+         * the loop the block's threads would run it under their common
+         * register share, not the consumers') */
+        if (!(eif->u.cond.cond = cmp(c, TILEC_BIN_EQ, lower_opi(c, TILEC_BIN_ADD, vref(c, k), 1), N())))
+            return -1;
+    } else {
+        if (!(eif->u.cond.cond = cmp(c, TILEC_BIN_GE, N(), lower_int(c, 1))))
+            return -1;
+        eif->next = L->next;
+        L->next = eif;
+    }
     /* G2 of iteration k - 1 after G1, both left in flight */
     tilec_ir_stmt_t *w1 = mma_wait(c, 1, g2), *w0 = mma_wait(c, 0, g2), *wy = mma_wait(c, 0, g2);
     tilec_ir_stmt_t *gif = mk(c, TILEC_ST_IF, g2);
@@ -433,7 +447,7 @@ static int rewrite(lower_ctx_t *c, ov_t *o)
         tail = &o->rel->next;
     }
     *tail = R;
-    R->next = NULL;
+    R->next = o->rel ? eif : NULL;
 #undef N
     return 0;
 }
