@@ -9,13 +9,14 @@
 # 128 and 64, causal and not) and bench/cuda_bench.py's flash rows on B.
 # Usage (on the device, from B's directory): sh bench/hopper_s10.sh ROOT_OF_A
 # VARIANTS="A=1,B=1 C=1 ..." (settings, one variant per word; default below; "-" is B as main lowers),
-# CHECK_VARIANTS (default VARIANTS) the ones checked and sanitized;
+# CHECK_VARIANTS (default VARIANTS) the ones checked, SAN_VARIANTS (default CHECK_VARIANTS) sanitized;
 # CHECKS=0 / SAN=0 / AB=0 / BENCH=0 skip parts; BENCH_ENV: B's setting for cuda_bench;
 # QUICK=1: the first two check sizes, one sanitizer size;
 # AB64_VARIANTS: the variants timed at block_N 64 (default: the last of VARIANTS); REF=0: no cuDNN times.
 A_DIR=${1:?usage: hopper_s10.sh ROOT_OF_A}
 VARIANTS=${VARIANTS:-"TILEC_CUDA_WS_ATTN=1 TILEC_CUDA_WS_ATTN=1,TILEC_CUDA_OVERLAP=1 TILEC_CUDA_WS_ATTN=1,TILEC_CUDA_OVERLAP=1,TILEC_CUDA_PINGPONG=1"}
 CHECK_VARIANTS=${CHECK_VARIANTS:-$VARIANTS}
+SAN_VARIANTS=${SAN_VARIANTS:-$CHECK_VARIANTS}
 R=${OUT:-/tmp}/r
 mkdir -p "$R"
 export TILEC_CACHE_DIR=/tmp/tilec-cache-h10
@@ -53,7 +54,7 @@ if [ "${CHECKS:-1}" = 1 ]; then
   cat "$R/checks.txt"
 fi
 if [ "${SAN:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
-  for v in $CHECK_VARIANTS; do
+  for v in $SAN_VARIANTS; do
     tools="memcheck racecheck synccheck"
     for tool in $tools; do
       n=0
