@@ -20,8 +20,10 @@ SAN_VARIANTS=${SAN_VARIANTS:-$CHECK_VARIANTS}
 R=${OUT:-/tmp}/r
 mkdir -p "$R"
 export TILEC_CACHE_DIR=/tmp/tilec-cache-h10
-( cd "$A_DIR" && make -j8 WERROR= build/tilec build/libtilec-cuda.so > "$R/build_a.log" 2>&1; echo "A build rc=$?" ) &
-make -j8 WERROR= build/tilec build/libtilec-cuda.so > "$R/build_b.log" 2>&1; echo "B build rc=$?"
+( cd "$A_DIR" && make -j8 WERROR= build/tilec build/libtilec-cuda.so > /tmp/h10_build_a.log 2>&1; rc=$?
+  [ $rc = 0 ] || tail -5 /tmp/h10_build_a.log; echo "A build rc=$rc" ) &
+make -j8 WERROR= build/tilec build/libtilec-cuda.so > /tmp/h10_build_b.log 2>&1; rc=$?
+[ $rc = 0 ] || tail -5 /tmp/h10_build_b.log; echo "B build rc=$rc"
 wait
 B=build/tilec
 A=$A_DIR/build/tilec
@@ -62,6 +64,7 @@ if [ "${SAN:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
                   "$C64 -D causal=False -D batch=1 -D heads=1 -D seq_len=320 -D dim=128"; do
         n=$((n + 1)); [ "${QUICK:-0}" = 1 ] && [ $n -gt 1 ] && continue
         r=$(env $(venv $v) TILEC_CACHE=0 timeout 120 compute-sanitizer --tool $tool --error-exitcode 99 $B run $F $spec --backend cuda --check 2>&1)
+        echo "== [$v] $spec" >> "$R/san_$tool.log"; echo "$r" | head -200 >> "$R/san_$tool.log"
         echo "$tool [$v] rc=$? $spec :: $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1) $(echo "$r" | grep -o 'PASS\|FAIL' | tail -1)"
       done
     done
