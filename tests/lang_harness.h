@@ -33,15 +33,29 @@ typedef struct run {
 /* Fills parameter i (count elements of its type) before the launch. */
 typedef void (*fill_fn)(int i, void *data, int64_t count, tilec_elem_t e);
 
-static __attribute__((unused)) size_t elem_size(tilec_elem_t e)
+/* Bits of one element: the 4-bit dtypes are packed two per byte. */
+static __attribute__((unused)) int elem_bits(tilec_elem_t e)
 {
     switch (e) {
-    case TILEC_ELEM_BOOL: case TILEC_ELEM_INT8: case TILEC_ELEM_UINT8: return 1;
-    case TILEC_ELEM_FLOAT8_E4M3FN: case TILEC_ELEM_FLOAT8_E5M2: return 1;
-    case TILEC_ELEM_INT16: case TILEC_ELEM_UINT16: case TILEC_ELEM_FLOAT16: case TILEC_ELEM_BFLOAT16: return 2;
-    case TILEC_ELEM_INT32: case TILEC_ELEM_UINT32: case TILEC_ELEM_FLOAT32: return 4;
-    default: return 8;
+    case TILEC_ELEM_INT4: case TILEC_ELEM_UINT4: case TILEC_ELEM_FLOAT4_E2M1FN: return 4;
+    case TILEC_ELEM_BOOL: case TILEC_ELEM_INT8: case TILEC_ELEM_UINT8: return 8;
+    case TILEC_ELEM_FLOAT8_E4M3FN: case TILEC_ELEM_FLOAT8_E5M2: return 8;
+    case TILEC_ELEM_INT16: case TILEC_ELEM_UINT16: case TILEC_ELEM_FLOAT16: case TILEC_ELEM_BFLOAT16: return 16;
+    case TILEC_ELEM_INT32: case TILEC_ELEM_UINT32: case TILEC_ELEM_FLOAT32: return 32;
+    default: return 64;
     }
+}
+
+/* Bytes of one element (a 4-bit element's byte holds two) */
+static __attribute__((unused)) size_t elem_size(tilec_elem_t e)
+{
+    return elem_bits(e) < 8 ? 1 : (size_t)elem_bits(e) / 8;
+}
+
+/* Bytes of a tensor of count elements */
+static __attribute__((unused)) size_t elems_bytes(tilec_elem_t e, int64_t count)
+{
+    return ((size_t)count * (size_t)elem_bits(e) + 7) / 8;
 }
 
 /* Load `path`, fill every tensor with fill(), run the interpreter and the
@@ -77,8 +91,7 @@ static __attribute__((unused)) void run_entry(run_t *r, const char *path, const 
         cr_assert_eq(tilec_program_param(p, i, &name, &r->elem[i], &r->ndim[i], r->shape[i]), TILEC_OK);
         r->count[i] = 1;
         for (d = 0; d < r->ndim[i]; d++) r->count[i] *= r->shape[i][d];
-        r->bytes[i] = (size_t)r->count[i] * elem_size(r->elem[i]);
-        if (r->elem[i] >= TILEC_ELEM_INT4) r->bytes[i] = (size_t)(r->count[i] + 1) / 2; /* packed 4-bit */
+        r->bytes[i] = elems_bytes(r->elem[i], r->count[i]);
         r->ref[i] = calloc(1, r->bytes[i]);
         r->dev[i] = calloc(1, r->bytes[i]);
         cr_assert(r->ref[i] && r->dev[i]);
@@ -152,6 +165,10 @@ static __attribute__((unused)) double pattern(int i, int64_t k)
 static __attribute__((unused)) void fill_pattern(int i, void *data, int64_t count, tilec_elem_t e)
 {
     int64_t k;
+    if (elem_bits(e) < 8) { /* packed: zero (the 4-bit programs bring their own fills) */
+        memset(data, 0, elems_bytes(e, count));
+        return;
+    }
     for (k = 0; k < count; k++) {
         double v = pattern(i, k);
         switch (e) {

@@ -130,6 +130,8 @@ static const char *f8_to(tilec_dtype_t t)
 /* ---- conversions between representations ------------------------------------ */
 
 /* Value v of compute type for dtype s, as a value of dtype t (rounded to t). */
+static tilec_cexpr_t cx_of(cg_t *g);
+
 const char *cg_conv(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t)
 {
     if (s == t)
@@ -150,10 +152,10 @@ const char *cg_conv(cg_t *g, const char *v, tilec_dtype_t s, tilec_dtype_t t)
         return cg_fmt(g, "((float)(%s))", v);
     case TILEC_FLOAT8_E4M3FN: case TILEC_FLOAT8_E5M2: case TILEC_FLOAT4_E2M1FN:
         return cg_fmt(g, "%s(%s((double)(%s)))", f8_from(t), f8_to(t), v);
-    case TILEC_INT4: /* wrapped to 4 bits, as ir_eval's conversions */
-        return cg_fmt(g, "((int8_t)(((int)(((uint32_t)(int64_t)(%s) & 15u) ^ 8u)) - 8))", v);
-    case TILEC_UINT4:
-        return cg_fmt(g, "((uint8_t)((uint32_t)(int64_t)(%s) & 15u))", v);
+    case TILEC_INT4: case TILEC_UINT4: { /* wrapped to 4 bits, as ir_eval's conversions */
+        const tilec_cexpr_t x = cx_of(g);
+        return tilec_cexpr_wrap4(&x, t, cg_fmt(g, "((int64_t)(%s))", v));
+    }
     default:
         return cg_fmt(g, "((%s)(%s))", cg_ct_type(t), v);
     }
@@ -320,7 +322,7 @@ static const char *cx_math_name(void *u, const char *base, int dbl)
     return NULL;
 }
 
-const char *cg_expr(cg_t *g, const tilec_ir_expr_t *e)
+static tilec_cexpr_t cx_of(cg_t *g)
 {
     const tilec_cexpr_t x = {
         .u = g, .k = g->k, .failed = &g->failed, .depth = &g->depth, .max_depth = CG_MAX_DEPTH * 4,
@@ -330,5 +332,11 @@ const char *cg_expr(cg_t *g, const tilec_ir_expr_t *e)
         .float_lit_via = TILEC_FLOAT64, .int_math_via_double = 1, .bool_minmax_ne0 = 1,
         .msg_missing = "missing expression", .msg_bad_dtype = "expression with an invalid dtype",
     };
+    return x;
+}
+
+const char *cg_expr(cg_t *g, const tilec_ir_expr_t *e)
+{
+    const tilec_cexpr_t x = cx_of(g);
     return tilec_cexpr_emit(&x, e);
 }

@@ -111,10 +111,7 @@ static void use_flt(const tilec_cexpr_t *x, int dbl)
         x->use_flt_helpers(x->u, dbl);
 }
 
-/* An integer result r of 4-bit dtype t (IR 1.3, held one per byte)
- * wrapped to its 4 bits: int4 sign-extended, uint4 masked; r as it is for
- * every other dtype. */
-static const char *wrap4(const tilec_cexpr_t *x, tilec_dtype_t t, const char *r)
+const char *tilec_cexpr_wrap4(const tilec_cexpr_t *x, tilec_dtype_t t, const char *r)
 {
     if (!tilec_dtype_is_4bit(t) || t == TILEC_FLOAT4_E2M1FN)
         return r;
@@ -132,7 +129,7 @@ static const char *ihelper(const tilec_cexpr_t *x, const char *op, tilec_dtype_t
     if (x->use_int_helpers)
         x->use_int_helpers(x->u, h);
     const char *s = tilec_cexpr_isfx(h);
-    return wrap4(x, t, b ? xfmt(x, "tc_%s_%s(%s, %s)", op, s, a, b) : xfmt(x, "tc_%s_%s(%s)", op, s, a));
+    return tilec_cexpr_wrap4(x, t, b ? xfmt(x, "tc_%s_%s(%s, %s)", op, s, a, b) : xfmt(x, "tc_%s_%s(%s)", op, s, a));
 }
 
 static int wide_int(tilec_dtype_t t)
@@ -149,7 +146,7 @@ const char *tilec_cexpr_arith(const tilec_cexpr_t *x, const char *o, tilec_dtype
     const char *r = x->cast ? xcast(x, "", x->ctype(x->u, t),
                                     xfmt(x, "%s %s %s", xcast(x, "", u, a), o, xcast(x, "", u, b)))
                             : xfmt(x, "((%s)((%s)(%s) %s (%s)(%s)))", x->ctype(x->u, t), u, a, o, u, b);
-    r = wrap4(x, t, r);
+    r = tilec_cexpr_wrap4(x, t, r);
     if (t == TILEC_BOOL)
         r = xtruth(x, xfmt(x, "((%s) != 0)", r));
     return r;
@@ -197,8 +194,8 @@ static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const
         if (t == TILEC_BOOL)
             return xtruth(x, xfmt(x, "((%s) != 0)", a));
         if (x->cast)
-            return wrap4(x, t, xcast(x, "", x->ctype(x->u, t), xfmt(x, "0 - %s", xcast(x, "", x->uint64_name, a))));
-        return wrap4(x, t, xfmt(x, "((%s)(0 - (%s)(%s)))", x->ctype(x->u, t), x->uint64_name, a));
+            return tilec_cexpr_wrap4(x, t, xcast(x, "", x->ctype(x->u, t), xfmt(x, "0 - %s", xcast(x, "", x->uint64_name, a))));
+        return tilec_cexpr_wrap4(x, t, xfmt(x, "((%s)(0 - (%s)(%s)))", x->ctype(x->u, t), x->uint64_name, a));
     case TILEC_UN_NOT: return xtruth(x, xfmt(x, "(!(%s))", xcond(x, a)));
     case TILEC_UN_ABS: return tilec_cexpr_abs(x, t, a);
     case TILEC_UN_FLOOR:
@@ -242,7 +239,7 @@ static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const
         return "0";
     }
     if (!isf)
-        r = wrap4(x, t, xcast(x, "((%s)(%s))", x->ctype(x->u, t), r));
+        r = tilec_cexpr_wrap4(x, t, xcast(x, "((%s)(%s))", x->ctype(x->u, t), r));
     return fres(x, r, t);
 }
 
@@ -291,7 +288,7 @@ static const char *binary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, cons
         case TILEC_BIN_BITXOR: r = tilec_cexpr_arith(x, "^", t, a, b); break;
         case TILEC_BIN_SHL: r = tilec_cexpr_arith(x, "<<", t, a, b); break;
         case TILEC_BIN_SHR: /* promotion keeps the sign: arithmetic on signed, logical on unsigned */
-            r = wrap4(x, t, xcast(x, "((%s)(%s))", x->ctype(x->u, t), xfmt(x, "(%s) >> (%s)", a, b)));
+            r = tilec_cexpr_wrap4(x, t, xcast(x, "((%s)(%s))", x->ctype(x->u, t), xfmt(x, "(%s) >> (%s)", a, b)));
             break;
         default: break;
         }

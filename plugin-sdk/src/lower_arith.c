@@ -39,20 +39,6 @@ typedef struct arith {
     int deeper;               /* parallel loops past ARITH_MAX_NEST (left alone) */
 } arith_t;
 
-static int mentions_pre(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
-{
-    return e->kind == TILEC_EX_VAR && e->u.var == w->user ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
-}
-
-static int mentions(tilec_ir_expr_t *e, const tilec_ir_var_t *v)
-{
-    tilec_ir_walk_t w;
-    memset(&w, 0, sizeof w);
-    w.expr_pre = mentions_pre;
-    w.user = (void *)v;
-    return tilec_ir_walk_expr(&w, &e) != 0;
-}
-
 static int is_one(const tilec_ir_expr_t *e)
 {
     return e->kind == TILEC_EX_FLOAT && e->u.f == 1.0;
@@ -105,7 +91,7 @@ static int arith_expr(tilec_ir_walk_t *w, tilec_ir_expr_t **slot)
     }
     if (A->n == 0 || A->deeper || e->kind != TILEC_EX_BINARY || e->u.bin.op != TILEC_BIN_DIV ||
         (e->dtype != TILEC_FLOAT32 && e->dtype != TILEC_FLOAT64) || is_one(e->u.bin.a) ||
-        mentions(e->u.bin.b, A->loops[A->n - 1]->u.loop.var))
+        lower_mentions(e->u.bin.b, A->loops[A->n - 1]->u.loop.var))
         return TILEC_WALK_CONTINUE;
     tilec_ir_expr_t *one = tilec_ir_float(A->c->a, 1.0, e->dtype);
     tilec_ir_expr_t *r = one ? tilec_ir_binary(A->c->a, TILEC_BIN_DIV, one, e->u.bin.b) : NULL;

@@ -28,20 +28,6 @@ typedef struct bank {
     int n, deeper;
 } bank_t;
 
-static int mentions_pre(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
-{
-    return e->kind == TILEC_EX_VAR && e->u.var == w->user ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
-}
-
-static int mentions(tilec_ir_expr_t *e, const tilec_ir_var_t *v)
-{
-    tilec_ir_walk_t w;
-    memset(&w, 0, sizeof w);
-    w.expr_pre = mentions_pre;
-    w.user = (void *)v;
-    return tilec_ir_walk_expr(&w, &e) != 0;
-}
-
 static void access(bank_t *B, const tilec_ir_buffer_t *b, tilec_ir_expr_t **idx)
 {
     if (B->n == 0 || B->deeper || b->ndim < 2 || b->scope == TILEC_SCOPE_GLOBAL)
@@ -50,7 +36,7 @@ static void access(bank_t *B, const tilec_ir_buffer_t *b, tilec_ir_expr_t **idx)
     if (lower_sattr(in, "lower.dist"))
         return;
     const tilec_ir_var_t *v = in->u.loop.var;
-    if (mentions(idx[b->ndim - 2], v) && !mentions(idx[b->ndim - 1], v))
+    if (lower_mentions(idx[b->ndim - 2], v) && !lower_mentions(idx[b->ndim - 1], v))
         B->col[b->id] = 1;
 }
 

@@ -74,6 +74,17 @@ int lower_expr_pure(const tilec_ir_expr_t *e);
 /* e has no loads and no let variable that the statements of body (a loop's)
  * assign: evaluated just before the loop, it is the loop's value of e */
 int lower_expr_invariant(const tilec_ir_expr_t *e, tilec_ir_stmt_t *body);
+/* e refers to variable v somewhere */
+int lower_mentions(tilec_ir_expr_t *e, const tilec_ir_var_t *v);
+/* The three functions of a ring counter k over S stages: its stage k % S,
+ * its phase parity (k / S) % 2, and the stage S - 1 loads ahead of it. */
+int64_t lower_ring_stage(int64_t k, int S);
+int64_t lower_ring_parity(int64_t k, int S);
+int64_t lower_ring_ahead(int64_t k, int S);
+/* e, an expression of loop variable k only, equals f(k, S) for every k in
+ * 0..3S (checked by evaluation: the patterns the pipeline pass writes) */
+int lower_is_fn_of_k(const tilec_ir_expr_t *e, const tilec_ir_var_t *k, int S,
+                     int64_t (*f)(int64_t, int));
 /* Walks the kernel body with statement callback pre (w->user is c): 0, or
  * -1 with the failure recorded (a callback's, or too deep: out of memory). */
 int lower_walk_stmts(lower_ctx_t *c, int (*pre)(tilec_ir_walk_t *w, tilec_ir_stmt_t *s));

@@ -71,38 +71,6 @@ typedef struct ov {
     int S;
 } ov_t;
 
-typedef struct bind_k {
-    const tilec_ir_var_t *k;
-    int64_t v;
-} bind_k_t;
-
-static int bind_one(void *ctx, const tilec_ir_var_t *v, int64_t *out)
-{
-    const bind_k_t *b = ctx;
-    if (v != b->k)
-        return -1;
-    *out = b->v;
-    return 0;
-}
-
-/* e, an expression of k only, is f(k) for k in 0..3S (checked by evaluation) */
-static int is_fn_of_k(const tilec_ir_expr_t *e, const tilec_ir_var_t *k, int S, int64_t (*f)(int64_t, int))
-{
-    if (!e)
-        return 0;
-    for (int64_t i = 0; i <= 3 * (int64_t)S; i++) {
-        bind_k_t b = {k, i};
-        int64_t got;
-        if (tilec_ir_eval_int(e, bind_one, &b, &got) != 0 || got != f(i, S))
-            return 0;
-    }
-    return 1;
-}
-
-static int64_t f_stage(int64_t k, int S) { return k % S; }
-static int64_t f_parity(int64_t k, int S) { return (k / S) % 2; }
-static int64_t f_ahead(int64_t k, int S) { return (k + S - 1) % S; }
-
 /* an `if` (no else; its condition is rewritten) holding an expecting arrival on F,
  * block barriers (barriers = 1: allowed) and bulk copies on F; with ewait, the
  * warpspec pass's refill: `if (k >= 1) { barrier_wait E[...] }` first (*ewait) */
@@ -201,8 +169,9 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
     if (o->F->size != o->S || !is_load(o->refill, o->F, 1, ws ? &o->ewait : NULL))
         return 0;
     o->arr = ws ? o->ewait->next : o->refill->u.cond.then;
-    if (!is_fn_of_k(o->wait->u.mbar.idx, k, o->S, f_stage) || !is_fn_of_k(o->wait->u.mbar.parity, k, o->S, f_parity) ||
-        !is_fn_of_k(o->arr->u.mbar.idx, k, o->S, f_ahead))
+    if (!lower_is_fn_of_k(o->wait->u.mbar.idx, k, o->S, lower_ring_stage) ||
+        !lower_is_fn_of_k(o->wait->u.mbar.parity, k, o->S, lower_ring_parity) ||
+        !lower_is_fn_of_k(o->arr->u.mbar.idx, k, o->S, lower_ring_ahead))
         return 0;
     if (ws) {
         /* the warpspec pass's release of stage k, last; its refill waits on the same array */
@@ -212,12 +181,12 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
             return 0;
         const tilec_ir_mbarrier_t *E = o->rel->u.mbar.bar;
         if (E == o->F || E->size != o->S || o->ewait->u.cond.then->u.mbar.bar != E ||
-            !is_fn_of_k(o->rel->u.mbar.idx, k, o->S, f_stage))
+            !lower_is_fn_of_k(o->rel->u.mbar.idx, k, o->S, lower_ring_stage))
             return 0;
     }
     for (const tilec_ir_stmt_t *t = o->arr->next; t; t = t->next)
         if (t->kind == TILEC_ST_COPY_ASYNC &&
-            (!is_fn_of_k(t->u.copy.bar_idx, k, o->S, f_ahead) || !is_fn_of_k(t->u.copy.dst.base[0], k, o->S, f_ahead)))
+            (!lower_is_fn_of_k(t->u.copy.bar_idx, k, o->S, lower_ring_ahead) || !lower_is_fn_of_k(t->u.copy.dst.base[0], k, o->S, lower_ring_ahead)))
             return 0;
     /* the rest: plain statements, two gemms, the second last */
     int ngemm = 0;
@@ -241,7 +210,7 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
     const tilec_ir_buffer_t *A = g2->u.gemm.a, *B = g2->u.gemm.b;
     if (!A->layout || A->layout->kind != TILEC_LAYOUT_REGS || !A->layout->name ||
         strcmp(A->layout->name, "mma.a") != 0 || B->ndim != 3 || !g2->u.gemm.b_lead ||
-        !is_fn_of_k(g2->u.gemm.b_lead[0], k, o->S, f_stage) || B == o->g1->u.gemm.a || B == o->g1->u.gemm.b)
+        !lower_is_fn_of_k(g2->u.gemm.b_lead[0], k, o->S, lower_ring_stage) || B == o->g1->u.gemm.a || B == o->g1->u.gemm.b)
         return 0;
     /* the late ring (B) is loaded by the refill and the prologue, read by G2 only */
     int late = 0;
@@ -271,10 +240,10 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
         pro->u.loop.body->next || !is_load(pro->u.loop.body, o->F, 0, NULL))
         return 0;
     const tilec_ir_var_t *kp = pro->u.loop.var;
-    if (!is_fn_of_k(pro->u.loop.body->u.cond.then->u.mbar.idx, kp, o->S, f_stage))
+    if (!lower_is_fn_of_k(pro->u.loop.body->u.cond.then->u.mbar.idx, kp, o->S, lower_ring_stage))
         return 0;
     for (const tilec_ir_stmt_t *t = pro->u.loop.body->u.cond.then->next; t; t = t->next)
-        if (!is_fn_of_k(t->u.copy.bar_idx, kp, o->S, f_stage) || !is_fn_of_k(t->u.copy.dst.base[0], kp, o->S, f_stage))
+        if (!lower_is_fn_of_k(t->u.copy.bar_idx, kp, o->S, lower_ring_stage) || !lower_is_fn_of_k(t->u.copy.dst.base[0], kp, o->S, lower_ring_stage))
             return 0;
     o->pro = pro;
     return 1;

@@ -217,6 +217,52 @@ int lower_expr_invariant(const tilec_ir_expr_t *e, tilec_ir_stmt_t *body)
     return e && tilec_ir_walk_expr(&w, &slot) == 0;
 }
 
+static int mentions_pre(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
+{
+    return e->kind == TILEC_EX_VAR && e->u.var == w->user ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
+}
+
+int lower_mentions(tilec_ir_expr_t *e, const tilec_ir_var_t *v)
+{
+    tilec_ir_walk_t w;
+    memset(&w, 0, sizeof w);
+    w.expr_pre = mentions_pre;
+    w.user = (void *)v;
+    return tilec_ir_walk_expr(&w, &e) != 0;
+}
+
+int64_t lower_ring_stage(int64_t k, int S) { return k % S; }
+int64_t lower_ring_parity(int64_t k, int S) { return (k / S) % 2; }
+int64_t lower_ring_ahead(int64_t k, int S) { return (k + S - 1) % S; }
+
+typedef struct bind_k {
+    const tilec_ir_var_t *k;
+    int64_t v;
+} bind_k_t;
+
+static int bind_one(void *ctx, const tilec_ir_var_t *v, int64_t *out)
+{
+    const bind_k_t *b = ctx;
+    if (v != b->k)
+        return -1;
+    *out = b->v;
+    return 0;
+}
+
+int lower_is_fn_of_k(const tilec_ir_expr_t *e, const tilec_ir_var_t *k, int S,
+                     int64_t (*f)(int64_t, int))
+{
+    if (!e)
+        return 0;
+    for (int64_t i = 0; i <= 3 * (int64_t)S; i++) {
+        bind_k_t b = {k, i};
+        int64_t got;
+        if (tilec_ir_eval_int(e, bind_one, &b, &got) != 0 || got != f(i, S))
+            return 0;
+    }
+    return 1;
+}
+
 int lower_walk_stmts(lower_ctx_t *c, int (*pre)(tilec_ir_walk_t *w, tilec_ir_stmt_t *s))
 {
     tilec_ir_walk_t w;

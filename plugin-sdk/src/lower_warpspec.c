@@ -76,38 +76,6 @@ typedef struct ws_loop {
     int S, defer;
 } ws_loop_t;
 
-typedef struct bind_k {
-    const tilec_ir_var_t *k;
-    int64_t v;
-} bind_k_t;
-
-static int bind_one(void *ctx, const tilec_ir_var_t *v, int64_t *out)
-{
-    const bind_k_t *b = ctx;
-    if (v != b->k)
-        return -1;
-    *out = b->v;
-    return 0;
-}
-
-/* e, an expression of k only, is f(k) for k in 0..3S (checked by evaluation) */
-static int is_fn_of_k(const tilec_ir_expr_t *e, const tilec_ir_var_t *k, int S, int64_t (*f)(int64_t, int))
-{
-    if (!e)
-        return 0;
-    for (int64_t i = 0; i <= 3 * (int64_t)S; i++) {
-        bind_k_t b = {k, i};
-        int64_t got;
-        if (tilec_ir_eval_int(e, bind_one, &b, &got) != 0 || got != f(i, S))
-            return 0;
-    }
-    return 1;
-}
-
-static int64_t f_stage(int64_t k, int S) { return k % S; }
-static int64_t f_parity(int64_t k, int S) { return (k / S) % 2; }
-static int64_t f_ahead(int64_t k, int S) { return (k + S - 1) % S; }
-
 /* a gemm on one of the target's MMA instructions, its groups within the block */
 static int consumer_gemm(const lower_ctx_t *c, const tilec_ir_stmt_t *s)
 {
@@ -225,14 +193,14 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *s, ws_loop_t *w)
     if (!(c->t->flags & (nregs ? TILEC_TARGET_WARP_SPECIALIZE_REGS : TILEC_TARGET_WARP_SPECIALIZE)))
         return 0;
     if (!w->wait || !w->refill || !ngemm || !is_refill(w->refill, w->full, s->u.loop.body) ||
-        !is_fn_of_k(w->wait->u.mbar.idx, k, w->S, f_stage) || !is_fn_of_k(w->wait->u.mbar.parity, k, w->S, f_parity))
+        !lower_is_fn_of_k(w->wait->u.mbar.idx, k, w->S, lower_ring_stage) || !lower_is_fn_of_k(w->wait->u.mbar.parity, k, w->S, lower_ring_parity))
         return 0;
     /* every copy refills the stage of load k + S - 1 */
     for (const tilec_ir_stmt_t *t = w->refill->u.cond.then->next; t; t = t->next)
         if (t->kind == TILEC_ST_COPY_ASYNC &&
-            (!is_fn_of_k(t->u.copy.bar_idx, k, w->S, f_ahead) || !is_fn_of_k(t->u.copy.dst.base[0], k, w->S, f_ahead)))
+            (!lower_is_fn_of_k(t->u.copy.bar_idx, k, w->S, lower_ring_ahead) || !lower_is_fn_of_k(t->u.copy.dst.base[0], k, w->S, lower_ring_ahead)))
             return 0;
-    if (!is_fn_of_k(w->refill->u.cond.then->u.mbar.idx, k, w->S, f_ahead))
+    if (!lower_is_fn_of_k(w->refill->u.cond.then->u.mbar.idx, k, w->S, lower_ring_ahead))
         return 0;
     /* the deferral releases the previous stage: the gemms wait one group late */
     for (tilec_ir_stmt_t *t = s->u.loop.body; t; t = t->next)

@@ -89,6 +89,10 @@ const char *tilec_cexpr_arith(const tilec_cexpr_t *x, const char *op, tilec_dtyp
 const char *tilec_cexpr_minmax(const tilec_cexpr_t *x, int is_max, tilec_dtype_t t, const char *a,
                                const char *b);
 const char *tilec_cexpr_abs(const tilec_cexpr_t *x, tilec_dtype_t t, const char *a);
+/* Integer value r (a C integer of any width) of 4-bit dtype t wrapped to
+ * its 4 bits (tile IR 1.3: int4 sign-extended, uint4 masked, held one per
+ * byte); r as it is for every other dtype. */
+const char *tilec_cexpr_wrap4(const tilec_cexpr_t *x, tilec_dtype_t t, const char *r);
 /* Name of float math function base for float (dbl=0) or double (dbl=1). */
 const char *tilec_cexpr_math(const tilec_cexpr_t *x, const char *base, int dbl);
 /* Added later: printf into arena a, for a vfmt hook; NULL when out of
