@@ -369,6 +369,21 @@ Test(lower_check, examples_and_language_programs_keep_their_meaning, .timeout = 
     cr_assert_eq(nfail, 0, "%d lowerings changed a result:\n%s", nfail, report);
 }
 
+/* "NAME=VALUE" strings (NULL-terminated, at most 8) as -D definitions in buf */
+static int set_defs(const char *const *set, char buf[][32], tilec_define_kv_t *defs)
+{
+    int nd = 0;
+    for (; set[nd] && nd < 8; nd++) {
+        snprintf(buf[nd], sizeof buf[nd], "%s", set[nd]);
+        char *eq = strchr(buf[nd], '=');
+        cr_assert_not_null(eq, "%s", set[nd]);
+        *eq = 0;
+        defs[nd].name = buf[nd];
+        defs[nd].value = eq + 1;
+    }
+    return nd;
+}
+
 /* The overlap pass on flash attention (two ring stages or three; causal,
  * ragged, dim 32): the lowered loop leaves both wgmmas in flight and loads
  * V one load behind, and interpreted it gives the original's results; a
@@ -393,14 +408,7 @@ Test(lower_check, overlap_attention_keeps_its_meaning, .timeout = 300)
     for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
         tilec_define_kv_t defs[8];
         char buf[8][32];
-        int nd = 0;
-        for (; sets[si][nd]; nd++) {
-            snprintf(buf[nd], sizeof buf[nd], "%s", sets[si][nd]);
-            char *eq = strchr(buf[nd], '=');
-            *eq = 0;
-            defs[nd].name = buf[nd];
-            defs[nd].value = eq + 1;
-        }
+        int nd = set_defs(sets[si], buf, defs);
         tilec_program_t *p = NULL;
         cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, nd, NULL, &p), TILEC_OK, "%s",
                      tilec_context_message(ctx));
@@ -1077,14 +1085,7 @@ Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
         cr_assert(si % 2 == 0 || (t->flags & TILEC_TARGET_MMA_OVERLAP));
         tilec_define_kv_t defs[8];
         char buf[8][32];
-        int nd = 0;
-        for (; sets[si / 2][nd]; nd++) {
-            snprintf(buf[nd], sizeof buf[nd], "%s", sets[si / 2][nd]);
-            char *eq = strchr(buf[nd], '=');
-            *eq = 0;
-            defs[nd].name = buf[nd];
-            defs[nd].value = eq + 1;
-        }
+        int nd = set_defs(sets[si / 2], buf, defs);
         tilec_program_t *p = NULL;
         cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, nd, NULL, &p), TILEC_OK, "%s",
                      tilec_context_message(ctx));

@@ -278,18 +278,9 @@ static tilec_ir_expr_t *cmp(lower_ctx_t *c, tilec_binop_t op, tilec_ir_expr_t *x
 }
 
 /* hint "mma_wait" (n) */
-static tilec_ir_stmt_t *mma_wait(lower_ctx_t *c, int n, const tilec_ir_stmt_t *at)
+static tilec_ir_stmt_t *mma_wait(lower_ctx_t *c, int64_t n, const tilec_ir_stmt_t *at)
 {
-    tilec_ir_stmt_t *h = mk(c, TILEC_ST_HINT, at);
-    tilec_ir_expr_t **args = h ? tilec_arena_alloc(c->a, sizeof *args) : NULL;
-    if (!h || !args || !(args[0] = lower_int(c, n))) {
-        lower_oom(c);
-        return NULL;
-    }
-    h->u.hint.name = "mma_wait";
-    h->u.hint.nargs = 1;
-    h->u.hint.args = args;
-    return h;
+    return lower_hint(c, "mma_wait", &n, 1, at);
 }
 
 /* every base of region r with v := by (new trees) */

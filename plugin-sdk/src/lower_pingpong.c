@@ -46,18 +46,8 @@
 
 static tilec_ir_stmt_t *turn(lower_ctx_t *c, int mode, int nwg, const tilec_ir_stmt_t *at)
 {
-    tilec_ir_stmt_t *h = tilec_ir_stmt(c->a, TILEC_ST_HINT);
-    tilec_ir_expr_t **args = h ? tilec_arena_alloc(c->a, 2 * sizeof *args) : NULL;
-    if (!h || !args || !(args[0] = lower_int(c, mode)) || !(args[1] = lower_int(c, nwg))) {
-        lower_oom(c);
-        return NULL;
-    }
-    h->line = at->line;
-    h->col = at->col;
-    h->u.hint.name = "wg_turn";
-    h->u.hint.nargs = 2;
-    h->u.hint.args = args;
-    return h;
+    int64_t args[2] = {mode, nwg};
+    return lower_hint(c, "wg_turn", args, 2, at);
 }
 
 static int is_mma_wait(const tilec_ir_stmt_t *s)
