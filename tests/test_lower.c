@@ -393,6 +393,21 @@ Test(lower_check, examples_and_language_programs_keep_their_meaning, .timeout = 
     cr_assert_eq(nfail, 0, "%d lowerings changed a result:\n%s", nfail, report);
 }
 
+/* "NAME=VALUE" strings (NULL-terminated, at most 8) as -D definitions in buf */
+static int set_defs(const char *const *set, char buf[][32], tilec_define_kv_t *defs)
+{
+    int nd = 0;
+    for (; set[nd] && nd < 8; nd++) {
+        snprintf(buf[nd], sizeof buf[nd], "%s", set[nd]);
+        char *eq = strchr(buf[nd], '=');
+        cr_assert_not_null(eq, "%s", set[nd]);
+        *eq = 0;
+        defs[nd].name = buf[nd];
+        defs[nd].value = eq + 1;
+    }
+    return nd;
+}
+
 /* The overlap pass on flash attention (two ring stages or three; causal,
  * ragged, dim 32): the lowered loop leaves both wgmmas in flight and loads
  * V one load behind, and interpreted it gives the original's results; a
@@ -407,19 +422,17 @@ Test(lower_check, overlap_attention_keeps_its_meaning, .timeout = 300)
     };
     tilec_context_t *ctx = NULL;
     cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
-    const tilec_target_desc_t *t = target_named("cuda-sm_90a");
+    /* the description without warp specialization of attention loops
+     * (which the overlap pass leaves alone) */
+    static tilec_target_desc_t ov;
+    ov = *target_named("cuda-sm_90a");
+    ov.flags &= ~TILEC_TARGET_WARP_SPECIALIZE_REGS;
+    const tilec_target_desc_t *t = &ov;
     cr_assert(t->flags & TILEC_TARGET_MMA_OVERLAP);
     for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
         tilec_define_kv_t defs[8];
         char buf[8][32];
-        int nd = 0;
-        for (; sets[si][nd]; nd++) {
-            snprintf(buf[nd], sizeof buf[nd], "%s", sets[si][nd]);
-            char *eq = strchr(buf[nd], '=');
-            *eq = 0;
-            defs[nd].name = buf[nd];
-            defs[nd].value = eq + 1;
-        }
+        int nd = set_defs(sets[si], buf, defs);
         tilec_program_t *p = NULL;
         cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, nd, NULL, &p), TILEC_OK, "%s",
                      tilec_context_message(ctx));
@@ -793,6 +806,379 @@ Test(lower_cli, ragged_rows_run_on_the_template, .timeout = 120)
     char *r = run_cli("run examples/softmax.py -D M=20 -D N=100 --backend template --check");
     cr_assert(strstr(r, "PASS"), "%s", r);
     free(r);
+}
+
+/* ---- warp specialization of attention: the two roles run concurrently ----------------- *
+ * The interpreter runs a warpspec loop in program order, one interleaving of
+ * the producer's and the consumers' statements, in which a producer that
+ * refills a stage before the consumers released it is still right.  So the
+ * loop is also run as the GPU may run it: the producer as far ahead as its
+ * waits let it, the consumers one event at a time.  Events are the barrier
+ * objects' waits and arrivals, the ring copies (a stage takes the version
+ * named by the copy's source indices) and the gemms' reads of ring stages;
+ * every read must see the version program order sees, and neither role may
+ * wait forever. */
+
+#define WS_MAXEV 4096
+typedef struct ws_ev {
+    int kind; /* 0 wait, 1 arrive, 2 copy, 3 read, 4 turn (hint "wg_turn": arg its mode) */
+    const tilec_ir_buffer_t *buf;
+    const tilec_ir_mbarrier_t *bar;
+    int64_t idx, arg, stage, ver; /* wait: parity; arrive: tx bytes; copy: bytes */
+} ws_ev_t;
+
+typedef struct ws_env {
+    const tilec_ir_kernel_t *k;
+    const tilec_ir_var_t *var[8];
+    int64_t val[8];
+    int nv, depth;
+} ws_env_t;
+
+static int ws_bind(void *ctx, const tilec_ir_var_t *v, int64_t *out)
+{
+    ws_env_t *e = ctx;
+    for (int i = e->nv - 1; i >= 0; i--)
+        if (e->var[i] == v) {
+            *out = e->val[i];
+            return 0;
+        }
+    if (v->kind == TILEC_VAR_BLOCK) {
+        *out = 2; /* a block past the first diagonal one */
+        return 0;
+    }
+    if (v->kind == TILEC_VAR_LET && e->depth < 8)
+        for (const tilec_ir_stmt_t *s = e->k->body; s; s = s->next)
+            if (s->kind == TILEC_ST_ASSIGN && s->u.assign.var == v) {
+                e->depth++;
+                int rc = tilec_ir_eval_int(s->u.assign.value, ws_bind, e, out);
+                e->depth--;
+                return rc;
+            }
+    return -1;
+}
+
+static int64_t ws_eval(ws_env_t *e, const tilec_ir_expr_t *x)
+{
+    int64_t v = 0;
+    cr_assert_eq(tilec_ir_eval_int(x, ws_bind, e, &v), 0, "an index the simulation cannot evaluate");
+    return v;
+}
+
+typedef struct ws_list {
+    ws_ev_t ev[WS_MAXEV];
+    int n;
+} ws_list_t;
+
+/* the events of list (role: 1 producer statements only, 0 the others, -1 all) */
+static void ws_events(ws_env_t *e, const tilec_ir_stmt_t *list, int role, ws_list_t *out)
+{
+    for (const tilec_ir_stmt_t *s = list; s; s = s->next) {
+        if (role >= 0 && (tilec_ir_attr_get(s->nattrs, s->attrs, "lower.producer") != NULL) != role)
+            continue;
+        ws_ev_t v;
+        memset(&v, 0, sizeof v);
+        v.kind = -1;
+        switch (s->kind) {
+        case TILEC_ST_IF:
+            ws_events(e, ws_eval(e, s->u.cond.cond) ? s->u.cond.then : s->u.cond.els, -1, out);
+            break;
+        case TILEC_ST_FOR:
+            if (s->u.loop.kind == TILEC_LOOP_SERIAL && !tilec_ir_attr_get(s->nattrs, s->attrs, "lower.dist")) {
+                int64_t n = ws_eval(e, s->u.loop.extent);
+                cr_assert_lt(e->nv, 8);
+                e->var[e->nv++] = s->u.loop.var;
+                for (int64_t i = 0; i < n; i++) {
+                    e->val[e->nv - 1] = i;
+                    ws_events(e, s->u.loop.body, -1, out);
+                }
+                e->nv--;
+            }
+            break;
+        case TILEC_ST_MBAR_WAIT:
+            v.kind = 0, v.bar = s->u.mbar.bar, v.idx = ws_eval(e, s->u.mbar.idx), v.arg = ws_eval(e, s->u.mbar.parity);
+            break;
+        case TILEC_ST_MBAR_ARRIVE:
+            v.kind = 1, v.bar = s->u.mbar.bar, v.idx = ws_eval(e, s->u.mbar.idx);
+            v.arg = s->u.mbar.tx ? ws_eval(e, s->u.mbar.tx) : 0;
+            break;
+        case TILEC_ST_COPY_ASYNC: {
+            const tilec_ir_region_t *d = &s->u.copy.dst, *r = &s->u.copy.src;
+            v.kind = 2, v.buf = d->buf, v.bar = s->u.copy.bar, v.stage = ws_eval(e, d->base[0]);
+            v.idx = s->u.copy.bar ? ws_eval(e, s->u.copy.bar_idx) : 0;
+            v.arg = (int64_t)tilec_dtype_size(d->buf->dtype);
+            for (int i = 0; i < d->buf->ndim; i++)
+                v.arg *= d->extent[i];
+            for (int i = 0; i < r->buf->ndim; i++)
+                v.ver = v.ver * 1000003 + ws_eval(e, r->base[i]);
+            break;
+        }
+        case TILEC_ST_GEMM:
+            if (s->u.gemm.b_lead)
+                v.kind = 3, v.buf = s->u.gemm.b, v.stage = ws_eval(e, s->u.gemm.b_lead[0]);
+            break;
+        case TILEC_ST_HINT:
+            if (strcmp(s->u.hint.name, "wg_turn") == 0)
+                v.kind = 4, v.arg = ws_eval(e, s->u.hint.args[0]);
+            break;
+        default:
+            break;
+        }
+        if (v.kind >= 0) {
+            cr_assert_lt(out->n, WS_MAXEV);
+            out->ev[out->n++] = v;
+        }
+    }
+}
+
+typedef struct ws_state {
+    int64_t phase[16][16], arrived[16][16], tx[16][16];
+    const tilec_ir_buffer_t *rb[8];
+    int64_t ver[8][16];
+    int nrb;
+    int64_t passes[8], syncs[8]; /* the pingpong pass's turns, per warpgroup */
+    int64_t log[8][WS_MAXEV];     /* the reads of each consumer warpgroup */
+    int nlog[8];
+} ws_state_t;
+
+/* runs event v for warpgroup wg of nwg (the consumers' plain arrivals count
+ * once per warpgroup): 0 done, 1 blocked (a wait whose phase has not
+ * completed, a turn not passed yet), 2 a turn passed twice */
+static int ws_step(ws_state_t *st, const ws_ev_t *v, int wg, int nwg)
+{
+    int b = v->bar ? v->bar->id : 0;
+    cr_assert(b < 16 && v->idx >= 0 && v->idx < 16 && v->stage >= 0 && v->stage < 16 && wg < 8);
+    if (v->kind == 4) {
+        int t = v->arg == 0 ? wg : v->arg == 1 ? (wg + 1) % nwg : 0;
+        if (nwg == 1)
+            return 0; /* program order: one warpgroup, no turns */
+        if (v->arg == 0 || v->arg == 3) {
+            if (st->passes[t] <= st->syncs[t])
+                return 1;
+            st->syncs[t]++;
+        } else {
+            if (st->passes[t] > st->syncs[t])
+                return 2;
+            st->passes[t]++;
+        }
+        return 0;
+    }
+    if (v->kind == 0)
+        return st->phase[b][v->idx] % 2 == v->arg;
+    int need = v->bar ? v->bar->arrive : 1;
+    if (v->kind == 1) {
+        st->arrived[b][v->idx]++;
+        st->tx[b][v->idx] += v->arg;
+        if (!v->arg)
+            need *= nwg;
+    } else {
+        int r = 0;
+        while (r < st->nrb && st->rb[r] != v->buf)
+            r++;
+        if (r == st->nrb) {
+            cr_assert_lt(st->nrb, 8);
+            st->rb[st->nrb++] = v->buf;
+        }
+        if (v->kind == 3) {
+            cr_assert_lt(st->nlog[wg], WS_MAXEV);
+            st->log[wg][st->nlog[wg]++] = st->ver[r][v->stage];
+            return 0;
+        }
+        st->ver[r][v->stage] = v->ver;
+        if (!v->bar)
+            return 0;
+        st->tx[b][v->idx] -= v->arg;
+    }
+    if (st->arrived[b][v->idx] >= need && st->tx[b][v->idx] == 0) {
+        st->phase[b][v->idx]++;
+        st->arrived[b][v->idx] = 0;
+    }
+    return 0;
+}
+
+/* Runs the kernel's warpspec loop (and what is before it) with the producer
+ * as far ahead as its waits let it and each of the nwg consumer warpgroups
+ * one event at a time in turn (or everything in program order, turns
+ * ignored: ahead = 0), then the turn hints after the loop.  0; -1 when the roles wait
+ * for each other forever; -2 when a turn is passed twice. */
+static int ws_run(const tilec_ir_kernel_t *k, int ahead, int nwg, ws_state_t *st)
+{
+    static ws_list_t pre, post, role[2];
+    ws_env_t e;
+    memset(&e, 0, sizeof e);
+    memset(st, 0, sizeof *st);
+    e.k = k;
+    pre.n = post.n = role[0].n = role[1].n = 0;
+    const tilec_ir_stmt_t *L = NULL;
+    for (const tilec_ir_stmt_t *s = k->body; s; s = s->next) {
+        if (!L && s->kind == TILEC_ST_FOR && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.warpspec")) {
+            L = s;
+        } else if (!L || (s->kind == TILEC_ST_HINT && strcmp(s->u.hint.name, "wg_turn") == 0)) {
+            tilec_ir_stmt_t one = *s;
+            one.next = NULL;
+            ws_events(&e, &one, -1, L ? &post : &pre);
+        }
+    }
+    cr_assert_not_null(L, "no warpspec loop");
+    for (int i = 0; i < pre.n; i++)
+        if (ws_step(st, &pre.ev[i], nwg - 1, nwg))
+            return -1;
+    int64_t n = ws_eval(&e, L->u.loop.extent);
+    e.var[e.nv++] = L->u.loop.var;
+    for (int64_t i = 0; i < n; i++) {
+        e.val[0] = i;
+        if (ahead) {
+            ws_events(&e, L->u.loop.body, 1, &role[1]);
+            ws_events(&e, L->u.loop.body, 0, &role[0]);
+        } else {
+            ws_events(&e, L->u.loop.body, -1, &role[0]);
+        }
+    }
+    int pp = 0, pc[8] = {0};
+    cr_assert(nwg >= 1 && nwg <= 8);
+    for (;;) {
+        int moved = 0, rc = 0, done;
+        while (pp < role[1].n && !(rc = ws_step(st, &role[1].ev[pp], 0, nwg)))
+            pp++, moved = 1;
+        for (int w = 0; w < nwg && rc < 2; w++)
+            if (pc[w] < role[0].n && !(rc = ws_step(st, &role[0].ev[pc[w]], w, nwg)))
+                pc[w]++, moved = 1;
+        if (rc == 2)
+            return -2;
+        done = pp == role[1].n;
+        for (int w = 0; w < nwg; w++)
+            done &= pc[w] == role[0].n;
+        if (done)
+            break;
+        if (!moved)
+            return -1;
+    }
+    for (int i = 0; i < post.n; i++)
+        if (ws_step(st, &post.ev[i], 0, nwg))
+            return -1;
+    for (int w = 0; w < nwg; w++)
+        if (st->passes[w] != st->syncs[w])
+            return -2;
+    return 0;
+}
+
+/* 0: the loop is right run concurrently by nwg consumer warpgroups; else why not, in msg */
+static int ws_concurrent_ok(const tilec_ir_kernel_t *k, int nwg, char *msg, size_t n)
+{
+    static ws_state_t seq, conc;
+    if (ws_run(k, 0, 1, &seq) != 0) {
+        snprintf(msg, n, "program order waits forever");
+        return -1;
+    }
+    int rc = ws_run(k, 1, nwg, &conc);
+    if (rc != 0) {
+        snprintf(msg, n, rc == -2 ? "a warpgroup's turn is passed twice, or not waited for"
+                                  : "the roles wait for each other forever");
+        return -1;
+    }
+    for (int w = 0; w < nwg; w++)
+        if (conc.nlog[w] != seq.nlog[0] || memcmp(conc.log[w], seq.log[0], sizeof seq.log[0][0] * (size_t)seq.nlog[0])) {
+            snprintf(msg, n, "warpgroup %d read a stage the producer had refilled early", w);
+            return -1;
+        }
+    return 0;
+}
+
+/* The warpspec pass on flash attention (two ring stages or three; causal,
+ * ragged, dim 32): a producer warpgroup fills the K/V ring, the consumer
+ * loop has no block barrier; interpreted it gives the original's results,
+ * run with the producer ahead every read sees its own key block; a refill
+ * that does not wait for the release, or a release dropped, is caught. */
+Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
+{
+    static const char *const sets[][8] = {
+        {"num_stages=2", "causal=False", "seq_len=256", "dim=64", NULL},
+        {"num_stages=2", "causal=True", "seq_len=300", "heads=1", "block_M=128", "threads=256", NULL},
+        {"num_stages=3", "causal=False", "seq_len=400", "dim=32", "block_N=32", "block_M=128", "threads=256", NULL},
+        {"num_stages=3", "causal=True", "seq_len=300", "heads=1", "block_N=32", "block_M=128", "threads=256", NULL},
+    };
+    tilec_context_t *ctx = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
+    /* alone, and under the overlap pass (P V of block k - 1 under block k's softmax)
+     * with the pingpong pass's turns */
+    static tilec_target_desc_t ws;
+    ws = *target_named("cuda-sm_90a");
+    ws.flags &= ~TILEC_TARGET_MMA_OVERLAP;
+    cr_assert(ws.flags & TILEC_TARGET_WARP_SPECIALIZE_REGS);
+    for (size_t si = 0; si < 2 * sizeof sets / sizeof sets[0]; si++) {
+        const tilec_target_desc_t *t = si % 2 ? target_named("cuda-sm_90a") : &ws;
+        cr_assert(si % 2 == 0 || (t->flags & TILEC_TARGET_MMA_OVERLAP));
+        tilec_define_kv_t defs[8];
+        char buf[8][32];
+        int nd = set_defs(sets[si / 2], buf, defs);
+        tilec_program_t *p = NULL;
+        cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, nd, NULL, &p), TILEC_OK, "%s",
+                     tilec_context_message(ctx));
+        check_set_t set;
+        memset(&set, 0, sizeof set);
+        char *msg = NULL, err[512];
+        cr_assert_eq(check_set_make(p, "flash", 0, &set, &msg), CHECK_OK, "%s", msg ? msg : "");
+        cr_assert_eq(interp_into(p->mod->kernel, &set, 0, err, sizeof err), 0, "%s", err);
+        for (int broken = 0; broken < (si % 2 && si / 2 > 0 ? 4 : 3); broken++) {
+            tilec_arena_t ar;
+            tilec_arena_init(&ar);
+            tilec_lower_status_t st;
+            tilec_ir_module_t *m = lower_for(&ar, tilec_program_ir(p), t, 1, &st);
+            cr_assert_not_null(m, "set %zu: %s", si, st.msg);
+            char *txt = tilec_ir_print(m);
+            cr_assert_not_null(txt);
+            cr_assert_not_null(strstr(txt, "lower.warpspec = ("), "set %zu:\n%s", si, txt);
+            cr_assert_not_null(strstr(txt, "lower.producer = 1"), "set %zu", si);
+            cr_assert((si % 2 == 0) == !strstr(txt, "lower.mma_nowait = 1"), "set %zu: overlap %s", si, txt);
+            int pingpong = si % 2 && si / 2 > 0; /* two consumer warpgroups */
+            cr_assert(pingpong == !!strstr(txt, "hint \"wg_turn\" (1, 2)"), "set %zu: pingpong %s", si, txt);
+            free(txt);
+            tilec_ir_stmt_t *L = NULL;
+            for (tilec_ir_stmt_t *s = m->kernel->body; s; s = s->next)
+                if (s->kind == TILEC_ST_FOR && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.warpspec"))
+                    L = s;
+            cr_assert_not_null(L);
+            /* the consumer loop holds no block barrier */
+            for (tilec_ir_stmt_t *s = L->u.loop.body; s; s = s->next)
+                cr_assert_neq(s->kind, TILEC_ST_BARRIER, "set %zu", si);
+            int done = 0;
+            for (tilec_ir_stmt_t **l = &L->u.loop.body; *l && !done; l = &(*l)->next) {
+                tilec_ir_stmt_t *s = *l;
+                if (broken == 1 && s->kind == TILEC_ST_IF && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.producer") &&
+                    (s->u.cond.then->kind == TILEC_ST_IF || s->u.cond.then->kind == TILEC_ST_MBAR_WAIT)) {
+                    s->u.cond.then = s->u.cond.then->next; /* the refill no longer waits for the release */
+                    done = 1;
+                } else if (broken == 2 && s->kind == TILEC_ST_MBAR_ARRIVE && !s->u.mbar.tx) {
+                    *l = s->next; /* the consumers' release dropped */
+                    done = 1;
+                } else if (broken == 3 && s->kind == TILEC_ST_IF && s->u.cond.then->kind == TILEC_ST_GEMM &&
+                           s->u.cond.then->next->kind == TILEC_ST_HINT) {
+                    s->u.cond.then->next = s->u.cond.then->next->next; /* G2's warpgroup keeps its turn */
+                    done = 1;
+                }
+            }
+            cr_assert(done || !broken, "set %zu: broken schedule %d not made", si, broken);
+            int rc = interp_into(m->kernel, &set, 1, err, sizeof err);
+            check_verdict_t v;
+            memset(&v, 0, sizeof v);
+            if (rc == 0)
+                check_set_judge(&set, CHECK_TOL_AUTO, &v);
+            char why[160] = "";
+            const tilec_ir_attr_t *wa = tilec_ir_attr_get(L->nattrs, L->attrs, "lower.warpspec");
+            int conc = ws_concurrent_ok(m->kernel, (int)(wa->tuple[0] / 128), why, sizeof why);
+            if (!broken) {
+                cr_assert(rc == 0 && v.ok, "set %zu: %s", si, rc ? err : v.detail ? v.detail : "results differ");
+                cr_assert_eq(conc, 0, "set %zu: %s", si, why);
+            } else {
+                cr_assert(rc != 0 || !v.ok || conc != 0, "set %zu: broken schedule %d passed", si, broken);
+                cr_assert_neq(conc, 0, "set %zu: broken schedule %d passed the concurrent run", si, broken);
+            }
+            free(v.detail);
+            tilec_arena_destroy(&ar);
+        }
+        check_set_free(&set);
+        tilec_program_free(p);
+    }
+    tilec_context_destroy(ctx);
 }
 
 /* ---- clusters (the cluster pass) --------------------------------------------------------- */

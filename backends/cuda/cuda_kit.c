@@ -121,7 +121,19 @@ typedef struct kit {
     int ws;                          /* the kernel has a warpspec loop (setmaxnreg helpers) */
     uint32_t warp_arrive;            /* mbarriers the consumer warps arrive on */
     int arrive_warps;
+    /* while a role of a warpspec loop prints: its statements are copies
+     * (ws_cells[i] of ws_orig[i]) */
+    const tilec_ir_stmt_t *ws_cells, *const *ws_orig;
+    int ws_n;
 } kit_t;
+
+/* the kernel's statement s is a copy of (itself outside a warpspec role) */
+static const tilec_ir_stmt_t *ws_orig_of(const kit_t *g, const tilec_ir_stmt_t *s)
+{
+    if (s && g->ws_cells && s >= g->ws_cells && s < g->ws_cells + g->ws_n)
+        return g->ws_orig[s - g->ws_cells];
+    return s;
+}
 
 /* accumulator register i of the gemm being printed: C's own, or tc_acc */
 static const char *acc(tilec_simt_ctx_t *c, const tilec_simt_mma_plan_t *p, const tilec_ir_buffer_t *C, int i,
@@ -517,7 +529,8 @@ static int rs_copy(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     int rc = gm && g->wgmma && g->nrs < KIT_MAX_RS && (A->dtype == TILEC_FLOAT16 || A->dtype == TILEC_BFLOAT16) &&
                      R->dtype == TILEC_FLOAT32 && R->layout && R->layout->kind == TILEC_LAYOUT_REGS &&
                      whole(&s->u.copy.src) && whole(&s->u.copy.dst) && !gm->u.gemm.trans_a && !gm->u.gemm.a_lead &&
-                     gm->u.gemm.b->dtype == A->dtype && !other_uses(g->body, A, s, hoisted >= 0 ? NULL : gm, 0)
+                     gm->u.gemm.b->dtype == A->dtype &&
+                     !other_uses(g->body, A, ws_orig_of(g, s), hoisted >= 0 ? NULL : ws_orig_of(g, gm), 0)
                  ? tilec_simt_mma_plan(c, g->desc, gm, &p)
                  : 0;
     if (rc > 0 && (!(p.e->flags & TILEC_TARGET_MMA_ASYNC) || p.gn != 1 || p.K % 16 || p.K > p.e->n ||
@@ -665,10 +678,43 @@ static int hoist_rs(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *list, 
     return 0;
 }
 
+/* hint "wg_turn" (mode, W) of the pingpong pass: named barriers 2 .. 2 + W - 1
+ * (0 is __syncthreads', 1 the producer warpgroup's), barrier 2 + w
+ * warpgroup w's turn: mode 0 waits for it, 1 passes the turn to the next
+ * warpgroup, 2 (before the loop) is the last warpgroup's first pass, 3
+ * (after it) warpgroup 0's wait for the last pass.  Each barrier counts one
+ * warpgroup that waits and one that passes (2 x 128 threads). */
+static int wg_turn_hint(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    int64_t mode = -1, nwg = 0;
+    if (s->u.hint.nargs != 2 || !tilec_ir_is_const_int(s->u.hint.args[0], &mode) ||
+        !tilec_ir_is_const_int(s->u.hint.args[1], &nwg) || mode < 0 || mode > 3 || nwg < 2 || nwg > 8 ||
+        (mode < 2) != (g->consumers != 0) || (g->consumers && g->consumers != nwg * 128)) {
+        tilec_simt_fail(c, "hint \"wg_turn\" needs (mode 0-3, warpgroups), modes 0 and 1 in the consumers of a "
+                           "warpspec loop of that many warpgroups");
+        return -1;
+    }
+    static const char *const what[4] = {"wait for this warpgroup's turn", "pass the turn on",
+                                        "the last warpgroup lets warpgroup 0 start", "warpgroup 0 takes the last turn back"};
+    tilec_simt_emit(c, "/* wg_turn: %s */", what[mode]);
+    if (mode == 0)
+        tilec_simt_emit(c, "asm volatile(\"bar.sync %%0, 256;\" :: \"r\"(2 + tc_tid / 128) : \"memory\");");
+    else if (mode == 1)
+        tilec_simt_emit(c, "asm volatile(\"bar.arrive %%0, 256;\" :: \"r\"(2 + (tc_tid / 128 + 1) %% %d) : \"memory\");",
+                        (int)nwg);
+    else if (mode == 2)
+        tilec_simt_emit(c, "if (tc_tid / 128 == %d) asm volatile(\"bar.arrive 2, 256;\" ::: \"memory\");", (int)nwg - 1);
+    else
+        tilec_simt_emit(c, "if (tc_tid < 128) asm volatile(\"bar.sync 2, 256;\" ::: \"memory\");");
+    return 1;
+}
+
 static int kit_stmt(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     if (s->kind == TILEC_ST_HINT && s->u.hint.name && strcmp(s->u.hint.name, "mma_wait") == 0)
         return mma_wait_hint(user, c, s);
+    if (s->kind == TILEC_ST_HINT && s->u.hint.name && strcmp(s->u.hint.name, "wg_turn") == 0)
+        return wg_turn_hint(user, c, s);
     if (!tilec_simt_per_thread(c)) {
         int rc = tma_stmt(user, c, s);
         if (rc)
@@ -762,12 +808,14 @@ static void ws_scan(kit_t *g, const tilec_ir_kernel_t *k)
 
 /* the statements of body that role (1 producer, 0 consumers) runs, as a
  * new list in cells (body's length) */
-static tilec_ir_stmt_t *ws_role(const tilec_ir_stmt_t *body, int producer, tilec_ir_stmt_t *cells)
+static tilec_ir_stmt_t *ws_role(const tilec_ir_stmt_t *body, int producer, tilec_ir_stmt_t *cells,
+                                const tilec_ir_stmt_t **orig)
 {
     tilec_ir_stmt_t *head = NULL, **tail = &head;
     int n = 0;
     for (const tilec_ir_stmt_t *t = body; t; t = t->next)
         if ((tilec_ir_attr_get(t->nattrs, t->attrs, "lower.producer") != NULL) == producer) {
+            orig[n] = t;
             cells[n] = *t;
             cells[n].next = NULL;
             *tail = &cells[n];
@@ -794,14 +842,20 @@ static int kit_loop(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     for (const tilec_ir_stmt_t *t = s->u.loop.body; t; t = t->next)
         n++;
     tilec_ir_stmt_t *cells = calloc((size_t)(2 * n + 1), sizeof *cells);
-    if (!cells) {
+    const tilec_ir_stmt_t **orig = calloc((size_t)(2 * n + 1), sizeof *orig);
+    if (!cells || !orig) {
+        free(cells);
+        free(orig);
         tilec_simt_fail(c, "out of memory");
         return -1;
     }
     tilec_ir_stmt_t lp = *s, lc = *s;
     lp.next = lc.next = NULL;
-    lp.u.loop.body = ws_role(s->u.loop.body, 1, cells);
-    lc.u.loop.body = ws_role(s->u.loop.body, 0, cells + n);
+    lp.u.loop.body = ws_role(s->u.loop.body, 1, cells, orig);
+    lc.u.loop.body = ws_role(s->u.loop.body, 0, cells + n, orig + n);
+    g->ws_cells = cells;
+    g->ws_orig = orig;
+    g->ws_n = 2 * n;
     /* registers: the launch's share (__launch_bounds__), the producer's, the consumers' */
     int r0 = (65536 / nt) & ~7, hi = ((65536 - P * WS_PRODUCER_REGS) / T) & ~7;
     if (r0 > 248)
@@ -845,7 +899,11 @@ static int kit_loop(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         tilec_simt_emit(c, "tl_reg_dec<%d>();", r0);
     tilec_simt_indent(c, -1);
     tilec_simt_emit(c, "}");
+    g->ws_cells = NULL;
+    g->ws_orig = NULL;
+    g->ws_n = 0;
     free(cells);
+    free(orig);
     return 1;
 }
 

@@ -771,7 +771,7 @@ static int check_stmt(verifier_t *v, const tilec_ir_stmt_t *s, int depth)
         int i;
         if (!s->u.hint.name ||
             (strcmp(s->u.hint.name, "use_swizzle") != 0 && strcmp(s->u.hint.name, "annotate_layout") != 0 &&
-             strcmp(s->u.hint.name, "mma_wait") != 0)) {
+             strcmp(s->u.hint.name, "mma_wait") != 0 && strcmp(s->u.hint.name, "wg_turn") != 0)) {
             irv_fail(v, "unknown hint '%s'", s->u.hint.name ? s->u.hint.name : "(null)");
             return -1;
         }

@@ -15,7 +15,8 @@
  * block barrier), after arith so that the earlier passes keep their numbers;
  * persistence (every decision before it is made on the one-tile kernel),
  * then the overlap of an attention loop's second gemm with the next
- * iteration's softmax (it reorders the finished ring).
+ * iteration's softmax (it reorders the finished ring), then the turns of
+ * its consumer warpgroups at the tensor cores (hints on that schedule).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +44,7 @@ static const pass_def_t passes[TILEC_LOWER_NPASSES] = {
     [TILEC_LOWER_SPLIT] = {"split", lower_split},
     [TILEC_LOWER_PERSIST] = {"persist", lower_persist},
     [TILEC_LOWER_OVERLAP] = {"overlap", lower_overlap},
+    [TILEC_LOWER_PINGPONG] = {"pingpong", lower_pingpong},
     [TILEC_LOWER_CLUSTER] = {"cluster", lower_cluster},
 };
 

@@ -35,6 +35,8 @@ int lower_oom(lower_ctx_t *c);
 int64_t lower_smem_end(const tilec_ir_kernel_t *k);
 int64_t lower_mbar_bytes(const tilec_ir_kernel_t *k);
 tilec_ir_mbarrier_t *lower_mbar_new(lower_ctx_t *c, const char *base, const char *suffix, int size);
+/* hint NAME (args...) of integer constants at at's source position; NULL on OOM (recorded) */
+tilec_ir_stmt_t *lower_hint(lower_ctx_t *c, const char *name, const int64_t *args, int nargs, const tilec_ir_stmt_t *at);
 
 /* The passes, in order (each in its own lower_*.c).  0 or -1 (c says why). */
 int lower_gemm_warp(lower_ctx_t *c);
@@ -49,6 +51,7 @@ int lower_warpspec(lower_ctx_t *c);
 int lower_split(lower_ctx_t *c);
 int lower_persist(lower_ctx_t *c);
 int lower_overlap(lower_ctx_t *c);
+int lower_pingpong(lower_ctx_t *c);
 int lower_cluster(lower_ctx_t *c);
 
 /* ---- helpers (lower_util.c) ---------------------------------------------------- */

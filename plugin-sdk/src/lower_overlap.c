@@ -42,7 +42,18 @@
  * next block's scores) runs on the others.  Between the issue of G2 and
  * the wait for it, X does not touch G2's registers (checked here).
  *
- * Last of the passes: every earlier decision is the plain ring's.
+ * A loop of the warpspec pass (its refill the producer's, with its wait
+ * `if (k >= 1) { barrier_wait E[(k - 1) % S] }`, and the consumers'
+ * release `barrier_arrive E[k % S]` last) is rewritten the same way; the
+ * release then stands after Y (the wait for G2 is before it, so both
+ * gemms of the stage are done) and the refill of load k + S after it,
+ * waiting for that release, `barrier_wait E[k % S], (k / S) % 2`; the
+ * epilogue's G2 ends the consumers' last iteration (`if (k + 1 == n)`)
+ * instead of following the loop, so that it runs under the consumers'
+ * register share (on CUDA the code after the loop has the block's, and
+ * P V's registers spilled there).
+ *
+ * After the warpspec pass: every earlier decision is the plain ring's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -51,6 +62,9 @@
 
 typedef struct ov {
     tilec_ir_stmt_t *pro, *loop, *refill, *wait, *g1, *g2;
+    tilec_ir_stmt_t *arr;     /* the refill's expecting arrival on F */
+    tilec_ir_stmt_t *ewait;   /* warpspec loop: the refill's wait on E (in an `if`), else NULL */
+    tilec_ir_stmt_t *rel;     /* warpspec loop: the consumers' release of E, last, else NULL */
     tilec_ir_stmt_t *pre_g2;  /* the statement before G2 */
     tilec_ir_stmt_t *x_last;  /* last statement of X (G1 when X is empty) */
     tilec_ir_mbarrier_t *F;
@@ -58,12 +72,20 @@ typedef struct ov {
 } ov_t;
 
 /* an `if` (no else; its condition is rewritten) holding an expecting arrival on F,
- * block barriers (barriers = 1: allowed) and bulk copies on F */
-static int is_load(const tilec_ir_stmt_t *s, const tilec_ir_mbarrier_t *F, int barriers)
+ * block barriers (barriers = 1: allowed) and bulk copies on F; with ewait, the
+ * warpspec pass's refill: `if (k >= 1) { barrier_wait E[...] }` first (*ewait) */
+static int is_load(const tilec_ir_stmt_t *s, const tilec_ir_mbarrier_t *F, int barriers, tilec_ir_stmt_t **ewait)
 {
     if (!s || s->kind != TILEC_ST_IF || s->u.cond.els)
         return 0;
-    const tilec_ir_stmt_t *t = s->u.cond.then;
+    tilec_ir_stmt_t *t = s->u.cond.then;
+    if (ewait) {
+        if (!t || t->kind != TILEC_ST_IF || t->u.cond.els || !t->u.cond.then ||
+            t->u.cond.then->kind != TILEC_ST_MBAR_WAIT || t->u.cond.then->next)
+            return 0;
+        *ewait = t;
+        t = t->next;
+    }
     if (!t || t->kind != TILEC_ST_MBAR_ARRIVE || t->u.mbar.bar != F || !t->u.mbar.tx)
         return 0;
     int ncopies = 0;
@@ -131,30 +153,44 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
 {
     const tilec_ir_attr_t *sa = s->kind == TILEC_ST_FOR ? lower_sattr(s, "lower.stages") : NULL;
     if (!sa || sa->kind != TILEC_ATTR_INT || s->u.loop.kind != TILEC_LOOP_SERIAL || sa->i < 2 || sa->i > 64 ||
-        lower_sattr(s, "lower.warpspec") || lower_sattr(s, "lower.persistent") ||
-        !lower_expr_invariant(s->u.loop.extent, s->u.loop.body))
+        lower_sattr(s, "lower.persistent") || !lower_expr_invariant(s->u.loop.extent, s->u.loop.body))
         return 0;
     memset(o, 0, sizeof *o);
     o->loop = s;
     o->S = (int)sa->i;
     const tilec_ir_var_t *k = s->u.loop.var;
+    int ws = lower_sattr(s, "lower.warpspec") != NULL;
     /* the refill, then the wait */
     o->refill = s->u.loop.body;
     o->wait = o->refill ? o->refill->next : NULL;
-    if (!o->wait || o->wait->kind != TILEC_ST_MBAR_WAIT)
+    if (!o->wait || o->wait->kind != TILEC_ST_MBAR_WAIT || (ws && !lower_sattr(o->refill, "lower.producer")))
         return 0;
     o->F = o->wait->u.mbar.bar;
-    if (o->F->size != o->S || !is_load(o->refill, o->F, 1) || !lower_is_fn_of_k(o->wait->u.mbar.idx, k, o->S, lower_ring_stage) ||
-        !lower_is_fn_of_k(o->wait->u.mbar.parity, k, o->S, lower_ring_parity) ||
-        !lower_is_fn_of_k(o->refill->u.cond.then->u.mbar.idx, k, o->S, lower_ring_ahead))
+    if (o->F->size != o->S || !is_load(o->refill, o->F, 1, ws ? &o->ewait : NULL))
         return 0;
-    for (const tilec_ir_stmt_t *t = o->refill->u.cond.then->next; t; t = t->next)
+    o->arr = ws ? o->ewait->next : o->refill->u.cond.then;
+    if (!lower_is_fn_of_k(o->wait->u.mbar.idx, k, o->S, lower_ring_stage) ||
+        !lower_is_fn_of_k(o->wait->u.mbar.parity, k, o->S, lower_ring_parity) ||
+        !lower_is_fn_of_k(o->arr->u.mbar.idx, k, o->S, lower_ring_ahead))
+        return 0;
+    if (ws) {
+        /* the warpspec pass's release of stage k, last; its refill waits on the same array */
+        for (o->rel = o->wait; o->rel->next; o->rel = o->rel->next)
+            ;
+        if (o->rel->kind != TILEC_ST_MBAR_ARRIVE || o->rel->u.mbar.tx)
+            return 0;
+        const tilec_ir_mbarrier_t *E = o->rel->u.mbar.bar;
+        if (E == o->F || E->size != o->S || o->ewait->u.cond.then->u.mbar.bar != E ||
+            !lower_is_fn_of_k(o->rel->u.mbar.idx, k, o->S, lower_ring_stage))
+            return 0;
+    }
+    for (const tilec_ir_stmt_t *t = o->arr->next; t; t = t->next)
         if (t->kind == TILEC_ST_COPY_ASYNC &&
             (!lower_is_fn_of_k(t->u.copy.bar_idx, k, o->S, lower_ring_ahead) || !lower_is_fn_of_k(t->u.copy.dst.base[0], k, o->S, lower_ring_ahead)))
             return 0;
     /* the rest: plain statements, two gemms, the second last */
     int ngemm = 0;
-    for (tilec_ir_stmt_t *t = o->wait->next; t; t = t->next) {
+    for (tilec_ir_stmt_t *t = o->wait->next; t != o->rel; t = t->next) {
         if (!plain(t, 0))
             return 0;
         if (t->kind == TILEC_ST_GEMM) {
@@ -168,7 +204,7 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
         if (t->next && t->next->kind == TILEC_ST_GEMM && ngemm == 1)
             o->pre_g2 = t;
     }
-    if (ngemm != 2 || o->g2->next || !o->pre_g2)
+    if (ngemm != 2 || o->g2->next != o->rel || !o->pre_g2)
         return 0;
     const tilec_ir_stmt_t *g2 = o->g2;
     const tilec_ir_buffer_t *A = g2->u.gemm.a, *B = g2->u.gemm.b;
@@ -178,7 +214,7 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
         return 0;
     /* the late ring (B) is loaded by the refill and the prologue, read by G2 only */
     int late = 0;
-    for (const tilec_ir_stmt_t *t = o->refill->u.cond.then->next; t; t = t->next)
+    for (const tilec_ir_stmt_t *t = o->arr->next; t; t = t->next)
         late += t->kind == TILEC_ST_COPY_ASYNC && t->u.copy.dst.buf == B;
     if (!late)
         return 0;
@@ -201,7 +237,7 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
     int64_t np;
     if (!pro || pro->kind != TILEC_ST_FOR || pro->u.loop.kind != TILEC_LOOP_SERIAL ||
         !tilec_ir_is_const_int(pro->u.loop.extent, &np) || np != o->S - 1 || !pro->u.loop.body ||
-        pro->u.loop.body->next || !is_load(pro->u.loop.body, o->F, 0))
+        pro->u.loop.body->next || !is_load(pro->u.loop.body, o->F, 0, NULL))
         return 0;
     const tilec_ir_var_t *kp = pro->u.loop.var;
     if (!lower_is_fn_of_k(pro->u.loop.body->u.cond.then->u.mbar.idx, kp, o->S, lower_ring_stage))
@@ -242,18 +278,9 @@ static tilec_ir_expr_t *cmp(lower_ctx_t *c, tilec_binop_t op, tilec_ir_expr_t *x
 }
 
 /* hint "mma_wait" (n) */
-static tilec_ir_stmt_t *mma_wait(lower_ctx_t *c, int n, const tilec_ir_stmt_t *at)
+static tilec_ir_stmt_t *mma_wait(lower_ctx_t *c, int64_t n, const tilec_ir_stmt_t *at)
 {
-    tilec_ir_stmt_t *h = mk(c, TILEC_ST_HINT, at);
-    tilec_ir_expr_t **args = h ? tilec_arena_alloc(c->a, sizeof *args) : NULL;
-    if (!h || !args || !(args[0] = lower_int(c, n))) {
-        lower_oom(c);
-        return NULL;
-    }
-    h->u.hint.name = "mma_wait";
-    h->u.hint.nargs = 1;
-    h->u.hint.args = args;
-    return h;
+    return lower_hint(c, "mma_wait", &n, 1, at);
 }
 
 /* every base of region r with v := by (new trees) */
@@ -292,9 +319,19 @@ static int rewrite(lower_ctx_t *c, ov_t *o)
     tilec_ir_expr_t *k1 = lower_opi(c, TILEC_BIN_ADD, vref(c, k), 1);
     if (!k1 || !(R->u.cond.cond = cmp(c, TILEC_BIN_LE, lower_opi(c, TILEC_BIN_ADD, vref(c, k), S), N())))
         return lower_oom(c);
-    tilec_ir_stmt_t *arr = R->u.cond.then;
+    tilec_ir_stmt_t *arr = o->arr;
     if (!(arr->u.mbar.idx = lower_opi(c, TILEC_BIN_FLOORMOD, vref(c, k), S)))
         return lower_oom(c);
+    if (o->ewait) {
+        /* the producer waits for the release of stage k % S (load k's) */
+        tilec_ir_stmt_t *ew = o->ewait->u.cond.then;
+        if (!(ew->u.mbar.idx = lower_opi(c, TILEC_BIN_FLOORMOD, vref(c, k), S)) ||
+            !(ew->u.mbar.parity =
+                  lower_opi(c, TILEC_BIN_FLOORMOD, lower_opi(c, TILEC_BIN_FLOORDIV, vref(c, k), S), 2)))
+            return lower_oom(c);
+        ew->next = arr;
+        R->u.cond.then = ew;
+    }
     for (tilec_ir_stmt_t *t = arr->next; t; t = t->next) {
         if (t->kind != TILEC_ST_COPY_ASYNC)
             continue;
@@ -325,11 +362,21 @@ static int rewrite(lower_ctx_t *c, ov_t *o)
         return lower_oom(c);
     ew->next = eg;
     tilec_ir_stmt_t *eif = mk(c, TILEC_ST_IF, L);
-    if (!eif || !(eif->u.cond.cond = cmp(c, TILEC_BIN_GE, N(), lower_int(c, 1))))
+    if (!eif)
         return -1;
     eif->u.cond.then = ew;
-    eif->next = L->next;
-    L->next = eif;
+    if (o->rel) {
+        /* a warpspec loop: the consumers' last iteration ends with it (after
+         * the loop the block's threads would run it under their common
+         * register share, not the consumers') */
+        if (!(eif->u.cond.cond = cmp(c, TILEC_BIN_EQ, lower_opi(c, TILEC_BIN_ADD, vref(c, k), 1), N())))
+            return -1;
+    } else {
+        if (!(eif->u.cond.cond = cmp(c, TILEC_BIN_GE, N(), lower_int(c, 1))))
+            return -1;
+        eif->next = L->next;
+        L->next = eif;
+    }
     /* G2 of iteration k - 1 after G1, both left in flight */
     tilec_ir_stmt_t *w1 = mma_wait(c, 1, g2), *w0 = mma_wait(c, 0, g2), *wy = mma_wait(c, 0, g2);
     tilec_ir_stmt_t *gif = mk(c, TILEC_ST_IF, g2);
@@ -355,8 +402,12 @@ static int rewrite(lower_ctx_t *c, ov_t *o)
     tilec_ir_stmt_t **tail = &wy->next;
     while (*tail)
         tail = &(*tail)->next;
+    if (o->rel) {
+        *tail = o->rel;
+        tail = &o->rel->next;
+    }
     *tail = R;
-    R->next = NULL;
+    R->next = o->rel ? eif : NULL;
 #undef N
     return 0;
 }

@@ -616,3 +616,22 @@ int64_t lower_swizzle_panel(const tilec_ir_stmt_t *s)
         return v;
     return 0;
 }
+
+tilec_ir_stmt_t *lower_hint(lower_ctx_t *c, const char *name, const int64_t *args, int nargs, const tilec_ir_stmt_t *at)
+{
+    tilec_ir_stmt_t *h = tilec_ir_stmt(c->a, TILEC_ST_HINT);
+    tilec_ir_expr_t **a = h && nargs > 0 ? tilec_arena_alloc(c->a, sizeof *a * (size_t)nargs) : NULL;
+    if (!h || (nargs > 0 && !a)) {
+        lower_oom(c);
+        return NULL;
+    }
+    for (int i = 0; i < nargs; i++)
+        if (!(a[i] = lower_int(c, args[i])))
+            return NULL;
+    h->line = at->line;
+    h->col = at->col;
+    h->u.hint.name = name;
+    h->u.hint.nargs = nargs;
+    h->u.hint.args = a;
+    return h;
+}

@@ -49,6 +49,15 @@
  * schedule is one interleaving of the two roles: every wait finds its
  * phase complete, and a wrong parity or a missing release fails there.
  *
+ * With TILEC_TARGET_WARP_SPECIALIZE_REGS the body may also hold
+ * statements on register fragments only between the gemms (attention's
+ * softmax: stores, copies, fills, reductions within a subgroup or a
+ * thread, T.Parallel nests run by the register owners), which the
+ * consumers alone hold and run; TILEC_TARGET_WARP_SPECIALIZE alone takes
+ * loops of gemms only.  The trip count and the refill's condition may
+ * read let variables assigned before the loop (causal attention's
+ * loop_range): every thread computes them.
+ *
  * The loop is left alone when anything else is in its body (another
  * statement could need all T + P threads, or a block barrier the
  * producer would never reach), when the block cannot grow by P threads,
@@ -77,10 +86,67 @@ static int consumer_gemm(const lower_ctx_t *c, const tilec_ir_stmt_t *s)
     return w->tuple[0] * w->tuple[1] * mma->threads <= c->nthreads;
 }
 
-/* the refill `if`: an expecting arrival on F, block barriers, copies on F */
-static int is_refill(const tilec_ir_stmt_t *s, const tilec_ir_mbarrier_t *F)
+/* one buffer access of a consumer statement: register fragments only */
+static void regs_only(void *user, tilec_ir_stmt_t *s, tilec_ir_buffer_t *b, int how)
 {
-    if (!s || s->kind != TILEC_ST_IF || s->u.cond.els || !lower_expr_pure(s->u.cond.cond))
+    (void)s;
+    (void)how;
+    if (!b->layout || b->layout->kind != TILEC_LAYOUT_REGS)
+        *(int *)user = 0;
+}
+
+/* statements the consumers can run alone: nothing that synchronizes or
+ * copies asynchronously, no let assignments (the producer would not see
+ * them), no nested gemms, reductions within a subgroup or a thread, and
+ * T.Parallel nests run by the register owners */
+static int consumer_nest(const tilec_ir_stmt_t *s, int depth)
+{
+    if (depth > 64)
+        return 0;
+    for (; s; s = s->next) {
+        const tilec_ir_attr_t *a;
+        switch (s->kind) {
+        case TILEC_ST_STORE: case TILEC_ST_COPY: case TILEC_ST_FILL:
+            break;
+        case TILEC_ST_REDUCE:
+            a = lower_sattr(s, "lower.reduce");
+            if (!a || a->kind != TILEC_ATTR_STRING || strcmp(a->s, "block") == 0)
+                return 0;
+            break;
+        case TILEC_ST_FOR:
+            a = lower_sattr(s, "lower.dist");
+            if (s->u.loop.kind == TILEC_LOOP_PARALLEL && depth == 0 &&
+                (!a || a->kind != TILEC_ATTR_STRING || strcmp(a->s, "regs") != 0))
+                return 0;
+            if (!consumer_nest(s->u.loop.body, depth + 1))
+                return 0;
+            break;
+        case TILEC_ST_IF:
+            if (!consumer_nest(s->u.cond.then, depth + 1) || !consumer_nest(s->u.cond.els, depth + 1))
+                return 0;
+            break;
+        default:
+            return 0;
+        }
+        if (!depth)
+            break; /* the caller walks the top-level list */
+    }
+    return 1;
+}
+
+/* a statement between the gemms (attention's softmax): it touches register
+ * fragments only, which the consumers [0, T) hold */
+static int consumer_stmt(tilec_ir_stmt_t *s)
+{
+    int ok = consumer_nest(s, 0);
+    return ok && lower_accesses(s, regs_only, &ok) == 0 && ok;
+}
+
+/* the refill `if` (its condition the same for every thread): an expecting
+ * arrival on F, block barriers, copies on F */
+static int is_refill(tilec_ir_stmt_t *s, const tilec_ir_mbarrier_t *F, tilec_ir_stmt_t *body)
+{
+    if (!s || s->kind != TILEC_ST_IF || s->u.cond.els || !lower_expr_invariant(s->u.cond.cond, body))
         return 0;
     const tilec_ir_stmt_t *t = s->u.cond.then;
     if (!t || t->kind != TILEC_ST_MBAR_ARRIVE || t->u.mbar.bar != F || !t->u.mbar.tx)
@@ -101,27 +167,32 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *s, ws_loop_t *w)
 {
     const tilec_ir_attr_t *sa = s->kind == TILEC_ST_FOR ? lower_sattr(s, "lower.stages") : NULL;
     if (!sa || sa->kind != TILEC_ATTR_INT || s->u.loop.kind != TILEC_LOOP_SERIAL || sa->i < 2 ||
-        lower_sattr(s, "lower.warpspec") || !lower_expr_pure(s->u.loop.extent))
+        lower_sattr(s, "lower.warpspec") || !lower_expr_invariant(s->u.loop.extent, s->u.loop.body))
         return 0;
     memset(w, 0, sizeof *w);
     w->loop = s;
     w->S = (int)sa->i;
     const tilec_ir_var_t *k = s->u.loop.var;
-    int ngemm = 0;
+    int ngemm = 0, nregs = 0;
     for (tilec_ir_stmt_t *t = s->u.loop.body; t; t = t->next) {
         if (t->kind == TILEC_ST_MBAR_WAIT && !w->wait) {
             w->wait = t;
             w->full = t->u.mbar.bar;
             w->defer = w->refill == NULL;
-        } else if (t->kind == TILEC_ST_IF && !w->refill) {
+        } else if (t->kind == TILEC_ST_IF && !w->refill && t->u.cond.then &&
+                   t->u.cond.then->kind == TILEC_ST_MBAR_ARRIVE) {
             w->refill = t;
         } else if (consumer_gemm(c, t)) {
             ngemm++;
+        } else if (consumer_stmt(t)) {
+            nregs++;
         } else {
             return 0;
         }
     }
-    if (!w->wait || !w->refill || !ngemm || !is_refill(w->refill, w->full) ||
+    if (!(c->t->flags & (nregs ? TILEC_TARGET_WARP_SPECIALIZE_REGS : TILEC_TARGET_WARP_SPECIALIZE)))
+        return 0;
+    if (!w->wait || !w->refill || !ngemm || !is_refill(w->refill, w->full, s->u.loop.body) ||
         !lower_is_fn_of_k(w->wait->u.mbar.idx, k, w->S, lower_ring_stage) || !lower_is_fn_of_k(w->wait->u.mbar.parity, k, w->S, lower_ring_parity))
         return 0;
     /* every copy refills the stage of load k + S - 1 */
@@ -238,7 +309,8 @@ int lower_warpspec(lower_ctx_t *c)
 {
     const tilec_target_desc_t *t = c->t;
     tilec_ir_kernel_t *k = c->k;
-    if (!(t->flags & TILEC_TARGET_WARP_SPECIALIZE) || !(t->barriers & TILEC_TARGET_BARRIER_OBJECT) ||
+    if (!(t->flags & (TILEC_TARGET_WARP_SPECIALIZE | TILEC_TARGET_WARP_SPECIALIZE_REGS)) ||
+        !(t->barriers & TILEC_TARGET_BARRIER_OBJECT) ||
         k->threads[1] != 1 || k->threads[2] != 1 || c->nthreads % WS_PRODUCER ||
         c->nthreads + WS_PRODUCER > t->max_threads)
         return 0;

@@ -128,6 +128,15 @@ typedef struct tilec_target_mma {
  * overlap pass): the dialect prints a gemm with lower.mma_nowait without
  * its wait and hint "mma_wait" (N) as a wait until N MMA groups are left. */
 #define TILEC_TARGET_MMA_OVERLAP      (1u << 7)
+/* Warp specialization as above for loops whose body also computes on
+ * register fragments between its gemms (attention's softmax), which the
+ * consumers alone run; TILEC_TARGET_WARP_SPECIALIZE alone takes loops of
+ * gemms only. */
+#define TILEC_TARGET_WARP_SPECIALIZE_REGS (1u << 8)
+/* The consumer warpgroups of a warp-specialized attention loop under the
+ * overlap pass take turns at issuing their gemms (the pingpong pass): the
+ * dialect prints hint "wg_turn" (mode, W) as named barriers between them. */
+#define TILEC_TARGET_WG_PINGPONG      (1u << 9)
 
 typedef struct tilec_target_desc {
     uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */
