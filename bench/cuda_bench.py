@@ -204,11 +204,12 @@ def main():
                         q, k, v, is_causal=causal))
             except RuntimeError as e:
                 print(f"  {name}: unavailable ({str(e).splitlines()[0]})")
-        # block_N 64: 4.39 against 4.56 ms (causal 2.38 against 2.47) on the default
-        # lowering (bench/results/hopper_session10.md); with TILEC_CUDA_WS_ATTN=1
-        # TILEC_CUDA_OVERLAP=1 (opt-in) 128 is the faster one (4.00 ms, causal 2.18)
+        # block_N 128: with the producer warpgroup and the overlap (the sm_90a
+        # default since session 10) 3.96 ms, causal 2.20; block_N 64 was the faster
+        # one only on the plain lowering (4.39 against 4.56 ms,
+        # bench/results/hopper_session10.md)
         defs = dict(batch=bt, heads=h, seq_len=s, dim=d, causal=causal,
-                    block_M=128, block_N=64, threads=256, num_stages=2)
+                    block_M=128, block_N=128, threads=256, num_stages=2)
         ms, err = t_tilec("examples/flash_attention.py", defs)
         tl = t_tilelang("examples/flash_attention.py", "flash_attention", defs, [3], (q, k, v))
         flops = 4.0 * bt * h * s * s * d * (0.5 if causal else 1.0)

@@ -198,15 +198,26 @@ static int env_on(const char *name)
     return v && *v && atoi(v) > 0;
 }
 
+/* on unless NAME is set to 0 */
+static int env_default_on(const char *name)
+{
+    const char *v = secure_getenv(name);
+    return !(v && *v) || atoi(v) > 0;
+}
+
 const tilec_target_desc_t *cuda_lower_desc(const char *arch)
 {
     const tilec_target_desc_t *t = cuda_target_desc(arch);
     const char *e = secure_getenv("TILEC_CUDA_TMA");
     int on = e && *e ? atoi(e) > 0 : t == SM90A_ALL;
     if (on && t == SM90A_ALL)
-        return desc_sm90a(env_on("TILEC_CUDA_WS") + 2 * env_on("TILEC_CUDA_PERSIST") + 4 * env_on("TILEC_CUDA_OVERLAP") +
-                          8 * env_on("TILEC_CUDA_CLUSTER") + 16 * env_on("TILEC_CUDA_WS_ATTN") +
-                          32 * env_on("TILEC_CUDA_PINGPONG"));
+        /* attention's producer warpgroup and FA3's overlap are the default
+         * (flash b4 h16 s8192 d128 4.56 -> 3.96 ms, causal 2.46 -> 2.20 on
+         * the H200, sanitizers clean: bench/results/h200_session10.md);
+         * TILEC_CUDA_WS_ATTN=0 / TILEC_CUDA_OVERLAP=0 turn them off */
+        return desc_sm90a(env_on("TILEC_CUDA_WS") + 2 * env_on("TILEC_CUDA_PERSIST") +
+                          4 * env_default_on("TILEC_CUDA_OVERLAP") + 8 * env_on("TILEC_CUDA_CLUSTER") +
+                          16 * env_default_on("TILEC_CUDA_WS_ATTN") + 32 * env_on("TILEC_CUDA_PINGPONG"));
     if (on)
         return t;
     return t == SM90A_ALL ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;
