@@ -1141,7 +1141,7 @@ Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
             for (tilec_ir_stmt_t *s = L->u.loop.body; s; s = s->next)
                 cr_assert_neq(s->kind, TILEC_ST_BARRIER, "set %zu", si);
             int done = 0;
-            for (tilec_ir_stmt_t **l = &L->u.loop.body; *l && !done; l = &(*l)->next) {
+            for (tilec_ir_stmt_t **l = &L->u.loop.body; !done && *l; l = done ? l : &(*l)->next) {
                 tilec_ir_stmt_t *s = *l;
                 if (broken == 1 && s->kind == TILEC_ST_IF && tilec_ir_attr_get(s->nattrs, s->attrs, "lower.producer") &&
                     (s->u.cond.then->kind == TILEC_ST_IF || s->u.cond.then->kind == TILEC_ST_MBAR_WAIT)) {
@@ -1225,7 +1225,7 @@ static void break_cluster(tilec_arena_t *ar, tilec_ir_kernel_t *k, int how)
         return;
     }
     int done = 0;
-    for (tilec_ir_stmt_t **l = &r->u.cond.then; *l && !done; l = &(*l)->next) {
+    for (tilec_ir_stmt_t **l = &r->u.cond.then; !done && *l; l = done ? l : &(*l)->next) {
         tilec_ir_stmt_t *s = *l;
         const tilec_ir_attr_t *mc = tilec_ir_attr_get(s->nattrs, s->attrs, "lower.multicast");
         if (how == 1 && mc && mc->tuple[0] == 1) {

@@ -313,18 +313,6 @@ static int split_in(lower_ctx_t *c, tilec_ir_stmt_t *refill, const tilec_ir_buff
     return n == 1 ? 0 : lower_fail(c, TILEC_LOWER_E_PASS, "refill of '%s' with %d copies into it", X->name, n);
 }
 
-static tilec_ir_stmt_t *mk(lower_ctx_t *c, tilec_stmt_kind_t kind, const tilec_ir_stmt_t *at)
-{
-    tilec_ir_stmt_t *s = tilec_ir_stmt(c->a, kind);
-    if (!s) {
-        lower_oom(c);
-        return NULL;
-    }
-    s->line = at->line;
-    s->col = at->col;
-    return s;
-}
-
 /* (k - 1) % S and ((k - 1) / S) % 2 */
 static tilec_ir_expr_t *prev_load(lower_ctx_t *c, const tilec_ir_var_t *k, int S, int parity)
 {
@@ -339,8 +327,8 @@ static tilec_ir_expr_t *prev_load(lower_ctx_t *c, const tilec_ir_var_t *k, int S
 static int release(lower_ctx_t *c, ring_t *r, tilec_ir_mbarrier_t *E)
 {
     const tilec_ir_var_t *k = r->loop->u.loop.var;
-    tilec_ir_stmt_t *g = mk(c, TILEC_ST_IF, r->refill), *arr = mk(c, TILEC_ST_MBAR_ARRIVE, r->refill),
-                    *w = mk(c, TILEC_ST_MBAR_WAIT, r->refill);
+    tilec_ir_stmt_t *g = lower_stmt_at(c, TILEC_ST_IF, r->refill), *arr = lower_stmt_at(c, TILEC_ST_MBAR_ARRIVE, r->refill),
+                    *w = lower_stmt_at(c, TILEC_ST_MBAR_WAIT, r->refill);
     if (!g || !arr || !w)
         return -1;
     arr->u.mbar.bar = w->u.mbar.bar = E;
@@ -407,7 +395,7 @@ int lower_cluster(lower_ctx_t *c)
         if (lower_smem_end(k) + lower_mbar_bytes(k) + 8 * (int64_t)r.S > (int64_t)t->smem_optin)
             return 0;
         tilec_ir_mbarrier_t *E = lower_mbar_new(c, r.loop->u.loop.var->name, "empty", r.S);
-        tilec_ir_stmt_t *init = mk(c, TILEC_ST_MBAR_INIT, r.init);
+        tilec_ir_stmt_t *init = lower_stmt_at(c, TILEC_ST_MBAR_INIT, r.init);
         if (!E || !init)
             return -1;
         E->arrive = CLUSTER;
@@ -417,7 +405,7 @@ int lower_cluster(lower_ctx_t *c)
         if (release(c, &r, E))
             return -1;
     }
-    tilec_ir_stmt_t *end = mk(c, TILEC_ST_BARRIER, r.loop);
+    tilec_ir_stmt_t *end = lower_stmt_at(c, TILEC_ST_BARRIER, r.loop);
     if (!end)
         return -1;
     int64_t dims[3] = {1, 1, 1};

@@ -77,6 +77,9 @@ int lower_expr_pure(const tilec_ir_expr_t *e);
 /* e has no loads and no let variable that the statements of body (a loop's)
  * assign: evaluated just before the loop, it is the loop's value of e */
 int lower_expr_invariant(const tilec_ir_expr_t *e, tilec_ir_stmt_t *body);
+/* A new statement of kind placed at at's line and column; NULL on OOM
+ * (recorded). */
+tilec_ir_stmt_t *lower_stmt_at(lower_ctx_t *c, tilec_stmt_kind_t kind, const tilec_ir_stmt_t *at);
 /* e refers to variable v somewhere */
 int lower_mentions(tilec_ir_expr_t *e, const tilec_ir_var_t *v);
 /* The three functions of a ring counter k over S stages: its stage k % S,

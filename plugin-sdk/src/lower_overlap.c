@@ -249,18 +249,6 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *pro, tilec_ir_stmt_t *s, 
     return 1;
 }
 
-static tilec_ir_stmt_t *mk(lower_ctx_t *c, tilec_stmt_kind_t kind, const tilec_ir_stmt_t *at)
-{
-    tilec_ir_stmt_t *s = tilec_ir_stmt(c->a, kind);
-    if (!s) {
-        lower_oom(c);
-        return NULL;
-    }
-    s->line = at->line;
-    s->col = at->col;
-    return s;
-}
-
 static tilec_ir_expr_t *vref(lower_ctx_t *c, const tilec_ir_var_t *k)
 {
     tilec_ir_expr_t *e = tilec_ir_varref(c->a, (tilec_ir_var_t *)k);
@@ -341,7 +329,7 @@ static int rewrite(lower_ctx_t *c, ov_t *o)
             return lower_oom(c);
     }
     /* the epilogue's G2, before the in-loop one gets its attribute */
-    tilec_ir_stmt_t *eg = mk(c, TILEC_ST_GEMM, g2);
+    tilec_ir_stmt_t *eg = lower_stmt_at(c, TILEC_ST_GEMM, g2);
     if (!eg)
         return -1;
     *eg = *g2;
@@ -353,7 +341,7 @@ static int rewrite(lower_ctx_t *c, ov_t *o)
     if (!(eg->u.gemm.b_lead = tilec_arena_alloc(c->a, sizeof *eg->u.gemm.b_lead)) ||
         !(eg->u.gemm.b_lead[0] = lower_opi(c, TILEC_BIN_FLOORMOD, N(), S)))
         return lower_oom(c);
-    tilec_ir_stmt_t *ew = mk(c, TILEC_ST_MBAR_WAIT, o->wait);
+    tilec_ir_stmt_t *ew = lower_stmt_at(c, TILEC_ST_MBAR_WAIT, o->wait);
     if (!ew)
         return -1;
     *ew = *o->wait;
@@ -361,7 +349,7 @@ static int rewrite(lower_ctx_t *c, ov_t *o)
         !(ew->u.mbar.parity = lower_opi(c, TILEC_BIN_FLOORMOD, lower_opi(c, TILEC_BIN_FLOORDIV, N(), S), 2)))
         return lower_oom(c);
     ew->next = eg;
-    tilec_ir_stmt_t *eif = mk(c, TILEC_ST_IF, L);
+    tilec_ir_stmt_t *eif = lower_stmt_at(c, TILEC_ST_IF, L);
     if (!eif)
         return -1;
     eif->u.cond.then = ew;
@@ -379,7 +367,7 @@ static int rewrite(lower_ctx_t *c, ov_t *o)
     }
     /* G2 of iteration k - 1 after G1, both left in flight */
     tilec_ir_stmt_t *w1 = mma_wait(c, 1, g2), *w0 = mma_wait(c, 0, g2), *wy = mma_wait(c, 0, g2);
-    tilec_ir_stmt_t *gif = mk(c, TILEC_ST_IF, g2);
+    tilec_ir_stmt_t *gif = lower_stmt_at(c, TILEC_ST_IF, g2);
     if (!w1 || !w0 || !wy || !gif || !(gif->u.cond.cond = cmp(c, TILEC_BIN_GE, vref(c, k), lower_int(c, 1))))
         return -1;
     o->pre_g2->next = NULL;

@@ -217,6 +217,18 @@ int lower_expr_invariant(const tilec_ir_expr_t *e, tilec_ir_stmt_t *body)
     return e && tilec_ir_walk_expr(&w, &slot) == 0;
 }
 
+tilec_ir_stmt_t *lower_stmt_at(lower_ctx_t *c, tilec_stmt_kind_t kind, const tilec_ir_stmt_t *at)
+{
+    tilec_ir_stmt_t *s = tilec_ir_stmt(c->a, kind);
+    if (!s) {
+        lower_oom(c);
+        return NULL;
+    }
+    s->line = at->line;
+    s->col = at->col;
+    return s;
+}
+
 static int mentions_pre(tilec_ir_walk_t *w, tilec_ir_expr_t *e)
 {
     return e->kind == TILEC_EX_VAR && e->u.var == w->user ? TILEC_WALK_STOP : TILEC_WALK_CONTINUE;
@@ -619,17 +631,16 @@ int64_t lower_swizzle_panel(const tilec_ir_stmt_t *s)
 
 tilec_ir_stmt_t *lower_hint(lower_ctx_t *c, const char *name, const int64_t *args, int nargs, const tilec_ir_stmt_t *at)
 {
-    tilec_ir_stmt_t *h = tilec_ir_stmt(c->a, TILEC_ST_HINT);
+    tilec_ir_stmt_t *h = lower_stmt_at(c, TILEC_ST_HINT, at);
     tilec_ir_expr_t **a = h && nargs > 0 ? tilec_arena_alloc(c->a, sizeof *a * (size_t)nargs) : NULL;
     if (!h || (nargs > 0 && !a)) {
-        lower_oom(c);
+        if (h)
+            lower_oom(c);
         return NULL;
     }
     for (int i = 0; i < nargs; i++)
         if (!(a[i] = lower_int(c, args[i])))
             return NULL;
-    h->line = at->line;
-    h->col = at->col;
     h->u.hint.name = name;
     h->u.hint.nargs = nargs;
     h->u.hint.args = a;

@@ -209,18 +209,6 @@ static int fits(const lower_ctx_t *c, tilec_ir_stmt_t *s, ws_loop_t *w)
     return 1;
 }
 
-static tilec_ir_stmt_t *mk(lower_ctx_t *c, tilec_stmt_kind_t kind, tilec_ir_stmt_t *at)
-{
-    tilec_ir_stmt_t *s = tilec_ir_stmt(c->a, kind);
-    if (!s) {
-        lower_oom(c);
-        return NULL;
-    }
-    s->line = at->line;
-    s->col = at->col;
-    return s;
-}
-
 static tilec_ir_expr_t *kref(lower_ctx_t *c, const tilec_ir_var_t *k)
 {
     tilec_ir_expr_t *e = tilec_ir_varref(c->a, (tilec_ir_var_t *)k);
@@ -232,7 +220,7 @@ static tilec_ir_expr_t *kref(lower_ctx_t *c, const tilec_ir_var_t *k)
 /* if (k >= 1) { s } */
 static tilec_ir_stmt_t *after_first(lower_ctx_t *c, const tilec_ir_var_t *k, tilec_ir_stmt_t *s, tilec_ir_stmt_t *at)
 {
-    tilec_ir_stmt_t *g = mk(c, TILEC_ST_IF, at);
+    tilec_ir_stmt_t *g = lower_stmt_at(c, TILEC_ST_IF, at);
     tilec_ir_expr_t *kv = kref(c, k), *one = lower_int(c, 1);
     if (!g || !kv || !one || !(g->u.cond.cond = tilec_ir_binary(c->a, TILEC_BIN_GE, kv, one))) {
         lower_oom(c);
@@ -251,14 +239,14 @@ static int rewrite(lower_ctx_t *c, ws_loop_t *w, tilec_ir_stmt_t *init_f)
     if (!E)
         return -1;
     /* barrier_init E beside F's */
-    tilec_ir_stmt_t *init = mk(c, TILEC_ST_MBAR_INIT, init_f);
+    tilec_ir_stmt_t *init = lower_stmt_at(c, TILEC_ST_MBAR_INIT, init_f);
     if (!init)
         return -1;
     init->u.mbar.bar = E;
     init->next = init_f->next;
     init_f->next = init;
     /* the consumers' release of the stage of iteration k - d */
-    tilec_ir_stmt_t *rel = mk(c, TILEC_ST_MBAR_ARRIVE, w->wait);
+    tilec_ir_stmt_t *rel = lower_stmt_at(c, TILEC_ST_MBAR_ARRIVE, w->wait);
     if (!rel)
         return -1;
     rel->u.mbar.bar = E;
@@ -268,7 +256,7 @@ static int rewrite(lower_ctx_t *c, ws_loop_t *w, tilec_ir_stmt_t *init_f)
     if (w->defer && !(rel = after_first(c, k, rel, w->wait)))
         return -1;
     /* the producer's wait for the release of load k - 1 */
-    tilec_ir_stmt_t *pw = mk(c, TILEC_ST_MBAR_WAIT, w->refill);
+    tilec_ir_stmt_t *pw = lower_stmt_at(c, TILEC_ST_MBAR_WAIT, w->refill);
     if (!pw)
         return -1;
     pw->u.mbar.bar = E;
