@@ -13,6 +13,8 @@
 # CHECKS=0 / SAN=0 / AB=0 / BENCH=0 skip parts; BENCH_ENV: B's setting for cuda_bench;
 # QUICK=1: the first two check sizes, one sanitizer size;
 # AB64_VARIANTS: the variants timed at block_N 64 (default: the last of VARIANTS); REF=0: no cuDNN times.
+# Since the end of session 10 TILEC_CUDA_WS_ATTN and TILEC_CUDA_OVERLAP are on by default for sm_90a:
+# an A built from such a tree runs them too (set both to 0 for the plain lowering).
 A_DIR=${1:?usage: hopper_s10.sh ROOT_OF_A}
 VARIANTS=${VARIANTS:-"TILEC_CUDA_WS_ATTN=1 TILEC_CUDA_WS_ATTN=1,TILEC_CUDA_OVERLAP=1 TILEC_CUDA_WS_ATTN=1,TILEC_CUDA_OVERLAP=1,TILEC_CUDA_PINGPONG=1"}
 CHECK_VARIANTS=${CHECK_VARIANTS:-$VARIANTS}
