@@ -261,6 +261,10 @@ void *ev_chk(ev_t *ev, void *p);           /* OOM check for IR constructors */
 const char *ev_irstr(ev_t *ev, const char *s);
 value_t *ev_eval(ev_t *ev, ast_expr_t *e);
 void ev_exec_block(ev_t *ev, const ast_block_t *b);
+/* Runs block b as the guarded body of a run-time loop (a counted `while`,
+ * a persistent tile loop): its statements go to *then, with the run-time
+ * loop depths raised and compile-time loops counted afresh inside. */
+void ev_exec_guarded_body(ev_t *ev, const ast_block_t *b, tilec_ir_stmt_t **then);
 void ev_exec_stmt(ev_t *ev, ast_stmt_t *s);
 void ev_emit(ev_t *ev, tilec_ir_stmt_t *st, ast_loc_t loc);
 tilec_ir_stmt_t *ev_stmt(ev_t *ev, tilec_stmt_kind_t kind, ast_loc_t loc);

@@ -879,7 +879,7 @@ static void exec_rt_while(ev_t *ev, ast_stmt_t *s, value_t *c)
 {
     ast_loc_t cl = s->u.wloop.cond->loc;
     tilec_ir_expr_t *ce = ex_of(ev, c, cl), *x, *e, *v0, *d, *step, *inc;
-    tilec_ir_stmt_t *let0, *loop, *guard, **saved, *then = NULL;
+    tilec_ir_stmt_t *let0, *loop, *guard, *then = NULL;
     tilec_ir_var_t *v0var, *w;
     tilec_binop_t op;
     wscan_t sc;
@@ -916,21 +916,7 @@ static void exec_rt_while(ev_t *ev, ast_stmt_t *s, value_t *c)
     loop->u.loop.var = w;
     guard = ev_stmt(ev, TILEC_ST_IF, s->loc);
     guard->u.cond.cond = ex_bool(ev, ce);
-    saved = ev->tail;
-    ev->tail = &then;
-    ev->rt_depth++;
-    ev->in_rt_loop++;
-    ev->guarded++;
-    {
-        int saved_ct = ev->ct_loops;
-        ev->ct_loops = 0;
-        ev_exec_block(ev, &s->u.wloop.body);
-        ev->ct_loops = saved_ct;
-    }
-    ev->guarded--;
-    ev->in_rt_loop--;
-    ev->rt_depth--;
-    ev->tail = saved;
+    ev_exec_guarded_body(ev, &s->u.wloop.body, &then);
     /* the proof: one write of v, a top-level store of X + S */
     memset(&sc, 0, sizeof sc);
     sc.b = x->u.load.buf;
@@ -1074,6 +1060,23 @@ void ev_exec_stmt(ev_t *ev, ast_stmt_t *s)
         ev_fail(ev, s->loc, "unsupported statement");
     }
     ev->depth--;
+}
+
+void ev_exec_guarded_body(ev_t *ev, const ast_block_t *b, tilec_ir_stmt_t **then)
+{
+    tilec_ir_stmt_t **saved = ev->tail;
+    int saved_ct = ev->ct_loops;
+    ev->tail = then;
+    ev->rt_depth++;
+    ev->in_rt_loop++;
+    ev->guarded++;
+    ev->ct_loops = 0;
+    ev_exec_block(ev, b);
+    ev->ct_loops = saved_ct;
+    ev->guarded--;
+    ev->in_rt_loop--;
+    ev->rt_depth--;
+    ev->tail = saved;
 }
 
 void ev_exec_block(ev_t *ev, const ast_block_t *b)

@@ -302,7 +302,7 @@ void ts_loop_begin(ev_t *ev, value_t *o, value_t *it, ast_loc_t loc)
 void ts_exec_while(ev_t *ev, ast_stmt_t *s, value_t *o)
 {
     ast_block_t body = ts_body(ev, s);
-    tilec_ir_stmt_t *loop = ev_stmt(ev, TILEC_ST_FOR, s->loc), *guard, **saved, *then = NULL;
+    tilec_ir_stmt_t *loop = ev_stmt(ev, TILEC_ST_FOR, s->loc), *guard, *then = NULL;
     tilec_ir_var_t *var;
     value_t *it;
     ts_loop_check(ev, o, s->loc);
@@ -318,21 +318,7 @@ void ts_exec_while(ev_t *ev, ast_stmt_t *s, value_t *o)
     guard->u.cond.cond = ex_bool(ev, ex_of(ev, ts_valid_at(ev, o, it, s->loc), s->loc));
     lk_uniform(ev, guard->u.cond.cond, s->loc, "the condition of this persistent tile loop");
     ts_loop_begin(ev, o, it, s->loc);
-    saved = ev->tail;
-    ev->tail = &then;
-    ev->rt_depth++;
-    ev->in_rt_loop++;
-    ev->guarded++;
-    {
-        int saved_ct = ev->ct_loops;
-        ev->ct_loops = 0;
-        ev_exec_block(ev, &body);
-        ev->ct_loops = saved_ct;
-    }
-    ev->guarded--;
-    ev->in_rt_loop--;
-    ev->rt_depth--;
-    ev->tail = saved;
+    ev_exec_guarded_body(ev, &body, &then);
     if (ev->ctl != CTL_NONE) ev_fail(ev, s->loc, "break, continue or return in a persistent tile loop");
     guard->u.cond.then = then;
     loop->u.loop.body = guard;
