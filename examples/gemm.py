@@ -6,7 +6,9 @@
 # With swizzle > 0 the blocks run down panels of that many block columns
 # (T.use_swizzle, a hint), so that the blocks running at the same time share
 # more rows of A and columns of B in the L2 cache (8192^3 on the H200 with
-# swizzle=8: 3% faster than the plain order, bench/results/hopper_session7.md).
+# swizzle=8: 3% faster than the plain order, bench/results/hopper_session7.md);
+# swizzle_order="row" or "column" asks for TileLang's rasterizations instead
+# (panels of block rows or columns, walked in a serpentine).
 # tilec-test:
 # tilec-test: -D M=64 -D N=64 -D K=64
 # tilec-test: -D block_M=32 -D block_N=32 -D block_K=16
@@ -14,6 +16,8 @@
 # tilec-test: -D threads=256 -D block_M=128 -D block_N=128
 # tilec-test: -D M=300 -D N=520 -D swizzle=3
 # tilec-test: -D swizzle=8
+# tilec-test: -D M=300 -D N=520 -D swizzle=3 -D swizzle_order=row
+# tilec-test: -D M=300 -D N=520 -D swizzle=2 -D swizzle_order=column
 
 import tilelang
 import tilelang.language as T
@@ -21,13 +25,16 @@ import tilelang.language as T
 
 @tilelang.jit(out_idx=[-1])
 def matmul(M=200, N=136, K=120, block_M=64, block_N=64, block_K=32,
-           dtype="float16", accum_dtype="float32", num_stages=3, threads=128, swizzle=0):
+           dtype="float16", accum_dtype="float32", num_stages=3, threads=128, swizzle=0,
+           swizzle_order=""):
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype),
              B: T.Tensor((K, N), dtype),
              C: T.Tensor((M, N), dtype)):
         with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
-            if swizzle > 0:
+            if swizzle > 0 and swizzle_order:
+                T.use_swizzle(panel_size=swizzle, order=swizzle_order)
+            elif swizzle > 0:
                 T.use_swizzle(panel_size=swizzle)
             A_shared = T.alloc_shared((block_M, block_K), dtype)
             B_shared = T.alloc_shared((block_K, block_N), dtype)

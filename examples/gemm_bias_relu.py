@@ -16,14 +16,16 @@ import tilelang.language as T
 
 @tilelang.jit(out_idx=[-1])
 def gemm_bias_relu(M=200, N=136, K=120, block_M=64, block_N=64, block_K=32,
-                   dtype="float16", accum_dtype="float32", num_stages=3, threads=128, swizzle=0):
+                   dtype="float16", accum_dtype="float32", num_stages=3, threads=128, swizzle=0, swizzle_order=""):
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype),
              B: T.Tensor((K, N), dtype),
              Bias: T.Tensor((N,), dtype),
              D: T.Tensor((M, N), dtype)):
         with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
-            if swizzle > 0:
+            if swizzle > 0 and swizzle_order:
+                T.use_swizzle(panel_size=swizzle, order=swizzle_order)
+            elif swizzle > 0:
                 T.use_swizzle(panel_size=swizzle)
             A_shared = T.alloc_shared((block_M, block_K), dtype)
             B_shared = T.alloc_shared((block_K, block_N), dtype)

@@ -18,13 +18,15 @@ import tilelang.language as T
 
 @tilelang.jit(out_idx=[-1])
 def gemm_fp8(M=256, N=256, K=384, block_M=64, block_N=64, block_K=128, dtype="float8_e4m3fn",
-             out_dtype="float16", accum_dtype="float32", num_stages=2, threads=128, swizzle=0):
+             out_dtype="float16", accum_dtype="float32", num_stages=2, threads=128, swizzle=0, swizzle_order=""):
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype),
              B: T.Tensor((N, K), dtype),
              C: T.Tensor((M, N), out_dtype)):
         with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
-            if swizzle > 0:
+            if swizzle > 0 and swizzle_order:
+                T.use_swizzle(panel_size=swizzle, order=swizzle_order)
+            elif swizzle > 0:
                 T.use_swizzle(panel_size=swizzle)
             A_shared = T.alloc_shared((block_M, block_K), dtype)
             B_shared = T.alloc_shared((block_N, block_K), dtype)

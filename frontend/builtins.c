@@ -802,11 +802,21 @@ value_t *bi_call(ev_t *ev, value_t *fnv, ast_expr_t *call)
         int64_t p = v_want_int(ev, a_[0], l_[0], "panel_size");
         ev_require_kernel(ev, at, "T.use_swizzle");
         if (a_[2] && !want_bool(ev, a_[2], l_[2], "enable")) return ev->none;
+        /* an explicit order is the hint's second argument (0 "row", 1
+         * "column": TileLang's rasterizations); without one, one argument */
+        int order = -1;
+        if (a_[1] && a_[1]->kind != V_NONE) {
+            if (a_[1]->kind != V_STR || (strcmp(a_[1]->u.s.s, "row") != 0 && strcmp(a_[1]->u.s.s, "column") != 0))
+                ev_fail(ev, l_[1], "order must be \"row\" or \"column\"");
+            order = strcmp(a_[1]->u.s.s, "column") == 0;
+        }
         st = ev_stmt(ev, TILEC_ST_HINT, at);
         st->u.hint.name = "use_swizzle";
-        st->u.hint.nargs = 1;
-        st->u.hint.args = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *st->u.hint.args));
+        st->u.hint.nargs = order < 0 ? 1 : 2;
+        st->u.hint.args = ev_chk(ev, tilec_arena_alloc(ev->a, sizeof *st->u.hint.args * 2));
         st->u.hint.args[0] = ex_int32(ev, p);
+        if (order >= 0)
+            st->u.hint.args[1] = ex_int32(ev, order);
         ev_emit(ev, st, at);
         return ev->none;
     }

@@ -429,6 +429,40 @@ Test(frontend, module_constants_and_entry)
     done(x);
 }
 
+/* T.use_swizzle's order: an explicit one is the hint's second argument
+ * (0 "row", 1 "column"), none keeps one argument; anything else is an error */
+Test(frontend, use_swizzle_order)
+{
+    static const struct {
+        const char *call;
+        int nargs, order;
+    } cases[] = {{"T.use_swizzle(4)", 1, -1}, {"T.use_swizzle(4, order=\"row\")", 2, 0},
+                 {"T.use_swizzle(panel_size=4, order=\"column\")", 2, 1}, {"T.use_swizzle(4, \"column\", True)", 2, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char src[512];
+        snprintf(src, sizeof src,
+                 HDR "@T.prim_func\n"
+                     "def main(A: T.Tensor((32, 16), \"float32\")):\n"
+                     "    with T.Kernel(2, 2, threads=32) as (bx, by):\n"
+                     "        %s\n"
+                     "        A[bx, by] = 1.0\n",
+                 cases[i].call);
+        res_t *x = compile_ok(src, 0, NULL);
+        tilec_ir_stmt_t *s = K(x)->body;
+        cr_assert_eq(s->kind, TILEC_ST_HINT, "%s", cases[i].call);
+        cr_assert_eq(s->u.hint.nargs, cases[i].nargs, "%s", cases[i].call);
+        cr_assert_eq(cint(s->u.hint.args[0]), 4);
+        if (cases[i].order >= 0)
+            cr_assert_eq(cint(s->u.hint.args[1]), cases[i].order, "%s", cases[i].call);
+        done(x);
+    }
+    expect_err(HDR "@T.prim_func\n"
+                   "def main(A: T.Tensor((32, 16), \"float32\")):\n"
+                   "    with T.Kernel(2, 2, threads=32) as (bx, by):\n"
+                   "        T.use_swizzle(4, order=\"diagonal\")\n",
+               7, "order must be \"row\" or \"column\"");
+}
+
 Test(frontend, atomics_reduce_cumsum_hints)
 {
     const char *src = HDR

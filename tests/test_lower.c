@@ -107,8 +107,20 @@ static const tilec_target_desc_t *cluster2_ws_desc(const char *arch)
     return &t;
 }
 
+/* sm_90a whose wgmma grids follow the gemm's policy (TILEC_CUDA_SQUARE=1):
+ * two warpgroups of 128 x 128 on a 128 x 256 tile, two m64n128 each */
+static const tilec_target_desc_t *square_desc(const char *arch)
+{
+    static tilec_target_desc_t t;
+    t = *cuda_target_desc(arch);
+    t.name = "cuda-sm_90a-square";
+    t.flags |= TILEC_TARGET_MMA_GRID_POLICY;
+    return &t;
+}
+
 static const tgt_t targets[] = {
     {"cuda-sm_90a", cuda_target_desc, "sm_90a"},
+    {"cuda-sm_90a-square", square_desc, "sm_90a"},
     {"cuda-sm_90a-persist3", persist3_desc, "sm_90a"},
     {"cuda-sm_90a-cluster2", cluster2_desc, "sm_90a"},
     {"cuda-sm_90a-ws-cluster2", cluster2_ws_desc, "sm_90a"},
@@ -637,6 +649,30 @@ Test(lower_decide, gemm_on_hopper_and_ampere)
     char *o = lowered_example("examples/gemm.py", NULL, 0, "opencl");
     cr_assert_null(strstr(o, "copy_async"), "OpenCL has no async copies:\n%s", o);
     free(o);
+}
+
+/* the grid policy for wgmma: a 128 x 256 tile on two warpgroups is two of
+ * 64 x 256 (one m64n256 each) by default, two of 128 x 128 (two m64n128
+ * each) with TILEC_TARGET_MMA_GRID_POLICY; a tie (flash attention's 128 x
+ * 128 scores on two warpgroups) keeps the warpgroups along M, where each
+ * row's softmax stays within one of them */
+Test(lower_decide, wgmma_grid_policy)
+{
+    tilec_define_kv_t defs[] = {{"M", "256"}, {"N", "512"}, {"K", "128"}, {"block_M", "128"},
+                                {"block_N", "256"}, {"block_K", "64"}, {"threads", "256"}};
+    char *h = lowered_example("examples/gemm.py", defs, 7, "cuda-sm_90a");
+    cr_assert(strstr(h, "lower.mma_shape = (64, 256, 16), lower.warp = (2, 1), lower.mma_tiles = (1, 1)"), "%s", h);
+    free(h);
+    h = lowered_example("examples/gemm.py", defs, 7, "cuda-sm_90a-square");
+    cr_assert(strstr(h, "lower.mma_shape = (64, 128, 16), lower.warp = (1, 2), lower.mma_tiles = (2, 1)"), "%s", h);
+    free(h);
+    tilec_define_kv_t fdefs[] = {{"block_M", "128"}, {"block_N", "128"}, {"threads", "256"}};
+    char *f0 = lowered_example("examples/flash_attention.py", fdefs, 3, "cuda-sm_90a");
+    char *f1 = lowered_example("examples/flash_attention.py", fdefs, 3, "cuda-sm_90a-square");
+    cr_assert(strstr(f1, "lower.warp = (2, 1)"), "%s", f1);
+    cr_assert_str_eq(f0, f1);
+    free(f0);
+    free(f1);
 }
 
 /* the GEMM examples at their defaults on 3 persistent blocks: the
@@ -1266,6 +1302,9 @@ Test(lower_check, cluster_gemms_keep_their_meaning, .timeout = 300)
         {"examples/gemm_fp8.py", {NULL}, "A_shared", 0},
         {"examples/gemm_fp8.py", {NULL}, "A_shared", 1},
         {"examples/gemm.py", {"M=300", "N=520", "swizzle=3", NULL}, NULL, 0},       /* 9 x 5, odd panels: none */
+        /* TileLang's rasterizations: consecutive blocks need not share a row: none */
+        {"examples/gemm.py", {"M=300", "N=512", "swizzle=2", "swizzle_order=row", NULL}, NULL, 0},
+        {"examples/gemm.py", {"M=300", "N=512", "swizzle=2", "swizzle_order=column", NULL}, NULL, 0},
     };
     tilec_context_t *ctx = NULL;
     cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);

@@ -60,7 +60,8 @@
  *
  * Hardware pairing: the cluster's blocks are consecutive along d; with
  * T.use_swizzle(panel) (the SIMT kit's rasterization) only d = 0 with an
- * even panel and an even grid width keeps the pair in one block row.  The
+ * even panel and an even grid width keeps the pair in one block row; with
+ * an explicit order (TileLang's rasterizations) there is no cluster.  The
  * halves start on 1024-byte boundaries (the swizzle's period), so each
  * lands in the layout the whole tile had.
  */
@@ -83,12 +84,14 @@ typedef struct ring {
     int S;
 } ring_t;
 
-/* the T.use_swizzle panel at the top of the body, 0 without one */
+/* the T.use_swizzle panel at the top of the body, 0 without one; -1 for
+ * TileLang's orders (row and column panels walked in a serpentine), whose
+ * consecutive blocks need not share a tile row */
 static int64_t swizzle_panel(const tilec_ir_kernel_t *k)
 {
     for (const tilec_ir_stmt_t *s = k->body; s; s = s->next)
         if (lower_swizzle_panel(s))
-            return lower_swizzle_panel(s);
+            return lower_swizzle_order(s) >= 0 ? -1 : lower_swizzle_panel(s);
     return 0;
 }
 
@@ -363,6 +366,8 @@ int lower_cluster(lower_ctx_t *c)
         return 0;
     /* the dimension and the shared copy: the most bytes saved */
     int64_t panel = k->ngrid >= 2 ? swizzle_panel(k) : 0, best = 0;
+    if (panel < 0)
+        return 0;
     int bd = -1;
     const tilec_ir_buffer_t *X = NULL;
     for (int d = 0; d < k->ngrid && d < 2; d++) {

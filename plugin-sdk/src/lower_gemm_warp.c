@@ -95,7 +95,7 @@ static int fit(const lower_ctx_t *c, const tilec_ir_stmt_t *s, const gemm_dims_t
         if (regs > mma->max_acc_regs)
             continue;
         int64_t score;
-        if (mma->n_step)
+        if (mma->n_step && !(c->t->flags & TILEC_TARGET_MMA_GRID_POLICY))
             score = -gm;
         else if (s->u.gemm.policy == TILEC_POLICY_FULLROW)
             score = -gm;
@@ -103,6 +103,8 @@ static int fit(const lower_ctx_t *c, const tilec_ir_stmt_t *s, const gemm_dims_t
             score = -gn;
         else
             score = WM > WN ? WM - WN : WN - WM;
+        if (mma->n_step && (c->t->flags & TILEC_TARGET_MMA_GRID_POLICY))
+            score = score * 64 - gm; /* a tie: more groups along M, each instruction wider */
         if ((mma->flags & TILEC_TARGET_MMA_SMEM_ROWS16) && WN % (2 * mma->n))
             score += 1000000; /* operand loads of half width: a last resort */
         if (!found || score < best) {

@@ -94,6 +94,10 @@ int lower_is_fn_of_k(const tilec_ir_expr_t *e, const tilec_ir_var_t *k, int S,
 /* s is T.use_swizzle(panel) with a constant panel in 1..2^20 (the SIMT
  * kit's block rasterization): the panel, else 0 */
 int64_t lower_swizzle_panel(const tilec_ir_stmt_t *s);
+/* its explicit order (T.use_swizzle(panel, order=): 0 "row", 1 "column",
+ * TileLang's rasterizations), -1 without one (the kit's own: panels of
+ * block columns) */
+int lower_swizzle_order(const tilec_ir_stmt_t *s);
 /* Walks the kernel body with statement callback pre (w->user is c): 0, or
  * -1 with the failure recorded (a callback's, or too deep: out of memory). */
 int lower_walk_stmts(lower_ctx_t *c, int (*pre)(tilec_ir_walk_t *w, tilec_ir_stmt_t *s));

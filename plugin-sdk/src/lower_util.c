@@ -629,6 +629,15 @@ int64_t lower_swizzle_panel(const tilec_ir_stmt_t *s)
     return 0;
 }
 
+int lower_swizzle_order(const tilec_ir_stmt_t *s)
+{
+    int64_t v;
+    if (lower_swizzle_panel(s) && s->u.hint.nargs >= 2 && tilec_ir_is_const_int(s->u.hint.args[1], &v) &&
+        (v == 0 || v == 1))
+        return (int)v;
+    return -1;
+}
+
 tilec_ir_stmt_t *lower_hint(lower_ctx_t *c, const char *name, const int64_t *args, int nargs, const tilec_ir_stmt_t *at)
 {
     tilec_ir_stmt_t *h = lower_stmt_at(c, TILEC_ST_HINT, at);

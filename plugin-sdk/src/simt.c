@@ -1016,15 +1016,39 @@ static int module_scope(tilec_simt_ctx_t *c, tilec_sdk_str_t *out, int nsyms)
 }
 
 /* The panel width of a T.use_swizzle at the top of a kernel with a 2-D
- * (or 3-D) grid, else 0. */
-static int64_t use_swizzle_panel(const tilec_ir_kernel_t *k)
+ * (or 3-D) grid, else 0; *order its explicit order (0 row, 1 column),
+ * -1 without one. */
+static int64_t use_swizzle_panel(const tilec_ir_kernel_t *k, int *order)
 {
-    int64_t v;
+    int64_t v, o;
+    *order = -1;
     for (const tilec_ir_stmt_t *s = k->body; s && k->ngrid >= 2; s = s->next)
         if (s->kind == TILEC_ST_HINT && s->u.hint.name && strcmp(s->u.hint.name, "use_swizzle") == 0 &&
-            s->u.hint.nargs >= 1 && tilec_ir_is_const_int(s->u.hint.args[0], &v) && v > 0 && v < (1 << 20))
+            s->u.hint.nargs >= 1 && tilec_ir_is_const_int(s->u.hint.args[0], &v) && v > 0 && v < (1 << 20)) {
+            if (s->u.hint.nargs >= 2 && tilec_ir_is_const_int(s->u.hint.args[1], &o) && (o == 0 || o == 1))
+                *order = (int)o;
             return v;
+        }
     return 0;
+}
+
+/* T.use_swizzle(panel, order=): TileLang's rasterizations.  "row": panels
+ * of `panel` block rows (the last one lower), each walked column by
+ * column, down the panel's rows first, odd panels from the right;
+ * "column" the same with rows and columns exchanged. */
+static void emit_swizzle_order(tilec_simt_ctx_t *c, const tilec_ir_kernel_t *k, int64_t panel, int order)
+{
+    const char *a = order ? "tc_gy" : "tc_gx", *b = order ? "tc_gx" : "tc_gy";
+    tilec_simt_emit(c, "const int tc_psz = %" PRId64 " * %s, tc_poff = tc_lin %% tc_psz, tc_pidx = tc_lin / tc_psz;",
+                    panel, a);
+    tilec_simt_emit(c, "const int tc_pst = (tc_pidx + 1) * tc_psz < tc_gx * tc_gy ? %" PRId64 " : %s - tc_pidx * %" PRId64
+                    ";", panel, b, panel);
+    tilec_simt_emit(c, "const int tc_pa = (tc_pidx & 1) ? %s - 1 - tc_poff / tc_pst : tc_poff / tc_pst;", a);
+    tilec_simt_emit(c, "const int tc_pb = tc_poff %% tc_pst + tc_pidx * %" PRId64 ";", panel);
+    tilec_simt_emit(c, "const int v%d = %s; /* %s */", k->block[0]->id, order ? "tc_pb" : "tc_pa",
+                    k->block[0]->name ? k->block[0]->name : "");
+    tilec_simt_emit(c, "const int v%d = %s; /* %s */", k->block[1]->id, order ? "tc_pa" : "tc_pb",
+                    k->block[1]->name ? k->block[1]->name : "");
 }
 
 int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *d, tilec_simt_result_t *res,
@@ -1109,7 +1133,8 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
                             v->name ? v->name : "");
         }
     }
-    int64_t panel = use_swizzle_panel(k);
+    int order;
+    int64_t panel = use_swizzle_panel(k, &order);
     for (int d2 = 0; d2 < k->ngrid; d2++) {
         if (!var_ok(c, k->block[d2]))
             goto done;
@@ -1128,6 +1153,10 @@ int tilec_simt_generate(const tilec_ir_module_t *m, const tilec_simt_dialect_t *
         const char *gy = simt_cast(c, "(%s)(%s)", "int", tilec_simt_expr(c, k->grid[1]));
         tilec_simt_emit(c, "const int tc_gx = %s, tc_gy = %s;", gx, gy);
         tilec_simt_emit(c, "const int tc_lin = tc_bid0 + tc_gx * tc_bid1;");
+    }
+    if (panel && order >= 0)
+        emit_swizzle_order(c, k, panel, order);
+    else if (panel) {
         tilec_simt_emit(c, "const int tc_pan = tc_lin / (%" PRId64 " * tc_gy), tc_pin = tc_lin %% (%" PRId64 " * tc_gy);",
                         panel, panel);
         tilec_simt_emit(c, "const int tc_pw = tc_gx - tc_pan * %" PRId64 " < %" PRId64 " ? tc_gx - tc_pan * %" PRId64

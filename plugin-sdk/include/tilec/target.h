@@ -137,6 +137,12 @@ typedef struct tilec_target_mma {
  * overlap pass take turns at issuing their gemms (the pingpong pass): the
  * dialect prints hint "wg_turn" (mode, W) as named barriers between them. */
 #define TILEC_TARGET_WG_PINGPONG      (1u << 9)
+/* The group grid of a variable-width instruction (n_step) follows the
+ * gemm's policy like any other (Square: the group's tile closest to
+ * square, e.g. two warpgroups of 128 x 128 on a 128 x 256 tile, each
+ * issuing two m64n128) instead of taking the fewest groups along N (two of
+ * 64 x 256, one m64n256 each). */
+#define TILEC_TARGET_MMA_GRID_POLICY  (1u << 10)
 
 typedef struct tilec_target_desc {
     uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */
