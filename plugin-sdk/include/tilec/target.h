@@ -137,6 +137,10 @@ typedef struct tilec_target_mma {
  * overlap pass take turns at issuing their gemms (the pingpong pass): the
  * dialect prints hint "wg_turn" (mode, W) as named barriers between them. */
 #define TILEC_TARGET_WG_PINGPONG      (1u << 9)
+/* Blocks start roughly in the order of their linear index, each on the
+ * first free processor (a GPU's block scheduler): a grid whose blocks'
+ * work grows with bx may be launched heaviest first (the order pass). */
+#define TILEC_TARGET_BLOCK_ORDER      (1u << 10)
 
 typedef struct tilec_target_desc {
     uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */
