@@ -868,6 +868,7 @@ typedef struct ws_env {
     const tilec_ir_var_t *var[8];
     int64_t val[8];
     int nv, depth;
+    int64_t bx; /* the block simulated: its index along the grid's first dimension */
 } ws_env_t;
 
 static int ws_bind(void *ctx, const tilec_ir_var_t *v, int64_t *out)
@@ -879,7 +880,7 @@ static int ws_bind(void *ctx, const tilec_ir_var_t *v, int64_t *out)
             return 0;
         }
     if (v->kind == TILEC_VAR_BLOCK) {
-        *out = 2; /* a block past the first diagonal one */
+        *out = v == e->k->block[0] ? e->bx : 0;
         return 0;
     }
     if (v->kind == TILEC_VAR_LET && e->depth < 8)
@@ -1036,13 +1037,14 @@ static int ws_step(ws_state_t *st, const ws_ev_t *v, int wg, int nwg)
  * one event at a time in turn (or everything in program order, turns
  * ignored: ahead = 0), then the turn hints after the loop.  0; -1 when the roles wait
  * for each other forever; -2 when a turn is passed twice. */
-static int ws_run(const tilec_ir_kernel_t *k, int ahead, int nwg, ws_state_t *st)
+static int ws_run(const tilec_ir_kernel_t *k, int64_t bx, int ahead, int nwg, ws_state_t *st)
 {
     static ws_list_t pre, post, role[2];
     ws_env_t e;
     memset(&e, 0, sizeof e);
     memset(st, 0, sizeof *st);
     e.k = k;
+    e.bx = bx;
     pre.n = post.n = role[0].n = role[1].n = 0;
     const tilec_ir_stmt_t *L = NULL;
     for (const tilec_ir_stmt_t *s = k->body; s; s = s->next) {
@@ -1101,21 +1103,29 @@ static int ws_run(const tilec_ir_kernel_t *k, int ahead, int nwg, ws_state_t *st
 static int ws_concurrent_ok(const tilec_ir_kernel_t *k, int nwg, char *msg, size_t n)
 {
     static ws_state_t seq, conc;
-    if (ws_run(k, 0, 1, &seq) != 0) {
-        snprintf(msg, n, "program order waits forever");
-        return -1;
-    }
-    int rc = ws_run(k, 1, nwg, &conc);
-    if (rc != 0) {
-        snprintf(msg, n, rc == -2 ? "a warpgroup's turn is passed twice, or not waited for"
-                                  : "the roles wait for each other forever");
-        return -1;
-    }
-    for (int w = 0; w < nwg; w++)
-        if (conc.nlog[w] != seq.nlog[0] || memcmp(conc.log[w], seq.log[0], sizeof seq.log[0][0] * (size_t)seq.nlog[0])) {
-            snprintf(msg, n, "warpgroup %d read a stage the producer had refilled early", w);
+    /* every block along the first grid dimension (a causal kernel's trip
+     * counts differ there; the order pass may launch them in reverse) */
+    int64_t nb = 1;
+    cr_assert(tilec_ir_is_const_int(k->grid[0], &nb) && nb >= 1);
+    for (int64_t b = 0; b < nb && b < 8; b++) {
+        if (ws_run(k, b, 0, 1, &seq) != 0) {
+            snprintf(msg, n, "block %lld: program order waits forever", (long long)b);
             return -1;
         }
+        int rc = ws_run(k, b, 1, nwg, &conc);
+        if (rc != 0) {
+            snprintf(msg, n, rc == -2 ? "block %lld: a warpgroup's turn is passed twice, or not waited for"
+                                      : "block %lld: the roles wait for each other forever", (long long)b);
+            return -1;
+        }
+        for (int w = 0; w < nwg; w++)
+            if (conc.nlog[w] != seq.nlog[0] ||
+                memcmp(conc.log[w], seq.log[0], sizeof seq.log[0][0] * (size_t)seq.nlog[0])) {
+                snprintf(msg, n, "block %lld: warpgroup %d read a stage the producer had refilled early", (long long)b,
+                         w);
+                return -1;
+            }
+    }
     return 0;
 }
 
@@ -1208,6 +1218,90 @@ Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
                 cr_assert(rc != 0 || !v.ok || conc != 0, "set %zu: broken schedule %d passed", si, broken);
                 cr_assert_neq(conc, 0, "set %zu: broken schedule %d passed the concurrent run", si, broken);
             }
+            free(v.detail);
+            tilec_arena_destroy(&ar);
+        }
+        check_set_free(&set);
+        tilec_program_free(p);
+    }
+    tilec_context_destroy(ctx);
+}
+
+/* ---- the launch order (the order pass) ----------------------------------------------------- */
+
+/* Causal flash attention (ragged, 64 and 128 key blocks, 2 and 3 stages)
+ * starts its heaviest query blocks first on sm_90a: the grid runs over
+ * bx_launch and bx = E - 1 - bx_launch; interpreted it gives the original's
+ * results, and an off-by-one order (one block computed twice, one never)
+ * is caught.  The non-causal kernel (the same work in every block) and a
+ * description without TILEC_TARGET_BLOCK_ORDER keep the grid as it was. */
+Test(lower_check, order_starts_the_heaviest_blocks_first, .timeout = 300)
+{
+    static const char *const sets[][8] = {
+        {"num_stages=2", "causal=True", "seq_len=300", "heads=1", "block_M=128", "block_N=128", "threads=256", NULL},
+        {"num_stages=2", "causal=True", "seq_len=200", "heads=2", "block_M=64", "block_N=64", NULL},
+        {"num_stages=3", "causal=True", "seq_len=300", "heads=1", "block_N=32", "block_M=128", "threads=256", NULL},
+        {"num_stages=2", "causal=False", "seq_len=300", "heads=1", "block_M=128", "block_N=128", "threads=256", NULL},
+    };
+    tilec_context_t *ctx = NULL;
+    cr_assert_eq(tilec_context_create("cpu", &ctx), TILEC_OK);
+    const tilec_target_desc_t *on = target_named("cuda-sm_90a");
+    cr_assert(on->flags & TILEC_TARGET_BLOCK_ORDER);
+    static tilec_target_desc_t off;
+    off = *on;
+    off.flags &= ~TILEC_TARGET_BLOCK_ORDER;
+    for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
+        tilec_define_kv_t defs[8];
+        char buf[8][32];
+        int nd = set_defs(sets[si], buf, defs);
+        int causal = strcmp(sets[si][1], "causal=True") == 0;
+        tilec_program_t *p = NULL;
+        cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, nd, NULL, &p), TILEC_OK, "%s",
+                     tilec_context_message(ctx));
+        check_set_t set;
+        memset(&set, 0, sizeof set);
+        char *msg = NULL, err[512];
+        cr_assert_eq(check_set_make(p, "flash", 0, &set, &msg), CHECK_OK, "%s", msg ? msg : "");
+        cr_assert_eq(interp_into(p->mod->kernel, &set, 0, err, sizeof err), 0, "%s", err);
+        for (int run = 0; run < 3; run++) {
+            /* 0: as lowered, 1: the order off by one, 2: the description without the flag */
+            tilec_arena_t ar;
+            tilec_arena_init(&ar);
+            tilec_lower_status_t st;
+            tilec_ir_module_t *m = lower_for(&ar, tilec_program_ir(p), run == 2 ? &off : on, 1, &st);
+            cr_assert_not_null(m, "set %zu: %s", si, st.msg);
+            char *txt = tilec_ir_print(m);
+            cr_assert_not_null(txt);
+            int reversed = strstr(txt, "grid [bx_launch = ") != NULL;
+            cr_assert_eq(reversed, causal && run != 2, "set %zu run %d:\n%s", si, run, txt);
+            int64_t E = 0;
+            cr_assert(tilec_ir_is_const_int(m->kernel->grid[0], &E));
+            if (reversed) {
+                char want[64];
+                snprintf(want, sizeof want, "assign bx = (%lld - bx_launch)", (long long)(E - 1));
+                cr_assert_not_null(strstr(txt, want), "set %zu: %s", si, txt);
+            }
+            free(txt);
+            if (run == 1) {
+                if (!reversed) {
+                    tilec_arena_destroy(&ar);
+                    continue;
+                }
+                tilec_ir_stmt_t *a = m->kernel->body;
+                cr_assert_eq(a->kind, TILEC_ST_ASSIGN);
+                a->u.assign.value->u.bin.a = tilec_ir_int(&ar, E - 2, TILEC_INT32);
+                cr_assert_not_null(a->u.assign.value->u.bin.a);
+            }
+            int rc = interp_into(m->kernel, &set, 1, err, sizeof err);
+            check_verdict_t v;
+            memset(&v, 0, sizeof v);
+            if (rc == 0)
+                check_set_judge(&set, CHECK_TOL_AUTO, &v);
+            if (run != 1)
+                cr_assert(rc == 0 && v.ok, "set %zu run %d: %s", si, run,
+                          rc ? err : v.detail ? v.detail : "results differ");
+            else
+                cr_assert(rc != 0 || !v.ok, "set %zu: the off-by-one order passed", si);
             free(v.detail);
             tilec_arena_destroy(&ar);
         }

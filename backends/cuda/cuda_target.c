@@ -130,16 +130,18 @@ static const tilec_target_desc_t desc_sm90a_v[16] = {
  * with TILEC_CUDA_WS_ATTN=1; [+ 32 ping-pong]: their consumer warpgroups
  * take turns at the gemms (the pingpong pass) with TILEC_CUDA_PINGPONG=1;
  * [+ 64 square]: a wgmma gemm's warpgroups follow its policy (Square: two
- * of 128 x 128 on a 128 x 256 tile, as TileLang's) with TILEC_CUDA_SQUARE=1.
+ * of 128 x 128 on a 128 x 256 tile, as TileLang's) with TILEC_CUDA_SQUARE=1;
+ * [+ 128 order]: a grid whose blocks' work grows with bx starts its
+ * heaviest blocks first (the order pass) unless TILEC_CUDA_ORDER=0.
  * desc_sm90a_x[i] is desc_sm90a_v[i % 16] with those flags. */
-static tilec_target_desc_t desc_sm90a_x[128];
+static tilec_target_desc_t desc_sm90a_x[256];
 static pthread_once_t desc_sm90a_once = PTHREAD_ONCE_INIT;
 static void desc_sm90a_fill(void)
 {
-    for (int i = 0; i < 128; i++) {
+    for (int i = 0; i < 256; i++) {
         desc_sm90a_x[i] = desc_sm90a_v[i % 16];
         desc_sm90a_x[i].flags |= (i & 16 ? TILEC_TARGET_WARP_SPECIALIZE_REGS : 0) | (i & 32 ? TILEC_TARGET_WG_PINGPONG : 0) |
-                                 (i & 64 ? TILEC_TARGET_MMA_GRID_POLICY : 0);
+                                 (i & 64 ? TILEC_TARGET_MMA_GRID_POLICY : 0) | (i & 128 ? TILEC_TARGET_BLOCK_ORDER : 0);
     }
 }
 static const tilec_target_desc_t *desc_sm90a(int i)
@@ -147,7 +149,7 @@ static const tilec_target_desc_t *desc_sm90a(int i)
     pthread_once(&desc_sm90a_once, desc_sm90a_fill);
     return &desc_sm90a_x[i];
 }
-#define SM90A_ALL desc_sm90a(5 + 16 + 32)
+#define SM90A_ALL desc_sm90a(5 + 16 + 32 + 128)
 /* the same without the tensor copy engine: what the backend lowers for
  * with TILEC_CUDA_TMA=0, and for sm_90 unless TILEC_CUDA_TMA=1 (TMA was
  * measured on sm_90a's schedules: GEMM 8192^3 0.728 -> 0.785 of cuBLAS,
@@ -221,7 +223,7 @@ const tilec_target_desc_t *cuda_lower_desc(const char *arch)
         return desc_sm90a(env_on("TILEC_CUDA_WS") + 2 * env_on("TILEC_CUDA_PERSIST") +
                           4 * env_default_on("TILEC_CUDA_OVERLAP") + 8 * env_on("TILEC_CUDA_CLUSTER") +
                           16 * env_default_on("TILEC_CUDA_WS_ATTN") + 32 * env_on("TILEC_CUDA_PINGPONG") +
-                          64 * env_on("TILEC_CUDA_SQUARE"));
+                          64 * env_on("TILEC_CUDA_SQUARE") + 128 * env_default_on("TILEC_CUDA_ORDER"));
     if (on)
         return t;
     return t == SM90A_ALL ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;

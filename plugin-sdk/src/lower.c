@@ -16,7 +16,9 @@
  * persistence (every decision before it is made on the one-tile kernel),
  * then the overlap of an attention loop's second gemm with the next
  * iteration's softmax (it reorders the finished ring), then the turns of
- * its consumer warpgroups at the tensor cores (hints on that schedule).
+ * its consumer warpgroups at the tensor cores (hints on that schedule),
+ * the clusters, and last the launch order of the blocks (the grid as every
+ * other pass left it).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,6 +48,7 @@ static const pass_def_t passes[TILEC_LOWER_NPASSES] = {
     [TILEC_LOWER_OVERLAP] = {"overlap", lower_overlap},
     [TILEC_LOWER_PINGPONG] = {"pingpong", lower_pingpong},
     [TILEC_LOWER_CLUSTER] = {"cluster", lower_cluster},
+    [TILEC_LOWER_ORDER] = {"order", lower_order},
 };
 
 const char *tilec_lower_pass_name(int pass)

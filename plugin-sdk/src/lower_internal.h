@@ -53,6 +53,7 @@ int lower_persist(lower_ctx_t *c);
 int lower_overlap(lower_ctx_t *c);
 int lower_pingpong(lower_ctx_t *c);
 int lower_cluster(lower_ctx_t *c);
+int lower_order(lower_ctx_t *c);
 
 /* ---- helpers (lower_util.c) ---------------------------------------------------- */
 

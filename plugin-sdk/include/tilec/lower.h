@@ -56,7 +56,8 @@ typedef enum tilec_lower_pass {
     TILEC_LOWER_PERSIST,        /* lower_persist.c (the tile loop of a persistent kernel) */
     TILEC_LOWER_OVERLAP,        /* lower_overlap.c (an attention loop's second gemm under the next softmax) */
     TILEC_LOWER_PINGPONG,       /* lower_pingpong.c (its consumer warpgroups take turns at the gemms) */
-    TILEC_LOWER_CLUSTER,        /* lower_cluster.c (last: 2-block clusters sharing one operand's tiles) */
+    TILEC_LOWER_CLUSTER,        /* lower_cluster.c (2-block clusters sharing one operand's tiles) */
+    TILEC_LOWER_ORDER,          /* lower_order.c (last: the heaviest blocks of a growing grid first) */
     TILEC_LOWER_NPASSES
 } tilec_lower_pass_t;
 

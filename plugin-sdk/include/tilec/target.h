@@ -143,6 +143,10 @@ typedef struct tilec_target_mma {
  * issuing two m64n128) instead of taking the fewest groups along N (two of
  * 64 x 256, one m64n256 each). */
 #define TILEC_TARGET_MMA_GRID_POLICY  (1u << 10)
+/* Blocks start roughly in the order of their linear index, each on the
+ * first free processor (a GPU's block scheduler): a grid whose blocks'
+ * work grows with bx may be launched heaviest first (the order pass). */
+#define TILEC_TARGET_BLOCK_ORDER      (1u << 11)
 
 typedef struct tilec_target_desc {
     uint32_t struct_size;        /* sizeof(tilec_target_desc_t) of the plugin's SDK */
