@@ -355,8 +355,19 @@ int simt_gen_gather(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *inner, int64_t w
     const char *ps = vec_ptr(c, G, ig, &vts), *pd = vec_ptr(c, S, is, &vtd);
     size_t bytes = (size_t)w * tilec_dtype_size(S->dtype);
     const char *mv;
-    if (aa && aa->kind == TILEC_ATTR_INT && aa->i == 1 && c->dl.async_copy && simt_place(c, S) == SIMT_P_SHARED &&
-        (bytes == 4 || bytes == 8 || bytes == 16)) {
+    int async = aa && aa->kind == TILEC_ATTR_INT && aa->i == 1 && c->dl.async_copy && simt_place(c, S) == SIMT_P_SHARED &&
+                (bytes == 4 || bytes == 8 || bytes == 16);
+    if (async && cond && c->dl.async_copy_zfill) {
+        const char *zk[] = {"d", "s", "b", "n", "c"};
+        const char *zv[] = {pd, ps, tilec_simt_buf_name(c, G), simt_fmt(c, "%zu", bytes), cond};
+        mv = simt_subst(c, c->dl.async_copy_zfill, 5, zk, zv);
+        size_t nz = strlen(mv);
+        tilec_simt_emit(c, "/* gathered copy %s -> %s, %" PRId64 " elements at a time, zeros where the condition fails */",
+                        G->name ? G->name : "?", S->name ? S->name : "?", w);
+        tilec_simt_emit(c, "%s%s", mv, nz && mv[nz - 1] == ';' ? "" : ";");
+        return 1;
+    }
+    if (async) {
         const char *ak[] = {"d", "s", "n"}, *av[] = {pd, ps, simt_fmt(c, "%zu", bytes)};
         mv = simt_subst(c, c->dl.async_copy, 3, ak, av);
     } else {
