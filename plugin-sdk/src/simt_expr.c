@@ -426,6 +426,9 @@ const char *tilec_simt_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, t
     if (c->lowered && simt_place(c, b) == SIMT_P_REGS)
         return simt_regs_offset(c, b, ix);
     const char *it = simt_idx_type(c, b);
+    const char *fo = simt_offset_folded(c, b, ix, it);
+    if (fo)
+        return fo;
     const char *o = simt_cast(c, "(%s)(%s)", it, tilec_simt_expr(c, ix[0]));
     for (int d = 1; d < b->ndim; d++)
         o = simt_fmt(c, "(%s * %s + %s)", o, tilec_simt_dim(c, b, d), simt_cast(c, "(%s)(%s)", it, tilec_simt_expr(c, ix[d])));

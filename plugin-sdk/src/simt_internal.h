@@ -141,6 +141,10 @@ const char *simt_abs(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *a);
 const char *simt_add(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *a, const char *b);
 /* The expression emitter's description of the dialect of c. */
 tilec_cexpr_t simt_cexpr_of(tilec_simt_ctx_t *c);
+/* simt_digits.c: the offset of b at indices ix (index type it) with runs of indices that are the digits
+ * of one flat index y >= 0 folded to y; NULL when no run folds */
+const char *simt_offset_folded(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *ix,
+                               const char *it);
 /* simt_range.c: bounds of variable v (0: none known) */
 int simt_var_range(tilec_simt_ctx_t *c, const tilec_ir_var_t *v, int64_t *lo, int64_t *hi);
 /* Bits of a 16-bit float compute value and back (software or native). */
