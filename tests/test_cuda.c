@@ -768,6 +768,34 @@ Test(cuda, fp8_gemm_uses_k32_wgmma_on_sm_90a)
     tilec_context_destroy(ctx);
 }
 
+/* Integer division and modulo: the unsigned C operator where the dividend
+ * is proved >= 0 (the loop variable's range), the floor helpers where it
+ * may be negative (i - 3 at i = 0: floor semantics, -2 and 2) */
+Test(cuda, int_division_unsigned_only_where_the_dividend_is_nonnegative)
+{
+    static const char src[] =
+        "import tilelang.language as T\n"
+        "def k(N=100):\n"
+        "    @T.prim_func\n"
+        "    def main(A: T.Tensor((N,), \"int32\"), B: T.Tensor((N,), \"int32\")):\n"
+        "        with T.Kernel(1, threads=128) as bx:\n"
+        "            for i in T.Parallel(N):\n"
+        "                B[i] = A[(i + 3) // 7] + (i - 3) // 2 + (i - 3) % 5\n"
+        "    return main\n";
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    cr_assert_eq(compile_src(ctx, src, "sm_90a", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
+    const char *s = tilec_executable_source(e, NULL);
+    cr_expect(strstr(s, ") / 7u)"), "(i + 3) // 7 not an unsigned division:\n%s", s);
+    cr_expect(strstr(s, "tc_fdiv_i32(") && strstr(s, ", 2)"), "(i - 3) // 2 not through the floor helper");
+    cr_expect(strstr(s, "tc_fmod_i32(") && strstr(s, ", 5)"), "(i - 3) %% 5 not through the floor helper");
+    cr_expect_null(strstr(s, " / 2u)"), "a dividend that may be negative divided unsigned");
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
 /* T.im2col's gather and the filter copy through a re-view: one 16-byte
  * cp.async per 8 channels, zeros at the padding, in the pipeline's rings */
 Test(cuda, conv2d_gathers_move_16_bytes_asynchronously)
@@ -788,6 +816,9 @@ Test(cuda, conv2d_gathers_move_16_bytes_asynchronously)
     cr_expect(strstr(src, "for (int tc_j0 = 0; tc_j0 < 2; tc_j0++) {"), "the gather's groups not in a constant-trip loop");
     cr_expect(strstr(src, "const int v4 = (int)(tc_q0 % 4) * 8; tc_q0 /= 4; /* i_view_1 */"), "channel offset not the thread's");
     cr_expect(strstr(src, "const int v3 = (int)(tc_q0 + tc_j0 * 32); /* i_view */"), "row not tid / 4 + 32 j");
+    /* the filter bank Wt[(y / 32) / 3, (y / 32) % 3, y % 32, f] through its (288, 40) re-view: y * 40 + f */
+    cr_expect(strstr(src, "(b1 + ((long long)(((((v9) * (32))) + (v5))) * 40 + (long long)("),
+              "the filter's offset not folded to its flat index");
     cr_expect(strstr(src, "tl_cp_wait<"), "no pipeline waits");
     free(text);
     tilec_executable_free(e);
