@@ -354,8 +354,8 @@ static void lowered_roundtrip(const char *arch, const char *mma, int wait, const
 Test(cuda, lowered_ir_input_compiles_for_sm_80_and_sm_90a)
 {
     /* a stage of As: 64 x (32 + 8) halves padded, 64 x 32 swizzled */
-    lowered_roundtrip("sm_80", "on m16n8k16", 2, "tl_ldsm_x4(tc_a[tc_mi], &b3[(((tc_fmod_i32(v2, 3)) * 2560)");
-    lowered_roundtrip("sm_90a", "on wgmma", 1, "tl_sa(&b3[(((tc_fmod_i32(v2, 3)) * 2048)");
+    lowered_roundtrip("sm_80", "on m16n8k16", 2, "tl_ldsm_x4(tc_a[tc_mi], &b3[(((((int)(((unsigned int)(v2)) % 3u))) * 2560)");
+    lowered_roundtrip("sm_90a", "on wgmma", 1, "tl_sa(&b3[(((((int)(((unsigned int)(v2)) % 3u))) * 2048)");
 }
 
 /* As is also reduced (code that assumes dense rows), so it can't be
@@ -504,7 +504,7 @@ Test(cuda, gemm_loads_by_tma_on_mbarriers_when_asked)
             cr_expect(strstr(src, "tl_tma2(tl_tma_sa(tc_smem) + 0u + 16384u * "), "A not by TMA");
             cr_expect(b3, "B's fourth 64-column block not by TMA");
             cr_expect(strstr(src, "tl_mbar_expect(tl_tma_sa(tc_smem) + 147456u + "), "no expect_tx arrival");
-            cr_expect(strstr(src, "tl_mbar_wait(") && strstr(src, ", 3), 2)) & 1u);"), "no phase-parity wait");
+            cr_expect(strstr(src, "tl_mbar_wait(") && strstr(src, " / 3u)))) % 2u))) & 1u);"), "no phase-parity wait");
             cr_expect_null(strstr(src, "tl_cp_async<"), "cp.async left in the ring");
         } else {
             cr_expect_null(b3, "TMA with TILEC_CUDA_TMA=0");
@@ -768,6 +768,34 @@ Test(cuda, fp8_gemm_uses_k32_wgmma_on_sm_90a)
     tilec_context_destroy(ctx);
 }
 
+/* Integer division and modulo: the unsigned C operator where the dividend
+ * is proved >= 0 (the loop variable's range), the floor helpers where it
+ * may be negative (i - 3 at i = 0: floor semantics, -2 and 2) */
+Test(cuda, int_division_unsigned_only_where_the_dividend_is_nonnegative)
+{
+    static const char src[] =
+        "import tilelang.language as T\n"
+        "def k(N=100):\n"
+        "    @T.prim_func\n"
+        "    def main(A: T.Tensor((N,), \"int32\"), B: T.Tensor((N,), \"int32\")):\n"
+        "        with T.Kernel(1, threads=128) as bx:\n"
+        "            for i in T.Parallel(N):\n"
+        "                B[i] = A[(i + 3) // 7] + (i - 3) // 2 + (i - 3) % 5\n"
+        "    return main\n";
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    cr_assert_eq(compile_src(ctx, src, "sm_90a", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
+    const char *s = tilec_executable_source(e, NULL);
+    cr_expect(strstr(s, ") / 7u)"), "(i + 3) // 7 not an unsigned division:\n%s", s);
+    cr_expect(strstr(s, "tc_fdiv_i32(") && strstr(s, ", 2)"), "(i - 3) // 2 not through the floor helper");
+    cr_expect(strstr(s, "tc_fmod_i32(") && strstr(s, ", 5)"), "(i - 3) %% 5 not through the floor helper");
+    cr_expect_null(strstr(s, " / 2u)"), "a dividend that may be negative divided unsigned");
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
 /* T.im2col's gather and the filter copy through a re-view: one 16-byte
  * cp.async per 8 channels, zeros at the padding, in the pipeline's rings */
 Test(cuda, conv2d_gathers_move_16_bytes_asynchronously)
@@ -778,10 +806,19 @@ Test(cuda, conv2d_gathers_move_16_bytes_asynchronously)
     char *text = slurp_file("examples/conv2d.py");
     cr_assert_eq(compile_src(ctx, text, "sm_90a", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
     const char *src = tilec_executable_source(e, NULL);
-    const char *g = strstr(src, "/* gathered copy Data -> A_shared, 8 elements at a time */");
+    const char *g = strstr(src, "/* gathered copy Data -> A_shared, 8 elements at a time, zeros where the condition fails */");
     cr_expect(g, "no gathered copy of the image");
-    cr_expect(g && strstr(g, "tl_cp_async<16>("), "the gather is not a 16-byte cp.async");
-    cr_expect(strstr(src, "const float tc_z = 0.0f;"), "no zero fill at the padding");
+    /* one cp.async of 16 bytes, or of 0 (16 zeros) at the padding: no branch */
+    cr_expect(g && strstr(g, "tl_cp_async_zf<16>("), "the gather is not a 16-byte cp.async with zero fill");
+    cr_expect_null(strstr(src, "const float tc_z = 0.0f;"), "scalar zero stores at the padding");
+    /* the groups of a thread (64 x 32 elements in groups of 8 over 128 threads): a loop of constant trip
+       count, the channel offset the thread's own, the row the loop's */
+    cr_expect(strstr(src, "for (int tc_j0 = 0; tc_j0 < 2; tc_j0++) {"), "the gather's groups not in a constant-trip loop");
+    cr_expect(strstr(src, "const int v4 = (int)(tc_q0 % 4) * 8; tc_q0 /= 4; /* i_view_1 */"), "channel offset not the thread's");
+    cr_expect(strstr(src, "const int v3 = (int)(tc_q0 + tc_j0 * 32); /* i_view */"), "row not tid / 4 + 32 j");
+    /* the filter bank Wt[(y / 32) / 3, (y / 32) % 3, y % 32, f] through its (288, 40) re-view: y * 40 + f */
+    cr_expect(strstr(src, "(b1 + ((long long)(((((v9) * (32))) + (v5))) * 40 + (long long)("),
+              "the filter's offset not folded to its flat index");
     cr_expect(strstr(src, "tl_cp_wait<"), "no pipeline waits");
     free(text);
     tilec_executable_free(e);

@@ -71,6 +71,11 @@ static const char kit_prelude[] =
     "  if (N == 16) asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" :: \"r\"(tl_sa(dst)), \"l\"(src));\n"
     "  else asm volatile(\"cp.async.ca.shared.global [%0], [%1], %2;\" :: \"r\"(tl_sa(dst)), \"l\"(src), \"n\"(N));\n"
     "}\n"
+    "template <int N> TL_INLINE void tl_cp_async_zf(void *dst, const void *src, const void *base, bool p) {\n"
+    "  const void *s = p ? src : base; const int n = p ? N : 0;\n"
+    "  if (N == 16) asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"(tl_sa(dst)), \"l\"(s), \"r\"(n));\n"
+    "  else asm volatile(\"cp.async.ca.shared.global [%0], [%1], %2, %3;\" :: \"r\"(tl_sa(dst)), \"l\"(s), \"n\"(N), \"r\"(n));\n"
+    "}\n"
     "TL_INLINE void tl_cp_commit(void) { asm volatile(\"cp.async.commit_group;\"); }\n"
     "template <int N> TL_INLINE void tl_cp_wait(void) { asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N)); }\n"
     "#endif\n";
@@ -974,6 +979,7 @@ static void kit_dialect(kit_t *g, int sm, tilec_simt_dialect_t *d)
     d->shfl_xor = "__shfl_xor_sync(__activemask(), $v, $m, $w)";
     if (sm >= 80) {
         d->async_copy = "tl_cp_async<$n>($d, $s);";
+        d->async_copy_zfill = "tl_cp_async_zf<$n>($d, $s, $b, $c);";
         d->async_commit = "tl_cp_commit();";
         d->async_wait = "tl_cp_wait<$n>();";
     }

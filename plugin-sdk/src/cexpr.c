@@ -12,6 +12,7 @@
  * semantics, respelled; its hooks round float16/bfloat16 results).
  * Nesting is bounded by the caller's max_depth.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -249,6 +250,125 @@ static const char *unary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const
     return fres(x, r, t);
 }
 
+/* ---- value ranges of integer expressions (tilec_cexpr_range) ---- */
+
+#define RANGE_MAX_DEPTH 64
+
+static int range_int_dtype(tilec_dtype_t t) { return t == TILEC_INT32 || t == TILEC_INT64 || t == TILEC_BOOL; }
+
+/* [lo, hi] if it lies within the int32 range (so products of two such
+ * bounds fit in int64 and no int32 operation wrapped), else unknown. */
+static int range_set(int64_t lo, int64_t hi, int64_t *olo, int64_t *ohi)
+{
+    if (lo > hi || lo < INT32_MIN || hi > INT32_MAX)
+        return 0;
+    *olo = lo;
+    *ohi = hi;
+    return 1;
+}
+
+static int64_t min4(int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    int64_t m = a < b ? a : b;
+    m = m < c ? m : c;
+    return m < d ? m : d;
+}
+
+static int64_t max4(int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    int64_t m = a > b ? a : b;
+    m = m > c ? m : c;
+    return m > d ? m : d;
+}
+
+/* floor(a / c) and trunc(a / c) for c >= 1 */
+static int64_t fdiv64(int64_t a, int64_t c) { return a >= 0 ? a / c : -((-a + c - 1) / c); }
+
+static int range_rec(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, int64_t *lo, int64_t *hi, int depth)
+{
+    if (!e || depth > RANGE_MAX_DEPTH || !range_int_dtype(e->dtype))
+        return 0;
+    int64_t al, ah, bl, bh;
+    switch (e->kind) {
+    case TILEC_EX_INT: return range_set(e->u.i, e->u.i, lo, hi);
+    case TILEC_EX_VAR:
+        if (!x->var_range || !e->u.var || !x->var_range(x->u, e->u.var, &al, &ah))
+            return 0;
+        return range_set(al, ah, lo, hi);
+    case TILEC_EX_CAST:
+        if (e->dtype == TILEC_BOOL)
+            return range_set(0, 1, lo, hi);
+        if (!e->u.cast.a || !range_int_dtype(e->u.cast.a->dtype) || !range_rec(x, e->u.cast.a, &al, &ah, depth + 1))
+            return 0;
+        return range_set(al, ah, lo, hi);
+    case TILEC_EX_SELECT:
+        if (!range_rec(x, e->u.sel.a, &al, &ah, depth + 1) || !range_rec(x, e->u.sel.b, &bl, &bh, depth + 1))
+            return 0;
+        return range_set(al < bl ? al : bl, ah > bh ? ah : bh, lo, hi);
+    case TILEC_EX_BINARY: break;
+    default: return 0;
+    }
+    int op = e->u.bin.op;
+    if (op >= TILEC_BIN_EQ && op <= TILEC_BIN_OR)
+        return range_set(0, 1, lo, hi);
+    if (!range_rec(x, e->u.bin.a, &al, &ah, depth + 1) || !range_rec(x, e->u.bin.b, &bl, &bh, depth + 1))
+        return 0;
+    switch (op) {
+    case TILEC_BIN_ADD: return range_set(al + bl, ah + bh, lo, hi);
+    case TILEC_BIN_SUB: return range_set(al - bh, ah - bl, lo, hi);
+    case TILEC_BIN_MUL:
+        return range_set(min4(al * bl, al * bh, ah * bl, ah * bh), max4(al * bl, al * bh, ah * bl, ah * bh), lo, hi);
+    case TILEC_BIN_MIN: return range_set(al < bl ? al : bl, ah < bh ? ah : bh, lo, hi);
+    case TILEC_BIN_MAX: return range_set(al > bl ? al : bl, ah > bh ? ah : bh, lo, hi);
+    case TILEC_BIN_DIV:
+    case TILEC_BIN_FLOORDIV:
+        if (bl < 1)
+            return 0;
+        if (bl == bh) /* floor and truncation are monotone in the dividend */
+            return op == TILEC_BIN_DIV ? range_set(al / bl, ah / bl, lo, hi)
+                                       : range_set(fdiv64(al, bl), fdiv64(ah, bl), lo, hi);
+        return al >= 0 ? range_set(al / bh, ah / bl, lo, hi) : 0;
+    case TILEC_BIN_FLOORMOD:
+        if (bl < 1)
+            return 0;
+        if (al >= 0 && ah < bl)
+            return range_set(al, ah, lo, hi);
+        return range_set(0, bh - 1, lo, hi);
+    case TILEC_BIN_BITAND:
+        if (al >= 0 && bl >= 0)
+            return range_set(0, ah < bh ? ah : bh, lo, hi);
+        return 0;
+    case TILEC_BIN_SHR:
+        if (al >= 0 && bl == bh && bl >= 0 && bl < 32)
+            return range_set(al >> bl, ah >> bl, lo, hi);
+        return 0;
+    default: return 0;
+    }
+}
+
+int tilec_cexpr_range(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, int64_t *lo, int64_t *hi)
+{
+    return x && lo && hi && range_rec(x, e, lo, hi, 0);
+}
+
+/* a / b, a // b or a % b (op) on int32/int64 t as the unsigned C operator
+ * when a >= 0 and b >= 1 are proved (then all three agree with C's); NULL
+ * otherwise. */
+static const char *udivmod(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, tilec_dtype_t t, const char *a,
+                           const char *b)
+{
+    int64_t al, ah, bl, bh;
+    if (!x->var_range || (t != TILEC_INT32 && t != TILEC_INT64) || !tilec_cexpr_range(x, e->u.bin.a, &al, &ah) ||
+        !tilec_cexpr_range(x, e->u.bin.b, &bl, &bh) || al < 0 || bl < 1)
+        return NULL;
+    const char *un = t == TILEC_INT32 ? x->uint32_name : x->uint64_name;
+    /* an int32 constant divisor as an unsigned literal (C, OpenCL and GLSL spell it alike) */
+    const char *ub = t == TILEC_INT32 && e->u.bin.b->kind == TILEC_EX_INT ? xfmt(x, "%" PRId64 "u", bl)
+                                                                          : xcast(x, "((%s)(%s))", un, b);
+    const char *q = xfmt(x, "%s %s %s", xcast(x, "((%s)(%s))", un, a), e->u.bin.op == TILEC_BIN_FLOORMOD ? "%" : "/", ub);
+    return xcast(x, "((%s)(%s))", x->ctype(x->u, t), q);
+}
+
 static const char *binary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, const char *a, const char *b)
 {
     tilec_dtype_t t = e->u.bin.a->dtype;
@@ -284,9 +404,14 @@ static const char *binary(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, cons
     } else {
         const char *r = NULL;
         switch (op) {
-        case TILEC_BIN_DIV: r = ihelper(x, "div", t, a, b); break;
-        case TILEC_BIN_FLOORDIV: r = ihelper(x, "fdiv", t, a, b); break;
-        case TILEC_BIN_FLOORMOD: r = ihelper(x, "fmod", t, a, b); break;
+        case TILEC_BIN_DIV:
+        case TILEC_BIN_FLOORDIV:
+        case TILEC_BIN_FLOORMOD:
+            r = udivmod(x, e, t, a, b);
+            if (r)
+                break;
+            r = ihelper(x, op == TILEC_BIN_DIV ? "div" : op == TILEC_BIN_FLOORDIV ? "fdiv" : "fmod", t, a, b);
+            break;
         case TILEC_BIN_POW: r = ihelper(x, "pow", t, a, b); break;
         /* IR 1.1 bitwise operators (integer operands only) */
         case TILEC_BIN_BITAND: r = tilec_cexpr_arith(x, "&", t, a, b); break;

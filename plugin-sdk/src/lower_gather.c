@@ -50,7 +50,7 @@ static int is_zero(const tilec_ir_expr_t *e)
     return e && ((e->kind == TILEC_EX_FLOAT && e->u.f == 0.0) || (e->kind == TILEC_EX_INT && e->u.i == 0));
 }
 
-static int same_expr(const tilec_ir_expr_t *a, const tilec_ir_expr_t *b, int depth)
+int lower_expr_same(const tilec_ir_expr_t *a, const tilec_ir_expr_t *b, int depth)
 {
     if (a == b)
         return 1;
@@ -64,17 +64,17 @@ static int same_expr(const tilec_ir_expr_t *a, const tilec_ir_expr_t *b, int dep
         if (a->u.load.buf != b->u.load.buf)
             return 0;
         for (int d = 0; d < a->u.load.buf->ndim; d++)
-            if (!same_expr(a->u.load.idx[d], b->u.load.idx[d], depth + 1))
+            if (!lower_expr_same(a->u.load.idx[d], b->u.load.idx[d], depth + 1))
                 return 0;
         return 1;
-    case TILEC_EX_UNARY: return a->u.un.op == b->u.un.op && same_expr(a->u.un.a, b->u.un.a, depth + 1);
+    case TILEC_EX_UNARY: return a->u.un.op == b->u.un.op && lower_expr_same(a->u.un.a, b->u.un.a, depth + 1);
     case TILEC_EX_BINARY:
-        return a->u.bin.op == b->u.bin.op && same_expr(a->u.bin.a, b->u.bin.a, depth + 1) &&
-               same_expr(a->u.bin.b, b->u.bin.b, depth + 1);
+        return a->u.bin.op == b->u.bin.op && lower_expr_same(a->u.bin.a, b->u.bin.a, depth + 1) &&
+               lower_expr_same(a->u.bin.b, b->u.bin.b, depth + 1);
     case TILEC_EX_SELECT:
-        return same_expr(a->u.sel.cond, b->u.sel.cond, depth + 1) && same_expr(a->u.sel.a, b->u.sel.a, depth + 1) &&
-               same_expr(a->u.sel.b, b->u.sel.b, depth + 1);
-    case TILEC_EX_CAST: return same_expr(a->u.cast.a, b->u.cast.a, depth + 1);
+        return lower_expr_same(a->u.sel.cond, b->u.sel.cond, depth + 1) && lower_expr_same(a->u.sel.a, b->u.sel.a, depth + 1) &&
+               lower_expr_same(a->u.sel.b, b->u.sel.b, depth + 1);
+    case TILEC_EX_CAST: return lower_expr_same(a->u.cast.a, b->u.cast.a, depth + 1);
     }
     return 0;
 }
@@ -112,7 +112,7 @@ int lower_gather_form(const tilec_ir_stmt_t *body, lower_gather_form_t *f)
         z->u.store.buf != f->store->u.store.buf || !is_zero(z->u.store.value))
         return 0;
     for (int d = 0; d < z->u.store.buf->ndim; d++)
-        if (!same_expr(z->u.store.idx[d], f->store->u.store.idx[d], 0))
+        if (!lower_expr_same(z->u.store.idx[d], f->store->u.store.idx[d], 0))
             return 0;
     f->cond = body->u.cond.cond;
     f->zstore = z;

@@ -166,6 +166,9 @@ int lower_gather_form(const tilec_ir_stmt_t *body, lower_gather_form_t *f);
  * innermost loop of parallel nest `nest` move as one vector each (the
  * proof at the top of lower_gather.c); 0 when none.  f may be NULL. */
 int lower_gather_width(const tilec_ir_stmt_t *nest, int64_t max_bytes, lower_gather_form_t *f);
+/* 1 when expressions a and b are the same tree (variables by identity);
+ * depth: the caller's nesting, 0 at the top. */
+int lower_expr_same(const tilec_ir_expr_t *a, const tilec_ir_expr_t *b, int depth);
 /* The innermost loop of a parallel nest (NULL: not one). */
 tilec_ir_stmt_t *lower_gather_inner(tilec_ir_stmt_t *nest);
 /* A copy of gather `nest` with k := at, storing into stage st of `ring`

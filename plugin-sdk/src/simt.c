@@ -617,11 +617,14 @@ static void gen_parallel(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     int all_const = 1;
     int64_t total = 1;
     const char *ext[TILEC_IR_MAX_DIMS * 4];
+    int64_t exv[TILEC_IR_MAX_DIMS * 4];
     for (int i = 0; i < n; i++) {
         int64_t v;
+        exv[i] = 0;
         if (tilec_ir_is_const_int(lv[i]->u.loop.extent, &v) && v >= 0 && v <= INT32_MAX && total <= INT32_MAX / (v ? v : 1)) {
             if (i == n - 1)
                 v /= gw;
+            exv[i] = v;
             ext[i] = simt_fmt(c, "%" PRId64, v);
             total *= v;
         } else {
@@ -642,10 +645,48 @@ static void gen_parallel(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         tilec_simt_emit(c, "const %s tc_t%d = (%s < 0 ? 0 : %s);", I, t, ext[0], tot);
         tot = simt_fmt(c, "tc_t%d", t);
     }
-    tilec_simt_emit(c, "for (%s tc_i%d = tc_tid; tc_i%d < %s; tc_i%d += tc_nthreads) {", it, t, t, tot, t);
-    c->ind++;
-    tilec_simt_emit(c, "%s tc_q%d = tc_i%d;", it, t, t);
-    for (int i = n - 1; i >= 0; i--) {
+    int unroll = gw > 1 && all_const && c->nthreads > 0 && total % c->nthreads == 0 && total / c->nthreads <= 16;
+    if (unroll) {
+        /* a gathered copy that every thread runs the same number of times: a loop of constant trip count j
+           (unrolled), flat index tid + j * T.  While T (then T / e ...) is a multiple of the extent e being
+           split off, that loop variable is the thread's own (tid % e, the same for every j) and j only adds
+           to the outer ones: the compiler then sees which index terms a thread's groups share and which do
+           not change between the iterations of an enclosing loop */
+        int64_t S = c->nthreads;
+        tilec_simt_emit(c, "for (int tc_j%d = 0; tc_j%d < %" PRId64 "; tc_j%d++) {", t, t, total / c->nthreads, t);
+        c->ind++;
+        tilec_simt_emit(c, "%s tc_q%d = tc_tid;", it, t);
+        int mixed = 0;
+        for (int i = n - 1; i >= 0; i--) {
+            int id = lv[i]->u.loop.var->id;
+            const char *sc = i == n - 1 && gw > 1 ? simt_fmt(c, " * %" PRId64, gw) : "";
+            const char *nm = lv[i]->u.loop.var->name ? lv[i]->u.loop.var->name : "";
+            if (!mixed && i == 0) {
+                tilec_simt_emit(c, "const int v%d = (int)(tc_q%d + tc_j%d * %" PRId64 ")%s; /* %s */", id, t, t, S, sc, nm);
+                continue;
+            }
+            if (!mixed && exv[i] > 0 && S % exv[i] == 0) {
+                tilec_simt_emit(c, "const int v%d = (int)(tc_q%d %% %" PRId64 ")%s; tc_q%d /= %" PRId64 "; /* %s */", id, t,
+                                exv[i], sc, t, exv[i], nm);
+                S /= exv[i];
+                continue;
+            }
+            if (!mixed) {
+                tilec_simt_emit(c, "tc_q%d += tc_j%d * %" PRId64 ";", t, t, S);
+                mixed = 1;
+            }
+            if (i == 0)
+                tilec_simt_emit(c, "const int v%d = (int)tc_q%d%s; /* %s */", id, t, sc, nm);
+            else
+                tilec_simt_emit(c, "const int v%d = (int)(tc_q%d %% %" PRId64 ")%s; tc_q%d /= %" PRId64 "; /* %s */", id, t,
+                                exv[i], sc, t, exv[i], nm);
+        }
+    } else {
+        tilec_simt_emit(c, "for (%s tc_i%d = tc_tid; tc_i%d < %s; tc_i%d += tc_nthreads) {", it, t, t, tot, t);
+        c->ind++;
+        tilec_simt_emit(c, "%s tc_q%d = tc_i%d;", it, t, t);
+    }
+    for (int i = unroll ? -1 : n - 1; i >= 0; i--) { /* the flat index split into the loop variables */
         int id = lv[i]->u.loop.var->id;
         const char *sc = i == n - 1 && gw > 1 ? simt_fmt(c, " * %" PRId64, gw) : "";
         if (i == 0)

@@ -205,6 +205,17 @@ static const char *copy_vec_cond(tilec_simt_ctx_t *c, const tilec_ir_region_t *r
  * stored bits, so a tensor of FUNCS-mode 16-bit floats (OpenCL half
  * without cl_khr_fp16, which has no halfN vectors) is addressed as its
  * 16-bit words. */
+/* Pointer to element offset off of b, a vector of *vt. */
+static const char *vec_ptr_off(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *off, const char **vt)
+{
+    *vt = simt_st_type_dt(c, b->dtype, 0);
+    const char *nm = tilec_simt_buf_name(c, b);
+    if (strcmp(simt_st_type(c, b), *vt) == 0)
+        return simt_fmt(c, "(%s + %s)", nm, off);
+    const char *gq = c->dl.global_qual ? c->dl.global_qual : "";
+    return simt_fmt(c, "((%s%s%s *)%s + %s)", gq, *gq ? " " : "", *vt, nm, off);
+}
+
 static const char *vec_ptr(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, const char *const *idx, const char **vt)
 {
     *vt = simt_st_type_dt(c, b->dtype, 0);
@@ -352,11 +363,25 @@ int simt_gen_gather(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *inner, int64_t w
         cond = cond ? simt_fmt(c, "%s && %s", cond, c2) : c2;
     }
     const char *vts, *vtd;
-    const char *ps = vec_ptr(c, G, ig, &vts), *pd = vec_ptr(c, S, is, &vtd);
+    /* the source through its expressions: a re-view's digits fold back to its flat index (simt_digits.c) */
+    const char *ps = G->scope == TILEC_SCOPE_GLOBAL ? vec_ptr_off(c, G, tilec_simt_offset(c, G, f.load->u.load.idx), &vts)
+                                                    : vec_ptr(c, G, ig, &vts);
+    const char *pd = vec_ptr(c, S, is, &vtd);
     size_t bytes = (size_t)w * tilec_dtype_size(S->dtype);
     const char *mv;
-    if (aa && aa->kind == TILEC_ATTR_INT && aa->i == 1 && c->dl.async_copy && simt_place(c, S) == SIMT_P_SHARED &&
-        (bytes == 4 || bytes == 8 || bytes == 16)) {
+    int async = aa && aa->kind == TILEC_ATTR_INT && aa->i == 1 && c->dl.async_copy && simt_place(c, S) == SIMT_P_SHARED &&
+                (bytes == 4 || bytes == 8 || bytes == 16);
+    if (async && cond && c->dl.async_copy_zfill) {
+        const char *zk[] = {"d", "s", "b", "n", "c"};
+        const char *zv[] = {pd, ps, tilec_simt_buf_name(c, G), simt_fmt(c, "%zu", bytes), cond};
+        mv = simt_subst(c, c->dl.async_copy_zfill, 5, zk, zv);
+        size_t nz = strlen(mv);
+        tilec_simt_emit(c, "/* gathered copy %s -> %s, %" PRId64 " elements at a time, zeros where the condition fails */",
+                        G->name ? G->name : "?", S->name ? S->name : "?", w);
+        tilec_simt_emit(c, "%s%s", mv, nz && mv[nz - 1] == ';' ? "" : ";");
+        return 1;
+    }
+    if (async) {
         const char *ak[] = {"d", "s", "n"}, *av[] = {pd, ps, simt_fmt(c, "%zu", bytes)};
         mv = simt_subst(c, c->dl.async_copy, 3, ak, av);
     } else {

@@ -4,7 +4,7 @@
  * Types, literals, conversions and tile IR expressions rendered as C-family
  * text in the dialect the backend describes (tilec/simt.h); the expression
  * walk and its operators are the shared emitter of cexpr.c, given this
- * dialect's hooks (cx_of).  Plus the helper
+ * dialect's hooks (simt_cexpr_of).  Plus the helper
  * functions the generated code calls (integer floor division and friends,
  * software float16/bfloat16 conversions, min/max/fmod/sigmoid with the
  * reference interpreter's semantics), emitted into the prelude only when
@@ -426,6 +426,9 @@ const char *tilec_simt_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, t
     if (c->lowered && simt_place(c, b) == SIMT_P_REGS)
         return simt_regs_offset(c, b, ix);
     const char *it = simt_idx_type(c, b);
+    const char *fo = simt_offset_folded(c, b, ix, it);
+    if (fo)
+        return fo;
     const char *o = simt_cast(c, "(%s)(%s)", it, tilec_simt_expr(c, ix[0]));
     for (int d = 1; d < b->ndim; d++)
         o = simt_fmt(c, "(%s * %s + %s)", o, tilec_simt_dim(c, b, d), simt_cast(c, "(%s)(%s)", it, tilec_simt_expr(c, ix[d])));
@@ -497,8 +500,12 @@ static const char *cx_math_name(void *u, const char *base, int dbl)
 static void cx_use_flt(void *u, int dbl) { ((tilec_simt_ctx_t *)u)->helpers |= dbl ? SH_DBL : SH_FLT; }
 static void cx_use_int(void *u, tilec_dtype_t t) { ((tilec_simt_ctx_t *)u)->int_helpers |= 1u << t; }
 
-/* The emitter's description of the dialect of c. */
-static tilec_cexpr_t cx_of(tilec_simt_ctx_t *c)
+static int cx_var_range(void *u, const tilec_ir_var_t *v, int64_t *lo, int64_t *hi)
+{
+    return simt_var_range(u, v, lo, hi);
+}
+
+tilec_cexpr_t simt_cexpr_of(tilec_simt_ctx_t *c)
 {
     tilec_cexpr_t x = {
         .u = c, .k = c->k, .failed = &c->failed, .depth = &c->depth, .max_depth = SIMT_MAX_DEPTH,
@@ -510,37 +517,38 @@ static tilec_cexpr_t cx_of(tilec_simt_ctx_t *c)
         .msg_missing = "missing or ill-typed expression", .msg_bad_dtype = "missing or ill-typed expression",
         .cast = c->dl.cast ? cx_cast : NULL, .bool_name = c->dl.cast ? c->dl.bool_type : NULL,
         .math_name = c->dl.math_name ? cx_math_name : NULL, .bitcast = cx_bitcast,
+        .var_range = cx_var_range,
     };
     return x;
 }
 
 static const char *mathf(tilec_simt_ctx_t *c, const char *base, int dbl)
 {
-    tilec_cexpr_t x = cx_of(c);
+    tilec_cexpr_t x = simt_cexpr_of(c);
     return tilec_cexpr_math(&x, base, dbl);
 }
 
 const char *simt_minmax(tilec_simt_ctx_t *c, int is_max, tilec_dtype_t t, const char *a, const char *b)
 {
-    tilec_cexpr_t x = cx_of(c);
+    tilec_cexpr_t x = simt_cexpr_of(c);
     return tilec_cexpr_minmax(&x, is_max, t, a, b);
 }
 
 const char *simt_abs(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *a)
 {
-    tilec_cexpr_t x = cx_of(c);
+    tilec_cexpr_t x = simt_cexpr_of(c);
     return tilec_cexpr_abs(&x, t, a);
 }
 
 const char *simt_add(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *a, const char *b)
 {
-    tilec_cexpr_t x = cx_of(c);
+    tilec_cexpr_t x = simt_cexpr_of(c);
     return tilec_cexpr_arith(&x, "+", t, a, b);
 }
 
 const char *tilec_simt_expr(tilec_simt_ctx_t *c, const tilec_ir_expr_t *e)
 {
-    tilec_cexpr_t x = cx_of(c);
+    tilec_cexpr_t x = simt_cexpr_of(c);
     return tilec_cexpr_emit(&x, e);
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tilec/cexpr.h"
 #include "tilec/ir.h"
 #include "tilec/sdk.h"
 #include "tilec/simt.h"
@@ -78,6 +79,10 @@ enum {
     SH_F8 = 1u << 4        /* tc_f_e4m3 tc_e4m3_f tc_f_e5m2 tc_e5m2_f (simt_f8.c) */
 };
 
+/* A variable's bounds (simt_range.c): known: lo <= v <= hi wherever the
+ * printed code reads it. */
+typedef struct simt_vrange { int64_t known, lo, hi; } simt_vrange_t;
+
 struct tilec_simt_ctx {
     const tilec_ir_kernel_t *k;
     const tilec_simt_dialect_t *d;
@@ -112,6 +117,9 @@ struct tilec_simt_ctx {
     /* Tensor parameters (bit = id, ids < 64) whose 32-bit / 64-bit word
      * views a dialect without pointers declares for CAS loops. */
     uint64_t words32, words64;
+    /* simt_range.c: the variables' bounds (vr_state 0: not built yet, 1: vr holds them, -1: none) */
+    int vr_state;
+    simt_vrange_t *vr;         /* [nvars] (arena) */
 };
 
 /* simt_expr.c */
@@ -131,6 +139,14 @@ const char *simt_zero(tilec_simt_ctx_t *c, tilec_dtype_t t);
 const char *simt_minmax(tilec_simt_ctx_t *c, int is_max, tilec_dtype_t t, const char *a, const char *b);
 const char *simt_abs(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *a);
 const char *simt_add(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *a, const char *b);
+/* The expression emitter's description of the dialect of c. */
+tilec_cexpr_t simt_cexpr_of(tilec_simt_ctx_t *c);
+/* simt_digits.c: the offset of b at indices ix (index type it) with runs of indices that are the digits
+ * of one flat index y >= 0 folded to y; NULL when no run folds */
+const char *simt_offset_folded(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *ix,
+                               const char *it);
+/* simt_range.c: bounds of variable v (0: none known) */
+int simt_var_range(tilec_simt_ctx_t *c, const tilec_ir_var_t *v, int64_t *lo, int64_t *hi);
 /* Bits of a 16-bit float compute value and back (software or native). */
 const char *simt_half_bits(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *v);
 const char *simt_half_from_bits(tilec_simt_ctx_t *c, tilec_dtype_t t, const char *bits);

@@ -79,6 +79,15 @@ struct tilec_cexpr {
      * compute value v of dtype s whose bits, read as dtype t of the same
      * width, are the result (a compute value of t). */
     const char *(*bitcast)(void *u, const char *v, tilec_dtype_t s, tilec_dtype_t t);
+    /* Added later (NULL: no ranges known; integer / // % then always go
+     * through the tc_div/tc_fdiv/tc_fmod helpers): bounds lo <= v <= hi of
+     * every value variable v takes where the emitted text reads it; 0 when
+     * unknown.  An int32/int64 division or modulo whose dividend is then
+     * proved >= 0 and whose divisor >= 1 (tilec_cexpr_range) is printed as
+     * the unsigned C operator, which the compiler turns into a multiply
+     * and a shift with no sign fix-ups, and which it can fold
+     * ((x / c) * c + x % c is x) and hoist. */
+    int (*var_range)(void *u, const tilec_ir_var_t *v, int64_t *lo, int64_t *hi);
 };
 
 /* Float dtypes (float16, bfloat16, float32, float64). */
@@ -99,6 +108,10 @@ const char *tilec_cexpr_abs(const tilec_cexpr_t *x, tilec_dtype_t t, const char 
 const char *tilec_cexpr_wrap4(const tilec_cexpr_t *x, tilec_dtype_t t, const char *r);
 /* Name of float math function base for float (dbl=0) or double (dbl=1). */
 const char *tilec_cexpr_math(const tilec_cexpr_t *x, const char *base, int dbl);
+/* Added later: bounds lo <= e <= hi of integer expression e (int32,
+ * int64 or bool) over the variables' ranges (x->var_range), both within
+ * the int32 range and proved without wrapping; 0 when unknown. */
+int tilec_cexpr_range(const tilec_cexpr_t *x, const tilec_ir_expr_t *e, int64_t *lo, int64_t *hi);
 /* Added later: printf into arena a, for a vfmt hook; NULL when out of
  * memory (the hook then fails and returns "0"). */
 char *tilec_cexpr_vprintf(tilec_arena_t *a, const char *f, va_list ap);

@@ -317,6 +317,15 @@ typedef struct tilec_simt_dialect {
      * "fmax": one instruction on GPUs, and NaN is dropped as the
      * interpreter's fmin/fmax drop it) instead of a compare and select. */
     int native_fminmax;
+    /* Optional (NULL: the gather prints an if/else with w scalar zeros):
+     * the asynchronous copy of a gathered group (lower_gather.c) under its
+     * condition, writing $n zero bytes to $d where condition $c fails and
+     * reading the source only where it holds; $s the source, $b the base
+     * of its tensor (a valid address to name instead), $n the bytes, e.g.
+     * "tl_cp_async_zf<$n>($d, $s, $b, $c);" (CUDA: cp.async with a source
+     * size of 0).  One straight-line statement per group: no branch, so
+     * the groups of a thread unroll and their shared index terms fold. */
+    const char *async_copy_zfill;
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */
