@@ -153,7 +153,7 @@ int cg_varies(const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int depth);
 
 /* ---- explicit vectors (cpu_vec.c) ---- */
 /* Before the T.Parallel loop `loop` of constant extent: when it qualifies,
- * its iterations 16 at a time with explicit vectors (under TC_VEXP), from
+ * its iterations TC_VEXPW at a time with explicit vectors (under TC_VEXP), from
  * its declared variable, and 1: the caller's scalar loop then starts where
  * that one stopped (`for (; v < extent; ...)`). */
 int cpu_vec_loop_head(cg_t *g, const tilec_ir_stmt_t *loop, int64_t extent);
