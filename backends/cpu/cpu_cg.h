@@ -176,6 +176,9 @@ extern const char cpu_gemm_prelude[];
 /* #defines of the host's L1d/L2/L3 sizes the blocking is computed from
  * (emitted before the preludes, so part of the kernel-cache key). */
 void cpu_gemm_cache_sizes(cg_t *g);
+/* Bytes of the host's L2 (cpu0's, from sysfs, else sysconf; 1 MiB when
+ * neither says), which the block groups' merged K chunk is sized from. */
+long cpu_gemm_l2_bytes(void);
 /* A T.gemm statement. */
 void cpu_gemm_gen(cg_t *g, const tilec_ir_stmt_t *s);
 /* Lines raising tc_g to the temporaries of every GEMM under s (the
