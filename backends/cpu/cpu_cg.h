@@ -153,7 +153,7 @@ int cg_varies(const tilec_ir_expr_t *e, const tilec_ir_var_t *v, int depth);
 
 /* ---- explicit vectors (cpu_vec.c) ---- */
 /* Before the T.Parallel loop `loop` of constant extent: when it qualifies,
- * its iterations 16 at a time with explicit vectors (under TC_VEXP), from
+ * its iterations TC_VEXPW at a time with explicit vectors (under TC_VEXP), from
  * its declared variable, and 1: the caller's scalar loop then starts where
  * that one stopped (`for (; v < extent; ...)`). */
 int cpu_vec_loop_head(cg_t *g, const tilec_ir_stmt_t *loop, int64_t extent);
@@ -176,6 +176,9 @@ extern const char cpu_gemm_prelude[];
 /* #defines of the host's L1d/L2/L3 sizes the blocking is computed from
  * (emitted before the preludes, so part of the kernel-cache key). */
 void cpu_gemm_cache_sizes(cg_t *g);
+/* Bytes of the host's L2 (cpu0's, from sysfs, else sysconf; 1 MiB when
+ * neither says), which the block groups' merged K chunk is sized from. */
+long cpu_gemm_l2_bytes(void);
 /* A T.gemm statement. */
 void cpu_gemm_gen(cg_t *g, const tilec_ir_stmt_t *s);
 /* Lines raising tc_g to the temporaries of every GEMM under s (the

@@ -391,6 +391,12 @@ static long cache_bytes(int level)
     return n > 0 ? n : 0;
 }
 
+long cpu_gemm_l2_bytes(void)
+{
+    long l2 = cache_bytes(2);
+    return l2 >= 65536 ? l2 : 1048576L;
+}
+
 /* The cache sizes the GEMM blocking is computed from (cpu_gemm_prelude), as
  * #defines: part of the generated text, so of the kernel-cache key. */
 void cpu_gemm_cache_sizes(cg_t *g)

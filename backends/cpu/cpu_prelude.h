@@ -282,6 +282,42 @@ static const char cpu_prelude[] =
 "  unsigned short nan = __builtin_ia32_cmpps512_mask(x, x, 3, (unsigned short)-1, 4);\n"
 "  return __builtin_ia32_blendmps_512_mask(r, x, nan);\n"
 "}\n"
+"#define TC_VEXPW 16\n"
+/* exp2 on 8 floats with AVX2 (gcc and clang builtins): tc_exp2f's steps
+ * on vectors (integer min clamp, the two-factor scaling, the NaN select),
+ * the same bits as tc_exp2f; and in front of them a shortcut for a vector
+ * whose n = round(x) all lie in [-125, 127], where p * 2^n is normal:
+ * then 2^n is exact in one factor, so p * 2^n is p with n added to its
+ * exponent field (an integer add instead of two multiplies and six
+ * integer operations, and no clamp: out-of-range x, inf and NaN give n
+ * outside the range, |x| >= 2^22 included).  The clamp's integer min is
+ * a compare and select (the pmin builtins are gcc's only).  The same bits either way;
+ * softmax 8192x1024 fp16 on Zen 3 (AVX2): 7.0 -> 5.4 ms. */
+"#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__) && !defined(__AVX512F__) && defined(__GNUC__)\n"
+"#define TC_VEXP 1\n"
+"#define TC_VEXPW 8\n"
+"typedef int tc_vi_ __attribute__((vector_size(32)));\n"
+"typedef unsigned tc_vu32_ __attribute__((vector_size(32)));\n"
+"typedef long long tc_vq_ __attribute__((vector_size(32)));\n"
+"static __attribute__((noinline, unused)) tc_vf_ tc_exp2f_vs_(tc_vf_ x) {\n"
+"  const tc_vu32_ lo = (tc_vu32_){0} + 0xc3170000u; const tc_vi_ hi = (tc_vi_){0} + 0x43010000;\n"
+"  tc_vi_ b = (tc_vi_)x, k = (tc_vi_)((tc_vu32_)b < lo);\n"
+"  b = (b & k) | ((tc_vi_)lo & ~k); k = b < hi; b = (b & k) | (hi & ~k);\n"
+"  tc_vf_ c = (tc_vf_)b, t, n, p;\n"
+"  TC_EXP2_CORE_(c, t, n, p, (tc_vf_){0});\n"
+"  const tc_vu32_ tb = (tc_vu32_)t, h = (tb >> 1) << 23;\n"
+"  const tc_vf_ r = p * (tc_vf_)(h + 0x3f800000u) * (tc_vf_)((tb << 23) - h + 0x3f800000u);\n"
+"  const tc_vi_ m = x != x;\n"
+"  return (tc_vf_)(((tc_vi_)x & m) | ((tc_vi_)r & ~m));\n"
+"}\n"
+"TC_INLINE tc_vf_ tc_exp2f_v(tc_vf_ x) {\n"
+"  tc_vf_ t, n, p;\n"
+"  TC_EXP2_CORE_(x, t, n, p, (tc_vf_){0});\n"
+"  const tc_vu32_ tb = (tc_vu32_)t;\n"
+"  const tc_vi_ out = (tc_vi_)(tb - (0x4b400000u - 125u) > 252u);\n"
+"  if (__builtin_expect(!__builtin_ia32_ptestz256((tc_vq_)out, (tc_vq_)out), 0)) return tc_exp2f_vs_(x);\n"
+"  return (tc_vf_)((tc_vu32_)p + (tb << 23));\n"
+"}\n"
 "#endif\n"
 "TC_INLINE float tc_expf(float x) {\n"
 "  float c = tc_clampf_(x, 0xc2d00000u, 0x42b20000); /* [-104, 89] */\n"

@@ -5,15 +5,18 @@
  * compiler vectorizes, and the prelude's math functions are written so
  * that it can.  One thing it cannot do from scalar code: scale by a power
  * of two with AVX-512's vscalefps, which exp2 wants (the portable form
- * builds the two factors with eight integer and float operations).  Softmax
+ * builds the two factors with eight integer and float operations), or, on
+ * AVX2, take a per-vector shortcut when every result is a normal float
+ * (one integer add, cpu_prelude.h), which needs a branch.  Softmax
  * spends about half of its time in its exp2 loop, so a loop whose body is
  * one store of a float32 expression built from float32 loads at [..., v]
  * (contiguous in the loop variable v, the other indices fixed), the loop's
  * hoisted invariant loads, float constants, + - * / and exp2 of values
- * that vary with v, with at least one exp2, is written with the prelude's 16-float vector type where the
- * prelude provides tc_exp2f_v (gcc with AVX-512F; TC_VEXP): the same
- * operations in the same order per element, exp2 bit-identical to
- * tc_exp2f, 16 iterations at a time, the rest by the scalar loop.
+ * that vary with v, with at least one exp2, is written with the prelude's
+ * float vector type where the prelude provides tc_exp2f_v (TC_VEXP: gcc
+ * with AVX-512F, 16 floats; gcc or clang with AVX2, FMA and F16C, 8): the
+ * same operations in the same order per element, exp2 bit-identical to
+ * tc_exp2f, TC_VEXPW iterations at a time, the rest by the scalar loop.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -96,9 +99,9 @@ int cpu_vec_loop_head(cg_t *g, const tilec_ir_stmt_t *loop, int64_t extent)
         return 0;
     }
     const tilec_ir_buffer_t *b = st->u.store.buf;
-    cg_line(g, "int32_t v%d = 0; /* 16 at a time with explicit vectors (cpu_vec.c) */", v->id);
+    cg_line(g, "int32_t v%d = 0; /* TC_VEXPW at a time with explicit vectors (cpu_vec.c) */", v->id);
     cg_line(g, "#ifdef TC_VEXP");
-    cg_line(g, "for (; v%d + 16 <= %" PRId64 "; v%d += 16) {", v->id, extent, v->id);
+    cg_line(g, "for (; v%d + TC_VEXPW <= %" PRId64 "; v%d += TC_VEXPW) {", v->id, extent, v->id);
     g->ind++;
     for (int i = 0; i < g->nvload; i++)
         g->vload[i].name = cg_fmt(g, "w%d", cg_newtmp(g));
