@@ -420,6 +420,22 @@ static int set_defs(const char *const *set, char buf[][32], tilec_define_kv_t *d
     return nd;
 }
 
+/* examples/flash_attention.py with one set's defines, its inputs and its
+ * results from the interpreter (what each lowering of it is checked against) */
+static tilec_program_t *flash_reference(tilec_context_t *ctx, const char *const *strs, check_set_t *set)
+{
+    tilec_define_kv_t defs[8];
+    char buf[8][32], *msg = NULL, err[512];
+    int nd = set_defs(strs, buf, defs);
+    tilec_program_t *p = NULL;
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, nd, NULL, &p), TILEC_OK, "%s",
+                 tilec_context_message(ctx));
+    memset(set, 0, sizeof *set);
+    cr_assert_eq(check_set_make(p, "flash", 0, set, &msg), CHECK_OK, "%s", msg ? msg : "");
+    cr_assert_eq(interp_into(p->mod->kernel, set, 0, err, sizeof err), 0, "%s", err);
+    return p;
+}
+
 /* The overlap pass on flash attention (two ring stages or three; causal,
  * ragged, dim 32): the lowered loop leaves both wgmmas in flight and loads
  * V one load behind, and interpreted it gives the original's results; a
@@ -442,17 +458,9 @@ Test(lower_check, overlap_attention_keeps_its_meaning, .timeout = 300)
     const tilec_target_desc_t *t = &ov;
     cr_assert(t->flags & TILEC_TARGET_MMA_OVERLAP);
     for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
-        tilec_define_kv_t defs[8];
-        char buf[8][32];
-        int nd = set_defs(sets[si], buf, defs);
-        tilec_program_t *p = NULL;
-        cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, nd, NULL, &p), TILEC_OK, "%s",
-                     tilec_context_message(ctx));
         check_set_t set;
-        memset(&set, 0, sizeof set);
-        char *msg = NULL, err[512];
-        cr_assert_eq(check_set_make(p, "flash", 0, &set, &msg), CHECK_OK, "%s", msg ? msg : "");
-        cr_assert_eq(interp_into(p->mod->kernel, &set, 0, err, sizeof err), 0, "%s", err);
+        tilec_program_t *p = flash_reference(ctx, sets[si], &set);
+        char err[512];
         for (int broken = 0; broken < 2; broken++) {
             tilec_arena_t ar;
             tilec_arena_init(&ar);
@@ -1153,17 +1161,9 @@ Test(lower_check, warpspec_attention_keeps_its_meaning, .timeout = 300)
     for (size_t si = 0; si < 2 * sizeof sets / sizeof sets[0]; si++) {
         const tilec_target_desc_t *t = si % 2 ? target_named("cuda-sm_90a") : &ws;
         cr_assert(si % 2 == 0 || (t->flags & TILEC_TARGET_MMA_OVERLAP));
-        tilec_define_kv_t defs[8];
-        char buf[8][32];
-        int nd = set_defs(sets[si / 2], buf, defs);
-        tilec_program_t *p = NULL;
-        cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, nd, NULL, &p), TILEC_OK, "%s",
-                     tilec_context_message(ctx));
         check_set_t set;
-        memset(&set, 0, sizeof set);
-        char *msg = NULL, err[512];
-        cr_assert_eq(check_set_make(p, "flash", 0, &set, &msg), CHECK_OK, "%s", msg ? msg : "");
-        cr_assert_eq(interp_into(p->mod->kernel, &set, 0, err, sizeof err), 0, "%s", err);
+        tilec_program_t *p = flash_reference(ctx, sets[si / 2], &set);
+        char err[512];
         for (int broken = 0; broken < (si % 2 && si / 2 > 0 ? 4 : 3); broken++) {
             tilec_arena_t ar;
             tilec_arena_init(&ar);
@@ -1251,18 +1251,10 @@ Test(lower_check, order_starts_the_heaviest_blocks_first, .timeout = 300)
     off = *on;
     off.flags &= ~TILEC_TARGET_BLOCK_ORDER;
     for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
-        tilec_define_kv_t defs[8];
-        char buf[8][32];
-        int nd = set_defs(sets[si], buf, defs);
         int causal = strcmp(sets[si][1], "causal=True") == 0;
-        tilec_program_t *p = NULL;
-        cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, nd, NULL, &p), TILEC_OK, "%s",
-                     tilec_context_message(ctx));
         check_set_t set;
-        memset(&set, 0, sizeof set);
-        char *msg = NULL, err[512];
-        cr_assert_eq(check_set_make(p, "flash", 0, &set, &msg), CHECK_OK, "%s", msg ? msg : "");
-        cr_assert_eq(interp_into(p->mod->kernel, &set, 0, err, sizeof err), 0, "%s", err);
+        tilec_program_t *p = flash_reference(ctx, sets[si], &set);
+        char err[512];
         for (int run = 0; run < 3; run++) {
             /* 0: as lowered, 1: the order off by one, 2: the description without the flag */
             tilec_arena_t ar;

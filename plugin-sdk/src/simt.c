@@ -1084,7 +1084,7 @@ static void emit_swizzle_order(tilec_simt_ctx_t *c, const tilec_ir_kernel_t *k, 
                     panel, a);
     tilec_simt_emit(c, "const int tc_pst = (tc_pidx + 1) * tc_psz < tc_gx * tc_gy ? %" PRId64 " : %s - tc_pidx * %" PRId64
                     ";", panel, b, panel);
-    tilec_simt_emit(c, "const int tc_pa = (tc_pidx & 1) ? %s - 1 - tc_poff / tc_pst : tc_poff / tc_pst;", a);
+    tilec_simt_emit(c, "const int tc_pa = (tc_pidx & 1) != 0 ? %s - 1 - tc_poff / tc_pst : tc_poff / tc_pst;", a);
     tilec_simt_emit(c, "const int tc_pb = tc_poff %% tc_pst + tc_pidx * %" PRId64 ";", panel);
     tilec_simt_emit(c, "const int v%d = %s; /* %s */", k->block[0]->id, order ? "tc_pb" : "tc_pa",
                     k->block[0]->name ? k->block[0]->name : "");
