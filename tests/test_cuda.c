@@ -825,3 +825,41 @@ Test(cuda, conv2d_gathers_move_16_bytes_asynchronously)
     tilec_program_free(p);
     tilec_context_destroy(ctx);
 }
+
+/* TILEC_CUDA_SOURCE: the printed source, edited, is what NVRTC compiles
+ * (and what the executable reports); a file that cannot be read is a
+ * compile error naming it */
+Test(cuda, source_override_compiles_the_edited_file)
+{
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    cr_assert_eq(compile_src(ctx, gemm_src, "sm_90a", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
+    const char *printed = tilec_executable_source(e, NULL);
+    char path[] = "/tmp/tilec_cuda_source_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "// edited by hand\n%s", printed);
+    fclose(f);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    setenv("TILEC_CUDA_SOURCE", path, 1);
+    tilec_status_t st = compile_src(ctx, gemm_src, "sm_90a", &p, &e);
+    cr_assert_eq(st, TILEC_OK, "%s", tilec_context_message(ctx));
+    const char *src = tilec_executable_source(e, NULL);
+    cr_expect(!strncmp(src, "// edited by hand\n", 18), "the executable's source is not the file's");
+    size_t n = 0;
+    const void *bin = tilec_executable_binary(e, &n);
+    cr_expect(is_cubin(bin, n), "the edited source did not compile to a cubin");
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    unlink(path);
+    st = compile_src(ctx, gemm_src, "sm_90a", &p, &e);
+    unsetenv("TILEC_CUDA_SOURCE");
+    cr_expect_neq(st, TILEC_OK, "a missing TILEC_CUDA_SOURCE file compiled");
+    cr_expect(strstr(tilec_context_message(ctx), "TILEC_CUDA_SOURCE") && strstr(tilec_context_message(ctx), path),
+              "the error does not name the variable and the file: %s", tilec_context_message(ctx));
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}

@@ -16,6 +16,7 @@
  * plugin version, the NVRTC version, the target, the options and the
  * generated source; the entry DIR/cuda-<hex>.cubin is written atomically.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,6 +267,32 @@ int cuda_lower(tilec_arena_t *a, const tilec_ir_module_t *m, const char *arch, t
     return 0;
 }
 
+/* TILEC_CUDA_SOURCE=FILE: NVRTC compiles FILE instead of the printed source
+ * (an edited `tilec compile --emit source`), for studying a kernel by hand,
+ * as Triton's TRITON_KERNEL_OVERRIDE does.  Everything the launcher takes
+ * from the lowering stays the printer's (kernel names, parameters, block,
+ * grid, dynamic shared memory), so FILE must keep them; the cache key
+ * covers the source, so an edit compiles anew.  Each compile says so on
+ * stderr: a replaced kernel must never pass for tilec's own. */
+static tilec_pstatus_t source_override(tilec_shell_module_t *sm)
+{
+    const char *path = secure_getenv("TILEC_CUDA_SOURCE");
+    if (!path || !*path)
+        return TILEC_PS_OK;
+    void *data = NULL;
+    size_t len = 0;
+    if (tilec_sdk_file_read(path, &data, &len) != 0) {
+        tilec_sdk_error_set("cuda: TILEC_CUDA_SOURCE=%s: cannot read it (%s); unset the variable to "
+                            "compile the printed source", path, strerror(errno));
+        return TILEC_PS_INVALID_ARGUMENT;
+    }
+    fprintf(stderr, "tilec: cuda: the kernel source is %s (TILEC_CUDA_SOURCE), not the printer's\n", path);
+    free(sm->source);
+    sm->source = data;
+    sm->source_len = len;
+    return TILEC_PS_OK;
+}
+
 /* The CUDA C++ of sm for arch and what launch needs to know of it
  * (mod->info, mod->arch); compile and load share it. */
 static tilec_pstatus_t codegen_module(tilec_shell_module_t *sm, const char *arch)
@@ -290,6 +317,8 @@ static tilec_pstatus_t codegen_module(tilec_shell_module_t *sm, const char *arch
     }
     sm->source = src.s;
     sm->source_len = src.len;
+    if (source_override(sm) != TILEC_PS_OK)
+        return TILEC_PS_INVALID_ARGUMENT;
     sm->info.shared_dynamic_bytes = (int64_t)mod->info.smem_bytes;
     sm->info.shared_static_bytes = 0; /* every shared buffer is in the dynamic block */
     return TILEC_PS_OK;
