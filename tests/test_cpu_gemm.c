@@ -238,6 +238,12 @@ static void check_gemm_case_flags(const gemm_case_t *g, const char *extra)
                 char want[64];
                 snprintf(want, sizeof want, "%d K steps per GEMM call", merged_steps(11, 4, 37, 4));
                 cr_assert_eq(strstr(src, want) != NULL, g->ad == TILEC_FLOAT32 && !ta && !tb, "%s", want);
+                /* merged steps stage B as NR-column panels (the last of 37 columns zero-padded),
+                 * packed from the tensor where the tile is a float32 one inside it */
+                cr_assert_eq(strstr(src, "into the staging area, as NR-column panels") != NULL,
+                             g->ad == TILEC_FLOAT32 && !ta && !tb);
+                cr_assert_eq(strstr(src, "const float *tc_bs = ") != NULL,
+                             g->ad == TILEC_FLOAT32 && g->bd == TILEC_FLOAT32 && !ta && !tb);
             }
             if (g->group == 2) {
                 /* K steps of 64 merged 8 per call (fewer where 4 x 32 columns x 512 k exceed half
@@ -390,6 +396,25 @@ Test(cpu_gemm, block_groups_f16_int8, .init = setup, .fini = teardown)
 {
     check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT32, GROUPED, NULL, 1});
     check_gemm_case(&(gemm_case_t){TILEC_INT8, TILEC_INT8, TILEC_INT32, GROUPED, NULL, 1});
+}
+/* Every row count a block can end in: block_M 1..10 leaves the micro-kernel
+ * (MR = 6 on AVX2, 8 on AVX-512/NEON, 4 otherwise) every tail of 1 to
+ * MR - 1 rows, the 1-2 row tails run two column tiles at once (tc_ukw_*),
+ * 72 columns a block (several full NR tiles, then a partial one); ragged
+ * M, N and K.  float32 natively and as AVX2 code (-march=haswell, which
+ * AVX-512 hosts run too) and as SSE2 code (-march=x86-64, MR = 4),
+ * float64 natively (NR half as wide). */
+Test(cpu_gemm, every_row_tail, .init = setup, .fini = teardown)
+{
+    for (int tm = 1; tm <= 10; tm++) {
+        check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, 23, 150, 21, tm, 72, 8, NULL, 0});
+        if (tm <= 2 || tm == 7 || tm == 8) {
+            check_gemm_case(&(gemm_case_t){TILEC_FLOAT64, TILEC_FLOAT64, TILEC_FLOAT64, 23, 150, 21, tm, 72, 8, NULL, 0});
+            check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, 23, 150, 21, tm, 72, 8, "haswell", 0});
+        }
+        if (tm <= 3) /* SSE2 only: the generic 4 x 2 micro-kernel of 16-byte vectors */
+            check_gemm_case(&(gemm_case_t){TILEC_FLOAT32, TILEC_FLOAT32, TILEC_FLOAT32, 23, 150, 21, tm, 72, 8, "x86-64", 0});
+    }
 }
 Test(cpu_gemm, f16_f32acc, .init = setup, .fini = teardown)
 { check_gemm_case(&(gemm_case_t){TILEC_FLOAT16, TILEC_FLOAT16, TILEC_FLOAT32, RAGGED, NULL, 0}); }

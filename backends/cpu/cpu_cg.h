@@ -23,6 +23,7 @@ typedef struct cpu_group {
     int gx, gy;                    /* members per group; 1 x 1: no groups */
     int ku;                        /* K steps merged into one GEMM call (>= 1) */
     int a_direct;                  /* the GEMM reads an in-bounds A tile from the tensor (no copy) */
+    int b_direct;                  /* merged steps: an in-bounds B tile is packed from the tensor (no copy) */
     int64_t bm, bn, bk;            /* the tiles, when ku > 1 */
     const tilec_ir_stmt_t *loop;   /* the K loop (top level) */
     const tilec_ir_stmt_t *copy_a, *copy_b, *gemm; /* its body */

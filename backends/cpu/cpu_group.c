@@ -85,6 +85,8 @@ static int mentions(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
     }
 }
 
+static int tile_of_tensor(const tilec_ir_stmt_t *ca, const tilec_ir_buffer_t *A);
+
 /* Can the GEMM read its A tile straight from the tensor when the copy's
  * region lies inside it (cpu_codegen.c)?  When A is the compute type
  * (float32 or float64, as C), not transposed, the copy fills all of A
@@ -93,10 +95,19 @@ static int mentions(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
  * tensor's row stride.  Saves the copy of every A tile at every K step. */
 static int a_in_place(const tilec_ir_stmt_t *ca, const tilec_ir_stmt_t *gemm)
 {
-    const tilec_ir_buffer_t *A = gemm->u.gemm.a, *C = gemm->u.gemm.c, *S = ca->u.copy.src.buf;
+    const tilec_ir_buffer_t *A = gemm->u.gemm.a, *C = gemm->u.gemm.c;
+    if (gemm->u.gemm.trans_a || A->dtype != C->dtype || (A->dtype != TILEC_FLOAT32 && A->dtype != TILEC_FLOAT64))
+        return 0;
+    return tile_of_tensor(ca, A);
+}
+
+/* Does copy ca fill all of the 2-D tile A from the last two dimensions of
+ * a tensor of A's dtype (so each tile row is contiguous there)? */
+static int tile_of_tensor(const tilec_ir_stmt_t *ca, const tilec_ir_buffer_t *A)
+{
+    const tilec_ir_buffer_t *S = ca->u.copy.src.buf;
     int64_t v;
-    if (gemm->u.gemm.trans_a || A->ndim != 2 || A->dtype != C->dtype || S->dtype != A->dtype ||
-        (A->dtype != TILEC_FLOAT32 && A->dtype != TILEC_FLOAT64) || S->ndim < 2)
+    if (A->ndim != 2 || S->dtype != A->dtype || S->ndim < 2)
         return 0;
     for (int d = 0; d < 2; d++)
         if (!tilec_ir_is_const_int(A->shape[d], &v) || ca->u.copy.dst.extent[d] != v ||
@@ -209,6 +220,7 @@ int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *ou
         out->bk = ak;
     }
     out->a_direct = a_in_place(ca, gemm);
+    out->b_direct = out->ku > 1 && tile_of_tensor(cb, B);
     out->loop = loop;
     out->copy_a = ca;
     out->copy_b = cb;
