@@ -587,6 +587,30 @@ Test(cuda, flash_attention_keeps_p_in_registers_and_v_in_the_ring_on_sm_90a)
     tilec_context_destroy(ctx);
 }
 
+/* T.exp2 on float is one ex2.approx.ftz (cuda_kit.c's tl_ex2f) on every arch
+ * unless TILEC_CUDA_FAST_EXP2=0, which prints CUDA's exp2 (range test and
+ * rescales around the same instruction) */
+Test(cuda, exp2_is_one_special_function_instruction_unless_asked)
+{
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    const char *arch[] = {"sm_90a", "sm_80"};
+    for (int i = 0; i < 2; i++) {
+        char *src = flash_source(ctx, arch[i]);
+        cr_expect(strstr(src, "ex2.approx.ftz.f32"), "%s: no ex2.approx.ftz helper", arch[i]);
+        const char *use = strstr(src, "tilec_kernel(");
+        cr_expect(use && strstr(use, "tl_ex2f("), "%s: the softmax does not call tl_ex2f", arch[i]);
+        cr_expect_null(strstr(src, "exp2("), "%s: CUDA's exp2 still printed", arch[i]);
+        free(src);
+        setenv("TILEC_CUDA_FAST_EXP2", "0", 1);
+        src = flash_source(ctx, arch[i]);
+        unsetenv("TILEC_CUDA_FAST_EXP2");
+        cr_expect(strstr(src, " exp2("), "%s: TILEC_CUDA_FAST_EXP2=0 without exp2", arch[i]);
+        cr_expect_null(strstr(src, "tl_ex2f"), "%s: TILEC_CUDA_FAST_EXP2=0 still on the helper", arch[i]);
+        free(src);
+    }
+    tilec_context_destroy(ctx);
+}
+
 Test(cuda, gemm_falls_back_to_cuda_cores_on_sm_75)
 {
     tilec_context_t *ctx = cuda_ctx(NULL);
@@ -808,8 +832,10 @@ Test(cuda, conv2d_gathers_move_16_bytes_asynchronously)
     const char *src = tilec_executable_source(e, NULL);
     const char *g = strstr(src, "/* gathered copy Data -> A_shared, 8 elements at a time, zeros where the condition fails */");
     cr_expect(g, "no gathered copy of the image");
-    /* one cp.async of 16 bytes, or of 0 (16 zeros) at the padding: no branch */
-    cr_expect(g && strstr(g, "tl_cp_async_zf<16>("), "the gather is not a 16-byte cp.async with zero fill");
+    /* one cp.async of 16 bytes, or of 0 (16 zeros) at the padding: no branch; the image (2 x 10 x 12 x 32 elements)
+       addressed by its base and a 32-bit offset */
+    cr_expect(g && strstr(g, "tl_cp_async_zo<16>("), "the gather is not a 16-byte cp.async with zero fill");
+    cr_expect(g && strstr(g, "]), b0, ((((unsigned int)("), "the image's offset not 32-bit");
     cr_expect_null(strstr(src, "const float tc_z = 0.0f;"), "scalar zero stores at the padding");
     /* the groups of a thread (64 x 32 elements in groups of 8 over 128 threads): a loop of constant trip
        count, the channel offset the thread's own, the row the loop's */
@@ -817,9 +843,34 @@ Test(cuda, conv2d_gathers_move_16_bytes_asynchronously)
     cr_expect(strstr(src, "const int v4 = (int)(tc_q0 % 4) * 8; tc_q0 /= 4; /* i_view_1 */"), "channel offset not the thread's");
     cr_expect(strstr(src, "const int v3 = (int)(tc_q0 + tc_j0 * 32); /* i_view */"), "row not tid / 4 + 32 j");
     /* the filter bank Wt[(y / 32) / 3, (y / 32) % 3, y % 32, f] through its (288, 40) re-view: y * 40 + f */
-    cr_expect(strstr(src, "(b1 + ((long long)(((((v9) * (32))) + (v5))) * 40 + (long long)("),
+    cr_expect(strstr(src, "b1, ((unsigned int)(((((v9) * (32))) + (v5))) * 40 + (unsigned int)("),
               "the filter's offset not folded to its flat index");
     cr_expect(strstr(src, "tl_cp_wait<"), "no pipeline waits");
+    free(text);
+    tilec_executable_free(e);
+    tilec_program_free(p);
+    tilec_context_destroy(ctx);
+}
+
+/* The epilogue through conv2d's re-view `out`: neighbouring accumulator
+ * registers (columns c, c + 1 of a row) stored as one 4-byte vector where
+ * both stores happen and the offset is even, else one by one; the cast to
+ * float16 left to the store (one rounding, not three conversions) */
+Test(cuda, conv2d_epilogue_stores_register_pairs)
+{
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    tilec_program_t *p = NULL;
+    tilec_executable_t *e = NULL;
+    char *text = slurp_file("examples/conv2d.py");
+    cr_assert_eq(compile_src(ctx, text, "sm_90a", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
+    const char *src = tilec_executable_source(e, NULL);
+    const char *g = strstr(src, "{ /* acc registers 0, 1: one vector of 2 where both are stored */");
+    cr_expect(g, "registers 0 and 1 of acc not paired");
+    cr_expect(g && strstr(g, "if (tc_p"), "no run-time test of the pair");
+    cr_expect(g && strstr(g, "*(tl_vec<tl_u16, 2> *)(tc_vp) = "), "the pair is not one 4-byte store");
+    cr_expect(strstr(src, "acc registers 30, 31: one vector of 2"), "the last pair (32 registers a thread) missing");
+    cr_expect_null(strstr(src, "/* acc register 1 */"), "a register stored on its own");
+    cr_expect_null(strstr(src, "tl_f2h(tl_h2f("), "the cast to float16 rounds twice");
     free(text);
     tilec_executable_free(e);
     tilec_program_free(p);

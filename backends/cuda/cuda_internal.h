@@ -279,6 +279,8 @@ const tilec_target_desc_t *cuda_target_desc(const char *arch);
  * tensor copy engine (TMA) where TILEC_CUDA_TMA=0 says so, and for sm_90
  * unless TILEC_CUDA_TMA=1 (on by default for sm_90a). */
 const tilec_target_desc_t *cuda_lower_desc(const char *arch);
+/* T.exp2 on float as ex2.approx.ftz (cuda_kit.c): on unless TILEC_CUDA_FAST_EXP2=0 */
+int cuda_fast_exp2(void);
 
 /* The cubin already in sm->binary (a kernel bundle's) for arch: the code
  * generator runs again for what launch needs, NVRTC does not. */

@@ -228,3 +228,8 @@ const tilec_target_desc_t *cuda_lower_desc(const char *arch)
         return t;
     return t == SM90A_ALL ? &desc_sm90a_cp : t == &desc_sm90 ? &desc_sm90_cp : t;
 }
+
+int cuda_fast_exp2(void)
+{
+    return env_default_on("TILEC_CUDA_FAST_EXP2");
+}

@@ -346,6 +346,20 @@ static const char *store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t 
     return tilec_simt_convert(c, v, from, to);
 }
 
+/* The value a store into a buffer of dtype `to` prints, and in *vt the
+ * dtype of that text: a cast to a 16-bit `to` of a float32 or 16-bit
+ * operand is left out, since the store rounds the operand the same way
+ * (rounding is idempotent: f2h(h2f(f2h(x))) == f2h(x), NaN stays NaN),
+ * which saves two conversions an element (conv2d's epilogue). */
+static const char *store_value(tilec_simt_ctx_t *c, const tilec_ir_expr_t *v, tilec_dtype_t to, tilec_dtype_t *vt)
+{
+    if (simt_is_half(to) && v->kind == TILEC_EX_CAST && v->dtype == to &&
+        (v->u.cast.a->dtype == TILEC_FLOAT32 || v->u.cast.a->dtype == to))
+        v = v->u.cast.a;
+    *vt = simt_is_half(to) && (v->dtype == TILEC_FLOAT32 || simt_is_half(v->dtype)) ? v->dtype : to;
+    return store_conv(c, tilec_simt_expr(c, (tilec_ir_expr_t *)v), v->dtype, to);
+}
+
 static int coop_for(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *dst)
 {
     return !c->per_thread && !simt_is_private(dst);
@@ -766,7 +780,8 @@ static void gen_simple(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         if (!simt_buf_ok(c, b) || !s->u.store.value)
             break;
         const char *off = tilec_simt_offset(c, b, s->u.store.idx);
-        const char *v = store_conv(c, tilec_simt_expr(c, s->u.store.value), s->u.store.value->dtype, b->dtype);
+        tilec_dtype_t vt;
+        const char *v = store_value(c, s->u.store.value, b->dtype, &vt);
         tilec_simt_emit(c, "%s", tilec_simt_store(c, b, off, v));
         break;
     }
@@ -1415,6 +1430,10 @@ int simt_coop_for(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *dst) { return co
 const char *simt_store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t from, tilec_dtype_t to)
 {
     return store_conv(c, v, from, to);
+}
+const char *simt_store_value(tilec_simt_ctx_t *c, const tilec_ir_expr_t *v, tilec_dtype_t to, tilec_dtype_t *vt)
+{
+    return store_value(c, v, to, vt);
 }
 tilec_dtype_t simt_acc_dtype(tilec_dtype_t t) { return acc_dtype(t); }
 const char *simt_region_inside(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t) { return region_inside(c, r, t); }

@@ -425,7 +425,14 @@ const char *tilec_simt_offset(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, t
     }
     if (c->lowered && simt_place(c, b) == SIMT_P_REGS)
         return simt_regs_offset(c, b, ix);
-    const char *it = simt_idx_type(c, b);
+    return simt_offset_typed(c, b, ix, simt_idx_type(c, b));
+}
+
+/* tilec_simt_offset of a buffer in memory, its terms in index type it */
+const char *simt_offset_typed(tilec_simt_ctx_t *c, const tilec_ir_buffer_t *b, tilec_ir_expr_t *const *ix, const char *it)
+{
+    if (!simt_buf_ok(c, b) || b->ndim == 0 || !ix)
+        return tilec_simt_offset(c, b, ix);
     const char *fo = simt_offset_folded(c, b, ix, it);
     if (fo)
         return fo;

@@ -485,6 +485,114 @@ static int ref_stmt(tilec_ir_walk_t *w, tilec_ir_stmt_t *s)
     return TILEC_WALK_CONTINUE;
 }
 
+/* The one store of a register nest's body (`store T[...] = v`, or that
+ * store alone under an `if` without else, *cond), when the registers'
+ * elements of two neighbouring slots may be stored by one vector of 2:
+ * T global, of a storage type the dialect's vector templates move. */
+static const tilec_ir_stmt_t *pair_body(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *body, const tilec_ir_expr_t **cond)
+{
+    const tilec_simt_dialect_t *d = &c->dl;
+    *cond = NULL;
+    if (!body || body->next)
+        return NULL;
+    if (body->kind == TILEC_ST_IF && !body->u.cond.els) {
+        *cond = body->u.cond.cond;
+        body = body->u.cond.then;
+        if (!body || body->next)
+            return NULL;
+    }
+    if (body->kind != TILEC_ST_STORE || !body->u.store.buf || !body->u.store.value || !body->u.store.idx)
+        return NULL;
+    const tilec_ir_buffer_t *b = body->u.store.buf;
+    if (d->vec_width < 2 || !d->vec_load || !d->vec_store || simt_place(c, b) != SIMT_P_GLOBAL ||
+        b->dtype == TILEC_BOOL || tilec_dtype_size(b->dtype) * 2 > d->shared_align || b->ndim < 1 ||
+        (b->dtype == TILEC_FLOAT16 && d->f16.mode == TILEC_SIMT_HALF_FUNCS) ||
+        (b->dtype == TILEC_BFLOAT16 && d->bf16.mode == TILEC_SIMT_HALF_FUNCS))
+        return NULL;
+    return body;
+}
+
+/* Registers l and l + 1 of fitted map m (held by every thread) in one
+ * vector store of 2 elements (st, from pair_body) where at run time both
+ * stores happen, the second element is the one after the first and the
+ * first's offset is even; else the two stores as written.  Each slot's
+ * condition, offset and value are computed with its own coordinates (in
+ * blocks of their own: the loop variables' names are the same) into
+ * temporaries first.  The epilogue of a GEMM through a re-viewed tensor
+ * (conv2d's `out`): 64 2-byte stores a thread become 32 4-byte ones. */
+static int pair_store(tilec_simt_ctx_t *c, const simt_regmap_t *m, const findref_t *f, const tilec_ir_stmt_t *st,
+                      const tilec_ir_expr_t *cond, int l)
+{
+    int nd = m->nd, last = nd - 2;
+    if (!m->fitted || m->R != 1 || m->T != c->nthreads || f->nv != 2 || last != 1 || l + 1 >= m->L)
+        return 0;
+    for (int D = 0; D < nd; D++)
+        if (m->g[(l + 1) * nd + D] != m->g[l * nd + D] + (D == last ? 1 : 0))
+            return 0;
+    const char *co[2][TILEC_IR_MAX_DIMS + 1];
+    if (slot_coords(c, m, l, co[0]) || slot_coords(c, m, l + 1, co[1]))
+        return 0; /* a thread may not hold one of them */
+    const tilec_ir_buffer_t *b = st->u.store.buf;
+    const tilec_ir_expr_t *val = st->u.store.value;
+    if (simt_is_half(b->dtype) && val->kind == TILEC_EX_CAST && val->dtype == b->dtype &&
+        (val->u.cast.a->dtype == TILEC_FLOAT32 || val->u.cast.a->dtype == b->dtype))
+        val = val->u.cast.a; /* as simt_store_value does */
+    tilec_dtype_t vt = simt_is_half(b->dtype) && (val->dtype == TILEC_FLOAT32 || simt_is_half(val->dtype)) ? val->dtype
+                                                                                                          : b->dtype;
+    const char *it = simt_idx_type(c, b), *bt = c->dl.type_name[TILEC_INT32], *vty = tilec_simt_ctype(c, vt);
+    const char *nm = tilec_simt_buf_name(c, b), *sty = simt_st_type(c, b), *q = c->dl.global_qual;
+    int t = tilec_simt_tmp(c);
+    tilec_simt_emit(c, "{ /* %s registers %d, %d: one vector of 2 where both are stored */",
+                    m->buf->name ? m->buf->name : "", l, l + 1);
+    c->ind++;
+    tilec_simt_emit(c, "%s tc_p%d_0, tc_p%d_1; %s tc_o%d_0, tc_o%d_1; %s tc_y%d_0, tc_y%d_1;", bt, t, t, it, t, t, vty, t,
+                    t);
+    for (int j = 0; j < 2; j++) {
+        tilec_simt_emit(c, "{");
+        c->ind++;
+        for (int i = 0; i < f->nv; i++)
+            tilec_simt_emit(c, "const int v%d = %s; /* %s */", f->v[i]->id, co[j][i], f->v[i]->name ? f->v[i]->name : "");
+        c->rn.rm = m;
+        c->rn.nv = f->nv;
+        c->rn.var[0] = f->v[0];
+        c->rn.var[1] = f->v[1];
+        c->rn.slot = l + j;
+        c->rn.slot_s = simt_fmt(c, "%d", l + j);
+        tilec_dtype_t vj;
+        const char *v = simt_store_value(c, st->u.store.value, b->dtype, &vj);
+        if (cond)
+            tilec_simt_emit(c, "tc_p%d_%d = (%s) ? 1 : 0;", t, j, tilec_simt_expr(c, (tilec_ir_expr_t *)cond));
+        else
+            tilec_simt_emit(c, "tc_p%d_%d = 1;", t, j);
+        tilec_simt_emit(c, "tc_o%d_%d = %s;", t, j, tilec_simt_offset(c, b, st->u.store.idx));
+        tilec_simt_emit(c, "tc_y%d_%d = %s;", t, j, v);
+        memset(&c->rn, 0, sizeof c->rn);
+        simt_close_block(c);
+    }
+    const char *p0 = simt_fmt(c, "tc_p%d_0", t), *p1 = simt_fmt(c, "tc_p%d_1", t);
+    const char *o0 = simt_fmt(c, "tc_o%d_0", t), *o1 = simt_fmt(c, "tc_o%d_1", t);
+    const char *y0 = simt_fmt(c, "tc_y%d_0", t), *y1 = simt_fmt(c, "tc_y%d_1", t);
+    tilec_simt_emit(c, "if (%s && %s && %s == %s + 1 && (%s) %% 2 == 0) {", simt_cond(c, p0), simt_cond(c, p1), o1, o0, o0);
+    c->ind++;
+    tilec_simt_emit(c, "%s%s%s *const tc_vp = %s + %s;", q, *q ? " " : "", sty, nm, o0);
+    tilec_simt_emit(c, "%s%s%s %s[2] __attribute__((aligned(%zu)));", c->dl.private_qual, *c->dl.private_qual ? " " : "",
+                    sty, nm, 2 * tilec_dtype_size(b->dtype));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, b, "0", y0));
+    tilec_simt_emit(c, "%s", tilec_simt_store(c, b, "1", y1));
+    const char *sk[] = {"n", "t", "p", "v"};
+    const char *lk[] = {"n", "t", "p"}, *lv[] = {"2", sty, nm};
+    const char *sv[] = {"2", sty, "tc_vp", simt_subst(c, c->dl.vec_load, 3, lk, lv)};
+    tilec_simt_emit(c, "%s", simt_subst(c, c->dl.vec_store, 4, sk, sv));
+    c->ind--;
+    tilec_simt_emit(c, "} else {");
+    c->ind++;
+    tilec_simt_emit(c, "if (%s) { %s }", simt_cond(c, p0), tilec_simt_store(c, b, o0, y0));
+    tilec_simt_emit(c, "if (%s) { %s }", simt_cond(c, p1), tilec_simt_store(c, b, o1, y1));
+    simt_close_block(c);
+    simt_close_block(c);
+    return 1;
+}
+
 static void gen_nest(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
     findref_t f;
@@ -520,7 +628,13 @@ static void gen_nest(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     c->ind++;
     int saved = c->per_thread;
     c->per_thread = 1;
+    const tilec_ir_expr_t *pcond;
+    const tilec_ir_stmt_t *pst = pair_body(c, body, &pcond);
     for (int l = 0; l < nslots(m) && !c->failed; l++) {
+        if (pst && pair_store(c, m, &f, pst, pcond, l)) {
+            l++;
+            continue;
+        }
         slot_t sl;
         slot_open(c, m, l, &sl);
         for (int i = 0; i < f.nv; i++)

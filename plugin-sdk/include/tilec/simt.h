@@ -326,6 +326,15 @@ typedef struct tilec_simt_dialect {
      * size of 0).  One straight-line statement per group: no branch, so
      * the groups of a thread unroll and their shared index terms fold. */
     const char *async_copy_zfill;
+    /* Optional (NULL: async_copy_zfill as above): the same copy with the
+     * source as the base $b of its tensor and an unsigned 32-bit element
+     * offset $o, used where the tensor has a constant shape of fewer than
+     * 2^32 elements (every element's offset fits; where the condition
+     * fails the offset may have wrapped, and the copy reads nothing), e.g.
+     * "tl_cp_async_zo<$n>($d, $b, $o, $c);" (CUDA: one 32-bit select and
+     * one wide multiply-add an address instead of 64-bit arithmetic;
+     * conv2d 3x3 on the H200, hand-edited, -6%). */
+    const char *async_copy_zfill_off;
 } tilec_simt_dialect_t;
 
 /* Features a generated kernel uses (tilec_simt_result_t.uses). */
