@@ -4,9 +4,9 @@
 Run on a machine with an NVIDIA GPU and PyTorch (the device tool's H200),
 from the repository root after `make build/tilec build/libtilec-cuda.so`.
 For each workload it times the tilec kernel with `tilec run --bench
---backend cuda` (CUDA events, median of >= 10 launches after warm-up) and
-the reference through PyTorch (CUDA events, median of 20 after 5 warm-ups),
-on random data, and prints a table with the ratio tilec/reference:
+--backend cuda` (CUDA events, median of >= 10 launches and one second of
+them after warm-up) and the reference through PyTorch (CUDA events, median
+of >= 20 calls and one second of them after 5 warm-ups), on random data, and prints a table with the ratio tilec/reference:
 
   gemm fp16 4096^3, 8192^3   vs torch.matmul (cuBLAS), TFLOP/s
   flash attention fp16, batch 4, heads 16, seq 8192, dim 128, causal and
@@ -32,11 +32,11 @@ its ratio to the reference are printed beside tilec's.
 Results are also written as JSON to $OUT/bench.json (or build/bench.json).
 BENCH_ONLY=gemm,conv2d,... (comma list of row-group names: gemm, bf16,
 bias_relu, fp8, conv2d, flash, softmax, rmsnorm, layernorm, transpose) runs
-only those groups. TORCH_TIMING_MIN_MS=1000 times each reference (and each
-TileLang kernel) over at least that many milliseconds of calls, as tilec's
---bench times its launches (bench/torch_timing.py; opt-in: at the H200's
-power cap a short timing may run at a higher clock,
-bench/results/gemm_session12.md).
+only those groups. Each reference (and each TileLang kernel) is timed over
+at least a second of calls, as tilec's --bench times its launches
+(bench/torch_timing.py; TORCH_TIMING_MIN_MS=0: 20 calls, which at the H200's
+power cap run at a higher clock than a second of them,
+bench/results/h200_session13.md).
 """
 import json
 import os

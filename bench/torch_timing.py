@@ -1,20 +1,23 @@
 """torch_timing.py -- the one timer the GPU benchmark scripts share.
 
-median_ms(fn) runs fn a few times to warm up, then times each of `reps`
-calls between two CUDA events and returns the median in milliseconds.
+median_ms(fn) runs fn a few times to warm up, then times each call between
+two CUDA events (at least `reps` calls and TORCH_TIMING_MIN_MS of them) and
+returns the median in milliseconds.
 """
 import os
 
 import torch
 
 
-# TORCH_TIMING_MIN_MS=1000 (opt-in) keeps timing until the calls add up to
-# that many milliseconds, as `tilec run --bench` times its launches (at least
-# 10 and one second of them).  Under a GEMM 8192^3 the H200 sits at its 700 W
-# cap with the SM clock at 1.1-1.6 GHz (1980 MHz idle), and cuBLAS timed over a
-# second ran 1.650-1.656 ms where 20 calls gave 1.449 in an earlier call; the
-# two ways were not yet timed side by side (bench/results/gemm_session12.md).
-MIN_MS = float(os.environ.get("TORCH_TIMING_MIN_MS", "0") or 0)
+# Each reference is timed over at least TORCH_TIMING_MIN_MS milliseconds of
+# calls (default 1000), as `tilec run --bench` times its launches (at least 10
+# and one second of them): the two sides of a ratio are timed alike.  Under a
+# GEMM 8192^3 the H200 sits at its 700 W cap with the SM clock at 1.5-1.7 GHz
+# (1980 MHz idle); 20 calls (~30 ms) finish before the clock falls: cuBLAS ran
+# 1.428 ms that way and 1.692 ms over a second, in one call
+# (bench/results/h200_session13.md).  TORCH_TIMING_MIN_MS=0 gives the short
+# timing (20 calls after 5 warm-ups).
+MIN_MS = float(os.environ.get("TORCH_TIMING_MIN_MS", "1000") or 0)
 
 
 def median_ms(fn, warm=5, reps=20):
