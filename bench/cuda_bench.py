@@ -6,7 +6,8 @@ from the repository root after `make build/tilec build/libtilec-cuda.so`.
 For each workload it times the tilec kernel with `tilec run --bench
 --backend cuda` (CUDA events, median of >= 10 launches and one second of
 them after warm-up) and the reference through PyTorch (CUDA events, median
-of >= 20 calls and one second of them after 5 warm-ups), on random data, and prints a table with the ratio tilec/reference:
+of >= 20 calls and one second of them after 5 warm-ups), on random data,
+and prints a table with the ratio tilec/reference:
 
   gemm fp16 4096^3, 8192^3   vs torch.matmul (cuBLAS), TFLOP/s
   flash attention fp16, batch 4, heads 16, seq 8192, dim 128, causal and
