@@ -10,7 +10,7 @@ import tilelang
 import tilelang.language as T
 
 
-def layer_norm(M=100, N=256, block_M=16, eps=1e-5, dtype="float16", accum_dtype="float32"):
+def layer_norm(M=100, N=256, block_M=16, eps=1e-5, dtype="float16", accum_dtype="float32", threads=128):
     inv_n = 1.0 / N
 
     @T.prim_func
@@ -18,7 +18,7 @@ def layer_norm(M=100, N=256, block_M=16, eps=1e-5, dtype="float16", accum_dtype=
              Weight: T.Tensor((N,), dtype),
              Bias: T.Tensor((N,), dtype),
              Y: T.Tensor((M, N), dtype)):
-        with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
+        with T.Kernel(T.ceildiv(M, block_M), threads=threads) as bx:
             x = T.alloc_fragment((block_M, N), accum_dtype)
             d2 = T.alloc_fragment((block_M, N), accum_dtype)
             mean = T.alloc_fragment((block_M,), accum_dtype)

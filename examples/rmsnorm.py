@@ -12,12 +12,12 @@ import tilelang
 import tilelang.language as T
 
 
-def rms_norm(M=100, N=384, block_M=16, eps=1e-6, dtype="float32", accum_dtype="float32"):
+def rms_norm(M=100, N=384, block_M=16, eps=1e-6, dtype="float32", accum_dtype="float32", threads=128):
     @T.prim_func
     def main(X: T.Tensor((M, N), dtype),
              W: T.Tensor((N,), dtype),
              Y: T.Tensor((M, N), dtype)):
-        with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
+        with T.Kernel(T.ceildiv(M, block_M), threads=threads) as bx:
             x = T.alloc_fragment((block_M, N), accum_dtype)
             sq = T.alloc_fragment((block_M, N), accum_dtype)
             sum_sq = T.alloc_fragment((block_M,), accum_dtype)

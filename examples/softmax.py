@@ -10,13 +10,13 @@ import tilelang
 import tilelang.language as T
 
 
-def softmax(M=100, N=512, block_M=8, dtype="float16", accum_dtype="float32"):
+def softmax(M=100, N=512, block_M=8, dtype="float16", accum_dtype="float32", threads=128):
     log2e = 1.44269504
 
     @T.prim_func
     def main(X: T.Tensor((M, N), dtype),
              Y: T.Tensor((M, N), dtype)):
-        with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
+        with T.Kernel(T.ceildiv(M, block_M), threads=threads) as bx:
             x = T.alloc_fragment((block_M, N), accum_dtype)
             row_max = T.alloc_fragment((block_M,), accum_dtype)
             row_sum = T.alloc_fragment((block_M,), accum_dtype)
