@@ -278,8 +278,8 @@ static const char cpu_prelude[] =
 /* exp2's reduction and polynomial, written once for tc_exp2f and for
  * tc_exp2f_v (Z: a zero of the operands' type, scalar or vector): t = c +
  * 1.5 * 2^23 holds n = round(c) in its low mantissa bits, f = c - n lies in
- * [-1/2, 1/2], and p = 2^f = 1 + f * s(f), s of degree 5 (Cephes exp2f's
- * coefficients), its even and odd parts two independent Horner chains in
+ * [-1/2, 1/2], and p = 2^f = 1 + f * s(f), s of degree 5 (the minimax fit of
+ * tools/fit_exp2.py, rounded to float), its even and odd parts two independent Horner chains in
  * g = f^2 (two FMAs each under -ffp-contract=fast, in both forms alike)
  * joined by one FMA, then p = s * f + 1, one rounding near the result.
  * Against a Taylor polynomial of degree 7 in one chain of seven FMAs: one
@@ -293,12 +293,12 @@ static const char cpu_prelude[] =
 "#define TC_EXP2_CORE_(c, t, n, p, Z) do { \\\n"
 "  t = (c) + 0x1.8p23f; n = t - 0x1.8p23f; \\\n"
 "  const __typeof__(t) f_ = (c) - n, g_ = f_ * f_; \\\n"
-"  __typeof__(t) q_ = (Z) + 1.339887440266574E-003f; \\\n"
-"  p = (Z) + 1.535336188319500E-004f; \\\n"
-"  q_ = q_ * g_ + 5.550332471162809E-002f; \\\n"
-"  p = p * g_ + 9.618437357674640E-003f; \\\n"
-"  q_ = q_ * g_ + 6.931472028550421E-001f; \\\n"
-"  p = p * g_ + 2.402264791363012E-001f; \\\n"
+"  __typeof__(t) q_ = (Z) + 1.339887502e-03f; \\\n"
+"  p = (Z) + 1.535336196e-04f; \\\n"
+"  q_ = q_ * g_ + 5.550332367e-02f; \\\n"
+"  p = p * g_ + 9.618436918e-03f; \\\n"
+"  q_ = q_ * g_ + 6.931471825e-01f; \\\n"
+"  p = p * g_ + 2.402264774e-01f; \\\n"
 "  p = p * f_ + q_; \\\n"
 "  p = p * f_ + 1.0f; } while (0)\n"
 "TC_INLINE float tc_exp2f(float x) {\n"
