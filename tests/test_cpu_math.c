@@ -183,7 +183,9 @@ Test(cpu_math, ulp_bounds_over_a_sweep, .init = setup, .fini = teardown)
  * converter (vcvtps2ph where the arch has it), the cast through the
  * branch-free scalar one.  arch: -march (NULL: native). */
 enum { CVN = 65536, CVF = 4 * 65536 };
-static void check_f16_conversions(const char *arch)
+/* extra: compiler flags (NULL: none); "-DTC_L3=..." small enough makes the
+ * float32 -> float16 row copy into FH stream its stores (TC_NTH) */
+static void check_f16_conversions(const char *arch, const char *extra)
 {
     kb_t b;
     kb_init(&b, "conv");
@@ -205,9 +207,14 @@ static void check_f16_conversions(const char *arch)
     tilec_pmodule_t *mod = NULL;
     char *text = tilec_ir_print(b.m);
     cr_assert_not_null(text);
-    tilec_pcompile_options_t o = {.struct_size = sizeof o, .opt_level = 3, .arch = arch};
+    tilec_pcompile_options_t o = {.struct_size = sizeof o, .opt_level = 3, .arch = arch, .extra = extra};
     cr_assert_eq(P->compile(D, text, strlen(text), &o, &mod), TILEC_PS_OK, "%s", P->last_error());
     free(text);
+    const void *src;
+    size_t len;
+    cr_assert_eq(P->module_data(mod, TILEC_PDATA_SOURCE, &src, &len), TILEC_PS_OK);
+    cr_assert(strstr(src, "tc_f2h_n(") && strstr(src, "> (int64_t)TC_L3 / 4)"),
+              "the float16 row copy does not decide on streaming stores");
     kb_free(&b);
     uint16_t *h = malloc(CVN * 2), *bb = malloc(CVN * 2), *fh = malloc(CVF * 2), *fb = malloc(CVF * 2);
     float *hf = malloc(CVN * 4), *bf = malloc(CVN * 4), *f = malloc(CVF * 4);
@@ -254,11 +261,15 @@ static void check_f16_conversions(const char *arch)
 
 Test(cpu_kernel, f16_conversions_exact, .init = setup, .fini = teardown)
 {
-    check_f16_conversions(NULL);
+    check_f16_conversions(NULL, NULL);
+    /* FH (512 KiB) larger than a quarter of this "L3": streamed stores */
+    check_f16_conversions(NULL, "-DTC_L3=65536");
 #if defined(__x86_64__)
     /* native is the host's widest; also no F16C (scalar) and F16C (8 wide) */
-    check_f16_conversions("x86-64");
-    if (host_has("f16c") && host_has("avx2") && host_has("fma"))
-        check_f16_conversions("x86-64-v3");
+    check_f16_conversions("x86-64", NULL);
+    if (host_has("f16c") && host_has("avx2") && host_has("fma")) {
+        check_f16_conversions("x86-64-v3", NULL);
+        check_f16_conversions("x86-64-v3", "-DTC_L3=65536");
+    }
 #endif
 }

@@ -156,6 +156,11 @@ static void run_blocks(cpu_job_t *j, cpu_worker_t *w)
             j->mod->block((int32_t)bx, (int32_t)by, (int32_t)bz, j->args, j->syms, w->scratch);
         }
     }
+    /* the kernels' streaming stores (the prelude's TC_NTH) are weakly
+     * ordered: drained here, before the launch is seen as done */
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_sfence();
+#endif
 }
 
 /* A worker takes each job generation after the one current when it was

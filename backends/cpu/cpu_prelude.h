@@ -83,20 +83,44 @@ static const char cpu_prelude[] =
 "#define TC_H2F_V(h) __builtin_ia32_vcvtph2ps256((h))\n"
 "#endif\n"
 "#define TC_REG(x) __asm__(\"\" : \"+v\"(x))\n"
+/* A streaming (non-temporal) store of one converted vector, TC_NTH(p, h),
+ * where the target has one: the row converters' nt rows (an output tensor
+ * larger than a quarter of the L3, cpu_tileops.c) bypass the caches, so a
+ * written line is not first read from memory (write-allocate) and does not
+ * evict the input.  Weakly ordered: the pool's workers end each launch with
+ * an sfence (cpu_pool.c). */
+"#if defined(TC_F16W) && defined(__clang__)\n"
+"#define TC_NTH(p, h) __builtin_nontemporal_store((h), (tc_vh_ *)(p))\n"
+"#elif defined(TC_F16W) && defined(__AVX512F__)\n"
+"#define TC_NTH(p, h) __builtin_ia32_movntdq256((long long __attribute__((vector_size(32))) *)(p), (long long __attribute__((vector_size(32))))(h))\n"
+"#elif defined(TC_F16W)\n"
+"#define TC_NTH(p, h) __builtin_ia32_movntdq((long long __attribute__((vector_size(16))) *)(p), (long long __attribute__((vector_size(16))))(h))\n"
+"#endif\n"
+"#ifdef TC_NTH\n"
+"#define TC_NT_OK(nt, d) ((nt) && ((uintptr_t)(d) & (sizeof(tc_vh_) - 1)) == 0)\n"
+"#endif\n"
 /* pf (NULL: none): a row of as many bytes as these rows' 16-bit side,
  * prefetched one line per 32 elements as the row is converted */
 "#define TC_RPF(pf, o, w) do { if ((pf) && ((o) & 63) == 0) __builtin_prefetch((pf) + (o), (w)); } while (0)\n"
 "TC_INLINE uint16_t tc_f2h(float f);\n"
-"TC_INLINE void tc_f2h_n(uint16_t *restrict d, const float *restrict s, int64_t n, const char *pf) {\n"
-"  int64_t i = 0;\n"
+"TC_INLINE void tc_f2h_n(uint16_t *restrict d, const float *restrict s, int64_t n, const char *pf, int nt) {\n"
+"  int64_t i = 0; (void)nt;\n"
+"#ifdef TC_NTH\n"
+"  if (TC_NT_OK(nt, d))\n"
+"    for (; i + TC_F16W <= n; i += TC_F16W) { tc_vf_ f; memcpy(&f, s + i, sizeof f); tc_vh_ h = TC_F2H_V(f); TC_NTH(d + i, h); }\n"
+"#endif\n"
 "#ifdef TC_F16W\n"
 "  for (; i + TC_F16W <= n; i += TC_F16W) { TC_RPF(pf, 2 * i, 1); tc_vf_ f; memcpy(&f, s + i, sizeof f); tc_vh_ h = TC_F2H_V(f); TC_REG(h); memcpy(d + i, &h, sizeof h); }\n"
 "#endif\n"
 "  TC_IVDEP for (; i < n; ++i) d[i] = tc_f2h(s[i]);\n"
 "}\n"
 /* tc_f2h_n of s[i] * c (a row scaled as it is written out, cpu_rows.c) */
-"TC_INLINE void tc_f2h_scale_n(uint16_t *restrict d, const float *restrict s, int64_t n, float c, const char *pf) {\n"
-"  int64_t i = 0;\n"
+"TC_INLINE void tc_f2h_scale_n(uint16_t *restrict d, const float *restrict s, int64_t n, float c, const char *pf, int nt) {\n"
+"  int64_t i = 0; (void)nt;\n"
+"#ifdef TC_NTH\n"
+"  if (TC_NT_OK(nt, d))\n"
+"    for (; i + TC_F16W <= n; i += TC_F16W) { tc_vf_ f; memcpy(&f, s + i, sizeof f); f = f * c; tc_vh_ h = TC_F2H_V(f); TC_NTH(d + i, h); }\n"
+"#endif\n"
 "#ifdef TC_F16W\n"
 "  for (; i + TC_F16W <= n; i += TC_F16W) { TC_RPF(pf, 2 * i, 1); tc_vf_ f; memcpy(&f, s + i, sizeof f); f = f * c; tc_vh_ h = TC_F2H_V(f); TC_REG(h); memcpy(d + i, &h, sizeof h); }\n"
 "#endif\n"
@@ -106,7 +130,14 @@ static const char cpu_prelude[] =
 "  int64_t i = 0;\n"
 "#ifdef TC_F16W\n"
 "  typedef unsigned short tc_vu_ __attribute__((vector_size(sizeof(tc_vh_))));\n"
-"  tc_vu_ nan = {0};\n"
+"  typedef unsigned short tc_vu2_ __attribute__((vector_size(2 * sizeof(tc_vh_))));\n"
+"  tc_vu_ nan = {0}; tc_vu2_ nan2 = {0};\n"
+"  for (; i + 2 * TC_F16W <= n; i += 2 * TC_F16W) {\n"
+"    TC_RPF(pf, 2 * i, 0); tc_vu2_ hh; memcpy(&hh, s + i, sizeof hh); nan2 |= (hh & 0x7fffu) + 0x3ffu;\n"
+"    tc_vh_ h0, h1; memcpy(&h0, s + i, sizeof h0); memcpy(&h1, s + i + TC_F16W, sizeof h1);\n"
+"    const tc_vf_ f0 = TC_H2F_V(h0), f1 = TC_H2F_V(h1); memcpy(d + i, &f0, sizeof f0); memcpy(d + i + TC_F16W, &f1, sizeof f1);\n"
+"  }\n"
+"  { tc_vu_ lo, hi; memcpy(&lo, &nan2, sizeof lo); memcpy(&hi, (char *)&nan2 + sizeof lo, sizeof hi); nan |= lo | hi; }\n"
 "  for (; i + TC_F16W <= n; i += TC_F16W) {\n"
 "    TC_RPF(pf, 2 * i, 0); tc_vh_ h; memcpy(&h, s + i, sizeof h); nan |= ((tc_vu_)h & 0x7fffu) + 0x3ffu;\n"
 "    tc_vf_ f = TC_H2F_V(h); memcpy(d + i, &f, sizeof f);\n"
@@ -247,18 +278,28 @@ static const char cpu_prelude[] =
 /* exp2's reduction and polynomial, written once for tc_exp2f and for
  * tc_exp2f_v (Z: a zero of the operands' type, scalar or vector): t = c +
  * 1.5 * 2^23 holds n = round(c) in its low mantissa bits, f = c - n lies in
- * [-1/2, 1/2], and p = 2^f by a degree-7 polynomial (Horner, one FMA per
- * step under -ffp-contract=fast, in both forms alike) */
+ * [-1/2, 1/2], and p = 2^f = 1 + f * s(f), s of degree 5 (the minimax fit of
+ * tools/fit_exp2.py, rounded to float), its even and odd parts two independent Horner chains in
+ * g = f^2 (two FMAs each under -ffp-contract=fast, in both forms alike)
+ * joined by one FMA, then p = s * f + 1, one rounding near the result.
+ * Against a Taylor polynomial of degree 7 in one chain of seven FMAs: one
+ * FMA fewer and a shorter dependency chain (softmax 8192x1024 fp16 on Zen
+ * 3, AVX2: 4.3 -> 4.1 ms); measured maximum 1.16 ulp (every 5th float;
+ * 1.14 at every 97th; the Taylor form 1.08).  Rounded as p = even + f *
+ * odd instead, twice near the result: 1.68 ulp (degree 7) and 1.86 ulp
+ * (degree 6), over the bound.  Horner in one chain of six FMAs: 9% slower
+ * (latency); n by vroundps: 5% slower (one more operation on the FMA
+ * pipes, which bound this loop on Zen 3). */
 "#define TC_EXP2_CORE_(c, t, n, p, Z) do { \\\n"
 "  t = (c) + 0x1.8p23f; n = t - 0x1.8p23f; \\\n"
-"  const __typeof__(t) f_ = (c) - n; \\\n"
-"  p = (Z) + 1.5252733804059841e-5f; \\\n"
-"  p = p * f_ + 1.5403530393381608e-4f; \\\n"
-"  p = p * f_ + 1.3333558146428443e-3f; \\\n"
-"  p = p * f_ + 9.6181291076284772e-3f; \\\n"
-"  p = p * f_ + 5.5504108664821580e-2f; \\\n"
-"  p = p * f_ + 2.4022650695910071e-1f; \\\n"
-"  p = p * f_ + 6.9314718055994531e-1f; \\\n"
+"  const __typeof__(t) f_ = (c) - n, g_ = f_ * f_; \\\n"
+"  __typeof__(t) q_ = (Z) + 1.339887502e-03f; \\\n"
+"  p = (Z) + 1.535336196e-04f; \\\n"
+"  q_ = q_ * g_ + 5.550332367e-02f; \\\n"
+"  p = p * g_ + 9.618436918e-03f; \\\n"
+"  q_ = q_ * g_ + 6.931471825e-01f; \\\n"
+"  p = p * g_ + 2.402264774e-01f; \\\n"
+"  p = p * f_ + q_; \\\n"
 "  p = p * f_ + 1.0f; } while (0)\n"
 "TC_INLINE float tc_exp2f(float x) {\n"
 "  float c = tc_clampf_(x, 0xc3170000u, 0x43010000); /* [-151, 129] */\n"
@@ -286,13 +327,16 @@ static const char cpu_prelude[] =
 /* exp2 on 8 floats with AVX2 (gcc and clang builtins): tc_exp2f's steps
  * on vectors (integer min clamp, the two-factor scaling, the NaN select),
  * the same bits as tc_exp2f; and in front of them a shortcut for a vector
- * whose n = round(x) all lie in [-125, 127], where p * 2^n is normal:
- * then 2^n is exact in one factor, so p * 2^n is p with n added to its
- * exponent field (an integer add instead of two multiplies and six
- * integer operations, and no clamp: out-of-range x, inf and NaN give n
- * outside the range, |x| >= 2^22 included).  The clamp's integer min is
- * a compare and select (the pmin builtins are gcc's only).  The same bits either way;
- * softmax 8192x1024 fp16 on Zen 3 (AVX2): 7.0 -> 5.4 ms. */
+ * whose |x| all are at most 125, so n = round(x) lies in [-125, 125], where
+ * p * 2^n is normal: then 2^n is exact in one factor, so p * 2^n is p with
+ * n added to its exponent field (an integer add instead of two multiplies
+ * and six integer operations, and no clamp).  The test is on x's bits
+ * (|x| as an integer above 125.0f's: inf and NaN too), one AND and one
+ * compare, then movmskps: it no longer waits for t, and is one operation
+ * fewer than a range test of n (softmax 8192x1024 fp16 on Zen 3: -5%).
+ * The clamp's integer min is a compare and select (the pmin builtins are
+ * gcc's only).  The same bits either way; softmax 8192x1024 fp16 on Zen 3
+ * (AVX2): 7.0 -> 5.4 ms. */
 "#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__) && !defined(__AVX512F__) && defined(__GNUC__)\n"
 "#define TC_VEXP 1\n"
 "#define TC_VEXPW 8\n"
@@ -314,8 +358,8 @@ static const char cpu_prelude[] =
 "  tc_vf_ t, n, p;\n"
 "  TC_EXP2_CORE_(x, t, n, p, (tc_vf_){0});\n"
 "  const tc_vu32_ tb = (tc_vu32_)t;\n"
-"  const tc_vi_ out = (tc_vi_)(tb - (0x4b400000u - 125u) > 252u);\n"
-"  if (__builtin_expect(!__builtin_ia32_ptestz256((tc_vq_)out, (tc_vq_)out), 0)) return tc_exp2f_vs_(x);\n"
+"  const tc_vi_ out = ((tc_vi_)x & 0x7fffffff) > 0x42fa0000; /* |x| > 125, inf, NaN */\n"
+"  if (__builtin_expect(__builtin_ia32_movmskps256((tc_vf_)out) != 0, 0)) return tc_exp2f_vs_(x);\n"
 "  return (tc_vf_)((tc_vu32_)p + (tb << 23));\n"
 "}\n"
 "#endif\n"
@@ -452,16 +496,17 @@ static const char cpu_prelude[] =
 "#define TC_ISA \"generic\"\n"
 "#define TC_VB 16\n"
 "#endif\n"
-/* interleaved partial results of a float row reduction: two vectors */
-"#define TC_RLANES (2 * TC_VB / 4)\n"
+/* interleaved partial results of a float row reduction: four vectors, four
+ * dependency chains (two had left a row sum waiting on vaddps's latency) */
+"#define TC_RLANES (4 * TC_VB / 4)\n"
 "#if defined(__clang__)\n"
 "#define TC_UNROLL _Pragma(\"unroll\")\n"
 "#else\n"
 "#define TC_UNROLL _Pragma(\"GCC unroll 16\")\n"
 "#endif\n"
 /* A float32 row reduction's lanes with explicit vectors (cpu_tileops.c):
- * lane l of TC_RLANES takes elements l, l + TC_RLANES, ... of the first n
- * (a multiple of TC_RLANES), the lanes then combined pairwise, as the
+ * lane l of TC_RLANES takes elements l, l + TC_RLANES, ... of n (a multiple
+ * of TC_RLANES: four vectors a step), the lanes then combined pairwise, as the
  * scalar lanes loop does, so the same bits in the same order.  That loop
  * vectorized for sums but, on AVX2, not for max/min (gcc's SLP gave 16
  * scalar vmaxss per 16 floats).  Max and min are (v)maxps/minps where
@@ -491,15 +536,10 @@ static const char cpu_prelude[] =
 "  enum { V = TC_VB / 4 };\n"
 "  tc_rv_ l0 = (tc_rv_){0} + init, l1 = l0, l2 = l0, l3 = l0;\n"
 "  int64_t i = 0;\n"
-"  if (op != 0 && op != 3) /* max, min: four chains (the order does not change the value) */\n"
-"    for (; i + 4 * V <= n; i += 4 * V) {\n"
-"      tc_rv_ a, b, c, d; memcpy(&a, x + i, sizeof a); memcpy(&b, x + i + V, sizeof b);\n"
-"      memcpy(&c, x + i + 2 * V, sizeof c); memcpy(&d, x + i + 3 * V, sizeof d);\n"
-"      l0 = tc_rop_(op, l0, a); l1 = tc_rop_(op, l1, b); l2 = tc_rop_(op, l2, c); l3 = tc_rop_(op, l3, d);\n"
-"    }\n"
-"  for (; i < n; i += 2 * V) {\n"
-"    tc_rv_ a, b; memcpy(&a, x + i, sizeof a); memcpy(&b, x + i + V, sizeof b);\n"
-"    l0 = tc_rop_(op, l0, a); l1 = tc_rop_(op, l1, b);\n"
+"  for (; i < n; i += 4 * V) {\n"
+"    tc_rv_ a, b, c, d; memcpy(&a, x + i, sizeof a); memcpy(&b, x + i + V, sizeof b);\n"
+"    memcpy(&c, x + i + 2 * V, sizeof c); memcpy(&d, x + i + 3 * V, sizeof d);\n"
+"    l0 = tc_rop_(op, l0, a); l1 = tc_rop_(op, l1, b); l2 = tc_rop_(op, l2, c); l3 = tc_rop_(op, l3, d);\n"
 "  }\n"
 "  l0 = tc_rop_(op % 3, tc_rop_(op % 3, l0, l2), tc_rop_(op % 3, l1, l3));\n"
 "  float lane[V]; memcpy(lane, &l0, sizeof lane);\n"
