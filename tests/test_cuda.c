@@ -456,12 +456,11 @@ Test(cuda, fragments_live_in_registers)
 }
 
 /* flash attention's source for arch (2 stages), owned by the caller */
-static char *flash_source(tilec_context_t *ctx, const char *arch)
+static char *flash_source_with(tilec_context_t *ctx, const char *arch, const tilec_define_kv_t *defs, int ndefs)
 {
     tilec_program_t *p = NULL;
     tilec_executable_t *e = NULL;
-    tilec_define_kv_t defs[] = {{"num_stages", "2"}};
-    cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, 1, NULL, &p),
+    cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, ndefs, NULL, &p),
                  TILEC_OK, "%s", tilec_context_message(ctx));
     tilec_status_t st = tilec_program_compile_for(ctx, p, arch, &e);
     if (st != TILEC_OK && strstr(tilec_context_message(ctx), "NVRTC not found"))
@@ -471,6 +470,12 @@ static char *flash_source(tilec_context_t *ctx, const char *arch)
     tilec_executable_free(e);
     tilec_program_free(p);
     return src;
+}
+
+static char *flash_source(tilec_context_t *ctx, const char *arch)
+{
+    tilec_define_kv_t defs[] = {{"num_stages", "2"}};
+    return flash_source_with(ctx, arch, defs, 1);
 }
 
 /* sm_90a (TILEC_CUDA_TMA unset or 1): the GEMM's ring copies go by the tensor copy engine
@@ -606,6 +611,41 @@ Test(cuda, exp2_is_one_special_function_instruction_unless_asked)
         unsetenv("TILEC_CUDA_FAST_EXP2");
         cr_expect(strstr(src, " exp2("), "%s: TILEC_CUDA_FAST_EXP2=0 without exp2", arch[i]);
         cr_expect_null(strstr(src, "tl_ex2f"), "%s: TILEC_CUDA_FAST_EXP2=0 still on the helper", arch[i]);
+        free(src);
+    }
+    tilec_context_destroy(ctx);
+}
+
+/* Flash attention's scores, cleared before Q K^T (causal: in the branch of
+ * the key blocks left of the diagonal, the others keep their mask): the
+ * clear is not printed, the wgmma's first k-step scales acc_s by 0, under
+ * the branch's condition when there is one (cuda_zero.c); P V's
+ * accumulator (not cleared) keeps scale-d 1.  TILEC_CUDA_ZERO_INIT=0
+ * prints the clears; sm_80's mma.sync has no scale-d. */
+Test(cuda, cleared_accumulator_is_left_to_the_wgmma_unless_asked)
+{
+    tilec_context_t *ctx = cuda_ctx(NULL);
+    for (int causal = 0; causal < 2; causal++) {
+        tilec_define_kv_t defs[] = {{"seq_len", "384"}, {"block_M", "128"}, {"block_N", "128"}, {"threads", "256"},
+                                    {"num_stages", "2"}, {"causal", causal ? "True" : "False"}};
+        char *src = flash_source_with(ctx, "sm_90a", defs, 6);
+        const char *k = strstr(src, "tilec_kernel(");
+        cr_assert_not_null(k);
+        cr_expect(strstr(k, "/* clear of acc_s: the first wgmma of the gemm after it scales it by 0 */"),
+                  "causal=%d: acc_s's clear printed", causal);
+        cr_expect(strstr(k, causal ? "\"r\"((int)(tc_k0 != 0 || !(" : "\"r\"((int)(tc_k0 != 0)));"),
+                  "causal=%d: no scale-d 0 on the first k-step", causal);
+        cr_expect(strstr(k, "\"l\"(tc_db), \"r\"(1));"), "causal=%d: P V lost its scale-d 1", causal);
+        cr_expect_null(strstr(k, "fill acc_s"), "causal=%d: a fill of acc_s left", causal);
+        free(src);
+        setenv("TILEC_CUDA_ZERO_INIT", "0", 1);
+        src = flash_source_with(ctx, "sm_90a", defs, 6);
+        unsetenv("TILEC_CUDA_ZERO_INIT");
+        cr_expect_null(strstr(src, "scales it by 0"), "causal=%d: TILEC_CUDA_ZERO_INIT=0 still folds", causal);
+        cr_expect_null(strstr(src, "tc_k0 != 0"), "causal=%d: TILEC_CUDA_ZERO_INIT=0 still folds", causal);
+        free(src);
+        src = flash_source_with(ctx, "sm_80", defs, 6);
+        cr_expect_null(strstr(src, "scales it by 0"), "causal=%d: sm_80 folds", causal);
         free(src);
     }
     tilec_context_destroy(ctx);

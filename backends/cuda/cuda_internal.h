@@ -281,6 +281,22 @@ const tilec_target_desc_t *cuda_target_desc(const char *arch);
 const tilec_target_desc_t *cuda_lower_desc(const char *arch);
 /* T.exp2 on float as ex2.approx.ftz (cuda_kit.c): on unless TILEC_CUDA_FAST_EXP2=0 */
 int cuda_fast_exp2(void);
+/* A register accumulator's clear left to its wgmma (cuda_zero.c): on unless TILEC_CUDA_ZERO_INIT=0 */
+int cuda_zero_init(void);
+
+/* A clear of all of register fragment C to 0 that its wgmma GEMM can do
+ * instead, through the scale-d predicate of its first k-step
+ * (cuda_zero.c): the clear, the GEMM after it (or after the `if` holding
+ * it), that if's condition (NULL: the clear is unconditional) and whether
+ * the clear is the if's then branch. */
+typedef struct cuda_zfold {
+    const tilec_ir_stmt_t *clear, *gemm;
+    const tilec_ir_expr_t *cond;
+    int in_then;
+} cuda_zfold_t;
+#define CUDA_MAX_ZFOLD 8
+/* The candidates in the kernel's statements (nested too), at most CUDA_MAX_ZFOLD; their count. */
+int cuda_zero_scan(const tilec_ir_stmt_t *body, cuda_zfold_t *z);
 
 /* The cubin already in sm->binary (a kernel bundle's) for arch: the code
  * generator runs again for what launch needs, NVRTC does not. */

@@ -136,6 +136,11 @@ typedef struct kit {
      * (ws_cells[i] of ws_orig[i]) */
     const tilec_ir_stmt_t *ws_cells, *const *ws_orig;
     int ws_n;
+    /* clears a wgmma can do instead (cuda_zero.c), and the one left out,
+     * waiting for its gemm (zf_gemm, the kernel's statement) */
+    cuda_zfold_t zf[CUDA_MAX_ZFOLD];
+    int nzf;
+    const cuda_zfold_t *zf_on;
 } kit_t;
 
 /* the kernel's statement s is a copy of (itself outside a warpspec role) */
@@ -305,6 +310,14 @@ static void wgmma_kloop(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s,
         return;
     }
     g->info->wgmma++;
+    /* scale-d of the first k-step: 0 where the clear before it was left out */
+    char sd[400] = "1";
+    const cuda_zfold_t *zf = g->zf_on && g->zf_on->gemm == ws_orig_of(g, s) ? g->zf_on : NULL;
+    if (zf && zf->cond)
+        snprintf(sd, sizeof sd, "(int)(tc_k0 != 0 || %s(%s))", zf->in_then ? "!" : "", tilec_simt_expr(c, zf->cond));
+    else if (zf)
+        snprintf(sd, sizeof sd, "(int)(tc_k0 != 0)");
+    g->zf_on = zf ? NULL : g->zf_on;
     keep_acc(c, p, C);
     tilec_simt_emit(c, "tl_wg_fence();");
     tilec_simt_emit(c, "#pragma unroll");
@@ -332,8 +345,8 @@ static void wgmma_kloop(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s,
                                 "%%%d, p, 1, 1, %d; }\"", nr + 5, p->in, ab, ab, regs.s ? regs.s : "", nr, nr + 1, nr + 2,
                                 nr + 3, nr + 4, !tb);
                 tilec_simt_emit(c, "  : %s : \"r\"(tc_pa%d[%d][tc_k0 / 16][0]), \"r\"(tc_pa%d[%d][tc_k0 / 16][1]), "
-                                "\"r\"(tc_pa%d[%d][tc_k0 / 16][2]), \"r\"(tc_pa%d[%d][tc_k0 / 16][3]), \"l\"(tc_db), \"r\"(1));",
-                                ops.s ? ops.s : "", A->id, mi, A->id, mi, A->id, mi, A->id, mi);
+                                "\"r\"(tc_pa%d[%d][tc_k0 / 16][2]), \"r\"(tc_pa%d[%d][tc_k0 / 16][3]), \"l\"(tc_db), \"r\"(%s));",
+                                ops.s ? ops.s : "", A->id, mi, A->id, mi, A->id, mi, A->id, mi, sd);
             } else {
                 char tr[16] = "";
                 if (!f8)
@@ -341,7 +354,7 @@ static void wgmma_kloop(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s,
                 tilec_simt_emit(c, "asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
                                 "wgmma.mma_async.sync.aligned.m64n%" PRId64 "k%d.f32.%s.%s {%s}, %%%d, %%%d, p, 1, 1%s; }\"",
                                 nr + 2, p->in, ik, ab, ab, regs.s ? regs.s : "", nr, nr + 1, tr);
-                tilec_simt_emit(c, "  : %s : \"l\"(tc_da), \"l\"(tc_db), \"r\"(1));", ops.s ? ops.s : "");
+                tilec_simt_emit(c, "  : %s : \"l\"(tc_da), \"l\"(tc_db), \"r\"(%s));", ops.s ? ops.s : "", sd);
             }
             tilec_sdk_str_free(&ops);
             tilec_sdk_str_free(&regs);
@@ -434,6 +447,10 @@ static int gemm_hook(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         wgmma_kloop(g, c, s, &p, C, rs, defer);
     else
         mma_sync_kloop(c, s, &p, C);
+    if (g->zf_on && g->zf_on->gemm == ws_orig_of(g, s)) {
+        tilec_simt_fail(c, "gemm into %s: its clear was left to a wgmma that did not print", C->name);
+        return -1;
+    }
     if (defer) {
         g->deferred = s;
         g->deferred_c = C;
@@ -720,8 +737,34 @@ static int wg_turn_hint(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
     return 1;
 }
 
+/* A clear that the wgmma after it does (cuda_zero.c): left out when that
+ * gemm prints as wgmma into register accumulators over all the threads
+ * that print it (the conditions of gemm_hook's unguarded wgmma). */
+static int zero_clear(kit_t *g, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
+{
+    const tilec_ir_stmt_t *o = ws_orig_of(g, s);
+    const cuda_zfold_t *f = NULL;
+    for (int i = 0; i < g->nzf && !f; i++)
+        f = g->zf[i].clear == o ? &g->zf[i] : NULL;
+    tilec_simt_mma_plan_t p;
+    if (!f || g->zf_on || tilec_simt_mma_plan(c, g->desc, f->gemm, &p) <= 0 || !(p.e->flags & TILEC_TARGET_MMA_ASYNC) ||
+        !p.regs)
+        return 0;
+    const int *kt = g->k->threads;
+    if (p.gm * p.gn * p.e->threads != (g->consumers ? g->consumers : (int64_t)kt[0] * kt[1] * kt[2]))
+        return 0;
+    tilec_simt_emit(c, "/* clear of %s: the first wgmma of the gemm after it scales it by 0 */", f->gemm->u.gemm.c->name);
+    g->zf_on = f;
+    return 1;
+}
+
 static int kit_stmt(void *user, tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
 {
+    if ((s->kind == TILEC_ST_FILL || s->kind == TILEC_ST_FOR) && ((kit_t *)user)->nzf) {
+        int rc = zero_clear(user, c, s);
+        if (rc)
+            return rc;
+    }
     if (s->kind == TILEC_ST_HINT && s->u.hint.name && strcmp(s->u.hint.name, "mma_wait") == 0)
         return mma_wait_hint(user, c, s);
     if (s->kind == TILEC_ST_HINT && s->u.hint.name && strcmp(s->u.hint.name, "wg_turn") == 0)
@@ -1031,6 +1074,8 @@ int cuda_kit_codegen(const tilec_ir_module_t *m, const char *arch, tilec_sdk_str
     g.k = k;
     ws_scan(&g, k);
     g.fast_exp2 = cuda_fast_exp2();
+    if (g.wgmma && cuda_zero_init())
+        g.nzf = cuda_zero_scan(k->body, g.zf);
     tilec_simt_dialect_t d;
     kit_dialect(&g, sm, &d);
     /* the mbarriers of copies on them go after the shared-memory plan */

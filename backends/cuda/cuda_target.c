@@ -233,3 +233,8 @@ int cuda_fast_exp2(void)
 {
     return env_default_on("TILEC_CUDA_FAST_EXP2");
 }
+
+int cuda_zero_init(void)
+{
+    return env_default_on("TILEC_CUDA_ZERO_INIT");
+}
