@@ -455,13 +455,14 @@ Test(cuda, fragments_live_in_registers)
     tilec_context_destroy(ctx);
 }
 
-/* flash attention's source for arch (2 stages), owned by the caller */
-static char *flash_source_with(tilec_context_t *ctx, const char *arch, const tilec_define_kv_t *defs, int ndefs)
+/* the CUDA source of the file at path with defs for arch, owned by the
+ * caller; skips the test when NVRTC is missing */
+static char *example_source(tilec_context_t *ctx, const char *path, const char *arch, const tilec_define_kv_t *defs,
+                            int ndefs)
 {
     tilec_program_t *p = NULL;
     tilec_executable_t *e = NULL;
-    cr_assert_eq(tilec_program_load_file(ctx, "examples/flash_attention.py", defs, ndefs, NULL, &p),
-                 TILEC_OK, "%s", tilec_context_message(ctx));
+    cr_assert_eq(tilec_program_load_file(ctx, path, defs, ndefs, NULL, &p), TILEC_OK, "%s", tilec_context_message(ctx));
     tilec_status_t st = tilec_program_compile_for(ctx, p, arch, &e);
     if (st != TILEC_OK && strstr(tilec_context_message(ctx), "NVRTC not found"))
         no_nvrtc(tilec_context_message(ctx));
@@ -472,10 +473,11 @@ static char *flash_source_with(tilec_context_t *ctx, const char *arch, const til
     return src;
 }
 
+/* flash attention's source for arch (2 stages) */
 static char *flash_source(tilec_context_t *ctx, const char *arch)
 {
     tilec_define_kv_t defs[] = {{"num_stages", "2"}};
-    return flash_source_with(ctx, arch, defs, 1);
+    return example_source(ctx, "examples/flash_attention.py", arch, defs, 1);
 }
 
 /* sm_90a (TILEC_CUDA_TMA unset or 1): the GEMM's ring copies go by the tensor copy engine
@@ -628,7 +630,7 @@ Test(cuda, cleared_accumulator_is_left_to_the_wgmma_unless_asked)
     for (int causal = 0; causal < 2; causal++) {
         tilec_define_kv_t defs[] = {{"seq_len", "384"}, {"block_M", "128"}, {"block_N", "128"}, {"threads", "256"},
                                     {"num_stages", "2"}, {"causal", causal ? "True" : "False"}};
-        char *src = flash_source_with(ctx, "sm_90a", defs, 6);
+        char *src = example_source(ctx, "examples/flash_attention.py", "sm_90a", defs, 6);
         const char *k = strstr(src, "tilec_kernel(");
         cr_assert_not_null(k);
         cr_expect(strstr(k, "/* clear of acc_s: the first wgmma of the gemm after it scales it by 0 */"),
@@ -639,12 +641,12 @@ Test(cuda, cleared_accumulator_is_left_to_the_wgmma_unless_asked)
         cr_expect_null(strstr(k, "fill acc_s"), "causal=%d: a fill of acc_s left", causal);
         free(src);
         setenv("TILEC_CUDA_ZERO_INIT", "0", 1);
-        src = flash_source_with(ctx, "sm_90a", defs, 6);
+        src = example_source(ctx, "examples/flash_attention.py", "sm_90a", defs, 6);
         unsetenv("TILEC_CUDA_ZERO_INIT");
         cr_expect_null(strstr(src, "scales it by 0"), "causal=%d: TILEC_CUDA_ZERO_INIT=0 still folds", causal);
         cr_expect_null(strstr(src, "tc_k0 != 0"), "causal=%d: TILEC_CUDA_ZERO_INIT=0 still folds", causal);
         free(src);
-        src = flash_source_with(ctx, "sm_80", defs, 6);
+        src = example_source(ctx, "examples/flash_attention.py", "sm_80", defs, 6);
         cr_expect_null(strstr(src, "scales it by 0"), "causal=%d: sm_80 folds", causal);
         free(src);
     }
@@ -865,11 +867,7 @@ Test(cuda, int_division_unsigned_only_where_the_dividend_is_nonnegative)
 Test(cuda, conv2d_gathers_move_16_bytes_asynchronously)
 {
     tilec_context_t *ctx = cuda_ctx(NULL);
-    tilec_program_t *p = NULL;
-    tilec_executable_t *e = NULL;
-    char *text = slurp_file("examples/conv2d.py");
-    cr_assert_eq(compile_src(ctx, text, "sm_90a", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
-    const char *src = tilec_executable_source(e, NULL);
+    char *src = example_source(ctx, "examples/conv2d.py", "sm_90a", NULL, 0);
     const char *g = strstr(src, "/* gathered copy Data -> A_shared, 8 elements at a time, zeros where the condition fails */");
     cr_expect(g, "no gathered copy of the image");
     /* one cp.async of 16 bytes, or of 0 (16 zeros) at the padding: no branch; the image (2 x 10 x 12 x 32 elements)
@@ -886,9 +884,7 @@ Test(cuda, conv2d_gathers_move_16_bytes_asynchronously)
     cr_expect(strstr(src, "b1, ((unsigned int)(((((v9) * (32))) + (v5))) * 40 + (unsigned int)("),
               "the filter's offset not folded to its flat index");
     cr_expect(strstr(src, "tl_cp_wait<"), "no pipeline waits");
-    free(text);
-    tilec_executable_free(e);
-    tilec_program_free(p);
+    free(src);
     tilec_context_destroy(ctx);
 }
 
@@ -899,11 +895,7 @@ Test(cuda, conv2d_gathers_move_16_bytes_asynchronously)
 Test(cuda, conv2d_epilogue_stores_register_pairs)
 {
     tilec_context_t *ctx = cuda_ctx(NULL);
-    tilec_program_t *p = NULL;
-    tilec_executable_t *e = NULL;
-    char *text = slurp_file("examples/conv2d.py");
-    cr_assert_eq(compile_src(ctx, text, "sm_90a", &p, &e), TILEC_OK, "%s", tilec_context_message(ctx));
-    const char *src = tilec_executable_source(e, NULL);
+    char *src = example_source(ctx, "examples/conv2d.py", "sm_90a", NULL, 0);
     const char *g = strstr(src, "{ /* acc registers 0, 1: one vector of 2 where both are stored */");
     cr_expect(g, "registers 0 and 1 of acc not paired");
     cr_expect(g && strstr(g, "if (tc_p"), "no run-time test of the pair");
@@ -911,9 +903,7 @@ Test(cuda, conv2d_epilogue_stores_register_pairs)
     cr_expect(strstr(src, "acc registers 30, 31: one vector of 2"), "the last pair (32 registers a thread) missing");
     cr_expect_null(strstr(src, "/* acc register 1 */"), "a register stored on its own");
     cr_expect_null(strstr(src, "tl_f2h(tl_h2f("), "the cast to float16 rounds twice");
-    free(text);
-    tilec_executable_free(e);
-    tilec_program_free(p);
+    free(src);
     tilec_context_destroy(ctx);
 }
 

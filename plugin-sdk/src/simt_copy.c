@@ -374,24 +374,18 @@ int simt_gen_gather(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *inner, int64_t w
     int64_t numel = 1, e;
     for (int d = 0; d < G->ndim && numel > 0; d++)
         numel = tilec_ir_is_const_int(G->shape[d], &e) && e >= 0 && e < ((int64_t)1 << 32) ? numel * e : -1;
-    if (async && cond && c->dl.async_copy_zfill_off && G->scope == TILEC_SCOPE_GLOBAL && numel > 0 &&
-        numel < ((int64_t)1 << 32)) {
-        /* a 32-bit offset: every element's fits, a wrapped one is never read (the condition fails) */
-        const char *zk[] = {"d", "b", "o", "n", "c"};
-        const char *zv[] = {pd, tilec_simt_buf_name(c, G),
-                            simt_offset_typed(c, G, f.load->u.load.idx, c->dl.type_name[TILEC_UINT32]),
-                            simt_fmt(c, "%zu", bytes), cond};
-        mv = simt_subst(c, c->dl.async_copy_zfill_off, 5, zk, zv);
-        size_t nz = strlen(mv);
-        tilec_simt_emit(c, "/* gathered copy %s -> %s, %" PRId64 " elements at a time, zeros where the condition fails */",
-                        G->name ? G->name : "?", S->name ? S->name : "?", w);
-        tilec_simt_emit(c, "%s%s", mv, nz && mv[nz - 1] == ';' ? "" : ";");
-        return 1;
-    }
-    if (async && cond && c->dl.async_copy_zfill) {
-        const char *zk[] = {"d", "s", "b", "n", "c"};
-        const char *zv[] = {pd, ps, tilec_simt_buf_name(c, G), simt_fmt(c, "%zu", bytes), cond};
-        mv = simt_subst(c, c->dl.async_copy_zfill, 5, zk, zv);
+    /* a 32-bit offset (async_copy_zfill_off) where the source has fewer than
+     * 2^32 elements: every element's fits, a wrapped one is never read (the
+     * condition fails) */
+    int off = async && cond && c->dl.async_copy_zfill_off && G->scope == TILEC_SCOPE_GLOBAL && numel > 0 &&
+              numel < ((int64_t)1 << 32);
+    if (off || (async && cond && c->dl.async_copy_zfill)) {
+        const char *base = tilec_simt_buf_name(c, G), *n = simt_fmt(c, "%zu", bytes);
+        const char *zk[] = {"d", "b", off ? "o" : "s", "n", "c"};
+        const char *zv[] = {pd, base,
+                            off ? simt_offset_typed(c, G, f.load->u.load.idx, c->dl.type_name[TILEC_UINT32]) : ps, n,
+                            cond};
+        mv = simt_subst(c, off ? c->dl.async_copy_zfill_off : c->dl.async_copy_zfill, 5, zk, zv);
         size_t nz = strlen(mv);
         tilec_simt_emit(c, "/* gathered copy %s -> %s, %" PRId64 " elements at a time, zeros where the condition fails */",
                         G->name ? G->name : "?", S->name ? S->name : "?", w);
