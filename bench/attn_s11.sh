@@ -9,20 +9,10 @@
 # then bench/cuda_bench.py's flash rows (cuDNN in the same process), then
 # extras: num_stages 3, and racecheck's whole report on ping-pong.
 # Usage (on the device, from this tree): sh bench/attn_s11.sh; writes $OUT/log.txt, $OUT/san_*.log.
-O=${OUT:-/tmp}
-L=$O/log.txt
-log() { echo "$*" >> "$L"; }
-export TILEC_CACHE_DIR=/tmp/tilec-cache-attn11
-t0=$(date +%s)
-make -j16 WERROR= build/tilec build/libtilec-cuda.so > /tmp/attn_build.log 2>&1; rc=$?
-[ $rc = 0 ] || tail -5 /tmp/attn_build.log >> "$L"
-log "build rc=$rc $(( $(date +%s) - t0 ))s; $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
-B=build/tilec
-F=examples/flash_attention.py
+ATTN_CACHE=/tmp/tilec-cache-attn11
+. bench/attn_lib.sh
 C2="-D block_M=128 -D block_N=128 -D threads=256 -D num_stages=2"
 C64="-D block_M=128 -D block_N=64 -D threads=256 -D num_stages=2"
-BIG="-D batch=4 -D heads=16 -D seq_len=8192 -D dim=128"
-RAG="-D batch=1 -D heads=3 -D seq_len=1000 -D dim=128"
 for causal in True False; do
   log "check ref=cpu $C2 $RAG causal=$causal :: $(timeout 60 $B run $F $C2 $RAG -D causal=$causal --backend cuda --check --reference cpu 2>&1 | tail -1)"
 done
@@ -32,20 +22,17 @@ for tool in racecheck synccheck memcheck; do
   echo "$r" | head -150 > "$O/san_$tool.log"
   log "$tool rc=$rc [$SPEC] :: $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1) $(echo "$r" | grep -o 'PASS\|FAIL' | tail -1)"
 done
-log "t=$(( $(date +%s) - t0 ))s"
-bench() { # env, args...: median ms
-  e=$1; shift
-  env $e timeout 40 $B run "$@" --backend cuda --bench 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | tail -1
-}
+elapsed
+bench() { median_ms 40 "$@"; } # env, args...: median ms
 for round in 1 2; do
   log "r$round causal A(ORDER=0) $(bench TILEC_CUDA_ORDER=0 $F $BIG $C2 -D causal=True)"
   log "r$round causal B          $(bench TILEC_CUDA_ORDER=1 $F $BIG $C2 -D causal=True)"
 done
 log "r1 non-causal B(=A)     $(bench TILEC_CUDA_ORDER=1 $F $BIG $C2 -D causal=False)"
-log "t=$(( $(date +%s) - t0 ))s"
+elapsed
 BENCH_ONLY=flash PYTHONUNBUFFERED=1 timeout 60 python3 bench/cuda_bench.py > "$O/cuda_bench.txt" 2>&1
 grep -i "flash" "$O/cuda_bench.txt" | tail -6 >> "$L"
-log "t=$(( $(date +%s) - t0 ))s"
+elapsed
 log "r3 causal B          $(bench TILEC_CUDA_ORDER=1 $F $BIG $C2 -D causal=True)"
 log "r3 causal A(ORDER=0) $(bench TILEC_CUDA_ORDER=0 $F $BIG $C2 -D causal=True)"
 for causal in True False; do
@@ -54,7 +41,7 @@ done
 log "check interp causal s300 h2 bN32 3st :: $(timeout 60 $B run $F -D causal=True -D seq_len=300 -D heads=2 -D block_N=32 -D num_stages=3 --backend cuda --check 2>&1 | tail -1)"
 log "stages3 causal B $(bench TILEC_CUDA_ORDER=1 $F $BIG -D block_M=128 -D block_N=128 -D threads=256 -D num_stages=3 -D causal=True)"
 log "stages3 non-causal B $(bench TILEC_CUDA_ORDER=1 $F $BIG -D block_M=128 -D block_N=128 -D threads=256 -D num_stages=3 -D causal=False)"
-log "t=$(( $(date +%s) - t0 ))s"
+elapsed
 r=$(TILEC_CUDA_PINGPONG=1 timeout 60 compute-sanitizer --tool racecheck --print-level info --error-exitcode 99 $B run $F $SPEC --backend cuda --check 2>&1); rc=$?
 echo "$r" | head -400 > "$O/san_racecheck_pingpong.log"
 log "racecheck pingpong rc=$rc :: $(echo "$r" | grep -E 'RACECHECK SUMMARY' | tail -1) $(echo "$r" | grep -o 'PASS\|FAIL' | tail -1)"

@@ -14,20 +14,9 @@
 # stored from registers to Output, no O_shared and no block barriers,
 # all = the three), then bench/cuda_bench.py's flash rows (cuDNN, same call).
 # Usage (on the device, from this tree, with v/ beside it): sh bench/attn_s12.sh
-O=${OUT:-/tmp}
-L=$O/log.txt
-log() { echo "$*" >> "$L"; }
-export TILEC_CACHE_DIR=/tmp/tilec-cache-attn12
-t0=$(date +%s)
-make -j16 WERROR= build/tilec build/libtilec-cuda.so > /tmp/attn_build.log 2>&1; rc=$?
-[ $rc = 0 ] || tail -5 /tmp/attn_build.log >> "$L"
-log "build rc=$rc $(( $(date +%s) - t0 ))s; $(nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader)"
-B=build/tilec
-F=examples/flash_attention.py
+ATTN_CACHE=/tmp/tilec-cache-attn12
+. bench/attn_lib.sh
 P="-D block_M=128 -D block_N=128 -D threads=256 -D num_stages=2"
-BIG="-D batch=4 -D heads=16 -D seq_len=8192 -D dim=128"
-RAG="-D batch=1 -D heads=3 -D seq_len=1000 -D dim=128"
-SAN="-D batch=1 -D heads=1 -D seq_len=384 -D dim=128"
 VS="tree early direct all"
 V=$PWD/v
 envof() { # variant size causal -> env assignment
@@ -54,18 +43,16 @@ for v in B all; do for tool in racecheck synccheck memcheck; do
   r=/tmp/p1/san_${v}_$tool.txt; cp $r $O/ 2>/dev/null
   log "$tool $v :: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $r | tail -1) $(grep -o 'PASS\|FAIL' $r | tail -1)"
 done; done
-log "t=$(( $(date +%s) - t0 ))s"
-bench() { # variant causal: median ms
-  env $(envof $1 big $2) timeout 40 $B run $F $BIG $P -D causal=$2 --backend cuda --bench 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | tail -1
-}
+elapsed
+bench() { median_ms 40 "$(envof $1 big $2)" $F $BIG $P -D causal=$2; } # variant causal: median ms
 for c in False True; do
   for v in A B $VS; do log "r1 causal=$c $v $(bench $v $c)"; done
 done
-log "t=$(( $(date +%s) - t0 ))s"
+elapsed
 BENCH_ONLY=flash PYTHONUNBUFFERED=1 timeout 90 python3 bench/cuda_bench.py > "$O/cuda_bench.txt" 2>&1
 grep -i "flash" "$O/cuda_bench.txt" | tail -6 >> "$L"
-log "t=$(( $(date +%s) - t0 ))s"
+elapsed
 for c in True False; do
   for v in all direct early tree B A; do log "r2 causal=$c $v $(bench $v $c)"; done
 done
-log "t=$(( $(date +%s) - t0 ))s"
+elapsed

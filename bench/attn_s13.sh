@@ -16,19 +16,10 @@
 # --bench alternating the variants, two rounds (the second reversed), with
 # cuDNN (SDPA, bench/torch_timing.py over 1 s) between them and after.
 # Usage (on the device, from this tree, with v/ beside it): sh bench/attn_s13.sh
-O=${OUT:-/tmp}
-L=$O/log.txt
-log() { echo "$*" >> "$L"; }
-export TILEC_CACHE_DIR=/tmp/tilec-cache-attn13
-t0=$(date +%s)
-make -j16 WERROR= build/tilec build/libtilec-cuda.so build/libtilec-cpu.so > /tmp/attn_build.log 2>&1; rc=$?
-[ $rc = 0 ] || tail -5 /tmp/attn_build.log >> "$L"
-log "build rc=$rc $(( $(date +%s) - t0 ))s; $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw --format=csv,noheader)"
-B=build/tilec
-F=examples/flash_attention.py
+ATTN_CACHE=/tmp/tilec-cache-attn13
+ATTN_TARGETS="build/tilec build/libtilec-cuda.so build/libtilec-cpu.so"
+. bench/attn_lib.sh
 P="-D block_M=128 -D block_N=128 -D threads=256"
-BIG="-D batch=4 -D heads=16 -D seq_len=8192 -D dim=128"
-RAG="-D batch=1 -D heads=3 -D seq_len=1000 -D dim=128"
 VS=${VS:-"B pp2 z2 ppz2 s3 r2 ppzr2 pp3"}
 V=$PWD/v
 stof() { case $1 in B) echo 2 ;; s3) echo 3 ;; *) echo "$1" | sed 's/.*\([0-9]\)$/\1/' ;; esac; }
@@ -46,34 +37,19 @@ wait
 for c in False True; do for v in $VS; do
   log "check ref=cpu $v causal=$c :: $(grep -v '^tilec: cuda: the kernel source' /tmp/p1/ck_$v$c.txt | tail -1)"
 done; done
-log "t=$(( $(date +%s) - t0 ))s"
-bench() { # variant causal: median ms
-  env $(envof $1 big $2) timeout 30 $B run $F $BIG $P -D num_stages=$(stof $1) -D causal=$2 --backend cuda --bench 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | tail -1
-}
-cudnn() {
-  PYTHONPATH=bench timeout 60 python3 - >> "$L" 2>&1 <<'PY'
-import torch
-from torch.nn.attention import SDPBackend, sdpa_kernel
-from torch_timing import median_ms
-q = torch.randn(4, 16, 8192, 128, dtype=torch.float16, device="cuda")
-k = torch.randn_like(q); v = torch.randn_like(q)
-for causal in (False, True):
-    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-        ms = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal))
-    print(f"cudnn causal={causal} {ms:.4f}")
-PY
-}
+elapsed
+bench() { median_ms 30 "$(envof $1 big $2)" $F $BIG $P -D num_stages=$(stof $1) -D causal=$2; } # variant causal: median ms
 for c in False True; do
   for v in $VS; do log "r1 causal=$c $v $(bench $v $c)"; done
 done
-log "t=$(( $(date +%s) - t0 ))s"
-cudnn
-log "t=$(( $(date +%s) - t0 ))s"
+elapsed
+cudnn False True
+elapsed
 R=""; for v in $VS; do R="$v $R"; done
 for c in True False; do
   for v in $R; do
     [ $(( $(date +%s) - t0 )) -lt ${STOP:-175} ] && log "r2 causal=$c $v $(bench $v $c)"
   done
 done
-cudnn
-log "t=$(( $(date +%s) - t0 ))s"
+cudnn False True
+elapsed

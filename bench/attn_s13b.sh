@@ -9,20 +9,10 @@
 # against B = the default, alternating (causal A B A B, non-causal A B),
 # then cuDNN (SDPA, bench/torch_timing.py over 1 s).
 # Usage (on the device, from this tree): sh bench/attn_s13b.sh
-O=${OUT:-/tmp}
-L=$O/log.txt
-log() { echo "$*" >> "$L"; }
-export TILEC_CACHE_DIR=/tmp/tilec-cache-attn13b
-t0=$(date +%s)
-make -j16 WERROR= build/tilec build/libtilec-cuda.so build/libtilec-cpu.so > /tmp/attn_build.log 2>&1; rc=$?
-[ $rc = 0 ] || tail -5 /tmp/attn_build.log >> "$L"
-log "build rc=$rc $(( $(date +%s) - t0 ))s; $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
-B=build/tilec
-F=examples/flash_attention.py
+ATTN_CACHE=/tmp/tilec-cache-attn13b
+ATTN_TARGETS="build/tilec build/libtilec-cuda.so build/libtilec-cpu.so"
+. bench/attn_lib.sh
 P="-D block_M=128 -D block_N=128 -D threads=256 -D num_stages=2"
-BIG="-D batch=4 -D heads=16 -D seq_len=8192 -D dim=128"
-RAG="-D batch=1 -D heads=3 -D seq_len=1000 -D dim=128"
-SAN="-D batch=1 -D heads=1 -D seq_len=384 -D dim=128"
 envof() { case $1 in A) echo TILEC_CUDA_ZERO_INIT=0 ;; *) echo TILEC_CUDA_ZERO_INIT=1 ;; esac; }
 mkdir -p /tmp/p1
 for c in False True; do
@@ -48,22 +38,10 @@ wait
 for f in /tmp/p1/ck_*.txt; do log "check $(basename $f .txt) :: $(tail -1 $f)"; done
 for f in /tmp/p1/san_*.txt; do cp $f $O/ 2>/dev/null
   log "$(basename $f .txt) :: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $f | tail -1) $(grep -o 'PASS\|FAIL' $f | tail -1)"; done
-log "t=$(( $(date +%s) - t0 ))s"
-bench() { # variant causal: median ms
-  env $(envof $1) timeout 30 $B run $F $BIG $P -D causal=$2 --backend cuda --bench 2>&1 | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | tail -1
-}
+elapsed
+bench() { median_ms 30 "$(envof $1)" $F $BIG $P -D causal=$2; } # variant causal: median ms
 for v in A B A B; do log "causal=True $v $(bench $v True)"; done
 for v in A B; do log "causal=False $v $(bench $v False)"; done
-log "t=$(( $(date +%s) - t0 ))s"
-PYTHONPATH=bench timeout 40 python3 - >> "$L" 2>&1 <<'PY'
-import torch
-from torch.nn.attention import SDPBackend, sdpa_kernel
-from torch_timing import median_ms
-q = torch.randn(4, 16, 8192, 128, dtype=torch.float16, device="cuda")
-k = torch.randn_like(q); v = torch.randn_like(q)
-for causal in (True, False):
-    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-        ms = median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal))
-    print(f"cudnn causal={causal} {ms:.4f}")
-PY
-log "t=$(( $(date +%s) - t0 ))s"
+elapsed
+cudnn True False
+elapsed
