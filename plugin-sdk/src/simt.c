@@ -346,17 +346,25 @@ static const char *store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t 
     return tilec_simt_convert(c, v, from, to);
 }
 
-/* The value a store into a buffer of dtype `to` prints, and in *vt the
- * dtype of that text: a cast to a 16-bit `to` of a float32 or 16-bit
- * operand is left out, since the store rounds the operand the same way
- * (rounding is idempotent: f2h(h2f(f2h(x))) == f2h(x), NaN stays NaN),
+/* The operand a store of v into a buffer of dtype `to` prints, and in *vt
+ * the dtype of the printed value: a cast to a 16-bit `to` of a float32 or
+ * 16-bit operand is left out, since the store rounds the operand the same
+ * way (rounding is idempotent: f2h(h2f(f2h(x))) == f2h(x), NaN stays NaN),
  * which saves two conversions an element (conv2d's epilogue). */
-static const char *store_value(tilec_simt_ctx_t *c, const tilec_ir_expr_t *v, tilec_dtype_t to, tilec_dtype_t *vt)
+static const tilec_ir_expr_t *store_operand(const tilec_ir_expr_t *v, tilec_dtype_t to, tilec_dtype_t *vt)
 {
     if (simt_is_half(to) && v->kind == TILEC_EX_CAST && v->dtype == to &&
         (v->u.cast.a->dtype == TILEC_FLOAT32 || v->u.cast.a->dtype == to))
         v = v->u.cast.a;
     *vt = simt_is_half(to) && (v->dtype == TILEC_FLOAT32 || simt_is_half(v->dtype)) ? v->dtype : to;
+    return v;
+}
+
+/* The value a store of v into a buffer of dtype `to` prints */
+static const char *store_value(tilec_simt_ctx_t *c, const tilec_ir_expr_t *v, tilec_dtype_t to)
+{
+    tilec_dtype_t vt;
+    v = store_operand(v, to, &vt);
     return store_conv(c, tilec_simt_expr(c, (tilec_ir_expr_t *)v), v->dtype, to);
 }
 
@@ -780,8 +788,7 @@ static void gen_simple(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s)
         if (!simt_buf_ok(c, b) || !s->u.store.value)
             break;
         const char *off = tilec_simt_offset(c, b, s->u.store.idx);
-        tilec_dtype_t vt;
-        const char *v = store_value(c, s->u.store.value, b->dtype, &vt);
+        const char *v = store_value(c, s->u.store.value, b->dtype);
         tilec_simt_emit(c, "%s", tilec_simt_store(c, b, off, v));
         break;
     }
@@ -1431,9 +1438,13 @@ const char *simt_store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t fr
 {
     return store_conv(c, v, from, to);
 }
-const char *simt_store_value(tilec_simt_ctx_t *c, const tilec_ir_expr_t *v, tilec_dtype_t to, tilec_dtype_t *vt)
+const char *simt_store_value(tilec_simt_ctx_t *c, const tilec_ir_expr_t *v, tilec_dtype_t to)
 {
-    return store_value(c, v, to, vt);
+    return store_value(c, v, to);
+}
+const tilec_ir_expr_t *simt_store_operand(const tilec_ir_expr_t *v, tilec_dtype_t to, tilec_dtype_t *vt)
+{
+    return store_operand(v, to, vt);
 }
 tilec_dtype_t simt_acc_dtype(tilec_dtype_t t) { return acc_dtype(t); }
 const char *simt_region_inside(tilec_simt_ctx_t *c, const tilec_ir_region_t *r, int t) { return region_inside(c, r, t); }

@@ -184,8 +184,10 @@ void simt_reduce_store(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s, const char
 void simt_gen_cumsum(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
 void simt_gen_atomic(tilec_simt_ctx_t *c, const tilec_ir_stmt_t *s);
 const char *simt_store_conv(tilec_simt_ctx_t *c, const char *v, tilec_dtype_t from, tilec_dtype_t to);
-/* the printed value of a store into dtype `to` (a rounding cast to `to` left to the store) and its dtype */
-const char *simt_store_value(tilec_simt_ctx_t *c, const tilec_ir_expr_t *v, tilec_dtype_t to, tilec_dtype_t *vt);
+/* the printed value of a store of v into dtype `to` (a rounding cast to `to` left to the store) */
+const char *simt_store_value(tilec_simt_ctx_t *c, const tilec_ir_expr_t *v, tilec_dtype_t to);
+/* the operand simt_store_value prints, and in *vt the dtype of the printed value */
+const tilec_ir_expr_t *simt_store_operand(const tilec_ir_expr_t *v, tilec_dtype_t to, tilec_dtype_t *vt);
 tilec_dtype_t simt_acc_dtype(tilec_dtype_t t);
 /* simt_reduce.c: a combined with b by reduce op (sum, max, min) in type t */
 const char *simt_red_combine(tilec_simt_ctx_t *c, int op, tilec_dtype_t t, const char *a, const char *b);

@@ -533,12 +533,8 @@ static int pair_store(tilec_simt_ctx_t *c, const simt_regmap_t *m, const findref
     if (slot_coords(c, m, l, co[0]) || slot_coords(c, m, l + 1, co[1]))
         return 0; /* a thread may not hold one of them */
     const tilec_ir_buffer_t *b = st->u.store.buf;
-    const tilec_ir_expr_t *val = st->u.store.value;
-    if (simt_is_half(b->dtype) && val->kind == TILEC_EX_CAST && val->dtype == b->dtype &&
-        (val->u.cast.a->dtype == TILEC_FLOAT32 || val->u.cast.a->dtype == b->dtype))
-        val = val->u.cast.a; /* as simt_store_value does */
-    tilec_dtype_t vt = simt_is_half(b->dtype) && (val->dtype == TILEC_FLOAT32 || simt_is_half(val->dtype)) ? val->dtype
-                                                                                                          : b->dtype;
+    tilec_dtype_t vt;
+    simt_store_operand(st->u.store.value, b->dtype, &vt);
     const char *it = simt_idx_type(c, b), *bt = c->dl.type_name[TILEC_INT32], *vty = tilec_simt_ctype(c, vt);
     const char *nm = tilec_simt_buf_name(c, b), *sty = simt_st_type(c, b), *q = c->dl.global_qual;
     int t = tilec_simt_tmp(c);
@@ -558,8 +554,7 @@ static int pair_store(tilec_simt_ctx_t *c, const simt_regmap_t *m, const findref
         c->rn.var[1] = f->v[1];
         c->rn.slot = l + j;
         c->rn.slot_s = simt_fmt(c, "%d", l + j);
-        tilec_dtype_t vj;
-        const char *v = simt_store_value(c, st->u.store.value, b->dtype, &vj);
+        const char *v = simt_store_value(c, st->u.store.value, b->dtype);
         if (cond)
             tilec_simt_emit(c, "tc_p%d_%d = (%s) ? 1 : 0;", t, j, tilec_simt_expr(c, (tilec_ir_expr_t *)cond));
         else
