@@ -85,22 +85,6 @@ static int mentions(const tilec_ir_stmt_t *s, const tilec_ir_buffer_t *b)
     }
 }
 
-static int tile_of_tensor(const tilec_ir_stmt_t *ca, const tilec_ir_buffer_t *A);
-
-/* Can the GEMM read its A tile straight from the tensor when the copy's
- * region lies inside it (cpu_codegen.c)?  When A is the compute type
- * (float32 or float64, as C), not transposed, the copy fills all of A
- * from the last two dimensions of a tensor of the same dtype (so a tile
- * row is contiguous there): the GEMM then sees the same values, with the
- * tensor's row stride.  Saves the copy of every A tile at every K step. */
-static int a_in_place(const tilec_ir_stmt_t *ca, const tilec_ir_stmt_t *gemm)
-{
-    const tilec_ir_buffer_t *A = gemm->u.gemm.a, *C = gemm->u.gemm.c;
-    if (gemm->u.gemm.trans_a || A->dtype != C->dtype || (A->dtype != TILEC_FLOAT32 && A->dtype != TILEC_FLOAT64))
-        return 0;
-    return tile_of_tensor(ca, A);
-}
-
 /* Does copy ca fill all of the 2-D tile A from the last two dimensions of
  * a tensor of A's dtype (so each tile row is contiguous there)? */
 static int tile_of_tensor(const tilec_ir_stmt_t *ca, const tilec_ir_buffer_t *A)
@@ -118,6 +102,20 @@ static int tile_of_tensor(const tilec_ir_stmt_t *ca, const tilec_ir_buffer_t *A)
         if (ca->u.copy.src.extent[d] != 1)
             return 0;
     return 1;
+}
+
+/* Can the GEMM read its A tile straight from the tensor when the copy's
+ * region lies inside it (cpu_codegen.c)?  When A is the compute type
+ * (float32 or float64, as C), not transposed, the copy fills all of A
+ * from the last two dimensions of a tensor of the same dtype (so a tile
+ * row is contiguous there): the GEMM then sees the same values, with the
+ * tensor's row stride.  Saves the copy of every A tile at every K step. */
+static int a_in_place(const tilec_ir_stmt_t *ca, const tilec_ir_stmt_t *gemm)
+{
+    const tilec_ir_buffer_t *A = gemm->u.gemm.a, *C = gemm->u.gemm.c;
+    if (gemm->u.gemm.trans_a || A->dtype != C->dtype || (A->dtype != TILEC_FLOAT32 && A->dtype != TILEC_FLOAT64))
+        return 0;
+    return tile_of_tensor(ca, A);
 }
 
 int cpu_group_plan(const tilec_ir_kernel_t *k, const int *place, cpu_group_t *out)
